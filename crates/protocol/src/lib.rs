@@ -1,0 +1,30 @@
+//! Wire types every part of deft shares. **No I/O lives here.**
+//!
+//! - [`envelope`]: the `Command` a model's tool call becomes, the `Result` that comes back
+//!   ([`CommandResult`]), and [`ToolInfo`], what `list_tools` reports.
+//! - [`batch`]: the JSON batch `deft exec` (and later the exec API) takes.
+//! - [`event`]: the agent's event stream (DESIGN.md "Events").
+//! - [`link`]: device-link messages, field-compatible with UFO's AIP.
+//!
+//! Everything deserializes leniently: unknown fields are ignored and `null` is accepted wherever a
+//! field is optional, so messages from UFO-shaped peers parse as they are.
+//!
+//! ```
+//! use deft_protocol::{Command, CommandResult, ResultStatus};
+//! let cmd: Command = serde_json::from_str(
+//!     r#"{"tool_name":"run_shell","parameters":{"command":"uname -a"},"tool_type":"action","call_id":"c1"}"#,
+//! ).unwrap();
+//! let res = CommandResult::success(&cmd.call_id, serde_json::json!({"exit_code": 0}), Some("shell"));
+//! assert_eq!(res.status, ResultStatus::Success);
+//! assert_eq!(res.call_id, "c1");
+//! ```
+
+pub mod batch;
+pub mod envelope;
+pub mod event;
+pub mod link;
+mod lenient;
+
+pub use batch::{ExecBatch, ExecInput};
+pub use envelope::{Command, CommandResult, ResultStatus, TIMEOUT_META_KEY, ToolInfo, ToolType};
+pub use event::{AgentEvent, DoneStatus, EventKind, Usage};

@@ -1,0 +1,177 @@
+//! Round trips of every wire type, including UFO-shaped samples (reference/ufo.md §6.4).
+
+use deft_protocol::link::{ClientMessage, ClientMessageType, ServerMessage, ServerMessageType, TaskStatus};
+use deft_protocol::{
+    AgentEvent, Command, CommandResult, DoneStatus, EventKind, ExecInput, ResultStatus, ToolInfo,
+    ToolType, Usage,
+};
+use serde_json::{Value, json};
+
+const UFO_COMMAND: &str = r#"{"type":"command","status":"continue","agent_name":"AppAgent","process_name":"Doc1 - Word",
+ "root_name":"WINWORD.EXE","actions":[{"tool_name":"click_input","tool_type":"action",
+ "parameters":{"id":"12","name":"Bold","button":"left","double":false},"call_id":"c-1"}],
+ "session_id":"S1","task_name":"t1","timestamp":"2026-01-01T00:00:00Z","response_id":"R7",
+ "user_request":null,"messages":null,"error":null,"result":null}"#;
+
+const UFO_RESULTS: &str = r#"{"type":"command_results","status":"continue","client_type":"device","client_id":"client_001",
+ "session_id":"S1","prev_response_id":"R7","request_id":"q1","timestamp":"2026-01-01T00:00:01Z",
+ "action_results":[{"status":"success","result":"Click action has been executed, with parameters: {...}",
+ "error":null,"namespace":"AppUIExecutor","call_id":"c-1"}]}"#;
+
+#[test]
+fn ufo_command_parses_and_round_trips() {
+    let msg: ServerMessage = serde_json::from_str(UFO_COMMAND).unwrap();
+    assert_eq!(msg.kind, ServerMessageType::Command);
+    assert_eq!(msg.status, TaskStatus::Continue);
+    assert_eq!(msg.root_name.as_deref(), Some("WINWORD.EXE"));
+    let actions = msg.actions.as_ref().unwrap();
+    assert_eq!(actions[0].tool_name, "click_input");
+    assert_eq!(actions[0].tool_type, Some(ToolType::Action));
+    assert_eq!(actions[0].parameters["id"], "12");
+    assert_eq!(msg.early_exit, None);
+    let text = serde_json::to_string(&msg).unwrap();
+    let again: ServerMessage = serde_json::from_str(&text).unwrap();
+    assert_eq!(again, msg);
+    // Unset optional fields go out as null, as UFO's pydantic models send them.
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert!(v.as_object().unwrap().contains_key("user_request"));
+    assert_eq!(v["user_request"], Value::Null);
+    assert_eq!(v["type"], "command");
+}
+
+#[test]
+fn ufo_results_parse_and_round_trip() {
+    let msg: ClientMessage = serde_json::from_str(UFO_RESULTS).unwrap();
+    assert_eq!(msg.kind, ClientMessageType::CommandResults);
+    assert_eq!(msg.prev_response_id.as_deref(), Some("R7"));
+    let r = &msg.action_results.as_ref().unwrap()[0];
+    assert_eq!(r.status, ResultStatus::Success);
+    assert_eq!(r.call_id, "c-1");
+    assert_eq!(r.namespace.as_deref(), Some("AppUIExecutor"));
+    assert!(r.images.is_empty());
+    let again: ClientMessage = serde_json::from_str(&serde_json::to_string(&msg).unwrap()).unwrap();
+    assert_eq!(again, msg);
+}
+
+#[test]
+fn unknown_fields_and_nulls_are_accepted() {
+    let msg: ClientMessage = serde_json::from_str(
+        r#"{"type":"register","status":"ok","client_type":null,"client_id":"dev1","brand_new_field":{"x":1},"metadata":null}"#,
+    )
+    .unwrap();
+    assert_eq!(msg.kind, ClientMessageType::Register);
+    assert_eq!(msg.client_id.as_deref(), Some("dev1"));
+    let cmd: Command = serde_json::from_str(
+        r#"{"tool_name":"list_tools","parameters":null,"tool_type":null,"call_id":null,"extra":1}"#,
+    )
+    .unwrap();
+    assert_eq!(cmd.call_id, "");
+    assert!(cmd.parameters.is_empty());
+    assert_eq!(cmd.tool_type, None);
+    let empty_type: Command = serde_json::from_str(r#"{"tool_name":"x","tool_type":""}"#).unwrap();
+    assert_eq!(empty_type.tool_type, None);
+}
+
+#[test]
+fn ufo_none_status_reads_as_skipped_and_writes_three_values() {
+    let r: CommandResult =
+        serde_json::from_str(r#"{"status":"none","call_id":"a","result":null,"error":null,"images":null}"#)
+            .unwrap();
+    assert_eq!(r.status, ResultStatus::Skipped);
+    for (status, text) in [
+        (ResultStatus::Success, "\"success\""),
+        (ResultStatus::Failure, "\"failure\""),
+        (ResultStatus::Skipped, "\"skipped\""),
+    ] {
+        assert_eq!(serde_json::to_string(&status).unwrap(), text);
+    }
+    let bad = serde_json::from_str::<CommandResult>(r#"{"status":"maybe"}"#).unwrap_err();
+    assert!(bad.to_string().contains("unknown result status 'maybe'"), "{bad}");
+}
+
+#[test]
+fn bad_tool_type_is_a_clear_error() {
+    let err = serde_json::from_str::<Command>(r#"{"tool_name":"x","tool_type":"acton"}"#).unwrap_err();
+    assert!(err.to_string().contains("unknown tool_type 'acton'"), "{err}");
+}
+
+#[test]
+fn result_with_images_round_trips() {
+    let mut r = CommandResult::success("c9", json!({"ok": true}), Some("ui"));
+    r.images.push("data:image/png;base64,iVBORw0KGgo=".into());
+    let v = serde_json::to_value(&r).unwrap();
+    assert_eq!(v["status"], "success");
+    assert_eq!(v["images"][0], "data:image/png;base64,iVBORw0KGgo=");
+    assert_eq!(serde_json::from_value::<CommandResult>(v).unwrap(), r);
+}
+
+#[test]
+fn tool_info_round_trips_with_ufo_fields() {
+    let info: ToolInfo = serde_json::from_value(json!({
+        "tool_key": "action::run_shell", "tool_name": "run_shell", "title": null,
+        "namespace": "shell", "tool_type": "action", "description": "Run a command",
+        "input_schema": {"type": "object"}, "output_schema": null, "meta": null, "annotations": null
+    }))
+    .unwrap();
+    assert_eq!(info.tool_type, ToolType::Action);
+    let again: ToolInfo = serde_json::from_value(serde_json::to_value(&info).unwrap()).unwrap();
+    assert_eq!(again, info);
+}
+
+#[test]
+fn every_event_round_trips_with_its_type_tag() {
+    let events = vec![
+        EventKind::Delta { text: "hi".into(), kind: deft_protocol::event::DeltaKind::Reasoning },
+        EventKind::StepStart { call_id: "c".into(), tool: "t".into(), args: json!({}) },
+        EventKind::Step {
+            call_id: "c".into(),
+            tool: "t".into(),
+            args: json!({"a": 1}),
+            result: json!({"status": "success"}),
+            image_ids: vec!["img-1".into()],
+            duration_ms: 12,
+            effect: Some("changed".into()),
+        },
+        EventKind::Usage(Usage { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3, calls: 1 }),
+        EventKind::Confirm { call_id: "c".into(), tool: "t".into(), args: json!({}), reason: "r".into() },
+        EventKind::Confirmed { call_id: "c".into(), approve: true },
+        EventKind::Error { message: "m".into() },
+        EventKind::Done { answer: "a".into(), usage: Usage::default(), status: DoneStatus::MaxSteps },
+    ];
+    let tags = ["delta", "step_start", "step", "usage", "confirm", "confirmed", "error", "done"];
+    for (i, (kind, tag)) in events.into_iter().zip(tags).enumerate() {
+        let ev = AgentEvent { seq: i as u64 + 1, kind };
+        let v = serde_json::to_value(&ev).unwrap();
+        assert_eq!(v["type"], tag);
+        assert_eq!(v["seq"], i as u64 + 1);
+        assert_eq!(serde_json::from_value::<AgentEvent>(v).unwrap(), ev);
+    }
+    let done = serde_json::to_value(EventKind::Done {
+        answer: String::new(),
+        usage: Usage::default(),
+        status: DoneStatus::MaxSteps,
+    })
+    .unwrap();
+    assert_eq!(done["status"], "max_steps");
+}
+
+#[test]
+fn exec_input_takes_one_batch_or_a_list() {
+    let one = ExecInput::parse(r#"{"commands":[{"tool_name":"run_shell","parameters":{"command":"pwd"}}]}"#)
+        .unwrap()
+        .into_batches();
+    assert_eq!(one.len(), 1);
+    assert_eq!(one[0].agent, "HostAgent");
+    assert!(one[0].early_exit);
+    let many = ExecInput::parse(r#"[{"agent":"AppAgent","root":"x","early_exit":false,"commands":[]},{"commands":[]}]"#)
+        .unwrap()
+        .into_batches();
+    assert_eq!(many.len(), 2);
+    assert!(!many[0].early_exit);
+    let err = ExecInput::parse(r#"{"comands":[]}"#).unwrap_err();
+    assert!(err.contains("unknown field `comands`"), "{err}");
+    let err = ExecInput::parse(r#"[{"commands":[]}, 3]"#).unwrap_err();
+    assert!(err.starts_with("batch [1]"), "{err}");
+    assert_eq!(ExecInput::parse("42").unwrap_err(), "expected a batch object or a list of batch objects");
+    assert!(ExecInput::parse("{").unwrap_err().starts_with("not valid JSON"));
+}
