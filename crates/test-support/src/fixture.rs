@@ -1,0 +1,209 @@
+//! The fixture MCP server: small tools with known behaviour for testing the tool layer over
+//! every transport.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{
+    CallToolResult, ContentBlock as Content, MetaObject, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{RoleServer, ServerHandler, tool, tool_handler, tool_router};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+/// The fixture's registry name.
+pub const NAME: &str = "fixture";
+
+/// A 1×1 transparent PNG, base64.
+pub const TINY_PNG_B64: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
+
+/// Counters shared by the clones of one instance.
+#[derive(Debug, Default)]
+pub struct FixtureState {
+    /// Calls that ran to completion.
+    pub completed: AtomicU64,
+    /// Calls cancelled by the client (MCP cancellation observed).
+    pub cancelled: AtomicU64,
+}
+
+/// The fixture server. Each `new()` is one instance with its own id and counters.
+#[derive(Clone)]
+pub struct FixtureServer {
+    tool_router: ToolRouter<Self>,
+    instance: String,
+    state: Arc<FixtureState>,
+}
+
+/// `sleep` arguments.
+#[derive(Deserialize, JsonSchema)]
+pub struct SleepArgs {
+    /// Milliseconds to sleep.
+    pub ms: u64,
+}
+
+/// `echo` arguments.
+#[derive(Deserialize, JsonSchema)]
+pub struct EchoArgs {
+    /// Text to echo back.
+    pub text: String,
+}
+
+/// `fail` arguments.
+#[derive(Deserialize, JsonSchema)]
+pub struct FailArgs {
+    /// The error text.
+    pub message: String,
+}
+
+/// `rendezvous` arguments.
+#[derive(Deserialize, JsonSchema)]
+pub struct RendezvousArgs {
+    /// A directory shared by the parties.
+    pub dir: String,
+    /// How many parties must arrive.
+    pub parties: usize,
+    /// Give up after this many milliseconds.
+    pub timeout_ms: u64,
+}
+
+impl Default for FixtureServer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[tool_router]
+impl FixtureServer {
+    /// A new instance.
+    pub fn new() -> Self {
+        FixtureServer {
+            tool_router: Self::tool_router(),
+            instance: uuid_like(),
+            state: Arc::new(FixtureState::default()),
+        }
+    }
+
+    /// This instance's counters.
+    pub fn state(&self) -> Arc<FixtureState> {
+        self.state.clone()
+    }
+
+    /// Does nothing and answers "ok".
+    #[tool(description = "Do nothing; answers ok.")]
+    async fn noop(&self) -> String {
+        "ok".to_owned()
+    }
+
+    /// Echoes its text as structured content.
+    #[tool(description = "Echo the text back as structured content.")]
+    async fn echo(&self, Parameters(EchoArgs { text }): Parameters<EchoArgs>) -> CallToolResult {
+        CallToolResult::structured(json!({ "text": text }))
+    }
+
+    /// Sleeps asynchronously; counts a cancellation when the client cancels.
+    #[tool(description = "Sleep for ms milliseconds.", meta = MetaObject(json!({"deft/timeout_secs": 300}).as_object().cloned().unwrap_or_default()))]
+    async fn sleep(
+        &self,
+        Parameters(SleepArgs { ms }): Parameters<SleepArgs>,
+        ctx: RequestContext<RoleServer>,
+    ) -> String {
+        tokio::select! {
+            _ = tokio::time::sleep(Duration::from_millis(ms)) => {
+                self.state.completed.fetch_add(1, Ordering::SeqCst);
+                format!("slept {ms} ms")
+            }
+            _ = ctx.ct.cancelled() => {
+                self.state.cancelled.fetch_add(1, Ordering::SeqCst);
+                "cancelled".to_owned()
+            }
+        }
+    }
+
+    /// Sleeps on a blocking thread (a tool that blocks, like UI automation calls).
+    #[tool(description = "Block a worker thread for ms milliseconds.")]
+    async fn block(&self, Parameters(SleepArgs { ms }): Parameters<SleepArgs>) -> String {
+        let _ = tokio::task::spawn_blocking(move || std::thread::sleep(Duration::from_millis(ms)))
+            .await;
+        format!("blocked {ms} ms")
+    }
+
+    /// Reports a tool error with the given text.
+    #[tool(description = "Fail with the given message.")]
+    async fn fail(&self, Parameters(FailArgs { message }): Parameters<FailArgs>) -> CallToolResult {
+        CallToolResult::error(vec![Content::text(message)])
+    }
+
+    /// Returns a text and a tiny PNG image.
+    #[tool(description = "Return a tiny PNG image.")]
+    async fn image(&self) -> CallToolResult {
+        CallToolResult::success(vec![
+            Content::text("an image"),
+            Content::image(TINY_PNG_B64, "image/png"),
+        ])
+    }
+
+    /// This process's id.
+    #[tool(description = "Return the server's process id.")]
+    async fn pid(&self) -> CallToolResult {
+        CallToolResult::structured(json!({ "pid": std::process::id() }))
+    }
+
+    /// This instance's id (tells shared instances from fresh ones).
+    #[tool(description = "Return this server instance's id.")]
+    async fn instance(&self) -> CallToolResult {
+        CallToolResult::structured(json!({ "instance": self.instance }))
+    }
+
+    /// Waits until `parties` callers have arrived in `dir` (works across processes).
+    #[tool(description = "Wait until `parties` callers arrive in `dir`.")]
+    async fn rendezvous(
+        &self,
+        Parameters(RendezvousArgs {
+            dir,
+            parties,
+            timeout_ms,
+        }): Parameters<RendezvousArgs>,
+    ) -> CallToolResult {
+        let dir = std::path::PathBuf::from(dir);
+        let me = dir.join(format!("{}-{}", std::process::id(), uuid_like()));
+        if let Err(e) = tokio::fs::write(&me, b"").await {
+            return CallToolResult::error(vec![Content::text(format!("rendezvous: {e}"))]);
+        }
+        let until = tokio::time::Instant::now() + Duration::from_millis(timeout_ms);
+        loop {
+            let arrived = std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0);
+            if arrived >= parties {
+                return CallToolResult::structured(json!({ "arrived": arrived }));
+            }
+            if tokio::time::Instant::now() >= until {
+                return CallToolResult::error(vec![Content::text(format!(
+                    "rendezvous: only {arrived} of {parties} parties arrived"
+                ))]);
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for FixtureServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+}
+
+fn uuid_like() -> String {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    format!("{t:x}-{n}")
+}

@@ -1,0 +1,124 @@
+//! Binaries and processes: find the workspace's binaries, run children in their own process
+//! group, kill the group on drop, and check that nothing was left behind.
+
+use std::path::PathBuf;
+use std::process::{Child, Command};
+use std::time::{Duration, Instant};
+
+/// The directory cargo put this test's binaries in (`target/<profile>`).
+pub fn target_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap_or_else(|e| panic!("current_exe: {e}"));
+    let mut dir = exe.parent().map(PathBuf::from).unwrap_or_default();
+    if dir.ends_with("deps") {
+        dir.pop();
+    }
+    dir
+}
+
+/// The path of workspace binary `name`, building it with cargo when it is missing.
+pub fn workspace_bin(name: &str, package: &str) -> PathBuf {
+    let path = target_dir().join(name);
+    if !path.exists() {
+        let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .args(["build", "-q", "-p", package, "--bin", name])
+            .status()
+            .unwrap_or_else(|e| panic!("cannot run cargo to build {name}: {e}"));
+        assert!(status.success(), "building {name} failed");
+    }
+    assert!(path.exists(), "{} does not exist", path.display());
+    path
+}
+
+/// The fixture MCP server binary.
+pub fn fixture_bin() -> PathBuf {
+    workspace_bin("deft-fixture-mcp", "deft-test-support")
+}
+
+/// A child in its own process group; the whole group is killed when this is dropped.
+pub struct GroupChild {
+    /// The child.
+    pub child: Child,
+}
+
+impl GroupChild {
+    /// Spawns `cmd` as the leader of a new process group.
+    pub fn spawn(mut cmd: Command) -> std::io::Result<Self> {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+        cmd.spawn().map(|child| GroupChild { child })
+    }
+
+    /// The child's pid (= its process group id).
+    pub fn pid(&self) -> i32 {
+        self.child.id() as i32
+    }
+}
+
+impl Drop for GroupChild {
+    fn drop(&mut self) {
+        kill_group(self.pid());
+        let _ = self.child.wait();
+    }
+}
+
+/// SIGKILLs process group `pgid`.
+pub fn kill_group(pgid: i32) {
+    // SAFETY: kill(2) with a negative pid signals a process group; no memory is involved.
+    unsafe {
+        libc::kill(-pgid, libc::SIGKILL);
+    }
+}
+
+/// Live (non-zombie) processes whose process group is `pgid`.
+pub fn group_members(pgid: i32) -> Vec<i32> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return out;
+    };
+    for e in entries.flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // Fields after the command name (which may contain spaces) start after the last ')'.
+        let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        let (state, pgrp) = (
+            fields.first().copied(),
+            fields.get(2).and_then(|p| p.parse::<i32>().ok()),
+        );
+        if pgrp == Some(pgid) && state != Some("Z") {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+/// Waits until process group `pgid` has no live member; false after `timeout`.
+pub fn wait_group_gone(pgid: i32, timeout: Duration) -> bool {
+    let until = Instant::now() + timeout;
+    loop {
+        if group_members(pgid).is_empty() {
+            return true;
+        }
+        if Instant::now() >= until {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Whether process `pid` is alive (and not a zombie).
+pub fn is_alive(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .map(|(_, r)| r.split_whitespace().next() != Some("Z"))
+            .unwrap_or(false),
+        Err(_) => false,
+    }
+}

@@ -1,0 +1,239 @@
+//! Hosting a builtin server for other MCP clients (`deft mcp NAME`): over stdio, or over
+//! streamable HTTP behind a guard — Host and Origin checks against DNS rebinding, and a bearer
+//! token, optional on loopback and required on any other address.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
+use serde_json::Value;
+use tokio::net::TcpListener;
+
+use crate::builtin::BuiltinFactory;
+
+/// Why an HTTP host cannot start.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HostError {
+    /// Serving beyond loopback without a token.
+    #[error(
+        "refusing to serve MCP on {0} without a token: an address other than loopback needs --token (or DEFT_MCP_TOKEN)"
+    )]
+    TokenRequired(SocketAddr),
+    /// The server could not be built or the listener failed.
+    #[error("{0}")]
+    Server(String),
+}
+
+#[derive(Clone)]
+struct Guard {
+    token: Option<Arc<str>>,
+    loopback: bool,
+}
+
+/// Serves `factory` over streamable HTTP at `/mcp` on `listener` until `shutdown` resolves.
+pub async fn serve_http(
+    factory: &dyn BuiltinFactory,
+    options: &Value,
+    listener: TcpListener,
+    token: Option<String>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), HostError> {
+    let addr = listener
+        .local_addr()
+        .map_err(|e| HostError::Server(e.to_string()))?;
+    let loopback = addr.ip().is_loopback();
+    let token = token.filter(|t| !t.is_empty());
+    if !loopback && token.is_none() {
+        return Err(HostError::TokenRequired(addr));
+    }
+    // Host and Origin are checked by the guard below for every address kind.
+    let config = StreamableHttpServerConfig::default()
+        .disable_allowed_hosts()
+        .disable_allowed_origins();
+    let guard = Guard {
+        token: token.map(Arc::from),
+        loopback,
+    };
+    let app = factory
+        .http_service(options, config)
+        .map_err(HostError::Server)?
+        .layer(axum::middleware::from_fn_with_state(guard, check_request));
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await
+        .map_err(|e| HostError::Server(e.to_string()))
+}
+
+async fn check_request(State(guard): State<Guard>, request: Request, next: Next) -> Response {
+    if let Err((status, why)) = admit(&guard, request.headers()) {
+        return (status, why).into_response();
+    }
+    next.run(request).await
+}
+
+/// Decides whether a request may reach the MCP service.
+fn admit(guard: &Guard, headers: &HeaderMap) -> Result<(), (StatusCode, &'static str)> {
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .map(host_without_port);
+    if guard.loopback && !host.is_some_and(is_local_host) {
+        return Err((
+            StatusCode::FORBIDDEN,
+            "forbidden: Host must be localhost on a loopback MCP server",
+        ));
+    }
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let origin_host = origin
+            .to_str()
+            .ok()
+            .and_then(|o| o.split_once("://").map(|(_, rest)| host_without_port(rest)));
+        let same = origin_host.is_some() && origin_host == host;
+        let local = guard.loopback && origin_host.is_some_and(is_local_host);
+        if !(same || local) {
+            return Err((
+                StatusCode::FORBIDDEN,
+                "forbidden: cross-origin requests are not allowed",
+            ));
+        }
+    }
+    if let Some(site) = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok())
+        && !matches!(site, "same-origin" | "none")
+    {
+        return Err((
+            StatusCode::FORBIDDEN,
+            "forbidden: cross-site requests are not allowed",
+        ));
+    }
+    if let Some(expected) = &guard.token {
+        let given = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .unwrap_or("");
+        if !constant_time_eq(given.as_bytes(), expected.as_bytes()) {
+            return Err((
+                StatusCode::UNAUTHORIZED,
+                "unauthorized: a valid 'Authorization: Bearer <token>' is required",
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn host_without_port(host: &str) -> &str {
+    let host = host.trim_end_matches('/');
+    let host = host.split('/').next().unwrap_or(host);
+    if let Some(rest) = host.strip_prefix('[') {
+        return rest.split(']').next().unwrap_or(rest);
+    }
+    host.rsplit_once(':').map_or(host, |(h, _)| h)
+}
+
+fn is_local_host(host: &str) -> bool {
+    matches!(host, "localhost" | "127.0.0.1" | "::1")
+}
+
+/// Compares two byte strings in time independent of where they differ.
+pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    let mut diff = (a.len() ^ b.len()) as u8 as u32 | u32::from(a.len() != b.len());
+    for (i, x) in a.iter().enumerate() {
+        diff |= u32::from(x ^ b.get(i % b.len().max(1)).copied().unwrap_or(0));
+    }
+    diff == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (k, v) in pairs {
+            h.insert(*k, HeaderValue::from_static(v));
+        }
+        h
+    }
+
+    #[test]
+    fn loopback_guard_checks_host_origin_and_fetch_site() {
+        let g = Guard {
+            token: None,
+            loopback: true,
+        };
+        assert!(admit(&g, &headers(&[("host", "127.0.0.1:8010")])).is_ok());
+        assert!(admit(&g, &headers(&[("host", "localhost")])).is_ok());
+        assert!(admit(&g, &headers(&[("host", "[::1]:9")])).is_ok());
+        assert_eq!(
+            admit(&g, &headers(&[("host", "evil.example:8010")]))
+                .unwrap_err()
+                .0,
+            StatusCode::FORBIDDEN
+        );
+        assert!(
+            admit(
+                &g,
+                &headers(&[("host", "localhost:1"), ("origin", "http://localhost:3000")])
+            )
+            .is_ok()
+        );
+        assert!(
+            admit(
+                &g,
+                &headers(&[("host", "localhost:1"), ("origin", "http://evil.example")])
+            )
+            .is_err()
+        );
+        assert!(
+            admit(
+                &g,
+                &headers(&[("host", "localhost:1"), ("sec-fetch-site", "cross-site")])
+            )
+            .is_err()
+        );
+        assert!(admit(&g, &headers(&[])).is_err());
+    }
+
+    #[test]
+    fn token_is_required_when_configured() {
+        let g = Guard {
+            token: Some(Arc::from("s3cret")),
+            loopback: false,
+        };
+        assert_eq!(
+            admit(&g, &headers(&[("host", "10.0.0.5:1")]))
+                .unwrap_err()
+                .0,
+            StatusCode::UNAUTHORIZED
+        );
+        assert!(
+            admit(
+                &g,
+                &headers(&[("host", "10.0.0.5:1"), ("authorization", "Bearer s3cret")])
+            )
+            .is_ok()
+        );
+        assert!(
+            admit(
+                &g,
+                &headers(&[("host", "10.0.0.5:1"), ("authorization", "Bearer s3cre")])
+            )
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn constant_time_eq_is_equality() {
+        assert!(constant_time_eq(b"abc", b"abc"));
+        assert!(!constant_time_eq(b"abc", b"abd"));
+        assert!(!constant_time_eq(b"abc", b"ab"));
+        assert!(!constant_time_eq(b"", b"a"));
+        assert!(constant_time_eq(b"", b""));
+    }
+}
