@@ -1,0 +1,145 @@
+//! The MCP server: `run_shell` and `get_system_info` over rmcp's tool router.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use deft_protocol::TIMEOUT_META_KEY;
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::{Json, Parameters};
+use rmcp::model::{Implementation, MetaObject, ServerCapabilities, ServerConfig};
+use rmcp::service::RequestContext;
+use rmcp::{RoleServer, ServerHandler, tool, tool_handler, tool_router};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::exec::{self, MAX_TIMEOUT_SECS, OUTPUT_CAP, ShellOutput};
+use crate::messages;
+use crate::policy::ShellPolicy;
+use crate::sysinfo::{self, SystemInfo};
+
+/// Arguments of `run_shell`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(description = messages::RUN_SHELL_PARAMS)]
+pub struct RunShellParams {
+    /// The program and its arguments, split as a POSIX shell would.
+    #[schemars(description = messages::PARAM_COMMAND)]
+    pub command: String,
+    /// Time limit in seconds (clamped to 1..=120, default 30).
+    #[serde(default)]
+    #[schemars(description = messages::PARAM_TIMEOUT)]
+    pub timeout: Option<i64>,
+    /// Working directory; must exist.
+    #[serde(default)]
+    #[schemars(description = messages::PARAM_CWD)]
+    pub cwd: Option<String>,
+}
+
+/// deft's shell tool server: `run_shell` (allow-listed programs, no shell) and `get_system_info`.
+///
+/// Cheap to clone; clones share the policy.
+#[derive(Clone)]
+pub struct ShellServer {
+    policy: Arc<ShellPolicy>,
+    tool_router: ToolRouter<Self>,
+}
+
+impl std::fmt::Debug for ShellServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ShellServer")
+            .field("policy", &self.policy)
+            .finish_non_exhaustive()
+    }
+}
+
+/// `run_shell`'s `_meta`: its own time limit, so the tool layer allows it that long plus grace.
+fn run_shell_meta() -> MetaObject {
+    let mut meta = MetaObject::new();
+    meta.0
+        .insert(TIMEOUT_META_KEY.to_owned(), MAX_TIMEOUT_SECS.into());
+    meta
+}
+
+#[tool_router]
+impl ShellServer {
+    /// A server enforcing `policy`. `run_shell`'s description names the policy's allow-list.
+    pub fn new(policy: ShellPolicy) -> Self {
+        let mut tool_router = Self::tool_router();
+        if let Some(route) = tool_router.map.get_mut("run_shell") {
+            route.attr.description = Some(messages::run_shell_description(&policy.rules()).into());
+        }
+        Self {
+            policy: Arc::new(policy),
+            tool_router,
+        }
+    }
+
+    /// The policy this server enforces.
+    pub fn policy(&self) -> &ShellPolicy {
+        &self.policy
+    }
+
+    // The description is set in `new`, from the policy.
+    #[tool(name = "run_shell", meta = run_shell_meta())]
+    async fn run_shell(
+        &self,
+        Parameters(params): Parameters<RunShellParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<Json<ShellOutput>, String> {
+        tokio::select! {
+            result = self.run(params) => result.map(Json),
+            // Dropping `run` kills the program's whole process group.
+            () = context.ct.cancelled() => Err(messages::CANCELLED.to_owned()),
+        }
+    }
+
+    #[tool(
+        name = "get_system_info",
+        description = messages::GET_SYSTEM_INFO_DESCRIPTION,
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn get_system_info(&self) -> Result<Json<SystemInfo>, String> {
+        sysinfo::collect()
+            .await
+            .map(Json)
+            .map_err(|e| messages::system_info_failed(&e))
+    }
+}
+
+impl ShellServer {
+    /// `run_shell` without the MCP layer: check, then run. The error is the model-facing text.
+    async fn run(&self, params: RunShellParams) -> Result<ShellOutput, String> {
+        let argv = self
+            .policy
+            .check(&params.command)
+            .map_err(|r| r.to_string())?;
+        let limit = exec::clamp_timeout(params.timeout);
+        let cwd: Option<PathBuf> = match params.cwd.as_deref().map(str::trim) {
+            Some(cwd) if !cwd.is_empty() => {
+                Some(exec::check_cwd(cwd).await.map_err(|e| e.to_string())?)
+            }
+            _ => None,
+        };
+        let execution = exec::run_argv(&argv, limit, cwd.as_deref(), OUTPUT_CAP)
+            .await
+            .map_err(|e| e.to_string())?;
+        tracing::debug!(
+            program = argv.first().map_or("", String::as_str),
+            exit_code = ?execution.output.exit_code,
+            timed_out = execution.output.timed_out,
+            "run_shell finished"
+        );
+        Ok(execution.output)
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for ShellServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new(
+                messages::SERVER_NAME,
+                env!("CARGO_PKG_VERSION"),
+            ))
+            .with_instructions(messages::instructions(&self.policy.programs()))
+    }
+}
