@@ -74,7 +74,11 @@ pub struct Command {
 
 impl Command {
     /// A command for `tool_name` with `parameters` (must be a JSON object; anything else is dropped).
-    pub fn new(tool_name: impl Into<String>, tool_type: Option<ToolType>, parameters: Value) -> Self {
+    pub fn new(
+        tool_name: impl Into<String>,
+        tool_type: Option<ToolType>,
+        parameters: Value,
+    ) -> Self {
         let parameters = match parameters {
             Value::Object(map) => map,
             _ => Map::new(),
@@ -97,7 +101,12 @@ impl Command {
 impl std::fmt::Display for Command {
     /// `tool_name(parameters)`, the way error texts name a command.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}({})", self.tool_name, Value::Object(self.parameters.clone()))
+        write!(
+            f,
+            "{}({})",
+            self.tool_name,
+            Value::Object(self.parameters.clone())
+        )
     }
 }
 

@@ -22,8 +22,9 @@
 pub mod batch;
 pub mod envelope;
 pub mod event;
-pub mod link;
 mod lenient;
+pub mod link;
+pub mod observation;
 
 pub use batch::{ExecBatch, ExecInput};
 pub use envelope::{Command, CommandResult, ResultStatus, TIMEOUT_META_KEY, ToolInfo, ToolType};

@@ -1,6 +1,8 @@
 //! Round trips of every wire type, including UFO-shaped samples (reference/ufo.md §6.4).
 
-use deft_protocol::link::{ClientMessage, ClientMessageType, ServerMessage, ServerMessageType, TaskStatus};
+use deft_protocol::link::{
+    ClientMessage, ClientMessageType, ServerMessage, ServerMessageType, TaskStatus,
+};
 use deft_protocol::{
     AgentEvent, Command, CommandResult, DoneStatus, EventKind, ExecInput, ResultStatus, ToolInfo,
     ToolType, Usage,
@@ -74,9 +76,10 @@ fn unknown_fields_and_nulls_are_accepted() {
 
 #[test]
 fn ufo_none_status_reads_as_skipped_and_writes_three_values() {
-    let r: CommandResult =
-        serde_json::from_str(r#"{"status":"none","call_id":"a","result":null,"error":null,"images":null}"#)
-            .unwrap();
+    let r: CommandResult = serde_json::from_str(
+        r#"{"status":"none","call_id":"a","result":null,"error":null,"images":null}"#,
+    )
+    .unwrap();
     assert_eq!(r.status, ResultStatus::Skipped);
     for (status, text) in [
         (ResultStatus::Success, "\"success\""),
@@ -86,13 +89,20 @@ fn ufo_none_status_reads_as_skipped_and_writes_three_values() {
         assert_eq!(serde_json::to_string(&status).unwrap(), text);
     }
     let bad = serde_json::from_str::<CommandResult>(r#"{"status":"maybe"}"#).unwrap_err();
-    assert!(bad.to_string().contains("unknown result status 'maybe'"), "{bad}");
+    assert!(
+        bad.to_string().contains("unknown result status 'maybe'"),
+        "{bad}"
+    );
 }
 
 #[test]
 fn bad_tool_type_is_a_clear_error() {
-    let err = serde_json::from_str::<Command>(r#"{"tool_name":"x","tool_type":"acton"}"#).unwrap_err();
-    assert!(err.to_string().contains("unknown tool_type 'acton'"), "{err}");
+    let err =
+        serde_json::from_str::<Command>(r#"{"tool_name":"x","tool_type":"acton"}"#).unwrap_err();
+    assert!(
+        err.to_string().contains("unknown tool_type 'acton'"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -121,8 +131,15 @@ fn tool_info_round_trips_with_ufo_fields() {
 #[test]
 fn every_event_round_trips_with_its_type_tag() {
     let events = vec![
-        EventKind::Delta { text: "hi".into(), kind: deft_protocol::event::DeltaKind::Reasoning },
-        EventKind::StepStart { call_id: "c".into(), tool: "t".into(), args: json!({}) },
+        EventKind::Delta {
+            text: "hi".into(),
+            kind: deft_protocol::event::DeltaKind::Reasoning,
+        },
+        EventKind::StepStart {
+            call_id: "c".into(),
+            tool: "t".into(),
+            args: json!({}),
+        },
         EventKind::Step {
             call_id: "c".into(),
             tool: "t".into(),
@@ -132,15 +149,46 @@ fn every_event_round_trips_with_its_type_tag() {
             duration_ms: 12,
             effect: Some("changed".into()),
         },
-        EventKind::Usage(Usage { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3, calls: 1 }),
-        EventKind::Confirm { call_id: "c".into(), tool: "t".into(), args: json!({}), reason: "r".into() },
-        EventKind::Confirmed { call_id: "c".into(), approve: true },
-        EventKind::Error { message: "m".into() },
-        EventKind::Done { answer: "a".into(), usage: Usage::default(), status: DoneStatus::MaxSteps },
+        EventKind::Usage(Usage {
+            prompt_tokens: 1,
+            completion_tokens: 2,
+            total_tokens: 3,
+            calls: 1,
+        }),
+        EventKind::Confirm {
+            call_id: "c".into(),
+            tool: "t".into(),
+            args: json!({}),
+            reason: "r".into(),
+        },
+        EventKind::Confirmed {
+            call_id: "c".into(),
+            approve: true,
+        },
+        EventKind::Error {
+            message: "m".into(),
+        },
+        EventKind::Done {
+            answer: "a".into(),
+            usage: Usage::default(),
+            status: DoneStatus::MaxSteps,
+        },
     ];
-    let tags = ["delta", "step_start", "step", "usage", "confirm", "confirmed", "error", "done"];
+    let tags = [
+        "delta",
+        "step_start",
+        "step",
+        "usage",
+        "confirm",
+        "confirmed",
+        "error",
+        "done",
+    ];
     for (i, (kind, tag)) in events.into_iter().zip(tags).enumerate() {
-        let ev = AgentEvent { seq: i as u64 + 1, kind };
+        let ev = AgentEvent {
+            seq: i as u64 + 1,
+            kind,
+        };
         let v = serde_json::to_value(&ev).unwrap();
         assert_eq!(v["type"], tag);
         assert_eq!(v["seq"], i as u64 + 1);
@@ -157,21 +205,32 @@ fn every_event_round_trips_with_its_type_tag() {
 
 #[test]
 fn exec_input_takes_one_batch_or_a_list() {
-    let one = ExecInput::parse(r#"{"commands":[{"tool_name":"run_shell","parameters":{"command":"pwd"}}]}"#)
-        .unwrap()
-        .into_batches();
+    let one = ExecInput::parse(
+        r#"{"commands":[{"tool_name":"run_shell","parameters":{"command":"pwd"}}]}"#,
+    )
+    .unwrap()
+    .into_batches();
     assert_eq!(one.len(), 1);
     assert_eq!(one[0].agent, "HostAgent");
     assert!(one[0].early_exit);
-    let many = ExecInput::parse(r#"[{"agent":"AppAgent","root":"x","early_exit":false,"commands":[]},{"commands":[]}]"#)
-        .unwrap()
-        .into_batches();
+    let many = ExecInput::parse(
+        r#"[{"agent":"AppAgent","root":"x","early_exit":false,"commands":[]},{"commands":[]}]"#,
+    )
+    .unwrap()
+    .into_batches();
     assert_eq!(many.len(), 2);
     assert!(!many[0].early_exit);
     let err = ExecInput::parse(r#"{"comands":[]}"#).unwrap_err();
     assert!(err.contains("unknown field `comands`"), "{err}");
     let err = ExecInput::parse(r#"[{"commands":[]}, 3]"#).unwrap_err();
     assert!(err.starts_with("batch [1]"), "{err}");
-    assert_eq!(ExecInput::parse("42").unwrap_err(), "expected a batch object or a list of batch objects");
-    assert!(ExecInput::parse("{").unwrap_err().starts_with("not valid JSON"));
+    assert_eq!(
+        ExecInput::parse("42").unwrap_err(),
+        "expected a batch object or a list of batch objects"
+    );
+    assert!(
+        ExecInput::parse("{")
+            .unwrap_err()
+            .starts_with("not valid JSON")
+    );
 }
