@@ -19,8 +19,12 @@ pub fn target_dir() -> PathBuf {
 pub fn workspace_bin(name: &str, package: &str) -> PathBuf {
     let path = target_dir().join(name);
     if !path.exists() {
-        let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-            .args(["build", "-q", "-p", package, "--bin", name])
+        let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+        cargo.args(["build", "-q", "-p", package, "--bin", name]);
+        if target_dir().ends_with("release") {
+            cargo.arg("--release");
+        }
+        let status = cargo
             .status()
             .unwrap_or_else(|e| panic!("cannot run cargo to build {name}: {e}"));
         assert!(status.success(), "building {name} failed");

@@ -1,0 +1,19 @@
+//! Where deft keeps its data on this machine.
+
+use std::path::PathBuf;
+
+/// deft's data folder: `$XDG_DATA_HOME/deft`, else `~/.local/share/deft`.
+pub fn data_dir() -> PathBuf {
+    if let Some(x) = std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
+        return PathBuf::from(x).join("deft");
+    }
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("."));
+    home.join(".local/share/deft")
+}
+
+/// The managed virtual desktop's state file (written by `deft desktop start`).
+pub fn desktop_state() -> PathBuf {
+    data_dir().join("desktop.json")
+}
