@@ -11,7 +11,7 @@ use deft_protocol::{CommandResult, ExecInput, ResultStatus};
 use deft_tools::table::RoutingTable;
 use deft_tools::{Device, Devices, ExecContext, LocalDispatcher, StaticDevices, devices};
 
-use crate::{builtins, paths};
+use crate::{Globals, builtins, paths};
 
 /// `deft exec` arguments.
 #[derive(clap::Args)]
@@ -34,18 +34,20 @@ pub struct Args {
 }
 
 /// Runs the batches.
-pub async fn run(args: Args, tools_config: Option<&Path>) -> anyhow::Result<ExitCode> {
+pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
     let text = read_input(&args.file)?;
     let input =
         ExecInput::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?;
     let single = matches!(input, ExecInput::One(_));
-    let table = Arc::new(RoutingTable::from_path_or_env(tools_config)?);
+    let table = Arc::new(RoutingTable::from_path_or_env(
+        globals.tools_config.as_deref(),
+    )?);
     let deadline = match args.deadline {
         Some(s) if s.is_finite() && s > 0.0 => Duration::from_secs_f64(s),
         Some(s) => anyhow::bail!("--deadline must be a positive number of seconds, got {s}"),
         None => table.timeouts.batch(),
     };
-    let profile = devices::local_profile(Some(&paths::desktop_state()));
+    let profile = devices::local_profile(Some(&paths::desktop_state(&globals.data_dir)));
     let dispatcher = Arc::new(LocalDispatcher::new(table, builtins::registry()));
     let directory = StaticDevices::new(vec![Device::new(devices::LOCAL, profile, dispatcher)]);
     let device = directory.get(&args.device).with_context(|| {

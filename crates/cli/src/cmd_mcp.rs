@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
-use crate::builtins;
+use crate::{Globals, builtins};
 
 /// `deft mcp` arguments.
 #[derive(clap::Args)]
@@ -28,7 +28,7 @@ pub struct Args {
 }
 
 /// Serves until the client leaves (stdio) or Ctrl-C (HTTP).
-pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub async fn run(args: Args, _globals: &Globals) -> anyhow::Result<ExitCode> {
     let registry = builtins::registry();
     if args.list {
         for (name, about) in registry.list() {

@@ -1,6 +1,5 @@
 //! `deft tools`: what a Computer offers.
 
-use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -8,7 +7,7 @@ use anyhow::Context;
 use deft_tools::table::RoutingTable;
 use deft_tools::{ComputerManager, devices};
 
-use crate::{builtins, paths};
+use crate::{Globals, builtins, paths};
 
 /// `deft tools` arguments.
 #[derive(clap::Args)]
@@ -31,11 +30,13 @@ pub struct Args {
 }
 
 /// Lists the tools.
-pub async fn run(args: Args, tools_config: Option<&Path>) -> anyhow::Result<ExitCode> {
-    let table = Arc::new(RoutingTable::from_path_or_env(tools_config)?);
-    let profile = args
-        .profile
-        .unwrap_or_else(|| devices::local_profile(Some(&paths::desktop_state())).to_owned());
+pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
+    let table = Arc::new(RoutingTable::from_path_or_env(
+        globals.tools_config.as_deref(),
+    )?);
+    let profile = args.profile.unwrap_or_else(|| {
+        devices::local_profile(Some(&paths::desktop_state(&globals.data_dir))).to_owned()
+    });
     let manager = ComputerManager::new(table, &profile, builtins::registry())?;
     let computer = manager
         .get_or_create(&args.agent, &args.process, &args.root)

@@ -1,8 +1,13 @@
 //! `deft`: the command-line front end. Wires the parts together; all terminal output lives here.
 
 mod builtins;
+mod cmd_client;
+mod cmd_desktop;
+mod cmd_devices;
 mod cmd_exec;
 mod cmd_mcp;
+mod cmd_run;
+mod cmd_serve;
 mod cmd_tools;
 mod paths;
 
@@ -18,6 +23,10 @@ struct Cli {
     /// Routing table (YAML) to use instead of the built-in one.
     #[arg(long, global = true, env = "DEFT_TOOLS_CONFIG", value_name = "FILE")]
     tools_config: Option<PathBuf>,
+
+    /// deft's data folder (default: `$XDG_DATA_HOME/deft` or `~/.local/share/deft`).
+    #[arg(long, global = true, env = "DEFT_DATA_DIR", value_name = "DIR")]
+    data_dir: Option<PathBuf>,
 
     /// Log filter for stderr (e.g. `info`, `deft_tools=debug`); `DEFT_LOG` also works.
     #[arg(
@@ -41,6 +50,24 @@ enum Command {
     Exec(cmd_exec::Args),
     /// Serve a builtin tool server to any MCP client, over stdio or streamable HTTP.
     Mcp(cmd_mcp::Args),
+    /// Run the agent on a device: `deft run "goal"`.
+    Run(cmd_run::Args),
+    /// The managed virtual desktop: start, stop, status.
+    Desktop(cmd_desktop::Args),
+    /// Serve deft: the device endpoint and the API.
+    Serve(cmd_serve::Args),
+    /// Connect this machine to a deft server as a device.
+    Client(cmd_client::Args),
+    /// List the devices a server knows.
+    Devices(cmd_devices::Args),
+}
+
+/// Settings every subcommand sees.
+pub struct Globals {
+    /// `--tools-config` / `DEFT_TOOLS_CONFIG`.
+    pub tools_config: Option<PathBuf>,
+    /// deft's data folder.
+    pub data_dir: PathBuf,
 }
 
 fn main() -> ExitCode {
@@ -56,11 +83,20 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let globals = Globals {
+        tools_config: cli.tools_config,
+        data_dir: cli.data_dir.unwrap_or_else(paths::default_data_dir),
+    };
     let outcome = runtime.block_on(async {
         match cli.command {
-            Command::Tools(args) => cmd_tools::run(args, cli.tools_config.as_deref()).await,
-            Command::Exec(args) => cmd_exec::run(args, cli.tools_config.as_deref()).await,
-            Command::Mcp(args) => cmd_mcp::run(args).await,
+            Command::Tools(args) => cmd_tools::run(args, &globals).await,
+            Command::Exec(args) => cmd_exec::run(args, &globals).await,
+            Command::Mcp(args) => cmd_mcp::run(args, &globals).await,
+            Command::Run(args) => cmd_run::run(args, &globals).await,
+            Command::Desktop(args) => cmd_desktop::run(args, &globals).await,
+            Command::Serve(args) => cmd_serve::run(args, &globals).await,
+            Command::Client(args) => cmd_client::run(args, &globals).await,
+            Command::Devices(args) => cmd_devices::run(args, &globals).await,
         }
     });
     // Tool servers (stdio children) are torn down when the runtime drops.

@@ -1,9 +1,9 @@
 //! Where deft keeps its data on this machine.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-/// deft's data folder: `$XDG_DATA_HOME/deft`, else `~/.local/share/deft`.
-pub fn data_dir() -> PathBuf {
+/// deft's default data folder: `$XDG_DATA_HOME/deft`, else `~/.local/share/deft`.
+pub fn default_data_dir() -> PathBuf {
     if let Some(x) = std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
         return PathBuf::from(x).join("deft");
     }
@@ -14,6 +14,6 @@ pub fn data_dir() -> PathBuf {
 }
 
 /// The managed virtual desktop's state file (written by `deft desktop start`).
-pub fn desktop_state() -> PathBuf {
-    data_dir().join("desktop.json")
+pub fn desktop_state(data_dir: &Path) -> PathBuf {
+    data_dir.join("desktop.json")
 }

@@ -1,0 +1,1 @@
+//! deft's agent: OpenAI-compatible streaming client, tool-calling loop, prompts, events.

@@ -1,0 +1,1 @@
+//! deft's Linux desktop tool server: AT-SPI controls, XTest input, screenshots, the managed virtual desktop.

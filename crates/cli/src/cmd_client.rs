@@ -1,0 +1,14 @@
+//! `deft client`: connect as a device (being built; see the open issue).
+
+use std::process::ExitCode;
+
+use crate::Globals;
+
+/// `deft client` arguments.
+#[derive(clap::Args)]
+pub struct Args {}
+
+/// Not available yet.
+pub async fn run(_args: Args, _globals: &Globals) -> anyhow::Result<ExitCode> {
+    anyhow::bail!("`deft client` is not available in this build yet")
+}

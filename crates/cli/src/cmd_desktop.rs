@@ -1,0 +1,14 @@
+//! `deft desktop`: the managed virtual desktop (being built; see the open issue).
+
+use std::process::ExitCode;
+
+use crate::Globals;
+
+/// `deft desktop` arguments.
+#[derive(clap::Args)]
+pub struct Args {}
+
+/// Not available yet.
+pub async fn run(_args: Args, _globals: &Globals) -> anyhow::Result<ExitCode> {
+    anyhow::bail!("`deft desktop` is not available in this build yet")
+}

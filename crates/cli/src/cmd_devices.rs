@@ -1,0 +1,14 @@
+//! `deft devices`: list the devices of a server (being built; see the open issue).
+
+use std::process::ExitCode;
+
+use crate::Globals;
+
+/// `deft devices` arguments.
+#[derive(clap::Args)]
+pub struct Args {}
+
+/// Not available yet.
+pub async fn run(_args: Args, _globals: &Globals) -> anyhow::Result<ExitCode> {
+    anyhow::bail!("`deft devices` is not available in this build yet")
+}

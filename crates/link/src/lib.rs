@@ -1,0 +1,1 @@
+//! deft's device link: the Remote dispatcher and the device client loop over WebSocket.
