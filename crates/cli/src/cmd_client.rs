@@ -1,14 +1,176 @@
-//! `deft client`: connect as a device (being built; see the open issue).
+//! `deft client`: connect this machine to a deft server as a device. Batches run through this
+//! machine's own routing table and tool servers.
 
+use std::collections::BTreeSet;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
 
-use crate::Globals;
+use anyhow::Context;
+use deft_link::{ClientConfig, ClientStatus, DeviceClient};
+use deft_tools::table::RoutingTable;
+use deft_tools::{LocalDispatcher, devices};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use crate::{Globals, builtins, paths};
 
 /// `deft client` arguments.
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// The server's address: http(s)://host:port or ws(s)://host:port/ws.
+    #[arg(long, env = "DEFT_SERVER", value_name = "URL")]
+    server: String,
+    /// The server's device token.
+    #[arg(
+        long,
+        env = "DEFT_DEVICE_TOKEN",
+        hide_env_values = true,
+        value_name = "TOKEN"
+    )]
+    token: String,
+    /// This device's id (default: the host name). `local` and `browser` are reserved.
+    #[arg(long)]
+    id: Option<String>,
+    /// Routing-table profile (default: `desktop` when a display is reachable, else `shell`).
+    #[arg(long)]
+    profile: Option<String>,
+    /// Heartbeat interval in seconds.
+    #[arg(long, default_value_t = 15.0, hide = true)]
+    heartbeat_secs: f64,
+    /// Longest wait between reconnection attempts, in seconds.
+    #[arg(long, default_value_t = 30.0, hide = true)]
+    backoff_max_secs: f64,
+}
 
-/// Not available yet.
-pub async fn run(_args: Args, _globals: &Globals) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`deft client` is not available in this build yet")
+fn secs(value: f64, flag: &str) -> anyhow::Result<Duration> {
+    if value.is_finite() && value > 0.0 {
+        Ok(Duration::from_secs_f64(value))
+    } else {
+        anyhow::bail!("{flag} must be a positive number of seconds, got {value}")
+    }
+}
+
+/// Runs the client until Ctrl-C or a refusal.
+pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
+    let url = deft_link::address::device_url(&args.server)?;
+    let system = deft_backend_shell::sysinfo::collect()
+        .await
+        .context("collecting system information")?;
+    let id = match args.id {
+        Some(id) => id,
+        None => system
+            .hostname
+            .clone()
+            .filter(|h| !h.is_empty())
+            .context("this machine has no host name; give the device an id with --id")?,
+    };
+    if id.trim().is_empty() {
+        anyhow::bail!("--id must not be empty");
+    }
+    if devices::RESERVED_IDS.contains(&id.as_str()) {
+        anyhow::bail!(
+            "the device id '{id}' is reserved (local and browser name the server's own devices); choose another --id"
+        );
+    }
+    let table = Arc::new(RoutingTable::from_path_or_env(
+        globals.tools_config.as_deref(),
+    )?);
+    let profile = args.profile.unwrap_or_else(|| {
+        devices::local_profile(Some(&paths::desktop_state(&globals.data_dir))).to_owned()
+    });
+    let Some(sections) = table.profiles.get(&profile) else {
+        anyhow::bail!(
+            "the routing table {} has no profile '{profile}'; it has: {}",
+            table.source,
+            table.profile_names().join(", ")
+        );
+    };
+    let tools: BTreeSet<String> = sections
+        .values()
+        .flat_map(|roots| roots.values())
+        .flat_map(|entry| entry.data_collection.iter().chain(entry.action.iter()))
+        .map(|spec| spec.namespace.clone())
+        .collect();
+    let metadata = json!({
+        "platform": std::env::consts::OS,
+        "profile": profile,
+        "tools": tools,
+        "system_info": system,
+        "screen": screen_size(&globals.data_dir).await,
+        "registration_time": deft_link::now_iso8601(),
+    });
+    let dispatcher = Arc::new(LocalDispatcher::new(
+        table,
+        builtins::registry(&globals.data_dir),
+    ));
+    let mut config = ClientConfig::new(&url, &args.token, &id, &profile);
+    config.metadata = metadata;
+    config.heartbeat = secs(args.heartbeat_secs, "--heartbeat-secs")?;
+    config.backoff_max = secs(args.backoff_max_secs, "--backoff-max-secs")?;
+    let client = DeviceClient::new(config, dispatcher);
+
+    let mut status = client.status();
+    let server = url.clone();
+    let device = id.clone();
+    tokio::spawn(async move {
+        while status.changed().await.is_ok() {
+            let now = status.borrow_and_update().clone();
+            match now {
+                ClientStatus::Registered => {
+                    eprintln!("registered with {server} as '{device}'")
+                }
+                ClientStatus::Disconnected { reason, retry_in } => eprintln!(
+                    "disconnected: {reason}; reconnecting in {:.1} s",
+                    retry_in.as_secs_f64()
+                ),
+                ClientStatus::Connecting(_) => {}
+            }
+        }
+    });
+
+    let shutdown = CancellationToken::new();
+    let stop = shutdown.clone();
+    tokio::spawn(async move {
+        let _ = tokio::signal::ctrl_c().await;
+        eprintln!("stopping the client…");
+        stop.cancel();
+    });
+    client.run(shutdown).await?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The screen size of the display this device's desktop tools use (`DISPLAY`, else the managed
+/// virtual desktop's), as `{display, width, height}`; `null` without a reachable display.
+async fn screen_size(data_dir: &std::path::Path) -> serde_json::Value {
+    let display_name = std::env::var("DISPLAY")
+        .ok()
+        .filter(|d| !d.is_empty())
+        .or_else(|| {
+            deft_backend_desktop::vdesktop::DesktopState::load(&paths::desktop_state(data_dir))
+                .ok()
+                .flatten()
+                .map(|s| s.display)
+        });
+    let Some(display_name) = display_name else {
+        return serde_json::Value::Null;
+    };
+    let probe = {
+        let target = display_name.clone();
+        tokio::task::spawn_blocking(move || {
+            use x11rb::connection::Connection;
+            let (conn, screen) = x11rb::connect(Some(&target)).ok()?;
+            let root = conn.setup().roots.get(screen)?;
+            Some((root.width_in_pixels, root.height_in_pixels))
+        })
+    };
+    match tokio::time::timeout(Duration::from_secs(3), probe).await {
+        Ok(Ok(Some((width, height)))) => {
+            json!({"display": display_name, "width": width, "height": height})
+        }
+        _ => {
+            tracing::warn!("cannot read the screen size of display {display_name}");
+            serde_json::Value::Null
+        }
+    }
 }

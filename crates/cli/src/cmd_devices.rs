@@ -1,14 +1,81 @@
-//! `deft devices`: list the devices of a server (being built; see the open issue).
+//! `deft devices`: list the devices a server knows.
 
 use std::process::ExitCode;
+
+use deft_server::api_client::ApiClient;
+use serde_json::Value;
 
 use crate::Globals;
 
 /// `deft devices` arguments.
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// The server's address: http(s)://host:port.
+    #[arg(long, env = "DEFT_SERVER", value_name = "URL")]
+    server: String,
+    /// The server's API token.
+    #[arg(
+        long,
+        env = "DEFT_API_TOKEN",
+        hide_env_values = true,
+        value_name = "TOKEN"
+    )]
+    api_token: String,
+    /// Print the JSON the server answers.
+    #[arg(long)]
+    json: bool,
+}
 
-/// Not available yet.
-pub async fn run(_args: Args, _globals: &Globals) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`deft devices` is not available in this build yet")
+/// Lists the devices.
+pub async fn run(args: Args, _globals: &Globals) -> anyhow::Result<ExitCode> {
+    let api = ApiClient::new(&args.server, &args.api_token)?;
+    let devices = api.devices().await?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&devices)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let rows: Vec<[String; 6]> = devices
+        .as_array()
+        .map(|a| a.iter().map(row).collect())
+        .unwrap_or_default();
+    let header = ["ID", "PROFILE", "STATE", "KIND", "LAST HEARTBEAT", "TOOLS"].map(str::to_owned);
+    let mut widths = header.clone().map(|h| h.len());
+    for r in &rows {
+        for (w, c) in widths.iter_mut().zip(r) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    for r in std::iter::once(&header).chain(rows.iter()) {
+        let line: Vec<String> = r
+            .iter()
+            .zip(widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect();
+        println!("{}", line.join("  ").trim_end());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn row(d: &Value) -> [String; 6] {
+    let s = |k: &str| d.get(k).and_then(Value::as_str).unwrap_or("-").to_owned();
+    let busy = d.get("busy").and_then(Value::as_bool).unwrap_or(false);
+    let tools = d
+        .get("tools")
+        .and_then(Value::as_array)
+        .map(|t| {
+            t.iter()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .filter(|t| !t.is_empty())
+        .unwrap_or_else(|| "-".into());
+    [
+        s("id"),
+        s("profile"),
+        if busy { "busy" } else { "idle" }.to_owned(),
+        s("kind"),
+        s("last_heartbeat"),
+        tools,
+    ]
 }

@@ -1,1 +1,190 @@
-//! deft serve: one HTTP listener for the device endpoint, the JSON API and (later) the console.
+//! `deft serve`: one HTTP listener for the device endpoint `/ws`, the JSON API and (later) the
+//! console.
+//!
+//! - [`ws`]: `/ws`, where `deft client` devices connect (device token checked at upgrade, refused
+//!   with close code 1008), register and answer batches through a [`deft_link::RemoteDispatcher`].
+//! - [`registry::Registry`]: the device directory behind the contract's [`deft_tools::Devices`]
+//!   trait — the server's own devices (`local`, …) and every connected client.
+//! - [`api`]: `GET /api/devices`, `GET /api/devices/{id}`, `POST /api/devices/{id}/exec`
+//!   (Bearer API token, see [`auth`]); `GET /health` is open.
+//! - [`api_client::ApiClient`]: the same routes from the caller's side (`deft devices`,
+//!   `deft exec --server`).
+//!
+//! ```no_run
+//! # async fn demo() -> std::io::Result<()> {
+//! use deft_server::{Server, ServerConfig};
+//! let config = ServerConfig::new("127.0.0.1:8030".parse().unwrap(), "device-token", "api-token");
+//! let server = Server::bind(config).await?;
+//! tracing::info!("listening on {}", server.local_addr());
+//! server.serve(tokio_util::sync::CancellationToken::new()).await
+//! # }
+//! ```
+//!
+//! The server holds no agent logic and runs no tools itself: batches go to a device's
+//! dispatcher. The console issue adds logins, storage and its own routes to [`router`]; API
+//! access is decided in one place, [`auth::ApiAuth`].
+
+pub mod api;
+pub mod api_client;
+pub mod auth;
+pub mod registry;
+pub mod texts;
+pub mod ws;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::StatusCode;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use deft_tools::Device;
+use tokio_util::sync::CancellationToken;
+
+pub use registry::Registry;
+pub use ws::LinkLimits;
+
+/// What `deft serve` is started with.
+#[derive(Clone)]
+pub struct ServerConfig {
+    /// Listen address (default `127.0.0.1:8030`).
+    pub bind: SocketAddr,
+    /// The token devices present on `/ws`.
+    pub device_token: String,
+    /// The token API callers present as Bearer.
+    pub api_token: String,
+    /// The server's own devices (`local`, later `browser`).
+    pub devices: Vec<Device>,
+    /// Device-endpoint limits.
+    pub limits: LinkLimits,
+    /// Default batch deadline of the exec route (600 s).
+    pub batch_deadline: Duration,
+}
+
+impl ServerConfig {
+    /// A configuration with no own devices and the default limits.
+    pub fn new(bind: SocketAddr, device_token: &str, api_token: &str) -> Self {
+        ServerConfig {
+            bind,
+            device_token: device_token.to_owned(),
+            api_token: api_token.to_owned(),
+            devices: Vec::new(),
+            limits: LinkLimits::default(),
+            batch_deadline: Duration::from_secs(600),
+        }
+    }
+}
+
+/// Shared by every route.
+#[derive(Clone)]
+pub struct AppState {
+    /// The device directory.
+    pub registry: Registry,
+    /// Who may use the API.
+    pub auth: auth::ApiAuth,
+    device_token: Arc<str>,
+    limits: LinkLimits,
+    batch_deadline: Duration,
+    /// Fires when the server stops: device connections close with 1001.
+    stopping: CancellationToken,
+}
+
+impl AppState {
+    /// State for `config`.
+    pub fn new(config: &ServerConfig) -> Self {
+        AppState {
+            registry: Registry::new(config.devices.clone()),
+            auth: auth::ApiAuth::new(&config.api_token),
+            device_token: Arc::from(config.device_token.as_str()),
+            limits: config.limits.clone(),
+            batch_deadline: config.batch_deadline,
+            stopping: CancellationToken::new(),
+        }
+    }
+}
+
+async fn require_api_auth(State(app): State<AppState>, request: Request, next: Next) -> Response {
+    if app.auth.allows(request.headers()) {
+        next.run(request).await
+    } else {
+        api::ApiError(StatusCode::UNAUTHORIZED, texts::UNAUTHORIZED.to_owned()).into_response()
+    }
+}
+
+async fn health() -> Response {
+    axum::Json(serde_json::json!({"status": "ok"})).into_response()
+}
+
+/// All routes: `/health`, `/ws` and the API under `/api`.
+pub fn router(state: AppState) -> Router {
+    let body_limit = state.limits.max_message_size;
+    let api = Router::new()
+        .route("/devices", get(api::devices))
+        .route("/devices/{id}", get(api::device))
+        .route(
+            "/devices/{id}/exec",
+            post(api::exec).layer(DefaultBodyLimit::max(body_limit)),
+        )
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            require_api_auth,
+        ));
+    Router::new()
+        .route("/health", get(health))
+        .route("/ws", get(ws::upgrade))
+        .nest("/api", api)
+        .with_state(state)
+}
+
+/// A bound server, ready to serve.
+pub struct Server {
+    listener: tokio::net::TcpListener,
+    state: AppState,
+}
+
+impl Server {
+    /// Binds the listener.
+    pub async fn bind(config: ServerConfig) -> std::io::Result<Server> {
+        let listener = tokio::net::TcpListener::bind(config.bind).await?;
+        Ok(Server {
+            listener,
+            state: AppState::new(&config),
+        })
+    }
+
+    /// The address it listens on.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.listener
+            .local_addr()
+            .unwrap_or_else(|_| SocketAddr::from(([127, 0, 0, 1], 0)))
+    }
+
+    /// The device directory.
+    pub fn registry(&self) -> Registry {
+        self.state.registry.clone()
+    }
+
+    /// Serves until `shutdown` fires; then closes every device connection (code 1001) and
+    /// waits a moment for the close frames to go out.
+    pub async fn serve(self, shutdown: CancellationToken) -> std::io::Result<()> {
+        let stopping = self.state.stopping.clone();
+        let registry = self.state.registry.clone();
+        let app = router(self.state);
+        let served = axum::serve(self.listener, app)
+            .with_graceful_shutdown(async move {
+                shutdown.cancelled().await;
+                stopping.cancel();
+            })
+            .await;
+        for _ in 0..50 {
+            if registry.remote_count() == 0 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        served
+    }
+}

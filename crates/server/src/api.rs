@@ -1,0 +1,93 @@
+//! The JSON API routes of this issue: the device list and exec batches on a device. Every
+//! route here is behind [`crate::auth::ApiAuth`]; errors are `{"error": "..."}` with a status
+//! that says what kind of problem it is (400, 401, 404, 409).
+
+use std::time::Duration;
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use deft_protocol::{CommandResult, ExecInput};
+use deft_tools::{Devices, ExecContext};
+use serde::Deserialize;
+
+use crate::{AppState, texts};
+
+/// An API error: a status and a text for whoever called.
+pub struct ApiError(pub StatusCode, pub String);
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.0, Json(serde_json::json!({"error": self.1}))).into_response()
+    }
+}
+
+/// `GET /api/devices`: every device with its details.
+pub async fn devices(State(app): State<AppState>) -> Response {
+    Json(app.registry.details()).into_response()
+}
+
+/// `GET /api/devices/{id}`: one device.
+pub async fn device(State(app): State<AppState>, Path(id): Path<String>) -> Response {
+    match app.registry.details().into_iter().find(|d| d.id == id) {
+        Some(d) => Json(d).into_response(),
+        None => unknown(&app, &id).into_response(),
+    }
+}
+
+fn unknown(app: &AppState, id: &str) -> ApiError {
+    let known: Vec<String> = app.registry.list().into_iter().map(|d| d.id).collect();
+    ApiError(StatusCode::NOT_FOUND, texts::unknown_device(id, &known))
+}
+
+/// Query of the exec route.
+#[derive(Debug, Deserialize)]
+pub struct ExecQuery {
+    /// Batch deadline in seconds (default: 600).
+    pub deadline_secs: Option<f64>,
+}
+
+/// `POST /api/devices/{id}/exec`: runs a batch (or a list of batches, in order) on the device,
+/// holding it busy meanwhile; 409 when it is busy already. Answers the Results (a list per batch
+/// for a list of batches), as `deft exec` prints them.
+pub async fn exec(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    Query(query): Query<ExecQuery>,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let deadline = match query.deadline_secs {
+        Some(s) if s.is_finite() && s > 0.0 => Duration::from_secs_f64(s),
+        Some(s) => return Err(ApiError(StatusCode::BAD_REQUEST, texts::bad_deadline(s))),
+        None => app.batch_deadline,
+    };
+    let text = std::str::from_utf8(&body)
+        .map_err(|e| ApiError(StatusCode::BAD_REQUEST, texts::bad_batch(&e.to_string())))?;
+    let input = ExecInput::parse(text)
+        .map_err(|e| ApiError(StatusCode::BAD_REQUEST, texts::bad_batch(&e)))?;
+    let device = app.registry.get(&id).ok_or_else(|| unknown(&app, &id))?;
+    let _busy = device
+        .try_reserve()
+        .ok_or_else(|| ApiError(StatusCode::CONFLICT, texts::device_busy(&id)))?;
+    let single = matches!(input, ExecInput::One(_));
+    let mut all: Vec<Vec<CommandResult>> = Vec::new();
+    for batch in input.into_batches() {
+        let mut ctx = ExecContext::new(
+            &device.id,
+            batch.profile.as_deref().unwrap_or(&device.profile),
+        );
+        ctx.agent = batch.agent;
+        ctx.process = batch.process;
+        ctx.root = batch.root;
+        ctx.early_exit = batch.early_exit;
+        ctx.deadline = deadline;
+        all.push(device.dispatcher.execute(&ctx, batch.commands).await);
+    }
+    Ok(if single {
+        Json(all.pop().unwrap_or_default()).into_response()
+    } else {
+        Json(all).into_response()
+    })
+}

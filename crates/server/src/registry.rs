@@ -1,0 +1,261 @@
+//! The device registry behind the contract's [`Devices`] trait: the server's own devices
+//! (`local`, later `browser`) and every registered `deft client`, with its system info, when it
+//! connected, its last heartbeat and its tool servers.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use deft_link::RemoteDispatcher;
+use deft_tools::devices::{Device, DeviceInfo, Devices, RESERVED_IDS};
+use serde::Serialize;
+use serde_json::Value;
+
+/// How a device is listed by the API and `deft devices`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DeviceDetails {
+    /// Device id.
+    pub id: String,
+    /// Routing-table profile.
+    pub profile: String,
+    /// A run, task or exec batch is executing on it.
+    pub busy: bool,
+    /// `server` (this machine's own devices) or `remote` (a `deft client`).
+    pub kind: &'static str,
+    /// When it registered (ISO-8601 UTC); remote devices only.
+    pub connected_since: Option<String>,
+    /// Its last message (ISO-8601 UTC); remote devices only.
+    pub last_heartbeat: Option<String>,
+    /// What it reported at registration (platform, OS, CPU, memory, hostname, screen…).
+    pub system_info: Value,
+    /// The tool servers it offers.
+    pub tools: Vec<String>,
+}
+
+/// Why a registration was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// `local` or `browser`.
+    Reserved,
+    /// The id is connected already (the first connection is left untouched).
+    Duplicate,
+}
+
+struct Remote {
+    device: Device,
+    dispatcher: RemoteDispatcher,
+    connection: u64,
+    connected_since: SystemTime,
+    last_heard: Arc<AtomicU64>,
+    system_info: Value,
+    tools: Vec<String>,
+}
+
+#[derive(Default)]
+struct Inner {
+    own: Vec<Device>,
+    remote: RwLock<BTreeMap<String, Remote>>,
+    next_connection: AtomicU64,
+}
+
+/// The device directory of a server. Cheap to clone.
+#[derive(Clone, Default)]
+pub struct Registry {
+    inner: Arc<Inner>,
+}
+
+/// Keeps a remote device registered; dropping it removes the device (only this connection's).
+pub struct Registration {
+    registry: Registry,
+    id: String,
+    connection: u64,
+    last_heard: Arc<AtomicU64>,
+}
+
+impl Registration {
+    /// Records that the device was just heard from.
+    pub fn heard(&self) {
+        self.last_heard.store(now_millis(), Ordering::Relaxed);
+    }
+
+    /// The device id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        let mut remote = self
+            .registry
+            .inner
+            .remote
+            .write()
+            .unwrap_or_else(|p| p.into_inner());
+        if remote
+            .get(&self.id)
+            .is_some_and(|r| r.connection == self.connection)
+        {
+            if let Some(r) = remote.remove(&self.id) {
+                r.dispatcher.disconnect();
+            }
+            tracing::info!(device = %self.id, "device unregistered");
+        }
+    }
+}
+
+fn now_millis() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+fn iso(t: SystemTime) -> String {
+    deft_link::iso8601(t.duration_since(UNIX_EPOCH).unwrap_or_default())
+}
+
+impl Registry {
+    /// A registry holding the server's own devices (`local`, `browser`).
+    pub fn new(own: Vec<Device>) -> Self {
+        Registry {
+            inner: Arc::new(Inner {
+                own,
+                ..Inner::default()
+            }),
+        }
+    }
+
+    /// Registers a connected device. The profile and tools are read from the registration's
+    /// metadata (`profile`, `tools`); the rest of it is kept as its system info.
+    pub fn register(
+        &self,
+        id: &str,
+        metadata: Value,
+        dispatcher: RemoteDispatcher,
+    ) -> Result<Registration, Refusal> {
+        if RESERVED_IDS.contains(&id) || self.inner.own.iter().any(|d| d.id == id) {
+            return Err(Refusal::Reserved);
+        }
+        let profile = metadata
+            .get("profile")
+            .and_then(Value::as_str)
+            .filter(|p| !p.is_empty())
+            .unwrap_or("shell")
+            .to_owned();
+        let tools = metadata
+            .get("tools")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|t| t.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut remote = self.inner.remote.write().unwrap_or_else(|p| p.into_inner());
+        if remote.contains_key(id) {
+            return Err(Refusal::Duplicate);
+        }
+        let connection = self.inner.next_connection.fetch_add(1, Ordering::Relaxed);
+        let last_heard = Arc::new(AtomicU64::new(now_millis()));
+        let device = Device::new(id, &profile, Arc::new(dispatcher.clone()));
+        remote.insert(
+            id.to_owned(),
+            Remote {
+                device,
+                dispatcher,
+                connection,
+                connected_since: SystemTime::now(),
+                last_heard: last_heard.clone(),
+                system_info: metadata,
+                tools,
+            },
+        );
+        tracing::info!(device = %id, %profile, "device registered");
+        Ok(Registration {
+            registry: self.clone(),
+            id: id.to_owned(),
+            connection,
+            last_heard,
+        })
+    }
+
+    /// Every device with its details, sorted by id.
+    pub fn details(&self) -> Vec<DeviceDetails> {
+        let mut out: Vec<DeviceDetails> = self
+            .inner
+            .own
+            .iter()
+            .map(|d| DeviceDetails {
+                id: d.id.clone(),
+                profile: d.profile.clone(),
+                busy: d.is_busy(),
+                kind: "server",
+                connected_since: None,
+                last_heartbeat: None,
+                system_info: Value::Null,
+                tools: Vec::new(),
+            })
+            .collect();
+        let remote = self.inner.remote.read().unwrap_or_else(|p| p.into_inner());
+        out.extend(remote.values().map(|r| DeviceDetails {
+            id: r.device.id.clone(),
+            profile: r.device.profile.clone(),
+            busy: r.device.is_busy(),
+            kind: "remote",
+            connected_since: Some(iso(r.connected_since)),
+            last_heartbeat: Some(iso(
+                UNIX_EPOCH + Duration::from_millis(r.last_heard.load(Ordering::Relaxed))
+            )),
+            system_info: r.system_info.clone(),
+            tools: r.tools.clone(),
+        }));
+        out.sort_by(|a, b| a.id.cmp(&b.id));
+        out
+    }
+
+    /// How many remote devices are connected.
+    pub fn remote_count(&self) -> usize {
+        self.inner
+            .remote
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .len()
+    }
+
+    /// The Remote dispatcher of a connected device.
+    pub fn remote_dispatcher(&self, id: &str) -> Option<RemoteDispatcher> {
+        self.inner
+            .remote
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(id)
+            .map(|r| r.dispatcher.clone())
+    }
+}
+
+impl Devices for Registry {
+    fn list(&self) -> Vec<DeviceInfo> {
+        self.details()
+            .into_iter()
+            .map(|d| DeviceInfo {
+                id: d.id,
+                profile: d.profile,
+                busy: d.busy,
+            })
+            .collect()
+    }
+
+    fn get(&self, id: &str) -> Option<Device> {
+        if let Some(d) = self.inner.own.iter().find(|d| d.id == id) {
+            return Some(d.clone());
+        }
+        self.inner
+            .remote
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(id)
+            .map(|r| r.device.clone())
+    }
+}
