@@ -1,1 +1,70 @@
-//! deft's Linux desktop tool server: AT-SPI controls, XTest input, screenshots, the managed virtual desktop.
+//! deft's Linux desktop backend: an MCP tool server that lets a model operate real desktop
+//! applications through the accessibility tree (AT-SPI over D-Bus), real input (XTest) and
+//! screenshots, plus the managed virtual desktop those applications run on.
+//!
+//! - Collection: `get_desktop_app_info`, `get_app_window_controls_info` (the listing of
+//!   docs/observation.md, rendered by `deft_protocol::observation`), `capture_window_screenshot`
+//!   (optionally annotated with control ids), `capture_desktop_screenshot`, `get_ui_tree`.
+//! - Host actions: `select_application_window`, `launch_app`.
+//! - App actions: `click_input`, `click_on_coordinates`, `drag_on_coordinates`, `set_edit_text`,
+//!   `keyboard_input` (UFO key syntax, see [`keys`]), `wheel_mouse_input`, `texts`,
+//!   `select_option`, `wait`, `summary`. Every action result carries `effect: changed |
+//!   no_change`, from a digest of the window's tree taken before and after the action, once
+//!   AT-SPI events have been quiet for a moment (capped at 1 s).
+//! - [`vdesktop`]: `deft desktop start|stop|status` — a private Xvfb, D-Bus session, AT-SPI bus and
+//!   openbox with their own HOME, in one process group, recorded in a state file.
+//!
+//! Window and control ids are unique in the server instance (one per device session) and never
+//! reused; a control keeps its id while its accessible object exists.
+//!
+//! ```no_run
+//! use deft_backend_desktop::{DesktopServer, DesktopTarget, LaunchPolicy, vdesktop};
+//! use rmcp::ServiceExt;
+//!
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! let data = std::path::Path::new("/tmp/deft-data");
+//! let (state, _started) =
+//!     vdesktop::start(&vdesktop::state_path(data), &data.join(vdesktop::WORK_DIR)).await?;
+//! let server = DesktopServer::new(DesktopTarget::from_state(&state), LaunchPolicy::default());
+//! server.serve(rmcp::transport::stdio()).await?.waiting().await?;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Left to others: routing (which profile and agent get which of these tools) and outer timeouts
+//! belong to `deft-tools`; printing belongs to the CLI; this crate knows nothing of other
+//! backends, the agent or the device link.
+
+pub mod a11y;
+pub mod describe;
+pub mod keys;
+pub mod launch;
+pub mod marks;
+mod messages;
+pub mod options;
+mod server;
+pub mod session;
+pub mod target;
+pub mod vdesktop;
+pub mod x11;
+
+pub use launch::LaunchPolicy;
+pub use server::DesktopServer;
+pub use target::DesktopTarget;
+
+/// Registry name of this backend (`deft mcp desktop`, the routing table's `name: desktop`).
+pub const NAME: &str = "desktop";
+
+/// Builds a server from routing-table options: `state_file` (the managed desktop's state file;
+/// default [`target::default_state_file`]) and `launch_allow`. Fails with a clear text when no
+/// desktop is reachable, so the tool layer leaves the tools out with that warning.
+pub fn from_options(options: &serde_json::Value) -> Result<DesktopServer, String> {
+    let state_file = options
+        .get("state_file")
+        .and_then(|v| v.as_str())
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(target::default_state_file);
+    let target = DesktopTarget::resolve(&state_file)?;
+    let launch = LaunchPolicy::from_options(options)?;
+    Ok(DesktopServer::new(target, launch))
+}

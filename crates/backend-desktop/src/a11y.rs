@@ -1,0 +1,485 @@
+//! Reading the accessibility tree over the AT-SPI bus with pipelined D-Bus calls.
+//!
+//! Every node is fetched with its role, name, states, interfaces, children, relations and
+//! extents in one burst of concurrent calls, and the tree is walked level by level so that all
+//! nodes of a level are in flight at once (zbus pipelines calls on one connection). Subtrees that
+//! are not on screen (closed menus: extents at `i32::MIN`, or not visible) are not descended.
+
+use std::collections::HashMap;
+
+use atspi::{State, StateSet};
+use futures::future::join_all;
+use zbus::Connection;
+use zbus::zvariant::{OwnedObjectPath, OwnedValue};
+
+const ACCESSIBLE: &str = "org.a11y.atspi.Accessible";
+const COMPONENT: &str = "org.a11y.atspi.Component";
+const PROPERTIES: &str = "org.freedesktop.DBus.Properties";
+
+/// Relation type `LABELLED_BY` of AT-SPI's `RelationType` enum.
+const RELATION_LABELLED_BY: u32 = 2;
+
+/// The identity of an accessible object: bus name and object path.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ObjKey {
+    /// Unique bus name of the application (`:1.12`).
+    pub bus: String,
+    /// Object path.
+    pub path: String,
+}
+
+impl ObjKey {
+    /// A key from its parts.
+    pub fn new(bus: impl Into<String>, path: impl Into<String>) -> Self {
+        ObjKey {
+            bus: bus.into(),
+            path: path.into(),
+        }
+    }
+
+    /// Whether AT-SPI's null reference (`/org/a11y/atspi/null`).
+    pub fn is_null(&self) -> bool {
+        self.path.ends_with("/null") || self.bus.is_empty()
+    }
+}
+
+/// One accessible node as read from the bus.
+#[derive(Debug, Clone)]
+pub struct Node {
+    /// Identity.
+    pub key: ObjKey,
+    /// Numeric AT-SPI role.
+    pub role: u32,
+    /// Accessible name (raw).
+    pub name: String,
+    /// State set.
+    pub states: StateSet,
+    /// Interface names (`org.a11y.atspi.Action`, …).
+    pub interfaces: Vec<String>,
+    /// Screen rect `[left, top, right, bottom]`, when it has a Component and real extents.
+    pub rect: Option<[i32; 4]>,
+    /// Keys of the `labelled-by` relation targets.
+    pub labelled_by: Vec<ObjKey>,
+    /// Index of the parent in [`Tree::nodes`].
+    pub parent: Option<usize>,
+    /// Indices of the children in [`Tree::nodes`] (only those walked).
+    pub children: Vec<usize>,
+    /// Depth below the tree's root (root = 0).
+    pub depth: usize,
+}
+
+impl Node {
+    /// Whether it implements `iface` (short name: `Action`, `Text`, `EditableText`, …).
+    pub fn has(&self, iface: &str) -> bool {
+        self.interfaces
+            .iter()
+            .any(|i| i.rsplit('.').next() == Some(iface))
+    }
+
+    /// Whether a state is set.
+    pub fn is(&self, s: State) -> bool {
+        self.states.contains(s)
+    }
+}
+
+/// A walked subtree in document order (depth first): `nodes[0]` is the root.
+#[derive(Debug, Clone, Default)]
+pub struct Tree {
+    /// The nodes, depth-first.
+    pub nodes: Vec<Node>,
+}
+
+impl Tree {
+    /// Index of a node by key.
+    pub fn index(&self) -> HashMap<&ObjKey, usize> {
+        self.nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (&n.key, i))
+            .collect()
+    }
+}
+
+/// A D-Bus failure while reading the tree.
+pub type A11yResult<T> = Result<T, zbus::Error>;
+
+async fn call<B, R>(
+    conn: &Connection,
+    key: &ObjKey,
+    iface: &str,
+    method: &str,
+    body: &B,
+) -> A11yResult<R>
+where
+    B: serde::Serialize + zbus::zvariant::DynamicType,
+    R: for<'d> serde::Deserialize<'d> + zbus::zvariant::Type,
+{
+    let reply = conn
+        .call_method(
+            Some(key.bus.as_str()),
+            key.path.as_str(),
+            Some(iface),
+            method,
+            body,
+        )
+        .await?;
+    reply.body().deserialize()
+}
+
+/// A property of `key` (via `org.freedesktop.DBus.Properties.Get`).
+pub async fn get_property(
+    conn: &Connection,
+    key: &ObjKey,
+    iface: &str,
+    prop: &str,
+) -> A11yResult<OwnedValue> {
+    call(conn, key, PROPERTIES, "Get", &(iface, prop)).await
+}
+
+/// The accessible name of `key`.
+pub async fn name(conn: &Connection, key: &ObjKey) -> A11yResult<String> {
+    let v = get_property(conn, key, ACCESSIBLE, "Name").await?;
+    Ok(String::try_from(v).unwrap_or_default())
+}
+
+/// The children of `key`.
+pub async fn children(conn: &Connection, key: &ObjKey) -> A11yResult<Vec<ObjKey>> {
+    let kids: Vec<(String, OwnedObjectPath)> =
+        call(conn, key, ACCESSIBLE, "GetChildren", &()).await?;
+    Ok(kids
+        .into_iter()
+        .map(|(b, p)| ObjKey::new(b, p.as_str()))
+        .filter(|k| !k.is_null())
+        .collect())
+}
+
+/// Role of `key`.
+pub async fn role(conn: &Connection, key: &ObjKey) -> A11yResult<u32> {
+    call(conn, key, ACCESSIBLE, "GetRole", &()).await
+}
+
+/// State set of `key`.
+pub async fn states(conn: &Connection, key: &ObjKey) -> A11yResult<StateSet> {
+    let words: Vec<u32> = call(conn, key, ACCESSIBLE, "GetState", &()).await?;
+    let bits = u64::from(words.first().copied().unwrap_or(0))
+        | (u64::from(words.get(1).copied().unwrap_or(0)) << 32);
+    // Unknown bits from a newer toolkit are dropped, the known ones kept.
+    let mut set = StateSet::empty();
+    for i in 0..64 {
+        if bits & (1 << i) != 0
+            && let Ok(one) = StateSet::from_bits(1 << i)
+        {
+            for st in one.iter() {
+                set.insert(st);
+            }
+        }
+    }
+    Ok(set)
+}
+
+/// Screen extents of `key` as `[left, top, right, bottom]`; `None` for none or off-screen
+/// sentinels (closed GTK3 menus report `i32::MIN`).
+pub async fn extents(conn: &Connection, key: &ObjKey) -> A11yResult<Option<[i32; 4]>> {
+    let (x, y, w, h): (i32, i32, i32, i32) =
+        call(conn, key, COMPONENT, "GetExtents", &(0u32,)).await?;
+    Ok(rect_of(x, y, w, h))
+}
+
+fn rect_of(x: i32, y: i32, w: i32, h: i32) -> Option<[i32; 4]> {
+    if x <= -1_000_000 || y <= -1_000_000 || w <= 0 || h <= 0 {
+        return None;
+    }
+    Some([x, y, x.saturating_add(w), y.saturating_add(h)])
+}
+
+/// Roles whose name may come from a `labelled-by` relation (AtspiRole): CHECK_BOX, COMBO_BOX,
+/// ENTRY, LIST, LIST_BOX, PASSWORD_TEXT, RADIO_BUTTON, SLIDER, SPIN_BUTTON, TEXT, TOGGLE_BUTTON,
+/// PUSH_BUTTON, DATE_EDITOR, TREE, TREE_TABLE.
+const LABELLED_ROLES: [u32; 15] = [7, 11, 79, 31, 98, 40, 44, 51, 52, 61, 62, 43, 17, 65, 66];
+
+/// Targets of `key`'s `labelled-by` relations (none on error).
+pub async fn labelled_by(conn: &Connection, key: &ObjKey) -> Vec<ObjKey> {
+    call::<_, Vec<(u32, Vec<(String, OwnedObjectPath)>)>>(
+        conn,
+        key,
+        ACCESSIBLE,
+        "GetRelationSet",
+        &(),
+    )
+    .await
+    .unwrap_or_default()
+    .into_iter()
+    .filter(|(t, _)| *t == RELATION_LABELLED_BY)
+    .flat_map(|(_, targets)| targets)
+    .map(|(b, p)| ObjKey::new(b, p.as_str()))
+    .collect()
+}
+
+async fn fetch(conn: &Connection, key: ObjKey) -> A11yResult<(Node, Vec<ObjKey>)> {
+    // All in one burst (extents too: a node without Component just answers with an error), so a
+    // level of the tree costs one round trip. Relations are read afterwards, only for the roles
+    // that take their name from a label.
+    let (role, name, states, interfaces, kids, rect) = futures::join!(
+        role(conn, &key),
+        name(conn, &key),
+        states(conn, &key),
+        call::<_, Vec<String>>(conn, &key, ACCESSIBLE, "GetInterfaces", &()),
+        children(conn, &key),
+        extents(conn, &key),
+    );
+    let role = role?;
+    let relations = if LABELLED_ROLES.contains(&role) {
+        labelled_by(conn, &key).await
+    } else {
+        Vec::new()
+    };
+    let interfaces = interfaces.unwrap_or_default();
+    let rect = if interfaces.iter().any(|i| i == COMPONENT) {
+        rect.ok().flatten()
+    } else {
+        None
+    };
+    let node = Node {
+        key,
+        role,
+        name: name.unwrap_or_default(),
+        states: states.unwrap_or_else(|_| StateSet::empty()),
+        interfaces,
+        rect,
+        labelled_by: relations,
+        parent: None,
+        children: Vec::new(),
+        depth: 0,
+    };
+    Ok((node, kids.unwrap_or_default()))
+}
+
+/// Whether the walk descends into `node`'s children: not into hidden or off-screen subtrees.
+fn descend(node: &Node, is_root: bool) -> bool {
+    if is_root {
+        return true;
+    }
+    if !node.is(State::Visible) {
+        return false;
+    }
+    // A closed menu's items have no real extents; other containers without extents (a GTK3
+    // notebook page whose tab is hidden) still hold showing content.
+    const MENU_ROLES: [u32; 5] = [33, 35, 8, 45, 41];
+    node.rect.is_some()
+        || !node.has("Component")
+        || (node.is(State::Showing) && !MENU_ROLES.contains(&node.role))
+}
+
+/// Walks the subtree at `root` (at most `max_nodes` nodes), level by level with every node of a
+/// level fetched concurrently. Nodes that vanish during the walk are skipped.
+pub async fn walk(conn: &Connection, root: ObjKey, max_nodes: usize) -> A11yResult<Tree> {
+    // Flat arena in BFS order, then re-ordered depth-first.
+    let mut arena: Vec<Node> = Vec::new();
+    let (root_node, root_kids) = fetch(conn, root).await?;
+    arena.push(root_node);
+    let mut frontier: Vec<(usize, Vec<ObjKey>)> = vec![(0, root_kids)];
+    while !frontier.is_empty() && arena.len() < max_nodes {
+        let jobs: Vec<(usize, ObjKey)> = frontier
+            .drain(..)
+            .flat_map(|(parent, kids)| kids.into_iter().map(move |k| (parent, k)))
+            .take(max_nodes.saturating_sub(arena.len()))
+            .collect();
+        let fetched = join_all(
+            jobs.into_iter()
+                .map(|(parent, key)| async move { (parent, fetch(conn, key).await) }),
+        )
+        .await;
+        for (parent, result) in fetched {
+            let Ok((mut node, kids)) = result else {
+                continue;
+            };
+            node.parent = Some(parent);
+            node.depth = arena[parent].depth + 1;
+            let idx = arena.len();
+            let go = descend(&node, false);
+            arena.push(node);
+            arena[parent].children.push(idx);
+            if go && !kids.is_empty() {
+                frontier.push((idx, kids));
+            }
+        }
+    }
+    Ok(depth_first(arena))
+}
+
+fn depth_first(mut arena: Vec<Node>) -> Tree {
+    // Reading order: toolkits list children in their own order (GTK3 grids last-attached
+    // first), so siblings that all have rects are ordered top to bottom, then left to right.
+    for i in 0..arena.len() {
+        let kids = arena[i].children.clone();
+        if kids.len() > 1 && kids.iter().all(|c| arena[*c].rect.is_some()) {
+            let mut sorted = kids;
+            sorted.sort_by_key(|c| {
+                let r = arena[*c].rect.unwrap_or_default();
+                (r[1], r[0])
+            });
+            arena[i].children = sorted;
+        }
+    }
+    let mut order = Vec::with_capacity(arena.len());
+    let mut stack = vec![0usize];
+    while let Some(i) = stack.pop() {
+        order.push(i);
+        for &c in arena[i].children.iter().rev() {
+            stack.push(c);
+        }
+    }
+    let mut new_index = vec![0usize; arena.len()];
+    for (new, &old) in order.iter().enumerate() {
+        new_index[old] = new;
+    }
+    let mut slots: Vec<Option<Node>> = arena.into_iter().map(Some).collect();
+    let mut nodes = Vec::with_capacity(order.len());
+    for &old in &order {
+        if let Some(mut n) = slots[old].take() {
+            n.parent = n.parent.map(|p| new_index[p]);
+            n.children = n.children.iter().map(|c| new_index[*c]).collect();
+            nodes.push(n);
+        }
+    }
+    Tree { nodes }
+}
+
+/// The applications on the desktop (children of the registry root).
+pub async fn applications(conn: &Connection) -> A11yResult<Vec<ObjKey>> {
+    children(
+        conn,
+        &ObjKey::new("org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root"),
+    )
+    .await
+}
+
+/// Unix pid of the process owning bus name `bus` on the accessibility bus.
+pub async fn bus_pid(conn: &Connection, bus: &str) -> Option<u32> {
+    let reply = conn
+        .call_method(
+            Some("org.freedesktop.DBus"),
+            "/org/freedesktop/DBus",
+            Some("org.freedesktop.DBus"),
+            "GetConnectionUnixProcessID",
+            &(bus,),
+        )
+        .await
+        .ok()?;
+    reply.body().deserialize().ok()
+}
+
+/// Text of a node with the Text interface (all characters).
+pub async fn text(conn: &Connection, key: &ObjKey) -> A11yResult<String> {
+    call(conn, key, "org.a11y.atspi.Text", "GetText", &(0i32, -1i32)).await
+}
+
+/// Current value of a node with the Value interface.
+pub async fn current_value(conn: &Connection, key: &ObjKey) -> A11yResult<f64> {
+    let v = get_property(conn, key, "org.a11y.atspi.Value", "CurrentValue").await?;
+    Ok(f64::try_from(v).unwrap_or(0.0))
+}
+
+/// Sets the value of a node with the Value interface.
+pub async fn set_current_value(conn: &Connection, key: &ObjKey, value: f64) -> A11yResult<()> {
+    conn.call_method(
+        Some(key.bus.as_str()),
+        key.path.as_str(),
+        Some(PROPERTIES),
+        "Set",
+        &(
+            "org.a11y.atspi.Value",
+            "CurrentValue",
+            zbus::zvariant::Value::from(value),
+        ),
+    )
+    .await?;
+    Ok(())
+}
+
+/// Runs action `index` of a node with the Action interface.
+pub async fn do_action(conn: &Connection, key: &ObjKey, index: i32) -> A11yResult<bool> {
+    call(conn, key, "org.a11y.atspi.Action", "DoAction", &(index,)).await
+}
+
+/// Names of a node's actions.
+pub async fn action_names(conn: &Connection, key: &ObjKey) -> A11yResult<Vec<String>> {
+    let n: i32 = {
+        let v = get_property(conn, key, "org.a11y.atspi.Action", "NActions").await?;
+        i32::try_from(v).unwrap_or(0)
+    };
+    let mut names = Vec::new();
+    for i in 0..n {
+        names.push(
+            call::<_, String>(conn, key, "org.a11y.atspi.Action", "GetName", &(i,))
+                .await
+                .unwrap_or_default(),
+        );
+    }
+    Ok(names)
+}
+
+/// Replaces the whole text of a node with EditableText.
+pub async fn set_text_contents(conn: &Connection, key: &ObjKey, text: &str) -> A11yResult<bool> {
+    call(
+        conn,
+        key,
+        "org.a11y.atspi.EditableText",
+        "SetTextContents",
+        &(text,),
+    )
+    .await
+}
+
+/// Inserts text at `position` of a node with EditableText.
+pub async fn insert_text(
+    conn: &Connection,
+    key: &ObjKey,
+    position: i32,
+    text: &str,
+) -> A11yResult<bool> {
+    let len = i32::try_from(text.chars().count()).unwrap_or(i32::MAX);
+    call(
+        conn,
+        key,
+        "org.a11y.atspi.EditableText",
+        "InsertText",
+        &(position, text, len),
+    )
+    .await
+}
+
+/// Gives keyboard focus to a node with Component.
+pub async fn grab_focus(conn: &Connection, key: &ObjKey) -> A11yResult<bool> {
+    call(conn, key, COMPONENT, "GrabFocus", &()).await
+}
+
+/// Selects child `index` of a node with Selection.
+pub async fn select_child(conn: &Connection, key: &ObjKey, index: i32) -> A11yResult<bool> {
+    call(
+        conn,
+        key,
+        "org.a11y.atspi.Selection",
+        "SelectChild",
+        &(index,),
+    )
+    .await
+}
+
+/// Number of children of a node.
+pub async fn children_count(conn: &Connection, key: &ObjKey) -> A11yResult<i32> {
+    let v = get_property(conn, key, ACCESSIBLE, "ChildCount").await?;
+    Ok(i32::try_from(v).unwrap_or(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn off_screen_sentinels_have_no_rect() {
+        assert_eq!(rect_of(i32::MIN, i32::MIN, 1, 1), None);
+        assert_eq!(rect_of(10, 20, 0, 5), None);
+        assert_eq!(rect_of(10, 20, 30, 5), Some([10, 20, 40, 25]));
+    }
+}

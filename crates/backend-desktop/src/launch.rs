@@ -1,0 +1,281 @@
+//! `launch_app`: what may be started (installed desktop entries, allow-listed executables) and
+//! starting it detached on the desktop.
+
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::messages;
+use crate::target::DesktopTarget;
+
+/// Longest wait for a launched application's window.
+pub const WINDOW_WAIT: Duration = Duration::from_secs(15);
+
+/// What `launch_app` may start besides installed desktop entries: executables named in the
+/// routing table's `launch_allow` option (names on PATH or absolute paths). Nothing else.
+#[derive(Debug, Clone, Default)]
+pub struct LaunchPolicy {
+    allow: Vec<String>,
+}
+
+/// A resolved launch: the program, its arguments and the root name its window will have.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LaunchPlan {
+    /// Program path.
+    pub program: PathBuf,
+    /// Arguments.
+    pub args: Vec<String>,
+    /// Expected root name (the executable's basename).
+    pub root: String,
+}
+
+impl LaunchPolicy {
+    /// From the server options: `{"launch_allow": ["prog", "/abs/prog", …]}`.
+    pub fn from_options(options: &Value) -> Result<Self, String> {
+        let allow = match options.get("launch_allow") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|v| {
+                    v.as_str().map(str::to_owned).ok_or_else(|| {
+                        format!("launch_allow must be a list of program names, found {v}")
+                    })
+                })
+                .collect::<Result<_, _>>()?,
+            Some(other) => {
+                return Err(format!(
+                    "launch_allow must be a list of program names, found {other}"
+                ));
+            }
+        };
+        Ok(LaunchPolicy { allow })
+    }
+
+    /// Executables allowed besides desktop entries.
+    pub fn allowed(&self) -> &[String] {
+        &self.allow
+    }
+
+    /// Resolves `app`: a desktop entry first, then the allow-list.
+    pub fn resolve(&self, app: &str, extra: &[String]) -> Result<LaunchPlan, String> {
+        let app = app.trim();
+        if app.is_empty() {
+            return Err(messages::launch_refused(app, &self.allow));
+        }
+        if let Some((program, mut args)) = find_desktop_entry(app) {
+            args.extend(extra.iter().cloned());
+            return Ok(plan(program, args));
+        }
+        let allowed = self
+            .allow
+            .iter()
+            .any(|a| a == app || Path::new(a).file_name().and_then(|n| n.to_str()) == Some(app));
+        if allowed {
+            let program = if app.contains('/') {
+                PathBuf::from(app)
+            } else {
+                self.allow
+                    .iter()
+                    .find(|a| {
+                        a.contains('/')
+                            && Path::new(a).file_name().and_then(|n| n.to_str()) == Some(app)
+                    })
+                    .map(PathBuf::from)
+                    .or_else(|| crate::vdesktop::which(app))
+                    .ok_or_else(|| format!("{app:?} is allowed but not installed (not on PATH)."))?
+            };
+            return Ok(plan(program, extra.to_vec()));
+        }
+        Err(messages::launch_refused(app, &self.allow))
+    }
+}
+
+fn plan(program: PathBuf, args: Vec<String>) -> LaunchPlan {
+    let root = program
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    LaunchPlan {
+        program,
+        args,
+        root,
+    }
+}
+
+fn application_dirs() -> Vec<PathBuf> {
+    let dirs = std::env::var("XDG_DATA_DIRS")
+        .ok()
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| "/usr/local/share:/usr/share".to_owned());
+    dirs.split(':')
+        .map(|d| Path::new(d).join("applications"))
+        .collect()
+}
+
+/// Finds an installed desktop entry, best match first: the file name, the file name without its
+/// reverse-DNS prefix (`org.xfce.mousepad` → `mousepad`), `Name=`, then the basename of the
+/// `Exec=` program (entries hidden from menus last); returns the command line.
+pub fn find_desktop_entry(app: &str) -> Option<(PathBuf, Vec<String>)> {
+    let want = app.to_lowercase();
+    let want = want.strip_suffix(".desktop").unwrap_or(&want).to_owned();
+    let mut best: Option<(u8, Entry)> = None;
+    for dir in application_dirs() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut files: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        files.sort();
+        for path in files {
+            if path.extension().and_then(|e| e.to_str()) != Some("desktop") {
+                continue;
+            }
+            let stem = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().to_lowercase())
+                .unwrap_or_default();
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            let Some(entry) = parse_entry(&text) else {
+                continue;
+            };
+            let exe_base = entry.argv.first().and_then(|p| {
+                Path::new(p)
+                    .file_name()
+                    .map(|n| n.to_string_lossy().to_lowercase())
+            });
+            let rank = if stem == want {
+                0
+            } else if stem.rsplit('.').next() == Some(want.as_str()) {
+                1
+            } else if entry.name.to_lowercase() == want {
+                2
+            } else if exe_base.as_deref() == Some(want.as_str()) {
+                if entry.hidden { 4 } else { 3 }
+            } else {
+                continue;
+            };
+            if best.as_ref().is_none_or(|(r, _)| rank < *r) {
+                best = Some((rank, entry));
+            }
+        }
+    }
+    let (_, entry) = best?;
+    let mut argv = entry.argv;
+    let program = argv.remove(0);
+    let program = if program.contains('/') {
+        PathBuf::from(program)
+    } else {
+        crate::vdesktop::which(&program)?
+    };
+    Some((program, argv))
+}
+
+struct Entry {
+    name: String,
+    argv: Vec<String>,
+    hidden: bool,
+}
+
+fn parse_entry(text: &str) -> Option<Entry> {
+    let mut in_main = false;
+    let mut name = String::new();
+    let mut exec = None;
+    let mut hidden = false;
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_main = line == "[Desktop Entry]";
+            continue;
+        }
+        if !in_main {
+            continue;
+        }
+        if let Some(v) = line.strip_prefix("Name=") {
+            name = v.to_owned();
+        } else if let Some(v) = line.strip_prefix("Exec=") {
+            exec = Some(v.to_owned());
+        } else if line == "NoDisplay=true" || line == "Hidden=true" {
+            hidden = true;
+        }
+    }
+    let argv: Vec<String> = shlex::split(&exec?)?
+        .into_iter()
+        .filter(|a| !(a.len() == 2 && a.starts_with('%')))
+        .collect();
+    if argv.is_empty() {
+        return None;
+    }
+    Some(Entry { name, argv, hidden })
+}
+
+/// Starts the plan on the desktop, detached: in the managed desktop's process group (so
+/// `deft desktop stop` ends it), else in a session of its own. Returns the pid.
+pub fn spawn(plan: &LaunchPlan, target: &DesktopTarget) -> Result<u32, String> {
+    let mut cmd = Command::new(&plan.program);
+    cmd.args(&plan.args)
+        .env_remove("NO_AT_BRIDGE")
+        .envs(
+            target
+                .launch_env
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str())),
+        )
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    // Join the managed desktop's group when this process may (same session); else a group of
+    // its own. Either way it is out of deft's process group.
+    let joined = match target.pgid {
+        Some(pgid) if crate::vdesktop::pid_alive(pgid) => {
+            cmd.process_group(pgid);
+            cmd.spawn().ok()
+        }
+        _ => None,
+    };
+    let child = match joined {
+        Some(child) => child,
+        None => {
+            cmd.process_group(0);
+            cmd.spawn()
+                .map_err(|e| format!("Cannot start {}: {e}", plan.program.display()))?
+        }
+    };
+    let pid = child.id();
+    std::thread::spawn(move || {
+        let mut child = child;
+        let _ = child.wait();
+    });
+    Ok(pid)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn desktop_entry_exec_drops_field_codes() {
+        let e = parse_entry(
+            "[Desktop Entry]\nName=Mousepad\nExec=mousepad %F\n[Desktop Action x]\nExec=other\n",
+        )
+        .unwrap();
+        assert_eq!(e.name, "Mousepad");
+        assert_eq!(e.argv, vec!["mousepad"]);
+    }
+
+    #[test]
+    fn unknown_apps_are_refused_with_the_allow_list() {
+        let p =
+            LaunchPolicy::from_options(&serde_json::json!({"launch_allow": ["xeyes"]})).unwrap();
+        let err = p.resolve("definitely-not-installed-app", &[]).unwrap_err();
+        assert!(
+            err.starts_with("Cannot launch \"definitely-not-installed-app\""),
+            "{err}"
+        );
+        assert!(err.contains("(xeyes)"), "{err}");
+        assert!(LaunchPolicy::from_options(&serde_json::json!({"launch_allow": "x"})).is_err());
+    }
+}

@@ -1,0 +1,208 @@
+//! Every text this backend writes for the model (tool descriptions, errors, warnings). Stable:
+//! prompts and tests rely on them.
+
+/// The server's name in MCP `initialize`.
+pub const SERVER_NAME: &str = "deft-desktop";
+
+/// Server instructions.
+pub const INSTRUCTIONS: &str = "Linux desktop applications through the accessibility tree (AT-SPI) and real input (XTest). Call get_desktop_app_info, then select_application_window, then get_app_window_controls_info; act on controls by id with the name as a check.";
+
+/// No window or control map yet (UFO's text).
+pub const NO_WINDOWS: &str =
+    "No application windows available. Please call get_desktop_app_info first.";
+
+/// No control list of the selected window yet.
+pub const NO_CONTROLS: &str =
+    "No controls available. Please call get_app_window_controls_info first.";
+
+/// An action or control listing without a selected window.
+pub const NO_WINDOW_SELECTED: &str =
+    "No window selected. Call get_desktop_app_info and select_application_window first.";
+
+/// `wait` outside 0..=300 s.
+pub const WAIT_RANGE: &str = "seconds must be between 0 and 300.";
+
+/// Neither a display in the environment nor a running managed desktop.
+pub fn no_display(state_file: &str) -> String {
+    format!(
+        "No desktop to operate: DISPLAY is not set and no managed virtual desktop runs (state file {state_file}). Start one with `deft desktop start`, or set DISPLAY (and DBUS_SESSION_BUS_ADDRESS or AT_SPI_BUS_ADDRESS) to a running X session with AT-SPI."
+    )
+}
+
+/// The desktop could not be reached.
+pub fn unreachable(what: &str, err: &str) -> String {
+    format!(
+        "Cannot reach the desktop's {what}: {err}. Check that the desktop runs (`deft desktop status`) and retry."
+    )
+}
+
+/// Missing id argument.
+pub fn empty_id(kind: &str) -> String {
+    format!("The {kind} id is empty. Give the id from the latest listing.")
+}
+
+/// Unknown window id.
+pub fn unknown_window(id: &str, known: &[String]) -> String {
+    format!(
+        "Window id {id} is not in the list of windows. Available window ids: {}. Call get_desktop_app_info to refresh the list.",
+        list_or_none(known)
+    )
+}
+
+/// A window id that was listed but has closed.
+pub fn window_gone(id: &str, name: &str) -> String {
+    format!(
+        "Window {id} ({name:?}) is no longer open. Call get_desktop_app_info to refresh the list of windows."
+    )
+}
+
+/// Unknown control id.
+pub fn unknown_control(id: &str, known: &[String]) -> String {
+    format!(
+        "Control id {id} is not in the control list of the selected window. Available control ids: {}. Call get_app_window_controls_info to refresh it.",
+        list_or_none(known)
+    )
+}
+
+/// A control id of another window.
+pub fn other_window(id: &str, window_id: &str, window_name: &str) -> String {
+    format!(
+        "Control {id} belongs to window {window_id} ({window_name:?}), not the selected window; select it first with select_application_window."
+    )
+}
+
+/// A control that no longer exists.
+pub fn vanished(id: &str, name: &str) -> String {
+    format!(
+        "Control {id}: {name} no longer exists in the window, please refresh the application state with get_app_window_controls_info to get the latest control ids."
+    )
+}
+
+/// UFO's validation failure text.
+pub fn not_interactable(id: &str, name: &str, action: &str, why: &str) -> String {
+    format!(
+        "Control {id}: {name} is not available or not interactable for the action {action} ({why}), please refresh the application state to get the latest interactable control information."
+    )
+}
+
+/// UFO's name-mismatch warning.
+pub fn name_mismatch(id: &str, real: &str, given: &str) -> String {
+    format!(
+        "Warning: The name of your chosen control id {id} is {real}, but the name argument is {given}. The action is performed on control {id}:{real}."
+    )
+}
+
+/// `texts` on a name mismatch: only the warning, nothing read.
+pub fn texts_mismatch(id: &str, real: &str, given: &str) -> String {
+    format!(
+        "Warning: The name of your chosen control id {id} is {real}, but the name argument is {given}. Nothing was read; call texts again with the matching id and name."
+    )
+}
+
+/// A coordinate fraction outside 0..=1.
+pub fn bad_fraction(name: &str, value: f64) -> String {
+    format!(
+        "{name} = {value} is outside the window: coordinates are fractions of the selected window, from 0.0 (left/top) to 1.0 (right/bottom)."
+    )
+}
+
+/// Unknown mouse button.
+pub fn bad_button(button: &str) -> String {
+    format!("Unknown mouse button {button:?}: use \"left\", \"right\" or \"middle\".")
+}
+
+/// `select_option` on a control without options.
+pub fn no_options(id: &str, name: &str) -> String {
+    format!(
+        "Control {id}: {name} has no options to select. select_option works on combo boxes and lists."
+    )
+}
+
+/// `select_option` with an option that is not there.
+pub fn unknown_option(option: &str, options: &[String]) -> String {
+    format!(
+        "There is no option {option:?}. Options: {}.",
+        options
+            .iter()
+            .map(|o| format!("{o:?}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// `set_edit_text` on something that takes no text.
+pub fn not_editable(id: &str, name: &str) -> String {
+    format!(
+        "Control {id}: {name} does not take text. Use set_edit_text on an edit control, or keyboard_input."
+    )
+}
+
+/// `texts` on a control without text.
+pub fn no_text(id: &str, name: &str) -> String {
+    format!("Control {id}: {name} has no text to read.")
+}
+
+/// launch_app with an app that is neither a desktop entry nor allowed.
+pub fn launch_refused(app: &str, allowed: &[String]) -> String {
+    format!(
+        "Cannot launch {app:?}: it is neither an installed desktop application (a .desktop entry name such as \"mousepad\" or \"org.gnome.Calculator\") nor on the allow-list of executables ({}).",
+        list_or_none(allowed)
+    )
+}
+
+/// launch_app: started, but no window appeared.
+pub fn launch_no_window(app: &str, secs: u64) -> String {
+    format!(
+        "{app} was started but showed no window within {secs} s. Call get_desktop_app_info to look again, or wait and retry."
+    )
+}
+
+/// An action's text result.
+pub fn done(action: &str, effect: &str) -> String {
+    format!("{action} done; effect: {effect}.")
+}
+
+fn list_or_none(items: &[String]) -> String {
+    if items.is_empty() {
+        "none".to_owned()
+    } else {
+        items.join(", ")
+    }
+}
+
+/// Description of `keyboard_input`'s `keys`.
+pub const KEYS_SYNTAX: &str = "Keys to press, pywinauto/UFO syntax: plain text is typed as is (any Unicode); {ENTER}, {TAB}, {ESC}, {BACKSPACE}, {DELETE}, {HOME}, {END}, {UP}, {DOWN}, {LEFT}, {RIGHT}, {PGUP}, {PGDN}, {F1}.. name keys, {TAB 2} repeats; ^ = Ctrl, + = Shift, % = Alt for the next key or (group): ^a, ^{END}, +{TAB}; {VK_CONTROL down}...{VK_CONTROL up} holds a modifier; ~ = Enter; {+} {^} {%} {~} {{} {}} type those characters.";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn texts_not_covered_by_the_integration_tests_are_stable() {
+        assert_eq!(
+            window_gone("3", "Untitled 1 - Mousepad"),
+            "Window 3 (\"Untitled 1 - Mousepad\") is no longer open. Call get_desktop_app_info to refresh the list of windows."
+        );
+        assert_eq!(
+            unreachable("X display :5", "connection refused"),
+            "Cannot reach the desktop's X display :5: connection refused. Check that the desktop runs (`deft desktop status`) and retry."
+        );
+        assert_eq!(
+            launch_no_window("mousepad", 15),
+            "mousepad was started but showed no window within 15 s. Call get_desktop_app_info to look again, or wait and retry."
+        );
+        assert_eq!(no_text("4", "Logo"), "Control 4: Logo has no text to read.");
+        assert_eq!(
+            unknown_window("7", &[]),
+            "Window id 7 is not in the list of windows. Available window ids: none. Call get_desktop_app_info to refresh the list."
+        );
+        assert_eq!(
+            launch_refused("rm", &[]),
+            "Cannot launch \"rm\": it is neither an installed desktop application (a .desktop entry name such as \"mousepad\" or \"org.gnome.Calculator\") nor on the allow-list of executables (none)."
+        );
+        assert_eq!(
+            done("click_input", "changed"),
+            "click_input done; effect: changed."
+        );
+    }
+}

@@ -1,0 +1,1094 @@
+//! The MCP server: UFO's desktop tools (collection, host actions, app actions) over one
+//! [`Session`].
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use deft_protocol::TIMEOUT_META_KEY;
+use deft_protocol::observation::{
+    self, ControlType, ListingFormat, ListingOptions, WindowListOptions,
+};
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{
+    CallToolResult, ContentBlock as Content, Implementation, MetaObject, ServerCapabilities,
+    ServerConfig,
+};
+use rmcp::{ServerHandler, tool, tool_handler, tool_router};
+use schemars::JsonSchema;
+use serde::{Deserialize, Deserializer};
+use serde_json::{Value, json};
+
+use crate::a11y;
+use crate::keys::{self, KeyStep};
+use crate::launch::{self, LaunchPolicy};
+use crate::marks;
+use crate::messages;
+use crate::session::{Connected, Session};
+use crate::target::DesktopTarget;
+use crate::x11::Button;
+
+/// Longest `wait`.
+pub const MAX_WAIT_SECS: f64 = 300.0;
+
+fn lenient_id<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    Ok(match Option::<Value>::deserialize(d)? {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s,
+        Some(Value::Number(n)) => n.to_string(),
+        Some(other) => {
+            return Err(serde::de::Error::custom(format!(
+                "id must be a string such as \"7\", not {other}"
+            )));
+        }
+    })
+}
+
+/// `id` and `name` of a control (or window).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct Target {
+    /// The id from the latest listing (a string like "7"; the number 7 is accepted).
+    #[serde(default, deserialize_with = "lenient_id")]
+    #[schemars(with = "String")]
+    pub id: String,
+    /// The name shown with the id; a check: on a mismatch the action still runs on the id and
+    /// returns a warning.
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+/// Arguments of `get_desktop_app_info`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+pub struct AppInfoParams {
+    /// Leave out windows with an empty title (default true).
+    #[serde(default)]
+    pub remove_empty: Option<bool>,
+    /// Enumerate again (default true); false returns the previous list.
+    #[serde(default)]
+    pub refresh_app_windows: Option<bool>,
+}
+
+/// Arguments of `get_app_window_controls_info` (docs/observation.md "Tools"; lenient: `null` is the
+/// default, `field_list` may be one comma-separated string).
+#[derive(Debug, Clone, Default, serde::Serialize, Deserialize, JsonSchema)]
+pub struct ListingParams {
+    /// Optional fields to add: rect, text, description, role (UFO's control_rect works too).
+    #[serde(default)]
+    #[schemars(with = "Option<Vec<String>>")]
+    pub field_list: Option<Value>,
+    /// List interactive controls only (default false).
+    #[serde(default)]
+    pub only_interactive: Option<bool>,
+    /// Most control lines to print (default 1000).
+    #[serde(default)]
+    pub max_controls: Option<usize>,
+    /// "compact" (default) or "json".
+    #[serde(default)]
+    pub format: Option<String>,
+}
+
+/// Arguments of `capture_window_screenshot`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+pub struct ScreenshotParams {
+    /// Draw each listed interactive control's box and id (set-of-marks).
+    #[serde(default)]
+    pub annotated: Option<bool>,
+}
+
+/// Arguments of `get_ui_tree`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+pub struct UiTreeParams {
+    /// Depth limit below the window (default 8).
+    #[serde(default)]
+    pub max_depth: Option<usize>,
+}
+
+/// Arguments of `launch_app`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct LaunchParams {
+    /// A desktop-entry name ("mousepad", "org.gnome.Calculator", or the app's Name) or an
+    /// allow-listed executable.
+    pub app: String,
+    /// Extra arguments.
+    #[serde(default)]
+    pub args: Option<Vec<String>>,
+}
+
+/// Arguments of `click_input`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct ClickParams {
+    #[serde(flatten)]
+    #[allow(missing_docs)]
+    pub target: Target,
+    /// "left" (default), "right" or "middle".
+    #[serde(default)]
+    pub button: Option<String>,
+    /// Double-click.
+    #[serde(default)]
+    pub double: Option<bool>,
+}
+
+/// Arguments of `click_on_coordinates`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct CoordParams {
+    /// Horizontal position as a fraction of the selected window's width (0.0–1.0).
+    pub x: f64,
+    /// Vertical position as a fraction of the window's height (0.0–1.0).
+    pub y: f64,
+    /// "left" (default), "right" or "middle".
+    #[serde(default)]
+    pub button: Option<String>,
+    /// Double-click.
+    #[serde(default)]
+    pub double: Option<bool>,
+}
+
+/// Arguments of `drag_on_coordinates`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct DragParams {
+    /// Start, fraction of the window's width.
+    pub start_x: f64,
+    /// Start, fraction of the window's height.
+    pub start_y: f64,
+    /// End, fraction of the window's width.
+    pub end_x: f64,
+    /// End, fraction of the window's height.
+    pub end_y: f64,
+    /// "left" (default), "right" or "middle".
+    #[serde(default)]
+    pub button: Option<String>,
+    /// A modifier held during the drag: "ctrl", "shift" or "alt".
+    #[serde(default)]
+    pub key_hold: Option<String>,
+}
+
+/// Arguments of `set_edit_text`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct SetTextParams {
+    #[serde(flatten)]
+    #[allow(missing_docs)]
+    pub target: Target,
+    /// The text the control should hold (any Unicode).
+    pub text: String,
+    /// Only for the typing fallback (controls without EditableText): select all and delete
+    /// before typing. The edit path always replaces the whole text.
+    #[serde(default)]
+    pub clear_current_text: Option<bool>,
+}
+
+/// Arguments of `keyboard_input`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct KeysParams {
+    /// The control to send keys to (optional with control_focus=false).
+    #[serde(default, deserialize_with = "lenient_id")]
+    #[schemars(with = "Option<String>")]
+    pub id: String,
+    /// The control's name, as a check.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The keys.
+    #[schemars(description = messages::KEYS_SYNTAX)]
+    pub keys: String,
+    /// Focus the control first (default true).
+    #[serde(default)]
+    pub control_focus: Option<bool>,
+}
+
+/// Arguments of `wheel_mouse_input`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct WheelParams {
+    #[serde(flatten)]
+    #[allow(missing_docs)]
+    pub target: Target,
+    /// Notches to turn; positive scrolls up, negative down (UFO's convention).
+    #[serde(default)]
+    pub wheel_dist: Option<i32>,
+}
+
+/// Arguments of `select_option`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct SelectOptionParams {
+    #[serde(flatten)]
+    #[allow(missing_docs)]
+    pub target: Target,
+    /// The option's text.
+    pub option: String,
+}
+
+/// Arguments of `wait`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct WaitParams {
+    /// Seconds to wait, 0–300.
+    pub seconds: f64,
+}
+
+/// Arguments of `summary`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct SummaryParams {
+    /// The summary to pass on.
+    pub text: String,
+}
+
+/// deft's desktop tool server. Clones share one [`Session`] (ids, selected window).
+#[derive(Clone)]
+pub struct DesktopServer {
+    session: Arc<Session>,
+    launch: Arc<LaunchPolicy>,
+    tool_router: ToolRouter<Self>,
+}
+
+impl std::fmt::Debug for DesktopServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DesktopServer")
+            .field("session", &self.session)
+            .finish_non_exhaustive()
+    }
+}
+
+fn wait_meta() -> MetaObject {
+    let mut meta = MetaObject::new();
+    meta.0.insert(TIMEOUT_META_KEY.to_owned(), 300.into());
+    meta
+}
+
+fn launch_meta() -> MetaObject {
+    let mut meta = MetaObject::new();
+    meta.0.insert(TIMEOUT_META_KEY.to_owned(), 30.into());
+    meta
+}
+
+fn fail(text: impl Into<String>) -> CallToolResult {
+    CallToolResult::error(vec![Content::text(text.into())])
+}
+
+fn button_of(b: Option<&str>) -> Result<Button, String> {
+    match b.map(|s| s.trim().to_ascii_lowercase()).as_deref() {
+        None | Some("" | "left") => Ok(Button::Left),
+        Some("right") => Ok(Button::Right),
+        Some("middle") => Ok(Button::Middle),
+        Some(other) => Err(messages::bad_button(other)),
+    }
+}
+
+fn fraction(name: &str, v: f64) -> Result<f64, String> {
+    if (0.0..=1.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(messages::bad_fraction(name, v))
+    }
+}
+
+fn centre(r: [i32; 4]) -> (i32, i32) {
+    ((r[0] + r[2]) / 2, (r[1] + r[3]) / 2)
+}
+
+fn point_in(r: [i32; 4], fx: f64, fy: f64) -> (i32, i32) {
+    let w = f64::from(r[2] - r[0]);
+    let h = f64::from(r[3] - r[1]);
+    (
+        r[0] + ((w * fx) as i32).min(r[2] - r[0] - 1).max(0),
+        r[1] + ((h * fy) as i32).min(r[3] - r[1] - 1).max(0),
+    )
+}
+
+fn action_result(
+    action: &str,
+    effect: &str,
+    warning: Option<String>,
+    extra: Value,
+) -> CallToolResult {
+    let mut obj = json!({ "effect": effect, "message": messages::done(action, effect) });
+    if let Some(w) = warning {
+        obj["warning"] = Value::String(w);
+    }
+    if let (Value::Object(o), Value::Object(e)) = (&mut obj, extra) {
+        o.extend(e);
+    }
+    CallToolResult::structured(obj)
+}
+
+/// Types parsed key steps through XTest.
+pub fn type_steps(c: &Connected, steps: &[KeyStep]) -> Result<(), String> {
+    let x = &c.x;
+    let mut held: Vec<u8> = Vec::new();
+    for step in steps {
+        match step {
+            KeyStep::Char(ch) => {
+                let sym = xkeysym::Keysym::from_char(*ch).raw();
+                x.tap_keysym(sym).map_err(|e| e.0)?;
+            }
+            KeyStep::Key(sym) => x.tap_keysym(*sym).map_err(|e| e.0)?,
+            KeyStep::ModDown(m) => {
+                let code = x
+                    .modifier(m)
+                    .ok_or_else(|| format!("the keyboard has no {m} key"))?;
+                x.key(code, true).map_err(|e| e.0)?;
+                held.push(code);
+            }
+            KeyStep::ModUp(m) => {
+                if let Some(code) = x.modifier(m) {
+                    x.key(code, false).map_err(|e| e.0)?;
+                    held.retain(|c| *c != code);
+                }
+            }
+        }
+    }
+    for code in held {
+        let _ = x.key(code, false);
+    }
+    x.sync().map_err(|e| e.0)
+}
+
+#[tool_router]
+impl DesktopServer {
+    /// A server on `target`; `launch` says what `launch_app` may start.
+    pub fn new(target: DesktopTarget, launch: LaunchPolicy) -> Self {
+        DesktopServer {
+            session: Arc::new(Session::new(target)),
+            launch: Arc::new(launch),
+            tool_router: Self::tool_router(),
+        }
+    }
+
+    /// The session (ids, selected window), for tests and benchmarks.
+    pub fn session(&self) -> &Arc<Session> {
+        &self.session
+    }
+
+    #[tool(
+        name = "get_desktop_app_info",
+        description = "List the desktop's top-level windows as JSON [{id, name, type, app}] (app = the application's root name). Ids stay valid for the device session.",
+        annotations(read_only_hint = true)
+    )]
+    async fn get_desktop_app_info(
+        &self,
+        Parameters(p): Parameters<AppInfoParams>,
+    ) -> CallToolResult {
+        let opts = WindowListOptions {
+            remove_empty: p.remove_empty.unwrap_or(true),
+            refresh_app_windows: p.refresh_app_windows.unwrap_or(true),
+        };
+        match self
+            .session
+            .list_windows(opts.remove_empty, opts.refresh_app_windows)
+            .await
+        {
+            Ok(windows) => {
+                let list = observation::render_window_list(&windows);
+                CallToolResult::structured(json!({ "windows": list }))
+            }
+            Err(e) => fail(e),
+        }
+    }
+
+    #[tool(
+        name = "get_app_window_controls_info",
+        description = "List the selected window's controls: one line per control `id type \"name\" [= \"value\"] states`, compact by default (format: \"json\" for JSON). field_list adds fields (rect, text, description, role); only_interactive and max_controls narrow it. A leading * marks controls new since the previous listing.",
+        annotations(read_only_hint = true)
+    )]
+    async fn get_app_window_controls_info(
+        &self,
+        Parameters(p): Parameters<ListingParams>,
+    ) -> CallToolResult {
+        let opts: ListingOptions = match serde_json::to_value(&p).and_then(serde_json::from_value) {
+            Ok(o) => o,
+            Err(e) => return fail(format!("Invalid arguments: {e}")),
+        };
+        match self.session.list_controls().await {
+            Ok((window, controls)) => match opts.format {
+                ListingFormat::Compact => CallToolResult::success(vec![Content::text(
+                    observation::render_compact(&window, &controls, &opts),
+                )]),
+                ListingFormat::Json => {
+                    CallToolResult::structured(observation::render_json(&window, &controls, &opts))
+                }
+            },
+            Err(e) => fail(e),
+        }
+    }
+
+    #[tool(
+        name = "capture_window_screenshot",
+        description = "PNG screenshot of the selected window (falls back to the whole desktop). annotated: true draws each listed interactive control's box and id.",
+        annotations(read_only_hint = true)
+    )]
+    async fn capture_window_screenshot(
+        &self,
+        Parameters(p): Parameters<ScreenshotParams>,
+    ) -> CallToolResult {
+        let window = match self.session.selected().await {
+            Ok(w) => w,
+            Err(e) => return fail(e),
+        };
+        let c = match self.session.connected().await {
+            Ok(c) => c,
+            Err(e) => return fail(e),
+        };
+        let rect = self.session.window_rect(&window).await;
+        let marks = if p.annotated.unwrap_or(false) {
+            self.session.listed_controls(window.id).await
+        } else {
+            Vec::new()
+        };
+        let x = c.x.clone();
+        let wid = window.id;
+        let shot = tokio::task::spawn_blocking(move || -> Result<(Vec<u8>, String), String> {
+            let (sw, sh) = (i32::from(x.size.0), i32::from(x.size.1));
+            let (mut img, text) = match rect.as_ref().map(|r| (*r, x.capture(*r))) {
+                Ok((r, Ok(img))) => {
+                    let text = format!(
+                        "window {wid} rect=[{},{},{},{}]",
+                        img.origin.0,
+                        img.origin.1,
+                        img.origin.0 + img.width as i32,
+                        img.origin.1 + img.height as i32
+                    );
+                    let _ = r;
+                    (img, text)
+                }
+                Ok((_, Err(e))) => (
+                    x.capture([0, 0, sw, sh]).map_err(|e| e.0)?,
+                    format!("desktop rect=[0,0,{sw},{sh}] (window capture fell back to the desktop: {})", e.0),
+                ),
+                Err(e) => (
+                    x.capture([0, 0, sw, sh]).map_err(|e| e.0)?,
+                    format!("desktop rect=[0,0,{sw},{sh}] (window capture fell back to the desktop: {e})"),
+                ),
+            };
+            for (id, d) in &marks {
+                if let Some(r) = d.rect
+                    && d.interactive
+                {
+                    marks::mark(&mut img, r, &id.to_string());
+                }
+            }
+            Ok((img.to_png().map_err(|e| e.0)?, text))
+        })
+        .await;
+        match shot {
+            Ok(Ok((png, text))) => CallToolResult::success(vec![
+                Content::text(text),
+                Content::image(
+                    base64::engine::general_purpose::STANDARD.encode(png),
+                    "image/png",
+                ),
+            ]),
+            Ok(Err(e)) => fail(format!("Screenshot failed: {e}")),
+            Err(e) => fail(format!("Screenshot failed: {e}")),
+        }
+    }
+
+    #[tool(
+        name = "capture_desktop_screenshot",
+        description = "PNG screenshot of the whole desktop.",
+        annotations(read_only_hint = true)
+    )]
+    async fn capture_desktop_screenshot(&self) -> CallToolResult {
+        let c = match self.session.connected().await {
+            Ok(c) => c,
+            Err(e) => return fail(e),
+        };
+        let x = c.x.clone();
+        let shot = tokio::task::spawn_blocking(move || -> Result<(Vec<u8>, String), String> {
+            let (sw, sh) = (i32::from(x.size.0), i32::from(x.size.1));
+            let img = x.capture([0, 0, sw, sh]).map_err(|e| e.0)?;
+            Ok((
+                img.to_png().map_err(|e| e.0)?,
+                format!("desktop rect=[0,0,{sw},{sh}]"),
+            ))
+        })
+        .await;
+        match shot {
+            Ok(Ok((png, text))) => CallToolResult::success(vec![
+                Content::text(text),
+                Content::image(
+                    base64::engine::general_purpose::STANDARD.encode(png),
+                    "image/png",
+                ),
+            ]),
+            Ok(Err(e)) => fail(format!("Screenshot failed: {e}")),
+            Err(e) => fail(format!("Screenshot failed: {e}")),
+        }
+    }
+
+    #[tool(
+        name = "get_ui_tree",
+        description = "The selected window's raw accessibility tree as nested JSON {type, role, name, rect, children}, to max_depth (default 8).",
+        annotations(read_only_hint = true)
+    )]
+    async fn get_ui_tree(&self, Parameters(p): Parameters<UiTreeParams>) -> CallToolResult {
+        let window = match self.session.selected().await {
+            Ok(w) => w,
+            Err(e) => return fail(e),
+        };
+        let snap = match self.session.snapshot(&window).await {
+            Ok(s) => s,
+            Err(e) => return fail(e),
+        };
+        let max_depth = p.max_depth.unwrap_or(8);
+        fn node(tree: &crate::a11y::Tree, i: usize, depth: usize, max: usize) -> Value {
+            let n = &tree.nodes[i];
+            let mut v = json!({
+                "type": ControlType::from_atspi_role(n.role).as_str(),
+                "role": n.role,
+                "name": observation::clean_name(&n.name),
+                "rect": n.rect,
+            });
+            if depth < max && !n.children.is_empty() {
+                v["children"] = Value::Array(
+                    n.children
+                        .iter()
+                        .map(|c| node(tree, *c, depth + 1, max))
+                        .collect(),
+                );
+            }
+            v
+        }
+        CallToolResult::structured(node(&snap.tree, 0, 0, max_depth))
+    }
+
+    #[tool(
+        name = "select_application_window",
+        description = "Select a window by id (name as a check) from get_desktop_app_info: raises and focuses it; later control tools act on it. Returns {root_name, window_info}."
+    )]
+    async fn select_application_window(&self, Parameters(t): Parameters<Target>) -> CallToolResult {
+        let (entry, warning) = match self.session.window(&t.id, t.name.as_deref()).await {
+            Ok(v) => v,
+            Err(e) => return fail(e),
+        };
+        if let Err(e) = self.session.select(&entry).await {
+            return fail(e);
+        }
+        let mut out = json!({
+            "root_name": entry.app,
+            "window_info": entry.summary().to_json(),
+        });
+        if let Some(w) = warning {
+            out["warning"] = Value::String(w);
+        }
+        CallToolResult::structured(out)
+    }
+
+    #[tool(
+        name = "launch_app",
+        description = "Start an installed desktop application by its desktop-entry name (e.g. \"mousepad\") or an allow-listed executable, detached; waits up to 15 s for its window and returns it ({id, name, type, app}). Select it with select_application_window.",
+        meta = launch_meta()
+    )]
+    async fn launch_app(&self, Parameters(p): Parameters<LaunchParams>) -> CallToolResult {
+        let plan = match self
+            .launch
+            .resolve(&p.app, p.args.as_deref().unwrap_or(&[]))
+        {
+            Ok(plan) => plan,
+            Err(e) => return fail(e),
+        };
+        if let Err(e) = self.session.connected().await {
+            return fail(e);
+        }
+        let before = match self.session.list_windows(false, true).await {
+            Ok(_) => self.session.open_window_keys().await,
+            Err(e) => return fail(e),
+        };
+        let pid = match launch::spawn(&plan, self.session.target()) {
+            Ok(pid) => pid,
+            Err(e) => return fail(e),
+        };
+        let deadline = Instant::now() + launch::WINDOW_WAIT;
+        loop {
+            match self
+                .session
+                .find_window_of(Some(pid), &plan.root, &before)
+                .await
+            {
+                Ok(Some(w)) => {
+                    return CallToolResult::structured(json!({
+                        "window": w.summary().to_json(),
+                        "pid": pid,
+                    }));
+                }
+                Ok(None) => {}
+                Err(e) => return fail(e),
+            }
+            if Instant::now() >= deadline {
+                return fail(messages::launch_no_window(
+                    &p.app,
+                    launch::WINDOW_WAIT.as_secs(),
+                ));
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    #[tool(
+        name = "click_input",
+        description = "Click a control by id (name as a check) with a real pointer click at its centre; button left/right/middle, double for a double-click. Result has effect: changed | no_change."
+    )]
+    async fn click_input(&self, Parameters(p): Parameters<ClickParams>) -> CallToolResult {
+        let button = match button_of(p.button.as_deref()) {
+            Ok(b) => b,
+            Err(e) => return fail(e),
+        };
+        let resolved = match self
+            .session
+            .control(&p.target.id, p.target.name.as_deref())
+            .await
+        {
+            Ok(r) => r,
+            Err(e) => return fail(e),
+        };
+        let rect = match self.session.validate(&resolved.entry, "click_input").await {
+            Ok(r) => r,
+            Err(e) => return fail(e),
+        };
+        let key = resolved.entry.described.key.clone();
+        let double = p.double.unwrap_or(false);
+        let result = self
+            .session
+            .with_effect(|c| async move {
+                match rect {
+                    Some(r) => {
+                        let (x, y) = centre(r);
+                        let xx = c.x.clone();
+                        tokio::task::spawn_blocking(move || xx.click(x, y, button, double))
+                            .await
+                            .map_err(|e| e.to_string())?
+                            .map_err(|e| e.0)?;
+                        Ok(json!({ "via": "pointer", "point": [x, y] }))
+                    }
+                    None => {
+                        a11y::do_action(&c.a11y, &key, 0).await.map_err(|e| {
+                            format!(
+                                "The control has no on-screen position and its action failed: {e}"
+                            )
+                        })?;
+                        Ok(json!({ "via": "accessibility action" }))
+                    }
+                }
+            })
+            .await;
+        match result {
+            Ok((extra, effect)) => action_result("click_input", effect, resolved.warning, extra),
+            Err(e) => fail(e),
+        }
+    }
+
+    #[tool(
+        name = "click_on_coordinates",
+        description = "Click at a point of the selected window given as fractions (x, y from 0.0 to 1.0 of its width and height)."
+    )]
+    async fn click_on_coordinates(&self, Parameters(p): Parameters<CoordParams>) -> CallToolResult {
+        let (fx, fy, button) = match (
+            fraction("x", p.x),
+            fraction("y", p.y),
+            button_of(p.button.as_deref()),
+        ) {
+            (Ok(x), Ok(y), Ok(b)) => (x, y, b),
+            (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return fail(e),
+        };
+        let window = match self.session.selected().await {
+            Ok(w) => w,
+            Err(e) => return fail(e),
+        };
+        let rect = match self.session.window_rect(&window).await {
+            Ok(r) => r,
+            Err(e) => return fail(e),
+        };
+        let (x, y) = point_in(rect, fx, fy);
+        let double = p.double.unwrap_or(false);
+        let result = self
+            .session
+            .with_effect(|c| async move {
+                let xx = c.x.clone();
+                tokio::task::spawn_blocking(move || xx.click(x, y, button, double))
+                    .await
+                    .map_err(|e| e.to_string())?
+                    .map_err(|e| e.0)?;
+                Ok(json!({ "point": [x, y] }))
+            })
+            .await;
+        match result {
+            Ok((extra, effect)) => action_result("click_on_coordinates", effect, None, extra),
+            Err(e) => fail(e),
+        }
+    }
+
+    #[tool(
+        name = "drag_on_coordinates",
+        description = "Drag with a real pointer from (start_x, start_y) to (end_x, end_y), fractions of the selected window; key_hold holds ctrl/shift/alt during the drag."
+    )]
+    async fn drag_on_coordinates(&self, Parameters(p): Parameters<DragParams>) -> CallToolResult {
+        let checked = (|| -> Result<_, String> {
+            Ok((
+                fraction("start_x", p.start_x)?,
+                fraction("start_y", p.start_y)?,
+                fraction("end_x", p.end_x)?,
+                fraction("end_y", p.end_y)?,
+                button_of(p.button.as_deref())?,
+            ))
+        })();
+        let (sx, sy, ex, ey, button) = match checked {
+            Ok(v) => v,
+            Err(e) => return fail(e),
+        };
+        let hold = match p.key_hold.as_deref().map(|k| k.trim().to_ascii_lowercase()) {
+            None => None,
+            Some(k) if k.is_empty() => None,
+            Some(k) => match k.as_str() {
+                "ctrl" | "control" => Some("control"),
+                "shift" => Some("shift"),
+                "alt" => Some("alt"),
+                _ => {
+                    return fail(format!(
+                        "Unknown key_hold {k:?}: use \"ctrl\", \"shift\" or \"alt\"."
+                    ));
+                }
+            },
+        };
+        let window = match self.session.selected().await {
+            Ok(w) => w,
+            Err(e) => return fail(e),
+        };
+        let rect = match self.session.window_rect(&window).await {
+            Ok(r) => r,
+            Err(e) => return fail(e),
+        };
+        let from = point_in(rect, sx, sy);
+        let to = point_in(rect, ex, ey);
+        let result = self
+            .session
+            .with_effect(|c| async move {
+                let xx = c.x.clone();
+                tokio::task::spawn_blocking(move || -> Result<(), String> {
+                    let code = hold.and_then(|m| xx.modifier(m));
+                    if let Some(k) = code {
+                        xx.key(k, true).map_err(|e| e.0)?;
+                    }
+                    let r = xx.drag(from, to, button).map_err(|e| e.0);
+                    if let Some(k) = code {
+                        xx.key(k, false).map_err(|e| e.0)?;
+                    }
+                    r
+                })
+                .await
+                .map_err(|e| e.to_string())??;
+                Ok(json!({ "from": [from.0, from.1], "to": [to.0, to.1] }))
+            })
+            .await;
+        match result {
+            Ok((extra, effect)) => action_result("drag_on_coordinates", effect, None, extra),
+            Err(e) => fail(e),
+        }
+    }
+
+    #[tool(
+        name = "set_edit_text",
+        description = "Replace the text of an edit control (id, name as a check) with `text`; any Unicode arrives intact. Falls back to typing for controls without editable text."
+    )]
+    async fn set_edit_text(&self, Parameters(p): Parameters<SetTextParams>) -> CallToolResult {
+        let resolved = match self
+            .session
+            .control(&p.target.id, p.target.name.as_deref())
+            .await
+        {
+            Ok(r) => r,
+            Err(e) => return fail(e),
+        };
+        let d = resolved.entry.described.clone();
+        if !d.editable && d.kind != ControlType::Edit && d.kind != ControlType::Combobox {
+            return fail(messages::not_editable(
+                &resolved.entry.id.to_string(),
+                &d.name,
+            ));
+        }
+        let rect = match self
+            .session
+            .validate(&resolved.entry, "set_edit_text")
+            .await
+        {
+            Ok(r) => r,
+            Err(e) => return fail(e),
+        };
+        let text = p.text.clone();
+        let clear = p.clear_current_text.unwrap_or(false);
+        let result = self
+            .session
+            .with_effect(|c| async move {
+                if d.editable
+                    && a11y::set_text_contents(&c.a11y, &d.key, &text)
+                        .await
+                        .unwrap_or(false)
+                    && a11y::text(&c.a11y, &d.key).await.ok().as_deref() == Some(text.as_str())
+                {
+                    return Ok(json!({ "via": "editable text" }));
+                }
+                // Fallback: focus by a click and type.
+                if let Some(r) = rect {
+                    let (x, y) = centre(r);
+                    let xx = c.x.clone();
+                    tokio::task::spawn_blocking(move || xx.click(x, y, Button::Left, false))
+                        .await
+                        .map_err(|e| e.to_string())?
+                        .map_err(|e| e.0)?;
+                } else {
+                    let _ = a11y::grab_focus(&c.a11y, &d.key).await;
+                }
+                let mut steps = Vec::new();
+                if clear || d.editable {
+                    steps.extend(keys::parse("^a{DELETE}").map_err(|e| e.0)?);
+                }
+                steps.extend(text.chars().map(KeyStep::Char));
+                let cc = c.clone();
+                tokio::task::spawn_blocking(move || type_steps(&cc, &steps))
+                    .await
+                    .map_err(|e| e.to_string())??;
+                Ok(json!({ "via": "typing" }))
+            })
+            .await;
+        match result {
+            Ok((extra, effect)) => action_result("set_edit_text", effect, resolved.warning, extra),
+            Err(e) => fail(e),
+        }
+    }
+
+    #[tool(
+        name = "keyboard_input",
+        description = "Send keys to a control (focused first unless control_focus is false) with real key events. Syntax: plain text as is; {ENTER} {TAB 2} {ESC} {BACKSPACE} {DELETE} {HOME} {END} {UP} {DOWN} {LEFT} {RIGHT} {PGUP} {PGDN} {F1}..; ^ Ctrl, + Shift, % Alt for the next key or (group), e.g. ^a, ^{END}; {VK_CONTROL down}..{VK_CONTROL up}; ~ Enter; {+} {^} {%} {~} {{} {}} literal."
+    )]
+    async fn keyboard_input(&self, Parameters(p): Parameters<KeysParams>) -> CallToolResult {
+        let steps = match keys::parse(&p.keys) {
+            Ok(s) => s,
+            Err(e) => return fail(e.0),
+        };
+        let focus = p.control_focus.unwrap_or(true);
+        let mut warning = None;
+        let mut focus_target = None;
+        if focus || !p.id.trim().is_empty() {
+            let resolved = match self.session.control(&p.id, p.name.as_deref()).await {
+                Ok(r) => r,
+                Err(e) => return fail(e),
+            };
+            let rect = match self
+                .session
+                .validate(&resolved.entry, "keyboard_input")
+                .await
+            {
+                Ok(r) => r,
+                Err(e) => return fail(e),
+            };
+            warning = resolved.warning;
+            if focus {
+                focus_target = Some((resolved.entry.described.key.clone(), rect));
+            }
+        } else if let Err(e) = self.session.selected().await {
+            return fail(e);
+        }
+        let result = self
+            .session
+            .with_effect(|c| async move {
+                if let Some((key, rect)) = focus_target {
+                    let focused = a11y::grab_focus(&c.a11y, &key).await.unwrap_or(false);
+                    if !focused && let Some(r) = rect {
+                        let (x, y) = centre(r);
+                        let xx = c.x.clone();
+                        tokio::task::spawn_blocking(move || xx.click(x, y, Button::Left, false))
+                            .await
+                            .map_err(|e| e.to_string())?
+                            .map_err(|e| e.0)?;
+                    }
+                }
+                let cc = c.clone();
+                tokio::task::spawn_blocking(move || type_steps(&cc, &steps))
+                    .await
+                    .map_err(|e| e.to_string())??;
+                Ok(json!({}))
+            })
+            .await;
+        match result {
+            Ok((extra, effect)) => action_result("keyboard_input", effect, warning, extra),
+            Err(e) => fail(e),
+        }
+    }
+
+    #[tool(
+        name = "wheel_mouse_input",
+        description = "Turn the mouse wheel over a control (id, name as a check): wheel_dist notches, positive scrolls up, negative down."
+    )]
+    async fn wheel_mouse_input(&self, Parameters(p): Parameters<WheelParams>) -> CallToolResult {
+        let resolved = match self
+            .session
+            .control(&p.target.id, p.target.name.as_deref())
+            .await
+        {
+            Ok(r) => r,
+            Err(e) => return fail(e),
+        };
+        let rect = match self
+            .session
+            .validate(&resolved.entry, "wheel_mouse_input")
+            .await
+        {
+            Ok(Some(r)) => r,
+            Ok(None) => {
+                return fail(messages::not_interactable(
+                    &resolved.entry.id.to_string(),
+                    &resolved.entry.described.name,
+                    "wheel_mouse_input",
+                    "not on screen",
+                ));
+            }
+            Err(e) => return fail(e),
+        };
+        let dist = p.wheel_dist.unwrap_or(0);
+        let (x, y) = centre(rect);
+        let result = self
+            .session
+            .with_effect(|c| async move {
+                let xx = c.x.clone();
+                // UFO: positive = up; X buttons: 4 up, 5 down.
+                tokio::task::spawn_blocking(move || xx.wheel(x, y, -dist))
+                    .await
+                    .map_err(|e| e.to_string())?
+                    .map_err(|e| e.0)?;
+                Ok(json!({ "point": [x, y] }))
+            })
+            .await;
+        match result {
+            Ok((extra, effect)) => {
+                action_result("wheel_mouse_input", effect, resolved.warning, extra)
+            }
+            Err(e) => fail(e),
+        }
+    }
+
+    #[tool(
+        name = "texts",
+        description = "The full text of a control (id, name as a check). On a name mismatch it returns only a warning and reads nothing.",
+        annotations(read_only_hint = true)
+    )]
+    async fn texts(&self, Parameters(t): Parameters<Target>) -> CallToolResult {
+        let resolved = match self.session.control(&t.id, t.name.as_deref()).await {
+            Ok(r) => r,
+            Err(e) => return fail(e),
+        };
+        let d = &resolved.entry.described;
+        if resolved.warning.is_some() {
+            let given = t.name.unwrap_or_default();
+            return CallToolResult::success(vec![Content::text(messages::texts_mismatch(
+                &t.id, &d.name, &given,
+            ))]);
+        }
+        let c = match self.session.connected().await {
+            Ok(c) => c,
+            Err(e) => return fail(e),
+        };
+        let text = if d.has_text {
+            match a11y::text(&c.a11y, &d.key).await {
+                Ok(t) => t,
+                Err(_) => return fail(messages::vanished(&t.id, &d.name)),
+            }
+        } else if let Ok(name) = a11y::name(&c.a11y, &d.key).await {
+            name
+        } else {
+            return fail(messages::no_text(&t.id, &d.name));
+        };
+        CallToolResult::success(vec![Content::text(text)])
+    }
+
+    #[tool(
+        name = "select_option",
+        description = "Choose an option by its text in a combo box or list (id, name as a check)."
+    )]
+    async fn select_option(&self, Parameters(p): Parameters<SelectOptionParams>) -> CallToolResult {
+        let resolved = match self
+            .session
+            .control(&p.target.id, p.target.name.as_deref())
+            .await
+        {
+            Ok(r) => r,
+            Err(e) => return fail(e),
+        };
+        if let Err(e) = self
+            .session
+            .validate(&resolved.entry, "select_option")
+            .await
+        {
+            return fail(e);
+        }
+        let d = resolved.entry.described.clone();
+        let id = resolved.entry.id.to_string();
+        let c = match self.session.connected().await {
+            Ok(c) => c,
+            Err(e) => return fail(e),
+        };
+        if !matches!(
+            d.kind,
+            ControlType::Combobox | ControlType::List | ControlType::Tree | ControlType::Tab
+        ) {
+            return fail(messages::no_options(&id, &d.name));
+        }
+        let options = match crate::options::read(&c.a11y, &d.key).await {
+            Ok(o) if !o.options.is_empty() => o,
+            _ => return fail(messages::no_options(&id, &d.name)),
+        };
+        let wanted = observation::clean_name(&p.option);
+        let Some(index) = options
+            .options
+            .iter()
+            .position(|o| observation::clean_name(o) == wanted)
+            .or_else(|| {
+                options
+                    .options
+                    .iter()
+                    .position(|o| observation::clean_name(o).eq_ignore_ascii_case(&wanted))
+            })
+        else {
+            return fail(messages::unknown_option(&p.option, &options.options));
+        };
+        let result = self
+            .session
+            .with_effect(|c| async move {
+                crate::options::select(&c.a11y, &options, index).await?;
+                Ok(json!({ "option": options.options[index] }))
+            })
+            .await;
+        match result {
+            Ok((extra, effect)) => action_result("select_option", effect, resolved.warning, extra),
+            Err(e) => fail(e),
+        }
+    }
+
+    #[tool(
+        name = "wait",
+        description = "Wait for `seconds` (0–300), e.g. for an application to finish loading.",
+        meta = wait_meta()
+    )]
+    async fn wait(&self, Parameters(p): Parameters<WaitParams>) -> CallToolResult {
+        if !(0.0..=MAX_WAIT_SECS).contains(&p.seconds) || p.seconds.is_nan() {
+            return fail(messages::WAIT_RANGE);
+        }
+        tokio::time::sleep(Duration::from_secs_f64(p.seconds)).await;
+        CallToolResult::structured(json!({ "waited_secs": p.seconds }))
+    }
+
+    #[tool(
+        name = "summary",
+        description = "Record a short summary of what you see or did; returned as is for later steps.",
+        annotations(read_only_hint = true)
+    )]
+    async fn summary(&self, Parameters(p): Parameters<SummaryParams>) -> CallToolResult {
+        CallToolResult::success(vec![Content::text(p.text)])
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for DesktopServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new(
+                messages::SERVER_NAME,
+                env!("CARGO_PKG_VERSION"),
+            ))
+            .with_instructions(messages::INSTRUCTIONS)
+    }
+}

@@ -1,0 +1,84 @@
+//! Which desktop the server operates: the managed virtual desktop's state file, or the X session
+//! of the environment (`DISPLAY` plus `AT_SPI_BUS_ADDRESS` or `DBUS_SESSION_BUS_ADDRESS`).
+
+use std::path::{Path, PathBuf};
+
+use crate::messages;
+use crate::vdesktop::DesktopState;
+
+/// The display and buses of the desktop to operate, and the environment for programs started
+/// on it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DesktopTarget {
+    /// X display (`:3`).
+    pub display: String,
+    /// Accessibility bus address, when known up front.
+    pub a11y_bus: Option<String>,
+    /// Session bus address, when known.
+    pub session_bus: Option<String>,
+    /// Environment for programs `launch_app` starts.
+    pub launch_env: Vec<(String, String)>,
+    /// The managed desktop's process group (launched apps join it, so `deft desktop stop` ends
+    /// them too); `None` for a desktop of the environment.
+    pub pgid: Option<i32>,
+}
+
+impl DesktopTarget {
+    /// The target of a managed desktop's state.
+    pub fn from_state(state: &DesktopState) -> Self {
+        DesktopTarget {
+            display: state.display.clone(),
+            a11y_bus: Some(state.a11y_bus.clone()),
+            session_bus: Some(state.session_bus.clone()),
+            launch_env: state.env(),
+            pgid: Some(state.pgid),
+        }
+    }
+
+    /// Resolves the desktop: `DISPLAY` from the environment when set, else the managed desktop of
+    /// `state_file` when it runs. The error text (for the model and the person) says how to start
+    /// one.
+    pub fn resolve(state_file: &Path) -> Result<Self, String> {
+        if let Some(display) = std::env::var("DISPLAY").ok().filter(|d| !d.is_empty()) {
+            let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+            let mut launch_env = vec![("DISPLAY".to_owned(), display.clone())];
+            for k in ["DBUS_SESSION_BUS_ADDRESS", "AT_SPI_BUS_ADDRESS"] {
+                if let Some(v) = var(k) {
+                    launch_env.push((k.to_owned(), v));
+                }
+            }
+            return Ok(DesktopTarget {
+                display,
+                a11y_bus: var("AT_SPI_BUS_ADDRESS"),
+                session_bus: var("DBUS_SESSION_BUS_ADDRESS"),
+                launch_env,
+                pgid: None,
+            });
+        }
+        match DesktopState::load(state_file) {
+            Ok(Some(state)) if state.is_alive() => Ok(Self::from_state(&state)),
+            Ok(_) => Err(messages::no_display(&state_file.display().to_string())),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+}
+
+/// The state file the server uses when its options name none: `$DEFT_DATA_DIR/desktop.json`,
+/// else `$XDG_DATA_HOME/deft/desktop.json`, else `~/.local/share/deft/desktop.json`.
+pub fn default_state_file() -> PathBuf {
+    let data = std::env::var_os("DEFT_DATA_DIR")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("XDG_DATA_HOME")
+                .filter(|v| !v.is_empty())
+                .map(|x| PathBuf::from(x).join("deft"))
+        })
+        .unwrap_or_else(|| {
+            std::env::var_os("HOME")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| PathBuf::from("."))
+                .join(".local/share/deft")
+        });
+    crate::vdesktop::state_path(&data)
+}
