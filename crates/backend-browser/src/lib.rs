@@ -1,1 +1,50 @@
-//! deft's browser tool server: Chromium over CDP, compact observations, event-driven settling.
+//! deft's browser backend: Chromium over the DevTools protocol (CDP) as an MCP tool server.
+//!
+//! Tabs are the windows of the `browser` device; their controls come from the page's DOM (through
+//! same- and cross-origin iframes and open shadow roots) in the compact listing of
+//! `docs/observation.md`, with ids unique in the device session. Actions are real input events
+//! (`isTrusted`) at the element's centre after scrolling it into view, followed by event-driven
+//! settling (no XHR/fetch in flight and the DOM quiet for 20 ms, capped), and report
+//! `effect: changed | no_change`.
+//!
+//! ```no_run
+//! use deft_backend_browser::{BrowserConfig, BrowserServer};
+//! use rmcp::ServiceExt;
+//!
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! // Starts Debian's Chromium headless at the first tool call, stops it on drop.
+//! let config = BrowserConfig::from_options(&serde_json::json!({"allowed_domains": ["127.0.0.1"]}))?;
+//! BrowserServer::new(config).serve(rmcp::transport::stdio()).await?.waiting().await?;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Parts: [`cdp`] (a lean CDP client over one WebSocket), [`launch`] (start Chromium or find a
+//! running one's socket), [`Browser`] (tabs, frames, dialogs, id maps), [`keys`] (the desktop key
+//! syntax), [`policy`] (allowed URLs), the page agent (`agent.js`, evaluated in each document)
+//! and [`BrowserServer`] (the tools). Left to others: which agent sees which tools (the routing
+//! table in deft-tools), the outer time limits, and the device wiring (the CLI).
+
+mod browser;
+pub mod cdp;
+mod input;
+pub mod keys;
+pub mod launch;
+mod messages;
+pub mod policy;
+mod screenshot;
+mod server;
+mod text;
+
+pub use browser::{Browser, BrowserConfig, BrowserError, Dialog, Listing};
+pub use launch::{ChromiumProcess, LaunchError};
+pub use policy::UrlPolicy;
+pub use server::BrowserServer;
+
+/// Registry name of this backend (`deft mcp browser`, the routing table's `name: browser`).
+pub const NAME: &str = "browser";
+
+/// The model-facing texts, for tests that check them verbatim.
+pub mod texts {
+    pub use crate::messages::*;
+}

@@ -1,0 +1,165 @@
+//! Browser tool figures (issue #4), measured through the MCP tools on a real headless Chromium:
+//! browser start to first page, the 200-row table page's control listing, click + settle on a
+//! static page, a viewport screenshot, and tokens per interactive control on the table page.
+//!
+//! Run: `cargo bench -p deft-backend-browser --bench browser` (prints p50 and p90 of each).
+
+use std::time::{Duration, Instant};
+
+use deft_backend_browser::{BrowserConfig, BrowserServer};
+use deft_test_support::web::PageServer;
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::RunningService;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{Value, json};
+
+type Client = RunningService<RoleClient, ()>;
+
+const ROUNDS: usize = 30;
+
+async fn connect() -> (BrowserServer, Client) {
+    let server = BrowserServer::new(BrowserConfig::default());
+    let (server_io, client_io) = tokio::io::duplex(1 << 20);
+    let s = server.clone();
+    tokio::spawn(async move {
+        if let Ok(running) = s.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = ().serve(client_io).await.expect("client connects");
+    (server, client)
+}
+
+async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
+    let Value::Object(args) = args else {
+        panic!("object arguments")
+    };
+    let r = client
+        .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(args))
+        .await
+        .expect("tool answers");
+    assert_eq!(r.is_error, Some(false), "{tool} failed: {r:?}");
+    r
+}
+
+fn text(r: &CallToolResult) -> String {
+    r.content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect()
+}
+
+fn id_of(listing: &str, needle: &str) -> String {
+    listing
+        .lines()
+        .find(|l| l.contains(needle))
+        .and_then(|l| l.trim_start_matches('*').split(' ').next())
+        .unwrap_or_else(|| panic!("{needle} not listed"))
+        .to_owned()
+}
+
+fn report(label: &str, mut samples: Vec<Duration>, target: &str) {
+    samples.sort();
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    let p50 = samples[samples.len() / 2];
+    let p90 = samples[(samples.len() * 9 / 10).min(samples.len() - 1)];
+    println!(
+        "{label:<40} p50 {:>8.1} ms   p90 {:>8.1} ms   (n={}, target {target})",
+        ms(p50),
+        ms(p90),
+        samples.len()
+    );
+}
+
+async fn open(client: &Client, url: &str) {
+    let tabs = call(
+        client,
+        "get_desktop_app_info",
+        json!({"remove_empty": false}),
+    )
+    .await;
+    let id = tabs.structured_content.as_ref().expect("windows")["windows"][0]["id"].clone();
+    call(client, "select_application_window", json!({"id": id})).await;
+    call(client, "navigate", json!({"url": url})).await;
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let pages = PageServer::start().await.expect("page server");
+
+    // Start to first page: a fresh browser each time.
+    let mut starts = Vec::new();
+    for _ in 0..5 {
+        let t0 = Instant::now();
+        let (server, client) = connect().await;
+        open(&client, &pages.url("form.html")).await;
+        starts.push(t0.elapsed());
+        let _ = client.cancel().await;
+        if let Ok(b) = server.browser().await {
+            b.stop().await;
+        }
+    }
+
+    let (server, client) = connect().await;
+    open(&client, &pages.url("table.html")).await;
+    let mut listing = String::new();
+    let mut lists = Vec::new();
+    for _ in 0..ROUNDS {
+        let t0 = Instant::now();
+        let r = call(&client, "get_app_window_controls_info", json!({})).await;
+        lists.push(t0.elapsed());
+        listing = text(&r);
+    }
+    let bpe = tiktoken_rs::cl100k_base().expect("cl100k");
+    let tokens = bpe.encode_with_special_tokens(&listing).len();
+    let interactive: usize = listing
+        .lines()
+        .next()
+        .and_then(|h| h.split(" interactive=").nth(1))
+        .and_then(|s| s.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1);
+
+    // Click + settle on a static page: toggle a checkbox.
+    call(&client, "navigate", json!({"url": pages.url("form.html")})).await;
+    let form = text(&call(&client, "get_app_window_controls_info", json!({})).await);
+    let agree = id_of(&form, "checkbox \"I agree\"");
+    let mut clicks = Vec::new();
+    let mut settles = Vec::new();
+    for _ in 0..ROUNDS {
+        let t0 = Instant::now();
+        let r = call(
+            &client,
+            "click_input",
+            json!({"id": agree, "name": "I agree"}),
+        )
+        .await;
+        clicks.push(t0.elapsed());
+        let s = r.structured_content.as_ref().expect("result")["settle_ms"]
+            .as_u64()
+            .unwrap_or(0);
+        settles.push(Duration::from_millis(s));
+    }
+
+    let mut shots = Vec::new();
+    for _ in 0..ROUNDS {
+        let t0 = Instant::now();
+        call(&client, "capture_window_screenshot", json!({})).await;
+        shots.push(t0.elapsed());
+    }
+
+    println!("deft browser tools (Chromium headless, through MCP in-process)");
+    report("browser start to first page", starts, "≤ 1500 ms");
+    report("control list, 200-row table page", lists, "≤ 100 ms");
+    report("click + settle, static page", clicks, "≤ 50 ms");
+    report("  of which settle", settles, "—");
+    report("viewport screenshot", shots, "≤ 60 ms");
+    println!(
+        "tokens, 200-row table listing            {tokens} cl100k for {interactive} interactive controls = {:.2} per control (target ≤ 12)",
+        tokens as f64 / interactive as f64
+    );
+    let _ = client.cancel().await;
+    if let Ok(b) = server.browser().await {
+        b.stop().await;
+    }
+}

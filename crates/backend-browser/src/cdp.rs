@@ -1,0 +1,215 @@
+//! A lean Chrome DevTools Protocol client: one WebSocket to the browser, flat sessions.
+//!
+//! [`Cdp::call`] sends `{id, method, params, sessionId?}` and waits for the answer with that id;
+//! every message without an id is an event, broadcast to [`Cdp::events`] subscribers. One task
+//! reads the socket; writers share a channel. When the socket closes, pending calls fail with
+//! [`CdpError::Closed`].
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio_tungstenite::tungstenite::Message;
+
+/// What can go wrong talking CDP.
+#[derive(Debug, thiserror::Error)]
+pub enum CdpError {
+    /// The WebSocket could not be opened.
+    #[error("cannot connect to the browser's DevTools socket {url}: {reason}")]
+    Connect {
+        /// The ws:// URL tried.
+        url: String,
+        /// Why.
+        reason: String,
+    },
+    /// The browser closed the connection (it exited or was stopped).
+    #[error("the connection to the browser was closed")]
+    Closed,
+    /// The browser answered with a protocol error.
+    #[error("{method} failed: {message}")]
+    Protocol {
+        /// The CDP method called.
+        method: String,
+        /// The browser's error message.
+        message: String,
+    },
+    /// No answer within the limit.
+    #[error("{method} got no answer within {secs} s")]
+    Timeout {
+        /// The CDP method called.
+        method: String,
+        /// The limit.
+        secs: u64,
+    },
+}
+
+/// One CDP event: `method`, `params` and the flat session it came from (`None`: the browser).
+#[derive(Debug, Clone)]
+pub struct CdpEvent {
+    /// e.g. `Page.javascriptDialogOpening`.
+    pub method: String,
+    /// The event's parameters.
+    pub params: Value,
+    /// The session id, for events of an attached target.
+    pub session: Option<String>,
+}
+
+type Pending = Arc<Mutex<HashMap<u64, oneshot::Sender<Result<Value, String>>>>>;
+
+/// A connection to a browser's DevTools WebSocket. Cheap to clone.
+#[derive(Clone)]
+pub struct Cdp {
+    out: mpsc::UnboundedSender<String>,
+    pending: Pending,
+    next_id: Arc<AtomicU64>,
+    events: broadcast::Sender<CdpEvent>,
+}
+
+impl std::fmt::Debug for Cdp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cdp").finish_non_exhaustive()
+    }
+}
+
+/// How long one CDP call may take before it is given up.
+pub const CALL_LIMIT: Duration = Duration::from_secs(30);
+
+impl Cdp {
+    /// Connects to `ws_url` (the browser's `webSocketDebuggerUrl`).
+    pub async fn connect(ws_url: &str) -> Result<Self, CdpError> {
+        let mut config = tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default();
+        config.max_message_size = Some(256 << 20);
+        config.max_frame_size = Some(256 << 20);
+        let (socket, _) = tokio_tungstenite::connect_async_with_config(ws_url, Some(config), false)
+            .await
+            .map_err(|e| CdpError::Connect {
+                url: ws_url.to_owned(),
+                reason: e.to_string(),
+            })?;
+        let (mut sink, mut stream) = socket.split();
+        let (out, mut out_rx) = mpsc::unbounded_channel::<String>();
+        let pending: Pending = Arc::default();
+        let (events, _) = broadcast::channel(4096);
+
+        tokio::spawn(async move {
+            while let Some(text) = out_rx.recv().await {
+                if sink.send(Message::text(text)).await.is_err() {
+                    break;
+                }
+            }
+            let _ = sink.close().await;
+        });
+        let reader_pending = pending.clone();
+        let reader_events = events.clone();
+        tokio::spawn(async move {
+            while let Some(Ok(msg)) = stream.next().await {
+                let text = match msg {
+                    Message::Text(t) => t.to_string(),
+                    Message::Binary(b) => String::from_utf8_lossy(&b).into_owned(),
+                    Message::Close(_) => break,
+                    _ => continue,
+                };
+                let Ok(mut v) = serde_json::from_str::<Value>(&text) else {
+                    continue;
+                };
+                if let Some(id) = v.get("id").and_then(Value::as_u64) {
+                    let tx = reader_pending.lock().ok().and_then(|mut p| p.remove(&id));
+                    if let Some(tx) = tx {
+                        let answer = match v.get_mut("error") {
+                            Some(err) => Err(err
+                                .get("message")
+                                .and_then(Value::as_str)
+                                .unwrap_or("unknown error")
+                                .to_owned()),
+                            None => Ok(v.get_mut("result").map(Value::take).unwrap_or(Value::Null)),
+                        };
+                        let _ = tx.send(answer);
+                    }
+                } else if let Some(method) = v.get("method").and_then(Value::as_str) {
+                    let _ = reader_events.send(CdpEvent {
+                        method: method.to_owned(),
+                        params: v.get_mut("params").map(Value::take).unwrap_or(Value::Null),
+                        session: v
+                            .get("sessionId")
+                            .and_then(Value::as_str)
+                            .map(str::to_owned),
+                    });
+                }
+            }
+            // Dropping the senders fails every pending call with `Closed`.
+            if let Ok(mut p) = reader_pending.lock() {
+                p.clear();
+            }
+            tracing::debug!("CDP connection closed");
+        });
+        Ok(Cdp {
+            out,
+            pending,
+            next_id: Arc::new(AtomicU64::new(1)),
+            events,
+        })
+    }
+
+    /// Subscribes to every event from now on.
+    pub fn events(&self) -> broadcast::Receiver<CdpEvent> {
+        self.events.subscribe()
+    }
+
+    /// Whether the connection is still open.
+    pub fn is_open(&self) -> bool {
+        !self.out.is_closed()
+    }
+
+    /// Calls `method` with `params` on `session` (`None`: the browser target), within [`CALL_LIMIT`].
+    pub async fn call(
+        &self,
+        session: Option<&str>,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, CdpError> {
+        let rx = self.send(session, method, params)?;
+        match tokio::time::timeout(CALL_LIMIT, rx).await {
+            Err(_) => Err(CdpError::Timeout {
+                method: method.to_owned(),
+                secs: CALL_LIMIT.as_secs(),
+            }),
+            Ok(Err(_)) => Err(CdpError::Closed),
+            Ok(Ok(Err(message))) => Err(CdpError::Protocol {
+                method: method.to_owned(),
+                message,
+            }),
+            Ok(Ok(Ok(v))) => Ok(v),
+        }
+    }
+
+    /// Sends a call and returns the receiver of its raw answer, for callers that race it
+    /// against events (a click that opens a dialog is answered only after the dialog closes).
+    pub fn send(
+        &self,
+        session: Option<&str>,
+        method: &str,
+        params: Value,
+    ) -> Result<oneshot::Receiver<Result<Value, String>>, CdpError> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let mut msg = json!({ "id": id, "method": method, "params": params });
+        if let Some(s) = session {
+            msg["sessionId"] = Value::String(s.to_owned());
+        }
+        let (tx, rx) = oneshot::channel();
+        self.pending
+            .lock()
+            .map_err(|_| CdpError::Closed)?
+            .insert(id, tx);
+        if self.out.send(msg.to_string()).is_err() {
+            if let Ok(mut p) = self.pending.lock() {
+                p.remove(&id);
+            }
+            return Err(CdpError::Closed);
+        }
+        Ok(rx)
+    }
+}

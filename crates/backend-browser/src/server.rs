@@ -1,0 +1,1071 @@
+//! The MCP server: the shared window/control tools and the browser-only tools.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use deft_protocol::TIMEOUT_META_KEY;
+use deft_protocol::observation::{
+    ListingOptions, clean_name, render_compact, render_json, render_window_list,
+};
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{
+    CallToolResult, ContentBlock, Implementation, MetaObject, ServerCapabilities, ServerConfig,
+};
+use rmcp::{ServerHandler, tool, tool_handler, tool_router};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio::sync::OnceCell;
+
+use crate::browser::{Browser, BrowserConfig, BrowserError, ControlRef, parse_id};
+use crate::input::{self, Dispatched};
+use crate::keys;
+use crate::messages::{self, describe};
+
+/// A window or control id: `"7"` or `7`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum IdArg {
+    /// As a number.
+    Number(u64),
+    /// As printed.
+    Text(String),
+}
+
+impl IdArg {
+    fn text(&self) -> String {
+        match self {
+            IdArg::Number(n) => n.to_string(),
+            IdArg::Text(s) => s.trim().to_owned(),
+        }
+    }
+}
+
+/// `select_application_window` / `close_tab`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct WindowArgs {
+    /// The window (tab) id from get_desktop_app_info.
+    pub id: IdArg,
+    /// The window's name, as a check.
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+/// A control by id, with its name as a check.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ControlArgs {
+    /// The control id from get_app_window_controls_info.
+    pub id: IdArg,
+    /// The control's name, as a check.
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+/// `click_input`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ClickArgs {
+    /// The control id.
+    pub id: IdArg,
+    /// The control's name, as a check.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// left (default), right or middle.
+    #[serde(default)]
+    pub button: Option<String>,
+    /// A double click.
+    #[serde(default)]
+    pub double: Option<bool>,
+}
+
+/// `set_edit_text`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SetTextArgs {
+    /// The control id.
+    pub id: IdArg,
+    /// The control's name, as a check.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The text to type.
+    pub text: String,
+    /// Replace the current text (default true); false appends.
+    #[serde(default)]
+    pub clear_current_text: Option<bool>,
+}
+
+/// `keyboard_input`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct KeysArgs {
+    /// Keys in the desktop syntax.
+    pub keys: String,
+    /// A control to focus first.
+    #[serde(default)]
+    pub id: Option<IdArg>,
+    /// Its name, as a check.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Focus the control first (default true when id is given).
+    #[serde(default)]
+    pub control_focus: Option<bool>,
+}
+
+/// `wheel_mouse_input`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct WheelArgs {
+    /// A control to wheel over (default: the page centre).
+    #[serde(default)]
+    pub id: Option<IdArg>,
+    /// Its name, as a check.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Notches: positive scrolls up, negative down.
+    pub wheel_dist: i64,
+}
+
+/// `select_option`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SelectOptionArgs {
+    /// The select control's id.
+    pub id: IdArg,
+    /// Its name, as a check.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The option's visible text or value.
+    pub option: String,
+}
+
+/// `click_on_coordinates`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ClickXyArgs {
+    /// Fraction of the viewport width, 0.0–1.0.
+    pub x: f64,
+    /// Fraction of the viewport height, 0.0–1.0.
+    pub y: f64,
+    /// left (default), right or middle.
+    #[serde(default)]
+    pub button: Option<String>,
+    /// A double click.
+    #[serde(default)]
+    pub double: Option<bool>,
+}
+
+/// `drag_on_coordinates`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct DragArgs {
+    /// Start, fraction of the width.
+    pub start_x: f64,
+    /// Start, fraction of the height.
+    pub start_y: f64,
+    /// End, fraction of the width.
+    pub end_x: f64,
+    /// End, fraction of the height.
+    pub end_y: f64,
+    /// left (default), right or middle.
+    #[serde(default)]
+    pub button: Option<String>,
+}
+
+/// `capture_window_screenshot`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct ShotArgs {
+    /// Draw each visible interactive control's id.
+    #[serde(default)]
+    pub annotated: Option<bool>,
+}
+
+/// `wait`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct WaitArgs {
+    /// Seconds, at most 300.
+    pub seconds: f64,
+}
+
+/// `summary`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SummaryArgs {
+    /// The summary.
+    pub text: String,
+}
+
+/// `navigate` / `new_tab`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct UrlArgs {
+    /// The address.
+    pub url: String,
+}
+
+/// `new_tab`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct NewTabArgs {
+    /// The address (default: a blank tab).
+    #[serde(default)]
+    pub url: Option<String>,
+}
+
+/// `get_page_text`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct PageTextArgs {
+    /// At most this many characters (default 8000).
+    #[serde(default)]
+    pub max_chars: Option<usize>,
+}
+
+/// `handle_dialog`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct DialogArgs {
+    /// Accept (OK) or dismiss (Cancel).
+    pub accept: bool,
+    /// The answer to a prompt.
+    #[serde(default)]
+    pub text: Option<String>,
+}
+
+/// `get_desktop_app_info` (docs/observation.md).
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct AppInfoArgs {
+    /// Leave out tabs without a title (default true).
+    #[serde(default)]
+    pub remove_empty: Option<bool>,
+    /// Enumerate again (default true).
+    #[serde(default)]
+    pub refresh_app_windows: Option<bool>,
+}
+
+/// `get_app_window_controls_info` (docs/observation.md).
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct ListingArgs {
+    /// Extra fields: rect, text, role, class, url, placeholder, description, shortcut, level (a list or one comma-separated string).
+    #[serde(default)]
+    pub field_list: Option<Value>,
+    /// Only interactive controls.
+    #[serde(default)]
+    pub only_interactive: Option<bool>,
+    /// At most this many control lines (default 1000).
+    #[serde(default)]
+    pub max_controls: Option<usize>,
+    /// "compact" (default) or "json".
+    #[serde(default)]
+    pub format: Option<String>,
+}
+
+impl ListingArgs {
+    fn options(&self) -> Result<ListingOptions, String> {
+        serde_json::from_value(json!({
+            "field_list": self.field_list, "only_interactive": self.only_interactive,
+            "max_controls": self.max_controls, "format": self.format,
+        }))
+        .map_err(|e| e.to_string())
+    }
+}
+
+/// Default `get_page_text` budget.
+pub const DEFAULT_PAGE_TEXT_CHARS: usize = 8000;
+
+/// deft's browser tool server. Starts (or attaches to) its browser at the first tool call and
+/// stops a browser it started when the last clone is dropped.
+#[derive(Clone)]
+pub struct BrowserServer {
+    config: Arc<BrowserConfig>,
+    browser: Arc<OnceCell<Browser>>,
+    tool_router: ToolRouter<Self>,
+}
+
+impl std::fmt::Debug for BrowserServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BrowserServer")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+fn meta_secs(secs: u64) -> MetaObject {
+    let mut meta = MetaObject::new();
+    meta.0.insert(TIMEOUT_META_KEY.to_owned(), secs.into());
+    meta
+}
+
+fn wait_meta() -> MetaObject {
+    meta_secs(300)
+}
+
+fn err(e: impl std::fmt::Display) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(e.to_string())])
+}
+
+/// `Ok(result) | Err(result)` → result.
+fn flat(r: Result<CallToolResult, CallToolResult>) -> CallToolResult {
+    r.unwrap_or_else(|e| e)
+}
+
+impl From<BrowserError> for CallToolResult {
+    fn from(e: BrowserError) -> Self {
+        err(e)
+    }
+}
+
+#[tool_router]
+impl BrowserServer {
+    /// A server for `config`; nothing starts until the first tool call.
+    pub fn new(config: BrowserConfig) -> Self {
+        BrowserServer {
+            config: Arc::new(config),
+            browser: Arc::new(OnceCell::new()),
+            tool_router: Self::tool_router(),
+        }
+    }
+
+    /// A server over an existing browser (for callers that start it themselves).
+    pub fn with_browser(browser: Browser) -> Self {
+        BrowserServer {
+            config: Arc::new(BrowserConfig::default()),
+            browser: Arc::new(OnceCell::new_with(Some(browser))),
+            tool_router: Self::tool_router(),
+        }
+    }
+
+    /// The browser, started at the first call.
+    pub async fn browser(&self) -> Result<&Browser, BrowserError> {
+        self.browser
+            .get_or_try_init(|| Browser::start(&self.config))
+            .await
+    }
+
+    #[tool(name = "get_desktop_app_info", description = describe::APP_INFO, annotations(read_only_hint = true))]
+    async fn get_desktop_app_info(
+        &self,
+        Parameters(opts): Parameters<AppInfoArgs>,
+    ) -> CallToolResult {
+        flat(
+            async {
+                let b = self.browser().await?;
+                let mut tabs =
+                    if opts.refresh_app_windows.unwrap_or(true) || b.known_tabs().is_empty() {
+                        b.tabs().await?
+                    } else {
+                        b.known_tabs()
+                    };
+                if opts.remove_empty.unwrap_or(true) {
+                    tabs.retain(|t| !t.name.trim().is_empty());
+                }
+                Ok::<_, BrowserError>(CallToolResult::structured(
+                    json!({"windows": render_window_list(&tabs)}),
+                ))
+            }
+            .await
+            .map_err(CallToolResult::from),
+        )
+    }
+
+    #[tool(name = "select_application_window", description = describe::SELECT)]
+    async fn select_application_window(
+        &self,
+        Parameters(args): Parameters<WindowArgs>,
+    ) -> CallToolResult {
+        flat(
+            async {
+                let b = self.browser().await?;
+                let text = args.id.text();
+                b.tabs().await?;
+                let id = parse_id(&text)
+                    .ok_or_else(|| BrowserError::Model(messages::bad_id("window", &text)))?;
+                let w = b.select(id).await?;
+                let mut out = json!({"root_name": w.app, "window_info": w.to_json()});
+                if let Some(given) = args.name.as_deref().map(clean_name)
+                    && !given.is_empty()
+                    && given != clean_name(&w.name)
+                {
+                    out["warning"] = json!(messages::window_name_warning(id, &given, &w.name));
+                }
+                Ok::<_, BrowserError>(CallToolResult::structured(out))
+            }
+            .await
+            .map_err(CallToolResult::from),
+        )
+    }
+
+    #[tool(name = "get_app_window_controls_info", description = describe::CONTROLS, annotations(read_only_hint = true))]
+    async fn get_app_window_controls_info(
+        &self,
+        Parameters(args): Parameters<ListingArgs>,
+    ) -> CallToolResult {
+        flat(
+            async {
+                let opts = args.options().map_err(BrowserError::Model)?;
+                let b = self.browser().await?;
+                let listing = b.list(&opts, true).await?;
+                let note = listing
+                    .dialog
+                    .as_ref()
+                    .map(|d| messages::listing_dialog_note(&d.kind, &d.message));
+                let mut result = match opts.format {
+                    deft_protocol::observation::ListingFormat::Compact => {
+                        CallToolResult::success(vec![ContentBlock::text(render_compact(
+                            &listing.window,
+                            &listing.controls,
+                            &opts,
+                        ))])
+                    }
+                    deft_protocol::observation::ListingFormat::Json => CallToolResult::structured(
+                        render_json(&listing.window, &listing.controls, &opts),
+                    ),
+                };
+                if let Some(n) = note {
+                    result.content.push(ContentBlock::text(n));
+                }
+                Ok::<_, BrowserError>(result)
+            }
+            .await
+            .map_err(CallToolResult::from),
+        )
+    }
+
+    #[tool(name = "click_input", description = describe::CLICK)]
+    async fn click_input(&self, Parameters(args): Parameters<ClickArgs>) -> CallToolResult {
+        flat(
+            async {
+                let button =
+                    input::button_name(args.button.as_deref()).map_err(BrowserError::Model)?;
+                let count = if args.double.unwrap_or(false) { 2 } else { 1 };
+                self.act_on(
+                    &args.id,
+                    args.name.as_deref(),
+                    true,
+                    |b, page, _id, _c, p| {
+                        Box::pin(async move {
+                            input::click(b.cdp(), &page, p.x, p.y, button, count)
+                                .await
+                                .map_err(BrowserError::from)
+                        })
+                    },
+                )
+                .await
+            }
+            .await,
+        )
+    }
+
+    #[tool(name = "set_edit_text", description = describe::SET_TEXT)]
+    async fn set_edit_text(&self, Parameters(args): Parameters<SetTextArgs>) -> CallToolResult {
+        let clear = args.clear_current_text.unwrap_or(true);
+        let text = args.text.clone();
+        flat(self
+            .act_on(&args.id, args.name.as_deref(), true, move |b, page, id, c, _p| {
+                Box::pin(async move {
+                    let ok = b
+                        .on_element(
+                            id,
+                            &c,
+                            &format!(
+                                "if (el.tagName === 'INPUT' && (el.type || '').toLowerCase() === 'file') return 'file';
+                                 const editable = el.isContentEditable || el.tagName === 'TEXTAREA' || (el.tagName === 'INPUT' && !['checkbox','radio','button','submit','reset','image','file','range','color'].includes((el.type||'').toLowerCase()));
+                                 if (!editable) return false;
+                                 el.focus();
+                                 if ({clear}) {{ if (el.select) el.select(); else {{ const r = document.createRange(); r.selectNodeContents(el); const s = getSelection(); s.removeAllRanges(); s.addRange(r); }} }}
+                                 else if (el.setSelectionRange && el.value !== undefined) {{ try {{ el.setSelectionRange(el.value.length, el.value.length); }} catch (e) {{}} }}
+                                 return true;"
+                            ),
+                        )
+                        .await?;
+                    if ok == "file" {
+                        b.set_files(id, &c, &text).await?;
+                        return Ok(Dispatched::Done);
+                    }
+                    if ok != Value::Bool(true) {
+                        return Err(BrowserError::Model(messages::not_editable(
+                            id,
+                            &c.name,
+                            c.kind.as_str(),
+                        )));
+                    }
+                    if text.is_empty() && clear {
+                        return input::press(
+                            b.cdp(),
+                            &page,
+                            &keys::KeyStroke {
+                                key: keys::Key::Named("Delete"),
+                                modifiers: keys::Modifiers::default(),
+                            },
+                        )
+                        .await
+                        .map_err(BrowserError::from);
+                    }
+                    input::insert_text(b.cdp(), &page, &text)
+                        .await
+                        .map_err(BrowserError::from)
+                })
+            })
+            .await)
+    }
+
+    #[tool(name = "keyboard_input", description = describe::KEYS)]
+    async fn keyboard_input(&self, Parameters(args): Parameters<KeysArgs>) -> CallToolResult {
+        flat(
+            async {
+                let strokes =
+                    keys::parse_keys(&args.keys).map_err(|e| err(messages::bad_keys(&e.0)))?;
+                let b = self.browser().await?;
+                let (window, page) = b.current()?;
+                b.ensure_no_dialog(window)?;
+                let mut warning = None;
+                if let Some(id) = &args.id
+                    && args.control_focus.unwrap_or(true)
+                {
+                    let (n, c, w) = b.control(&id.text(), args.name.as_deref())?;
+                    warning = w;
+                    b.locate(n, &c, true).await?;
+                    b.on_element(n, &c, "el.focus(); return true;").await?;
+                }
+                let before = b.fingerprint(&page).await;
+                let t0 = Instant::now();
+                let mut dialog = false;
+                for s in &strokes {
+                    if input::press(b.cdp(), &page, s)
+                        .await
+                        .map_err(BrowserError::from)?
+                        == Dispatched::DialogOpened
+                    {
+                        dialog = true;
+                        break;
+                    }
+                }
+                Ok(self
+                    .finish(b, window, &page, before, t0, dialog, warning)
+                    .await)
+            }
+            .await
+            .map_err(|e: CallToolResult| e),
+        )
+    }
+
+    #[tool(name = "wheel_mouse_input", description = describe::WHEEL)]
+    async fn wheel_mouse_input(&self, Parameters(args): Parameters<WheelArgs>) -> CallToolResult {
+        let dist = args.wheel_dist;
+        match &args.id {
+            Some(id) => flat(
+                self.act_on(
+                    id,
+                    args.name.as_deref(),
+                    false,
+                    move |b, page, _id, _c, p| {
+                        Box::pin(async move {
+                            let d = input::wheel(b.cdp(), &page, p.x, p.y, dist).await?;
+                            scrolled(b, &page, d).await;
+                            Ok(d)
+                        })
+                    },
+                )
+                .await,
+            ),
+            None => flat(
+                async {
+                    let b = self.browser().await?;
+                    let (window, page) = b.current()?;
+                    b.ensure_no_dialog(window)?;
+                    let (w, h) = viewport(b, &page).await?;
+                    let before = b.fingerprint(&page).await;
+                    let t0 = Instant::now();
+                    let d = input::wheel(b.cdp(), &page, w / 2.0, h / 2.0, dist).await?;
+                    scrolled(b, &page, d).await;
+                    Ok::<_, BrowserError>(
+                        self.finish(
+                            b,
+                            window,
+                            &page,
+                            before,
+                            t0,
+                            d == Dispatched::DialogOpened,
+                            None,
+                        )
+                        .await,
+                    )
+                }
+                .await
+                .map_err(CallToolResult::from),
+            ),
+        }
+    }
+
+    #[tool(name = "texts", description = describe::TEXTS, annotations(read_only_hint = true))]
+    async fn texts(&self, Parameters(args): Parameters<ControlArgs>) -> CallToolResult {
+        flat(
+            async {
+                let b = self.browser().await?;
+                let (window, _) = b.current()?;
+                b.ensure_no_dialog(window)?;
+                let (n, c, warning) = b.control(&args.id.text(), args.name.as_deref())?;
+                let v = b
+                    .on_element(
+                        n,
+                        &c,
+                        "const role = __deft.roleOf(el); const out = [__deft.nameOf(el, role)];
+                     if (el.value !== undefined && typeof el.value === 'string') out.push(el.value);
+                     const t = (el.innerText || el.textContent || '').trim(); if (t) out.push(t);
+                     return out.filter((s, i) => s !== '' && out.indexOf(s) === i);",
+                    )
+                    .await?;
+                let mut out = json!({"texts": v});
+                if let Some(w) = warning {
+                    out["warning"] = json!(w);
+                }
+                Ok::<_, BrowserError>(CallToolResult::structured(out))
+            }
+            .await
+            .map_err(CallToolResult::from),
+        )
+    }
+
+    #[tool(name = "select_option", description = describe::SELECT_OPTION)]
+    async fn select_option(
+        &self,
+        Parameters(args): Parameters<SelectOptionArgs>,
+    ) -> CallToolResult {
+        let wanted = args.option.clone();
+        flat(self
+            .act_on(&args.id, args.name.as_deref(), true, move |b, _page, id, c, _p| {
+                Box::pin(async move {
+                    let v = b
+                        .on_element(
+                            id,
+                            &c,
+                            &format!(
+                                "if (el.tagName !== 'SELECT') return {{notSelect: true}};
+                                 const want = {w}; const norm = (s) => (s || '').replace(/\\s+/g, ' ').trim();
+                                 const opts = Array.from(el.options);
+                                 const o = opts.find(o => norm(o.text) === norm(want)) || opts.find(o => o.value === want)
+                                   || opts.find(o => norm(o.text).toLowerCase() === norm(want).toLowerCase());
+                                 if (!o) return {{options: opts.map(o => norm(o.text))}};
+                                 el.focus(); o.selected = true;
+                                 el.dispatchEvent(new Event('input', {{bubbles: true}}));
+                                 el.dispatchEvent(new Event('change', {{bubbles: true}}));
+                                 return {{ok: true}};",
+                                w = json!(wanted)
+                            ),
+                        )
+                        .await?;
+                    if v["notSelect"] == true {
+                        return Err(BrowserError::Model(messages::not_a_select(
+                            id,
+                            &c.name,
+                            c.kind.as_str(),
+                        )));
+                    }
+                    if let Some(opts) = v["options"].as_array() {
+                        let opts: Vec<String> = opts
+                            .iter()
+                            .filter_map(|o| o.as_str().map(str::to_owned))
+                            .collect();
+                        return Err(BrowserError::Model(messages::no_such_option(
+                            id, &wanted, &opts,
+                        )));
+                    }
+                    Ok(Dispatched::Done)
+                })
+            })
+            .await)
+    }
+
+    #[tool(name = "click_on_coordinates", description = describe::CLICK_XY)]
+    async fn click_on_coordinates(
+        &self,
+        Parameters(args): Parameters<ClickXyArgs>,
+    ) -> CallToolResult {
+        flat(
+            async {
+                check_fraction("x", args.x)?;
+                check_fraction("y", args.y)?;
+                let button = input::button_name(args.button.as_deref()).map_err(err)?;
+                let b = self.browser().await?;
+                let (window, page) = b.current()?;
+                b.ensure_no_dialog(window)?;
+                let (w, h) = viewport(b, &page).await?;
+                let before = b.fingerprint(&page).await;
+                let t0 = Instant::now();
+                let count = if args.double.unwrap_or(false) { 2 } else { 1 };
+                let d = input::click(b.cdp(), &page, args.x * w, args.y * h, button, count)
+                    .await
+                    .map_err(BrowserError::from)?;
+                Ok(self
+                    .finish(
+                        b,
+                        window,
+                        &page,
+                        before,
+                        t0,
+                        d == Dispatched::DialogOpened,
+                        None,
+                    )
+                    .await)
+            }
+            .await,
+        )
+    }
+
+    #[tool(name = "drag_on_coordinates", description = describe::DRAG_XY)]
+    async fn drag_on_coordinates(&self, Parameters(args): Parameters<DragArgs>) -> CallToolResult {
+        flat(
+            async {
+                for (n, v) in [
+                    ("start_x", args.start_x),
+                    ("start_y", args.start_y),
+                    ("end_x", args.end_x),
+                    ("end_y", args.end_y),
+                ] {
+                    check_fraction(n, v)?;
+                }
+                let button = input::button_name(args.button.as_deref()).map_err(err)?;
+                let b = self.browser().await?;
+                let (window, page) = b.current()?;
+                b.ensure_no_dialog(window)?;
+                let (w, h) = viewport(b, &page).await?;
+                let before = b.fingerprint(&page).await;
+                let t0 = Instant::now();
+                let d = input::drag(
+                    b.cdp(),
+                    &page,
+                    (args.start_x * w, args.start_y * h),
+                    (args.end_x * w, args.end_y * h),
+                    button,
+                )
+                .await
+                .map_err(BrowserError::from)?;
+                Ok(self
+                    .finish(
+                        b,
+                        window,
+                        &page,
+                        before,
+                        t0,
+                        d == Dispatched::DialogOpened,
+                        None,
+                    )
+                    .await)
+            }
+            .await,
+        )
+    }
+
+    #[tool(name = "capture_window_screenshot", description = describe::SHOT, annotations(read_only_hint = true))]
+    async fn capture_window_screenshot(
+        &self,
+        Parameters(args): Parameters<ShotArgs>,
+    ) -> CallToolResult {
+        flat(
+            async {
+                let b = self.browser().await?;
+                let (window, page) = b.current()?;
+                b.ensure_no_dialog(window)?;
+                let annotated = args.annotated.unwrap_or(false);
+                crate::screenshot::capture(b, window, &page, annotated, false).await
+            }
+            .await
+            .map_err(CallToolResult::from),
+        )
+    }
+
+    #[tool(name = "capture_desktop_screenshot", description = describe::DESKTOP_SHOT, annotations(read_only_hint = true))]
+    async fn capture_desktop_screenshot(&self) -> CallToolResult {
+        flat(
+            async {
+                let b = self.browser().await?;
+                let (window, page) = b.current_or_only().await?;
+                b.ensure_no_dialog(window)?;
+                crate::screenshot::capture(b, window, &page, false, true).await
+            }
+            .await
+            .map_err(CallToolResult::from),
+        )
+    }
+
+    #[tool(name = "wait", description = describe::WAIT, meta = wait_meta())]
+    async fn wait(&self, Parameters(args): Parameters<WaitArgs>) -> CallToolResult {
+        let secs = if args.seconds.is_finite() {
+            args.seconds.clamp(0.0, 300.0)
+        } else {
+            0.0
+        };
+        tokio::time::sleep(Duration::from_secs_f64(secs)).await;
+        CallToolResult::structured(json!({"waited_secs": secs}))
+    }
+
+    #[tool(name = "summary", description = describe::SUMMARY, annotations(read_only_hint = true))]
+    async fn summary(&self, Parameters(args): Parameters<SummaryArgs>) -> CallToolResult {
+        CallToolResult::structured(json!({"summary": args.text}))
+    }
+
+    #[tool(name = "navigate", description = describe::NAVIGATE)]
+    async fn navigate(&self, Parameters(args): Parameters<UrlArgs>) -> CallToolResult {
+        flat(
+            async {
+                let b = self.browser().await?;
+                let ms = b.navigate(args.url.trim()).await?;
+                page_result(b, ms).await
+            }
+            .await
+            .map_err(CallToolResult::from),
+        )
+    }
+
+    #[tool(name = "go_back", description = describe::BACK)]
+    async fn go_back(&self) -> CallToolResult {
+        flat(
+            async {
+                let b = self.browser().await?;
+                let ms = b.history(-1).await?;
+                page_result(b, ms).await
+            }
+            .await
+            .map_err(CallToolResult::from),
+        )
+    }
+
+    #[tool(name = "go_forward", description = describe::FORWARD)]
+    async fn go_forward(&self) -> CallToolResult {
+        flat(
+            async {
+                let b = self.browser().await?;
+                let ms = b.history(1).await?;
+                page_result(b, ms).await
+            }
+            .await
+            .map_err(CallToolResult::from),
+        )
+    }
+
+    #[tool(name = "reload", description = describe::RELOAD)]
+    async fn reload(&self) -> CallToolResult {
+        flat(
+            async {
+                let b = self.browser().await?;
+                let ms = b.reload().await?;
+                page_result(b, ms).await
+            }
+            .await
+            .map_err(CallToolResult::from),
+        )
+    }
+
+    #[tool(name = "new_tab", description = describe::NEW_TAB)]
+    async fn new_tab(&self, Parameters(args): Parameters<NewTabArgs>) -> CallToolResult {
+        flat(
+            async {
+                let b = self.browser().await?;
+                let url = args.url.as_deref().map(str::trim).filter(|u| !u.is_empty());
+                let w = b.new_tab(url).await?;
+                Ok::<_, BrowserError>(CallToolResult::structured(
+                    json!({"root_name": w.app, "window_info": w.to_json()}),
+                ))
+            }
+            .await
+            .map_err(CallToolResult::from),
+        )
+    }
+
+    #[tool(name = "close_tab", description = describe::CLOSE_TAB)]
+    async fn close_tab(&self, Parameters(args): Parameters<WindowArgs>) -> CallToolResult {
+        flat(
+            async {
+                let b = self.browser().await?;
+                let text = args.id.text();
+                b.tabs().await?;
+                let id = parse_id(&text)
+                    .ok_or_else(|| BrowserError::Model(messages::bad_id("window", &text)))?;
+                b.close_tab(id).await?;
+                let tabs = b.tabs().await?;
+                Ok::<_, BrowserError>(CallToolResult::structured(
+                    json!({"closed": id.to_string(), "windows": render_window_list(&tabs)}),
+                ))
+            }
+            .await
+            .map_err(CallToolResult::from),
+        )
+    }
+
+    #[tool(name = "get_page_text", description = describe::PAGE_TEXT, annotations(read_only_hint = true))]
+    async fn get_page_text(&self, Parameters(args): Parameters<PageTextArgs>) -> CallToolResult {
+        flat(
+            async {
+                let b = self.browser().await?;
+                let (window, page) = b.current()?;
+                b.ensure_no_dialog(window)?;
+                let max = args.max_chars.unwrap_or(DEFAULT_PAGE_TEXT_CHARS);
+                let text = crate::text::page_text(b, &page).await?;
+                let total = text.chars().count();
+                let out = if total > max {
+                    let mut t: String = text.chars().take(max).collect();
+                    t.push_str(&messages::page_text_cut(max, total));
+                    t
+                } else {
+                    text
+                };
+                Ok::<_, BrowserError>(CallToolResult::success(vec![ContentBlock::text(out)]))
+            }
+            .await
+            .map_err(CallToolResult::from),
+        )
+    }
+
+    #[tool(name = "handle_dialog", description = describe::DIALOG)]
+    async fn handle_dialog(&self, Parameters(args): Parameters<DialogArgs>) -> CallToolResult {
+        flat(
+            async {
+                let b = self.browser().await?;
+                let (window, page) = b.current()?;
+                let d = b
+                    .dialog(window)
+                    .ok_or_else(|| BrowserError::Model(messages::NO_DIALOG.into()))?;
+                let mut params = json!({"accept": args.accept});
+                if let Some(t) = &args.text {
+                    params["promptText"] = json!(t);
+                }
+                let ms = b.answer_dialog(&d, &page, params).await?;
+                Ok::<_, BrowserError>(CallToolResult::structured(json!({
+                    "handled": d.kind, "message": d.message, "accepted": args.accept,
+                    "effect": "changed", "settle_ms": ms,
+                })))
+            }
+            .await
+            .map_err(CallToolResult::from),
+        )
+    }
+}
+
+impl BrowserServer {
+    /// Resolves a control, validates it, runs `act` at its located point, settles, reports.
+    async fn act_on<F>(
+        &self,
+        id: &IdArg,
+        name: Option<&str>,
+        need_enabled: bool,
+        act: F,
+    ) -> Result<CallToolResult, CallToolResult>
+    where
+        F: for<'a> FnOnce(
+            &'a Browser,
+            String,
+            u64,
+            ControlRef,
+            crate::browser::Point,
+        )
+            -> futures::future::BoxFuture<'a, Result<Dispatched, BrowserError>>,
+    {
+        let b = self.browser().await?;
+        let (window, page) = b.current()?;
+        b.ensure_no_dialog(window)?;
+        let (n, c, warning) = b.control(&id.text(), name)?;
+        let point = b.locate(n, &c, need_enabled).await?;
+        let before = b.fingerprint(&page).await;
+        let t0 = Instant::now();
+        let d = act(b, page.clone(), n, c, point).await?;
+        Ok(self
+            .finish(
+                b,
+                window,
+                &page,
+                before,
+                t0,
+                d == Dispatched::DialogOpened,
+                warning,
+            )
+            .await)
+    }
+
+    /// Settles and builds an action's result: `{effect, settle_ms, warning?, dialog?}`.
+    #[allow(clippy::too_many_arguments)]
+    async fn finish(
+        &self,
+        b: &Browser,
+        window: u64,
+        page: &str,
+        before: String,
+        t0: Instant,
+        dialog_opened: bool,
+        warning: Option<String>,
+    ) -> CallToolResult {
+        if dialog_opened {
+            b.dialog_recorded().await;
+        }
+        let dialog = if dialog_opened {
+            b.dialog(window)
+        } else {
+            None
+        };
+        let settle_ms = if dialog_opened || dialog.is_some() {
+            0
+        } else {
+            let s0 = Instant::now();
+            b.settle(page).await;
+            s0.elapsed().as_millis() as u64
+        };
+        let dialog = dialog.or_else(|| b.dialog(window));
+        let changed = dialog_opened || dialog.is_some() || b.fingerprint(page).await != before;
+        let mut out = json!({
+            "effect": if changed { "changed" } else { "no_change" },
+            "settle_ms": settle_ms,
+            "elapsed_ms": t0.elapsed().as_millis() as u64,
+        });
+        if let Some(w) = warning {
+            out["warning"] = json!(w);
+        }
+        if let Some(d) = dialog {
+            out["dialog"] = json!({"type": d.kind, "message": d.message,
+                "note": messages::dialog_open(&d.kind, &d.message)});
+        }
+        CallToolResult::structured(out)
+    }
+}
+
+/// Waits two animation frames after a wheel turn: the compositor scrolls, and the page's
+/// scroll position is only current after the next frames.
+async fn scrolled(b: &Browser, page: &str, d: Dispatched) {
+    if d == Dispatched::Done {
+        let _ = b
+            .eval(
+                page,
+                "new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))",
+            )
+            .await;
+    }
+}
+
+fn check_fraction(name: &str, v: f64) -> Result<(), CallToolResult> {
+    if v.is_finite() && (0.0..=1.0).contains(&v) {
+        Ok(())
+    } else {
+        Err(err(messages::bad_fraction(name, v)))
+    }
+}
+
+async fn viewport(b: &Browser, page: &str) -> Result<(f64, f64), BrowserError> {
+    let v = b
+        .eval(page, "[window.innerWidth, window.innerHeight]")
+        .await?;
+    Ok((
+        v[0].as_f64().unwrap_or(1280.0),
+        v[1].as_f64().unwrap_or(800.0),
+    ))
+}
+
+async fn page_result(b: &Browser, settle_ms: u64) -> Result<CallToolResult, BrowserError> {
+    let (window, _) = b.current()?;
+    let w = b.window_summary(window).await?;
+    let mut out = json!({
+        "root_name": w.app, "window_info": w.to_json(), "effect": "changed", "settle_ms": settle_ms,
+    });
+    if let Some(d) = b.dialog(window) {
+        out["dialog"] = json!({"type": d.kind, "message": d.message,
+            "note": messages::dialog_open(&d.kind, &d.message)});
+    }
+    Ok(CallToolResult::structured(out))
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for BrowserServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new(
+                messages::SERVER_NAME,
+                env!("CARGO_PKG_VERSION"),
+            ))
+            .with_instructions(messages::INSTRUCTIONS)
+    }
+}

@@ -1,0 +1,143 @@
+//! Screenshots (plain and annotated), the URL policy and the downloads folder.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Harness, all_text};
+use serde_json::json;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn screenshots_are_png_with_what_was_captured() {
+    let h = Harness::start().await;
+    h.open("form.html").await;
+    for (tool, args, prefix) in [
+        (
+            "capture_window_screenshot",
+            json!({}),
+            "window 1 rect=[0,0,",
+        ),
+        (
+            "capture_window_screenshot",
+            json!({"annotated": true}),
+            "window 1 rect=[0,0,",
+        ),
+        (
+            "capture_desktop_screenshot",
+            json!({}),
+            "desktop rect=[0,0,",
+        ),
+    ] {
+        let r = h.call(tool, args.clone()).await;
+        assert_eq!(r.is_error, Some(false), "{tool}: {}", all_text(&r));
+        let text = all_text(&r);
+        assert!(text.starts_with(prefix), "{tool}: {text}");
+        let image = r
+            .content
+            .iter()
+            .find_map(|c| c.as_image())
+            .unwrap_or_else(|| panic!("{tool} returns an image"));
+        assert_eq!(image.mime_type, "image/png");
+        use base64::Engine;
+        let png = base64::engine::general_purpose::STANDARD
+            .decode(&image.data)
+            .expect("base64");
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "{tool}");
+        if args["annotated"] == true {
+            assert!(
+                text.ends_with(" annotated=8"),
+                "8 interactive controls are visible: {text}"
+            );
+        }
+    }
+    // The overlay is gone after an annotated capture.
+    let l = h.listing(json!({})).await;
+    assert!(!l.contains("__deft"), "{l}");
+    assert!(h.shutdown().await);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn url_policy_refuses_blocked_and_unlisted_hosts_and_file_urls() {
+    let h = Harness::with_options(json!({"allowed_domains": ["127.0.0.1"]})).await;
+    h.open("links.html").await;
+    let cross = h.pages.cross_site_url("form.html");
+    let err = h.fails("navigate", json!({"url": cross})).await;
+    assert_eq!(
+        err,
+        "Opening localhost is not allowed: this browser may only open 127.0.0.1 (allowed_domains)."
+    );
+    let err = h
+        .fails("navigate", json!({"url": "file:///etc/passwd"}))
+        .await;
+    assert_eq!(
+        err,
+        "Opening file:///etc/passwd is refused: file:// URLs are off for this browser (allow_file_urls is false)."
+    );
+    let err = h
+        .fails("navigate", json!({"url": "chrome://settings"}))
+        .await;
+    assert_eq!(
+        err,
+        "Opening chrome://settings is refused: chrome:// and devtools:// URLs are off for this browser (allow_chrome_urls is false)."
+    );
+    let err = h
+        .fails("new_tab", json!({"url": "javascript:alert(1)"}))
+        .await;
+    assert_eq!(
+        err,
+        "'javascript:alert(1)' is not a URL this browser opens: use an http:// or https:// address (about:blank and data: also work)."
+    );
+    // A link the page itself follows is held to the same policy.
+    let l = h.listing(json!({})).await;
+    let link = Harness::id_of(&l, "link", "Cross-site page");
+    h.ok(
+        "click_input",
+        json!({"id": link, "name": "Cross-site page"}),
+    )
+    .await;
+    let text = h.page_text().await;
+    assert!(
+        !text.contains("New order"),
+        "the blocked page must not load: {text}"
+    );
+    assert!(
+        text.contains("ERR_BLOCKED_BY_CLIENT"),
+        "Chromium's error page says why: {text}"
+    );
+    let bad = deft_backend_browser::BrowserConfig::from_options(&json!({"allowed_domain": ["x"]}))
+        .unwrap_err();
+    assert!(
+        bad.starts_with("invalid options for the browser server: unknown field `allowed_domain`"),
+        "{bad}"
+    );
+    assert!(h.shutdown().await);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn downloads_land_in_the_device_folder() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let h = Harness::with_options(json!({"downloads_dir": dir.path()})).await;
+    h.open("links.html").await;
+    let l = h.listing(json!({})).await;
+    let link = Harness::id_of(&l, "link", "Download report");
+    h.ok(
+        "click_input",
+        json!({"id": link, "name": "Download report"}),
+    )
+    .await;
+    let file = dir.path().join("report.txt");
+    let mut found = false;
+    for _ in 0..100 {
+        if std::fs::read_to_string(&file).is_ok_and(|s| s == "quarterly report\n") {
+            found = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(
+        found,
+        "report.txt did not arrive in {}",
+        dir.path().display()
+    );
+    assert!(h.shutdown().await);
+}

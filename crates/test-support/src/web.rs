@@ -1,0 +1,152 @@
+//! The loopback page server for browser tests: serves `fixtures/web/` on `127.0.0.1` (and the
+//! same port on `[::1]` when available), so a page from `127.0.0.1` can embed a frame from
+//! `localhost` — a different site, which Chromium puts in its own process.
+//!
+//! Besides the files, `GET /api/slow?ms=N` answers `{"items": 42}` after N milliseconds (at most
+//! 5000), for content that arrives by XHR after a click.
+//!
+//! ```no_run
+//! # async fn demo() {
+//! let server = deft_test_support::web::PageServer::start().await.unwrap();
+//! let form = server.url("form.html"); // http://127.0.0.1:PORT/form.html
+//! let cross = server.cross_site_url("frame_inner.html"); // http://localhost:PORT/…
+//! # let _ = (form, cross);
+//! # }
+//! ```
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{StatusCode, Uri, header};
+use axum::response::Response;
+
+/// The folder of the fixture pages.
+pub fn pages_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/web")
+}
+
+/// A running page server; stops when dropped.
+pub struct PageServer {
+    addr: SocketAddr,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+}
+
+impl PageServer {
+    /// Starts serving on a free loopback port.
+    pub async fn start() -> std::io::Result<Self> {
+        let v4 = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let addr = v4.local_addr()?;
+        let mut tasks = vec![tokio::spawn(async move {
+            let _ = axum::serve(v4, app()).await;
+        })];
+        if let Ok(v6) = tokio::net::TcpListener::bind(("::1", addr.port())).await {
+            tasks.push(tokio::spawn(async move {
+                let _ = axum::serve(v6, app()).await;
+            }));
+        }
+        Ok(PageServer { addr, tasks })
+    }
+
+    /// The port.
+    pub fn port(&self) -> u16 {
+        self.addr.port()
+    }
+
+    /// `http://127.0.0.1:PORT/<path>`.
+    pub fn url(&self, path: &str) -> String {
+        format!(
+            "http://127.0.0.1:{}/{}",
+            self.addr.port(),
+            path.trim_start_matches('/')
+        )
+    }
+
+    /// `http://localhost:PORT/<path>`: the same files from another site.
+    pub fn cross_site_url(&self, path: &str) -> String {
+        format!(
+            "http://localhost:{}/{}",
+            self.addr.port(),
+            path.trim_start_matches('/')
+        )
+    }
+}
+
+impl Drop for PageServer {
+    fn drop(&mut self) {
+        for t in &self.tasks {
+            t.abort();
+        }
+    }
+}
+
+fn app() -> Router {
+    Router::new().fallback(serve)
+}
+
+fn content_type(path: &str) -> &'static str {
+    match path.rsplit('.').next().unwrap_or_default() {
+        "html" => "text/html; charset=utf-8",
+        "js" => "text/javascript; charset=utf-8",
+        "css" => "text/css; charset=utf-8",
+        "json" => "application/json",
+        "png" => "image/png",
+        "txt" => "text/plain; charset=utf-8",
+        _ => "application/octet-stream",
+    }
+}
+
+async fn serve(uri: Uri) -> Response {
+    let path = uri.path().trim_start_matches('/');
+    if path == "api/slow" {
+        let ms: u64 = uri
+            .query()
+            .unwrap_or_default()
+            .split('&')
+            .find_map(|kv| kv.strip_prefix("ms=")?.parse().ok())
+            .unwrap_or(300);
+        tokio::time::sleep(Duration::from_millis(ms.min(5000))).await;
+        return respond(
+            StatusCode::OK,
+            "application/json",
+            b"{\"items\": 42}".to_vec(),
+        );
+    }
+    if path
+        .split('/')
+        .any(|seg| seg == ".." || seg.starts_with('.'))
+    {
+        return respond(StatusCode::FORBIDDEN, "text/plain", b"forbidden".to_vec());
+    }
+    let path = if path.is_empty() { "index.html" } else { path };
+    let file = pages_dir().join(path);
+    match tokio::fs::read(&file).await {
+        Ok(bytes) => {
+            let mut r = respond(StatusCode::OK, content_type(path), bytes);
+            if path.starts_with("download/") {
+                r.headers_mut().insert(
+                    header::CONTENT_DISPOSITION,
+                    header::HeaderValue::from_static("attachment"),
+                );
+            }
+            r
+        }
+        Err(_) => respond(StatusCode::NOT_FOUND, "text/plain", b"not found".to_vec()),
+    }
+}
+
+fn respond(status: StatusCode, ctype: &'static str, body: Vec<u8>) -> Response {
+    let mut r = Response::new(Body::from(body));
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static(ctype),
+    );
+    r.headers_mut().insert(
+        header::CACHE_CONTROL,
+        header::HeaderValue::from_static("no-store"),
+    );
+    r
+}
