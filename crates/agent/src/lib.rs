@@ -1,1 +1,45 @@
-//! deft's agent: OpenAI-compatible streaming client, tool-calling loop, prompts, events.
+//! deft's agent: turns a goal into tool calls on one device and streams what happens.
+//!
+//! - [`llm`]: the OpenAI-compatible streaming client (any server: OpenAI, DeepSeek, Qwen, vLLM,
+//!   llama.cpp, Ollama) with retries, error texts people can act on and the `stream_options`
+//!   fallback.
+//! - [`Agent::run`]: the tool-calling loop (seed 001 §3.1): system prompt + extra context +
+//!   history (12 rounds) + goal; up to `max_steps` model calls; tool calls become Commands sent
+//!   through the device's [`deft_tools::Dispatcher`]; results go back as contiguous tool messages,
+//!   images as one user message after them (only the newest two kept as images); host → app
+//!   hand-off after `select_application_window`; approvals for sensitive actions; stop, step limit
+//!   and run timeout.
+//! - Events ([`deft_protocol::AgentEvent`]) go to an [`EventSink`]; image bytes go to an
+//!   [`ImageSink`] and events carry only their ids.
+//!
+//! ```no_run
+//! # async fn demo(device: deft_tools::Device, devices: std::sync::Arc<dyn deft_tools::Devices>) {
+//! use std::sync::Arc;
+//! use deft_agent::{Agent, AgentConfig, RunIo, RunRequest, llm::{LlmClient, LlmConfig}};
+//! let llm = LlmClient::new(LlmConfig::new("http://127.0.0.1:8000/v1", "qwen3", None)).unwrap();
+//! let agent = Agent::new(Arc::new(llm), AgentConfig::default(), devices);
+//! let outcome = agent
+//!     .run(&device, RunRequest::new("what kernel is this?"), RunIo::discard(), Default::default())
+//!     .await;
+//! println!("{:?}: {}", outcome.status, outcome.answer);
+//! # }
+//! ```
+//!
+//! The agent neither renders nor stores: the CLI, the console and `deft-trace` consume its events.
+
+mod config;
+mod context;
+mod images;
+pub mod llm;
+mod prompt;
+mod run;
+mod sinks;
+pub mod texts;
+mod toolset;
+
+pub use config::{AgentConfig, ConfirmPolicy};
+pub use images::{ModelImage, downscale_for_model};
+pub use run::{Agent, HistoryMessage, RunOutcome, RunRequest, RunTimings};
+pub use sinks::{
+    Approver, AutoApprove, ChannelSink, DenyAll, EventSink, ImageSink, NullImages, RunIo,
+};

@@ -1,14 +1,293 @@
-//! `deft run`: run the agent (being built; see the open issue).
+//! `deft run "goal"`: run the agent on a device and stream what it does to the terminal.
 
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
 
-use crate::Globals;
+use anyhow::Context;
+use deft_agent::llm::{LlmClient, LlmConfig};
+use deft_agent::{
+    Agent, AgentConfig, Approver, AutoApprove, ChannelSink, DenyAll, RunIo, RunRequest,
+};
+use deft_protocol::event::DeltaKind;
+use deft_protocol::{AgentEvent, DoneStatus, EventKind};
+use deft_tools::devices;
+use futures::future::BoxFuture;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::{Globals, local_devices};
 
 /// `deft run` arguments.
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// What to do, in plain words.
+    goal: String,
+    /// Device to operate.
+    #[arg(long, default_value = devices::LOCAL)]
+    device: String,
+    /// Model calls at most (1–200).
+    #[arg(long, default_value_t = 40)]
+    max_steps: u32,
+    /// OpenAI-compatible API base URL, e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1.
+    #[arg(long, env = "AGENT_API_BASE")]
+    api_base: Option<String>,
+    /// Model name.
+    #[arg(long, env = "AGENT_MODEL")]
+    model: Option<String>,
+    /// API key (sent as a Bearer token).
+    #[arg(long, env = "AGENT_API_KEY", hide_env_values = true)]
+    api_key: Option<String>,
+    /// Approve every sensitive action without asking.
+    #[arg(long)]
+    yes: bool,
+    /// Where run traces go (default: <data dir>/traces).
+    #[arg(long, value_name = "DIR")]
+    trace_dir: Option<std::path::PathBuf>,
+}
 
-/// Not available yet.
-pub async fn run(_args: Args, _globals: &Globals) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`deft run` is not available in this build yet")
+/// Runs the agent.
+pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
+    let (Some(base), Some(model)) = (args.api_base.clone(), args.model.clone()) else {
+        anyhow::bail!(
+            "no model configured: set AGENT_API_BASE and AGENT_MODEL (and AGENT_API_KEY if the server needs one), or pass --api-base and --model"
+        );
+    };
+    if !(1..=200).contains(&args.max_steps) {
+        anyhow::bail!(
+            "--max-steps must be between 1 and 200, got {}",
+            args.max_steps
+        );
+    }
+    let directory = local_devices::directory(globals)?;
+    let device = local_devices::pick(&directory, &args.device)?;
+    let _busy = device.try_reserve().context("the device is busy")?;
+
+    let llm = LlmClient::new(LlmConfig::new(&base, &model, args.api_key.clone()))?;
+    let agent = Agent::new(
+        Arc::new(llm),
+        AgentConfig::default().with_max_steps(args.max_steps),
+        directory.clone(),
+    );
+
+    let run_id = format!(
+        "{}-{}",
+        unix_secs(),
+        &uuid::Uuid::new_v4().simple().to_string()[..8]
+    );
+    let trace_root = args
+        .trace_dir
+        .clone()
+        .unwrap_or_else(|| globals.data_dir.join("traces"));
+    let trace = Arc::new(
+        deft_trace::TraceWriter::create(
+            &trace_root,
+            &run_id,
+            deft_trace::TraceMeta {
+                goal: args.goal.clone(),
+                device: device.id.clone(),
+                model: model.clone(),
+            },
+        )
+        .with_context(|| {
+            format!(
+                "cannot create the trace folder under {}",
+                trace_root.display()
+            )
+        })?,
+    );
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    let approver: Arc<dyn Approver> = if args.yes {
+        Arc::new(AutoApprove)
+    } else if interactive {
+        Arc::new(PromptApprover)
+    } else {
+        Arc::new(DenyAll)
+    };
+    let io = RunIo {
+        events: vec![Arc::new(ChannelSink(tx)), trace.clone()],
+        images: trace.clone(),
+        approver,
+    };
+    let printer = tokio::spawn(print_events(rx, std::io::stderr().is_terminal()));
+
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let stopper = cancel.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            eprintln!("\nstopping…");
+            stopper.cancel();
+        }
+    });
+    let outcome = agent
+        .run(&device, RunRequest::new(&args.goal), io, cancel)
+        .await;
+    let _ = printer.await;
+    let report = trace.finish();
+    eprintln!("trace: {}", report.display());
+    Ok(match outcome.status {
+        DoneStatus::Completed => ExitCode::SUCCESS,
+        _ => ExitCode::from(1),
+    })
+}
+
+/// Asks on the terminal; no answer within the policy's timeout denies (the agent enforces it).
+struct PromptApprover;
+
+impl Approver for PromptApprover {
+    fn approve<'a>(
+        &'a self,
+        _call_id: &'a str,
+        tool: &'a str,
+        args: &'a serde_json::Value,
+        reason: &'a str,
+    ) -> BoxFuture<'a, bool> {
+        let question = format!("\n{reason}.\nAllow {tool} {args}? [y/N] ");
+        Box::pin(async move {
+            tokio::task::spawn_blocking(move || {
+                eprint!("{question}");
+                let _ = std::io::stderr().flush();
+                let mut line = String::new();
+                std::io::stdin().read_line(&mut line).is_ok()
+                    && matches!(line.trim(), "y" | "Y" | "yes")
+            })
+            .await
+            .unwrap_or(false)
+        })
+    }
+}
+
+/// Renders the event stream: reasoning dimmed, the answer as it arrives, a spinner per tool step.
+async fn print_events(mut rx: tokio::sync::mpsc::UnboundedReceiver<AgentEvent>, color: bool) {
+    let dim = |s: &str| {
+        if color {
+            format!("\x1b[2m{s}\x1b[0m")
+        } else {
+            s.to_owned()
+        }
+    };
+    let mut spinner: Option<ProgressBar> = None;
+    let mut answer_streamed = false;
+    let mut in_reasoning = false;
+    while let Some(ev) = rx.recv().await {
+        let is_delta = matches!(ev.kind, EventKind::Delta { .. });
+        if !is_delta
+            && (in_reasoning || answer_streamed)
+            && !matches!(ev.kind, EventKind::Done { .. } | EventKind::Usage(_))
+        {
+            if answer_streamed {
+                println!();
+            } else {
+                eprintln!();
+            }
+            answer_streamed = false;
+            in_reasoning = false;
+        }
+        match ev.kind {
+            EventKind::Delta {
+                text,
+                kind: DeltaKind::Reasoning,
+            } => {
+                in_reasoning = true;
+                eprint!("{}", dim(&text));
+            }
+            EventKind::Delta {
+                text,
+                kind: DeltaKind::Content,
+            } => {
+                if in_reasoning {
+                    eprintln!();
+                    in_reasoning = false;
+                }
+                answer_streamed = true;
+                print!("{text}");
+                let _ = std::io::stdout().flush();
+            }
+            EventKind::StepStart { tool, args, .. } => {
+                if !color {
+                    continue;
+                }
+                let pb = ProgressBar::new_spinner();
+                pb.set_style(
+                    ProgressStyle::with_template("{spinner} {msg} {elapsed}")
+                        .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+                );
+                pb.set_message(format!("{tool} {}", short(&args.to_string(), 80)));
+                pb.enable_steady_tick(Duration::from_millis(100));
+                spinner = Some(pb);
+            }
+            EventKind::Step {
+                tool,
+                result,
+                duration_ms,
+                effect,
+                image_ids,
+                ..
+            } => {
+                let status = result["status"].as_str().unwrap_or("").to_owned();
+                let mark = if status == "success" { "✓" } else { "✗" };
+                let mut line = format!("{mark} {tool} ({duration_ms} ms)");
+                if let Some(e) = effect {
+                    line.push_str(&format!(" {e}"));
+                }
+                if !image_ids.is_empty() {
+                    line.push_str(&format!(" [{} image(s)]", image_ids.len()));
+                }
+                if status != "success"
+                    && let Some(err) = result["error"].as_str()
+                {
+                    line.push_str(&format!(": {}", short(err, 160)));
+                }
+                match spinner.take() {
+                    Some(pb) => pb.finish_with_message(line),
+                    None => eprintln!("{line}"),
+                }
+            }
+            EventKind::Confirm { .. } | EventKind::Usage(_) => {}
+            EventKind::Confirmed { approve, .. } => {
+                eprintln!("{}", if approve { "approved" } else { "denied" })
+            }
+            EventKind::Error { message } => eprintln!("error: {message}"),
+            EventKind::Done {
+                answer,
+                usage,
+                status,
+            } => {
+                if let Some(pb) = spinner.take() {
+                    pb.finish_and_clear();
+                }
+                if in_reasoning {
+                    eprintln!();
+                }
+                if answer_streamed {
+                    println!();
+                } else if !answer.is_empty() {
+                    println!("{answer}");
+                }
+                eprintln!(
+                    "{}",
+                    dim(&format!(
+                        "{status:?} · {} model calls · {} prompt + {} completion tokens",
+                        usage.calls, usage.prompt_tokens, usage.completion_tokens
+                    ))
+                );
+            }
+        }
+    }
+}
+
+fn short(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_owned()
+    } else {
+        format!("{}…", s.chars().take(n).collect::<String>())
+    }
+}
+
+fn unix_secs() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
 }

@@ -61,6 +61,24 @@ pub struct FailArgs {
     pub message: String,
 }
 
+/// `screenshot` arguments.
+#[derive(Deserialize, JsonSchema)]
+pub struct ScreenshotArgs {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+}
+
+/// `select_application_window` arguments.
+#[derive(Deserialize, JsonSchema)]
+pub struct SelectArgs {
+    /// Window id.
+    pub id: String,
+    /// Window name; becomes the root name.
+    pub name: String,
+}
+
 /// `rendezvous` arguments.
 #[derive(Deserialize, JsonSchema)]
 pub struct RendezvousArgs {
@@ -148,6 +166,26 @@ impl FixtureServer {
         ])
     }
 
+    /// A screen-like PNG of the given size (gradients, text-like stripes), for image paths.
+    #[tool(description = "Return a screen-like PNG of width × height pixels.")]
+    async fn screenshot(
+        &self,
+        Parameters(ScreenshotArgs { width, height }): Parameters<ScreenshotArgs>,
+    ) -> CallToolResult {
+        let (w, h) = (width.clamp(1, 4096), height.clamp(1, 4096));
+        let png = tokio::task::spawn_blocking(move || screen_png(w, h))
+            .await
+            .unwrap_or_default();
+        use base64::Engine as _;
+        CallToolResult::success(vec![
+            Content::text(format!("{w}x{h} screenshot")),
+            Content::image(
+                base64::engine::general_purpose::STANDARD.encode(png),
+                "image/png",
+            ),
+        ])
+    }
+
     /// This process's id.
     #[tool(description = "Return the server's process id.")]
     async fn pid(&self) -> CallToolResult {
@@ -158,6 +196,19 @@ impl FixtureServer {
     #[tool(description = "Return this server instance's id.")]
     async fn instance(&self) -> CallToolResult {
         CallToolResult::structured(json!({ "instance": self.instance }))
+    }
+
+    /// Answers like a desktop's window selection: `{root_name, window_info}` (root = `name`), so
+    /// host → app hand-off can be tested through the real tool layer.
+    #[tool(description = "Select a window; its name becomes the root name.")]
+    async fn select_application_window(
+        &self,
+        Parameters(SelectArgs { id, name }): Parameters<SelectArgs>,
+    ) -> CallToolResult {
+        CallToolResult::structured(json!({
+            "root_name": name,
+            "window_info": {"id": id, "name": format!("{name} window")},
+        }))
     }
 
     /// Waits until `parties` callers have arrived in `dir` (works across processes).
@@ -196,6 +247,24 @@ impl ServerHandler for FixtureServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
     }
+}
+
+/// A PNG that compresses like a real screen: flat panels, gradients and stripes of "text".
+pub fn screen_png(w: u32, h: u32) -> Vec<u8> {
+    let img = image::RgbImage::from_fn(w, h, |x, y| {
+        let panel = (x / 160 + y / 120) % 3;
+        let text = (y % 18 < 10) && (x % 7 < 5) && ((x / 40 + y / 18) % 4 != 0);
+        match (panel, text) {
+            (_, true) => image::Rgb([30, 30, 40]),
+            (0, _) => image::Rgb([245, 246, 248]),
+            (1, _) => image::Rgb([(200 + x % 50) as u8, 220, (230 - y % 30) as u8]),
+            _ => image::Rgb([255, 255, 255]),
+        }
+    });
+    let mut out = Vec::new();
+    let _ = image::DynamicImage::ImageRgb8(img)
+        .write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png);
+    out
 }
 
 fn uuid_like() -> String {

@@ -1,0 +1,88 @@
+//! Images for the model: decoded, downscaled to a maximum width and re-encoded as JPEG, so
+//! screenshots cost predictable tokens. Coordinates the model gives are window fractions, so
+//! scaling never shifts a click.
+
+use base64::Engine as _;
+
+/// An image ready for an `image_url` part.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelImage {
+    /// `data:image/jpeg;base64,…`.
+    pub data_uri: String,
+    /// Width after scaling.
+    pub width: u32,
+    /// Height after scaling.
+    pub height: u32,
+}
+
+/// Decodes `bytes` (PNG or JPEG), scales it to at most `max_width` wide and encodes it as JPEG.
+pub fn downscale_for_model(
+    bytes: &[u8],
+    max_width: u32,
+    quality: u8,
+) -> Result<ModelImage, String> {
+    let img =
+        image::load_from_memory(bytes).map_err(|e| format!("cannot decode the image: {e}"))?;
+    let mut rgb = img.into_rgb8();
+    if rgb.width() > max_width && max_width > 0 {
+        let h = ((rgb.height() as u64 * max_width as u64) / rgb.width() as u64).max(1) as u32;
+        // Area averaging: fast, and sharp enough for text on screenshots.
+        rgb = image::imageops::thumbnail(&rgb, max_width, h);
+    }
+    let (w, h) = (rgb.width(), rgb.height());
+    let (Ok(w16), Ok(h16)) = (u16::try_from(w), u16::try_from(h)) else {
+        return Err(format!(
+            "the image is too large to encode as JPEG ({w}×{h})"
+        ));
+    };
+    let mut out = Vec::with_capacity(rgb.len() / 8);
+    jpeg_encoder::Encoder::new(&mut out, quality.clamp(1, 100))
+        .encode(rgb.as_raw(), w16, h16, jpeg_encoder::ColorType::Rgb)
+        .map_err(|e| format!("cannot encode the image: {e}"))?;
+    Ok(ModelImage {
+        data_uri: format!(
+            "data:image/jpeg;base64,{}",
+            base64::engine::general_purpose::STANDARD.encode(&out)
+        ),
+        width: rgb.width(),
+        height: rgb.height(),
+    })
+}
+
+/// Splits a `data:<mime>;base64,<data>` URI into mime and bytes.
+pub(crate) fn decode_data_uri(uri: &str) -> Option<(String, Vec<u8>)> {
+    let rest = uri.strip_prefix("data:")?;
+    let (meta, data) = rest.split_once(',')?;
+    let mime = meta.strip_suffix(";base64")?;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(data.trim())
+        .ok()?;
+    Some((mime.to_owned(), bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wide_images_are_scaled_and_become_jpeg() {
+        let img = image::RgbImage::from_fn(2560, 2048, |x, y| {
+            image::Rgb([(x % 256) as u8, (y % 256) as u8, 80])
+        });
+        let mut png = Vec::new();
+        image::DynamicImage::ImageRgb8(img)
+            .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+            .unwrap();
+        let m = downscale_for_model(&png, 1280, 80).unwrap();
+        assert_eq!((m.width, m.height), (1280, 1024));
+        assert!(m.data_uri.starts_with("data:image/jpeg;base64,/9j/"));
+        let (mime, bytes) = decode_data_uri(&m.data_uri).unwrap();
+        assert_eq!(mime, "image/jpeg");
+        assert_eq!(image::load_from_memory(&bytes).unwrap().width(), 1280);
+        assert!(
+            downscale_for_model(b"not an image", 1280, 80)
+                .unwrap_err()
+                .starts_with("cannot decode")
+        );
+    }
+}

@@ -1,0 +1,357 @@
+//! The HTTP side: request, retries with backoff, error texts people can act on, and the
+//! `stream_options` fallback for gateways that reject it.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use eventsource_stream::Eventsource;
+use futures::StreamExt;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::{Accumulator, Completion, Delta};
+
+/// Where and how to reach the model.
+#[derive(Debug, Clone)]
+pub struct LlmConfig {
+    /// Base URL, e.g. `https://api.openai.com/v1` (the client appends `/chat/completions`).
+    pub base_url: String,
+    /// Model name.
+    pub model: String,
+    /// API key (sent as Bearer), if the server needs one.
+    pub api_key: Option<String>,
+    /// TCP connect timeout.
+    pub connect_timeout: Duration,
+    /// Longest silence while streaming.
+    pub read_timeout: Duration,
+    /// Retries after 429/5xx/connection errors.
+    pub max_retries: u32,
+    /// First backoff; doubles each retry (capped at 30 s) unless the server sends `Retry-After`.
+    pub backoff: Duration,
+}
+
+impl LlmConfig {
+    /// A config with the defaults: 10 s connect, 120 s read, 3 retries from 1 s.
+    pub fn new(base_url: &str, model: &str, api_key: Option<String>) -> Self {
+        LlmConfig {
+            base_url: base_url.trim_end_matches('/').to_owned(),
+            model: model.to_owned(),
+            api_key: api_key.filter(|k| !k.is_empty()),
+            connect_timeout: Duration::from_secs(10),
+            read_timeout: Duration::from_secs(120),
+            max_retries: 3,
+            backoff: Duration::from_secs(1),
+        }
+    }
+}
+
+/// A model call failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LlmError {
+    /// 401/403.
+    #[error("the API key is invalid or expired (HTTP {status} from {url}): {message}")]
+    Unauthorized {
+        /// Status.
+        status: u16,
+        /// Endpoint.
+        url: String,
+        /// Server text.
+        message: String,
+    },
+    /// The server does not know the model.
+    #[error("the model '{model}' is not available at {url}: {message}")]
+    UnknownModel {
+        /// Model name.
+        model: String,
+        /// Endpoint.
+        url: String,
+        /// Server text.
+        message: String,
+    },
+    /// Still failing after the retries (429, 5xx).
+    #[error(
+        "the model server at {url} kept failing (HTTP {status}) after {attempts} attempts: {message}"
+    )]
+    Unavailable {
+        /// Status.
+        status: u16,
+        /// Endpoint.
+        url: String,
+        /// Attempts made.
+        attempts: u32,
+        /// Server text.
+        message: String,
+    },
+    /// Another 4xx.
+    #[error("the model server at {url} rejected the request (HTTP {status}): {message}")]
+    Rejected {
+        /// Status.
+        status: u16,
+        /// Endpoint.
+        url: String,
+        /// Server text.
+        message: String,
+    },
+    /// Could not connect.
+    #[error("cannot reach the model server at {url}: {reason}")]
+    Unreachable {
+        /// Endpoint.
+        url: String,
+        /// Why.
+        reason: String,
+    },
+    /// The stream stalled or broke.
+    #[error("the model server at {url} stopped streaming: {reason}")]
+    Stream {
+        /// Endpoint.
+        url: String,
+        /// Why.
+        reason: String,
+    },
+    /// The caller cancelled.
+    #[error("cancelled")]
+    Cancelled,
+}
+
+/// An OpenAI-compatible streaming chat client.
+pub struct LlmClient {
+    http: reqwest::Client,
+    config: LlmConfig,
+    /// Whether the endpoint accepts `stream_options` (remembered after a rejection).
+    include_usage: AtomicBool,
+}
+
+impl LlmClient {
+    /// A client for `config`.
+    pub fn new(config: LlmConfig) -> Result<Self, LlmError> {
+        let http = reqwest::Client::builder()
+            .connect_timeout(config.connect_timeout)
+            .read_timeout(config.read_timeout)
+            .build()
+            .map_err(|e| LlmError::Unreachable {
+                url: config.base_url.clone(),
+                reason: format!("cannot build the HTTP client: {e}"),
+            })?;
+        Ok(LlmClient {
+            http,
+            config,
+            include_usage: AtomicBool::new(true),
+        })
+    }
+
+    /// The config.
+    pub fn config(&self) -> &LlmConfig {
+        &self.config
+    }
+
+    /// Whether usage is still being asked for.
+    pub fn asks_for_usage(&self) -> bool {
+        self.include_usage.load(Ordering::Relaxed)
+    }
+
+    fn url(&self) -> String {
+        format!("{}/chat/completions", self.config.base_url)
+    }
+
+    /// Streams one completion of `messages` with `tools` (none: a plain answer), passing text
+    /// deltas to `on_delta` as they arrive.
+    pub async fn complete(
+        &self,
+        messages: &[Value],
+        tools: &[Value],
+        cancel: &CancellationToken,
+        on_delta: &mut (dyn FnMut(Delta) + Send),
+    ) -> Result<Completion, LlmError> {
+        let url = self.url();
+        let mut attempt = 0u32;
+        let mut stream_options_retry = false;
+        loop {
+            attempt += 1;
+            let mut body =
+                json!({"model": self.config.model, "messages": messages, "stream": true});
+            if !tools.is_empty() {
+                body["tools"] = Value::Array(tools.to_vec());
+            }
+            let with_usage = self.asks_for_usage();
+            if with_usage {
+                body["stream_options"] = json!({"include_usage": true});
+            }
+            let mut req = self.http.post(&url).json(&body);
+            if let Some(key) = &self.config.api_key {
+                req = req.bearer_auth(key);
+            }
+            let sent = tokio::select! {
+                r = req.send() => r,
+                _ = cancel.cancelled() => return Err(LlmError::Cancelled),
+            };
+            let response = match sent {
+                Ok(r) => r,
+                Err(e) => {
+                    let reason = describe(&e);
+                    if attempt <= self.config.max_retries {
+                        tracing::warn!("model server unreachable ({reason}); retrying");
+                        self.sleep(self.backoff(attempt, None), cancel).await?;
+                        continue;
+                    }
+                    return Err(LlmError::Unreachable { url, reason });
+                }
+            };
+            let status = response.status().as_u16();
+            if (200..300).contains(&status) {
+                return self.read_stream(response, cancel, on_delta).await;
+            }
+            let retry_after = response
+                .headers()
+                .get("retry-after")
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .map(Duration::from_secs);
+            let text = response.text().await.unwrap_or_default();
+            let message = error_message(&text);
+            if with_usage && !stream_options_retry && matches!(status, 400 | 422) {
+                // Some gateways reject stream_options: ask once more without it, and remember.
+                tracing::warn!(
+                    "the model server rejected stream_options (HTTP {status}); retrying without it, token figures will be missing"
+                );
+                self.include_usage.store(false, Ordering::Relaxed);
+                stream_options_retry = true;
+                attempt -= 1;
+                continue;
+            }
+            match status {
+                401 | 403 => {
+                    return Err(LlmError::Unauthorized {
+                        status,
+                        url,
+                        message,
+                    });
+                }
+                404 => {
+                    return Err(LlmError::UnknownModel {
+                        model: self.config.model.clone(),
+                        url,
+                        message,
+                    });
+                }
+                400 | 422 if mentions_model(&message, &self.config.model) => {
+                    return Err(LlmError::UnknownModel {
+                        model: self.config.model.clone(),
+                        url,
+                        message,
+                    });
+                }
+                429 | 500..=599 if attempt <= self.config.max_retries => {
+                    tracing::warn!("model server answered HTTP {status}; retrying");
+                    self.sleep(self.backoff(attempt, retry_after), cancel)
+                        .await?;
+                }
+                429 | 500..=599 => {
+                    return Err(LlmError::Unavailable {
+                        status,
+                        url,
+                        attempts: attempt,
+                        message,
+                    });
+                }
+                _ => {
+                    return Err(LlmError::Rejected {
+                        status,
+                        url,
+                        message,
+                    });
+                }
+            }
+        }
+    }
+
+    async fn read_stream(
+        &self,
+        response: reqwest::Response,
+        cancel: &CancellationToken,
+        on_delta: &mut (dyn FnMut(Delta) + Send),
+    ) -> Result<Completion, LlmError> {
+        let mut events = response.bytes_stream().eventsource();
+        let mut acc = Accumulator::new();
+        loop {
+            let next = tokio::select! {
+                n = events.next() => n,
+                _ = cancel.cancelled() => return Err(LlmError::Cancelled),
+            };
+            match next {
+                None => break,
+                Some(Ok(ev)) => {
+                    let data = ev.data.trim();
+                    if data == "[DONE]" {
+                        break;
+                    }
+                    if data.is_empty() {
+                        continue;
+                    }
+                    for d in acc.push(data) {
+                        on_delta(d);
+                    }
+                }
+                Some(Err(e)) => {
+                    return Err(LlmError::Stream {
+                        url: self.url(),
+                        reason: e.to_string(),
+                    });
+                }
+            }
+        }
+        Ok(acc.finish())
+    }
+
+    fn backoff(&self, attempt: u32, retry_after: Option<Duration>) -> Duration {
+        retry_after.unwrap_or_else(|| {
+            let factor = 2u32.saturating_pow(attempt.saturating_sub(1));
+            (self.config.backoff * factor).min(Duration::from_secs(30))
+        })
+    }
+
+    async fn sleep(&self, d: Duration, cancel: &CancellationToken) -> Result<(), LlmError> {
+        tokio::select! {
+            _ = tokio::time::sleep(d) => Ok(()),
+            _ = cancel.cancelled() => Err(LlmError::Cancelled),
+        }
+    }
+}
+
+fn describe(e: &reqwest::Error) -> String {
+    let mut s = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(inner) = source {
+        s.push_str(": ");
+        s.push_str(&inner.to_string());
+        source = inner.source();
+    }
+    if e.is_timeout() {
+        s.push_str(" (timed out)");
+    }
+    s
+}
+
+/// The `error.message` of an OpenAI-style error body, or the body itself.
+fn error_message(body: &str) -> String {
+    let parsed: Option<Value> = serde_json::from_str(body).ok();
+    let msg = parsed
+        .as_ref()
+        .and_then(|v| {
+            v.pointer("/error/message")
+                .or_else(|| v.get("message"))
+                .or_else(|| v.get("error"))
+        })
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .unwrap_or_else(|| body.trim().to_owned());
+    msg.chars().take(500).collect()
+}
+
+fn mentions_model(message: &str, model: &str) -> bool {
+    let m = message.to_lowercase();
+    m.contains("model")
+        && (m.contains("not found")
+            || m.contains("does not exist")
+            || m.contains("unknown")
+            || m.contains(&model.to_lowercase()))
+}

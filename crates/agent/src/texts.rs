@@ -1,0 +1,64 @@
+//! Every text the agent writes for the model (tool messages, nudges). Part of the prompt: keep
+//! them stable; tests check them.
+
+/// The tool message of a call whose arguments are not a JSON object.
+pub fn invalid_arguments(tool: &str, detail: &str) -> String {
+    format!(
+        "Error: the arguments of {tool} are not a valid JSON object ({detail}). Call it again with a JSON object that matches its parameters."
+    )
+}
+
+/// The tool message of a call to a tool that does not exist.
+pub fn unknown_tool(tool: &str, available: &[String]) -> String {
+    format!(
+        "Error: there is no tool named '{tool}'. Available tools: {}.",
+        available.join(", ")
+    )
+}
+
+/// The tool message of a call the person denied.
+pub fn denied(tool: &str) -> String {
+    format!(
+        "Error: the user did not approve this {tool} call, so it was not executed. Choose another way or explain what you need."
+    )
+}
+
+/// The tool message of a call not run because an earlier call of the turn failed.
+pub const SKIPPED_AFTER_FAILURE: &str =
+    "Skipped: an earlier tool call of this turn failed, so this one was not executed.";
+
+/// The text part that replaces an older screenshot in the context.
+pub const IMAGE_REMOVED: &str =
+    "[an earlier screenshot was removed to save context; take a new one if you need it]";
+
+/// The user message that introduces the images of the preceding tool results.
+pub fn images_follow(n: usize) -> String {
+    if n == 1 {
+        "The image returned by the tool call above:".to_owned()
+    } else {
+        format!("The {n} images returned by the tool calls above, in order:")
+    }
+}
+
+/// Asked once when the step limit is reached, without tools.
+pub const STEP_LIMIT_SUMMARY: &str = "You have reached the step limit for this task. Do not call tools. Summarize what you did, what the current state is, and what remains to be done.";
+
+/// Ends a run whose model keeps repeating a failing call.
+pub fn repeated_failure(tool: &str, times: u32) -> String {
+    format!(
+        "The model called {tool} with the same arguments {times} times in a row and it failed each time; the run was stopped."
+    )
+}
+
+/// A successful call with no result.
+pub const DONE_NO_RESULT: &str = "Done.";
+
+/// Ends a run that took longer than its limit.
+pub fn run_timeout(limit: std::time::Duration) -> String {
+    let secs = limit.as_secs_f64();
+    if secs.fract() == 0.0 {
+        format!("the run timeout of {} s passed", secs as u64)
+    } else {
+        format!("the run timeout of {secs:.1} s passed")
+    }
+}
