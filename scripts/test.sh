@@ -11,7 +11,10 @@ root=$(pwd)
 say() { printf '\n==> %s\n' "$*"; }
 
 # --- Debian packages the tests drive (later backends add theirs here) -------------------------
-deb_packages=(procps python3 git ca-certificates)
+deb_packages=(procps python3 git ca-certificates chromium)
+# desktop backend: private Xvfb + D-Bus + AT-SPI + openbox, the GTK3 form app, two real apps
+deb_packages+=(xvfb xauth dbus-daemon at-spi2-core libatk-adaptor openbox python3-gi gir1.2-gtk-3.0
+  gnome-calculator mousepad fonts-dejavu-core)
 missing=()
 for p in "${deb_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

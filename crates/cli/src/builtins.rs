@@ -1,12 +1,16 @@
 //! The builtin tool servers this binary carries, by name.
 
+use std::path::Path;
 use std::sync::Arc;
 
 use deft_backend_shell::{ShellPolicy, ShellServer};
 use deft_tools::builtin::{Builtin, BuiltinRegistry};
 
-/// Every builtin server: `shell` (later: desktop, browser, …).
-pub fn registry() -> Arc<BuiltinRegistry> {
+/// Every builtin server: `shell`, `desktop`, `browser` (later: …). `data_dir` is deft's data
+/// folder: the desktop server finds the managed virtual desktop's state file there unless the
+/// routing table's options name another.
+pub fn registry(data_dir: &Path) -> Arc<BuiltinRegistry> {
+    let state_file = crate::paths::desktop_state(data_dir);
     let mut r = BuiltinRegistry::new();
     r.register(Builtin::new(
         deft_backend_shell::NAME,
@@ -20,6 +24,29 @@ pub fn registry() -> Arc<BuiltinRegistry> {
                 );
             }
             Ok(ShellServer::new(policy))
+        },
+    ));
+    r.register(Builtin::new(
+        deft_backend_desktop::NAME,
+        "Linux desktop apps through AT-SPI, XTest input and screenshots (options: state_file, launch_allow)",
+        move |options| {
+            let mut options = options.clone();
+            if let serde_json::Value::Null = options {
+                options = serde_json::json!({});
+            }
+            if let Some(map) = options.as_object_mut() {
+                map.entry("state_file")
+                    .or_insert_with(|| serde_json::json!(state_file));
+            }
+            deft_backend_desktop::from_options(&options)
+        },
+    ));
+    r.register(Builtin::new(
+        deft_backend_browser::NAME,
+        "headless Chromium over CDP: tabs, compact control listings, real input (options: cdp_url, chromium, chromium_args, downloads_dir, allowed_domains, blocked_domains, allow_file_urls, allow_chrome_urls)",
+        |options| {
+            deft_backend_browser::BrowserConfig::from_options(options)
+                .map(deft_backend_browser::BrowserServer::new)
         },
     ));
     Arc::new(r)

@@ -28,8 +28,8 @@ pub struct Args {
 }
 
 /// Serves until the client leaves (stdio) or Ctrl-C (HTTP).
-pub async fn run(args: Args, _globals: &Globals) -> anyhow::Result<ExitCode> {
-    let registry = builtins::registry();
+pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
+    let registry = builtins::registry(&globals.data_dir);
     if args.list {
         for (name, about) in registry.list() {
             println!("{name:12} {about}");

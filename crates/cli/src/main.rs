@@ -9,6 +9,7 @@ mod cmd_mcp;
 mod cmd_run;
 mod cmd_serve;
 mod cmd_tools;
+mod local_devices;
 mod paths;
 
 use std::path::PathBuf;

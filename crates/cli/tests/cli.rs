@@ -150,9 +150,10 @@ fn exec_bad_input_is_a_clear_error() {
     );
 
     let out = exec_stdin(&["--device", "phone"], r#"{"commands": []}"#);
+    let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        String::from_utf8_lossy(&out.stderr)
-            .contains("unknown device 'phone'; known devices: local")
+        err.contains("unknown device 'phone'; known devices: browser, local"),
+        "{err}"
     );
 }
 
@@ -243,13 +244,18 @@ fn a_table_server_that_cannot_start_is_a_warning_not_a_failure() {
 #[test]
 fn mcp_lists_builtins_and_refuses_unknown_names_and_open_binds_without_token() {
     let out = deft().args(["mcp", "--list"]).output().unwrap();
-    assert!(String::from_utf8_lossy(&out.stdout).starts_with("shell"));
+    let listed = String::from_utf8_lossy(&out.stdout);
+    assert!(listed.lines().any(|l| l.starts_with("shell ")), "{listed}");
     let out = deft().args(["mcp", "nosuch"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        String::from_utf8_lossy(&out.stderr)
-            .contains("no builtin server named 'nosuch'; known: shell")
-    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    let known = err
+        .split("no builtin server named 'nosuch'; known: ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{err}"));
+    for name in ["desktop", "shell"] {
+        assert!(known.split([',', ' ', '\n']).any(|n| n == name), "{err}");
+    }
     let out = deft()
         .args(["mcp", "shell", "--http", "0.0.0.0:0"])
         .env_remove("DEFT_MCP_TOKEN")
