@@ -538,3 +538,65 @@ async fn list_devices_is_answered_by_the_platform() {
         r#"[{"busy":false,"id":"local","profile":"test"}]"#
     );
 }
+
+#[tokio::test]
+async fn a_stream_that_stalls_past_the_read_timeout_fails_with_a_clear_error() {
+    let s = setup();
+    let model = ScriptedModel::start(vec![
+        Reply::text("too slow")
+            .with_delay(Duration::from_millis(800))
+            .into(),
+    ])
+    .await;
+    let mut llm = deft_agent::llm::LlmConfig::new(&model.base_url(), "scripted-model", None);
+    llm.read_timeout = Duration::from_millis(200);
+    llm.max_retries = 0;
+    let agent = deft_agent::Agent::new(
+        Arc::new(deft_agent::llm::LlmClient::new(llm).unwrap()),
+        quiet_config(),
+        s.devices.clone(),
+    );
+    let out = agent
+        .run(
+            &s.device,
+            RunRequest::new("x"),
+            io(&Arc::new(Collect::default())),
+            CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(out.status, DoneStatus::Failed);
+    assert!(
+        out.answer
+            .starts_with("the model server at http://127.0.0.1:"),
+        "{}",
+        out.answer
+    );
+    assert!(
+        out.answer.contains("stopped streaming") || out.answer.contains("timed out"),
+        "{}",
+        out.answer
+    );
+}
+
+#[tokio::test]
+async fn slow_streaming_within_the_read_timeout_arrives_whole() {
+    let s = setup();
+    let model = ScriptedModel::start(vec![
+        Reply::text("slow but steady")
+            .with_delay(Duration::from_millis(30))
+            .into(),
+    ])
+    .await;
+    let events = Arc::new(Collect::default());
+    let out = agent(&model.base_url(), s.devices.clone(), quiet_config())
+        .run(
+            &s.device,
+            RunRequest::new("x"),
+            io(&events),
+            CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(out.answer, "slow but steady");
+    let deltas = events.kinds().iter().filter(|k| **k == "delta").count();
+    assert!(deltas >= 3, "the answer streams in pieces: {deltas}");
+}
