@@ -8,9 +8,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use deft_protocol::{CommandResult, ExecInput, ResultStatus};
+use deft_protocol::{ExecInput, ResultStatus};
+use deft_tools::devices;
 use deft_tools::table::RoutingTable;
-use deft_tools::{ExecContext, devices};
 
 use crate::{Globals, local_devices};
 
@@ -68,30 +68,18 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
         .try_reserve()
         .with_context(|| format!("the device '{}' is busy", device.id))?;
 
-    let mut all: Vec<Vec<CommandResult>> = Vec::new();
-    for batch in input.into_batches() {
-        let mut ctx = ExecContext::new(
-            &device.id,
-            batch.profile.as_deref().unwrap_or(&device.profile),
-        );
-        ctx.agent = batch.agent;
-        ctx.process = batch.process;
-        ctx.root = batch.root;
-        ctx.early_exit = batch.early_exit;
-        ctx.deadline = deadline;
-        let cancel = ctx.cancel.clone();
-        let run = device.dispatcher.execute(&ctx, batch.commands);
-        tokio::pin!(run);
-        let results = tokio::select! {
-            r = &mut run => r,
-            _ = tokio::signal::ctrl_c() => {
-                eprintln!("stopping: cancelling the command in flight…");
-                cancel.cancel();
-                run.await
-            }
-        };
-        all.push(results);
-    }
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let stopper = cancel.clone();
+    let on_ctrl_c = tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            eprintln!("stopping: cancelling the command in flight…");
+            stopper.cancel();
+        }
+    });
+    let all = device
+        .run_batches(input.into_batches(), deadline, &cancel)
+        .await;
+    on_ctrl_c.abort();
     let failed = all
         .iter()
         .flatten()

@@ -9,8 +9,8 @@ use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use deft_protocol::{CommandResult, ExecInput};
-use deft_tools::{Devices, ExecContext};
+use deft_protocol::ExecInput;
+use deft_tools::Devices;
 use serde::Deserialize;
 
 use crate::{AppState, texts};
@@ -72,19 +72,10 @@ pub async fn exec(
         .try_reserve()
         .ok_or_else(|| ApiError(StatusCode::CONFLICT, texts::device_busy(&id)))?;
     let single = matches!(input, ExecInput::One(_));
-    let mut all: Vec<Vec<CommandResult>> = Vec::new();
-    for batch in input.into_batches() {
-        let mut ctx = ExecContext::new(
-            &device.id,
-            batch.profile.as_deref().unwrap_or(&device.profile),
-        );
-        ctx.agent = batch.agent;
-        ctx.process = batch.process;
-        ctx.root = batch.root;
-        ctx.early_exit = batch.early_exit;
-        ctx.deadline = deadline;
-        all.push(device.dispatcher.execute(&ctx, batch.commands).await);
-    }
+    // A caller that goes away drops this future, and with it the batch in flight.
+    let mut all = device
+        .run_batches(input.into_batches(), deadline, &Default::default())
+        .await;
     Ok(if single {
         Json(all.pop().unwrap_or_default()).into_response()
     } else {

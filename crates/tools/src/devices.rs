@@ -6,7 +6,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
 
-use crate::dispatcher::Dispatcher;
+use deft_protocol::{CommandResult, ExecBatch};
+use tokio_util::sync::CancellationToken;
+
+use crate::dispatcher::{Dispatcher, ExecContext};
 
 /// The id of this machine as a device.
 pub const LOCAL: &str = "local";
@@ -71,6 +74,30 @@ impl Device {
             .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
             .ok()
             .map(|_| BusyGuard(self.busy.clone()))
+    }
+
+    /// Runs `batches` in order within this device's session (a window selected by one batch is
+    /// acted on by the next); a batch's own `profile` wins over the device's. `cancel` stops the
+    /// batch in flight (its Results say so) and every batch after it.
+    pub async fn run_batches(
+        &self,
+        batches: Vec<ExecBatch>,
+        deadline: std::time::Duration,
+        cancel: &CancellationToken,
+    ) -> Vec<Vec<CommandResult>> {
+        let mut all = Vec::with_capacity(batches.len());
+        for batch in batches {
+            let mut ctx =
+                ExecContext::new(&self.id, batch.profile.as_deref().unwrap_or(&self.profile));
+            ctx.agent = batch.agent;
+            ctx.process = batch.process;
+            ctx.root = batch.root;
+            ctx.early_exit = batch.early_exit;
+            ctx.deadline = deadline;
+            ctx.cancel = cancel.clone();
+            all.push(self.dispatcher.execute(&ctx, batch.commands).await);
+        }
+        all
     }
 
     /// How it is listed.
