@@ -151,6 +151,12 @@ impl FixtureServer {
         format!("blocked {ms} ms")
     }
 
+    /// Panics inside the tool (a buggy tool server).
+    #[tool(description = "Panic inside the tool.")]
+    async fn panic(&self) -> String {
+        panic!("the fixture tool panicked on purpose")
+    }
+
     /// Reports a tool error with the given text.
     #[tool(description = "Fail with the given message.")]
     async fn fail(&self, Parameters(FailArgs { message }): Parameters<FailArgs>) -> CallToolResult {

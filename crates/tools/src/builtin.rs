@@ -10,6 +10,63 @@ use rmcp::{ServerHandler, ServiceExt};
 use serde_json::Value;
 use tokio::io::DuplexStream;
 
+/// Wraps a server so that a tool that panics answers with a tool error instead of never
+/// answering (rmcp runs each request as a task; a panic there would leave the caller waiting
+/// for the tool's whole time limit).
+pub struct PanicGuard<H>(Arc<H>);
+
+impl<H> Clone for PanicGuard<H> {
+    fn clone(&self) -> Self {
+        PanicGuard(self.0.clone())
+    }
+}
+
+impl<H: ServerHandler + Send + Sync + 'static> ServerHandler for PanicGuard<H> {
+    fn get_info(&self) -> rmcp::model::ServerConfig {
+        self.0.get_info()
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<rmcp::model::PaginatedRequestParams>,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ListToolsResult, rmcp::ErrorData> {
+        self.0.list_tools(request, context).await
+    }
+
+    fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
+        self.0.get_tool(name)
+    }
+
+    async fn call_tool(
+        &self,
+        request: rmcp::model::CallToolRequestParams,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, rmcp::ErrorData> {
+        use futures::FutureExt;
+        let name = request.name.to_string();
+        match std::panic::AssertUnwindSafe(self.0.call_tool(request, context))
+            .catch_unwind()
+            .await
+        {
+            Ok(answer) => answer,
+            Err(payload) => {
+                let why = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_owned())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "no message".to_owned());
+                tracing::error!(tool = %name, "a builtin tool panicked: {why}");
+                Ok(rmcp::model::CallToolResponse::Complete(
+                    rmcp::model::CallToolResult::error(vec![rmcp::model::ContentBlock::text(
+                        crate::texts::tool_panicked(&name, &why),
+                    )]),
+                ))
+            }
+        }
+    }
+}
+
 /// Buffer of the in-process duplex pipe.
 const DUPLEX_BUFFER: usize = 256 * 1024;
 
@@ -70,7 +127,7 @@ where
     }
 
     fn spawn_in_process(&self, options: &Value) -> Result<DuplexStream, String> {
-        let server = (self.make)(options)?;
+        let server = PanicGuard(Arc::new((self.make)(options)?));
         let (server_io, client_io) = tokio::io::duplex(DUPLEX_BUFFER);
         let name = self.name.clone();
         tokio::spawn(async move {
@@ -89,7 +146,7 @@ where
     fn serve_stdio(&self, options: &Value) -> BoxFuture<'static, Result<(), String>> {
         let made = (self.make)(options);
         Box::pin(async move {
-            let server = made?;
+            let server = PanicGuard(Arc::new(made?));
             let running = server
                 .serve(rmcp::transport::stdio())
                 .await
@@ -115,7 +172,11 @@ where
         let make = self.make.clone();
         let options = options.clone();
         let service = StreamableHttpService::new(
-            move || make(&options).map_err(std::io::Error::other),
+            move || {
+                make(&options)
+                    .map(|h| PanicGuard(Arc::new(h)))
+                    .map_err(std::io::Error::other)
+            },
             LocalSessionManager::default().into(),
             config,
         );

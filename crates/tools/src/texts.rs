@@ -94,3 +94,10 @@ fn secs(d: Duration) -> String {
         format!("{s:.1}")
     }
 }
+
+/// Error of a builtin tool that panicked (a bug in deft, reported instead of hanging).
+pub fn tool_panicked(tool: &str, why: &str) -> String {
+    format!(
+        "Tool {tool} failed inside deft ({why}); it may have partly run. Observe the current state, then retry or execute a different command."
+    )
+}

@@ -468,3 +468,34 @@ async fn unknown_profile_and_agent_fail_every_command_with_the_reason() {
         "{r:?}"
     );
 }
+
+#[tokio::test]
+async fn a_tool_that_panics_is_a_failure_not_a_hang() {
+    let yaml = table_yaml("").replace(
+        "tools: [noop, sleep, block, fail, rendezvous]",
+        "tools: [noop, sleep, block, fail, rendezvous, panic]",
+    );
+    let (d, _) = dispatcher(&yaml);
+    let started = std::time::Instant::now();
+    let r = d
+        .execute(
+            &ctx(),
+            vec![act("panic", json!({})).with_call_id("p"), noop()],
+        )
+        .await;
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(r[0].status, ResultStatus::Failure, "{r:?}");
+    assert_eq!(
+        r[0].error.as_deref(),
+        Some(texts::tool_panicked("panic", "the fixture tool panicked on purpose").as_str())
+    );
+    assert_eq!(r[0].call_id, "p");
+    assert_eq!(r[1].status, ResultStatus::Skipped);
+    // The server still answers afterwards.
+    let r = d.execute(&ctx(), vec![noop()]).await;
+    assert_eq!(r[0].status, ResultStatus::Success, "{r:?}");
+}
