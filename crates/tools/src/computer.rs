@@ -62,7 +62,8 @@ pub struct DuplicateTool {
 /// The tool registry of one `agent::process::root`.
 pub struct Computer {
     name: String,
-    tools: HashMap<String, RegisteredTool>,
+    /// By tool type (`slot`), then tool name.
+    tools: [HashMap<String, RegisteredTool>; 2],
     warnings: Vec<String>,
 }
 
@@ -87,7 +88,7 @@ impl Computer {
         let listed =
             futures::future::join_all(slots.iter().map(|(_, _, _, server)| server.tools())).await;
 
-        let mut tools = HashMap::new();
+        let mut tools: [HashMap<String, RegisteredTool>; 2] = Default::default();
         let mut owner: BTreeMap<String, String> = BTreeMap::new();
         let mut warnings = Vec::new();
         for ((tool_type, i, spec, server), listing) in slots.iter().zip(listed) {
@@ -124,8 +125,8 @@ impl Computer {
                 let limit =
                     timeouts.for_tool(spec.timeouts.get(&tool_name).copied(), declared_limit(tool));
                 let info = tool_info(tool, *tool_type, &spec.namespace);
-                tools.insert(
-                    info.tool_key.clone(),
+                tools[slot(*tool_type)].insert(
+                    info.tool_name.clone(),
                     RegisteredTool {
                         info,
                         limit,
@@ -136,8 +137,8 @@ impl Computer {
         }
         for tool_type in ToolType::ALL {
             let info = list_tools_info(tool_type);
-            tools.insert(
-                info.tool_key.clone(),
+            tools[slot(tool_type)].insert(
+                info.tool_name.clone(),
                 RegisteredTool {
                     info,
                     limit: timeouts.for_tool(None, None),
@@ -170,7 +171,8 @@ impl Computer {
     ) -> Vec<ToolInfo> {
         let mut out: Vec<ToolInfo> = self
             .tools
-            .values()
+            .iter()
+            .flat_map(HashMap::values)
             .filter(|t| t.server.is_some())
             .filter(|t| tool_type.is_none_or(|ty| t.info.tool_type == ty))
             .filter(|t| namespace.is_none_or(|ns| t.info.namespace == ns))
@@ -188,7 +190,7 @@ impl Computer {
         };
         types
             .iter()
-            .find_map(|t| self.tools.get(&format!("{t}::{}", command.tool_name)))
+            .find_map(|t| self.tools[slot(*t)].get(command.tool_name.as_str()))
             .ok_or_else(|| {
                 let key = match command.tool_type {
                     Some(t) => format!("{t}::{}", command.tool_name),
@@ -203,7 +205,8 @@ impl Computer {
         let wanted = name.to_lowercase();
         let mut scored: Vec<(f64, &str)> = self
             .tools
-            .values()
+            .iter()
+            .flat_map(HashMap::values)
             .map(|t| t.info.tool_name.as_str())
             .map(|n| {
                 let lower = n.to_lowercase();
@@ -305,6 +308,14 @@ impl Computer {
             serde_json::to_value(infos).unwrap_or(Value::Null),
             Some(META_NAMESPACE),
         )
+    }
+}
+
+/// The registry half of a tool type.
+fn slot(tool_type: ToolType) -> usize {
+    match tool_type {
+        ToolType::DataCollection => 0,
+        ToolType::Action => 1,
     }
 }
 

@@ -79,13 +79,19 @@ impl ComputerManager {
         let key = format!("{agent}::{process}::{}", route.root);
         let cell = {
             let mut computers = self.computers.lock().unwrap_or_else(|p| p.into_inner());
-            computers.entry(key.clone()).or_default().clone()
+            match computers.get(&key) {
+                Some(cell) => cell.clone(),
+                None => computers.entry(key.clone()).or_default().clone(),
+            }
         };
-        let placement = Placement {
-            file: self.table.source.clone(),
-            key: format!("profiles.{}.{agent}.{}", self.profile, route.root),
-        };
+        if let Some(built) = cell.get() {
+            return Ok(built.clone());
+        }
         cell.get_or_try_init(|| async {
+            let placement = Placement {
+                file: self.table.source.clone(),
+                key: format!("profiles.{}.{agent}.{}", self.profile, route.root),
+            };
             Computer::build(
                 key,
                 process,
