@@ -167,7 +167,6 @@ fn web_form_json() -> Example {
         field_list: vec!["rect".into()],
         max_controls: 2,
         format: ListingFormat::Json,
-        subtree: None,
     };
     (w, c, o)
 }
