@@ -639,6 +639,24 @@ pub struct ListingOptions {
     /// `compact` (default) or `json`; case is ignored.
     #[serde(default, deserialize_with = "lenient_format")]
     pub format: ListingFormat,
+    /// List only this control and its descendants (a control id from an earlier listing of the
+    /// same window); the backend narrows the controls before rendering, and the header counts
+    /// what it found in that subtree. Numbers are accepted for ids.
+    #[serde(default, deserialize_with = "lenient_id")]
+    pub subtree: Option<String>,
+}
+
+/// An optional id given as a string or a number; `null` and `""` mean none.
+fn lenient_id<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    match Option::<serde_json::Value>::deserialize(d)? {
+        None | Some(serde_json::Value::Null) => Ok(None),
+        Some(serde_json::Value::String(s)) if s.trim().is_empty() => Ok(None),
+        Some(serde_json::Value::String(s)) => Ok(Some(s.trim().to_owned())),
+        Some(serde_json::Value::Number(n)) if n.is_u64() => Ok(Some(n.to_string())),
+        Some(other) => Err(serde::de::Error::custom(format!(
+            "subtree must be a control id such as \"7\", got {other}"
+        ))),
+    }
 }
 
 impl Default for ListingOptions {
@@ -648,6 +666,7 @@ impl Default for ListingOptions {
             only_interactive: false,
             max_controls: DEFAULT_MAX_CONTROLS,
             format: ListingFormat::Compact,
+            subtree: None,
         }
     }
 }
@@ -993,6 +1012,22 @@ pub fn render(window: &WindowSummary, controls: &[Control], opts: &ListingOption
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn subtree_takes_a_string_or_number_id() {
+        let o: ListingOptions = serde_json::from_value(json!({"subtree": 7})).unwrap();
+        assert_eq!(o.subtree.as_deref(), Some("7"));
+        let o: ListingOptions = serde_json::from_value(json!({"subtree": " 12 "})).unwrap();
+        assert_eq!(o.subtree.as_deref(), Some("12"));
+        let o: ListingOptions = serde_json::from_value(json!({"subtree": null})).unwrap();
+        assert_eq!(o.subtree, None);
+        let e = serde_json::from_value::<ListingOptions>(json!({"subtree": [1]})).unwrap_err();
+        assert!(
+            e.to_string().contains("subtree must be a control id"),
+            "{e}"
+        );
+    }
+
     use super::*;
 
     fn win() -> WindowSummary {
