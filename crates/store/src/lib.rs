@@ -1,0 +1,105 @@
+//! Persistence for the console: app settings (`app_meta`), the admin user and login sessions,
+//! conversations with their messages, and agent runs with their event log (the SSE replay
+//! source). One interface over two backends: a SQLite file in the data folder by default, or
+//! PostgreSQL when a `postgres://` URL is given.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), deft_store::StoreError> {
+//! let store = deft_store::Store::open("/var/lib/deft".as_ref(), None).await?; // …/deft.db
+//! let conv = store.create_conversation("Rename the files").await?;
+//! store.append_message(&conv.id, &deft_store::Message {
+//!     role: "user".into(), content: "Rename the files".into(), created_at_ms: 0,
+//!     run_id: None, status: None, usage: None, reasoning: None, steps: vec![],
+//! }).await?;
+//! # Ok(()) }
+//! ```
+//!
+//! **Invariant:** no SQL leaves this crate; callers see only the types below. The store knows
+//! nothing of HTTP, passwords (it keeps the hash it is given) or the agent.
+
+mod connect;
+mod conversations;
+mod convert;
+mod error;
+mod meta;
+mod runs;
+mod types;
+mod users;
+
+use std::path::Path;
+
+use sqlx::AnyPool;
+
+pub use deft_protocol::Usage;
+pub use error::{Result, StoreError};
+pub use runs::RUNNING;
+pub use types::{Conversation, ConversationSummary, Message, RunRecord, SessionRow, User};
+
+/// A conversation keeps at most this many messages; appending drops the oldest.
+pub const MAX_MESSAGES: usize = 60;
+
+/// A message's stored reasoning is cut to this many characters.
+pub const MAX_REASONING_CHARS: usize = 6_000;
+
+/// Which database a [`Store`] talks to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Backend {
+    /// A SQLite file (the default).
+    Sqlite,
+    /// A PostgreSQL server.
+    Postgres,
+}
+
+/// The handle to the database. Cheap to clone: clones share one connection pool.
+#[derive(Debug, Clone)]
+pub struct Store {
+    pool: AnyPool,
+    backend: Backend,
+}
+
+impl Store {
+    /// Opens the database named by `url` (`postgres://…` or `sqlite://…`) when given, else the
+    /// SQLite file `data_dir/deft.db` (folder and file created when missing, WAL journaling,
+    /// foreign keys on, 5 s busy timeout). An empty or blank `url` counts as none (an unset
+    /// `DATABASE_URL=` in an env file). Applies the migrations.
+    pub async fn open(data_dir: &Path, url: Option<&str>) -> Result<Store> {
+        if let Some(url) = url.filter(|u| !u.trim().is_empty()) {
+            return Store::connect(url).await;
+        }
+        std::fs::create_dir_all(data_dir).map_err(|e| StoreError::Unavailable {
+            target: data_dir.display().to_string(),
+            cause: format!("cannot create the data folder: {e}"),
+        })?;
+        let file = data_dir.join(connect::DB_FILE);
+        let url = connect::sqlite_file_url(&file)?;
+        let pool = connect::open_pool(&url, Backend::Sqlite, &file.display().to_string()).await?;
+        Ok(Store {
+            pool,
+            backend: Backend::Sqlite,
+        })
+    }
+
+    /// Opens the database at a DATABASE_URL-style `url` (`postgres://…`, `postgresql://…` or
+    /// `sqlite://PATH`; add `?mode=rwc` to create a missing SQLite file) and applies the
+    /// migrations.
+    pub async fn connect(url: &str) -> Result<Store> {
+        let target = connect::redact(url);
+        let backend = connect::backend_of(url).ok_or(StoreError::UnsupportedUrl {
+            url: target.clone(),
+        })?;
+        let pool = connect::open_pool(url, backend, &target).await?;
+        Ok(Store { pool, backend })
+    }
+
+    /// The backend behind this store.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// Closes every pooled connection, waiting for those in use to come back. Calls made
+    /// afterwards fail.
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+}

@@ -1,0 +1,55 @@
+//! The store suite, written once: every case takes a `&Store` (a few also the URL of the same
+//! database, to reach under the store) and runs on SQLite and on PostgreSQL.
+
+mod conversations;
+mod meta_users;
+mod runs;
+
+pub use conversations::*;
+pub use meta_users::*;
+pub use runs::*;
+
+use deft_store::{Message, Usage};
+
+/// A user message.
+pub fn user(text: &str) -> Message {
+    Message {
+        role: "user".into(),
+        content: text.into(),
+        created_at_ms: 1_700_000_000_000,
+        run_id: None,
+        status: None,
+        usage: None,
+        reasoning: None,
+        steps: vec![],
+    }
+}
+
+/// An assistant message with usage.
+pub fn assistant(text: &str, usage: Usage) -> Message {
+    Message {
+        role: "assistant".into(),
+        content: text.into(),
+        created_at_ms: 1_700_000_000_500,
+        run_id: Some("run-1".into()),
+        status: Some("completed".into()),
+        usage: Some(usage),
+        reasoning: Some("thinking".into()),
+        steps: vec![],
+    }
+}
+
+/// A usage value.
+pub fn usage(prompt: u64, completion: u64, calls: u64) -> Usage {
+    Usage {
+        prompt_tokens: prompt,
+        completion_tokens: completion,
+        total_tokens: prompt + completion,
+        calls,
+    }
+}
+
+/// Lets the millisecond clock move on, so timestamps of consecutive writes differ.
+pub async fn tick() {
+    tokio::time::sleep(std::time::Duration::from_millis(3)).await;
+}

@@ -1,0 +1,66 @@
+//! The store suite on both backends: each case in `cases` runs once on a fresh SQLite file and
+//! once on a fresh PostgreSQL database (`DEFT_TEST_DATABASE_URL`; the PostgreSQL tests fail,
+//! never skip, when it is unset — `source scripts/postgres.sh` or run `scripts/test.sh`).
+
+mod cases;
+mod harness;
+
+/// Generates `sqlite::<case>` and `postgres::<case>` tests. Cases after `with_url:` also get the
+/// database URL.
+macro_rules! on_both_backends {
+    ($($case:ident),* $(,)?; with_url: $($url_case:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $case() {
+                    let db = crate::harness::sqlite().await;
+                    crate::cases::$case(&db.store).await;
+                    db.store.close().await;
+                }
+            )*
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $url_case() {
+                    let db = crate::harness::sqlite().await;
+                    crate::cases::$url_case(&db.store, &db.url).await;
+                    db.store.close().await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $case() {
+                    crate::harness::with_postgres(|store, _url| async move {
+                        assert_eq!(store.backend(), deft_store::Backend::Postgres);
+                        crate::cases::$case(&store).await;
+                    })
+                    .await;
+                }
+            )*
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $url_case() {
+                    crate::harness::with_postgres(|store, url| async move {
+                        crate::cases::$url_case(&store, &url).await;
+                    })
+                    .await;
+                }
+            )*
+        }
+    };
+}
+
+on_both_backends!(
+    meta_upsert,
+    user_conflict,
+    session_expiry_purge,
+    conversation_crud_and_order,
+    append_caps_at_60_and_totals_usage,
+    reasoning_truncated_on_char_boundary,
+    steps_json_round_trip,
+    concurrent_appends_serialize,
+    runs_create_finish_unfinished,
+    events_idempotent_filtered_ordered;
+    with_url: corrupt_json_is_reported,
+);
