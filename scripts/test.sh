@@ -42,6 +42,11 @@ if ! "$venv/bin/python" -c 'import mcp, importlib.metadata as m; assert m.versio
 fi
 export DEFT_TEST_PYTHON="$venv/bin/python"
 
+# --- PostgreSQL on loopback for the store's second backend (sets DEFT_TEST_DATABASE_URL) ----------
+say "PostgreSQL for the store tests"
+# shellcheck source=scripts/postgres.sh
+source scripts/postgres.sh
+
 # --- Rust ----------------------------------------------------------------------------------------
 command -v cargo-nextest >/dev/null || { say "installing cargo-nextest"; cargo install --locked cargo-nextest; }
 

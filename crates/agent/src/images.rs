@@ -21,6 +21,24 @@ pub fn downscale_for_model(
     max_width: u32,
     quality: u8,
 ) -> Result<ModelImage, String> {
+    let (jpeg, width, height) = downscale_to_jpeg(bytes, max_width, quality)?;
+    Ok(ModelImage {
+        data_uri: format!(
+            "data:image/jpeg;base64,{}",
+            base64::engine::general_purpose::STANDARD.encode(&jpeg)
+        ),
+        width,
+        height,
+    })
+}
+
+/// Decodes `bytes` (PNG or JPEG), scales it to at most `max_width` wide and encodes it as JPEG:
+/// the JPEG bytes, width and height (the console's live view uses this too).
+pub fn downscale_to_jpeg(
+    bytes: &[u8],
+    max_width: u32,
+    quality: u8,
+) -> Result<(Vec<u8>, u32, u32), String> {
     let img =
         image::load_from_memory(bytes).map_err(|e| format!("cannot decode the image: {e}"))?;
     let mut rgb = img.into_rgb8();
@@ -39,18 +57,11 @@ pub fn downscale_for_model(
     jpeg_encoder::Encoder::new(&mut out, quality.clamp(1, 100))
         .encode(rgb.as_raw(), w16, h16, jpeg_encoder::ColorType::Rgb)
         .map_err(|e| format!("cannot encode the image: {e}"))?;
-    Ok(ModelImage {
-        data_uri: format!(
-            "data:image/jpeg;base64,{}",
-            base64::engine::general_purpose::STANDARD.encode(&out)
-        ),
-        width: rgb.width(),
-        height: rgb.height(),
-    })
+    Ok((out, w, h))
 }
 
 /// Splits a `data:<mime>;base64,<data>` URI into mime and bytes.
-pub(crate) fn decode_data_uri(uri: &str) -> Option<(String, Vec<u8>)> {
+pub fn decode_data_uri(uri: &str) -> Option<(String, Vec<u8>)> {
     let rest = uri.strip_prefix("data:")?;
     let (meta, data) = rest.split_once(',')?;
     let mime = meta.strip_suffix(";base64")?;

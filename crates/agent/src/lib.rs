@@ -38,7 +38,7 @@ pub mod texts;
 mod toolset;
 
 pub use config::{AgentConfig, ConfirmPolicy};
-pub use images::{ModelImage, downscale_for_model};
+pub use images::{ModelImage, decode_data_uri, downscale_for_model, downscale_to_jpeg};
 pub use run::{Agent, HistoryMessage, RunOutcome, RunRequest, RunTimings};
 pub use sinks::{
     Approver, AutoApprove, ChannelSink, DenyAll, EventSink, ImageSink, NullImages, RunIo,

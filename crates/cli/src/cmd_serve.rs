@@ -1,18 +1,23 @@
-//! `deft serve`: the deft server — the device endpoint `/ws`, the health check and the API —
-//! on one listener, loopback by default.
+//! `deft serve`: deft's main job — the web console (chat with a device, live screen, settings),
+//! its JSON API, the device endpoint `/ws` and the health check on one listener, loopback by
+//! default, over an embedded SQLite store (or PostgreSQL by `DATABASE_URL`). With no display it
+//! starts the managed virtual desktop, so `local` can show and operate GUI apps.
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context;
+use deft_backend_desktop::vdesktop;
 use deft_server::auth::{self, Token, TokenOrigin};
+use deft_server::console::{Console, ConsoleConfig, ModelDefaults};
 use deft_server::{Server, ServerConfig};
+use deft_store::Store;
 use deft_tools::table::RoutingTable;
 use deft_tools::{Device, Devices};
 use tokio_util::sync::CancellationToken;
 
-use crate::{Globals, local_devices};
+use crate::{Globals, local_devices, paths};
 
 /// `deft serve` arguments.
 #[derive(clap::Args)]
@@ -39,6 +44,29 @@ pub struct Args {
     /// Seconds of silence after which a device counts as gone.
     #[arg(long, default_value_t = 45.0, hide = true)]
     silence_secs: f64,
+    /// The console's database: `postgres://…` or `sqlite://…` (default: deft.db in the data folder).
+    #[arg(long, env = "DATABASE_URL", hide_env_values = true, value_name = "URL")]
+    database_url: Option<String>,
+    /// OpenAI-compatible base URL used until one is set in the console's settings.
+    #[arg(long, env = "AGENT_API_BASE", value_name = "URL")]
+    api_base: Option<String>,
+    /// Model name used until one is set in the console's settings.
+    #[arg(long, env = "AGENT_MODEL")]
+    model: Option<String>,
+    /// API key used until one is set in the console's settings.
+    #[arg(long, env = "AGENT_API_KEY", hide_env_values = true)]
+    api_key: Option<String>,
+    /// Password of the console's `admin` account, created on the first start (otherwise the
+    /// first start prints a one-time setup link).
+    #[arg(long, env = "DEFT_ADMIN_PASSWORD", hide_env_values = true, hide = true)]
+    admin_password: Option<String>,
+    /// Don't start the managed virtual desktop when no display is set.
+    #[arg(long)]
+    no_desktop: bool,
+    /// Send the session cookie without `Secure` (only for plain-HTTP access from other
+    /// machines; prefer TLS in front of deft).
+    #[arg(long)]
+    cookie_insecure: bool,
 }
 
 /// Serves until Ctrl-C.
@@ -59,6 +87,25 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
         "API token",
     )?;
     let table = RoutingTable::from_path_or_env(globals.tools_config.as_deref())?;
+    let desktop = ManagedDesktop::start_unless_display(globals, args.no_desktop).await;
+    let store = Store::open(&globals.data_dir, args.database_url.as_deref())
+        .await
+        .context("cannot open the console's database")?;
+    let database = match &args.database_url {
+        Some(_) => format!("{:?} from DATABASE_URL", store.backend()),
+        None => globals.data_dir.join("deft.db").display().to_string(),
+    };
+    let mut console_config = ConsoleConfig::new(store, globals.data_dir.clone());
+    console_config.defaults = ModelDefaults {
+        api_base: args.api_base.clone(),
+        model: args.model.clone(),
+        api_key: args.api_key.clone(),
+    };
+    console_config.admin_password = args.admin_password.clone();
+    console_config.cookie_secure = !args.cookie_insecure;
+    let console = Console::start(console_config)
+        .await
+        .context("cannot start the console")?;
     // The server's own devices: `local`, and `browser` when the routing table has its profile.
     let own = local_devices::directory(globals)?;
     let own_devices: Vec<Device> = own.list().iter().filter_map(|d| own.get(&d.id)).collect();
@@ -66,6 +113,7 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
     config.devices = own_devices;
     config.limits.silence = Duration::from_secs_f64(args.silence_secs);
     config.batch_deadline = table.timeouts.batch();
+    config.console = Some(console.clone());
     let server = Server::bind(config)
         .await
         .with_context(|| format!("cannot listen on {}", args.bind))?;
@@ -76,6 +124,10 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
         );
     }
     println!("deft serve listening on http://{addr} (devices connect to ws://{addr}/ws)");
+    println!("console: http://{addr}/  (database: {database})");
+    if let Some(token) = console.setup_token() {
+        println!("first start: create the admin account at http://{addr}/#setup={token}");
+    }
     show_token("device token", &device_token);
     show_token("API token", &api_token);
     let shutdown = CancellationToken::new();
@@ -85,8 +137,54 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
         eprintln!("stopping the server…");
         stop.cancel();
     });
-    server.serve(shutdown).await.context("the server stopped")?;
+    let served = server.serve(shutdown).await.context("the server stopped");
+    console.store().close().await;
+    desktop.stop();
+    served?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The managed virtual desktop, when this `deft serve` started it (and so stops it).
+struct ManagedDesktop(Option<std::path::PathBuf>);
+
+impl ManagedDesktop {
+    /// Starts the managed desktop when no `DISPLAY` is set and `--no-desktop` is not given. A
+    /// desktop that cannot start leaves `local` on the `shell` profile, with a warning.
+    async fn start_unless_display(globals: &Globals, no_desktop: bool) -> ManagedDesktop {
+        let display = std::env::var_os("DISPLAY").is_some_and(|d| !d.is_empty());
+        if display || no_desktop {
+            return ManagedDesktop(None);
+        }
+        let state_file = paths::desktop_state(&globals.data_dir);
+        let work_dir = globals.data_dir.join(vdesktop::WORK_DIR);
+        match vdesktop::start(&state_file, &work_dir).await {
+            Ok((state, true)) => {
+                println!(
+                    "started the managed desktop on {} for the device 'local'",
+                    state.display
+                );
+                ManagedDesktop(Some(state_file))
+            }
+            Ok((state, false)) => {
+                println!("using the managed desktop on {}", state.display);
+                ManagedDesktop(None)
+            }
+            Err(e) => {
+                eprintln!(
+                    "warning: no display and the managed desktop did not start ({e}); the device 'local' has shell tools only"
+                );
+                ManagedDesktop(None)
+            }
+        }
+    }
+
+    fn stop(self) {
+        if let Some(state_file) = self.0
+            && let Err(e) = vdesktop::stop(&state_file)
+        {
+            eprintln!("warning: cannot stop the managed desktop: {e}");
+        }
+    }
 }
 
 fn show_token(what: &str, token: &Token) {

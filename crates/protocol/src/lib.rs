@@ -28,4 +28,4 @@ pub mod observation;
 
 pub use batch::{ExecBatch, ExecInput};
 pub use envelope::{Command, CommandResult, ResultStatus, TIMEOUT_META_KEY, ToolInfo, ToolType};
-pub use event::{AgentEvent, DoneStatus, EventKind, Usage};
+pub use event::{AgentEvent, DeltaKind, DoneStatus, EventKind, Usage};

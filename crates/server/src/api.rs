@@ -1,6 +1,7 @@
-//! The JSON API routes of this issue: the device list and exec batches on a device. Every
-//! route here is behind [`crate::auth::ApiAuth`]; errors are `{"error": "..."}` with a status
-//! that says what kind of problem it is (400, 401, 404, 409).
+//! The device routes of the JSON API (the device list and exec batches), the error type every
+//! route answers with, and [`JsonBody`], the JSON extractor whose rejections are in that format.
+//! Every route here is behind [`crate::console::sessions::authorize`]; errors are
+//! `{"error": "..."}` with a status that says what kind of problem it is (400, 401, 404, 409).
 
 use std::time::Duration;
 
@@ -21,6 +22,49 @@ pub struct ApiError(pub StatusCode, pub String);
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         (self.0, Json(serde_json::json!({"error": self.1}))).into_response()
+    }
+}
+
+/// Largest JSON body a console route reads.
+pub const MAX_JSON_BODY: usize = 1 << 20;
+
+/// Reads `request`'s body as JSON `T`; a clear 400 when it is not.
+pub async fn json_body<T: serde::de::DeserializeOwned>(
+    request: axum::extract::Request,
+) -> Result<T, ApiError> {
+    let bytes = axum::body::to_bytes(request.into_body(), MAX_JSON_BODY)
+        .await
+        .map_err(|e| {
+            ApiError(
+                StatusCode::BAD_REQUEST,
+                format!("cannot read the request body (at most {MAX_JSON_BODY} bytes): {e}"),
+            )
+        })?;
+    parse_json(&bytes)
+}
+
+fn parse_json<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    let bytes = if bytes.iter().all(u8::is_ascii_whitespace) {
+        b"{}".as_slice()
+    } else {
+        bytes
+    };
+    serde_json::from_slice(bytes).map_err(|e| {
+        ApiError(
+            StatusCode::BAD_REQUEST,
+            format!("the request body is not what this route takes: {e}"),
+        )
+    })
+}
+
+/// A JSON request body; an empty body reads as `{}`. Rejections are [`ApiError`]s.
+pub struct JsonBody<T>(pub T);
+
+impl<S: Send + Sync, T: serde::de::DeserializeOwned> axum::extract::FromRequest<S> for JsonBody<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(request: axum::extract::Request, _: &S) -> Result<Self, ApiError> {
+        json_body(request).await.map(JsonBody)
     }
 }
 

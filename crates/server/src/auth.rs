@@ -2,7 +2,8 @@
 //! device token (query `?token=` or Bearer), the API only the API token as Bearer. Tokens not
 //! given are generated once and kept in the data folder with mode 0600 so restarts keep them.
 //!
-//! The console adds browser sessions here: [`ApiAuth`] is the one place an API request is let in.
+//! Console sessions and the decision for each API request are in
+//! [`crate::console::sessions::authorize`].
 
 use std::path::{Path, PathBuf};
 
@@ -113,7 +114,7 @@ pub fn load_or_generate(
     })
 }
 
-fn write_private(path: &Path, value: &str) -> std::io::Result<()> {
+pub(crate) fn write_private(path: &Path, value: &str) -> std::io::Result<()> {
     use std::io::Write;
     use std::os::unix::fs::OpenOptionsExt;
     if let Some(dir) = path.parent() {
@@ -182,26 +183,6 @@ fn percent_decode(s: &str) -> String {
 /// Whether `given` is `expected`, compared in constant time.
 pub fn matches(given: Option<&str>, expected: &str) -> bool {
     given.is_some_and(|g| constant_time_eq(g.as_bytes(), expected.as_bytes()))
-}
-
-/// Who may call the API. Today: the API token as Bearer; the console adds session cookies.
-#[derive(Debug, Clone)]
-pub struct ApiAuth {
-    api_token: String,
-}
-
-impl ApiAuth {
-    /// API access with `api_token`.
-    pub fn new(api_token: &str) -> Self {
-        ApiAuth {
-            api_token: api_token.to_owned(),
-        }
-    }
-
-    /// Whether the request may use the API.
-    pub fn allows(&self, headers: &HeaderMap) -> bool {
-        matches(bearer(headers), &self.api_token)
-    }
 }
 
 #[cfg(test)]

@@ -20,13 +20,17 @@
 //! # }
 //! ```
 //!
+//! - [`console`]: with a [`console::Console`] in the config, the web console and its API
+//!   (logins, settings, conversations, the run slot, SSE, approvals, live view).
+//!
 //! The server holds no agent logic and runs no tools itself: batches go to a device's
-//! dispatcher. The console issue adds logins, storage and its own routes to [`router`]; API
-//! access is decided in one place, [`auth::ApiAuth`].
+//! dispatcher, runs to `deft_agent`. API access is decided in one place,
+//! [`console::sessions::authorize`].
 
 pub mod api;
 pub mod api_client;
 pub mod auth;
+pub mod console;
 pub mod registry;
 pub mod texts;
 pub mod ws;
@@ -62,6 +66,9 @@ pub struct ServerConfig {
     pub limits: LinkLimits,
     /// Default batch deadline of the exec route (600 s).
     pub batch_deadline: Duration,
+    /// The console (logins, settings, conversations, runs, web UI); `None` serves only the
+    /// device endpoint and the API-token routes.
+    pub console: Option<console::Console>,
 }
 
 impl ServerConfig {
@@ -74,6 +81,7 @@ impl ServerConfig {
             devices: Vec::new(),
             limits: LinkLimits::default(),
             batch_deadline: Duration::from_secs(600),
+            console: None,
         }
     }
 }
@@ -83,8 +91,10 @@ impl ServerConfig {
 pub struct AppState {
     /// The device directory.
     pub registry: Registry,
-    /// Who may use the API.
-    pub auth: auth::ApiAuth,
+    /// The console, when the server has one.
+    pub console: Option<console::Console>,
+    /// The API token (Bearer).
+    pub api_token: Arc<str>,
     device_token: Arc<str>,
     limits: LinkLimits,
     batch_deadline: Duration,
@@ -97,7 +107,8 @@ impl AppState {
     pub fn new(config: &ServerConfig) -> Self {
         AppState {
             registry: Registry::new(config.devices.clone()),
-            auth: auth::ApiAuth::new(&config.api_token),
+            console: config.console.clone(),
+            api_token: Arc::from(config.api_token.as_str()),
             device_token: Arc::from(config.device_token.as_str()),
             limits: config.limits.clone(),
             batch_deadline: config.batch_deadline,
@@ -106,11 +117,30 @@ impl AppState {
     }
 }
 
+impl AppState {
+    /// The console, or 404 when this server runs without one.
+    pub fn console(&self) -> Result<&console::Console, api::ApiError> {
+        self.console.as_ref().ok_or_else(|| {
+            api::ApiError(
+                StatusCode::NOT_FOUND,
+                "this server runs without the console".to_owned(),
+            )
+        })
+    }
+}
+
+/// Lets a request into `/api` when [`console::sessions::authorize`] says so.
 async fn require_api_auth(State(app): State<AppState>, request: Request, next: Next) -> Response {
-    if app.auth.allows(request.headers()) {
-        next.run(request).await
-    } else {
-        api::ApiError(StatusCode::UNAUTHORIZED, texts::UNAUTHORIZED.to_owned()).into_response()
+    match console::sessions::authorize(
+        &app.api_token,
+        app.console.as_ref(),
+        request.method(),
+        request.headers(),
+    )
+    .await
+    {
+        Ok(_) => next.run(request).await,
+        Err(e) => e.into_response(),
     }
 }
 
@@ -118,25 +148,35 @@ async fn health() -> Response {
     axum::Json(serde_json::json!({"status": "ok"})).into_response()
 }
 
-/// All routes: `/health`, `/ws` and the API under `/api`.
+/// All routes: `/health`, `/ws`, the API under `/api` and, with a console, its routes and web UI.
 pub fn router(state: AppState) -> Router {
     let body_limit = state.limits.max_message_size;
-    let api = Router::new()
+    let with_console = state.console.is_some();
+    let mut api = Router::new()
         .route("/devices", get(api::devices))
         .route("/devices/{id}", get(api::device))
         .route(
             "/devices/{id}/exec",
             post(api::exec).layer(DefaultBodyLimit::max(body_limit)),
-        )
-        .route_layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            require_api_auth,
-        ));
-    Router::new()
+        );
+    if with_console {
+        api = api.merge(console::api_routes());
+    }
+    let mut api = api.route_layer(axum::middleware::from_fn_with_state(
+        state.clone(),
+        require_api_auth,
+    ));
+    if with_console {
+        api = api.merge(console::open_routes());
+    }
+    let mut app = Router::new()
         .route("/health", get(health))
         .route("/ws", get(ws::upgrade))
-        .nest("/api", api)
-        .with_state(state)
+        .nest("/api", api);
+    if with_console {
+        app = app.fallback(console::assets::serve);
+    }
+    app.with_state(state)
 }
 
 /// A bound server, ready to serve.
@@ -172,7 +212,7 @@ impl Server {
     pub async fn serve(self, shutdown: CancellationToken) -> std::io::Result<()> {
         let stopping = self.state.stopping.clone();
         let registry = self.state.registry.clone();
-        let app = router(self.state);
+        let app = router(self.state).into_make_service_with_connect_info::<SocketAddr>();
         let served = axum::serve(self.listener, app)
             .with_graceful_shutdown(async move {
                 shutdown.cancelled().await;

@@ -31,6 +31,8 @@ pub struct DeviceDetails {
     pub system_info: Value,
     /// The tool servers it offers.
     pub tools: Vec<String>,
+    /// Whether the device has a screen the live view can show (not the `shell` profile).
+    pub has_screen: bool,
 }
 
 /// Why a registration was refused.
@@ -196,6 +198,7 @@ impl Registry {
                 last_heartbeat: None,
                 system_info: Value::Null,
                 tools: Vec::new(),
+                has_screen: crate::console::live::has_screen(&d.profile),
             })
             .collect();
         let remote = self.inner.remote.read().unwrap_or_else(|p| p.into_inner());
@@ -210,6 +213,7 @@ impl Registry {
             )),
             system_info: r.system_info.clone(),
             tools: r.tools.clone(),
+            has_screen: crate::console::live::has_screen(&r.device.profile),
         }));
         out.sort_by(|a, b| a.id.cmp(&b.id));
         out

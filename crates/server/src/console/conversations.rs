@@ -1,0 +1,215 @@
+//! Conversations and their messages (seed 001 §2.3, §3.2).
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use deft_store::{Conversation, ConversationSummary, Message};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{rfc3339, texts};
+use crate::AppState;
+use crate::api::{ApiError, JsonBody};
+
+/// Longest title kept.
+pub const MAX_TITLE_CHARS: usize = 120;
+
+pub(crate) fn store_err(e: deft_store::StoreError) -> ApiError {
+    ApiError(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        texts::store_failed(&e.to_string()),
+    )
+}
+
+/// A summary as the API shows it.
+pub fn summary_json(s: &ConversationSummary) -> Value {
+    json!({
+        "id": s.id,
+        "title": s.title,
+        "created_at": rfc3339(s.created_at_ms),
+        "updated_at": rfc3339(s.updated_at_ms),
+        "message_count": s.message_count,
+        "usage": s.usage,
+    })
+}
+
+/// A message as the API shows it.
+pub fn message_json(m: &Message) -> Value {
+    let mut v = json!({
+        "role": m.role,
+        "content": m.content,
+        "created_at": rfc3339(m.created_at_ms),
+    });
+    let obj = v.as_object_mut().expect("a json! object");
+    if let Some(r) = &m.run_id {
+        obj.insert("run_id".into(), json!(r));
+    }
+    if let Some(s) = &m.status {
+        obj.insert("status".into(), json!(s));
+    }
+    if let Some(u) = &m.usage {
+        obj.insert("usage".into(), json!(u));
+    }
+    if let Some(r) = &m.reasoning {
+        obj.insert("reasoning".into(), json!(r));
+    }
+    if m.role == "assistant" {
+        obj.insert("steps".into(), json!(m.steps));
+    }
+    v
+}
+
+fn conversation_json(c: &Conversation) -> Value {
+    let mut v = summary_json(&c.summary);
+    v["messages"] = c.messages.iter().map(message_json).collect();
+    v
+}
+
+/// A title: trimmed, one line, at most [`MAX_TITLE_CHARS`].
+pub fn clean_title(raw: &str) -> String {
+    let one_line: String = raw.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut t: String = one_line.chars().take(MAX_TITLE_CHARS).collect();
+    if one_line.chars().count() > MAX_TITLE_CHARS {
+        t.push('…');
+    }
+    t
+}
+
+/// `GET /api/conversations`.
+pub async fn list(State(app): State<AppState>) -> Result<Response, ApiError> {
+    let all = app
+        .console()?
+        .store()
+        .conversations()
+        .await
+        .map_err(store_err)?;
+    Ok(Json(all.iter().map(summary_json).collect::<Vec<_>>()).into_response())
+}
+
+/// Create body.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct CreateBody {
+    #[serde(default)]
+    title: Option<String>,
+}
+
+/// `POST /api/conversations`.
+pub async fn create(
+    State(app): State<AppState>,
+    JsonBody(body): JsonBody<CreateBody>,
+) -> Result<Response, ApiError> {
+    let title = clean_title(body.title.as_deref().unwrap_or(""));
+    let title = if title.is_empty() {
+        "New conversation".to_owned()
+    } else {
+        title
+    };
+    let s = app
+        .console()?
+        .store()
+        .create_conversation(&title)
+        .await
+        .map_err(store_err)?;
+    Ok((StatusCode::CREATED, Json(summary_json(&s))).into_response())
+}
+
+/// `GET /api/conversations/{id}`.
+pub async fn get_one(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    match app
+        .console()?
+        .store()
+        .conversation(&id)
+        .await
+        .map_err(store_err)?
+    {
+        Some(c) => Ok(Json(conversation_json(&c)).into_response()),
+        None => Err(ApiError(
+            StatusCode::NOT_FOUND,
+            texts::unknown_conversation(&id),
+        )),
+    }
+}
+
+/// Rename body.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RenameBody {
+    title: String,
+}
+
+/// `PATCH /api/conversations/{id}`.
+pub async fn rename(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<RenameBody>,
+) -> Result<Response, ApiError> {
+    let title = clean_title(&body.title);
+    if title.is_empty() {
+        return Err(ApiError(
+            StatusCode::BAD_REQUEST,
+            "the title is empty".to_owned(),
+        ));
+    }
+    match app
+        .console()?
+        .store()
+        .rename_conversation(&id, &title)
+        .await
+        .map_err(store_err)?
+    {
+        Some(s) => Ok(Json(summary_json(&s)).into_response()),
+        None => Err(ApiError(
+            StatusCode::NOT_FOUND,
+            texts::unknown_conversation(&id),
+        )),
+    }
+}
+
+/// `DELETE /api/conversations/{id}`.
+pub async fn delete(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let console = app.console()?;
+    if console
+        .runs()
+        .active()
+        .is_some_and(|r| r.conversation == id)
+    {
+        return Err(ApiError(
+            StatusCode::CONFLICT,
+            texts::CONVERSATION_RUNNING.to_owned(),
+        ));
+    }
+    if console
+        .store()
+        .delete_conversation(&id)
+        .await
+        .map_err(store_err)?
+    {
+        Ok(StatusCode::NO_CONTENT.into_response())
+    } else {
+        Err(ApiError(
+            StatusCode::NOT_FOUND,
+            texts::unknown_conversation(&id),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn titles_are_one_short_line() {
+        assert_eq!(clean_title("  open\n mousepad  "), "open mousepad");
+        let long = "x".repeat(200);
+        assert_eq!(clean_title(&long).chars().count(), MAX_TITLE_CHARS + 1);
+        assert_eq!(clean_title("   "), "");
+    }
+}

@@ -1,0 +1,214 @@
+//! The console: what `deft serve` offers a person in the browser (docs/console-api.md).
+//!
+//! - [`sessions`]: the admin account, logins (rate-limited), session cookies, CSRF, first-start
+//!   setup — and [`sessions::authorize`], the one place an API request is let in.
+//! - [`settings`]: the model settings in `app_meta`, the API key sealed by [`secrets`].
+//! - [`conversations`]: conversations and their messages.
+//! - [`runs`]: the one run slot, starting and stopping runs, approvals ([`approvals`]); every
+//!   event goes to a [`run_log::RunLog`] (fan-out to any number of SSE watchers) and to the store
+//!   (replay after a restart); [`stream`] serves them as SSE, [`images`] the step images.
+//! - [`live`]: MJPEG of a device's screen, captured only while someone watches.
+//! - [`assets`]: the web UI bundle embedded in the binary.
+
+pub mod approvals;
+pub mod assets;
+pub mod conversations;
+pub mod images;
+pub mod live;
+pub mod passwords;
+pub mod run_log;
+pub mod runs;
+pub mod secrets;
+pub mod sessions;
+pub mod settings;
+pub mod stream;
+pub mod texts;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use axum::Router;
+use axum::routing::{get, post};
+use deft_agent::AgentConfig;
+use deft_store::Store;
+
+use crate::AppState;
+
+/// Model settings used when the store has none (from `deft serve` flags or the environment).
+#[derive(Debug, Clone, Default)]
+pub struct ModelDefaults {
+    /// OpenAI-compatible base URL.
+    pub api_base: Option<String>,
+    /// Model name.
+    pub model: Option<String>,
+    /// API key.
+    pub api_key: Option<String>,
+}
+
+/// What the console is started with.
+#[derive(Clone)]
+pub struct ConsoleConfig {
+    /// The store.
+    pub store: Store,
+    /// deft's data folder (key file, run images).
+    pub data_dir: PathBuf,
+    /// Model settings the store does not override.
+    pub defaults: ModelDefaults,
+    /// Creates the admin on first start (`DEFT_ADMIN_PASSWORD`).
+    pub admin_password: Option<String>,
+    /// Mark the session cookie `Secure` (default true; browsers accept it on loopback HTTP).
+    pub cookie_secure: bool,
+    /// The agent's settings; `max_steps` is replaced by the stored setting for each run.
+    pub agent: AgentConfig,
+    /// Frames per second of the live view.
+    pub live_fps: f64,
+}
+
+impl ConsoleConfig {
+    /// A configuration with the defaults.
+    pub fn new(store: Store, data_dir: PathBuf) -> Self {
+        ConsoleConfig {
+            store,
+            data_dir,
+            defaults: ModelDefaults::default(),
+            admin_password: None,
+            cookie_secure: true,
+            agent: AgentConfig::default(),
+            live_fps: 2.0,
+        }
+    }
+}
+
+/// The console's shared state.
+#[derive(Clone)]
+pub struct Console {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    store: Store,
+    data_dir: PathBuf,
+    secrets: secrets::SecretBox,
+    defaults: ModelDefaults,
+    cookie_secure: bool,
+    agent: AgentConfig,
+    setup: sessions::Setup,
+    logins: sessions::LoginLimiter,
+    runs: runs::Runs,
+    live: live::LiveFeeds,
+}
+
+/// Starting the console failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ConsoleError {
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] deft_store::StoreError),
+    /// The key file failed.
+    #[error(transparent)]
+    Secret(#[from] secrets::SecretError),
+    /// A configuration value is unusable.
+    #[error("{0}")]
+    Config(String),
+}
+
+impl Console {
+    /// Opens the console: the sealing key, the admin account (from `admin_password`, else a
+    /// one-time setup token), and ends runs a previous process left unfinished.
+    pub async fn start(config: ConsoleConfig) -> Result<Console, ConsoleError> {
+        let secrets = secrets::SecretBox::load_or_create(&config.data_dir)?;
+        let setup = sessions::Setup::prepare(&config.store, config.admin_password.as_deref())
+            .await
+            .map_err(|e| match e {
+                sessions::SetupError::Store(s) => ConsoleError::Store(s),
+                other => ConsoleError::Config(other.to_string()),
+            })?;
+        let console = Console {
+            inner: Arc::new(Inner {
+                store: config.store,
+                data_dir: config.data_dir,
+                secrets,
+                defaults: config.defaults,
+                cookie_secure: config.cookie_secure,
+                agent: config.agent,
+                setup,
+                logins: sessions::LoginLimiter::default(),
+                runs: runs::Runs::default(),
+                live: live::LiveFeeds::new(Duration::from_secs_f64(
+                    1.0 / config.live_fps.clamp(0.1, 30.0),
+                )),
+            }),
+        };
+        runs::recover_interrupted(&console).await?;
+        Ok(console)
+    }
+
+    /// The store.
+    pub fn store(&self) -> &Store {
+        &self.inner.store
+    }
+
+    /// The one-time setup token, while no admin exists.
+    pub fn setup_token(&self) -> Option<String> {
+        self.inner.setup.token()
+    }
+
+    /// The run slot.
+    pub fn runs(&self) -> &runs::Runs {
+        &self.inner.runs
+    }
+
+    fn runs_dir(&self) -> PathBuf {
+        self.inner.data_dir.join("runs")
+    }
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// RFC 3339 (UTC, seconds) of a millisecond timestamp.
+pub fn rfc3339(ms: i64) -> String {
+    deft_link::iso8601(Duration::from_millis(ms.max(0) as u64))
+}
+
+/// The console routes that need a login (nested under `/api`).
+pub fn api_routes() -> Router<AppState> {
+    Router::new()
+        .route("/auth/logout", post(sessions::logout))
+        .route("/auth/me", get(sessions::me))
+        .route(
+            "/settings",
+            get(settings::get_settings).put(settings::put_settings),
+        )
+        .route(
+            "/conversations",
+            get(conversations::list).post(conversations::create),
+        )
+        .route(
+            "/conversations/{id}",
+            get(conversations::get_one)
+                .patch(conversations::rename)
+                .delete(conversations::delete),
+        )
+        .route("/agent/run", get(runs::current).post(runs::start))
+        .route("/agent/runs/{id}", get(runs::get_run))
+        .route("/agent/stop", post(runs::stop))
+        .route("/agent/confirm", post(runs::confirm))
+        .route("/agent/stream", get(stream::events))
+        .route("/runs/{run_id}/images/{image_id}", get(images::serve))
+        .route("/devices/{id}/live", get(live::serve))
+}
+
+/// The console routes open to everyone (nested under `/api`).
+pub fn open_routes() -> Router<AppState> {
+    Router::new()
+        .route("/auth/state", get(sessions::state))
+        .route("/auth/login", post(sessions::login))
+        .route("/auth/setup", post(sessions::setup))
+}

@@ -1,0 +1,628 @@
+//! The run slot (one run at a time, platform-wide) and the life of a run.
+//!
+//! A run's events go to three places through one [`EventSink`]: its [`RunLog`] (what SSE watchers
+//! read), the store (batched by a writer task, so a restart can replay it), and a summary (the
+//! reasoning and steps kept with the assistant message). The `done` event is held back until the
+//! store has the whole run and the slot is free again, so whoever sees `done` can start the next
+//! run at once and finds the conversation complete.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use deft_agent::llm::{LlmClient, LlmConfig};
+use deft_agent::{Agent, EventSink, HistoryMessage, RunIo, RunRequest};
+use deft_protocol::{AgentEvent, DeltaKind, DoneStatus, EventKind, Usage};
+use deft_store::{Message, RunRecord};
+use deft_tools::{Devices, devices::BusyGuard};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::approvals::Approvals;
+use super::conversations::{clean_title, store_err};
+use super::images::FileImages;
+use super::run_log::{LoggedEvent, RunLog};
+use super::{Console, ConsoleError, now_ms, rfc3339, texts};
+use crate::AppState;
+use crate::api::{ApiError, JsonBody};
+
+/// Finished runs whose logs stay in memory (older ones are read back from the store).
+const RECENT_LOGS: usize = 16;
+/// Reasoning kept with a message (seed 001 §3.2).
+const MAX_REASONING_CHARS: usize = 6_000;
+
+/// The run in the slot.
+pub struct ActiveRun {
+    /// Run id.
+    pub run_id: String,
+    /// Its conversation.
+    pub conversation: String,
+    /// The device it operates.
+    pub device: String,
+    /// What was asked.
+    pub prompt: String,
+    /// When it started.
+    pub started_at_ms: i64,
+    /// Its events.
+    pub log: Arc<RunLog>,
+    /// Its open questions.
+    pub approvals: Approvals,
+    cancel: CancellationToken,
+    usage: Mutex<Usage>,
+}
+
+/// The slot and the logs of recent runs.
+#[derive(Default)]
+pub struct Runs {
+    slot: Mutex<Option<Arc<ActiveRun>>>,
+    recent: Mutex<VecDeque<(String, Arc<RunLog>)>>,
+}
+
+impl Runs {
+    /// The active run.
+    pub fn active(&self) -> Option<Arc<ActiveRun>> {
+        self.slot.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// The in-memory log of a run (active or recent).
+    pub fn log(&self, run_id: &str) -> Option<Arc<RunLog>> {
+        if let Some(a) = self.active().filter(|a| a.run_id == run_id) {
+            return Some(a.log.clone());
+        }
+        self.recent
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .find(|(id, _)| id == run_id)
+            .map(|(_, log)| log.clone())
+    }
+
+    fn claim(&self, run: Arc<ActiveRun>) -> bool {
+        let mut slot = self.slot.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.is_some() {
+            return false;
+        }
+        *slot = Some(run);
+        true
+    }
+
+    /// Frees the slot held by `run_id`, keeping its log among the recent ones.
+    fn release(&self, run_id: &str) {
+        let mut slot = self.slot.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(run) = slot.take_if(|r| r.run_id == run_id) {
+            let mut recent = self.recent.lock().unwrap_or_else(|p| p.into_inner());
+            recent.push_back((run.run_id.clone(), run.log.clone()));
+            while recent.len() > RECENT_LOGS {
+                recent.pop_front();
+            }
+        }
+    }
+}
+
+/// What a run's message keeps besides the answer.
+#[derive(Default)]
+struct Summary {
+    reasoning: String,
+    reasoning_chars: usize,
+    steps: Vec<Value>,
+    done: Option<AgentEvent>,
+}
+
+/// The run's one event sink: log, store writer, summary.
+struct ConsoleSink {
+    run: Arc<ActiveRun>,
+    persist: mpsc::UnboundedSender<LoggedEvent>,
+    summary: Mutex<Summary>,
+}
+
+impl EventSink for ConsoleSink {
+    fn send(&self, event: &AgentEvent) {
+        {
+            let mut s = self.summary.lock().unwrap_or_else(|p| p.into_inner());
+            match &event.kind {
+                EventKind::Delta {
+                    text,
+                    kind: DeltaKind::Reasoning,
+                } if s.reasoning_chars < MAX_REASONING_CHARS => {
+                    let room = MAX_REASONING_CHARS - s.reasoning_chars;
+                    let part: String = text.chars().take(room).collect();
+                    s.reasoning_chars += part.chars().count();
+                    s.reasoning.push_str(&part);
+                }
+                EventKind::Step {
+                    call_id,
+                    tool,
+                    args,
+                    result,
+                    image_ids,
+                    duration_ms,
+                    effect,
+                } => s.steps.push(json!({
+                    "call_id": call_id,
+                    "tool": tool,
+                    "args": args,
+                    "image_ids": image_ids,
+                    "duration_ms": duration_ms,
+                    "status": result.get("status").cloned().unwrap_or(Value::Null),
+                    "effect": effect,
+                })),
+                EventKind::Usage(u) => {
+                    *self.run.usage.lock().unwrap_or_else(|p| p.into_inner()) = *u;
+                }
+                EventKind::Done { .. } => {
+                    // Held back until the run is stored and the slot is free (see finish).
+                    s.done = Some(event.clone());
+                    return;
+                }
+                _ => {}
+            }
+        }
+        let logged = LoggedEvent::new(event);
+        self.run.log.push(logged.clone());
+        let _ = self.persist.send(logged);
+    }
+}
+
+/// Writes a run's events to the store in batches until the sender is dropped.
+async fn write_events(
+    store: deft_store::Store,
+    run_id: String,
+    mut rx: mpsc::UnboundedReceiver<LoggedEvent>,
+) {
+    while let Some(first) = rx.recv().await {
+        let mut batch = vec![(first.seq, first.json.to_string())];
+        while batch.len() < 500 {
+            match rx.try_recv() {
+                Ok(e) => batch.push((e.seq, e.json.to_string())),
+                Err(_) => break,
+            }
+        }
+        append_with_retry(&store, &run_id, &batch).await;
+    }
+}
+
+async fn append_with_retry(store: &deft_store::Store, run_id: &str, batch: &[(u64, String)]) {
+    for attempt in 0..5u32 {
+        match store.append_events(run_id, batch).await {
+            Ok(()) => return,
+            Err(e) => {
+                tracing::warn!(run = %run_id, attempt, error = %e, "cannot store run events; retrying");
+                tokio::time::sleep(std::time::Duration::from_millis(100 << attempt)).await;
+            }
+        }
+    }
+    tracing::error!(run = %run_id, events = batch.len(), "run events not stored; a replay after a restart will miss them");
+}
+
+/// Frees the slot and closes the log even if the run's task panics.
+struct SlotGuard {
+    console: Console,
+    run: Arc<ActiveRun>,
+}
+
+impl Drop for SlotGuard {
+    fn drop(&mut self) {
+        self.console.runs().release(&self.run.run_id);
+        self.run.log.close();
+    }
+}
+
+/// `POST /api/agent/run` body.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StartBody {
+    #[serde(default)]
+    conversation: Option<String>,
+    prompt: String,
+    #[serde(default)]
+    device: Option<String>,
+}
+
+fn bad(text: impl Into<String>) -> ApiError {
+    ApiError(StatusCode::BAD_REQUEST, text.into())
+}
+
+/// `POST /api/agent/run`.
+pub async fn start(
+    State(app): State<AppState>,
+    JsonBody(body): JsonBody<StartBody>,
+) -> Result<Response, ApiError> {
+    let console = app.console()?.clone();
+    let prompt = body.prompt.trim().to_owned();
+    if prompt.is_empty() {
+        return Err(bad(texts::EMPTY_PROMPT));
+    }
+    let settings = console.settings().await?;
+    if settings.model.trim().is_empty() {
+        return Err(bad(texts::missing_setting("model")));
+    }
+    let device_id = body
+        .device
+        .filter(|d| !d.trim().is_empty())
+        .or_else(|| Some(settings.default_device.clone()).filter(|d| !d.is_empty()))
+        .ok_or_else(|| bad(texts::NO_DEVICE))?;
+    let device = app.registry.get(&device_id).ok_or_else(|| {
+        let known: Vec<String> = app.registry.list().into_iter().map(|d| d.id).collect();
+        ApiError(
+            StatusCode::NOT_FOUND,
+            crate::texts::unknown_device(&device_id, &known),
+        )
+    })?;
+    let llm = LlmClient::new(LlmConfig::new(
+        &settings.api_base,
+        &settings.model,
+        settings.api_key.clone(),
+    ))
+    .map_err(|e| bad(format!("the model settings are unusable: {e}")))?;
+    if console.runs().active().is_some() {
+        return Err(ApiError(StatusCode::CONFLICT, texts::RUN_ACTIVE.to_owned()));
+    }
+    let store = console.store().clone();
+    let history;
+    let conversation = match body.conversation.filter(|c| !c.trim().is_empty()) {
+        Some(id) => {
+            let c = store
+                .conversation(&id)
+                .await
+                .map_err(store_err)?
+                .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, texts::unknown_conversation(&id)))?;
+            history = c
+                .messages
+                .iter()
+                .filter(|m| !m.content.is_empty() && (m.role == "user" || m.role == "assistant"))
+                .map(|m| HistoryMessage {
+                    role: m.role.clone(),
+                    content: m.content.clone(),
+                })
+                .collect();
+            id
+        }
+        None => {
+            history = Vec::new();
+            store
+                .create_conversation(&clean_title(&prompt))
+                .await
+                .map_err(store_err)?
+                .id
+        }
+    };
+    let busy: BusyGuard = device
+        .try_reserve()
+        .ok_or_else(|| ApiError(StatusCode::CONFLICT, crate::texts::device_busy(&device_id)))?;
+    let run = Arc::new(ActiveRun {
+        run_id: uuid::Uuid::new_v4().to_string(),
+        conversation: conversation.clone(),
+        device: device_id.clone(),
+        prompt: prompt.clone(),
+        started_at_ms: now_ms(),
+        log: RunLog::new(),
+        approvals: Approvals::default(),
+        cancel: CancellationToken::new(),
+        usage: Mutex::new(Usage::default()),
+    });
+    if !console.runs().claim(run.clone()) {
+        return Err(ApiError(StatusCode::CONFLICT, texts::RUN_ACTIVE.to_owned()));
+    }
+    let guard = SlotGuard {
+        console: console.clone(),
+        run: run.clone(),
+    };
+    let record = RunRecord {
+        id: run.run_id.clone(),
+        conversation_id: conversation.clone(),
+        device: device_id.clone(),
+        prompt: prompt.clone(),
+        status: "running".to_owned(),
+        answer: String::new(),
+        usage: Usage::default(),
+        started_at_ms: run.started_at_ms,
+        finished_at_ms: None,
+    };
+    store.create_run(&record).await.map_err(store_err)?;
+    store
+        .append_message(
+            &conversation,
+            &Message {
+                role: "user".to_owned(),
+                content: prompt.clone(),
+                created_at_ms: run.started_at_ms,
+                run_id: Some(run.run_id.clone()),
+                status: None,
+                usage: None,
+                reasoning: None,
+                steps: Vec::new(),
+            },
+        )
+        .await
+        .map_err(store_err)?;
+
+    let config = console
+        .inner
+        .agent
+        .clone()
+        .with_max_steps(settings.max_steps);
+    let devices: Arc<dyn Devices> = Arc::new(app.registry.clone());
+    let agent = Agent::new(Arc::new(llm), config, devices);
+    let (persist_tx, persist_rx) = mpsc::unbounded_channel();
+    let writer = tokio::spawn(write_events(store.clone(), run.run_id.clone(), persist_rx));
+    let sink = Arc::new(ConsoleSink {
+        run: run.clone(),
+        persist: persist_tx,
+        summary: Mutex::new(Summary::default()),
+    });
+    let io = RunIo {
+        events: vec![sink.clone()],
+        images: Arc::new(FileImages::new(console.runs_dir().join(&run.run_id))),
+        approver: Arc::new(run.approvals.clone()),
+    };
+    let request = RunRequest {
+        goal: prompt,
+        history,
+        extra_context: Vec::new(),
+    };
+    let answer = json!({"run_id": run.run_id, "conversation": conversation, "device": device_id});
+    tokio::spawn(async move {
+        let _busy = busy;
+        let outcome = agent.run(&device, request, io, run.cancel.clone()).await;
+        let summary = match Arc::try_unwrap(sink) {
+            Ok(sink) => sink.summary.into_inner().unwrap_or_else(|p| p.into_inner()),
+            Err(shared) => {
+                std::mem::take(&mut *shared.summary.lock().unwrap_or_else(|p| p.into_inner()))
+            }
+        };
+        // Every sender is gone now: the writer drains what is left and ends.
+        let _ = writer.await;
+        finish(
+            &console,
+            &run,
+            summary,
+            &outcome.answer,
+            outcome.status,
+            outcome.usage,
+        )
+        .await;
+        drop(guard);
+    });
+    Ok((StatusCode::ACCEPTED, Json(answer)).into_response())
+}
+
+/// Stores the end of a run, frees the slot, then lets watchers see `done`.
+async fn finish(
+    console: &Console,
+    run: &Arc<ActiveRun>,
+    summary: Summary,
+    answer: &str,
+    status: DoneStatus,
+    usage: Usage,
+) {
+    let store = console.store();
+    let done = summary.done.unwrap_or_else(|| AgentEvent {
+        seq: run.log.last_seq() + 1,
+        kind: EventKind::Done {
+            answer: answer.to_owned(),
+            usage,
+            status,
+        },
+    });
+    let done = LoggedEvent::new(&done);
+    append_with_retry(store, &run.run_id, &[(done.seq, done.json.to_string())]).await;
+    let status_text = status_name(status);
+    if let Err(e) = store
+        .finish_run(&run.run_id, status_text, answer, &usage, now_ms())
+        .await
+    {
+        tracing::error!(run = %run.run_id, error = %e, "cannot store the end of the run");
+    }
+    let message = Message {
+        role: "assistant".to_owned(),
+        content: answer.to_owned(),
+        created_at_ms: now_ms(),
+        run_id: Some(run.run_id.clone()),
+        status: Some(status_text.to_owned()),
+        usage: Some(usage),
+        reasoning: Some(summary.reasoning).filter(|r| !r.is_empty()),
+        steps: summary.steps,
+    };
+    if let Err(e) = store.append_message(&run.conversation, &message).await {
+        tracing::warn!(run = %run.run_id, error = %e, "cannot store the answer (conversation deleted?)");
+    }
+    console.runs().release(&run.run_id);
+    run.log.push(done);
+}
+
+/// The wire name of a status.
+pub fn status_name(status: DoneStatus) -> &'static str {
+    match status {
+        DoneStatus::Completed => "completed",
+        DoneStatus::Failed => "failed",
+        DoneStatus::Stopped => "stopped",
+        DoneStatus::Timeout => "timeout",
+        DoneStatus::MaxSteps => "max_steps",
+    }
+}
+
+fn active_json(run: &ActiveRun) -> Value {
+    let usage = *run.usage.lock().unwrap_or_else(|p| p.into_inner());
+    json!({
+        "run_id": run.run_id,
+        "conversation": run.conversation,
+        "device": run.device,
+        "prompt": run.prompt,
+        "status": "running",
+        "started_at": rfc3339(run.started_at_ms),
+        "finished_at": null,
+        "last_seq": run.log.last_seq(),
+        "usage": usage,
+        "pending_confirm": run.approvals.pending().into_iter().next(),
+    })
+}
+
+fn record_json(r: &RunRecord, last_seq: u64) -> Value {
+    json!({
+        "run_id": r.id,
+        "conversation": r.conversation_id,
+        "device": r.device,
+        "prompt": r.prompt,
+        "status": r.status,
+        "answer": r.answer,
+        "started_at": rfc3339(r.started_at_ms),
+        "finished_at": r.finished_at_ms.map(rfc3339),
+        "last_seq": last_seq,
+        "usage": r.usage,
+        "pending_confirm": null,
+    })
+}
+
+/// `GET /api/agent/run`: the active run, if any.
+pub async fn current(State(app): State<AppState>) -> Result<Response, ApiError> {
+    let run = app.console()?.runs().active();
+    Ok(Json(json!({"run": run.as_deref().map(active_json)})).into_response())
+}
+
+/// `GET /api/agent/runs/{id}`.
+pub async fn get_run(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let console = app.console()?;
+    if let Some(run) = console.runs().active().filter(|r| r.run_id == id) {
+        return Ok(Json(active_json(&run)).into_response());
+    }
+    let store = console.store();
+    let record = store
+        .run(&id)
+        .await
+        .map_err(store_err)?
+        .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, texts::unknown_run(&id)))?;
+    let last = match console.runs().log(&id) {
+        Some(log) => log.last_seq(),
+        None => store
+            .events(&id, 0)
+            .await
+            .map_err(store_err)?
+            .last()
+            .map_or(0, |e| e.0),
+    };
+    Ok(Json(record_json(&record, last)).into_response())
+}
+
+/// `POST /api/agent/stop` body.
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct StopBody {
+    #[serde(default)]
+    run_id: Option<String>,
+}
+
+/// `POST /api/agent/stop`.
+pub async fn stop(
+    State(app): State<AppState>,
+    JsonBody(body): JsonBody<StopBody>,
+) -> Result<Response, ApiError> {
+    let run = app
+        .console()?
+        .runs()
+        .active()
+        .filter(|r| body.run_id.as_ref().is_none_or(|id| *id == r.run_id))
+        .ok_or_else(|| ApiError(StatusCode::CONFLICT, texts::NO_RUN.to_owned()))?;
+    run.cancel.cancel();
+    Ok(Json(json!({"run_id": run.run_id, "stopping": true})).into_response())
+}
+
+/// `POST /api/agent/confirm` body.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfirmBody {
+    run_id: String,
+    call_id: String,
+    approve: bool,
+}
+
+/// `POST /api/agent/confirm`.
+pub async fn confirm(
+    State(app): State<AppState>,
+    JsonBody(body): JsonBody<ConfirmBody>,
+) -> Result<Response, ApiError> {
+    let run = app
+        .console()?
+        .runs()
+        .active()
+        .filter(|r| r.run_id == body.run_id)
+        .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, texts::unknown_run(&body.run_id)))?;
+    if run.approvals.answer(&body.call_id, body.approve) {
+        Ok(
+            Json(json!({"run_id": run.run_id, "call_id": body.call_id, "approve": body.approve}))
+                .into_response(),
+        )
+    } else {
+        Err(ApiError(
+            StatusCode::NOT_FOUND,
+            texts::no_question(&body.call_id),
+        ))
+    }
+}
+
+/// Ends runs a previous server process left running: each gets `error` + `done {failed}`, its
+/// record is finished and its conversation gets the failure as the answer.
+pub async fn recover_interrupted(console: &Console) -> Result<(), ConsoleError> {
+    let store = console.store();
+    for run in store.unfinished_runs().await? {
+        let events = store.events(&run.id, 0).await?;
+        let last = events.last().map_or(0, |e| e.0);
+        let usage = events
+            .iter()
+            .rev()
+            .find_map(|(_, json)| match serde_json::from_str::<AgentEvent>(json) {
+                Ok(AgentEvent {
+                    kind: EventKind::Usage(u),
+                    ..
+                }) => Some(u),
+                _ => None,
+            })
+            .unwrap_or_default();
+        let tail = [
+            AgentEvent {
+                seq: last + 1,
+                kind: EventKind::Error {
+                    message: texts::RUN_INTERRUPTED.to_owned(),
+                },
+            },
+            AgentEvent {
+                seq: last + 2,
+                kind: EventKind::Done {
+                    answer: texts::RUN_INTERRUPTED.to_owned(),
+                    usage,
+                    status: DoneStatus::Failed,
+                },
+            },
+        ];
+        let rows: Vec<(u64, String)> = tail
+            .iter()
+            .map(|e| (e.seq, LoggedEvent::new(e).json.to_string()))
+            .collect();
+        store.append_events(&run.id, &rows).await?;
+        store
+            .finish_run(&run.id, "failed", texts::RUN_INTERRUPTED, &usage, now_ms())
+            .await?;
+        let message = Message {
+            role: "assistant".to_owned(),
+            content: texts::RUN_INTERRUPTED.to_owned(),
+            created_at_ms: now_ms(),
+            run_id: Some(run.id.clone()),
+            status: Some("failed".to_owned()),
+            usage: Some(usage),
+            reasoning: None,
+            steps: Vec::new(),
+        };
+        if let Err(e) = store.append_message(&run.conversation_id, &message).await {
+            tracing::warn!(run = %run.id, error = %e, "interrupted run's conversation is gone");
+        }
+        tracing::info!(run = %run.id, "ended a run the previous server process left unfinished");
+    }
+    Ok(())
+}
