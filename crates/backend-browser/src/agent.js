@@ -263,9 +263,9 @@
   function list(fields) {
     const want = new Set(fields || []);
     const out = [];
-    const push = (el, role, name, interactive, off, extra) => {
+    const push = (el, role, name, interactive, off, extra, depth) => {
       const editable = isEditable(el, role);
-      const c = { k: key(el), role, name, interactive };
+      const c = { k: key(el), role, name, interactive, d: depth };
       const v = valueOf(el, role);
       if (v !== null && v !== undefined && (editable || role === 'combobox' || role === 'slider' ||
         role === 'spinbutton' || role === 'progressbar' || role === 'meter' || role === 'scrollbar')) c.value = v;
@@ -284,7 +284,7 @@
       return c;
     };
     // rowHost: the row/listitem ancestor holding interactive controls (text in it is row text).
-    const walk = (node, off, consumed, rowCtx) => {
+    const walk = (node, off, consumed, rowCtx, depth) => {
       if (node.nodeType === 3) {
         if (consumed) return;
         const t = clean(node.data);
@@ -295,17 +295,17 @@
         range.selectNodeContents(node);
         const r = range.getBoundingClientRect();
         if (r.width === 0 && r.height === 0) return;
-        out.push({ k: key(node), role: 'StaticText', name: t, interactive: false, text: true,
+        out.push({ k: key(node), role: 'StaticText', name: t, interactive: false, text: true, d: depth,
           row: rowCtx ? rowCtx.id : 0,
           rect: [Math.round(r.left + off[0]), Math.round(r.top + off[1]), Math.round(r.right + off[0]), Math.round(r.bottom + off[1])] });
         return;
       }
       if (node.nodeType !== 1 && node.nodeType !== 11) return;
-      if (node.nodeType === 11) { for (const c of node.childNodes) walk(c, off, consumed, rowCtx); return; }
+      if (node.nodeType === 11) { for (const c of node.childNodes) walk(c, off, consumed, rowCtx, depth); return; }
       const el = node;
       if (SKIP.has(el.tagName)) return;
       if (el.tagName === 'SLOT') {
-        for (const c of el.assignedNodes({ flatten: true })) walk(c, off, consumed, rowCtx);
+        for (const c of el.assignedNodes({ flatten: true })) walk(c, off, consumed, rowCtx, depth);
         return;
       }
       if (el.id === '__deft_overlay') return;
@@ -316,7 +316,7 @@
       }
       const role = roleOf(el);
       if (role === 'presentation' || role === 'none') {
-        for (const c of (el.shadowRoot || el).childNodes) walk(c, off, consumed, rowCtx);
+        for (const c of (el.shadowRoot || el).childNodes) walk(c, off, consumed, rowCtx, depth);
         return;
       }
       if (el.tagName === 'IFRAME') {
@@ -329,9 +329,9 @@
           off[1] + r.top + el.clientTop + parseFloat(cs.paddingTop || '0')];
         if (d && d.documentElement) {
           if (d.defaultView && !d.defaultView.__deft) { /* agent installs per document */ }
-          walk(d.documentElement, inner, consumed, rowCtx);
+          walk(d.documentElement, inner, consumed, rowCtx, depth);
         } else {
-          out.push({ k: key(el), role: 'Iframe', name: clean(el.title), interactive: false,
+          out.push({ k: key(el), role: 'Iframe', name: clean(el.title), interactive: false, d: depth,
             frame: String(el.src || ''), origin: [Math.round(inner[0]), Math.round(inner[1])],
             rect: rectOf(el, off) });
         }
@@ -348,7 +348,7 @@
       }
       if (interactive) {
         name = nameOf(el, role);
-        push(el, role, name, true, off);
+        push(el, role, name, true, off, null, depth);
         emitted = true;
         consumesText = true;
       } else if (role === 'heading' || role === 'columnheader' || role === 'rowheader' || role === 'img' ||
@@ -357,7 +357,7 @@
         if (role === 'status' && !name) name = textOf(el);
         if (name || role === 'progressbar') {
           const extra = role === 'heading' && want.has('level') ? { level: parseInt((el.getAttribute('aria-level') || el.tagName[1] || '0'), 10) } : null;
-          push(el, role, name, false, off, extra);
+          push(el, role, name, false, off, extra, depth);
           emitted = true;
           consumesText = true;
         }
@@ -365,7 +365,7 @@
         const n = nameOf(el, role);
         if (n && (el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') ||
           el.tagName === 'TABLE' || el.tagName === 'FIELDSET' || role === 'dialog')) {
-          push(el, role, n, false, off);
+          push(el, role, n, false, off, null, depth);
           emitted = true;
         }
       } else if (el.tagName === 'LABEL' && el.control) {
@@ -380,14 +380,15 @@
         c.nodeType === 3 || (c.nodeType === 1 && INLINE.has(c.tagName) && !c.querySelector('a,button,input,select,textarea,[tabindex]')))) {
         const t = textOf(el);
         if (t) {
-          out.push({ k: key(el), role: 'StaticText', name: t, interactive: false, text: true,
+          out.push({ k: key(el), role: 'StaticText', name: t, interactive: false, text: true, d: depth,
             row: ctx ? ctx.id : 0, rect: rectOf(el, off) });
         }
         return;
       }
-      for (const c of kids) walk(c, off, consumesText, ctx);
+      const childDepth = emitted ? depth + 1 : depth;
+      for (const c of kids) walk(c, off, consumesText, ctx, childDepth);
     };
-    if (document.documentElement) walk(document.documentElement, [0, 0], false, null);
+    if (document.documentElement) walk(document.documentElement, [0, 0], false, null, 0);
     return { doc, title: document.title, url: location.href, controls: out };
   }
 

@@ -32,8 +32,9 @@ pub struct BrowserConfig {
     pub chromium_args: Vec<String>,
     /// Where downloads land (default: a `Downloads` folder in the temporary profile).
     pub downloads_dir: Option<PathBuf>,
-    /// Folders whose files `set_edit_text` may put into a file input (the downloads folder
-    /// always counts).
+    /// More folders whose files `set_edit_text` may put into a file input. The downloads folder
+    /// and the system temp folder always count; a path must be absolute and name an existing
+    /// file whose real path (links resolved) lies inside one of them.
     pub upload_dirs: Vec<PathBuf>,
     /// Allowed/blocked domains and schemes.
     #[serde(flatten)]
@@ -88,6 +89,9 @@ struct Frame {
     parent: String,
     target_id: String,
     url: String,
+    /// The iframe element that owns the frame: the parent's document token and element key
+    /// (found with `DOM.getFrameOwner`, once per parent document).
+    owner: Option<(String, u64)>,
 }
 
 /// A frame on the way to a control inside a cross-origin iframe: the iframe element.
@@ -223,6 +227,9 @@ struct RawControl {
     frame: Option<String>,
     #[serde(default)]
     origin: Option<[i32; 2]>,
+    /// How many listed controls enclose this one (for subtree views).
+    #[serde(default)]
+    d: u32,
     #[serde(flatten)]
     extra: serde_json::Map<String, Value>,
 }
@@ -505,6 +512,13 @@ impl Browser {
         self.state().dialog_of_window(id)
     }
 
+    /// Whether a dialog is open on the tab of CDP session `session` (a page or a frame).
+    fn dialog_on_session(&self, session: &str) -> bool {
+        let st = self.state();
+        st.window_of_session(session)
+            .is_some_and(|w| st.dialog_of_window(w).is_some())
+    }
+
     /// Fails with the dialog text when a dialog blocks window `id`.
     pub(crate) fn ensure_no_dialog(&self, id: u64) -> Result<()> {
         match self.dialog(id) {
@@ -680,6 +694,10 @@ impl Browser {
         params: Value,
     ) -> Result<Option<Value>> {
         let mut events = self.cdp().events();
+        // A dialog recorded before this call (opened between tool calls) blocks it already.
+        if self.dialog_on_session(session) {
+            return Ok(None);
+        }
         let rx = self.cdp().send(Some(session), method, params)?;
         let dialog = async {
             loop {
@@ -724,7 +742,12 @@ impl Browser {
             )
             .await?
         else {
-            let d = self.state().dialogs.values().next().cloned();
+            let d = {
+                let st = self.state();
+                st.window_of_session(session)
+                    .and_then(|w| st.dialog_of_window(w))
+                    .or_else(|| st.dialogs.values().next().cloned())
+            };
             return Err(BrowserError::model(match d {
                 Some(d) => messages::dialog_open(&d.kind, &d.message),
                 None => messages::browser_failed("a dialog interrupted the page"),
@@ -762,7 +785,7 @@ impl Browser {
             };
             tokio::select! {
                 r = eval => {
-                    if r.is_ok() {
+                    if r.is_ok() || self.dialog_on_session(session) {
                         break;
                     }
                     // The context went away (a navigation): wait for the new document.
@@ -799,6 +822,10 @@ impl Browser {
     pub async fn list(&self, opts: &ListingOptions, mark: bool) -> Result<Listing> {
         let (id, session) = self.current()?;
         self.ensure_no_dialog(id)?;
+        let subtree = match opts.subtree.as_deref() {
+            Some(given) => Some(self.control(given, None)?.0),
+            None => None,
+        };
         let fields = opts.fields();
         let want_role = fields.iter().any(|f| f == "role");
         let raw = self.list_session(&session, &fields, 0).await?;
@@ -876,6 +903,18 @@ impl Browser {
             |t| summary(id, &t),
         );
         let dialog = st.dialog_of_window(id);
+        if let Some(root) = subtree {
+            let depths: Vec<u32> = raw.controls.iter().map(|(_, _, _, c)| c.d).collect();
+            let Some(range) = subtree_range(&controls, &depths, root) else {
+                let name = st.controls.get(&root).map(|c| c.name.clone());
+                return Err(BrowserError::model(messages::stale_control(
+                    root,
+                    name.as_deref().unwrap_or_default(),
+                )));
+            };
+            controls.truncate(range.end);
+            controls.drain(..range.start);
+        }
         Ok(Listing {
             window,
             controls,
@@ -914,19 +953,9 @@ impl Browser {
                 if depth >= 4 {
                     continue;
                 }
-                let child = {
-                    let st = self.state();
-                    let mut kids: Vec<(&String, &Frame)> = st
-                        .frames
-                        .iter()
-                        .filter(|(s, f)| f.parent == session && !used.contains(*s))
-                        .collect();
-                    kids.sort_by_key(|(s, _)| (*s).clone());
-                    kids.iter()
-                        .find(|(_, f)| f.url == src)
-                        .or_else(|| kids.first())
-                        .map(|(s, _)| (*s).clone())
-                };
+                let child = self
+                    .frame_of_element(session, &raw.doc, c.k, &src, &used)
+                    .await;
                 let Some(child) = child else { continue };
                 used.insert(child.clone());
                 let origin = c.origin.unwrap_or([0, 0]);
@@ -939,6 +968,7 @@ impl Browser {
                     Ok(sub) => {
                         for (s, d, mut hops, mut cc) in sub.controls {
                             hops.insert(0, hop.clone());
+                            cc.d += c.d;
                             if let Some(r) = cc.rect.as_mut() {
                                 r[0] += origin[0];
                                 r[1] += origin[1];
@@ -953,6 +983,42 @@ impl Browser {
             }
             Ok(out)
         })
+    }
+
+    /// The cross-origin frame session whose iframe element is `key` in document `doc` of
+    /// `session`: the frame's owner element (`DOM.getFrameOwner`), never a guess by URL when the
+    /// owner is known; frames whose owner cannot be found fall back to the URL, then to the
+    /// first frame not yet used.
+    async fn frame_of_element(
+        &self,
+        session: &str,
+        doc: &str,
+        key: u64,
+        src: &str,
+        used: &HashSet<String>,
+    ) -> Option<String> {
+        let mut kids: Vec<(String, String)> = {
+            let st = self.state();
+            st.frames
+                .iter()
+                .filter(|(s, f)| f.parent == session && !used.contains(*s))
+                .map(|(s, f)| (s.clone(), f.url.clone()))
+                .collect()
+        };
+        kids.sort();
+        let mut unknown = Vec::new();
+        for (s, url) in kids {
+            match self.frame_owner(session, doc, &s).await {
+                Some(k) if k == key => return Some(s),
+                Some(_) => {}
+                None => unknown.push((s, url)),
+            }
+        }
+        unknown
+            .iter()
+            .find(|(_, url)| url == src)
+            .or_else(|| unknown.first())
+            .map(|(s, _)| s.clone())
     }
 
     /// Resolves control `id` (given as text) for an action: known, in the selected tab, still on
@@ -1066,52 +1132,134 @@ impl Browser {
         Ok(v)
     }
 
-    /// Puts files into a file input. Each path (one per line) must be a file inside the
-    /// downloads folder or an `upload_dirs` folder.
-    pub(crate) async fn set_files(&self, id: u64, c: &ControlRef, text: &str) -> Result<()> {
-        let roots: Vec<PathBuf> = std::iter::once(self.inner.downloads.clone())
+    /// The folders whose files may go into a file input, canonical: the downloads folder, the
+    /// system temp folder and the configured `upload_dirs` (those that exist).
+    pub(crate) fn upload_roots(&self) -> Vec<PathBuf> {
+        let mut roots: Vec<PathBuf> = [self.inner.downloads.clone(), std::env::temp_dir()]
+            .into_iter()
             .chain(self.inner.upload_dirs.iter().cloned())
             .filter_map(|r| r.canonicalize().ok())
             .collect();
-        let mut files = Vec::new();
-        for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
-            let ok = std::path::Path::new(line)
-                .canonicalize()
-                .ok()
-                .filter(|p| p.is_file() && roots.iter().any(|r| p.starts_with(r)));
-            match ok {
-                Some(p) => files.push(p.to_string_lossy().into_owned()),
-                None => {
-                    let roots: Vec<String> =
-                        roots.iter().map(|r| r.display().to_string()).collect();
-                    return Err(BrowserError::model(messages::upload_refused(line, &roots)));
-                }
-            }
-        }
-        let expression = format!(
-            "{AGENT_JS}\n;(__deft.doc === {} ? __deft.find({}) : null)",
-            json!(c.doc),
-            c.key
-        );
-        let r = self
+        roots.dedup();
+        roots
+    }
+
+    /// Whether CDP session `session` (a page or one of its frames) belongs to window `window`.
+    pub(crate) fn session_in_window(&self, session: &str, window: u64) -> bool {
+        self.state().window_of_session(session) == Some(window)
+    }
+
+    /// The page agent's document token, element key and name of DOM node `backend_node_id` of
+    /// frame session `session`.
+    async fn node_key(&self, session: &str, backend_node_id: i64) -> Result<(String, u64, String)> {
+        let node = self
             .cdp()
             .call(
-                Some(&c.session),
-                "Runtime.evaluate",
-                json!({"expression": expression}),
+                Some(session),
+                "DOM.resolveNode",
+                json!({"backendNodeId": backend_node_id}),
             )
             .await?;
-        let Some(object) = r["result"]["objectId"].as_str() else {
-            return Err(BrowserError::model(messages::stale_control(id, &c.name)));
+        let Some(object) = node["object"]["objectId"].as_str() else {
+            return Err(BrowserError::model(messages::browser_failed(
+                "the element is gone",
+            )));
         };
-        self.cdp()
+        let v = self
+            .cdp()
             .call(
-                Some(&c.session),
-                "DOM.setFileInputFiles",
-                json!({"files": files, "objectId": object}),
+                Some(session),
+                "Runtime.callFunctionOn",
+                json!({
+                    "objectId": object,
+                    "returnByValue": true,
+                    "functionDeclaration": format!(
+                        "function () {{ {AGENT_JS}\n; const r = __deft.roleOf(this); return {{doc: __deft.doc, k: __deft.key(this), name: __deft.nameOf(this, r)}}; }}"
+                    ),
+                }),
             )
             .await?;
-        Ok(())
+        let v = &v["result"]["value"];
+        let (Some(doc), Some(key)) = (v["doc"].as_str(), v["k"].as_u64()) else {
+            return Err(BrowserError::model(messages::browser_failed(
+                "the page agent answered unexpectedly",
+            )));
+        };
+        let name = v["name"].as_str().unwrap_or_default().to_owned();
+        Ok((doc.to_owned(), key, name))
+    }
+
+    /// The iframe element owning cross-origin frame session `child` in document `doc` of
+    /// `parent`, as its element key (asked once per parent document, then remembered).
+    async fn frame_owner(&self, parent: &str, doc: &str, child: &str) -> Option<u64> {
+        let target = {
+            let st = self.state();
+            let f = st.frames.get(child)?;
+            if let Some((d, k)) = &f.owner
+                && d == doc
+            {
+                return Some(*k);
+            }
+            f.target_id.clone()
+        };
+        let owner = self
+            .cdp()
+            .call(
+                Some(parent),
+                "DOM.getFrameOwner",
+                json!({"frameId": target}),
+            )
+            .await
+            .map_err(|e| tracing::debug!("no frame owner for {target}: {e}"))
+            .ok()?;
+        let node = owner["backendNodeId"].as_i64()?;
+        let (d, k, _) = self
+            .node_key(parent, node)
+            .await
+            .map_err(|e| tracing::debug!("frame owner of {target} not resolved: {e}"))
+            .ok()?;
+        if d != doc {
+            return None;
+        }
+        if let Some(f) = self.state().frames.get_mut(child) {
+            f.owner = Some((d, k));
+        }
+        Some(k)
+    }
+
+    /// The control id of DOM node `backend_node_id` of frame session `session` in window
+    /// `window`, and its name; a node no listing gave out gets its id now (never reused).
+    pub(crate) async fn control_of_node(
+        &self,
+        window: u64,
+        session: &str,
+        backend_node_id: i64,
+    ) -> Result<(u64, String)> {
+        let (doc, key, name) = self.node_key(session, backend_node_id).await?;
+        let doc = doc.as_str();
+        let mut st = self.state();
+        let id = st.control_id(session, doc, key);
+        if !st.controls.contains_key(&id) {
+            let hops = st
+                .controls
+                .values()
+                .find(|c| c.session == session && c.doc == doc)
+                .map(|c| c.hops.clone())
+                .unwrap_or_default();
+            st.controls.insert(
+                id,
+                ControlRef {
+                    window,
+                    session: session.to_owned(),
+                    doc: doc.to_owned(),
+                    key,
+                    name: name.clone(),
+                    kind: ControlType::Button,
+                    hops,
+                },
+            );
+        }
+        Ok((id, name))
     }
 
     /// A page fingerprint for `effect`: URL, title, DOM mutations, focus, and form state.
@@ -1174,6 +1322,25 @@ struct FlatListing {
     controls: Vec<(String, String, Vec<Hop>, RawControl)>,
 }
 
+/// The positions of control `root` and its descendants in a listing: `root` and the controls
+/// after it that are nested deeper (`depths[i]` counts the listed controls enclosing control
+/// `i`). `None` when `root` is not in the listing (its element is gone).
+fn subtree_range(
+    controls: &[Control],
+    depths: &[u32],
+    root: u64,
+) -> Option<std::ops::Range<usize>> {
+    let root_text = root.to_string();
+    let start = controls.iter().position(|c| c.id == root_text)?;
+    let depth = depths.get(start).copied()?;
+    let len = depths
+        .get(start + 1..)?
+        .iter()
+        .take_while(|d| **d > depth)
+        .count();
+    Some(start..start + 1 + len)
+}
+
 /// Parses an id: a decimal string without leading zeros (or a number), `>= 1`.
 pub(crate) fn parse_id(s: &str) -> Option<u64> {
     let s = s.trim();
@@ -1215,6 +1382,18 @@ async fn prepare_session(
             json!({"patterns": [{"urlPattern": "*", "resourceType": "Document", "requestStage": "Request"}]}),
         )
         .await?;
+    }
+    // A file input's chooser never opens a native dialog: the click reports it instead, and
+    // set_edit_text puts the files in (DOM.setFileInputFiles). A browser without it still works.
+    if let Err(e) = cdp
+        .call(
+            s,
+            "Page.setInterceptFileChooserDialog",
+            json!({"enabled": true}),
+        )
+        .await
+    {
+        tracing::warn!("file choosers are not intercepted in this browser: {e}");
     }
     cdp.call(
         s,
@@ -1320,6 +1499,7 @@ fn spawn_event_loop(inner: Weak<Inner>, mut events: tokio::sync::broadcast::Rece
                                         .unwrap_or_default()
                                         .to_owned(),
                                     url: info["url"].as_str().unwrap_or_default().to_owned(),
+                                    owner: None,
                                 },
                             );
                             let cdp = inner.cdp.clone();

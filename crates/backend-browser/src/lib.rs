@@ -21,7 +21,9 @@
 //!
 //! Parts: [`cdp`] (a lean CDP client over one WebSocket), [`launch`] (start Chromium or find a
 //! running one's socket), [`Browser`] (tabs, frames, dialogs, id maps), [`keys`] (the desktop key
-//! syntax), [`policy`] (allowed URLs), the page agent (`agent.js`, evaluated in each document)
+//! syntax), [`policy`] (allowed URLs), `upload` (which files a file input may receive: absolute
+//! paths of existing files inside the downloads folder, the system temp folder or `upload_dirs`;
+//! file choosers are intercepted, never shown), the page agent (`agent.js`, evaluated in each document)
 //! and [`BrowserServer`] (the tools). Left to others: which agent sees which tools (the routing
 //! table in deft-tools), the outer time limits, and the device wiring (the CLI).
 
@@ -35,6 +37,7 @@ pub mod policy;
 mod screenshot;
 mod server;
 mod text;
+mod upload;
 
 pub use browser::{Browser, BrowserConfig, BrowserError, Dialog, Listing};
 pub use launch::{ChromiumProcess, LaunchError};

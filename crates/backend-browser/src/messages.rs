@@ -101,11 +101,35 @@ pub fn not_editable(id: u64, name: &str, kind: &str) -> String {
     )
 }
 
-/// A file for a file input outside the allowed folders (or missing).
+/// A file for a file input outside the allowed folders.
 pub fn upload_refused(path: &str, roots: &[String]) -> String {
     format!(
-        "'{path}' cannot be attached: only existing files inside {} may be put into a file input (downloads_dir, upload_dirs).",
+        "'{path}' cannot be put into a file input: only files inside {} may be (the downloads folder, the system temp folder and the upload_dirs option). Use a file from one of them.",
         roots.join(", ")
+    )
+}
+
+/// A relative path for a file input.
+pub fn upload_not_absolute(path: &str) -> String {
+    format!(
+        "'{path}' is not an absolute path: give the file's full path, such as /tmp/report.pdf (one path per line for several files)."
+    )
+}
+
+/// A path for a file input that does not exist.
+pub fn upload_missing(path: &str) -> String {
+    format!("'{path}' does not exist: check the path and give an existing file.")
+}
+
+/// A path for a file input that is a folder (or not a regular file).
+pub fn upload_not_a_file(path: &str) -> String {
+    format!("'{path}' is not a file (it is a folder or a special file): give the path of a file.")
+}
+
+/// A click opened a file chooser (intercepted: no dialog is shown).
+pub fn file_chooser_opened(id: u64, name: &str) -> String {
+    format!(
+        "A file chooser opened for control {id} (\"{name}\"); no dialog is shown. Set the file with set_edit_text(id=\"{id}\", text=\"<absolute path>\"), one path per line for several files."
     )
 }
 
@@ -226,11 +250,11 @@ pub mod describe {
     /// select_application_window.
     pub const SELECT: &str = "Select a tab by id (and its name as a check); the control tools then act on it. Returns {root_name, window_info}.";
     /// get_app_window_controls_info.
-    pub const CONTROLS: &str = "List the selected tab's controls, one line each: id, type, \"name\", = \"value\", state flags. Controls new since the previous listing start with '*'. Options: field_list (e.g. [\"rect\",\"text\",\"url\"]), only_interactive, max_controls, format (\"compact\" or \"json\").";
+    pub const CONTROLS: &str = "List the selected tab's controls, one line each: id, type, \"name\", = \"value\", state flags. Controls new since the previous listing start with '*'. Options: field_list (e.g. [\"rect\",\"text\",\"url\"]), only_interactive, max_controls, format (\"compact\" or \"json\"), subtree (a control id: only that control and what it contains).";
     /// click_input.
     pub const CLICK: &str = "Click a control (by id, with its name as a check) with a real mouse click at its centre, after scrolling it into view. button: left|right|middle; double: true for a double click.";
     /// set_edit_text.
-    pub const SET_TEXT: &str = "Focus an edit control and type the text into it, replacing its content unless clear_current_text is false. On a file input, text is the file path(s), one per line.";
+    pub const SET_TEXT: &str = "Focus an edit control and type the text into it, replacing its content unless clear_current_text is false. On a file input, text is the absolute path of an existing file (one per line for several) inside the downloads folder, the system temp folder or an upload_dirs folder; an empty text clears it.";
     /// keyboard_input.
     pub const KEYS: &str = "Press keys, in the desktop key syntax: plain text types itself, {ENTER} {TAB 2} {ESC} {BACKSPACE} {UP} …, ^a = Ctrl+A, +x = Shift+X, %x = Alt+X. With id/name, the control is focused first.";
     /// wheel_mouse_input.

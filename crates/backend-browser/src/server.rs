@@ -246,6 +246,9 @@ pub struct ListingArgs {
     /// "compact" (default) or "json".
     #[serde(default)]
     pub format: Option<String>,
+    /// A control id: list only that control and its descendants (a table, a form, a dialog).
+    #[serde(default)]
+    pub subtree: Option<Value>,
 }
 
 impl ListingArgs {
@@ -253,6 +256,7 @@ impl ListingArgs {
         serde_json::from_value(json!({
             "field_list": self.field_list, "only_interactive": self.only_interactive,
             "max_controls": self.max_controls, "format": self.format,
+            "subtree": self.subtree,
         }))
         .map_err(|e| e.to_string())
     }
@@ -426,19 +430,25 @@ impl BrowserServer {
                 let button =
                     input::button_name(args.button.as_deref()).map_err(BrowserError::Model)?;
                 let count = if args.double.unwrap_or(false) { 2 } else { 1 };
-                self.act_on(
-                    &args.id,
-                    args.name.as_deref(),
-                    true,
-                    |b, page, _id, _c, p| {
-                        Box::pin(async move {
-                            input::click(b.cdp(), &page, p.x, p.y, button, count)
-                                .await
-                                .map_err(BrowserError::from)
-                        })
-                    },
-                )
-                .await
+                let b = self.browser().await?;
+                // Seen in socket order: a chooser the click opened is here before its answer.
+                let mut events = b.cdp().events();
+                let mut result = self
+                    .act_on(
+                        &args.id,
+                        args.name.as_deref(),
+                        true,
+                        |b, page, _id, _c, p| {
+                            Box::pin(async move {
+                                input::click(b.cdp(), &page, p.x, p.y, button, count)
+                                    .await
+                                    .map_err(BrowserError::from)
+                            })
+                        },
+                    )
+                    .await?;
+                report_file_chooser(b, &mut events, &mut result).await;
+                Ok(result)
             }
             .await,
         )
@@ -448,6 +458,15 @@ impl BrowserServer {
     async fn set_edit_text(&self, Parameters(args): Parameters<SetTextArgs>) -> CallToolResult {
         let clear = args.clear_current_text.unwrap_or(true);
         let text = args.text.clone();
+        let b = match self.browser().await {
+            Ok(b) => b,
+            Err(e) => return e.into(),
+        };
+        match self.file_input(b, &args.id, args.name.as_deref()).await {
+            Ok(true) => return flat(self.set_file_input(b, &args).await),
+            Ok(false) => {}
+            Err(e) => return e.into(),
+        }
         flat(self
             .act_on(&args.id, args.name.as_deref(), true, move |b, page, id, c, _p| {
                 Box::pin(async move {
@@ -456,8 +475,7 @@ impl BrowserServer {
                             id,
                             &c,
                             &format!(
-                                "if (el.tagName === 'INPUT' && (el.type || '').toLowerCase() === 'file') return 'file';
-                                 const editable = el.isContentEditable || el.tagName === 'TEXTAREA' || (el.tagName === 'INPUT' && !['checkbox','radio','button','submit','reset','image','file','range','color'].includes((el.type||'').toLowerCase()));
+                                "const editable = el.isContentEditable || el.tagName === 'TEXTAREA' || (el.tagName === 'INPUT' && !['checkbox','radio','button','submit','reset','image','file','range','color'].includes((el.type||'').toLowerCase()));
                                  if (!editable) return false;
                                  el.focus();
                                  if ({clear}) {{ if (el.select) el.select(); else {{ const r = document.createRange(); r.selectNodeContents(el); const s = getSelection(); s.removeAllRanges(); s.addRange(r); }} }}
@@ -466,10 +484,6 @@ impl BrowserServer {
                             ),
                         )
                         .await?;
-                    if ok == "file" {
-                        b.set_files(id, &c, &text).await?;
-                        return Ok(Dispatched::Done);
-                    }
                     if ok != Value::Bool(true) {
                         return Err(BrowserError::Model(messages::not_editable(
                             id,
@@ -969,6 +983,46 @@ impl BrowserServer {
             .await)
     }
 
+    /// Whether control `id` of the selected tab is a file input (errors: the usual id errors;
+    /// a stale element answers `false` and the action reports it).
+    async fn file_input(
+        &self,
+        b: &Browser,
+        id: &IdArg,
+        name: Option<&str>,
+    ) -> Result<bool, BrowserError> {
+        let (window, _) = b.current()?;
+        b.ensure_no_dialog(window)?;
+        let (n, c, _) = b.control(&id.text(), name)?;
+        Ok(b.on_element(
+            n,
+            &c,
+            "return el.tagName === 'INPUT' && (el.type || '').toLowerCase() === 'file';",
+        )
+        .await
+        .is_ok_and(|v| v == Value::Bool(true)))
+    }
+
+    /// `set_edit_text` on a file input: puts the files in without a click, so an input the page
+    /// hides behind its own button works too; a disabled input is refused.
+    async fn set_file_input(
+        &self,
+        b: &Browser,
+        args: &SetTextArgs,
+    ) -> Result<CallToolResult, CallToolResult> {
+        let (window, page) = b.current()?;
+        let (n, c, warning) = b.control(&args.id.text(), args.name.as_deref())?;
+        if b.on_element(n, &c, "return el.disabled;").await? == Value::Bool(true) {
+            return Err(BrowserError::Model(messages::control_disabled(n, &c.name)).into());
+        }
+        let before = b.fingerprint(&page).await;
+        let t0 = Instant::now();
+        b.set_files(n, &c, &args.text).await?;
+        Ok(self
+            .finish(b, window, &page, before, t0, false, warning)
+            .await)
+    }
+
     /// Settles and builds an action's result: `{effect, settle_ms, warning?, dialog?}`.
     #[allow(clippy::too_many_arguments)]
     async fn finish(
@@ -1011,6 +1065,44 @@ impl BrowserServer {
                 "note": messages::dialog_open(&d.kind, &d.message)});
         }
         CallToolResult::structured(out)
+    }
+}
+
+/// Adds `file_chooser: {control, name, note}` to an action result when the action opened a
+/// file chooser (intercepted, so no dialog hangs); `events` was subscribed before the action.
+async fn report_file_chooser(
+    b: &Browser,
+    events: &mut tokio::sync::broadcast::Receiver<crate::cdp::CdpEvent>,
+    result: &mut CallToolResult,
+) {
+    let Ok((window, _)) = b.current() else { return };
+    let mut opened = None;
+    loop {
+        match events.try_recv() {
+            Ok(e) if e.method == "Page.fileChooserOpened" => {
+                if let (Some(s), Some(node)) = (e.session, e.params["backendNodeId"].as_i64())
+                    && b.session_in_window(&s, window)
+                {
+                    opened = Some((s, node));
+                }
+            }
+            Ok(_) | Err(tokio::sync::broadcast::error::TryRecvError::Lagged(_)) => {}
+            Err(_) => break,
+        }
+    }
+    let Some((session, node)) = opened else {
+        return;
+    };
+    let Some(out) = result.structured_content.as_mut() else {
+        return;
+    };
+    match b.control_of_node(window, &session, node).await {
+        Ok((id, name)) => {
+            out["effect"] = json!("changed");
+            out["file_chooser"] = json!({"control": id.to_string(), "name": name,
+                "note": messages::file_chooser_opened(id, &name)});
+        }
+        Err(e) => tracing::warn!("file chooser opened, its input not resolved: {e}"),
     }
 }
 
@@ -1058,8 +1150,72 @@ async fn page_result(b: &Browser, settle_ms: u64) -> Result<CallToolResult, Brow
     Ok(CallToolResult::structured(out))
 }
 
+impl BrowserServer {
+    /// Tells the model about a dialog open on the selected tab in any result that does not say
+    /// so already: dialogs that open between calls (a timer, a late script) are seen at the next
+    /// call, whichever tool it is. Structured results get a `dialog` key, texts a last line,
+    /// errors a second sentence.
+    fn report_dialog(&self, result: &mut CallToolResult) {
+        let Some(b) = self.browser.get() else { return };
+        let Some(window) = b.selected() else { return };
+        let Some(d) = b.dialog(window) else { return };
+        let note = messages::dialog_open(&d.kind, &d.message);
+        let said = result
+            .content
+            .iter()
+            .any(|c| c.as_text().is_some_and(|t| t.text.contains(&note)))
+            || result
+                .structured_content
+                .as_ref()
+                .is_some_and(|v| v.get("dialog").is_some());
+        if said {
+            return;
+        }
+        if result.is_error == Some(true) {
+            match result.content.iter_mut().find_map(text_mut) {
+                Some(t) => *t = format!("{t}\n{note}"),
+                None => result.content.push(ContentBlock::text(note)),
+            }
+            return;
+        }
+        if let Some(v) = result.structured_content.as_mut()
+            && v.is_object()
+        {
+            v["dialog"] = json!({"type": d.kind, "message": d.message, "note": note});
+            let text = v.to_string();
+            match result.content.first_mut().and_then(text_mut) {
+                Some(t) => *t = text,
+                None => result.content.insert(0, ContentBlock::text(text)),
+            }
+            return;
+        }
+        result.content.push(ContentBlock::text(note));
+    }
+}
+
+/// The text of a text content block, to edit.
+fn text_mut(c: &mut ContentBlock) -> Option<&mut String> {
+    match c {
+        ContentBlock::Text(t) => Some(&mut t.text),
+        _ => None,
+    }
+}
+
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for BrowserServer {
+    async fn call_tool(
+        &self,
+        request: rmcp::model::CallToolRequestParams,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, rmcp::ErrorData> {
+        let tcc = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
+        let mut response = self.tool_router.call(tcc).await?;
+        if let rmcp::model::CallToolResponse::Complete(result) = &mut response {
+            self.report_dialog(result);
+        }
+        Ok(response)
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new(

@@ -32,4 +32,20 @@ fn texts_are_stable() {
         texts::NO_WINDOW,
         "No window selected. Call get_desktop_app_info and select_application_window first."
     );
+    assert_eq!(
+        texts::upload_not_absolute("notes.txt"),
+        "'notes.txt' is not an absolute path: give the file's full path, such as /tmp/report.pdf (one path per line for several files)."
+    );
+    assert_eq!(
+        texts::upload_missing("/tmp/x.txt"),
+        "'/tmp/x.txt' does not exist: check the path and give an existing file."
+    );
+    assert_eq!(
+        texts::upload_not_a_file("/tmp"),
+        "'/tmp' is not a file (it is a folder or a special file): give the path of a file."
+    );
+    assert_eq!(
+        texts::upload_refused("/etc/passwd", &["/tmp".into(), "/srv/in".into()]),
+        "'/etc/passwd' cannot be put into a file input: only files inside /tmp, /srv/in may be (the downloads folder, the system temp folder and the upload_dirs option). Use a file from one of them."
+    );
 }
