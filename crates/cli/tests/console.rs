@@ -909,3 +909,32 @@ async fn model_errors_are_specific() {
     );
     assert_eq!(events.last().unwrap().data["status"], "failed");
 }
+
+#[tokio::test]
+async fn a_device_without_a_screen_has_no_live_view() {
+    let m = model(vec![]).await;
+    let dir = TempDataDir::new().unwrap();
+    let serve = Serve::start(dir.path(), &ServeOptions::shell(&m.base_url(), dir.path()));
+    let api = serve.api();
+    let devices = api.get("/api/devices").await;
+    let local = devices
+        .body
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["id"] == "local")
+        .cloned()
+        .unwrap();
+    assert_eq!(
+        (local["profile"].as_str(), local["has_screen"].as_bool()),
+        (Some("shell"), Some(false))
+    );
+    let r = api.get("/api/devices/local/live").await;
+    assert_eq!(r.status, 409);
+    assert_eq!(
+        r.body["error"],
+        "the device 'local' has no screen to show (profile 'shell')"
+    );
+    let r = api.get("/api/devices/nope/live").await;
+    assert_eq!(r.status, 404);
+}

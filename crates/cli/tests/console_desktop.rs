@@ -1,0 +1,145 @@
+//! The console on a fresh headless machine: `deft serve` with no display starts the managed
+//! virtual desktop, `local` gets the desktop tools, the live view streams real JPEG frames of
+//! it, a run's screenshot step is served as an image, and stopping the server leaves no desktop
+//! process behind.
+
+#[path = "common/console.rs"]
+mod support;
+
+use std::time::Duration;
+
+use deft_test_support::TempDataDir;
+use deft_test_support::model::{Reply, ScriptedModel};
+use deft_test_support::proc::wait_group_gone;
+use serde_json::json;
+use support::{API_TOKEN, Serve, ServeOptions};
+
+/// Reads `n` JPEG parts of an MJPEG response.
+async fn mjpeg_frames(url: &str, n: usize) -> Vec<Vec<u8>> {
+    let mut r = reqwest::Client::new()
+        .get(url)
+        .bearer_auth(API_TOKEN)
+        .send()
+        .await
+        .expect("live request");
+    assert_eq!(r.status(), 200);
+    let ct = r.headers()["content-type"].to_str().unwrap().to_owned();
+    assert_eq!(ct, "multipart/x-mixed-replace; boundary=frame");
+    let mut buf: Vec<u8> = Vec::new();
+    let mut frames = Vec::new();
+    let read = async {
+        while frames.len() < n {
+            let chunk = r.chunk().await.expect("chunk").expect("stream ended");
+            buf.extend_from_slice(&chunk);
+            // Parse complete parts: headers, blank line, Content-Length bytes, CRLF.
+            loop {
+                let Some(head_end) = buf.windows(4).position(|w| w == b"\r\n\r\n") else {
+                    break;
+                };
+                let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
+                assert!(head.starts_with("--frame\r\n"), "{head}");
+                let len: usize = head
+                    .lines()
+                    .find_map(|l| l.strip_prefix("Content-Length: "))
+                    .expect("Content-Length")
+                    .trim()
+                    .parse()
+                    .unwrap();
+                let start = head_end + 4;
+                if buf.len() < start + len + 2 {
+                    break;
+                }
+                frames.push(buf[start..start + len].to_vec());
+                buf.drain(..start + len + 2);
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(30), read)
+        .await
+        .expect("frames in time");
+    frames
+}
+
+#[tokio::test]
+async fn a_headless_server_starts_its_desktop_shows_it_live_and_cleans_up() {
+    let m = ScriptedModel::start(vec![
+        Reply::tool_call("capture_desktop_screenshot", json!({})).into(),
+        Reply::text("I see the desktop.").into(),
+    ])
+    .await;
+    let dir = TempDataDir::new().unwrap();
+    let mut opts = ServeOptions::shell(&m.base_url(), dir.path());
+    opts.tools = None;
+    opts.desktop = true;
+    let serve = Serve::start(dir.path(), &opts);
+    let state: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(dir.path().join("desktop.json")).expect("the managed desktop's state"),
+    )
+    .unwrap();
+    let pgid = state["pgid"].as_i64().unwrap() as i32;
+    assert!(
+        serve.printed().contains("started the managed desktop") || {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            serve.printed().contains("started the managed desktop")
+        },
+        "{}",
+        serve.printed()
+    );
+    let api = serve.api();
+    let devices = api.get("/api/devices").await;
+    let local = devices
+        .body
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["id"] == "local")
+        .cloned()
+        .unwrap();
+    assert_eq!(local["profile"], "desktop");
+    assert_eq!(local["has_screen"], true);
+
+    // The live view: real JPEG frames of the managed desktop.
+    let frames = mjpeg_frames(&format!("{}/api/devices/local/live", serve.url), 2).await;
+    for f in &frames {
+        assert_eq!(&f[..2], &[0xFF, 0xD8], "a JPEG");
+        assert!(f.len() > 500);
+    }
+
+    // A run whose step returns a screenshot: the card's image is served by id.
+    let (run_id, _) = api
+        .run(json!({"prompt": "look at the screen", "device": "local"}))
+        .await;
+    let events = api.events(&run_id).await;
+    let step = events.iter().find(|e| e.event == "step").expect("a step");
+    assert_eq!(step.data["result"]["status"], "success", "{}", step.data);
+    let image = step.data["image_ids"][0].as_str().expect("an image id");
+    let img = reqwest::Client::new()
+        .get(format!("{}/api/runs/{run_id}/images/{image}", serve.url))
+        .bearer_auth(API_TOKEN)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(img.status(), 200);
+    assert_eq!(img.headers()["content-type"], "image/png");
+    let bytes = img.bytes().await.unwrap();
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+    assert!(
+        !step.data.to_string().contains("base64"),
+        "events carry no bytes"
+    );
+    let missing = api.get(&format!("/api/runs/{run_id}/images/img-999")).await;
+    assert_eq!(missing.status, 404);
+    let traversal = api
+        .get(&format!("/api/runs/{run_id}/images/..%2Fdeft.db"))
+        .await;
+    assert_eq!(traversal.status, 404);
+
+    // Ctrl-C: the server stops its desktop, and nothing of it is left.
+    let status = serve.interrupt();
+    assert!(status.success(), "{status:?}");
+    assert!(
+        wait_group_gone(pgid, Duration::from_secs(10)),
+        "desktop processes left behind"
+    );
+    assert!(!dir.path().join("desktop.json").exists());
+}
