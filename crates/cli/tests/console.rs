@@ -155,6 +155,7 @@ async fn one_run_at_a_time_and_busy_devices_get_409() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     assert!(held, "the exec batch never held the device");
+    let conversations_before = api.get("/api/conversations").await.body;
     let busy = api
         .post(
             "/api/agent/run",
@@ -169,6 +170,11 @@ async fn one_run_at_a_time_and_busy_devices_get_409() {
             .contains("the device 'local' is busy"),
         "{}",
         busy.text
+    );
+    assert_eq!(
+        api.get("/api/conversations").await.body,
+        conversations_before,
+        "a refused run leaves no conversation behind"
     );
     assert_eq!(exec.await.unwrap().status, 200);
     assert_eq!(api.get("/api/agent/run").await.body, json!({"run": null}));

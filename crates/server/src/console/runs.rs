@@ -263,27 +263,31 @@ pub async fn start(
         return Err(ApiError(StatusCode::CONFLICT, texts::RUN_ACTIVE.to_owned()));
     }
     let store = console.store().clone();
-    let history;
-    let conversation = match body.conversation.filter(|c| !c.trim().is_empty()) {
-        Some(id) => {
-            let c = store
-                .conversation(&id)
-                .await
-                .map_err(store_err)?
-                .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, texts::unknown_conversation(&id)))?;
-            history = c
-                .messages
-                .iter()
-                .filter(|m| !m.content.is_empty() && (m.role == "user" || m.role == "assistant"))
-                .map(|m| HistoryMessage {
-                    role: m.role.clone(),
-                    content: m.content.clone(),
-                })
-                .collect();
-            id
-        }
+    let given = body.conversation.filter(|c| !c.trim().is_empty());
+    let history = match &given {
+        Some(id) => store
+            .conversation(id)
+            .await
+            .map_err(store_err)?
+            .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, texts::unknown_conversation(id)))?
+            .messages
+            .iter()
+            .filter(|m| !m.content.is_empty() && (m.role == "user" || m.role == "assistant"))
+            .map(|m| HistoryMessage {
+                role: m.role.clone(),
+                content: m.content.clone(),
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    // Hold the device before creating anything, so a refused run leaves nothing behind.
+    let busy: BusyGuard = device
+        .try_reserve()
+        .ok_or_else(|| ApiError(StatusCode::CONFLICT, crate::texts::device_busy(&device_id)))?;
+    let created = given.is_none();
+    let conversation = match given {
+        Some(id) => id,
         None => {
-            history = Vec::new();
             store
                 .create_conversation(&clean_title(&prompt))
                 .await
@@ -291,9 +295,6 @@ pub async fn start(
                 .id
         }
     };
-    let busy: BusyGuard = device
-        .try_reserve()
-        .ok_or_else(|| ApiError(StatusCode::CONFLICT, crate::texts::device_busy(&device_id)))?;
     let run = Arc::new(ActiveRun {
         run_id: uuid::Uuid::new_v4().to_string(),
         conversation: conversation.clone(),
@@ -306,6 +307,9 @@ pub async fn start(
         usage: Mutex::new(Usage::default()),
     });
     if !console.runs().claim(run.clone()) {
+        if created {
+            let _ = store.delete_conversation(&conversation).await;
+        }
         return Err(ApiError(StatusCode::CONFLICT, texts::RUN_ACTIVE.to_owned()));
     }
     let guard = SlotGuard {
