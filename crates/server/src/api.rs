@@ -19,6 +19,16 @@ use crate::{AppState, texts};
 /// An API error: a status and a text for whoever called.
 pub struct ApiError(pub StatusCode, pub String);
 
+/// A store failure is the server's problem (500), said plainly.
+impl From<deft_store::StoreError> for ApiError {
+    fn from(e: deft_store::StoreError) -> Self {
+        ApiError(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            crate::console::texts::store_failed(&e.to_string()),
+        )
+    }
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         (self.0, Json(serde_json::json!({"error": self.1}))).into_response()

@@ -15,13 +15,6 @@ use crate::api::{ApiError, JsonBody};
 /// Longest title kept.
 pub const MAX_TITLE_CHARS: usize = 120;
 
-pub(crate) fn store_err(e: deft_store::StoreError) -> ApiError {
-    ApiError(
-        StatusCode::INTERNAL_SERVER_ERROR,
-        texts::store_failed(&e.to_string()),
-    )
-}
-
 /// A summary as the API shows it.
 pub fn summary_json(s: &ConversationSummary) -> Value {
     json!({
@@ -78,12 +71,7 @@ pub fn clean_title(raw: &str) -> String {
 
 /// `GET /api/conversations`.
 pub async fn list(State(app): State<AppState>) -> Result<Response, ApiError> {
-    let all = app
-        .console()?
-        .store()
-        .conversations()
-        .await
-        .map_err(store_err)?;
+    let all = app.console()?.store().conversations().await?;
     Ok(Json(all.iter().map(summary_json).collect::<Vec<_>>()).into_response())
 }
 
@@ -106,12 +94,7 @@ pub async fn create(
     } else {
         title
     };
-    let s = app
-        .console()?
-        .store()
-        .create_conversation(&title)
-        .await
-        .map_err(store_err)?;
+    let s = app.console()?.store().create_conversation(&title).await?;
     Ok((StatusCode::CREATED, Json(summary_json(&s))).into_response())
 }
 
@@ -120,13 +103,7 @@ pub async fn get_one(
     State(app): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    match app
-        .console()?
-        .store()
-        .conversation(&id)
-        .await
-        .map_err(store_err)?
-    {
+    match app.console()?.store().conversation(&id).await? {
         Some(c) => Ok(Json(conversation_json(&c)).into_response()),
         None => Err(ApiError(
             StatusCode::NOT_FOUND,
@@ -159,8 +136,7 @@ pub async fn rename(
         .console()?
         .store()
         .rename_conversation(&id, &title)
-        .await
-        .map_err(store_err)?
+        .await?
     {
         Some(s) => Ok(Json(summary_json(&s)).into_response()),
         None => Err(ApiError(
@@ -186,12 +162,7 @@ pub async fn delete(
             texts::CONVERSATION_RUNNING.to_owned(),
         ));
     }
-    if console
-        .store()
-        .delete_conversation(&id)
-        .await
-        .map_err(store_err)?
-    {
+    if console.store().delete_conversation(&id).await? {
         Ok(StatusCode::NO_CONTENT.into_response())
     } else {
         Err(ApiError(

@@ -24,7 +24,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::approvals::Approvals;
-use super::conversations::{clean_title, store_err};
+use super::conversations::clean_title;
 use super::images::FileImages;
 use super::run_log::{LoggedEvent, RunLog};
 use super::{Console, ConsoleError, now_ms, rfc3339, texts};
@@ -267,8 +267,7 @@ pub async fn start(
     let history = match &given {
         Some(id) => store
             .conversation(id)
-            .await
-            .map_err(store_err)?
+            .await?
             .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, texts::unknown_conversation(id)))?
             .messages
             .iter()
@@ -287,13 +286,7 @@ pub async fn start(
     let created = given.is_none();
     let conversation = match given {
         Some(id) => id,
-        None => {
-            store
-                .create_conversation(&clean_title(&prompt))
-                .await
-                .map_err(store_err)?
-                .id
-        }
+        None => store.create_conversation(&clean_title(&prompt)).await?.id,
     };
     let run = Arc::new(ActiveRun {
         run_id: uuid::Uuid::new_v4().to_string(),
@@ -327,7 +320,7 @@ pub async fn start(
         started_at_ms: run.started_at_ms,
         finished_at_ms: None,
     };
-    store.create_run(&record).await.map_err(store_err)?;
+    store.create_run(&record).await?;
     store
         .append_message(
             &conversation,
@@ -342,8 +335,7 @@ pub async fn start(
                 steps: Vec::new(),
             },
         )
-        .await
-        .map_err(store_err)?;
+        .await?;
 
     let config = console
         .inner
@@ -500,17 +492,11 @@ pub async fn get_run(
     let store = console.store();
     let record = store
         .run(&id)
-        .await
-        .map_err(store_err)?
+        .await?
         .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, texts::unknown_run(&id)))?;
     let last = match console.runs().log(&id) {
         Some(log) => log.last_seq(),
-        None => store
-            .events(&id, 0)
-            .await
-            .map_err(store_err)?
-            .last()
-            .map_or(0, |e| e.0),
+        None => store.events(&id, 0).await?.last().map_or(0, |e| e.0),
     };
     Ok(Json(record_json(&record, last)).into_response())
 }

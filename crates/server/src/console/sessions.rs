@@ -172,13 +172,6 @@ pub fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
         })
 }
 
-fn store_error(e: StoreError) -> ApiError {
-    ApiError(
-        StatusCode::INTERNAL_SERVER_ERROR,
-        texts::store_failed(&e.to_string()),
-    )
-}
-
 /// Decides an API request: the API token, or a live session (with the CSRF header on unsafe
 /// methods). `console` is `None` when the server runs without one (API token only).
 pub async fn authorize(
@@ -200,14 +193,12 @@ pub async fn authorize(
     let store = console.store();
     let row = store
         .session(&hash_session(token))
-        .await
-        .map_err(store_error)?
+        .await?
         .filter(|s| s.expires_at_ms > now_ms())
         .ok_or_else(|| unauthorized(texts::LOGIN_REQUIRED))?;
     let user = store
         .user_by_id(&row.user_id)
-        .await
-        .map_err(store_error)?
+        .await?
         .ok_or_else(|| unauthorized(texts::LOGIN_REQUIRED))?;
     let safe = matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS);
     if !safe {
@@ -276,8 +267,7 @@ async fn new_session(
             created_at_ms: now,
             expires_at_ms: now + SESSION_LIFETIME.as_millis() as i64,
         })
-        .await
-        .map_err(store_error)?;
+        .await?;
     let _ = store.purge_sessions(now).await;
     let secure = if console.inner.cookie_secure {
         "; Secure"
@@ -316,11 +306,7 @@ pub async fn login(State(app): State<AppState>, request: Request) -> Result<Resp
         return Ok(r);
     }
     let body: LoginBody = crate::api::json_body(request).await?;
-    let user = console
-        .store()
-        .user(body.username.trim())
-        .await
-        .map_err(store_error)?;
+    let user = console.store().user(body.username.trim()).await?;
     // Hash even for an unknown user, so timing does not tell which usernames exist.
     let stored = user
         .as_ref()
@@ -394,7 +380,7 @@ pub async fn setup(State(app): State<AppState>, request: Request) -> Result<Resp
         Ok(user) => new_session(&console, &user.id, &user.username).await,
         Err(e) => {
             console.inner.setup.restore(body.token);
-            Err(store_error(e))
+            Err(e.into())
         }
     }
 }
@@ -403,11 +389,7 @@ pub async fn setup(State(app): State<AppState>, request: Request) -> Result<Resp
 pub async fn logout(State(app): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
     let console = console_of(&app)?;
     if let Some(token) = cookie(&headers, COOKIE) {
-        console
-            .store()
-            .delete_session(&hash_session(token))
-            .await
-            .map_err(store_error)?;
+        console.store().delete_session(&hash_session(token)).await?;
     }
     let mut r = StatusCode::NO_CONTENT.into_response();
     r.headers_mut().insert(

@@ -70,26 +70,19 @@ pub struct SettingsUpdate {
     max_steps: Option<i64>,
 }
 
-fn store_err(e: deft_store::StoreError) -> ApiError {
-    ApiError(
-        StatusCode::INTERNAL_SERVER_ERROR,
-        texts::store_failed(&e.to_string()),
-    )
-}
-
 impl Console {
     /// The settings in force: stored values, else the configured defaults.
     pub async fn settings(&self) -> Result<Effective, ApiError> {
         let store = self.store();
         let defaults = &self.inner.defaults;
         let stored = |v: Option<String>| v.filter(|s| !s.trim().is_empty());
-        let api_base = stored(store.meta(KEY_API_BASE).await.map_err(store_err)?)
+        let api_base = stored(store.meta(KEY_API_BASE).await?)
             .or_else(|| defaults.api_base.clone())
             .unwrap_or_else(|| DEFAULT_API_BASE.to_owned());
-        let model = stored(store.meta(KEY_MODEL).await.map_err(store_err)?)
+        let model = stored(store.meta(KEY_MODEL).await?)
             .or_else(|| defaults.model.clone())
             .unwrap_or_default();
-        let api_key = match stored(store.meta(KEY_API_KEY).await.map_err(store_err)?) {
+        let api_key = match stored(store.meta(KEY_API_KEY).await?) {
             Some(sealed) => Some(
                 self.inner
                     .secrets
@@ -98,12 +91,10 @@ impl Console {
             ),
             None => defaults.api_key.clone(),
         };
-        let default_device =
-            stored(store.meta(KEY_DEFAULT_DEVICE).await.map_err(store_err)?).unwrap_or_default();
+        let default_device = stored(store.meta(KEY_DEFAULT_DEVICE).await?).unwrap_or_default();
         let max_steps = store
             .meta(KEY_MAX_STEPS)
-            .await
-            .map_err(store_err)?
+            .await?
             .and_then(|s| s.trim().parse::<i64>().ok())
             .map_or(DEFAULT_MAX_STEPS, clamp_steps);
         Ok(Effective {
@@ -165,52 +156,36 @@ pub async fn put_settings(
     if let Some(base) = &update.api_base {
         let base = base.trim();
         check_base(base)?;
-        store
-            .set_meta(KEY_API_BASE, base)
-            .await
-            .map_err(store_err)?;
+        store.set_meta(KEY_API_BASE, base).await?;
     }
     if let Some(model) = &update.model {
-        store
-            .set_meta(KEY_MODEL, model.trim())
-            .await
-            .map_err(store_err)?;
+        store.set_meta(KEY_MODEL, model.trim()).await?;
     }
     if let Some(key) = &update.api_key {
         let key = key.trim();
         if key.is_empty() {
-            store.delete_meta(KEY_API_KEY).await.map_err(store_err)?;
+            store.delete_meta(KEY_API_KEY).await?;
         } else {
             let sealed = console
                 .inner
                 .secrets
                 .seal(key)
                 .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
-            store
-                .set_meta(KEY_API_KEY, &sealed)
-                .await
-                .map_err(store_err)?;
+            store.set_meta(KEY_API_KEY, &sealed).await?;
         }
     }
     if let Some(device) = &update.default_device {
         let device = device.trim();
         if device.is_empty() {
-            store
-                .delete_meta(KEY_DEFAULT_DEVICE)
-                .await
-                .map_err(store_err)?;
+            store.delete_meta(KEY_DEFAULT_DEVICE).await?;
         } else {
-            store
-                .set_meta(KEY_DEFAULT_DEVICE, device)
-                .await
-                .map_err(store_err)?;
+            store.set_meta(KEY_DEFAULT_DEVICE, device).await?;
         }
     }
     if let Some(n) = update.max_steps {
         store
             .set_meta(KEY_MAX_STEPS, &clamp_steps(n).to_string())
-            .await
-            .map_err(store_err)?;
+            .await?;
     }
     Ok(Json(view(&console.settings().await?)).into_response())
 }

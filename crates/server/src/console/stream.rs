@@ -14,7 +14,6 @@ use bytes::Bytes;
 use futures::StreamExt;
 use serde::Deserialize;
 
-use super::conversations::store_err;
 use super::run_log::{LoggedEvent, RunLog};
 use super::texts;
 use crate::AppState;
@@ -50,16 +49,13 @@ pub async fn events(
         Some(log) => log,
         None => {
             let store = console.store();
-            if store.run(&query.run_id).await.map_err(store_err)?.is_none() {
+            if store.run(&query.run_id).await?.is_none() {
                 return Err(ApiError(
                     StatusCode::NOT_FOUND,
                     texts::unknown_run(&query.run_id),
                 ));
             }
-            let rows = store
-                .events(&query.run_id, after)
-                .await
-                .map_err(store_err)?;
+            let rows = store.events(&query.run_id, after).await?;
             RunLog::finished(
                 rows.into_iter()
                     .map(|(seq, json)| LoggedEvent::from_json(seq, json))
