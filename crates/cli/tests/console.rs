@@ -196,7 +196,7 @@ async fn bad_run_requests_say_what_to_do() {
         (
             json!({"prompt": "x", "device": "nope"}),
             404,
-            "unknown device 'nope'; known devices: local",
+            "the device 'nope' is not connected (connected devices: local)",
         ),
         (
             json!({"prompt": "x", "device": "local", "conversation": "missing"}),

@@ -250,7 +250,7 @@ pub async fn start(
         let known: Vec<String> = app.registry.list().into_iter().map(|d| d.id).collect();
         ApiError(
             StatusCode::NOT_FOUND,
-            crate::texts::unknown_device(&device_id, &known),
+            texts::device_not_connected(&device_id, &known),
         )
     })?;
     let llm = LlmClient::new(LlmConfig::new(

@@ -58,6 +58,18 @@ pub fn missing_setting(what: &str) -> String {
     format!("the {what} is not set: open Settings (⚙) and set it, or start deft serve with it")
 }
 
+/// 404 for a run on a device that is not connected (or never was).
+pub fn device_not_connected(id: &str, known: &[String]) -> String {
+    format!(
+        "the device '{id}' is not connected (connected devices: {}): start `deft client --id {id}` on it, or pick another device",
+        if known.is_empty() {
+            "none".to_owned()
+        } else {
+            known.join(", ")
+        }
+    )
+}
+
 /// 409 for a device without a screen.
 pub fn no_screen(id: &str, profile: &str) -> String {
     format!("the device '{id}' has no screen to show (profile '{profile}')")
@@ -90,6 +102,10 @@ mod tests {
         assert_eq!(
             missing_setting("model"),
             "the model is not set: open Settings (⚙) and set it, or start deft serve with it"
+        );
+        assert_eq!(
+            device_not_connected("pc1", &["local".into()]),
+            "the device 'pc1' is not connected (connected devices: local): start `deft client --id pc1` on it, or pick another device"
         );
         assert_eq!(
             no_screen("pc1", "shell"),
