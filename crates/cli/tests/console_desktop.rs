@@ -65,6 +65,9 @@ async fn a_headless_server_starts_its_desktop_shows_it_live_and_cleans_up() {
     let m = ScriptedModel::start(vec![
         Reply::tool_call("capture_desktop_screenshot", json!({})).into(),
         Reply::text("I see the desktop.").into(),
+        Reply::text(&"still typing ".repeat(100))
+            .with_delay(Duration::from_millis(100))
+            .into(),
     ])
     .await;
     let dir = TempDataDir::new().unwrap();
@@ -134,8 +137,30 @@ async fn a_headless_server_starts_its_desktop_shows_it_live_and_cleans_up() {
         .await;
     assert_eq!(traversal.status, 404);
 
-    // Ctrl-C: the server stops its desktop, and nothing of it is left.
-    let status = serve.interrupt();
+    // Ctrl-C with a run going, its stream and a live view open: the run is stopped (its watcher
+    // sees `done`), the streams end, the server stops its desktop, and nothing of it is left.
+    let (slow, _) = api
+        .run(json!({"prompt": "talk slowly", "device": "local"}))
+        .await;
+    let mut watcher = api.stream(&slow, None).await;
+    watcher.next_of("delta").await;
+    let live = reqwest::Client::new()
+        .get(format!("{}/api/devices/local/live", serve.url))
+        .bearer_auth(API_TOKEN)
+        .send()
+        .await
+        .unwrap();
+    let started = std::time::Instant::now();
+    let stopper = std::thread::spawn(move || serve.interrupt());
+    let done = watcher.next_of("done").await;
+    assert_eq!(done.data["status"], "stopped");
+    let status = stopper.join().unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(8),
+        "{:?}",
+        started.elapsed()
+    );
+    drop(live);
     assert!(status.success(), "{status:?}");
     assert!(
         wait_group_gone(pgid, Duration::from_secs(10)),

@@ -98,8 +98,9 @@ pub struct AppState {
     device_token: Arc<str>,
     limits: LinkLimits,
     batch_deadline: Duration,
-    /// Fires when the server stops: device connections close with 1001.
-    stopping: CancellationToken,
+    /// Fires when the server stops: device connections close with 1001, SSE and live streams
+    /// end.
+    pub(crate) stopping: CancellationToken,
 }
 
 impl AppState {
@@ -179,6 +180,9 @@ pub fn router(state: AppState) -> Router {
     app.with_state(state)
 }
 
+/// How long connections may take to finish after the server starts stopping.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
+
 /// A bound server, ready to serve.
 pub struct Server {
     listener: tokio::net::TcpListener,
@@ -207,18 +211,29 @@ impl Server {
         self.state.registry.clone()
     }
 
-    /// Serves until `shutdown` fires; then closes every device connection (code 1001) and
-    /// waits a moment for the close frames to go out.
+    /// Serves until `shutdown` fires; then stops the active run (its watchers see `done`),
+    /// ends every stream, closes every device connection (code 1001) and waits a moment for
+    /// the close frames to go out. A connection still open [`SHUTDOWN_GRACE`] later is cut.
     pub async fn serve(self, shutdown: CancellationToken) -> std::io::Result<()> {
         let stopping = self.state.stopping.clone();
         let registry = self.state.registry.clone();
+        let console = self.state.console.clone();
         let app = router(self.state).into_make_service_with_connect_info::<SocketAddr>();
-        let served = axum::serve(self.listener, app)
-            .with_graceful_shutdown(async move {
-                shutdown.cancelled().await;
-                stopping.cancel();
-            })
-            .await;
+        let signal = stopping.clone();
+        let graceful = axum::serve(self.listener, app).with_graceful_shutdown(async move {
+            shutdown.cancelled().await;
+            if let Some(console) = console {
+                console.stop_active_run(Duration::from_secs(3)).await;
+            }
+            signal.cancel();
+        });
+        let served = tokio::select! {
+            served = graceful.into_future() => served,
+            () = async {
+                stopping.cancelled().await;
+                tokio::time::sleep(SHUTDOWN_GRACE).await;
+            } => Ok(()),
+        };
         for _ in 0..50 {
             if registry.remote_count() == 0 {
                 break;

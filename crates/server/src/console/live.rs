@@ -179,6 +179,7 @@ pub async fn serve(
         ));
     }
     let rx = console.inner.live.watch(device);
+    let stopping = app.stopping.clone();
     let frames = futures::stream::unfold((rx, true), |(mut rx, first)| async move {
         if !first && rx.changed().await.is_err() {
             return None;
@@ -205,7 +206,10 @@ pub async fn serve(
             ),
             (header::CACHE_CONTROL, "no-cache, no-store".to_owned()),
         ],
-        Body::from_stream(frames),
+        Body::from_stream(futures::StreamExt::take_until(
+            frames,
+            stopping.cancelled_owned(),
+        )),
     )
         .into_response())
 }

@@ -159,6 +159,21 @@ impl Console {
         &self.inner.runs
     }
 
+    /// Stops the active run, if any, and waits up to `limit` for it to be stored and its
+    /// `done` sent (server shutdown).
+    pub async fn stop_active_run(&self, limit: Duration) {
+        let Some(run) = self.runs().active() else {
+            return;
+        };
+        run.stop();
+        let until = tokio::time::Instant::now() + limit;
+        while self.runs().active().is_some_and(|r| r.run_id == run.run_id)
+            && tokio::time::Instant::now() < until
+        {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
     fn runs_dir(&self) -> PathBuf {
         self.inner.data_dir.join("runs")
     }

@@ -56,6 +56,13 @@ pub struct ActiveRun {
     usage: Mutex<Usage>,
 }
 
+impl ActiveRun {
+    /// Asks the run to stop (it ends within about 2 s, status `stopped`).
+    pub fn stop(&self) {
+        self.cancel.cancel();
+    }
+}
+
 /// The slot and the logs of recent runs.
 #[derive(Default)]
 pub struct Runs {
@@ -520,7 +527,7 @@ pub async fn stop(
         .active()
         .filter(|r| body.run_id.as_ref().is_none_or(|id| *id == r.run_id))
         .ok_or_else(|| ApiError(StatusCode::CONFLICT, texts::NO_RUN.to_owned()))?;
-    run.cancel.cancel();
+    run.stop();
     Ok(Json(json!({"run_id": run.run_id, "stopping": true})).into_response())
 }
 

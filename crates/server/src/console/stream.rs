@@ -13,6 +13,7 @@ use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use futures::StreamExt;
 use serde::Deserialize;
+use tokio_util::sync::CancellationToken;
 
 use super::run_log::{LoggedEvent, RunLog};
 use super::texts;
@@ -67,12 +68,16 @@ pub async fn events(
     if pending.is_empty() && closed {
         return Ok(StatusCode::NO_CONTENT.into_response());
     }
-    Ok(sse_response(log, after))
+    Ok(sse_response(log, after, app.stopping.clone()))
 }
 
-/// The streaming response: frames of `log` after `after`, with keep-alive comments.
-pub fn sse_response(log: Arc<RunLog>, after: u64) -> Response {
-    let events = log.subscribe(after).map(|e| e.frame);
+/// The streaming response: frames of `log` after `after`, with keep-alive comments, until the
+/// log closes or the server stops.
+pub fn sse_response(log: Arc<RunLog>, after: u64, stopping: CancellationToken) -> Response {
+    let events = log
+        .subscribe(after)
+        .map(|e| e.frame)
+        .take_until(stopping.cancelled_owned());
     let body = keep_alive(events.boxed(), KEEP_ALIVE);
     (
         [
