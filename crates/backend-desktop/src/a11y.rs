@@ -66,6 +66,9 @@ pub struct Node {
     pub children: Vec<usize>,
     /// Depth below the tree's root (root = 0).
     pub depth: usize,
+    /// Inside the content of a scrolled container (below a scroll pane or viewport), where a
+    /// node without extents is scrolled out of view rather than hidden.
+    pub scrolled: bool,
 }
 
 impl Node {
@@ -215,7 +218,9 @@ pub async fn labelled_by(conn: &Connection, key: &ObjKey) -> Vec<ObjKey> {
     .collect()
 }
 
-async fn fetch(conn: &Connection, key: ObjKey) -> A11yResult<(Node, Vec<ObjKey>)> {
+/// Reads one node (role, name, states, interfaces, extents, relations) and its children's keys;
+/// `parent`, `children`, `depth` and `scrolled` are left for the walk to fill.
+pub async fn fetch(conn: &Connection, key: ObjKey) -> A11yResult<(Node, Vec<ObjKey>)> {
     // All in one burst (extents too: a node without Component just answers with an error), so a
     // level of the tree costs one round trip. Relations are read afterwards, only for the roles
     // that take their name from a label.
@@ -250,15 +255,17 @@ async fn fetch(conn: &Connection, key: ObjKey) -> A11yResult<(Node, Vec<ObjKey>)
         parent: None,
         children: Vec::new(),
         depth: 0,
+        scrolled: false,
     };
     Ok((node, kids.unwrap_or_default()))
 }
 
-/// Whether the walk descends into `node`'s children: not into hidden or off-screen subtrees.
-fn descend(node: &Node, is_root: bool) -> bool {
-    if is_root {
-        return true;
-    }
+/// AtspiRole SCROLL_PANE and VIEWPORT: containers that clip their content to their extents.
+pub const SCROLLER_ROLES: [u32; 2] = [49, 68];
+
+/// Whether the walk descends into `node`'s children: not into hidden or off-screen subtrees,
+/// except rows scrolled out of a scrolled container (their labels name them).
+pub fn descend(node: &Node) -> bool {
     if !node.is(State::Visible) {
         return false;
     }
@@ -267,6 +274,7 @@ fn descend(node: &Node, is_root: bool) -> bool {
     const MENU_ROLES: [u32; 5] = [33, 35, 8, 45, 41];
     node.rect.is_some()
         || !node.has("Component")
+        || node.scrolled
         || (node.is(State::Showing) && !MENU_ROLES.contains(&node.role))
 }
 
@@ -295,8 +303,9 @@ pub async fn walk(conn: &Connection, root: ObjKey, max_nodes: usize) -> A11yResu
             };
             node.parent = Some(parent);
             node.depth = arena[parent].depth + 1;
+            node.scrolled = arena[parent].scrolled || SCROLLER_ROLES.contains(&arena[parent].role);
             let idx = arena.len();
-            let go = descend(&node, false);
+            let go = descend(&node);
             arena.push(node);
             arena[parent].children.push(idx);
             if go && !kids.is_empty() {
@@ -462,6 +471,36 @@ pub async fn select_child(conn: &Connection, key: &ObjKey, index: i32) -> A11yRe
         "org.a11y.atspi.Selection",
         "SelectChild",
         &(index,),
+    )
+    .await
+}
+
+/// The interface names of a node (`org.a11y.atspi.Table`, …).
+pub async fn interfaces(conn: &Connection, key: &ObjKey) -> A11yResult<Vec<String>> {
+    call(conn, key, ACCESSIBLE, "GetInterfaces", &()).await
+}
+
+/// The table row of child `index` of a node with Table (-1 for a column header).
+pub async fn row_at_index(conn: &Connection, key: &ObjKey, index: i32) -> A11yResult<i32> {
+    call(
+        conn,
+        key,
+        "org.a11y.atspi.Table",
+        "GetRowAtIndex",
+        &(index,),
+    )
+    .await
+}
+
+/// Selects table row `row` of a node with Table (the toolkit's selection mode applies: a
+/// single-selection table drops the previous row).
+pub async fn add_row_selection(conn: &Connection, key: &ObjKey, row: i32) -> A11yResult<bool> {
+    call(
+        conn,
+        key,
+        "org.a11y.atspi.Table",
+        "AddRowSelection",
+        &(row,),
     )
     .await
 }

@@ -7,13 +7,16 @@ use std::hash::{Hash, Hasher};
 use atspi::State;
 use deft_protocol::observation::{ControlType, StateFlag, clean_name};
 
-use crate::a11y::{Node, ObjKey, Tree};
+use crate::a11y::{Node, ObjKey, SCROLLER_ROLES, Tree};
 
 /// AT-SPI roles used here by number (AtspiRole).
 mod role {
     pub const LABEL: u32 = 29;
+    pub const MENU: u32 = 33;
     pub const MENU_BAR: u32 = 34;
     pub const PASSWORD_TEXT: u32 = 40;
+    pub const SCROLL_BAR: u32 = 48;
+    pub const SEPARATOR: u32 = 50;
     pub const STATIC: u32 = 116;
 }
 
@@ -54,6 +57,11 @@ pub struct Described {
     pub enabled: bool,
     /// Index of its node in the tree.
     pub node: usize,
+    /// Inside a scrolled container's content (see [`crate::a11y::Node::scrolled`]).
+    pub scrolled: bool,
+    /// The scrolled containers around it (scroll panes and viewports, nearest first): the
+    /// overlap of their extents is its visible area.
+    pub clips: Vec<ObjKey>,
 }
 
 /// GTK4 names buttons with their label twice ("7 7"): keep one.
@@ -101,7 +109,7 @@ fn state_flags(
     n: &Node,
     kind: ControlType,
     editable: bool,
-    window: Option<[i32; 4]>,
+    visible_area: Option<[i32; 4]>,
 ) -> BTreeSet<StateFlag> {
     let mut s = BTreeSet::new();
     if !enabled(n) {
@@ -143,12 +151,66 @@ fn state_flags(
     if n.is(State::InvalidEntry) {
         s.insert(StateFlag::Invalid);
     }
-    if let (Some(r), Some(w)) = (n.rect, window)
-        && (r[2] <= w[0] || r[0] >= w[2] || r[3] <= w[1] || r[1] >= w[3])
-    {
+    if offscreen(n, visible_area) {
         s.insert(StateFlag::Offscreen);
     }
     s
+}
+
+/// Whether a node is outside the visible area: scrolled out of a scrolled container (no extents
+/// there), or extents that miss the area (the window, clipped by the scrolled containers around).
+fn offscreen(n: &Node, visible_area: Option<[i32; 4]>) -> bool {
+    match (n.rect, visible_area) {
+        (None, _) => n.scrolled,
+        (Some(r), Some(area)) => intersect(r, area).is_none(),
+        (Some(_), None) => false,
+    }
+}
+
+/// The overlap of two rects, if they overlap.
+pub fn intersect(a: [i32; 4], b: [i32; 4]) -> Option<[i32; 4]> {
+    let r = [
+        a[0].max(b[0]),
+        a[1].max(b[1]),
+        a[2].min(b[2]),
+        a[3].min(b[3]),
+    ];
+    (r[0] < r[2] && r[1] < r[3]).then_some(r)
+}
+
+/// Per node: the visible area, the window's rect clipped by every scroll pane and viewport
+/// around the node. Nodes are in depth-first order, so a parent comes before its children.
+fn visible_areas(tree: &Tree) -> Vec<Option<[i32; 4]>> {
+    let mut out: Vec<Option<[i32; 4]>> = Vec::with_capacity(tree.nodes.len());
+    for n in &tree.nodes {
+        let area = match n.parent {
+            None => n.rect,
+            Some(p) => {
+                let (area, parent) = (out[p], &tree.nodes[p]);
+                match (area, parent.rect) {
+                    (Some(a), Some(r)) if SCROLLER_ROLES.contains(&parent.role) => {
+                        Some(intersect(a, r).unwrap_or([r[0], r[1], r[0], r[1]]))
+                    }
+                    (a, _) => a,
+                }
+            }
+        };
+        out.push(area);
+    }
+    out
+}
+
+/// The keys of the scroll panes and viewports around node `i`, nearest first.
+fn scrollers_around(tree: &Tree, i: usize) -> Vec<ObjKey> {
+    let mut out = Vec::new();
+    let mut p = tree.nodes[i].parent;
+    while let Some(pi) = p {
+        if SCROLLER_ROLES.contains(&tree.nodes[pi].role) {
+            out.push(tree.nodes[pi].key.clone());
+        }
+        p = tree.nodes[pi].parent;
+    }
+    out
 }
 
 /// Enabled in the toolkit's terms: GTK4 children report only `sensitive`.
@@ -159,7 +221,7 @@ pub fn enabled(n: &Node) -> bool {
 /// Describes every node under the window root (`tree.nodes[0]`).
 pub fn describe(tree: &Tree) -> Vec<Described> {
     let index = tree.index();
-    let window_rect = tree.nodes.first().and_then(|n| n.rect);
+    let areas = visible_areas(tree);
     let mut out = Vec::new();
     // Labels that name another control are not listed again.
     let mut used_labels: HashSet<usize> = HashSet::new();
@@ -167,14 +229,16 @@ pub fn describe(tree: &Tree) -> Vec<Described> {
         if !n.is(State::Visible) && !n.is(State::Showing) {
             continue;
         }
-        if n.has("Component") && n.rect.is_none() {
+        // No extents: hidden (a closed menu), unless scrolled out of a scrolled container
+        // (listed, flagged offscreen). A scroll pane's hidden scroll bar is no row.
+        if n.has("Component") && n.rect.is_none() && !(n.scrolled && n.role != role::SCROLL_BAR) {
             continue;
         }
         let mut kind = ControlType::from_atspi_role(n.role);
-        // GTK3 menu bar entries are menus; to a model they are menu items it clicks.
+        // GTK3 menu bar entries and submenus are menus; to a model they are menu items it clicks.
         if kind == ControlType::Menu
             && n.parent
-                .is_some_and(|p| tree.nodes[p].role == role::MENU_BAR)
+                .is_some_and(|p| matches!(tree.nodes[p].role, role::MENU_BAR | role::MENU))
         {
             kind = ControlType::Menuitem;
         }
@@ -183,8 +247,10 @@ pub fn describe(tree: &Tree) -> Vec<Described> {
         let has_selection = n.has("Selection");
         // GTK4 puts Action on every widget, and makes containers focusable: neither makes a
         // container or a text interactive.
+        // GTK3 menu separators are menu items with an action; they do nothing.
         let plain = is_container(kind)
             || is_label(n)
+            || n.role == role::SEPARATOR
             || matches!(
                 kind,
                 ControlType::Text | ControlType::Image | ControlType::Window
@@ -241,7 +307,8 @@ pub fn describe(tree: &Tree) -> Vec<Described> {
         if kind == ControlType::Combobox && value.is_none() && labelled.is_none() {
             value = Some(name.clone());
         }
-        let states = state_flags(n, kind, editable, window_rect);
+        let area = areas[i];
+        let states = state_flags(n, kind, editable, area);
         out.push(Described {
             key: n.key.clone(),
             kind,
@@ -260,6 +327,8 @@ pub fn describe(tree: &Tree) -> Vec<Described> {
             has_value: n.has("Value"),
             enabled: enabled(n),
             node: i,
+            scrolled: n.scrolled,
+            clips: scrollers_around(tree, i),
         });
     }
     // Decide what is listed.
@@ -362,19 +431,31 @@ fn label_by_geometry(tree: &Tree, i: usize) -> Option<usize> {
 pub fn digest(tree: &Tree, values: &HashMap<ObjKey, String>) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     for n in &tree.nodes {
-        n.key.hash(&mut h);
-        n.role.hash(&mut h);
-        n.name.hash(&mut h);
-        // Focus moves alone are not an effect.
-        let mut bits = n.states.bits();
-        bits &= !(State::Focused as u64);
-        bits.hash(&mut h);
-        n.rect.hash(&mut h);
-        if let Some(v) = values.get(&n.key) {
-            v.hash(&mut h);
-        }
+        hash_node(n, values.get(&n.key), &mut h);
     }
     h.finish()
+}
+
+/// The digest of one node (as [`digest`] counts it): tells whether an object that sent an
+/// event reads differently now.
+pub fn node_digest(n: &Node, value: Option<&String>) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    hash_node(n, value, &mut h);
+    h.finish()
+}
+
+fn hash_node(n: &Node, value: Option<&String>, h: &mut impl Hasher) {
+    n.key.hash(h);
+    n.role.hash(h);
+    n.name.hash(h);
+    // Focus moves alone are not an effect.
+    let mut bits = n.states.bits();
+    bits &= !(State::Focused as u64);
+    bits.hash(h);
+    n.rect.hash(h);
+    if let Some(v) = value {
+        v.hash(h);
+    }
 }
 
 /// Whether the control's type takes a value read through Text (edits) or Value (ranges).

@@ -1,9 +1,10 @@
 //! `launch_app`: what may be started (installed desktop entries, allow-listed executables) and
 //! starting it detached on the desktop.
 
-use std::os::unix::process::CommandExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -11,14 +12,33 @@ use serde_json::Value;
 use crate::messages;
 use crate::target::DesktopTarget;
 
-/// Longest wait for a launched application's window.
+/// How long `launch_app` waits for a launched application's window by default.
 pub const WINDOW_WAIT: Duration = Duration::from_secs(15);
 
+/// The longest window wait the `launch_wait_secs` option may set (the tool's own limit is 30 s).
+pub const MAX_WINDOW_WAIT_SECS: u64 = 25;
+
+/// After the launched process exits successfully, how long `launch_app` still looks for a new
+/// window of the application (single-instance programs hand the request to a running instance
+/// and exit).
+pub const HANDOFF_GRACE: Duration = Duration::from_secs(3);
+
 /// What `launch_app` may start besides installed desktop entries: executables named in the
-/// routing table's `launch_allow` option (names on PATH or absolute paths). Nothing else.
-#[derive(Debug, Clone, Default)]
+/// routing table's `launch_allow` option (names on PATH or absolute paths). Nothing else. Also
+/// how long it waits for the window (`launch_wait_secs`, default 15, at most 25).
+#[derive(Debug, Clone)]
 pub struct LaunchPolicy {
     allow: Vec<String>,
+    window_wait: Duration,
+}
+
+impl Default for LaunchPolicy {
+    fn default() -> Self {
+        LaunchPolicy {
+            allow: Vec::new(),
+            window_wait: WINDOW_WAIT,
+        }
+    }
 }
 
 /// A resolved launch: the program, its arguments and the root name its window will have.
@@ -51,12 +71,42 @@ impl LaunchPolicy {
                 ));
             }
         };
-        Ok(LaunchPolicy { allow })
+        let window_wait = match options.get("launch_wait_secs") {
+            None | Some(Value::Null) => WINDOW_WAIT,
+            Some(v) => match v.as_u64() {
+                Some(secs @ 1..=MAX_WINDOW_WAIT_SECS) => Duration::from_secs(secs),
+                _ => {
+                    return Err(format!(
+                        "launch_wait_secs must be a whole number of seconds from 1 to {MAX_WINDOW_WAIT_SECS}, found {v}"
+                    ));
+                }
+            },
+        };
+        Ok(LaunchPolicy { allow, window_wait })
+    }
+
+    /// A policy allowing `allow` besides desktop entries, with the default window wait.
+    pub fn allowing(allow: &[&str]) -> Self {
+        LaunchPolicy {
+            allow: allow.iter().map(|a| (*a).to_owned()).collect(),
+            window_wait: WINDOW_WAIT,
+        }
+    }
+
+    /// The same policy with another window wait (capped at [`MAX_WINDOW_WAIT_SECS`]).
+    pub fn with_window_wait(mut self, wait: Duration) -> Self {
+        self.window_wait = wait.min(Duration::from_secs(MAX_WINDOW_WAIT_SECS));
+        self
     }
 
     /// Executables allowed besides desktop entries.
     pub fn allowed(&self) -> &[String] {
         &self.allow
+    }
+
+    /// How long `launch_app` waits for the window.
+    pub fn window_wait(&self) -> Duration {
+        self.window_wait
     }
 
     /// Resolves `app`: a desktop entry first, then the allow-list.
@@ -212,9 +262,34 @@ fn parse_entry(text: &str) -> Option<Entry> {
     Some(Entry { name, argv, hidden })
 }
 
+/// A started program: its pid, and its exit status once it has exited (it is reaped at once,
+/// so an exited program leaves no zombie behind).
+#[derive(Debug, Clone)]
+pub struct Launched {
+    /// Process id.
+    pub pid: u32,
+    exit: Arc<OnceLock<ExitStatus>>,
+}
+
+impl Launched {
+    /// The exit status, once the program has exited.
+    pub fn exited(&self) -> Option<ExitStatus> {
+        self.exit.get().copied()
+    }
+}
+
+/// An exit status as a model reads it: `exit code 2` or `signal 9`.
+pub fn describe_exit(status: ExitStatus) -> String {
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("exit code {code}"),
+        (None, Some(sig)) => format!("signal {sig}"),
+        (None, None) => status.to_string(),
+    }
+}
+
 /// Starts the plan on the desktop, detached: in the managed desktop's process group (so
-/// `deft desktop stop` ends it), else in a session of its own. Returns the pid.
-pub fn spawn(plan: &LaunchPlan, target: &DesktopTarget) -> Result<u32, String> {
+/// `deft desktop stop` ends it), else in a session of its own.
+pub fn spawn(plan: &LaunchPlan, target: &DesktopTarget) -> Result<Launched, String> {
     let mut cmd = Command::new(&plan.program);
     cmd.args(&plan.args)
         .env_remove("NO_AT_BRIDGE")
@@ -245,11 +320,15 @@ pub fn spawn(plan: &LaunchPlan, target: &DesktopTarget) -> Result<u32, String> {
         }
     };
     let pid = child.id();
+    let exit = Arc::new(OnceLock::new());
+    let status = exit.clone();
     std::thread::spawn(move || {
         let mut child = child;
-        let _ = child.wait();
+        if let Ok(s) = child.wait() {
+            let _ = status.set(s);
+        }
     });
-    Ok(pid)
+    Ok(Launched { pid, exit })
 }
 
 #[cfg(test)]
@@ -277,5 +356,38 @@ mod tests {
         );
         assert!(err.contains("(xeyes)"), "{err}");
         assert!(LaunchPolicy::from_options(&serde_json::json!({"launch_allow": "x"})).is_err());
+    }
+
+    #[test]
+    fn the_window_wait_is_an_option_with_a_cap() {
+        let p = LaunchPolicy::from_options(&serde_json::json!({"launch_wait_secs": 4})).unwrap();
+        assert_eq!(p.window_wait(), Duration::from_secs(4));
+        assert_eq!(LaunchPolicy::default().window_wait(), WINDOW_WAIT);
+        for bad in [
+            serde_json::json!(0),
+            serde_json::json!(26),
+            serde_json::json!("5"),
+        ] {
+            let e = LaunchPolicy::from_options(&serde_json::json!({"launch_wait_secs": bad}))
+                .unwrap_err();
+            assert_eq!(
+                e,
+                format!(
+                    "launch_wait_secs must be a whole number of seconds from 1 to 25, found {bad}"
+                )
+            );
+        }
+        assert_eq!(
+            LaunchPolicy::default()
+                .with_window_wait(Duration::from_secs(99))
+                .window_wait(),
+            Duration::from_secs(25)
+        );
+    }
+
+    #[test]
+    fn exit_statuses_read_as_codes_or_signals() {
+        assert_eq!(describe_exit(ExitStatus::from_raw(2 << 8)), "exit code 2");
+        assert_eq!(describe_exit(ExitStatus::from_raw(9)), "signal 9");
     }
 }

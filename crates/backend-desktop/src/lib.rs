@@ -37,6 +37,7 @@
 
 pub mod a11y;
 pub mod describe;
+pub mod events;
 pub mod keys;
 pub mod launch;
 pub mod marks;
@@ -45,6 +46,7 @@ pub mod options;
 mod server;
 pub mod session;
 pub mod target;
+pub mod ui_tree;
 pub mod vdesktop;
 pub mod x11;
 

@@ -85,6 +85,11 @@ pub fn not_interactable(id: &str, name: &str, action: &str, why: &str) -> String
     )
 }
 
+/// Why an action refuses a control scrolled out of its list (docs/observation.md `offscreen`:
+/// the action tools do not scroll).
+pub const SCROLLED_OUT: &str =
+    "scrolled out of view; scroll it into view first, e.g. wheel_mouse_input on its list";
+
 /// UFO's name-mismatch warning.
 pub fn name_mismatch(id: &str, real: &str, given: &str) -> String {
     format!(
@@ -114,20 +119,27 @@ pub fn bad_button(button: &str) -> String {
 /// `select_option` on a control without options.
 pub fn no_options(id: &str, name: &str) -> String {
     format!(
-        "Control {id}: {name} has no options to select. select_option works on combo boxes and lists."
+        "Control {id}: {name} has no options to select. select_option works on combo boxes, lists and tables."
     )
 }
 
-/// `select_option` with an option that is not there.
+/// Most options an unknown-option error names.
+const MAX_OPTIONS_NAMED: usize = 30;
+
+/// `select_option` with an option that is not there (names the first 30 options).
 pub fn unknown_option(option: &str, options: &[String]) -> String {
-    format!(
-        "There is no option {option:?}. Options: {}.",
-        options
-            .iter()
-            .map(|o| format!("{o:?}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    )
+    let named = options
+        .iter()
+        .take(MAX_OPTIONS_NAMED)
+        .map(|o| format!("{o:?}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let more = options.len().saturating_sub(MAX_OPTIONS_NAMED);
+    if more > 0 {
+        format!("There is no option {option:?}. Options: {named} and {more} more.")
+    } else {
+        format!("There is no option {option:?}. Options: {named}.")
+    }
 }
 
 /// `set_edit_text` on something that takes no text.
@@ -150,10 +162,17 @@ pub fn launch_refused(app: &str, allowed: &[String]) -> String {
     )
 }
 
-/// launch_app: started, but no window appeared.
-pub fn launch_no_window(app: &str, secs: u64) -> String {
+/// launch_app: started, no window within the wait, and the program still runs.
+pub fn launch_no_window(app: &str, program: &str, pid: u32, secs: u64) -> String {
     format!(
-        "{app} was started but showed no window within {secs} s. Call get_desktop_app_info to look again, or wait and retry."
+        "{app} ({program}, pid {pid}) was started but showed no window within {secs} s; it is still running. If it is still starting, wait and call get_desktop_app_info to look for its window; if it never opens one (a command-line or background program), use run_shell for it instead."
+    )
+}
+
+/// launch_app: the program exited without a window.
+pub fn launch_exited(app: &str, program: &str, status: &str) -> String {
+    format!(
+        "{app} ({program}) exited with {status} without opening a window; nothing of it is left running. It may be a command-line program (use run_shell for those) or need other arguments."
     )
 }
 
@@ -187,11 +206,17 @@ mod tests {
             unreachable("X display :5", "connection refused"),
             "Cannot reach the desktop's X display :5: connection refused. Check that the desktop runs (`deft desktop status`) and retry."
         );
-        assert_eq!(
-            launch_no_window("mousepad", 15),
-            "mousepad was started but showed no window within 15 s. Call get_desktop_app_info to look again, or wait and retry."
-        );
         assert_eq!(no_text("4", "Logo"), "Control 4: Logo has no text to read.");
+        let many: Vec<String> = (1..=32).map(|i| format!("Row {i}")).collect();
+        let text = unknown_option("Row 99", &many);
+        assert!(
+            text.starts_with("There is no option \"Row 99\". Options: \"Row 1\", \"Row 2\","),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("\"Row 29\", \"Row 30\" and 2 more."),
+            "{text}"
+        );
         assert_eq!(
             unknown_window("7", &[]),
             "Window id 7 is not in the list of windows. Available window ids: none. Call get_desktop_app_info to refresh the list."

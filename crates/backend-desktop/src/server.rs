@@ -27,6 +27,7 @@ use crate::marks;
 use crate::messages;
 use crate::session::{Connected, Session};
 use crate::target::DesktopTarget;
+use crate::ui_tree;
 use crate::x11::Button;
 
 /// Longest `wait`.
@@ -86,6 +87,11 @@ pub struct ListingParams {
     /// "compact" (default) or "json".
     #[serde(default)]
     pub format: Option<String>,
+    /// A control id from an earlier listing of this window: list only that control and its
+    /// descendants (a form, a list, a dialog pane); the header counts that subtree.
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    pub subtree: Option<Value>,
 }
 
 /// Arguments of `capture_window_screenshot`.
@@ -99,9 +105,10 @@ pub struct ScreenshotParams {
 /// Arguments of `get_ui_tree`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 pub struct UiTreeParams {
-    /// Depth limit below the window (default 8).
+    /// Depth limit below the window: 0 to 32 (default 8); more is clamped to 32.
     #[serde(default)]
-    pub max_depth: Option<usize>,
+    #[schemars(with = "Option<u32>")]
+    pub max_depth: Option<Value>,
 }
 
 /// Arguments of `launch_app`.
@@ -384,7 +391,7 @@ impl DesktopServer {
 
     #[tool(
         name = "get_app_window_controls_info",
-        description = "List the selected window's controls: one line per control `id type \"name\" [= \"value\"] states`, compact by default (format: \"json\" for JSON). field_list adds fields (rect, text, description, role); only_interactive and max_controls narrow it. A leading * marks controls new since the previous listing.",
+        description = "List the selected window's controls: one line per control `id type \"name\" [= \"value\"] states`, compact by default (format: \"json\" for JSON). field_list adds fields (rect, text, description, role); only_interactive, max_controls and subtree (a control id: only it and its descendants) narrow it. A leading * marks controls new since the previous listing.",
         annotations(read_only_hint = true)
     )]
     async fn get_app_window_controls_info(
@@ -395,7 +402,7 @@ impl DesktopServer {
             Ok(o) => o,
             Err(e) => return fail(format!("Invalid arguments: {e}")),
         };
-        match self.session.list_controls().await {
+        match self.session.list_controls(opts.subtree.as_deref()).await {
             Ok((window, controls)) => match opts.format {
                 ListingFormat::Compact => CallToolResult::success(vec![Content::text(
                     observation::render_compact(&window, &controls, &opts),
@@ -457,8 +464,10 @@ impl DesktopServer {
                 ),
             };
             for (id, d) in &marks {
+                // Only what the image shows: no marks for rows scrolled out of their list.
                 if let Some(r) = d.rect
                     && d.interactive
+                    && !d.states.contains(&observation::StateFlag::Offscreen)
                 {
                     marks::mark(&mut img, r, &id.to_string());
                 }
@@ -514,38 +523,22 @@ impl DesktopServer {
 
     #[tool(
         name = "get_ui_tree",
-        description = "The selected window's raw accessibility tree as nested JSON {type, role, name, rect, children}, to max_depth (default 8).",
+        description = "The selected window's raw accessibility tree: {depth, nodes, tree, note?} with tree = nested {type, role, name, rect, children | children_omitted}. max_depth 0-32 (default 8); at most 300 nodes: deeper levels are dropped with a note.",
         annotations(read_only_hint = true)
     )]
     async fn get_ui_tree(&self, Parameters(p): Parameters<UiTreeParams>) -> CallToolResult {
+        let (depth, note) = match ui_tree::parse_depth(p.max_depth.as_ref()) {
+            Ok(v) => v,
+            Err(e) => return fail(e),
+        };
         let window = match self.session.selected().await {
             Ok(w) => w,
             Err(e) => return fail(e),
         };
-        let snap = match self.session.snapshot(&window).await {
-            Ok(s) => s,
-            Err(e) => return fail(e),
-        };
-        let max_depth = p.max_depth.unwrap_or(8);
-        fn node(tree: &crate::a11y::Tree, i: usize, depth: usize, max: usize) -> Value {
-            let n = &tree.nodes[i];
-            let mut v = json!({
-                "type": ControlType::from_atspi_role(n.role).as_str(),
-                "role": n.role,
-                "name": observation::clean_name(&n.name),
-                "rect": n.rect,
-            });
-            if depth < max && !n.children.is_empty() {
-                v["children"] = Value::Array(
-                    n.children
-                        .iter()
-                        .map(|c| node(tree, *c, depth + 1, max))
-                        .collect(),
-                );
-            }
-            v
+        match self.session.snapshot(&window).await {
+            Ok(snap) => CallToolResult::structured(ui_tree::render(&snap.tree, depth, note)),
+            Err(e) => fail(e),
         }
-        CallToolResult::structured(node(&snap.tree, 0, 0, max_depth))
     }
 
     #[tool(
@@ -572,7 +565,7 @@ impl DesktopServer {
 
     #[tool(
         name = "launch_app",
-        description = "Start an installed desktop application by its desktop-entry name (e.g. \"mousepad\") or an allow-listed executable, detached; waits up to 15 s for its window and returns it ({id, name, type, app}). Select it with select_application_window.",
+        description = "Start an installed desktop application by its desktop-entry name (e.g. \"mousepad\") or an allow-listed executable, detached; waits up to 15 s for its window and returns it ({id, name, type, app}). Select it with select_application_window. A program that opens no window fails with what to do instead.",
         meta = launch_meta()
     )]
     async fn launch_app(&self, Parameters(p): Parameters<LaunchParams>) -> CallToolResult {
@@ -590,11 +583,15 @@ impl DesktopServer {
             Ok(_) => self.session.open_window_keys().await,
             Err(e) => return fail(e),
         };
-        let pid = match launch::spawn(&plan, self.session.target()) {
-            Ok(pid) => pid,
+        let launched = match launch::spawn(&plan, self.session.target()) {
+            Ok(l) => l,
             Err(e) => return fail(e),
         };
-        let deadline = Instant::now() + launch::WINDOW_WAIT;
+        let pid = launched.pid;
+        let program = plan.program.display().to_string();
+        let wait = self.launch.window_wait();
+        let deadline = Instant::now() + wait;
+        let mut handoff_until = None;
         loop {
             match self
                 .session
@@ -610,10 +607,25 @@ impl DesktopServer {
                 Ok(None) => {}
                 Err(e) => return fail(e),
             }
-            if Instant::now() >= deadline {
+            let now = Instant::now();
+            if let Some(status) = launched.exited() {
+                // A failure ends the wait at once; a success may have handed the request to a
+                // running instance, whose new window gets a short grace.
+                let until = *handoff_until
+                    .get_or_insert_with(|| (now + launch::HANDOFF_GRACE).min(deadline));
+                if !status.success() || now >= until {
+                    return fail(messages::launch_exited(
+                        &p.app,
+                        &program,
+                        &launch::describe_exit(status),
+                    ));
+                }
+            } else if now >= deadline {
                 return fail(messages::launch_no_window(
                     &p.app,
-                    launch::WINDOW_WAIT.as_secs(),
+                    &program,
+                    pid,
+                    wait.as_secs(),
                 ));
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
@@ -997,7 +1009,7 @@ impl DesktopServer {
 
     #[tool(
         name = "select_option",
-        description = "Choose an option by its text in a combo box or list (id, name as a check)."
+        description = "Choose an option by its text (id, name as a check) in a combo box, a list (the row's text) or a table or tree view (the row's first cell), through accessibility: rows scrolled out of view work too."
     )]
     async fn select_option(&self, Parameters(p): Parameters<SelectOptionParams>) -> CallToolResult {
         let resolved = match self
@@ -1023,11 +1035,15 @@ impl DesktopServer {
         };
         if !matches!(
             d.kind,
-            ControlType::Combobox | ControlType::List | ControlType::Tree | ControlType::Tab
+            ControlType::Combobox
+                | ControlType::List
+                | ControlType::Tree
+                | ControlType::Table
+                | ControlType::Tab
         ) {
             return fail(messages::no_options(&id, &d.name));
         }
-        let options = match crate::options::read(&c.a11y, &d.key).await {
+        let options = match crate::options::read(&c.a11y, &d.key, d.role).await {
             Ok(o) if !o.options.is_empty() => o,
             _ => return fail(messages::no_options(&id, &d.name)),
         };

@@ -2,20 +2,19 @@
 //! the device session, never reused), the selected window, and the operations the tools share
 //! (list windows, select, list controls, resolve and validate a control, detect an effect).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use atspi::State;
 use deft_protocol::observation::{Control, ControlType, WindowSummary, WindowType};
-use futures::StreamExt;
 use futures::future::join_all;
 use tokio::sync::{Mutex, OnceCell};
 use zbus::Connection;
 
 use crate::a11y::{self, ObjKey, Tree};
 use crate::describe::{self, Described, ValueSource};
+use crate::events::{self, EventLog, Since};
 use crate::messages;
 use crate::target::DesktopTarget;
 use crate::x11::X11;
@@ -49,23 +48,22 @@ pub struct Connected {
     pub a11y: Connection,
     /// The X display.
     pub x: Arc<X11>,
-    /// Microseconds (since `epoch`) of the last AT-SPI event seen.
-    last_event_ms: Arc<AtomicU64>,
-    /// Number of AT-SPI events seen; `None` when events cannot be watched.
-    events: Option<Arc<AtomicU64>>,
-    epoch: Instant,
+    /// The AT-SPI events seen.
+    events: Arc<EventLog>,
+    /// Whether events are watched (else every look walks the window again).
+    watching: bool,
 }
 
 impl Connected {
-    /// Waits until AT-SPI events have been quiet for a short window (capped at 1 s) after `since`.
-    /// Until the first event after `since` arrives, the window is longer ([`FIRST_EVENT`]): an
-    /// app that has not yet processed the input has sent nothing.
-    pub async fn settle(&self, since: Instant) {
+    /// Waits until the AT-SPI events of the application on connection `bus` have been quiet for
+    /// a short window (capped at 1 s) after `since`; other applications' events do not count.
+    /// Until the application's first event after `since` arrives, the window is longer
+    /// ([`FIRST_EVENT`]): an app that has not yet processed the input has sent nothing.
+    pub async fn settle(&self, since: Instant, bus: &str) {
         let deadline = since + QUIET_CAP;
         loop {
-            let last =
-                self.epoch + Duration::from_micros(self.last_event_ms.load(Ordering::Relaxed));
-            let ready_at = if last >= since {
+            let last = self.events.last_event_from(bus).unwrap_or(since);
+            let ready_at = if last > since {
                 last + QUIET
             } else {
                 since + FIRST_EVENT
@@ -142,6 +140,9 @@ pub struct Session {
     maps: Mutex<Maps>,
     /// Last walk per window, with the event count it was taken at.
     cache: std::sync::Mutex<HashMap<u64, (u64, Instant, Snapshot)>>,
+    /// Held while a window is walked, so a look waits for a walk under way (one started in
+    /// the background after an action) instead of walking again beside it.
+    walking: Mutex<()>,
 }
 
 impl std::fmt::Debug for Session {
@@ -169,6 +170,7 @@ impl Session {
             conn: OnceCell::new(),
             maps: Mutex::new(Maps::default()),
             cache: std::sync::Mutex::new(HashMap::new()),
+            walking: Mutex::new(()),
         }
     }
 
@@ -202,16 +204,13 @@ impl Session {
             .build()
             .await
             .map_err(|e| messages::unreachable("accessibility bus", &e.to_string()))?;
-        let epoch = Instant::now();
-        let last_event_ms = Arc::new(AtomicU64::new(0));
-        let events = Arc::new(AtomicU64::new(0));
-        let watching = watch_events(&a11y, epoch, last_event_ms.clone(), events.clone()).await;
+        let events = Arc::new(EventLog::new());
+        let watching = events::watch(&a11y, events.clone()).await;
         Ok(Connected {
             a11y,
             x: Arc::new(x),
-            last_event_ms,
-            events: watching.then_some(events),
-            epoch,
+            events,
+            watching,
         })
     }
 
@@ -358,24 +357,114 @@ impl Session {
         Ok(w)
     }
 
-    /// Walks the selected window's tree and reads the values of its edits and ranges.
+    /// The selected window's tree with the values of its edits, ranges and texts: the last walk
+    /// while no AT-SPI event of the window's application came since (and it is younger than
+    /// [`CACHE_MAX_AGE`]), else a new walk. Waits for a walk already under way.
     pub async fn snapshot(&self, window: &WindowEntry) -> ToolResult<Snapshot> {
+        self.look(window, false).await
+    }
+
+    /// [`Session::snapshot`], or with `fresh` always a new walk.
+    async fn look(&self, window: &WindowEntry, fresh: bool) -> ToolResult<Snapshot> {
         let c = self.connected().await?;
-        // No AT-SPI event since the last walk of this window: the tree is what it was.
-        let generation = c.events.as_ref().map(|e| e.load(Ordering::Relaxed));
-        if let Some(g) = generation
-            && let Ok(cache) = self.cache.lock()
-            && let Some((cg, at, snap)) = cache.get(&window.id)
-            && *cg == g
-            && at.elapsed() < CACHE_MAX_AGE
-        {
-            return Ok(snap.clone());
+        let _walk = self.walking.lock().await;
+        if !fresh && let Some(snap) = self.cached(&c, window) {
+            return Ok(snap);
         }
+        let generation = c.events.generation();
         let snap = self.walk_snapshot(&c, window).await?;
-        if let (Some(g), Ok(mut cache)) = (generation, self.cache.lock()) {
-            cache.insert(window.id, (g, Instant::now(), snap.clone()));
+        if c.watching
+            && let Ok(mut cache) = self.cache.lock()
+        {
+            cache.insert(window.id, (generation, Instant::now(), snap.clone()));
         }
         Ok(snap)
+    }
+
+    /// The cached walk of `window` if it is still exact: no event of the window's application
+    /// since (its objects all live on that application's connection; other applications'
+    /// events do not touch it).
+    fn cached(&self, c: &Connected, window: &WindowEntry) -> Option<Snapshot> {
+        if !c.watching {
+            return None;
+        }
+        let mut cache = self.cache.lock().ok()?;
+        let (generation, at, snap) = cache.get_mut(&window.id)?;
+        if at.elapsed() >= CACHE_MAX_AGE {
+            return None;
+        }
+        match c.events.since(*generation) {
+            Since::Events(events) if events.iter().all(|e| e.source.bus != window.key.bus) => {
+                if let Some(last) = events.last() {
+                    *generation = last.seq;
+                }
+                Some(snap.clone())
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether an object of `before` that sent an event after event `since` now reads
+    /// differently (name, role, states but focus, rect, value or text) or is gone. Only objects
+    /// that announced a change are read, so this is fast; `false` means "not shown this way",
+    /// not "nothing changed".
+    async fn changed_at_sources(
+        &self,
+        c: &Connected,
+        window: &WindowEntry,
+        before: &Snapshot,
+        since: u64,
+    ) -> bool {
+        let Since::Events(events) = c.events.since(since) else {
+            return false;
+        };
+        let index = before.tree.index();
+        let sources: BTreeSet<usize> = events
+            .iter()
+            .filter(|e| e.source.bus == window.key.bus)
+            .filter_map(|e| index.get(&e.source).copied())
+            .collect();
+        if sources.is_empty() {
+            return false;
+        }
+        let valued: HashMap<&ObjKey, Option<ValueSource>> = before
+            .described
+            .iter()
+            .filter_map(|d| match describe::value_source(d) {
+                Some(src) => Some((&d.key, Some(src))),
+                None => describe::digest_text(d).then_some((&d.key, None)),
+            })
+            .collect();
+        let conn = &c.a11y;
+        let (dx, dy) = before.offset;
+        let now = join_all(sources.iter().map(|&i| {
+            let key = before.tree.nodes[i].key.clone();
+            let src = valued.get(&key).copied();
+            async move {
+                let (mut node, _) = a11y::fetch(conn, key.clone()).await.ok()?;
+                node.rect = node
+                    .rect
+                    .map(|r| [r[0] + dx, r[1] + dy, r[2] + dx, r[3] + dy]);
+                let value = match src {
+                    None => None,
+                    Some(Some(ValueSource::Range)) => a11y::current_value(conn, &key)
+                        .await
+                        .ok()
+                        .map(describe::format_number),
+                    Some(_) => a11y::text(conn, &key).await.ok(),
+                };
+                Some((i, describe::node_digest(&node, value.as_ref())))
+            }
+        }))
+        .await;
+        now.into_iter().any(|read| match read {
+            // Gone since the action: the window changed.
+            None => true,
+            Some((i, digest)) => {
+                let old = &before.tree.nodes[i];
+                digest != describe::node_digest(old, before.values.get(&old.key))
+            }
+        })
     }
 
     async fn walk_snapshot(&self, c: &Connected, window: &WindowEntry) -> ToolResult<Snapshot> {
@@ -392,43 +481,7 @@ impl Session {
                 }
             }
         }
-        let mut described = describe::describe(&tree);
-        let jobs = described
-            .iter()
-            .enumerate()
-            .filter_map(|(i, d)| {
-                describe::value_source(d)
-                    .map(|s| (i, d.key.clone(), Some(s)))
-                    .or_else(|| describe::digest_text(d).then(|| (i, d.key.clone(), None)))
-            })
-            .collect::<Vec<_>>();
-        let conn = &c.a11y;
-        let read = join_all(jobs.into_iter().map(|(i, key, src)| async move {
-            let v = match src {
-                Some(ValueSource::Text) | None => a11y::text(conn, &key).await.ok(),
-                Some(ValueSource::Range) => a11y::current_value(conn, &key)
-                    .await
-                    .ok()
-                    .map(describe::format_number),
-            };
-            (i, key, v, src.is_some())
-        }))
-        .await;
-        let mut values = HashMap::new();
-        for (i, key, v, shown) in read {
-            if let Some(v) = v {
-                values.insert(key, v.clone());
-                if shown {
-                    described[i].value = Some(v);
-                }
-            }
-        }
-        let digest = describe::digest(&tree, &values);
-        Ok(Snapshot {
-            tree,
-            described,
-            digest,
-        })
+        Ok(describe_snapshot(c, tree, (dx, dy)).await)
     }
 
     /// What to add to the window's AT-SPI extents to get screen coordinates. GTK4 reports
@@ -475,7 +528,13 @@ impl Session {
     }
 
     /// Lists the selected window's controls: assigns ids, marks new controls, remembers the list.
-    pub async fn list_controls(&self) -> ToolResult<(WindowSummary, Vec<Control>)> {
+    /// With `subtree` (a control id), returns only that control and its descendants; an id that
+    /// is unknown, stale or of another window fails with the texts of an action on it, and a
+    /// failed call is not a listing (the new markers of the next one are unchanged).
+    pub async fn list_controls(
+        &self,
+        subtree: Option<&str>,
+    ) -> ToolResult<(WindowSummary, Vec<Control>)> {
         let window = self.selected().await?;
         let snap = self.snapshot(&window).await?;
         let mut maps = self.maps.lock().await;
@@ -516,7 +575,7 @@ impl Session {
                 c = c.as_row_text();
             }
             c = c.with_extra("role", d.role);
-            controls.push(c);
+            controls.push((d.node, c));
             maps.control_info.insert(
                 id,
                 ControlEntry {
@@ -533,6 +592,21 @@ impl Session {
                 entry.alive = false;
             }
         }
+        let controls = match subtree {
+            None => controls.into_iter().map(|(_, c)| c).collect(),
+            Some(id) => {
+                let root = resolve_control(&maps, &window, id, None)?
+                    .entry
+                    .described
+                    .node;
+                let end = subtree_end(&snap.tree, root);
+                controls
+                    .into_iter()
+                    .filter(|(node, _)| (root..end).contains(node))
+                    .map(|(_, c)| c)
+                    .collect()
+            }
+        };
         let root_rect = snap.tree.nodes.first().and_then(|n| n.rect);
         if let Some(w) = maps.window_info.get_mut(&window.id) {
             w.previous = Some(seen);
@@ -552,46 +626,7 @@ impl Session {
     pub async fn control(&self, id: &str, name: Option<&str>) -> ToolResult<Resolved> {
         let window = self.selected().await?;
         let maps = self.maps.lock().await;
-        let in_window: Vec<&ControlEntry> = {
-            let mut v: Vec<&ControlEntry> = maps
-                .control_info
-                .values()
-                .filter(|c| c.window == window.id && c.alive)
-                .collect();
-            v.sort_by_key(|c| c.id);
-            v
-        };
-        if in_window.is_empty() && maps.control_info.is_empty() {
-            return Err(messages::NO_CONTROLS.to_owned());
-        }
-        if id.trim().is_empty() {
-            return Err(messages::empty_id("control"));
-        }
-        let known: Vec<String> = in_window.iter().map(|c| c.id.to_string()).collect();
-        let entry = id
-            .trim()
-            .parse::<u64>()
-            .ok()
-            .and_then(|n| maps.control_info.get(&n))
-            .ok_or_else(|| messages::unknown_control(id, &known))?;
-        if entry.window != window.id {
-            let (wid, wname) = maps
-                .window_info
-                .get(&entry.window)
-                .map(|w| (w.id.to_string(), w.name.clone()))
-                .unwrap_or_else(|| (entry.window.to_string(), String::new()));
-            return Err(messages::other_window(id, &wid, &wname));
-        }
-        if !entry.alive {
-            return Err(messages::vanished(id, &entry.described.name));
-        }
-        let warning = name
-            .filter(|n| describe::undouble(n) != entry.described.name)
-            .map(|n| messages::name_mismatch(id, &entry.described.name, n));
-        Ok(Resolved {
-            entry: entry.clone(),
-            warning,
-        })
+        resolve_control(&maps, &window, id, name)
     }
 
     /// Checks a control right before acting: it still exists, is visible, on screen and enabled
@@ -623,10 +658,41 @@ impl Session {
             }
             let enabled = states.contains(State::Enabled) || states.contains(State::Sensitive);
             if enabled {
-                let rect = a11y::extents(&c.a11y, key).await.ok().flatten();
+                // The visible area: the overlap of the scrolled containers around it (a GTK3
+                // viewport may lose its extents once scrolled far; its scroll pane keeps them).
+                let (rect, clips) = futures::join!(
+                    a11y::extents(&c.a11y, key),
+                    join_all(
+                        entry
+                            .described
+                            .clips
+                            .iter()
+                            .map(|k| a11y::extents(&c.a11y, k))
+                    )
+                );
+                let clip_rect = clips
+                    .into_iter()
+                    .filter_map(|r| r.ok().flatten())
+                    .reduce(|a, b| describe::intersect(a, b).unwrap_or([a[0], a[1], a[0], a[1]]));
                 let window = self.selected().await?;
                 let (dx, dy) = self.offset(&c, &window, None).await;
-                let rect = rect.map(|r| [r[0] + dx, r[1] + dy, r[2] + dx, r[3] + dy]);
+                let shift = |r: [i32; 4]| [r[0] + dx, r[1] + dy, r[2] + dx, r[3] + dy];
+                let rect = rect.ok().flatten().map(shift);
+                // Scrolled out of its container: the tools do not scroll (docs/observation.md
+                // `offscreen`). Partly visible: act on the visible part.
+                let scrolled_out =
+                    || messages::not_interactable(&id, &name, action, messages::SCROLLED_OUT);
+                let rect = if entry.described.scrolled {
+                    match (rect, clip_rect.map(shift)) {
+                        (None, _) => return Err(scrolled_out()),
+                        (Some(r), Some(area)) => {
+                            Some(describe::intersect(r, area).ok_or_else(scrolled_out)?)
+                        }
+                        (Some(r), None) => Some(r),
+                    }
+                } else {
+                    rect
+                };
                 let (sw, sh) = (i32::from(c.x.size.0), i32::from(c.x.size.1));
                 if let Some(r) = rect
                     && (r[2] <= 0 || r[3] <= 0 || r[0] >= sw || r[1] >= sh)
@@ -649,20 +715,38 @@ impl Session {
 
     /// Runs `act`, then reports whether the selected window changed (`"changed"` or
     /// `"no_change"`), comparing digests before and after once AT-SPI events are quiet.
-    pub async fn with_effect<F, Fut, T>(&self, act: F) -> ToolResult<(T, &'static str)>
+    ///
+    /// Fast path: the objects that sent events after the action are read again; one that reads
+    /// differently proves a change without walking the window (the walk that keeps the listing
+    /// current then runs in the background). Otherwise the window is walked again and the
+    /// digests compared.
+    pub async fn with_effect<F, Fut, T>(self: &Arc<Self>, act: F) -> ToolResult<(T, &'static str)>
     where
         F: FnOnce(Arc<Connected>) -> Fut,
         Fut: std::future::Future<Output = ToolResult<T>>,
     {
         let window = self.selected().await?;
         let c = self.connected().await?;
-        let before = self.digest(&window).await.ok();
+        let since = c.events.generation();
+        let before = self.snapshot(&window).await.ok();
         let started = Instant::now();
         let out = act(c.clone()).await?;
-        c.settle(started).await;
-        let after = self.digest(&window).await.ok();
+        c.settle(started, &window.key.bus).await;
+        if let Some(b) = &before
+            && c.watching
+            && self.changed_at_sources(&c, &window, b, since).await
+        {
+            let me = self.clone();
+            tokio::spawn(async move {
+                let _ = me.snapshot(&window).await;
+            });
+            return Ok((out, "changed"));
+        }
+        // Not shown by the objects that announced changes (or none did): walk again, since a
+        // toolkit may change things without an event, and compare everything.
+        let after = self.look(&window, true).await.ok();
         let effect = match (before, after) {
-            (Some(b), Some(a)) if a == b => "no_change",
+            (Some(b), Some(a)) if a.digest == b.digest => "no_change",
             _ => "changed",
         };
         Ok((out, effect))
@@ -727,6 +811,65 @@ impl Session {
     }
 }
 
+/// Resolves a control id against the id maps for `window`: the texts of an unknown id, an id of
+/// another window, a vanished control, and the name-mismatch warning.
+fn resolve_control(
+    maps: &Maps,
+    window: &WindowEntry,
+    id: &str,
+    name: Option<&str>,
+) -> ToolResult<Resolved> {
+    let mut in_window: Vec<&ControlEntry> = maps
+        .control_info
+        .values()
+        .filter(|c| c.window == window.id && c.alive)
+        .collect();
+    in_window.sort_by_key(|c| c.id);
+    if in_window.is_empty() && maps.control_info.is_empty() {
+        return Err(messages::NO_CONTROLS.to_owned());
+    }
+    if id.trim().is_empty() {
+        return Err(messages::empty_id("control"));
+    }
+    let known: Vec<String> = in_window.iter().map(|c| c.id.to_string()).collect();
+    let entry = id
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| maps.control_info.get(&n))
+        .ok_or_else(|| messages::unknown_control(id, &known))?;
+    if entry.window != window.id {
+        let (wid, wname) = maps
+            .window_info
+            .get(&entry.window)
+            .map(|w| (w.id.to_string(), w.name.clone()))
+            .unwrap_or_else(|| (entry.window.to_string(), String::new()));
+        return Err(messages::other_window(id, &wid, &wname));
+    }
+    if !entry.alive {
+        return Err(messages::vanished(id, &entry.described.name));
+    }
+    let warning = name
+        .filter(|n| describe::undouble(n) != entry.described.name)
+        .map(|n| messages::name_mismatch(id, &entry.described.name, n));
+    Ok(Resolved {
+        entry: entry.clone(),
+        warning,
+    })
+}
+
+/// One past the last node of the subtree at `root` (nodes are in depth-first order, so a
+/// subtree is the run of deeper nodes that follows its root).
+fn subtree_end(tree: &Tree, root: usize) -> usize {
+    let depth = tree.nodes.get(root).map_or(0, |n| n.depth);
+    tree.nodes
+        .iter()
+        .enumerate()
+        .skip(root + 1)
+        .find(|(_, n)| n.depth <= depth)
+        .map_or(tree.nodes.len(), |(i, _)| i)
+}
+
 /// A walked and described window.
 #[derive(Debug, Clone)]
 pub struct Snapshot {
@@ -736,6 +879,56 @@ pub struct Snapshot {
     pub described: Vec<Described>,
     /// Digest of names, states and values.
     pub digest: u64,
+    /// The values read (edits, ranges, texts), by object.
+    pub values: HashMap<ObjKey, String>,
+    /// What was added to the toolkit's extents to get screen coordinates.
+    pub offset: (i32, i32),
+}
+
+/// Describes a walked tree and reads the values of its edits, ranges and texts.
+async fn describe_snapshot(c: &Connected, tree: Tree, offset: (i32, i32)) -> Snapshot {
+    let mut described = describe::describe(&tree);
+    let mut values = HashMap::new();
+    let jobs: Vec<_> = described
+        .iter()
+        .enumerate()
+        .filter_map(|(i, d)| {
+            let src = describe::value_source(d);
+            (src.is_some() || describe::digest_text(d)).then(|| (i, d.key.clone(), src))
+        })
+        .collect();
+    let conn = &c.a11y;
+    let read = join_all(jobs.into_iter().map(|(i, key, src)| async move {
+        let v = match src {
+            Some(ValueSource::Text) | None => a11y::text(conn, &key).await.ok(),
+            Some(ValueSource::Range) => a11y::current_value(conn, &key)
+                .await
+                .ok()
+                .map(describe::format_number),
+        };
+        (i, key, v)
+    }))
+    .await;
+    for (_, key, v) in read {
+        if let Some(v) = v {
+            values.insert(key, v);
+        }
+    }
+    for d in &mut described {
+        if describe::value_source(d).is_some()
+            && let Some(v) = values.get(&d.key)
+        {
+            d.value = Some(v.clone());
+        }
+    }
+    let digest = describe::digest(&tree, &values);
+    Snapshot {
+        tree,
+        described,
+        digest,
+        values,
+        offset,
+    }
 }
 
 /// Looks up the accessibility bus through the session bus.
@@ -764,48 +957,6 @@ async fn a11y_address(session_bus: Option<&str>) -> ToolResult<String> {
         .body()
         .deserialize::<String>()
         .map_err(|e| messages::unreachable("accessibility bus", &e.to_string()))
-}
-
-/// Registers for object events (so toolkits emit them) and records when the last one arrived.
-async fn watch_events(
-    conn: &Connection,
-    epoch: Instant,
-    last: Arc<AtomicU64>,
-    count: Arc<AtomicU64>,
-) -> bool {
-    for event in ["object:", "window:"] {
-        let _ = conn
-            .call_method(
-                Some("org.a11y.atspi.Registry"),
-                "/org/a11y/atspi/registry",
-                Some("org.a11y.atspi.Registry"),
-                "RegisterEvent",
-                &(event,),
-            )
-            .await;
-    }
-    let rule = zbus::MatchRule::builder()
-        .msg_type(zbus::message::Type::Signal)
-        .build();
-    let Ok(mut stream) = zbus::MessageStream::for_match_rule(rule, conn, Some(1024)).await else {
-        tracing::warn!("cannot watch AT-SPI events; effects are read without waiting for quiet");
-        return false;
-    };
-    tokio::spawn(async move {
-        while let Some(msg) = stream.next().await {
-            let Ok(msg) = msg else { continue };
-            let is_event = msg
-                .header()
-                .interface()
-                .is_some_and(|i| i.as_str().starts_with("org.a11y.atspi.Event"));
-            if is_event {
-                let us = epoch.elapsed().as_micros() as u64;
-                last.store(us, Ordering::Relaxed);
-                count.fetch_add(1, Ordering::Relaxed);
-            }
-        }
-    });
-    true
 }
 
 struct FoundWindow {
@@ -941,5 +1092,39 @@ mod tests {
         let me = root_name(Some(std::process::id()), "x");
         assert!(!me.is_empty() && me != "x", "{me}");
         assert_eq!(root_name(None, "gnome-calculator"), "gnome-calculator");
+    }
+
+    fn tree_of_depths(depths: &[usize]) -> Tree {
+        Tree {
+            nodes: depths
+                .iter()
+                .enumerate()
+                .map(|(i, d)| a11y::Node {
+                    key: ObjKey::new(":1.1", format!("/n{i}")),
+                    role: 0,
+                    name: String::new(),
+                    states: atspi::StateSet::empty(),
+                    interfaces: Vec::new(),
+                    rect: None,
+                    labelled_by: Vec::new(),
+                    parent: None,
+                    children: Vec::new(),
+                    depth: *d,
+                    scrolled: false,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_subtree_is_the_run_of_deeper_nodes_after_its_root() {
+        //            0  1  2  3  4  5  6
+        let t = tree_of_depths(&[0, 1, 2, 3, 2, 1, 2]);
+        assert_eq!(subtree_end(&t, 0), 7);
+        assert_eq!(subtree_end(&t, 1), 5);
+        assert_eq!(subtree_end(&t, 2), 4);
+        assert_eq!(subtree_end(&t, 3), 4);
+        assert_eq!(subtree_end(&t, 5), 7);
+        assert_eq!(subtree_end(&t, 6), 7);
     }
 }

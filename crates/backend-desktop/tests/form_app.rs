@@ -382,7 +382,7 @@ async fn ids_are_checked_and_errors_say_what_to_do() {
         )
         .await,
         format!(
-            "Control {submit}: Submit has no options to select. select_option works on combo boxes and lists."
+            "Control {submit}: Submit has no options to select. select_option works on combo boxes, lists and tables."
         )
     );
     assert_eq!(
@@ -414,13 +414,35 @@ async fn screenshots_are_pngs_of_the_window_and_marks_sit_on_the_rects() {
     assert_eq!(f64::from(w), win[2] - win[0]);
     assert_eq!(f64::from(hgt), win[3] - win[1]);
 
-    let tree = h.ok("get_ui_tree", json!({"max_depth": 1})).await;
+    let answer = h.ok("get_ui_tree", json!({"max_depth": 1})).await;
+    let tree = &answer["tree"];
     assert_eq!(tree["type"], "window", "{tree}");
     assert_eq!(tree["name"], "Deft Form");
     let kids = tree["children"].as_array().expect("children at depth 1");
     assert!(
         !kids.is_empty() && kids.iter().all(|k| k.get("children").is_none()),
         "{tree}"
+    );
+    assert_eq!(answer["depth"], 1);
+    assert_eq!(answer["nodes"], 1 + kids.len());
+    assert!(
+        kids.iter()
+            .any(|k| k["children_omitted"].as_u64() > Some(0)),
+        "{tree}"
+    );
+    // Too deep is clamped, with a note.
+    let answer = h.ok("get_ui_tree", json!({"max_depth": 99})).await;
+    let note = answer["note"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{answer}"));
+    assert!(
+        note.starts_with("max_depth 99 is above the maximum of 32; the tree is shown to depth 32."),
+        "{note}"
+    );
+    assert!(answer["nodes"].as_u64().unwrap() <= 300, "{answer}");
+    assert_eq!(
+        h.err("get_ui_tree", json!({"max_depth": -2})).await,
+        "max_depth must be a whole number from 0 to 32 (default 8), got -2."
     );
 
     let d = h.call("capture_desktop_screenshot", json!({})).await;
@@ -440,12 +462,18 @@ async fn screenshots_are_pngs_of_the_window_and_marks_sit_on_the_rects() {
     let mut checked = 0;
     for c in j["controls"].as_array().unwrap() {
         let id = c["id"].as_str().unwrap();
-        let rect: Vec<i32> = c["rect"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_i64().unwrap() as i32)
-            .collect();
+        // Rows scrolled out of the list have no rect (and no mark).
+        let Some(rect) = c["rect"].as_array() else {
+            assert!(
+                c["states"]
+                    .as_array()
+                    .unwrap()
+                    .contains(&json!("offscreen")),
+                "{c}"
+            );
+            continue;
+        };
+        let rect: Vec<i32> = rect.iter().map(|v| v.as_i64().unwrap() as i32).collect();
         if rect[2] > win[2] as i32 || rect[3] > win[3] as i32 {
             continue;
         }

@@ -172,3 +172,42 @@ pub fn find_id(listing: &str, kind: &str, name: &str) -> Option<String> {
             .then(|| id.to_owned())
     })
 }
+
+/// Starts the GTK3 lists fixture (`fixtures/desktop/lists_app.py`: a long "Fruits" list box and
+/// a long "Files" tree view, each in a scrolled window) and waits until it is ready.
+pub fn lists_app(env: &[(String, String)]) -> deft_test_support::desktop::AppProcess {
+    use deft_test_support::desktop::{AppProcess, SYSTEM_PYTHON, form_app_path, require_program};
+    require_program(SYSTEM_PYTHON, "python3-gi gir1.2-gtk-3.0");
+    let path = form_app_path().with_file_name("lists_app.py");
+    let app = AppProcess::spawn(SYSTEM_PYTHON, &[&path.to_string_lossy()], env)
+        .expect("lists app starts");
+    assert!(
+        app.wait_record(Duration::from_secs(10), |r| r["event"] == "ready")
+            .is_some(),
+        "the lists app did not start: {:?}",
+        app.lines()
+    );
+    app
+}
+
+/// The header line's counts: (controls, interactive, new).
+pub fn header_counts(listing: &str) -> (usize, usize, usize) {
+    let header = listing.lines().next().unwrap_or_default();
+    let count = |key: &str| -> usize {
+        header
+            .split(' ')
+            .find_map(|w| w.strip_prefix(key))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no {key} in header {header:?}"))
+    };
+    (count("controls="), count("interactive="), count("new="))
+}
+
+/// The control lines of a compact listing (no header, no footers).
+pub fn control_lines(listing: &str) -> Vec<&str> {
+    listing
+        .lines()
+        .skip(1)
+        .filter(|l| !l.starts_with('…'))
+        .collect()
+}
