@@ -32,10 +32,7 @@ async fn mjpeg_frames(url: &str, n: usize) -> Vec<Vec<u8>> {
             let chunk = r.chunk().await.expect("chunk").expect("stream ended");
             buf.extend_from_slice(&chunk);
             // Parse complete parts: headers, blank line, Content-Length bytes, CRLF.
-            loop {
-                let Some(head_end) = buf.windows(4).position(|w| w == b"\r\n\r\n") else {
-                    break;
-                };
+            while let Some(head_end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
                 let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
                 assert!(head.starts_with("--frame\r\n"), "{head}");
                 let len: usize = head
