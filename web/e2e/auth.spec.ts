@@ -1,0 +1,35 @@
+// Logging in and out.
+import { expect, test } from "@playwright/test";
+import { docScreenshot, serverUrl } from "./helpers";
+
+test("a wrong password shows the server's error; the right one opens the console", async ({ page }) => {
+  await page.goto(serverUrl());
+  await expect(page.getByRole("heading", { name: "Log in" })).toBeVisible();
+  await docScreenshot(page, "login");
+
+  await page.getByLabel("Username").fill("admin");
+  await page.getByLabel("Password").fill("not-the-password");
+  await page.getByRole("button", { name: "Log in" }).click();
+  await expect(page.getByTestId("login-error")).toHaveText("wrong username or password");
+  await expect(page.getByTestId("prompt")).toHaveCount(0);
+
+  await page.getByLabel("Password").fill(process.env.DEFT_E2E_PASSWORD ?? "");
+  await page.getByRole("button", { name: "Log in" }).click();
+  await expect(page.getByTestId("prompt")).toBeVisible();
+
+  // The session survives a reload, and logging out ends it.
+  await page.reload();
+  await expect(page.getByTestId("prompt")).toBeVisible();
+  await page.getByRole("button", { name: "Log out" }).click();
+  await expect(page.getByRole("heading", { name: "Log in" })).toBeVisible();
+  await page.reload();
+  await expect(page.getByRole("heading", { name: "Log in" })).toBeVisible();
+});
+
+test("an unknown path serves the console, and the API refuses a page without a session", async ({ page, request }) => {
+  await page.goto(`${serverUrl()}/some/deep/link`);
+  await expect(page.getByRole("heading", { name: "Log in" })).toBeVisible();
+  const res = await request.get(`${serverUrl()}/api/conversations`);
+  expect(res.status()).toBe(401);
+  expect((await res.json()).error).toBeTruthy();
+});

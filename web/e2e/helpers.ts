@@ -1,0 +1,50 @@
+// Shared steps of the console's browser tests.
+import { expect, type Page } from "@playwright/test";
+import { mkdirSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+/** The server under test (set by global-setup). */
+export function serverUrl(): string {
+  const url = process.env.DEFT_E2E_URL;
+  if (!url) throw new Error("DEFT_E2E_URL is not set: the global setup did not run");
+  return url;
+}
+
+/** Logs in through the login page. */
+export async function login(page: Page): Promise<void> {
+  await page.goto(serverUrl());
+  await page.getByLabel("Username").fill("admin");
+  await page.getByLabel("Password").fill(process.env.DEFT_E2E_PASSWORD ?? "");
+  await page.getByRole("button", { name: "Log in" }).click();
+  await expect(page.getByTestId("prompt")).toBeVisible();
+}
+
+/** Starts a new conversation and sends `prompt` with Enter. */
+export async function send(page: Page, prompt: string): Promise<void> {
+  await page.getByRole("button", { name: "+ New conversation" }).click();
+  const box = page.getByTestId("prompt");
+  await box.fill(prompt);
+  await box.press("Enter");
+  await expect(page.getByTestId("msg-user").filter({ hasText: prompt })).toBeVisible();
+}
+
+/** The live assistant message of the current run. */
+export function lastAnswer(page: Page) {
+  return page.getByTestId("msg-assistant").last();
+}
+
+/** Waits until no run is active (the run indicator is gone). */
+export async function waitIdle(page: Page): Promise<void> {
+  await expect(page.getByTestId("run-indicator")).toHaveCount(0, { timeout: 60_000 });
+}
+
+/** Saves a screenshot to docs/screenshots when DEFT_UPDATE_SCREENSHOTS=1. */
+export async function docScreenshot(page: Page, name: string): Promise<void> {
+  if (process.env.DEFT_UPDATE_SCREENSHOTS !== "1") return;
+  const dir = resolve(here, "../../docs/screenshots");
+  mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: join(dir, `${name}.png`), animations: "disabled", caret: "hide" });
+}

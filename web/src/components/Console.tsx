@@ -1,0 +1,494 @@
+// The chat console: conversations, the chat with its live run, the device's live view, settings.
+import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { api } from "../api";
+import { addUsage, num, shortId } from "../format";
+import { applyEvent, newRunView, storedStepView, type RunView } from "../run-state";
+import { subscribe, type Subscription } from "../stream";
+import type { Conversation, ConversationDetail, Device, Message, RunInfo, Settings, Usage } from "../types";
+import { Composer } from "./Composer";
+import { ConversationList } from "./ConversationList";
+import { Lightbox } from "./Lightbox";
+import { LiveView } from "./LiveView";
+import { AssistantMessage, UserMessage } from "./MessageView";
+import { SettingsDialog } from "./SettingsDialog";
+
+const errText = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/** The conversation id in the page's path (`/c/ID`), if any. */
+function convFromPath(): string | null {
+  const m = /^\/c\/([^/]+)\/?$/.exec(window.location.pathname);
+  return m ? decodeURIComponent(m[1]) : null;
+}
+
+/** Puts the conversation in the page's path, so a reload or a link opens it. */
+function setPath(id: string | null, replace = false): void {
+  const path = id ? `/c/${encodeURIComponent(id)}` : "/";
+  if (window.location.pathname === path) return;
+  if (replace) history.replaceState(null, "", path);
+  else history.pushState(null, "", path);
+}
+
+/** Sum of the usage of stored assistant messages. */
+function messagesUsage(ms: Message[]): Usage {
+  return ms.reduce<Usage>((u, m) => (m.usage ? addUsage(u, m.usage) : u), addUsage(null, null));
+}
+
+/** The console page. */
+export function Console({ username, onLoggedOut }: { username: string; onLoggedOut: () => void }) {
+  const [convs, setConvs] = useState<Conversation[]>([]);
+  const [currentId, setCurrentId] = useState<string | null>(null);
+  const [detail, setDetail] = useState<ConversationDetail | null>(null);
+  const [devices, setDevices] = useState<Device[]>([]);
+  const [settings, setSettings] = useState<Settings | null>(null);
+  const [deviceId, setDeviceId] = useState("");
+  const [run, setRun] = useState<RunView | null>(null);
+  const [stopping, setStopping] = useState(false);
+  const [banner, setBanner] = useState<string | null>(null);
+  const [connection, setConnection] = useState<"live" | "reconnecting">("live");
+  const [showSettings, setShowSettings] = useState(false);
+  const [showLive, setShowLive] = useState(true);
+  const [lightbox, setLightbox] = useState<{ src: string; alt: string } | null>(null);
+  const [prompt, setPrompt] = useState("");
+  const [sending, setSending] = useState(false);
+  const sub = useRef<Subscription | null>(null);
+  const currentRef = useRef<string | null>(null);
+  const inputRef = useRef<HTMLTextAreaElement>(null);
+  const chatRef = useRef<HTMLDivElement>(null);
+  currentRef.current = currentId;
+
+  const loadConvs = useCallback(async () => {
+    try {
+      setConvs(await api.conversations());
+    } catch (e) {
+      setBanner(errText(e));
+    }
+  }, []);
+
+  const loadDevices = useCallback(async () => {
+    try {
+      const ds = await api.devices();
+      setDevices(ds);
+      return ds;
+    } catch {
+      return null;
+    }
+  }, []);
+
+  const loadDetail = useCallback(async (id: string) => {
+    try {
+      const d = await api.conversation(id);
+      if (currentRef.current === id) setDetail(d);
+      return d;
+    } catch (e) {
+      if (currentRef.current === id) setBanner(errText(e));
+      return null;
+    }
+  }, []);
+
+  /** After `done`: refresh what the run changed. The run's view stays (it holds step results
+   * the store does not keep) until the next run replaces it. */
+  const finished = useCallback(
+    async (view: RunView) => {
+      setStopping(false);
+      void loadConvs();
+      void loadDevices();
+      if (currentRef.current === view.conversation) await loadDetail(view.conversation);
+    },
+    [loadConvs, loadDevices, loadDetail],
+  );
+
+  const follow = useCallback(
+    (view: RunView) => {
+      sub.current?.close();
+      setRun(view);
+      setConnection("live");
+      sub.current = subscribe(view.runId, 0, {
+        onEvent: (ev) => {
+          setRun((r) => (r && r.runId === view.runId ? applyEvent(r, ev) : r));
+          if (ev.type === "done") void finished(view);
+        },
+        onConnection: setConnection,
+        onFatal: (msg) => setBanner(`Lost the run's event stream: ${msg}`),
+        onEnded: (info) => {
+          setRun((r) => (r && r.runId === view.runId ? { ...r, status: info.status } : r));
+          void finished(view);
+        },
+      });
+    },
+    [finished],
+  );
+
+  const followInfo = useCallback(
+    (info: RunInfo) => follow(newRunView(info.run_id, info.conversation, info.device, info.prompt)),
+    [follow],
+  );
+
+  // First load, and recovery of an active run after a reload.
+  useEffect(() => {
+    void (async () => {
+      const [s, ds, active] = await Promise.all([
+        api.settings().catch((e) => {
+          setBanner(errText(e));
+          return null;
+        }),
+        loadDevices(),
+        api.activeRun().catch(() => ({ run: null })),
+        loadConvs(),
+      ]);
+      setSettings(s);
+      const usable = (ds ?? []).filter((d) => !d.busy);
+      const preferred = s?.default_device && (ds ?? []).some((d) => d.id === s.default_device) ? s.default_device : "";
+      const local = usable.find((d) => d.id === "local");
+      setDeviceId(preferred || local?.id || usable[0]?.id || ds?.[0]?.id || "");
+      const open = active.run && active.run.status === "running" ? active.run.conversation : convFromPath();
+      if (open) {
+        setCurrentId(open);
+        currentRef.current = open;
+        setPath(open, true);
+        void loadDetail(open);
+      }
+      if (active.run && active.run.status === "running") followInfo(active.run);
+    })();
+    return () => sub.current?.close();
+  }, []);
+
+  const runActive = run !== null && run.status === "running";
+
+  // Devices every 5 s; a run started elsewhere every 8 s.
+  useEffect(() => {
+    const t1 = setInterval(() => void loadDevices(), 5000);
+    const t2 = setInterval(() => {
+      if (runActive) return;
+      void api
+        .activeRun()
+        .then((a) => {
+          if (a.run && a.run.status === "running" && a.run.run_id !== run?.runId) followInfo(a.run);
+        })
+        .catch(() => {});
+    }, 8000);
+    return () => {
+      clearInterval(t1);
+      clearInterval(t2);
+    };
+  }, [runActive, run?.runId, followInfo, loadDevices]);
+
+  // Keep the newest message in view while the person is at the bottom.
+  const nearBottom = useRef(true);
+  useEffect(() => {
+    const el = chatRef.current;
+    if (el && nearBottom.current) el.scrollTop = el.scrollHeight;
+  });
+
+  // Keyboard: Alt+N new conversation, "/" focuses the message box.
+  useEffect(() => {
+    const key = (e: KeyboardEvent) => {
+      const typing = e.target instanceof HTMLElement && /^(INPUT|TEXTAREA|SELECT)$/.test(e.target.tagName);
+      if (e.altKey && (e.key === "n" || e.key === "N")) {
+        e.preventDefault();
+        newConversation();
+      } else if (e.key === "/" && !typing && !showSettings) {
+        e.preventDefault();
+        inputRef.current?.focus();
+      }
+    };
+    window.addEventListener("keydown", key);
+    return () => window.removeEventListener("keydown", key);
+  });
+
+  // Back and forward move between conversations.
+  useEffect(() => {
+    const pop = () => {
+      const id = convFromPath();
+      setCurrentId(id);
+      currentRef.current = id;
+      setDetail(null);
+      if (id) void loadDetail(id);
+    };
+    window.addEventListener("popstate", pop);
+    return () => window.removeEventListener("popstate", pop);
+  }, [loadDetail]);
+
+  const select = (id: string) => {
+    if (id === currentId) return;
+    setPath(id);
+    setCurrentId(id);
+    currentRef.current = id;
+    setDetail(null);
+    void loadDetail(id);
+    inputRef.current?.focus();
+  };
+
+  const newConversation = () => {
+    setPath(null);
+    setCurrentId(null);
+    currentRef.current = null;
+    setDetail(null);
+    inputRef.current?.focus();
+  };
+
+  const send = async () => {
+    const text = prompt.trim();
+    if (!text || sending || runActive) return;
+    setSending(true);
+    setBanner(null);
+    try {
+      const r = await api.startRun(text, currentId ?? undefined, deviceId || undefined);
+      setPrompt("");
+      setPath(r.conversation, currentId === r.conversation);
+      setCurrentId(r.conversation);
+      currentRef.current = r.conversation;
+      nearBottom.current = true;
+      follow(newRunView(r.run_id, r.conversation, r.device, text));
+      void loadDetail(r.conversation);
+      void loadConvs();
+      void loadDevices();
+    } catch (e) {
+      setBanner(errText(e));
+    } finally {
+      setSending(false);
+    }
+  };
+
+  const stop = async () => {
+    if (!run) return;
+    setStopping(true);
+    try {
+      await api.stop(run.runId);
+    } catch (e) {
+      setStopping(false);
+      setBanner(errText(e));
+    }
+  };
+
+  const answer = async (callId: string, approve: boolean) => {
+    if (!run) return;
+    try {
+      await api.confirm(run.runId, callId, approve);
+    } catch (e) {
+      setBanner(errText(e));
+    }
+  };
+
+  const remove = async (c: Conversation) => {
+    if (!window.confirm(`Delete the conversation “${c.title || shortId(c.id)}”?`)) return;
+    try {
+      await api.deleteConversation(c.id);
+      if (c.id === currentId) newConversation();
+      void loadConvs();
+    } catch (e) {
+      setBanner(errText(e));
+    }
+  };
+
+  const logout = async () => {
+    try {
+      await api.logout();
+    } catch {
+      // The session is gone either way.
+    }
+    sub.current?.close();
+    onLoggedOut();
+  };
+
+  const openImage = useCallback((src: string, alt: string) => setLightbox({ src, alt }), []);
+
+  // What the chat shows: stored messages, then the live run of this conversation.
+  const liveHere = run !== null && run.conversation === currentId;
+  const stored = useMemo(() => {
+    const ms = detail && detail.id === currentId ? detail.messages : [];
+    return liveHere ? ms.filter((m) => !(m.role === "assistant" && m.run_id === run!.runId)) : ms;
+  }, [detail, currentId, liveHere, run?.runId]);
+  const last = stored[stored.length - 1];
+  const promptShown = liveHere && last?.role === "user" && last.content === run!.prompt;
+
+  const conv = convs.find((c) => c.id === currentId);
+  const here = detail && detail.id === currentId ? detail : null;
+  const convUsage = here ? (here.usage ?? messagesUsage(here.messages)) : conv?.usage;
+  const runStored = liveHere && !!here?.messages.some((m) => m.role === "assistant" && m.run_id === run!.runId);
+  const totalUsage = liveHere && !runStored && run!.usage ? addUsage(convUsage, run!.usage) : convUsage;
+  const title = detail?.title || conv?.title || (currentId ? "" : "New conversation");
+
+  const liveDeviceId = runActive ? run!.device : deviceId;
+  const liveDevice = devices.find((d) => d.id === liveDeviceId);
+  const selectedDevice = devices.find((d) => d.id === deviceId);
+  const disabledReason = runActive
+    ? null
+    : !deviceId
+      ? "Choose a device first (🎯 above)"
+      : selectedDevice?.busy
+        ? `${deviceId} is busy — choose another device or wait`
+        : null;
+
+  return (
+    <div class={showLive ? "console with-live" : "console"}>
+      <aside class="sidebar">
+        <div class="brand">
+          <span class="brand-mark">◆</span> deft <span class="muted small">console</span>
+        </div>
+        <ConversationList
+          conversations={convs}
+          current={currentId}
+          runningConversation={runActive ? run!.conversation : null}
+          onSelect={select}
+          onNew={newConversation}
+          onDelete={(c) => void remove(c)}
+        />
+        <div class="sidebar-foot">
+          <span class="muted small">{username}</span>
+          <button class="btn btn-ghost btn-small" onClick={() => void logout()}>
+            Log out
+          </button>
+        </div>
+      </aside>
+
+      <main class="chat">
+        <header class="topbar">
+          <div class="topbar-title">
+            <h1 title={title}>{title || "…"}</h1>
+            {currentId && <span class="muted small mono">conv={shortId(currentId)}</span>}
+          </div>
+          <div class="topbar-tools">
+            {runActive && (
+              <span class="chip chip-running" data-testid="run-indicator">
+                <span class="pulse" aria-hidden="true" /> {connection === "live" ? "running" : "reconnecting…"}
+              </span>
+            )}
+            <span class="tokens" title="Tokens used in this conversation" data-testid="conv-total">
+              🪙 this conversation {num(totalUsage?.total_tokens ?? 0)} tokens
+            </span>
+            <label class="device-picker" title="The device the agent operates">
+              🎯
+              <select
+                value={runActive ? run!.device : deviceId}
+                disabled={runActive}
+                onChange={(e) => setDeviceId(e.currentTarget.value)}
+                aria-label="Device"
+                data-testid="device-picker"
+              >
+                {!devices.some((d) => d.id === deviceId) && <option value={deviceId}>{deviceId || "— device —"}</option>}
+                {devices.map((d) => (
+                  <option key={d.id} value={d.id} disabled={d.busy && !(runActive && run!.device === d.id)}>
+                    {d.id} · {d.profile}
+                    {d.busy ? " (busy)" : ""}
+                  </option>
+                ))}
+              </select>
+            </label>
+            {!showLive && (
+              <button class="btn btn-ghost btn-small" onClick={() => setShowLive(true)}>
+                📺 Live
+              </button>
+            )}
+            <button class="btn btn-ghost btn-small" onClick={() => setShowSettings(true)} data-testid="open-settings">
+              ⚙ Settings
+            </button>
+          </div>
+        </header>
+
+        {banner && (
+          <div class="banner banner-error banner-top" role="alert" data-testid="banner">
+            <span>{banner}</span>
+            <button class="btn btn-ghost btn-small" onClick={() => setBanner(null)} aria-label="Dismiss">
+              ✕
+            </button>
+          </div>
+        )}
+
+        <div
+          class="messages"
+          ref={chatRef}
+          onScroll={(e) => {
+            const el = e.currentTarget;
+            nearBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
+          }}
+        >
+          {stored.length === 0 && !liveHere && (
+            <div class="empty">
+              <p>Tell the agent what to do on <strong>{deviceId || "a device"}</strong>.</p>
+              <p class="muted small">It looks at the screen, acts through tools, and streams each step here.</p>
+            </div>
+          )}
+          {[
+            ...stored.map((m, i) =>
+              m.role === "user" ? (
+                <UserMessage key={`m${i}`} text={m.content} />
+              ) : (
+                <AssistantMessage
+                  key={m.run_id ? `run-${m.run_id}` : `m${i}`}
+                  runId={m.run_id ?? ""}
+                  content={m.content}
+                  reasoning={m.reasoning ?? ""}
+                  steps={(m.steps ?? []).map(storedStepView)}
+                  usage={m.usage}
+                  status={m.status}
+                  live={false}
+                  onOpenImage={openImage}
+                />
+              ),
+            ),
+            ...(liveHere && !promptShown ? [<UserMessage key="live-prompt" text={run!.prompt} />] : []),
+            ...(liveHere
+              ? [
+                  <AssistantMessage
+                    key={`run-${run!.runId}`}
+                    runId={run!.runId}
+                    content={run!.content}
+                    reasoning={run!.reasoning}
+                    steps={run!.steps}
+                    usage={run!.usage}
+                    status={run!.status}
+                    errors={run!.errors}
+                    live={true}
+                    onAnswer={answer}
+                    onOpenImage={openImage}
+                  />,
+                ]
+              : []),
+          ]}
+        </div>
+
+        {runActive && !liveHere && (
+          <div class="banner banner-info">
+            A run is active in another conversation.{" "}
+            <button class="link" onClick={() => select(run!.conversation)}>
+              Show it
+            </button>
+          </div>
+        )}
+        <Composer
+          value={prompt}
+          onInput={setPrompt}
+          onSend={() => void send()}
+          onStop={() => void stop()}
+          running={runActive}
+          stopping={stopping}
+          sending={sending}
+          disabledReason={disabledReason}
+          inputRef={inputRef}
+        />
+      </main>
+
+      {showLive && (
+        <LiveView
+          device={liveDevice}
+          following={runActive ? "in use by the run" : "selected"}
+          onHide={() => setShowLive(false)}
+        />
+      )}
+
+      {showSettings && (
+        <SettingsDialog
+          settings={settings}
+          devices={devices}
+          onClose={() => setShowSettings(false)}
+          onSaved={(s) => {
+            setSettings(s);
+            setShowSettings(false);
+            if (s.default_device && !runActive) setDeviceId(s.default_device);
+          }}
+        />
+      )}
+      {lightbox && <Lightbox src={lightbox.src} alt={lightbox.alt} onClose={() => setLightbox(null)} />}
+    </div>
+  );
+}

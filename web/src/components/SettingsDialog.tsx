@@ -1,0 +1,167 @@
+// The agent settings: API base, model, API key (write-only: only its masked form comes back),
+// default device and max steps.
+import type { ComponentChildren } from "preact";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { api } from "../api";
+import type { Device, Settings } from "../types";
+
+/** Props of the dialog. */
+export interface SettingsDialogProps {
+  settings: Settings | null;
+  devices: Device[];
+  onSaved: (s: Settings) => void;
+  onClose: () => void;
+}
+
+/** A labelled form field with a help line. */
+function Field({ id, label, help, children }: { id: string; label: string; help: string; children: ComponentChildren }) {
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      {children}
+      <small class="muted">{help}</small>
+    </div>
+  );
+}
+
+/** A modal dialog; Escape or Cancel closes it. */
+export function SettingsDialog({ settings, devices, onSaved, onClose }: SettingsDialogProps) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const [apiBase, setApiBase] = useState(settings?.api_base ?? "");
+  const [model, setModel] = useState(settings?.model ?? "");
+  const [apiKey, setApiKey] = useState("");
+  const [clearKey, setClearKey] = useState(false);
+  const [device, setDevice] = useState(settings?.default_device ?? "");
+  const [maxSteps, setMaxSteps] = useState(String(settings?.max_steps ?? 40));
+  const [error, setError] = useState("");
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    const d = ref.current;
+    if (d && !d.open) d.showModal();
+  }, []);
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const steps = Number(maxSteps);
+    if (!Number.isInteger(steps) || steps < 1 || steps > 200) {
+      return setError("Max steps must be a whole number from 1 to 200.");
+    }
+    const base = apiBase.trim();
+    if (base && !/^https?:\/\//i.test(base)) {
+      return setError("The API base must start with http:// or https://.");
+    }
+    const change: Parameters<typeof api.saveSettings>[0] = {};
+    if (base !== (settings?.api_base ?? "")) change.api_base = base;
+    if (model.trim() !== (settings?.model ?? "")) change.model = model.trim();
+    if (clearKey) change.api_key = "";
+    else if (apiKey) change.api_key = apiKey;
+    if (device !== (settings?.default_device ?? "")) change.default_device = device;
+    if (steps !== settings?.max_steps) change.max_steps = steps;
+    setBusy(true);
+    setError("");
+    try {
+      const saved = await api.saveSettings(change);
+      onSaved(saved);
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+      setBusy(false);
+    }
+  };
+
+  const knownDevice = !device || devices.some((d) => d.id === device);
+
+  return (
+    <dialog
+      ref={ref}
+      class="dialog"
+      aria-labelledby="settings-title"
+      onCancel={(e) => {
+        e.preventDefault();
+        onClose();
+      }}
+      data-testid="settings"
+    >
+      <form onSubmit={submit} class="form" noValidate>
+        <h2 id="settings-title">Settings</h2>
+        <Field id="set-api-base" label="API base" help="Any OpenAI-compatible endpoint.">
+          <input
+            id="set-api-base"
+            name="api_base"
+            placeholder="https://api.deepseek.com"
+            value={apiBase}
+            onInput={(e) => setApiBase(e.currentTarget.value)}
+          />
+        </Field>
+        <Field id="set-model" label="Model" help="It needs vision to read screenshots.">
+          <input
+            id="set-model"
+            name="model"
+            placeholder="deepseek-chat"
+            value={model}
+            onInput={(e) => setModel(e.currentTarget.value)}
+          />
+        </Field>
+        <Field id="set-api-key" label="API key" help="Stored encrypted on the server; never shown again.">
+          <input
+            id="set-api-key"
+            name="api_key"
+            type="password"
+            autoComplete="off"
+            placeholder={settings?.api_key_set ? `${settings.api_key_masked} (set — type to replace)` : "not set"}
+            value={apiKey}
+            disabled={clearKey}
+            onInput={(e) => setApiKey(e.currentTarget.value)}
+          />
+          {settings?.api_key_set && (
+            <label class="check">
+              <input type="checkbox" checked={clearKey} onChange={(e) => setClearKey(e.currentTarget.checked)} /> Clear
+              the stored key
+            </label>
+          )}
+        </Field>
+        <Field id="set-device" label="Default device" help="Used when a run names no device.">
+          <select
+            id="set-device"
+            name="default_device"
+            value={device}
+            onChange={(e) => setDevice(e.currentTarget.value)}
+          >
+            <option value="">— none —</option>
+            {!knownDevice && <option value={device}>{device} (not connected)</option>}
+            {devices.map((d) => (
+              <option value={d.id} key={d.id}>
+                {d.id} ({d.profile})
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field id="set-max-steps" label="Max steps" help="Model calls per run, 1–200.">
+          <input
+            id="set-max-steps"
+            name="max_steps"
+            type="number"
+            min={1}
+            max={200}
+            step={1}
+            value={maxSteps}
+            onInput={(e) => setMaxSteps(e.currentTarget.value)}
+          />
+        </Field>
+        {error && (
+          <div class="banner banner-error" role="alert" data-testid="settings-error">
+            {error}
+          </div>
+        )}
+        <div class="dialog-buttons">
+          <button type="button" class="btn" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" class="btn btn-primary" disabled={busy}>
+            {busy ? "Saving…" : "Save"}
+          </button>
+        </div>
+      </form>
+    </dialog>
+  );
+}

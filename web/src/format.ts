@@ -1,0 +1,83 @@
+// Small text formatters shared by the views.
+import type { Usage } from "./types";
+
+const nf = new Intl.NumberFormat("en-US");
+
+/** 3606 → "3,606". */
+export function num(n: number | undefined | null): string {
+  return nf.format(n ?? 0);
+}
+
+/** The token footer of one message: `🪙 3,606 tokens (↑3,480 ↓126 · 1 call)`. */
+export function tokenFooter(u: Usage): string {
+  const calls = `${num(u.calls)} ${u.calls === 1 ? "call" : "calls"}`;
+  return `🪙 ${num(u.total_tokens)} tokens (↑${num(u.prompt_tokens)} ↓${num(u.completion_tokens)} · ${calls})`;
+}
+
+/** Adds two usages. */
+export function addUsage(a: Usage | undefined | null, b: Usage | undefined | null): Usage {
+  return {
+    prompt_tokens: (a?.prompt_tokens ?? 0) + (b?.prompt_tokens ?? 0),
+    completion_tokens: (a?.completion_tokens ?? 0) + (b?.completion_tokens ?? 0),
+    total_tokens: (a?.total_tokens ?? 0) + (b?.total_tokens ?? 0),
+    calls: (a?.calls ?? 0) + (b?.calls ?? 0),
+  };
+}
+
+/** The first 8 characters of an id. */
+export function shortId(id: string): string {
+  return id.slice(0, 8);
+}
+
+/** Milliseconds as "850 ms" / "2.4 s" / "1 min 5 s". */
+export function duration(ms: number | undefined): string {
+  if (ms === undefined || ms === null) return "";
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const s = Math.round(ms / 1000);
+  return `${Math.floor(s / 60)} min ${s % 60} s`;
+}
+
+/** A tool call's arguments on one line, cut to `max` characters. */
+export function argsLine(args: unknown, max = 160): string {
+  let s: string;
+  try {
+    s = typeof args === "string" ? args : JSON.stringify(args ?? {});
+  } catch {
+    s = String(args);
+  }
+  if (s === "{}") return "";
+  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
+}
+
+/** An RFC 3339 time as a short local time. */
+export function when(iso: string | undefined): string {
+  if (!iso) return "";
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return "";
+  const now = new Date();
+  const sameDay = d.toDateString() === now.toDateString();
+  return sameDay
+    ? d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })
+    : d.toLocaleDateString([], { month: "short", day: "numeric" });
+}
+
+/** Human words for a run status. */
+export function statusLabel(status: string | undefined): string {
+  switch (status) {
+    case "running":
+      return "running";
+    case "completed":
+      return "completed";
+    case "failed":
+      return "failed";
+    case "stopped":
+      return "stopped";
+    case "timeout":
+      return "timed out";
+    case "max_steps":
+      return "step limit reached";
+    default:
+      return status ?? "";
+  }
+}

@@ -1,0 +1,153 @@
+// The live view of one run, built from its events. Pure: `applyEvent` returns a new state, and an
+// event at or below `lastSeq` (a replay after a reconnect) changes nothing.
+import type { AgentEvent, RunStatus, StoredStep, Usage } from "./types";
+
+/** What a step card shows. */
+export interface StepView {
+  call_id: string;
+  tool: string;
+  args: unknown;
+  /** running → success | failure | skipped; `waiting` while a confirm is open; `denied` after no. */
+  status: "running" | "waiting" | "success" | "failure" | "skipped" | "denied" | string;
+  duration_ms?: number;
+  effect?: string | null;
+  image_ids: string[];
+  /** The tool's result (success) or error text (failure), for the expanded card. */
+  detail?: string;
+  /** The open question, while it waits; kept after the answer to show it. */
+  confirm?: { reason: string; answer?: boolean };
+}
+
+/** The assistant message of a run, as it streams. */
+export interface RunView {
+  runId: string;
+  conversation: string;
+  device: string;
+  prompt: string;
+  status: RunStatus;
+  content: string;
+  reasoning: string;
+  steps: StepView[];
+  usage: Usage | null;
+  errors: string[];
+  lastSeq: number;
+}
+
+/** A fresh view of a run that has not sent anything yet. */
+export function newRunView(runId: string, conversation: string, device: string, prompt: string): RunView {
+  return {
+    runId,
+    conversation,
+    device,
+    prompt,
+    status: "running",
+    content: "",
+    reasoning: "",
+    steps: [],
+    usage: null,
+    errors: [],
+    lastSeq: 0,
+  };
+}
+
+function upsertStep(steps: StepView[], callId: string, f: (s: StepView | undefined) => StepView): StepView[] {
+  const i = steps.findIndex((s) => s.call_id === callId);
+  if (i < 0) return [...steps, f(undefined)];
+  const next = steps.slice();
+  next[i] = f(steps[i]);
+  return next;
+}
+
+function resultText(v: unknown): string {
+  if (v === null || v === undefined) return "";
+  if (typeof v === "string") return v;
+  try {
+    return JSON.stringify(v, null, 2);
+  } catch {
+    return String(v);
+  }
+}
+
+/** Applies one event. */
+export function applyEvent(run: RunView, ev: AgentEvent): RunView {
+  if (ev.seq <= run.lastSeq) return run;
+  const r: RunView = { ...run, lastSeq: ev.seq };
+  switch (ev.type) {
+    case "delta":
+      if (ev.kind === "reasoning") r.reasoning = run.reasoning + ev.text;
+      else r.content = run.content + ev.text;
+      return r;
+    case "step_start":
+      r.steps = upsertStep(run.steps, ev.call_id, (s) => ({
+        ...(s ?? { image_ids: [], status: "running" }),
+        call_id: ev.call_id,
+        tool: ev.tool,
+        args: ev.args,
+      }));
+      return r;
+    case "step": {
+      const res = ev.result ?? {};
+      r.steps = upsertStep(run.steps, ev.call_id, (s) => ({
+        ...(s ?? {}),
+        call_id: ev.call_id,
+        tool: ev.tool,
+        args: ev.args,
+        status: s?.status === "denied" ? "denied" : (res.status ?? "success"),
+        duration_ms: ev.duration_ms,
+        effect: ev.effect ?? null,
+        image_ids: ev.image_ids ?? [],
+        detail: res.status === "success" || res.status === undefined ? resultText(res.result) : (res.error ?? resultText(res.result)),
+      }));
+      return r;
+    }
+    case "usage":
+      r.usage = {
+        prompt_tokens: ev.prompt_tokens,
+        completion_tokens: ev.completion_tokens,
+        total_tokens: ev.total_tokens,
+        calls: ev.calls,
+      };
+      return r;
+    case "confirm":
+      r.steps = upsertStep(run.steps, ev.call_id, (s) => ({
+        ...(s ?? { image_ids: [] }),
+        call_id: ev.call_id,
+        tool: ev.tool,
+        args: ev.args,
+        status: "waiting",
+        confirm: { reason: ev.reason },
+      }));
+      return r;
+    case "confirmed":
+      r.steps = upsertStep(run.steps, ev.call_id, (s) => ({
+        ...(s ?? { call_id: ev.call_id, tool: "", args: {}, image_ids: [] }),
+        status: ev.approve ? (s?.status === "waiting" ? "running" : (s?.status ?? "running")) : "denied",
+        confirm: { reason: s?.confirm?.reason ?? "", answer: ev.approve },
+      }));
+      return r;
+    case "error":
+      r.errors = [...run.errors, ev.message];
+      return r;
+    case "done":
+      r.status = ev.status;
+      r.usage = ev.usage ?? run.usage;
+      if (ev.answer && !run.content.trim()) r.content = ev.answer;
+      r.steps = run.steps.map((s) =>
+        s.status === "running" || s.status === "waiting" ? { ...s, status: ev.status === "stopped" ? "stopped" : "skipped" } : s,
+      );
+      return r;
+  }
+}
+
+/** A stored step as a card. */
+export function storedStepView(s: StoredStep): StepView {
+  return {
+    call_id: s.call_id,
+    tool: s.tool,
+    args: s.args,
+    status: s.status ?? "success",
+    duration_ms: s.duration_ms,
+    effect: s.effect ?? null,
+    image_ids: s.image_ids ?? [],
+  };
+}
