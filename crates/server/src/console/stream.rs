@@ -72,12 +72,9 @@ pub async fn events(
 }
 
 /// The streaming response: frames of `log` after `after`, with keep-alive comments, until the
-/// log closes or the server stops.
+/// log closes or the server stops. Events that arrived together go out as one chunk.
 pub fn sse_response(log: Arc<RunLog>, after: u64, stopping: CancellationToken) -> Response {
-    let events = log
-        .subscribe(after)
-        .map(|e| e.frame)
-        .take_until(stopping.cancelled_owned());
+    let events = log.frames(after).take_until(stopping.cancelled_owned());
     let body = keep_alive(events.boxed(), KEEP_ALIVE);
     (
         [
@@ -90,16 +87,56 @@ pub fn sse_response(log: Arc<RunLog>, after: u64, stopping: CancellationToken) -
         .into_response()
 }
 
-/// Interleaves `: keep-alive` comments into `frames` whenever `every` passes without one.
+/// The comment a quiet stream sends.
+const KEEP_ALIVE_FRAME: &[u8] = b": keep-alive\n\n";
+
+/// Interleaves `: keep-alive` comments into `frames` when a whole period of `every` passed
+/// without a frame. One timer per stream, armed once per period (not once per frame: a
+/// thousand watchers of a busy run would otherwise churn the timer wheel).
 fn keep_alive(
     frames: futures::stream::BoxStream<'static, Bytes>,
     every: Duration,
 ) -> impl futures::Stream<Item = Bytes> + Send + 'static {
-    futures::stream::unfold(Some(frames), move |state| async move {
-        let mut frames = state?;
-        tokio::select! {
-            next = frames.next() => next.map(|f| (f, Some(frames))),
-            _ = tokio::time::sleep(every) => Some((Bytes::from_static(b": keep-alive\n\n"), Some(frames))),
+    let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    futures::stream::unfold(
+        (frames, tick, false),
+        |(mut frames, mut tick, mut sent)| async move {
+            loop {
+                tokio::select! {
+                    biased;
+                    next = frames.next() => return next.map(|f| (f, (frames, tick, true))),
+                    _ = tick.tick() => {
+                        if !std::mem::take(&mut sent) {
+                            return Some((Bytes::from_static(KEEP_ALIVE_FRAME), (frames, tick, false)));
+                        }
+                    }
+                }
+            }
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn a_quiet_stream_gets_keep_alives_and_a_busy_one_does_not() {
+        let (tx, rx) = futures::channel::mpsc::unbounded::<Bytes>();
+        let out = keep_alive(rx.boxed(), Duration::from_secs(15));
+        let collector = tokio::spawn(out.collect::<Vec<_>>());
+        // Quiet for 31 s: a comment at 15 s and at 30 s.
+        tokio::time::sleep(Duration::from_secs(31)).await;
+        // Busy for 40 s, a frame every 5 s: no comment.
+        for i in 0..8u8 {
+            tx.unbounded_send(Bytes::from(vec![i])).unwrap();
+            tokio::time::sleep(Duration::from_secs(5)).await;
         }
-    })
+        drop(tx);
+        let got = collector.await.unwrap();
+        let mut want = vec![Bytes::from_static(KEEP_ALIVE_FRAME); 2];
+        want.extend((0..8u8).map(|i| Bytes::from(vec![i])));
+        assert_eq!(got, want);
+    }
 }
