@@ -45,6 +45,7 @@ use axum::http::StatusCode;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use axum::serve::ListenerExt;
 use deft_tools::Device;
 use tokio_util::sync::CancellationToken;
 
@@ -220,13 +221,14 @@ impl Server {
         let console = self.state.console.clone();
         let app = router(self.state).into_make_service_with_connect_info::<SocketAddr>();
         let signal = stopping.clone();
-        let graceful = axum::serve(self.listener, app).with_graceful_shutdown(async move {
-            shutdown.cancelled().await;
-            if let Some(console) = console {
-                console.stop_active_run(Duration::from_secs(3)).await;
-            }
-            signal.cancel();
-        });
+        let graceful = axum::serve(self.listener.tap_io(deft_tools::host::no_delay), app)
+            .with_graceful_shutdown(async move {
+                shutdown.cancelled().await;
+                if let Some(console) = console {
+                    console.stop_active_run(Duration::from_secs(3)).await;
+                }
+                signal.cancel();
+            });
         let served = tokio::select! {
             served = graceful.into_future() => served,
             () = async {

@@ -25,6 +25,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
+use axum::serve::ListenerExt;
 use serde_json::{Value, json};
 
 /// One scripted turn: decides the reply from the request it answers.
@@ -273,7 +274,7 @@ impl ScriptedModel {
         let addr = listener.local_addr().unwrap_or_else(|e| panic!("{e}"));
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
         tokio::spawn(async move {
-            let _ = axum::serve(listener, app)
+            let _ = axum::serve(listener.tap_io(crate::net::no_delay), app)
                 .with_graceful_shutdown(async {
                     let _ = rx.await;
                 })

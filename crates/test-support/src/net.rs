@@ -22,3 +22,9 @@ pub fn wait_for_port(addr: SocketAddr, timeout: Duration) -> bool {
     }
     false
 }
+
+/// Turns Nagle's algorithm off on an accepted connection (for axum's `ListenerExt::tap_io`), so
+/// the fixtures' streamed chunks go out at once instead of waiting for a delayed ACK.
+pub fn no_delay(tcp: &mut tokio::net::TcpStream) {
+    let _ = tcp.set_nodelay(true);
+}

@@ -29,6 +29,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
+use axum::serve::ListenerExt;
 use deft_test_support::model::{Reply, Streamed, sse_lines};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -270,7 +271,7 @@ async fn main() -> anyhow::Result<()> {
     writeln!(out, "listening on http://{addr}")?;
     out.flush()?;
     drop(out);
-    axum::serve(listener, app).await?;
+    axum::serve(listener.tap_io(deft_test_support::net::no_delay), app).await?;
     Ok(())
 }
 
