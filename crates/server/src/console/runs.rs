@@ -7,14 +7,14 @@
 //! run at once and finds the conversation complete.
 
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use deft_agent::llm::{LlmClient, LlmConfig};
-use deft_agent::{Agent, EventSink, HistoryMessage, RunIo, RunRequest};
+use deft_agent::{Agent, EventSink, HistoryMessage, RunIo, RunOutcome, RunRequest, RunTimings};
 use deft_protocol::{AgentEvent, DeltaKind, DoneStatus, EventKind, Usage};
 use deft_store::{Message, RunRecord};
 use deft_tools::{Devices, devices::BusyGuard};
@@ -369,9 +369,22 @@ pub async fn start(
         extra_context: Vec::new(),
     };
     let answer = json!({"run_id": run.run_id, "conversation": conversation, "device": device_id});
-    tokio::spawn(async move {
+    let cancel = run.cancel.clone();
+    let running = agent_runtime().spawn(async move {
         let _busy = busy;
-        let outcome = agent.run(&device, request, io, run.cancel.clone()).await;
+        agent.run(&device, request, io, cancel).await
+    });
+    tokio::spawn(async move {
+        let outcome = running.await.unwrap_or_else(|e| {
+            tracing::error!(run = %run.run_id, error = %e, "the agent task failed");
+            RunOutcome {
+                answer: texts::RUN_CRASHED.to_owned(),
+                status: DoneStatus::Failed,
+                usage: Usage::default(),
+                steps: 0,
+                timings: RunTimings::default(),
+            }
+        });
         let summary = match Arc::try_unwrap(sink) {
             Ok(sink) => sink.summary.into_inner().unwrap_or_else(|p| p.into_inner()),
             Err(shared) => {
@@ -392,6 +405,27 @@ pub async fn start(
         drop(guard);
     });
     Ok((StatusCode::ACCEPTED, Json(answer)).into_response())
+}
+
+/// Where agent runs execute: a runtime with one thread of its own, so the model's stream and
+/// the tools never wait behind the server's other work (a thousand watchers mean a thousand
+/// socket writes per batch of events on the server's workers). Lives as long as the process.
+/// Falls back to the server's runtime when a thread cannot be started.
+fn agent_runtime() -> tokio::runtime::Handle {
+    static RUNTIME: OnceLock<Option<tokio::runtime::Runtime>> = OnceLock::new();
+    let own = RUNTIME.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("deft-run")
+            .enable_all()
+            .build()
+            .inspect_err(|e| tracing::warn!(error = %e, "no runtime of its own for agent runs"))
+            .ok()
+    });
+    match own {
+        Some(rt) => rt.handle().clone(),
+        None => tokio::runtime::Handle::current(),
+    }
 }
 
 /// Stores the end of a run, frees the slot, then lets watchers see `done`.

@@ -84,6 +84,9 @@ pub fn bad_setting(what: &str, detail: &str) -> String {
 pub const RUN_INTERRUPTED: &str =
     "The server stopped during this run; it did not finish. Send the request again to retry.";
 
+/// The answer of a run whose agent task panicked.
+pub const RUN_CRASHED: &str = "the run stopped on an internal error (the server log has the details); send the request again to retry";
+
 /// The store failed.
 pub fn store_failed(detail: &str) -> String {
     format!("the console's database failed: {detail}")
