@@ -180,10 +180,15 @@ pub async fn authorize(
     method: &Method,
     headers: &HeaderMap,
 ) -> Result<Principal, ApiError> {
-    if matches(bearer(headers), api_token) {
-        return Ok(Principal::ApiToken);
-    }
     let unauthorized = |text: &str| ApiError(StatusCode::UNAUTHORIZED, text.to_owned());
+    if let Some(given) = bearer(headers) {
+        // A caller that sends a token means the token: a wrong one is not a missing login.
+        return if matches(Some(given), api_token) {
+            Ok(Principal::ApiToken)
+        } else {
+            Err(unauthorized(crate::texts::UNAUTHORIZED))
+        };
+    }
     let Some(console) = console else {
         return Err(unauthorized(crate::texts::UNAUTHORIZED));
     };
