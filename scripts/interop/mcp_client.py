@@ -7,9 +7,11 @@ Prints one line per transport and exits non-zero on the first mismatch.
 
 import asyncio
 import os
-import socket
+import re
+import select
 import subprocess
 import sys
+import threading
 import time
 
 import httpx2
@@ -41,20 +43,24 @@ async def exercise(client: Client, label: str) -> None:
     print(f"{label}: listed {len(names)} tools, 3 calls checked")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for_port(port: int, seconds: float) -> None:
+def bound_url(server: subprocess.Popen, seconds: float) -> str:
+    """The URL `deft mcp … --http 127.0.0.1:0` prints on stderr once it listens (no port race)."""
     until = time.monotonic() + seconds
+    seen = []
     while time.monotonic() < until:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
-    raise RuntimeError(f"deft mcp did not listen on port {port} within {seconds} s")
+        ready, _, _ = select.select([server.stderr], [], [], max(0.0, until - time.monotonic()))
+        if not ready:
+            break
+        line = server.stderr.readline()
+        if not line:
+            raise RuntimeError(f"deft mcp exited before listening: {''.join(seen)}")
+        seen.append(line)
+        m = re.search(r"at (http://\S+/mcp)", line)
+        if m:
+            # Keep reading what it logs from now on, so a full pipe never blocks it.
+            threading.Thread(target=server.stderr.read, daemon=True).start()
+            return m.group(1)
+    raise RuntimeError(f"deft mcp did not say where it listens within {seconds} s: {''.join(seen)}")
 
 
 async def over_stdio(deft: str) -> None:
@@ -64,12 +70,14 @@ async def over_stdio(deft: str) -> None:
 
 
 async def over_http(deft: str) -> None:
-    port = free_port()
     token = "interop-token-" + os.urandom(8).hex()
-    server = subprocess.Popen([deft, "mcp", "shell", "--http", f"127.0.0.1:{port}", "--token", token])
+    server = subprocess.Popen(
+        [deft, "mcp", "shell", "--http", "127.0.0.1:0", "--token", token],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
-        wait_for_port(port, 20)
-        url = f"http://127.0.0.1:{port}/mcp"
+        url = bound_url(server, 20)
         # Without the token the server answers 401 and serves nothing.
         async with httpx2.AsyncClient() as raw:
             denied = await raw.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
