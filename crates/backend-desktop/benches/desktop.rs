@@ -2,7 +2,8 @@
 //! - the first control list of a window (a fresh server session) and a repeat list, for
 //!   gnome-calculator (GTK4) and mousepad (GTK3);
 //! - a 1280×1024 desktop screenshot to PNG;
-//! - click_input on a calculator button, effect detection included.
+//! - click_input on a calculator button, effect detection included: after a pause standing for
+//!   the model's turn (the listing it acted on is current), and back to back.
 //!
 //! Everything goes through the MCP tools over an in-process duplex, on a private managed desktop.
 
@@ -132,21 +133,29 @@ async fn main() {
         .and_then(|l| l.split(' ').next())
         .expect("button 1")
         .to_owned();
-    let mut clicks = Vec::new();
-    let mut changed = 0;
-    for _ in 0..N {
-        let t = Instant::now();
-        let r = call(&setup, "click_input", json!({"id": one, "name": "1"})).await;
-        clicks.push(t.elapsed());
-        if r.structured_content.unwrap_or_default()["effect"] == "changed" {
-            changed += 1;
+    // As an agent clicks: after the model's turn (here 300 ms), when the listing it acted on
+    // is current; and back to back, while the previous click's refresh may still run.
+    for (label, pause) in [
+        ("after the model's turn", Duration::from_millis(300)),
+        ("back to back", Duration::ZERO),
+    ] {
+        let mut clicks = Vec::new();
+        let mut changed = 0;
+        for _ in 0..N {
+            tokio::time::sleep(pause).await;
+            let t = Instant::now();
+            let r = call(&setup, "click_input", json!({"id": one, "name": "1"})).await;
+            clicks.push(t.elapsed());
+            if r.structured_content.unwrap_or_default()["effect"] == "changed" {
+                changed += 1;
+            }
         }
+        report(
+            &format!("click_input with effect, {label} ({changed}/{N} changed)"),
+            clicks,
+            100.0,
+        );
     }
-    report(
-        &format!("click_input with effect ({changed}/{N} changed)"),
-        clicks,
-        100.0,
-    );
     drop(setup);
     vdesktop::stop(&state_file).expect("stop");
 }
