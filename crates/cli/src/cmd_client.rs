@@ -132,7 +132,7 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
     let shutdown = CancellationToken::new();
     let stop = shutdown.clone();
     tokio::spawn(async move {
-        let _ = tokio::signal::ctrl_c().await;
+        let _ = crate::signals::stop_requested().await;
         eprintln!("stopping the client…");
         stop.cancel();
     });

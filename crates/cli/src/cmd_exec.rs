@@ -71,7 +71,7 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
     let cancel = tokio_util::sync::CancellationToken::new();
     let stopper = cancel.clone();
     let on_ctrl_c = tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
+        if crate::signals::stop_requested().await.is_ok() {
             eprintln!("stopping: cancelling the command in flight…");
             stopper.cancel();
         }

@@ -59,7 +59,7 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
             let bound = listener.local_addr()?;
             eprintln!("serving MCP server '{name}' at http://{bound}/mcp (Ctrl-C to stop)");
             let shutdown = async {
-                let _ = tokio::signal::ctrl_c().await;
+                let _ = crate::signals::stop_requested().await;
             };
             deft_tools::host::serve_http(
                 factory.as_ref(),

@@ -115,7 +115,7 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
     let cancel = tokio_util::sync::CancellationToken::new();
     let stopper = cancel.clone();
     tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
+        if crate::signals::stop_requested().await.is_ok() {
             eprintln!("\nstopping…");
             stopper.cancel();
         }

@@ -74,6 +74,9 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
     if !(args.silence_secs.is_finite() && args.silence_secs > 0.0) {
         anyhow::bail!("--silence-secs must be a positive number of seconds");
     }
+    // Before anything starts: a stop request from now on shuts down cleanly once serving.
+    let stop_signals =
+        crate::signals::StopSignals::install().context("cannot install the stop handlers")?;
     let device_token = auth::load_or_generate(
         args.device_token.as_deref(),
         &globals.data_dir,
@@ -133,7 +136,7 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
     let shutdown = CancellationToken::new();
     let stop = shutdown.clone();
     tokio::spawn(async move {
-        let _ = tokio::signal::ctrl_c().await;
+        stop_signals.recv().await;
         eprintln!("stopping the server…");
         stop.cancel();
     });

@@ -11,6 +11,7 @@ mod cmd_serve;
 mod cmd_tools;
 mod local_devices;
 mod paths;
+mod signals;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

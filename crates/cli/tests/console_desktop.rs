@@ -165,3 +165,27 @@ async fn a_headless_server_starts_its_desktop_shows_it_live_and_cleans_up() {
     );
     assert!(!dir.path().join("desktop.json").exists());
 }
+
+#[tokio::test]
+async fn sigterm_stops_a_headless_server_and_its_desktop() {
+    let dir = TempDataDir::new().unwrap();
+    let mut opts = ServeOptions::shell("http://127.0.0.1:9/v1", dir.path());
+    opts.tools = None;
+    opts.desktop = true;
+    let serve = Serve::start(dir.path(), &opts);
+    let state: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(dir.path().join("desktop.json")).expect("the managed desktop's state"),
+    )
+    .unwrap();
+    let pgid = state["pgid"].as_i64().unwrap() as i32;
+    // As `kill`, systemd, `docker stop` or `timeout` stop it.
+    let status = tokio::task::spawn_blocking(move || serve.stop_with(libc::SIGTERM))
+        .await
+        .unwrap();
+    assert!(status.success(), "{status:?}");
+    assert!(
+        wait_group_gone(pgid, Duration::from_secs(10)),
+        "desktop processes left behind"
+    );
+    assert!(!dir.path().join("desktop.json").exists());
+}

@@ -189,6 +189,7 @@ async fn serve_client_devices_and_exec_as_a_person_runs_them() {
         "serve",
         "--bind",
         &format!("127.0.0.1:{port}"),
+        "--no-desktop",
     ]);
     serve.stdout(Stdio::null()).stderr(Stdio::null());
     let _server = GroupChild::spawn(serve).unwrap();
@@ -596,6 +597,8 @@ async fn clients_reconnect_by_themselves_after_a_server_restart() {
             "serve",
             "--bind",
             &format!("127.0.0.1:{port}"),
+            // Killed like a crash below: a desktop it started would be left behind.
+            "--no-desktop",
         ]);
         serve.stdout(Stdio::null()).stderr(Stdio::null());
         let child = GroupChild::spawn(serve).unwrap();

@@ -143,9 +143,14 @@ impl Serve {
     }
 
     /// Stops it like Ctrl-C and waits for it to exit.
-    pub fn interrupt(mut self) -> std::process::ExitStatus {
+    pub fn interrupt(self) -> std::process::ExitStatus {
+        self.stop_with(libc::SIGINT)
+    }
+
+    /// Sends `signal` (SIGINT, SIGTERM) and waits for it to exit.
+    pub fn stop_with(mut self, signal: libc::c_int) -> std::process::ExitStatus {
         // SAFETY: kill(2) on our own child's pid.
-        unsafe { libc::kill(self.child.pid(), libc::SIGINT) };
+        unsafe { libc::kill(self.child.pid(), signal) };
         let deadline = std::time::Instant::now() + Duration::from_secs(20);
         loop {
             if let Some(status) = self.child.child.try_wait().expect("try_wait") {
@@ -153,7 +158,7 @@ impl Serve {
             }
             assert!(
                 std::time::Instant::now() < deadline,
-                "deft serve did not stop after SIGINT"
+                "deft serve did not stop after signal {signal}"
             );
             std::thread::sleep(Duration::from_millis(20));
         }
