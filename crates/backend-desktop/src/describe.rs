@@ -10,7 +10,7 @@ use deft_protocol::observation::{ControlType, StateFlag, clean_name};
 use crate::a11y::{Node, ObjKey, SCROLLER_ROLES, Tree};
 
 /// AT-SPI roles used here by number (AtspiRole).
-mod role {
+pub(crate) mod role {
     pub const LABEL: u32 = 29;
     pub const MENU: u32 = 33;
     pub const MENU_BAR: u32 = 34;
