@@ -23,7 +23,18 @@ enum Action {
     Stop,
     /// Say whether it runs, and which of its parts are alive.
     Status,
+    /// Stop the desktop when process OWNER is gone (run by `deft serve` for the desktop it
+    /// starts, so one that is killed outright leaves nothing behind).
+    #[command(hide = true)]
+    Watch {
+        /// The process whose end stops the desktop.
+        #[arg(long)]
+        owner: i32,
+    },
 }
+
+/// How often the watchdog looks at its owner.
+const WATCH_EVERY: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// Runs the subcommand.
 pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
@@ -51,6 +62,17 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
                     println!("export {k}='{v}'");
                 }
             }
+            Ok(ExitCode::SUCCESS)
+        }
+        Action::Watch { owner } => {
+            while vdesktop::pid_alive(owner) {
+                if !state_file.exists() {
+                    // Stopped by its owner: nothing left to watch.
+                    return Ok(ExitCode::SUCCESS);
+                }
+                tokio::time::sleep(WATCH_EVERY).await;
+            }
+            vdesktop::stop(&state_file)?;
             Ok(ExitCode::SUCCESS)
         }
         Action::Stop => match vdesktop::stop(&state_file)? {

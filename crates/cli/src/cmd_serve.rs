@@ -142,13 +142,15 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
     });
     let served = server.serve(shutdown).await.context("the server stopped");
     console.store().close().await;
-    desktop.stop();
+    drop(desktop);
     served?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// The managed virtual desktop, when this `deft serve` started it (and so stops it).
-struct ManagedDesktop(Option<std::path::PathBuf>);
+/// The managed virtual desktop, when this `deft serve` started it: stopped when this value is
+/// dropped (a normal exit, an error on the way up), and by a watchdog process when `deft serve`
+/// is killed outright.
+struct ManagedDesktop(Option<(std::path::PathBuf, Option<std::process::Child>)>);
 
 impl ManagedDesktop {
     /// Starts the managed desktop when no `DISPLAY` is set and `--no-desktop` is not given. A
@@ -166,7 +168,14 @@ impl ManagedDesktop {
                     "started the managed desktop on {} for the device 'local'",
                     state.display
                 );
-                ManagedDesktop(Some(state_file))
+                let watchdog = start_watchdog(globals)
+                    .inspect_err(|e| {
+                        eprintln!(
+                            "warning: no watchdog for the managed desktop ({e}); if deft serve is killed with SIGKILL, stop it with `deft desktop stop`"
+                        )
+                    })
+                    .ok();
+                ManagedDesktop(Some((state_file, watchdog)))
             }
             Ok((state, false)) => {
                 println!("using the managed desktop on {}", state.display);
@@ -180,14 +189,36 @@ impl ManagedDesktop {
             }
         }
     }
+}
 
-    fn stop(self) {
-        if let Some(state_file) = self.0
-            && let Err(e) = vdesktop::stop(&state_file)
-        {
+impl Drop for ManagedDesktop {
+    fn drop(&mut self) {
+        let Some((state_file, watchdog)) = self.0.take() else {
+            return;
+        };
+        if let Err(e) = vdesktop::stop(&state_file) {
             eprintln!("warning: cannot stop the managed desktop: {e}");
         }
+        if let Some(mut w) = watchdog {
+            let _ = w.kill();
+            let _ = w.wait();
+        }
     }
+}
+
+/// `deft desktop watch --owner <this process>` in a process group of its own (a Ctrl-C in the
+/// terminal is for `deft serve`, which stops the desktop itself).
+fn start_watchdog(globals: &Globals) -> std::io::Result<std::process::Child> {
+    use std::os::unix::process::CommandExt;
+    std::process::Command::new(std::env::current_exe()?)
+        .arg("--data-dir")
+        .arg(&globals.data_dir)
+        .args(["desktop", "watch", "--owner"])
+        .arg(std::process::id().to_string())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .process_group(0)
+        .spawn()
 }
 
 fn show_token(what: &str, token: &Token) {

@@ -189,3 +189,26 @@ async fn sigterm_stops_a_headless_server_and_its_desktop() {
     );
     assert!(!dir.path().join("desktop.json").exists());
 }
+
+#[tokio::test]
+async fn a_killed_server_leaves_no_desktop_behind() {
+    let dir = TempDataDir::new().unwrap();
+    let mut opts = ServeOptions::shell("http://127.0.0.1:9/v1", dir.path());
+    opts.tools = None;
+    opts.desktop = true;
+    let serve = Serve::start(dir.path(), &opts);
+    let state: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(dir.path().join("desktop.json")).expect("the managed desktop's state"),
+    )
+    .unwrap();
+    let pgid = state["pgid"].as_i64().unwrap() as i32;
+    // SIGKILL (the OOM killer, `kill -9`): no handler runs; the watchdog stops the desktop.
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe { libc::kill(serve.child.pid(), libc::SIGKILL) };
+    drop(serve);
+    assert!(
+        wait_group_gone(pgid, Duration::from_secs(15)),
+        "desktop processes left behind"
+    );
+    assert!(!dir.path().join("desktop.json").exists());
+}
