@@ -210,5 +210,11 @@ async fn a_killed_server_leaves_no_desktop_behind() {
         wait_group_gone(pgid, Duration::from_secs(15)),
         "desktop processes left behind"
     );
-    assert!(!dir.path().join("desktop.json").exists());
+    // The watchdog removes the state file once the processes are gone.
+    let state_file = dir.path().join("desktop.json");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while state_file.exists() && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(!state_file.exists(), "the state file was left behind");
 }
