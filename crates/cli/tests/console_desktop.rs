@@ -14,6 +14,36 @@ use deft_test_support::proc::wait_group_gone;
 use serde_json::json;
 use support::{API_TOKEN, Serve, ServeOptions};
 
+/// `deft serve` on `dir` with the managed desktop (no display), its model at `model_url`; and
+/// the desktop's process group.
+fn serve_with_desktop(dir: &TempDataDir, model_url: &str) -> (Serve, i32) {
+    let mut opts = ServeOptions::shell(model_url, dir.path());
+    opts.tools = None;
+    opts.desktop = true;
+    let serve = Serve::start(dir.path(), &opts);
+    let state: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(dir.path().join("desktop.json")).expect("the managed desktop's state"),
+    )
+    .unwrap();
+    let pgid = state["pgid"].as_i64().unwrap() as i32;
+    (serve, pgid)
+}
+
+/// Asserts that the desktop's processes are gone and then its state file (whoever stops it
+/// removes the file after the processes).
+async fn assert_desktop_gone(dir: &TempDataDir, pgid: i32) {
+    assert!(
+        wait_group_gone(pgid, Duration::from_secs(15)),
+        "desktop processes left behind"
+    );
+    let state_file = dir.path().join("desktop.json");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while state_file.exists() && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(!state_file.exists(), "the state file was left behind");
+}
+
 /// Reads `n` JPEG parts of an MJPEG response.
 async fn mjpeg_frames(url: &str, n: usize) -> Vec<Vec<u8>> {
     let mut r = reqwest::Client::new()
@@ -68,15 +98,7 @@ async fn a_headless_server_starts_its_desktop_shows_it_live_and_cleans_up() {
     ])
     .await;
     let dir = TempDataDir::new().unwrap();
-    let mut opts = ServeOptions::shell(&m.base_url(), dir.path());
-    opts.tools = None;
-    opts.desktop = true;
-    let serve = Serve::start(dir.path(), &opts);
-    let state: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(dir.path().join("desktop.json")).expect("the managed desktop's state"),
-    )
-    .unwrap();
-    let pgid = state["pgid"].as_i64().unwrap() as i32;
+    let (serve, pgid) = serve_with_desktop(&dir, &m.base_url());
     assert!(
         serve.printed().contains("started the managed desktop") || {
             tokio::time::sleep(Duration::from_millis(300)).await;
@@ -159,62 +181,28 @@ async fn a_headless_server_starts_its_desktop_shows_it_live_and_cleans_up() {
     );
     drop(live);
     assert!(status.success(), "{status:?}");
-    assert!(
-        wait_group_gone(pgid, Duration::from_secs(10)),
-        "desktop processes left behind"
-    );
-    assert!(!dir.path().join("desktop.json").exists());
+    assert_desktop_gone(&dir, pgid).await;
 }
 
 #[tokio::test]
 async fn sigterm_stops_a_headless_server_and_its_desktop() {
     let dir = TempDataDir::new().unwrap();
-    let mut opts = ServeOptions::shell("http://127.0.0.1:9/v1", dir.path());
-    opts.tools = None;
-    opts.desktop = true;
-    let serve = Serve::start(dir.path(), &opts);
-    let state: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(dir.path().join("desktop.json")).expect("the managed desktop's state"),
-    )
-    .unwrap();
-    let pgid = state["pgid"].as_i64().unwrap() as i32;
+    let (serve, pgid) = serve_with_desktop(&dir, "http://127.0.0.1:9/v1");
     // As `kill`, systemd, `docker stop` or `timeout` stop it.
     let status = tokio::task::spawn_blocking(move || serve.stop_with(libc::SIGTERM))
         .await
         .unwrap();
     assert!(status.success(), "{status:?}");
-    assert!(
-        wait_group_gone(pgid, Duration::from_secs(10)),
-        "desktop processes left behind"
-    );
-    assert!(!dir.path().join("desktop.json").exists());
+    assert_desktop_gone(&dir, pgid).await;
 }
 
 #[tokio::test]
 async fn a_killed_server_leaves_no_desktop_behind() {
     let dir = TempDataDir::new().unwrap();
-    let mut opts = ServeOptions::shell("http://127.0.0.1:9/v1", dir.path());
-    opts.tools = None;
-    opts.desktop = true;
-    let serve = Serve::start(dir.path(), &opts);
-    let state: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(dir.path().join("desktop.json")).expect("the managed desktop's state"),
-    )
-    .unwrap();
-    let pgid = state["pgid"].as_i64().unwrap() as i32;
+    let (serve, pgid) = serve_with_desktop(&dir, "http://127.0.0.1:9/v1");
     // SIGKILL (the OOM killer, `kill -9`): no handler runs; the watchdog stops the desktop.
     // SAFETY: kill(2) on our own child's pid.
     unsafe { libc::kill(serve.child.pid(), libc::SIGKILL) };
     drop(serve);
-    assert!(
-        wait_group_gone(pgid, Duration::from_secs(15)),
-        "desktop processes left behind"
-    );
-    // The watchdog removes the state file once the processes are gone.
-    let state_file = dir.path().join("desktop.json");
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while state_file.exists() && std::time::Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert!(!state_file.exists(), "the state file was left behind");
+    assert_desktop_gone(&dir, pgid).await;
 }
