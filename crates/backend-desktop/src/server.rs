@@ -565,7 +565,7 @@ impl DesktopServer {
 
     #[tool(
         name = "launch_app",
-        description = "Start an installed desktop application by its desktop-entry name (e.g. \"mousepad\") or an allow-listed executable, detached; waits up to 15 s for its window and returns it ({id, name, type, app}). Select it with select_application_window. A program that opens no window fails with what to do instead.",
+        description = "Start an installed desktop application by its desktop-entry name (e.g. \"mousepad\") or an allow-listed executable, detached; waits for its window (15 s unless configured) and returns it ({id, name, type, app}). Select it with select_application_window. A program that opens no window fails with what to do instead.",
         meta = launch_meta()
     )]
     async fn launch_app(&self, Parameters(p): Parameters<LaunchParams>) -> CallToolResult {

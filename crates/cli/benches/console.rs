@@ -2,8 +2,9 @@
 //! SQLite in a fresh data folder, `--no-desktop`, the fixture MCP server as a stdio tool server)
 //! measured from this separate harness process.
 //!
-//! 1. **Fan-out**: a 40-step run (40 `echo` tool calls and a final answer, 50 content/reasoning
-//!    chunks per model turn: ~2,050 `delta` and 40 `step` events; no image bytes) streamed by
+//! 1. **Fan-out**: a 40-step run (40 `image` tool calls and a final answer, 50 content/reasoning
+//!    chunks per model turn: ~2,050 `delta` and 40 `step` events, each step with its image by
+//!    URL and no image bytes) streamed by
 //!    the paced scripted model at ~200 events/s and watched by 1,000 SSE subscribers
 //!    (`Authorization: Bearer`, HTTP/1.1, one connection each, all from this process's one tokio
 //!    runtime). Each chunk's text carries its index; the model records when it sent each index

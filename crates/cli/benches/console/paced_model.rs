@@ -27,8 +27,9 @@ use tokio::sync::watch;
 /// Characters of one chunk's text: the 10-character tag `[iNNNNNN] ` and 6 of filler.
 pub const CHUNK_CHARS: usize = 16;
 
-/// The tool every tool turn calls (the fixture MCP server's `echo`).
-pub const TOOL: &str = "echo";
+/// The tool every tool turn calls: the fixture MCP server's `image` (a text and a small PNG), so
+/// each step event carries an image by URL (`image_ids`), as a screenshot step does.
+pub const TOOL: &str = "image";
 
 /// The shape of the scripted run.
 #[derive(Debug, Clone, Copy)]
@@ -70,7 +71,7 @@ impl Script {
             s.tool_calls = vec![(
                 format!("call_{turn}"),
                 TOOL.to_owned(),
-                json!({"text": format!("step {turn}")}).to_string(),
+                json!({}).to_string(),
             )];
         } else {
             s.content = (first..first + self.chunks_per_turn)

@@ -67,6 +67,8 @@ pub struct Checks {
     pub done_mismatch: usize,
     /// Events after `done`.
     pub after_done: usize,
+    /// `step` events without an image id, or with image bytes.
+    pub steps_without_image_url: usize,
 }
 
 impl Checks {
@@ -79,6 +81,7 @@ impl Checks {
             && self.unmatched_deltas == 0
             && self.done_mismatch == 0
             && self.after_done == 0
+            && self.steps_without_image_url == 0
     }
 }
 
@@ -111,6 +114,7 @@ impl FanOut {
                 c.done_mismatch += 1;
             }
             c.after_done += r.after_done;
+            c.steps_without_image_url += r.steps - r.steps_with_image_url;
         }
         // A subscriber that failed lost everything it did not report.
         c.lost += self.failures.len() * n;
@@ -222,7 +226,7 @@ impl Figures {
             f.subscribers, self.fd_limit
         );
         println!(
-            "run: {} model turns ({} `echo` tool calls + answer), {} chunks per turn, one chunk per {} ms; status {}; {} model requests; load average {}",
+            "run: {} model turns ({} `image` tool calls + answer), {} chunks per turn, one chunk per {} ms; status {}; {} model requests; load average {}",
             f.script.turns(),
             f.script.tool_turns,
             f.script.chunks_per_turn,
@@ -247,6 +251,15 @@ impl Figures {
             "fan-out: events in the run (N = last seq)",
             &format!("{} ({deltas} delta, {steps} step)", f.last_seq),
             "~2,000 delta, 40 step",
+        );
+        row(
+            "fan-out: steps with an image by URL, no bytes",
+            &format!(
+                "{} of {steps} (all subscribers: {} without)",
+                f.received.first().map_or(0, |r| r.steps_with_image_url),
+                checks.steps_without_image_url
+            ),
+            "every step",
         );
         row(
             "fan-out: events per subscriber (min / max)",

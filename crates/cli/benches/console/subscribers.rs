@@ -70,6 +70,8 @@ pub struct Received {
     pub after_done: usize,
     /// `step` events.
     pub steps: usize,
+    /// `step` events that carry an image id and no image bytes.
+    pub steps_with_image_url: usize,
     /// When the first and the last event arrived.
     pub span: Option<(Instant, Instant)>,
 }
@@ -169,7 +171,13 @@ impl Received {
                 }
                 _ => self.untagged += 1,
             },
-            b"step" => self.steps += 1,
+            b"step" => {
+                self.steps += 1;
+                let has = |needle: &[u8]| data.windows(needle.len()).any(|w| w == needle);
+                if has(b"\"image_ids\":[\"") && !has(b"base64") {
+                    self.steps_with_image_url += 1;
+                }
+            }
             b"done" => self.done = Some(String::from_utf8_lossy(data).into_owned()),
             _ => {}
         }

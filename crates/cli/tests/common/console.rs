@@ -24,7 +24,7 @@ pub const DEVICE_TOKEN: &str = "console-device-token-for-tests";
 pub fn tools_config(dir: &Path) -> PathBuf {
     let path = dir.join("tools.yaml");
     let yaml = format!(
-        "profiles:\n  shell:\n    HostAgent:\n      default:\n        data_collection:\n          - {{namespace: shell, type: builtin, name: shell, tools: [get_system_info]}}\n        action:\n          - {{namespace: shell, type: builtin, name: shell, tools: [run_shell]}}\n          - {{namespace: fixture, type: stdio, command: \"{}\", tools: [sleep, echo]}}\n",
+        "profiles:\n  shell:\n    HostAgent:\n      default:\n        data_collection:\n          - {{namespace: shell, type: builtin, name: shell, tools: [get_system_info]}}\n        action:\n          - {{namespace: shell, type: builtin, name: shell, tools: [run_shell]}}\n          - {{namespace: fixture, type: stdio, command: \"{}\", tools: [sleep, echo, image]}}\n",
         fixture_bin().display()
     );
     std::fs::write(&path, yaml).expect("write tools.yaml");
