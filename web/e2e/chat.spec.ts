@@ -19,9 +19,10 @@ test("a run streams Markdown, folds its reasoning, shows tool cards and counts t
   const msg = lastAnswer(page);
   const reasoning = msg.getByTestId("reasoning");
 
-  // The reasoning block is open while it streams …
-  await expect(reasoning).toHaveJSProperty("open", true);
+  // The run shows as running (the answer streams for ~5 s after the screenshot step) …
   await expect(page.getByTestId("run-indicator")).toBeVisible();
+  // … the reasoning block is open while it streams …
+  await expect(reasoning).toHaveJSProperty("open", true);
   // … and closes once the answer starts.
   await expect(msg.getByTestId("answer")).toContainText("Desktop check");
   await expect(reasoning).toHaveJSProperty("open", false);
