@@ -145,6 +145,20 @@ struct State {
     dialogs: HashMap<String, Dialog>,
     /// Targets closed through close_tab (the browser may list them for a moment longer).
     closed: HashSet<String>,
+    /// Page sessions whose main frame is loading a new document (a link followed, a form
+    /// posted, a redirect): settling waits for the new document instead of the old one.
+    loading: HashSet<String>,
+    /// Navigations the URL policy refused since the window's last action result.
+    blocked: HashMap<u64, Vec<BlockedNavigation>>,
+}
+
+/// A document the page tried to open and the URL policy refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockedNavigation {
+    /// The URL the page (a link, a redirect, a frame) asked for.
+    pub url: String,
+    /// The policy's reason, as the model reads it.
+    pub reason: String,
 }
 
 impl State {
@@ -183,6 +197,13 @@ impl State {
             s = self.frames.get(&s)?.parent.clone();
         }
         None
+    }
+
+    /// Whether `session` is a tab's own session and `frame` that tab's main frame.
+    fn is_main_frame(&self, session: &str, frame: &str) -> bool {
+        self.tabs
+            .values()
+            .any(|t| t.session.as_deref() == Some(session) && t.target_id == frame)
     }
 
     fn dialog_of_window(&self, window: u64) -> Option<Dialog> {
@@ -785,15 +806,16 @@ impl Browser {
             };
             tokio::select! {
                 r = eval => {
-                    if r.is_ok() || self.dialog_on_session(session) {
+                    if self.dialog_on_session(session)
+                        || (r.is_ok() && !self.is_loading(session))
+                    {
                         break;
                     }
-                    // The context went away (a navigation): wait for the new document.
-                    let mut ev = self.cdp().events();
-                    let _ = tokio::time::timeout(
-                        Duration::from_millis(SETTLE_CAP_MS),
-                        wait_for_event(&mut ev, session, "Page.loadEventFired"),
-                    ).await;
+                    // A new document is on its way (a link, a form, a redirect) or the context
+                    // went away: wait for the document, then settle that one.
+                    if !self.document_loaded(session, t0 + Duration::from_millis(SETTLE_CAP_MS)).await {
+                        break;
+                    }
                 }
                 () = dialog => {
                     self.dialog_recorded().await;
@@ -803,6 +825,32 @@ impl Browser {
             }
         }
         t0.elapsed().as_millis() as u64
+    }
+
+    fn is_loading(&self, session: &str) -> bool {
+        self.state().loading.contains(session)
+    }
+
+    /// Waits until `session`'s main frame has stopped loading, or `deadline`; `false` on the
+    /// deadline. The event loop keeps the loading state; events only wake the check.
+    async fn document_loaded(&self, session: &str, deadline: Instant) -> bool {
+        let mut events = self.cdp().events();
+        // The context went away just now: the new document's loading may not be recorded yet.
+        let started = Instant::now();
+        while self.is_loading(session) || started.elapsed() < Duration::from_millis(5) {
+            let now = Instant::now();
+            if now >= deadline {
+                return false;
+            }
+            let step = (deadline - now).min(Duration::from_millis(10));
+            let _ = tokio::time::timeout(step, events.recv()).await;
+        }
+        true
+    }
+
+    /// The navigations the URL policy refused in `window` since this was last asked.
+    pub(crate) fn take_blocked(&self, window: u64) -> Vec<BlockedNavigation> {
+        self.state().blocked.remove(&window).unwrap_or_default()
     }
 
     /// Waits (briefly) until the event loop has recorded a dialog whose opening was seen.
@@ -1421,22 +1469,6 @@ async fn prepare_session(
     Ok(())
 }
 
-/// Waits (bounded) for `method` on `session`.
-async fn wait_for_event(
-    events: &mut tokio::sync::broadcast::Receiver<CdpEvent>,
-    session: &str,
-    method: &str,
-) -> Option<CdpEvent> {
-    loop {
-        match events.recv().await {
-            Ok(e) if e.method == method && e.session.as_deref() == Some(session) => return Some(e),
-            Ok(_) => {}
-            Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
-            Err(_) => return None,
-        }
-    }
-}
-
 /// Waits (bounded) for the load event of `session`'s page; `true` when a dialog opened instead.
 async fn wait_for_load(
     events: &mut tokio::sync::broadcast::Receiver<CdpEvent>,
@@ -1526,6 +1558,7 @@ fn spawn_event_loop(inner: Weak<Inner>, mut events: tokio::sync::broadcast::Rece
                     if let Some(s) = e.params["sessionId"].as_str() {
                         st.frames.remove(s);
                         st.dialogs.remove(s);
+                        st.loading.remove(s);
                     }
                 }
                 "Target.targetInfoChanged" => {
@@ -1549,6 +1582,7 @@ fn spawn_event_loop(inner: Weak<Inner>, mut events: tokio::sync::broadcast::Rece
                     let tid = e.params["targetId"].as_str().unwrap_or_default();
                     if let Some(id) = st.window_of_target.get(tid).copied() {
                         st.tabs.remove(&id);
+                        st.blocked.remove(&id);
                         if st.selected == Some(id) {
                             st.selected = None;
                         }
@@ -1569,12 +1603,31 @@ fn spawn_event_loop(inner: Weak<Inner>, mut events: tokio::sync::broadcast::Rece
                         );
                     }
                 }
+                "Page.frameStartedLoading" | "Page.frameStoppedLoading" => {
+                    if let Some(s) = e.session.as_deref() {
+                        let frame = e.params["frameId"].as_str().unwrap_or_default();
+                        if st.is_main_frame(s, frame) {
+                            if e.method == "Page.frameStartedLoading" {
+                                st.loading.insert(s.to_owned());
+                            } else {
+                                st.loading.remove(s);
+                            }
+                        }
+                    }
+                }
                 "Fetch.requestPaused" => {
                     let url = e.params["request"]["url"].as_str().unwrap_or_default();
                     let request = e.params["requestId"].clone();
                     let allowed = inner.policy.check(url);
                     if let Err(reason) = &allowed {
                         tracing::info!("blocked a page navigation: {reason}");
+                        let window = e.session.as_deref().and_then(|s| st.window_of_session(s));
+                        if let Some(w) = window {
+                            st.blocked.entry(w).or_default().push(BlockedNavigation {
+                                url: url.to_owned(),
+                                reason: reason.clone(),
+                            });
+                        }
                     }
                     let cdp = inner.cdp.clone();
                     let session = e.session.clone();

@@ -39,7 +39,7 @@ mod server;
 mod text;
 mod upload;
 
-pub use browser::{Browser, BrowserConfig, BrowserError, Dialog, Listing};
+pub use browser::{BlockedNavigation, Browser, BrowserConfig, BrowserError, Dialog, Listing};
 pub use launch::{ChromiumProcess, LaunchError};
 pub use policy::UrlPolicy;
 pub use server::BrowserServer;

@@ -162,6 +162,10 @@ pub fn dialog_open(kind: &str, message: &str) -> String {
 /// handle_dialog with no dialog.
 pub const NO_DIALOG: &str = "No dialog is open on the selected tab; there is nothing to handle.";
 
+/// Said next to the navigations the page itself started (a link, a redirect, a frame) and the
+/// URL policy refused.
+pub const NAVIGATION_BLOCKED: &str = "The page tried to open what this browser may not open (see blocked); Chromium shows its error page (ERR_BLOCKED_BY_CLIENT) in its place. Use go_back to return, or pick another way.";
+
 /// A navigation the policy refuses.
 pub fn domain_blocked(host: &str) -> String {
     format!("Opening {host} is blocked by the browser's configuration (blocked_domains).")

@@ -1060,6 +1060,7 @@ impl BrowserServer {
         if let Some(w) = warning {
             out["warning"] = json!(w);
         }
+        add_blocked(b, window, &mut out);
         if let Some(d) = dialog {
             out["dialog"] = json!({"type": d.kind, "message": d.message,
                 "note": messages::dialog_open(&d.kind, &d.message)});
@@ -1137,12 +1138,26 @@ async fn viewport(b: &Browser, page: &str) -> Result<(f64, f64), BrowserError> {
     ))
 }
 
+/// Adds `blocked: [{url, reason}]` and a note when the page tried to open what the URL policy
+/// refuses since the window's last result.
+fn add_blocked(b: &Browser, window: u64, out: &mut Value) {
+    let blocked = b.take_blocked(window);
+    if !blocked.is_empty() {
+        out["blocked"] = blocked
+            .iter()
+            .map(|n| json!({"url": n.url, "reason": n.reason}))
+            .collect();
+        out["blocked_note"] = json!(messages::NAVIGATION_BLOCKED);
+    }
+}
+
 async fn page_result(b: &Browser, settle_ms: u64) -> Result<CallToolResult, BrowserError> {
     let (window, _) = b.current()?;
     let w = b.window_summary(window).await?;
     let mut out = json!({
         "root_name": w.app, "window_info": w.to_json(), "effect": "changed", "settle_ms": settle_ms,
     });
+    add_blocked(b, window, &mut out);
     if let Some(d) = b.dialog(window) {
         out["dialog"] = json!({"type": d.kind, "message": d.message,
             "note": messages::dialog_open(&d.kind, &d.message)});

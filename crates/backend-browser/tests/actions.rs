@@ -305,6 +305,27 @@ async fn settling_waits_for_the_xhr_answer() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_link_to_a_slow_page_settles_on_the_new_page() {
+    let h = Harness::start().await;
+    h.open("links.html").await;
+    let l = h.listing(json!({})).await;
+    let slow = Harness::id_of(&l, "link", "Slow order form");
+    let r = h
+        .ok(
+            "click_input",
+            json!({"id": slow, "name": "Slow order form"}),
+        )
+        .await;
+    assert_eq!(r["effect"], "changed", "{r}");
+    assert!(r["settle_ms"].as_u64().unwrap_or(0) >= 300, "{r}");
+    // The old page stays up while the next one is fetched; the result waits for the new one.
+    let l = h.listing(json!({})).await;
+    assert!(l.contains("New order"), "{l}");
+    assert!(!l.contains("Slow order form"), "{l}");
+    assert!(h.shutdown().await);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dialogs_are_reported_and_handled() {
     let h = Harness::start().await;
     h.open("dialog.html").await;

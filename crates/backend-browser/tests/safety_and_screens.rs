@@ -90,11 +90,20 @@ async fn url_policy_refuses_blocked_and_unlisted_hosts_and_file_urls() {
     // A link the page itself follows is held to the same policy.
     let l = h.listing(json!({})).await;
     let link = Harness::id_of(&l, "link", "Cross-site page");
-    h.ok(
-        "click_input",
-        json!({"id": link, "name": "Cross-site page"}),
-    )
-    .await;
+    let r = h
+        .ok(
+            "click_input",
+            json!({"id": link, "name": "Cross-site page"}),
+        )
+        .await;
+    // The click's result says what was refused and why, and it comes after the error page.
+    assert_eq!(
+        r["blocked"],
+        json!([{"url": cross, "reason": "Opening localhost is not allowed: this browser may only open 127.0.0.1 (allowed_domains)."}]),
+        "{r}"
+    );
+    assert_eq!(r["blocked_note"], deft_backend_browser::texts::NAVIGATION_BLOCKED);
+    assert_eq!(r["effect"], "changed", "{r}");
     let text = h.page_text().await;
     assert!(
         !text.contains("New order"),

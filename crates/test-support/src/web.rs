@@ -3,7 +3,8 @@
 //! `localhost` — a different site, which Chromium puts in its own process.
 //!
 //! Besides the files, `GET /api/slow?ms=N` answers `{"items": 42}` after N milliseconds (at most
-//! 5000), for content that arrives by XHR after a click.
+//! 5000), for content that arrives by XHR after a click, and any file asked for with
+//! `?delay=N` is answered N milliseconds late (at most 5000), for a slow next page.
 //!
 //! ```no_run
 //! # async fn demo() {
@@ -98,15 +99,17 @@ fn content_type(path: &str) -> &'static str {
     }
 }
 
+/// The number in `key=N` of the query, if any.
+fn query_ms(uri: &Uri, key: &str) -> Option<u64> {
+    uri.query()?
+        .split('&')
+        .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('=')?.parse().ok())
+}
+
 async fn serve(uri: Uri) -> Response {
     let path = uri.path().trim_start_matches('/');
     if path == "api/slow" {
-        let ms: u64 = uri
-            .query()
-            .unwrap_or_default()
-            .split('&')
-            .find_map(|kv| kv.strip_prefix("ms=")?.parse().ok())
-            .unwrap_or(300);
+        let ms = query_ms(&uri, "ms").unwrap_or(300);
         tokio::time::sleep(Duration::from_millis(ms.min(5000))).await;
         return respond(
             StatusCode::OK,
@@ -119,6 +122,9 @@ async fn serve(uri: Uri) -> Response {
         .any(|seg| seg == ".." || seg.starts_with('.'))
     {
         return respond(StatusCode::FORBIDDEN, "text/plain", b"forbidden".to_vec());
+    }
+    if let Some(ms) = query_ms(&uri, "delay") {
+        tokio::time::sleep(Duration::from_millis(ms.min(5000))).await;
     }
     let path = if path.is_empty() { "index.html" } else { path };
     let file = pages_dir().join(path);
