@@ -38,13 +38,21 @@
     }
   } catch (e) { /* a page that froze these keeps them */ }
 
-  const observe = () => {
+  // DOM mutations of the document, and of each open shadow root once a listing has walked it
+  // (a document observer does not see inside shadow trees).
+  const observer = new MutationObserver((ms) => {
+    lastMutation = performance.now();
+    mutationCount += ms.length;
+  });
+  const observed = new WeakSet();
+  const observe = (target) => {
+    if (!target || observed.has(target)) return;
     try {
-      new MutationObserver((ms) => { lastMutation = performance.now(); mutationCount += ms.length; })
-        .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+      observer.observe(target, { subtree: true, childList: true, attributes: true, characterData: true });
+      observed.add(target);
     } catch (e) { /* no document yet */ }
   };
-  observe();
+  observe(document);
 
   const key = (el) => {
     let k = keyOf.get(el);
@@ -314,6 +322,7 @@
         if (el.getAttribute('aria-hidden') === 'true' || el.getClientRects().length === 0) return;
         if (getComputedStyle(el).display === 'none') return;
       }
+      observe(el.shadowRoot);
       const role = roleOf(el);
       if (role === 'presentation' || role === 'none') {
         for (const c of (el.shadowRoot || el).childNodes) walk(c, off, consumed, rowCtx, depth);
@@ -422,25 +431,71 @@
       type: (el.getAttribute('type') || '').toLowerCase() };
   }
 
-  // Resolves when no XHR/fetch is in flight and the DOM has been quiet for `quietMs`, or at `capMs`.
+  // The agents of same-origin child frames (cross-origin ones throw and are left out: they
+  // have their own CDP sessions).
+  function childAgents() {
+    const out = [];
+    for (let i = 0; i < window.frames.length; i++) {
+      try {
+        const a = window.frames[i].__deft;
+        if (a && a !== window.__deft) out.push(a);
+      } catch (e) { /* cross-origin */ }
+    }
+    return out;
+  }
+
+  // This document's activity with its same-origin frames': requests in flight, milliseconds
+  // since the last DOM mutation (each frame measures its own clock), mutations so far.
+  function activity() {
+    const a = { pending, quiet: performance.now() - lastMutation, mutations: mutationCount };
+    for (const c of childAgents()) {
+      try {
+        const b = c.activity();
+        a.pending += b.pending;
+        a.quiet = Math.min(a.quiet, b.quiet);
+        a.mutations += b.mutations;
+      } catch (e) { /* a frame going away */ }
+    }
+    return a;
+  }
+
+  // Resolves when no XHR/fetch is in flight and the DOM has been quiet for `quietMs` in this
+  // document and its same-origin frames, or at `capMs`.
   function settle(quietMs, capMs) {
     const t0 = performance.now();
     return new Promise((resolve) => {
       const tick = () => {
         const now = performance.now();
-        if ((pending === 0 && now - lastMutation >= quietMs) || now - t0 >= capMs) {
-          resolve({ ms: Math.round(now - t0), pending, capped: now - t0 >= capMs });
+        const a = activity();
+        if ((a.pending === 0 && a.quiet >= quietMs) || now - t0 >= capMs) {
+          resolve({ ms: Math.round(now - t0), pending: a.pending, capped: now - t0 >= capMs });
           return;
         }
-        const wait = pending > 0 ? 5 : Math.max(1, quietMs - (now - lastMutation));
+        const wait = a.pending > 0 ? 5 : Math.max(1, quietMs - a.quiet);
         setTimeout(tick, wait);
       };
       tick();
     });
   }
 
-  function mutatedSince(t) { return lastMutation > t; }
+  // The form fields' values and check states of this document and its same-origin frames.
+  function formState() {
+    const own = Array.from(document.querySelectorAll('input,select,textarea'))
+      .map((e) => (e.type === 'checkbox' || e.type === 'radio' ? (e.checked ? '1' : '0') : e.value));
+    for (const c of childAgents()) {
+      try { own.push(c.formState()); } catch (e) { /* a frame going away */ }
+    }
+    return own.join('\u0001');
+  }
+
+  // What `effect` compares before and after an action: URL, title, DOM mutations, focus, form
+  // state and scroll, this document and its same-origin frames together.
+  function fingerprint() {
+    const a = deepActive();
+    return [location.href, document.title, activity().mutations, a ? key(a) : 0, formState(),
+      scrollX, scrollY].join('\u0002');
+  }
 
   window.__deft = { doc, key, find, list, locate, settle, nameOf, roleOf, textOf,
-    now: () => performance.now(), mutatedSince, deepActive, mutations: () => mutationCount };
+    deepActive, activity, formState, fingerprint };
 })();

@@ -720,15 +720,7 @@ impl Browser {
             return Ok(None);
         }
         let rx = self.cdp().send(Some(session), method, params)?;
-        let dialog = async {
-            loop {
-                match events.recv().await {
-                    Ok(e) if e.method == "Page.javascriptDialogOpening" => return,
-                    Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
-                    Err(_) => std::future::pending::<()>().await,
-                }
-            }
-        };
+        let dialog = crate::cdp::dialog_opening(&mut events);
         tokio::select! {
             r = rx => match r {
                 Ok(Ok(v)) => Ok(Some(v)),
@@ -795,15 +787,7 @@ impl Browser {
         let mut events = self.cdp().events();
         for _ in 0..3 {
             let eval = self.eval(session, &call);
-            let dialog = async {
-                loop {
-                    match events.recv().await {
-                        Ok(e) if e.method == "Page.javascriptDialogOpening" => return,
-                        Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
-                        Err(_) => std::future::pending::<()>().await,
-                    }
-                }
-            };
+            let dialog = crate::cdp::dialog_opening(&mut events);
             tokio::select! {
                 r = eval => {
                     if self.dialog_on_session(session)
@@ -825,6 +809,18 @@ impl Browser {
             }
         }
         t0.elapsed().as_millis() as u64
+    }
+
+    /// Waits until cross-origin frame session `frame` settles like [`Browser::settle`] (its
+    /// loads are the page's business); a frame that went away or a dialog ends the wait.
+    pub(crate) async fn settle_frame(&self, frame: &str) {
+        let call = format!("__deft.settle({SETTLE_QUIET_MS}, {SETTLE_CAP_MS})");
+        let mut events = self.cdp().events();
+        tokio::select! {
+            _ = self.eval(frame, &call) => {}
+            () = crate::cdp::dialog_opening(&mut events) => {}
+            () = tokio::time::sleep(Duration::from_millis(SETTLE_CAP_MS + 500)) => {}
+        }
     }
 
     fn is_loading(&self, session: &str) -> bool {
@@ -1310,15 +1306,23 @@ impl Browser {
         Ok((id, name))
     }
 
-    /// A page fingerprint for `effect`: URL, title, DOM mutations, focus, and form state.
+    /// A page fingerprint for `effect`: URL, title, DOM mutations, focus, form state and scroll
+    /// of the page, its same-origin frames and its cross-origin frames (their own sessions).
     pub(crate) async fn fingerprint(&self, session: &str) -> String {
-        self.eval(
-            session,
-            "(() => { const a = __deft.deepActive(); const f = Array.from(document.querySelectorAll('input,select,textarea')).map(e => e.type === 'checkbox' || e.type === 'radio' ? (e.checked ? '1' : '0') : e.value).join('\\u0001'); return [location.href, document.title, __deft.mutations(), a ? __deft.key(a) : 0, f, scrollX, scrollY].join('\\u0002'); })()",
+        let mut sessions = self.child_frames(session);
+        sessions.sort();
+        sessions.insert(0, session.to_owned());
+        let parts = futures::future::join_all(
+            sessions
+                .iter()
+                .map(|s| self.eval(s, "__deft.fingerprint()")),
         )
-        .await
-        .map(|v| v.to_string())
-        .unwrap_or_default()
+        .await;
+        parts
+            .into_iter()
+            .map(|v| v.map(|v| v.to_string()).unwrap_or_default())
+            .collect::<Vec<_>>()
+            .join("\u{3}")
     }
 
     /// The tabs as last enumerated, without asking the browser.

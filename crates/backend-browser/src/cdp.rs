@@ -213,3 +213,15 @@ impl Cdp {
         Ok(rx)
     }
 }
+
+/// Resolves when a JavaScript dialog opens on any session (`Page.javascriptDialogOpening`);
+/// never when the connection closes first (the pending call fails instead).
+pub async fn dialog_opening(events: &mut broadcast::Receiver<CdpEvent>) {
+    loop {
+        match events.recv().await {
+            Ok(e) if e.method == "Page.javascriptDialogOpening" => return,
+            Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+            Err(broadcast::error::RecvError::Closed) => std::future::pending::<()>().await,
+        }
+    }
+}

@@ -27,15 +27,7 @@ pub async fn dispatch(
 ) -> Result<Dispatched, CdpError> {
     let mut events = cdp.events();
     let rx = cdp.send(Some(session), method, params)?;
-    let dialog = async {
-        loop {
-            match events.recv().await {
-                Ok(e) if e.method == "Page.javascriptDialogOpening" => return,
-                Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
-                Err(_) => std::future::pending::<()>().await,
-            }
-        }
-    };
+    let dialog = crate::cdp::dialog_opening(&mut events);
     tokio::select! {
         r = rx => match r {
             Ok(Ok(_)) => Ok(Dispatched::Done),

@@ -529,8 +529,7 @@ impl BrowserServer {
                     b.locate(n, &c, true).await?;
                     b.on_element(n, &c, "el.focus(); return true;").await?;
                 }
-                let before = b.fingerprint(&page).await;
-                let t0 = Instant::now();
+                let before = Before::take(b, window, &page, None).await;
                 let mut dialog = false;
                 for s in &strokes {
                     if input::press(b.cdp(), &page, s)
@@ -542,9 +541,7 @@ impl BrowserServer {
                         break;
                     }
                 }
-                Ok(self
-                    .finish(b, window, &page, before, t0, dialog, warning)
-                    .await)
+                Ok(self.finish(b, before, dialog, warning).await)
             }
             .await
             .map_err(|e: CallToolResult| e),
@@ -576,21 +573,12 @@ impl BrowserServer {
                     let (window, page) = b.current()?;
                     b.ensure_no_dialog(window)?;
                     let (w, h) = viewport(b, &page).await?;
-                    let before = b.fingerprint(&page).await;
-                    let t0 = Instant::now();
+                    let before = Before::take(b, window, &page, None).await;
                     let d = input::wheel(b.cdp(), &page, w / 2.0, h / 2.0, dist).await?;
                     scrolled(b, &page, d).await;
                     Ok::<_, BrowserError>(
-                        self.finish(
-                            b,
-                            window,
-                            &page,
-                            before,
-                            t0,
-                            d == Dispatched::DialogOpened,
-                            None,
-                        )
-                        .await,
+                        self.finish(b, before, d == Dispatched::DialogOpened, None)
+                            .await,
                     )
                 }
                 .await
@@ -692,22 +680,13 @@ impl BrowserServer {
                 let (window, page) = b.current()?;
                 b.ensure_no_dialog(window)?;
                 let (w, h) = viewport(b, &page).await?;
-                let before = b.fingerprint(&page).await;
-                let t0 = Instant::now();
+                let before = Before::take(b, window, &page, None).await;
                 let count = if args.double.unwrap_or(false) { 2 } else { 1 };
                 let d = input::click(b.cdp(), &page, args.x * w, args.y * h, button, count)
                     .await
                     .map_err(BrowserError::from)?;
                 Ok(self
-                    .finish(
-                        b,
-                        window,
-                        &page,
-                        before,
-                        t0,
-                        d == Dispatched::DialogOpened,
-                        None,
-                    )
+                    .finish(b, before, d == Dispatched::DialogOpened, None)
                     .await)
             }
             .await,
@@ -731,8 +710,7 @@ impl BrowserServer {
                 let (window, page) = b.current()?;
                 b.ensure_no_dialog(window)?;
                 let (w, h) = viewport(b, &page).await?;
-                let before = b.fingerprint(&page).await;
-                let t0 = Instant::now();
+                let before = Before::take(b, window, &page, None).await;
                 let d = input::drag(
                     b.cdp(),
                     &page,
@@ -743,15 +721,7 @@ impl BrowserServer {
                 .await
                 .map_err(BrowserError::from)?;
                 Ok(self
-                    .finish(
-                        b,
-                        window,
-                        &page,
-                        before,
-                        t0,
-                        d == Dispatched::DialogOpened,
-                        None,
-                    )
+                    .finish(b, before, d == Dispatched::DialogOpened, None)
                     .await)
             }
             .await,
@@ -967,19 +937,10 @@ impl BrowserServer {
         b.ensure_no_dialog(window)?;
         let (n, c, warning) = b.control(&id.text(), name)?;
         let point = b.locate(n, &c, need_enabled).await?;
-        let before = b.fingerprint(&page).await;
-        let t0 = Instant::now();
+        let before = Before::take(b, window, &page, Some(&c.session)).await;
         let d = act(b, page.clone(), n, c, point).await?;
         Ok(self
-            .finish(
-                b,
-                window,
-                &page,
-                before,
-                t0,
-                d == Dispatched::DialogOpened,
-                warning,
-            )
+            .finish(b, before, d == Dispatched::DialogOpened, warning)
             .await)
     }
 
@@ -1015,26 +976,26 @@ impl BrowserServer {
         if b.on_element(n, &c, "return el.disabled;").await? == Value::Bool(true) {
             return Err(BrowserError::Model(messages::control_disabled(n, &c.name)).into());
         }
-        let before = b.fingerprint(&page).await;
-        let t0 = Instant::now();
+        let before = Before::take(b, window, &page, Some(&c.session)).await;
         b.set_files(n, &c, &args.text).await?;
-        Ok(self
-            .finish(b, window, &page, before, t0, false, warning)
-            .await)
+        Ok(self.finish(b, before, false, warning).await)
     }
 
-    /// Settles and builds an action's result: `{effect, settle_ms, warning?, dialog?}`.
-    #[allow(clippy::too_many_arguments)]
+    /// Settles and builds an action's result: `{effect, settle_ms, warning?, dialog?, blocked?}`.
     async fn finish(
         &self,
         b: &Browser,
-        window: u64,
-        page: &str,
-        before: String,
-        t0: Instant,
+        before: Before,
         dialog_opened: bool,
         warning: Option<String>,
     ) -> CallToolResult {
+        let Before {
+            window,
+            page,
+            frame,
+            fingerprint,
+            t0,
+        } = before;
         if dialog_opened {
             b.dialog_recorded().await;
         }
@@ -1047,11 +1008,19 @@ impl BrowserServer {
             0
         } else {
             let s0 = Instant::now();
-            b.settle(page).await;
+            match &frame {
+                Some(f) => {
+                    futures::future::join(b.settle(&page), b.settle_frame(f)).await;
+                }
+                None => {
+                    b.settle(&page).await;
+                }
+            }
             s0.elapsed().as_millis() as u64
         };
         let dialog = dialog.or_else(|| b.dialog(window));
-        let changed = dialog_opened || dialog.is_some() || b.fingerprint(page).await != before;
+        let changed =
+            dialog_opened || dialog.is_some() || b.fingerprint(&page).await != fingerprint;
         let mut out = json!({
             "effect": if changed { "changed" } else { "no_change" },
             "settle_ms": settle_ms,
@@ -1066,6 +1035,30 @@ impl BrowserServer {
                 "note": messages::dialog_open(&d.kind, &d.message)});
         }
         CallToolResult::structured(out)
+    }
+}
+
+/// What an action's result is measured against, taken just before its input is sent.
+struct Before {
+    window: u64,
+    page: String,
+    /// The cross-origin frame session the action's control lives in, settled with the page.
+    frame: Option<String>,
+    fingerprint: String,
+    t0: Instant,
+}
+
+impl Before {
+    /// Fingerprints tab `window` (page session `page`); `control_session` is the session of the
+    /// control acted on, if any.
+    async fn take(b: &Browser, window: u64, page: &str, control_session: Option<&str>) -> Before {
+        Before {
+            window,
+            page: page.to_owned(),
+            frame: control_session.filter(|s| *s != page).map(str::to_owned),
+            fingerprint: b.fingerprint(page).await,
+            t0: Instant::now(),
+        }
     }
 }
 
