@@ -102,7 +102,10 @@ async fn url_policy_refuses_blocked_and_unlisted_hosts_and_file_urls() {
         json!([{"url": cross, "reason": "Opening localhost is not allowed: this browser may only open 127.0.0.1 (allowed_domains)."}]),
         "{r}"
     );
-    assert_eq!(r["blocked_note"], deft_backend_browser::texts::NAVIGATION_BLOCKED);
+    assert_eq!(
+        r["blocked_note"],
+        deft_backend_browser::texts::NAVIGATION_BLOCKED
+    );
     assert_eq!(r["effect"], "changed", "{r}");
     let text = h.page_text().await;
     assert!(
