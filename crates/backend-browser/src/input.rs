@@ -7,7 +7,7 @@
 use serde_json::{Value, json};
 
 use crate::cdp::{Cdp, CdpError};
-use crate::keys::{Key, KeyStroke};
+use crate::keys::{self, KeyStep};
 
 /// Whether a dispatch finished or a dialog opened while it ran.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -167,83 +167,102 @@ pub async fn insert_text(cdp: &Cdp, session: &str, text: &str) -> Result<Dispatc
     dispatch(cdp, session, "Input.insertText", json!({"text": text})).await
 }
 
-/// `(key, code, windows virtual key code, text)` of a named key.
-fn named_key(name: &str) -> (&'static str, i64, Option<&'static str>) {
-    match name {
-        "Enter" => ("Enter", 13, Some("\r")),
-        "Tab" => ("Tab", 9, None),
-        "Escape" => ("Escape", 27, None),
-        "Backspace" => ("Backspace", 8, None),
-        "Delete" => ("Delete", 46, None),
-        "Insert" => ("Insert", 45, None),
-        "Home" => ("Home", 36, None),
-        "End" => ("End", 35, None),
-        "PageUp" => ("PageUp", 33, None),
-        "PageDown" => ("PageDown", 34, None),
-        "ArrowUp" => ("ArrowUp", 38, None),
-        "ArrowDown" => ("ArrowDown", 40, None),
-        "ArrowLeft" => ("ArrowLeft", 37, None),
-        "ArrowRight" => ("ArrowRight", 39, None),
-        f if f.starts_with('F') => {
-            let n: i64 = f[1..].parse().unwrap_or(1);
-            ("F", 111 + n, None)
+/// Presses parsed key steps in order: characters and named keys go down and up with the held
+/// modifiers in their mask; a modifier goes down as its own key event and stays held until its
+/// `Up` step (or the end, which releases whatever is still held). Stops at a dialog.
+pub async fn press_steps(
+    cdp: &Cdp,
+    session: &str,
+    steps: &[KeyStep],
+) -> Result<Dispatched, CdpError> {
+    let mut held: Vec<keys::Modifier> = Vec::new();
+    for step in steps {
+        let mask = held.iter().fold(0, |m, h| m | keys::modifier_bit(*h));
+        let events = match *step {
+            KeyStep::Down(m) if held.contains(&m) => continue,
+            KeyStep::Down(m) => {
+                held.push(m);
+                vec![key_event(
+                    "rawKeyDown",
+                    &keys::modifier_key(m),
+                    mask | keys::modifier_bit(m),
+                )]
+            }
+            KeyStep::Up(m) => {
+                if !held.contains(&m) {
+                    continue;
+                }
+                held.retain(|h| *h != m);
+                vec![key_event(
+                    "keyUp",
+                    &keys::modifier_key(m),
+                    mask & !keys::modifier_bit(m),
+                )]
+            }
+            KeyStep::Char(c) => char_events(c, mask),
+            KeyStep::Key(k) => {
+                let d = keys::dom_key(k);
+                let mut down = key_event(
+                    if d.text.is_some() {
+                        "keyDown"
+                    } else {
+                        "rawKeyDown"
+                    },
+                    &d,
+                    mask,
+                );
+                if let Some(t) = d.text {
+                    down["text"] = json!(t);
+                    down["unmodifiedText"] = json!(t);
+                }
+                vec![down, key_event("keyUp", &d, mask)]
+            }
+        };
+        for e in events {
+            if dispatch(cdp, session, "Input.dispatchKeyEvent", e).await?
+                == Dispatched::DialogOpened
+            {
+                return Ok(Dispatched::DialogOpened);
+            }
         }
-        _ => ("Unidentified", 0, None),
     }
+    while let Some(m) = held.pop() {
+        let mask = held.iter().fold(0, |a, h| a | keys::modifier_bit(*h));
+        let e = key_event("keyUp", &keys::modifier_key(m), mask);
+        if dispatch(cdp, session, "Input.dispatchKeyEvent", e).await? == Dispatched::DialogOpened {
+            return Ok(Dispatched::DialogOpened);
+        }
+    }
+    Ok(Dispatched::Done)
 }
 
-fn char_code(c: char) -> (String, i64) {
-    match c {
-        'a'..='z' => (
-            format!("Key{}", c.to_ascii_uppercase()),
-            c.to_ascii_uppercase() as i64,
-        ),
-        'A'..='Z' => (format!("Key{c}"), c as i64),
-        '0'..='9' => (format!("Digit{c}"), c as i64),
-        ' ' => ("Space".into(), 32),
-        _ => (String::new(), 0),
-    }
+fn key_event(kind: &str, k: &keys::DomKey, mask: u8) -> Value {
+    json!({"type": kind, "key": k.key, "code": k.code, "windowsVirtualKeyCode": k.vk,
+        "nativeVirtualKeyCode": k.vk, "modifiers": mask})
 }
 
-/// Presses one key stroke (down, up) with its modifiers.
-pub async fn press(cdp: &Cdp, session: &str, stroke: &KeyStroke) -> Result<Dispatched, CdpError> {
-    let mods = stroke.modifiers.cdp_mask();
-    let (down, up) = match &stroke.key {
-        Key::Char(c) => {
-            let (code, vk) = char_code(*c);
-            let text = c.to_string();
-            let key = if stroke.modifiers.shift && c.is_ascii_lowercase() {
-                c.to_ascii_uppercase().to_string()
-            } else {
-                text.clone()
-            };
-            let typing = !(stroke.modifiers.ctrl || stroke.modifiers.alt);
-            let mut down = json!({"type": if typing {"keyDown"} else {"rawKeyDown"}, "key": key, "code": code,
-                "windowsVirtualKeyCode": vk, "nativeVirtualKeyCode": vk, "modifiers": mods});
-            if typing {
-                down["text"] = Value::String(key.clone());
-                down["unmodifiedText"] = Value::String(text);
-            }
-            let up = json!({"type": "keyUp", "key": key, "code": code, "windowsVirtualKeyCode": vk,
-                "nativeVirtualKeyCode": vk, "modifiers": mods});
-            (down, up)
-        }
-        Key::Named(name) => {
-            let (key, vk, text) = named_key(name);
-            let key = if key == "F" { *name } else { key };
-            let mut down = json!({"type": if text.is_some() {"keyDown"} else {"rawKeyDown"}, "key": key, "code": key,
-                "windowsVirtualKeyCode": vk, "nativeVirtualKeyCode": vk, "modifiers": mods});
-            if let Some(t) = text {
-                down["text"] = Value::String(t.to_owned());
-                down["unmodifiedText"] = Value::String(t.to_owned());
-            }
-            let up = json!({"type": "keyUp", "key": key, "code": key, "windowsVirtualKeyCode": vk,
-                "nativeVirtualKeyCode": vk, "modifiers": mods});
-            (down, up)
-        }
+/// Down and up of character `c` with modifier `mask`: it types itself unless Ctrl, Alt or Meta
+/// is held (then it is a shortcut); Shift upper-cases a letter.
+fn char_events(c: char, mask: u8) -> Vec<Value> {
+    let shift = mask & keys::modifier_bit(keys::Modifier::Shift) != 0;
+    let shortcut = mask & !keys::modifier_bit(keys::Modifier::Shift) != 0;
+    let (code, vk) = keys::char_code(c);
+    let text = c.to_string();
+    let key = if shift && c.is_ascii_lowercase() {
+        c.to_ascii_uppercase().to_string()
+    } else {
+        text.clone()
     };
-    if dispatch(cdp, session, "Input.dispatchKeyEvent", down).await? == Dispatched::DialogOpened {
-        return Ok(Dispatched::DialogOpened);
+    let k = keys::DomKey {
+        key: key.clone(),
+        code,
+        vk,
+        text: None,
+    };
+    let mut down = key_event(if shortcut { "rawKeyDown" } else { "keyDown" }, &k, mask);
+    if !shortcut {
+        down["text"] = json!(key);
+        down["unmodifiedText"] = json!(text);
     }
-    dispatch(cdp, session, "Input.dispatchKeyEvent", up).await
+    vec![down, key_event("keyUp", &k, mask)]
 }

@@ -210,11 +210,6 @@ pub fn no_history(direction: &str) -> String {
     format!("There is no page to go {direction} to in this tab's history.")
 }
 
-/// Keys that do not parse.
-pub fn bad_keys(reason: &str) -> String {
-    format!("The keys could not be typed: {reason}")
-}
-
 /// Coordinates outside 0..1.
 pub fn bad_fraction(name: &str, value: f64) -> String {
     format!(
@@ -260,7 +255,10 @@ pub mod describe {
     /// set_edit_text.
     pub const SET_TEXT: &str = "Focus an edit control and type the text into it, replacing its content unless clear_current_text is false. On a file input, text is the absolute path of an existing file (one per line for several) inside the downloads folder, the system temp folder or an upload_dirs folder; an empty text clears it.";
     /// keyboard_input.
-    pub const KEYS: &str = "Press keys, in the desktop key syntax: plain text types itself, {ENTER} {TAB 2} {ESC} {BACKSPACE} {UP} …, ^a = Ctrl+A, +x = Shift+X, %x = Alt+X. With id/name, the control is focused first.";
+    pub const KEYS: &str = concat!(
+        "Press keys with real key events (the same syntax as the desktop); with id/name, the control is focused first. ",
+        deft_protocol::key_syntax!()
+    );
     /// wheel_mouse_input.
     pub const WHEEL: &str = "Turn the mouse wheel over a control (or the page centre without an id): wheel_dist notches, positive scrolls up, negative down.";
     /// texts.

@@ -492,16 +492,10 @@ impl BrowserServer {
                         )));
                     }
                     if text.is_empty() && clear {
-                        return input::press(
-                            b.cdp(),
-                            &page,
-                            &keys::KeyStroke {
-                                key: keys::Key::Named("Delete"),
-                                modifiers: keys::Modifiers::default(),
-                            },
-                        )
-                        .await
-                        .map_err(BrowserError::from);
+                        let delete = [keys::KeyStep::Key(keys::NamedKey::Delete)];
+                        return input::press_steps(b.cdp(), &page, &delete)
+                            .await
+                            .map_err(BrowserError::from);
                     }
                     input::insert_text(b.cdp(), &page, &text)
                         .await
@@ -515,12 +509,12 @@ impl BrowserServer {
     async fn keyboard_input(&self, Parameters(args): Parameters<KeysArgs>) -> CallToolResult {
         flat(
             async {
-                let strokes =
-                    keys::parse_keys(&args.keys).map_err(|e| err(messages::bad_keys(&e.0)))?;
+                let steps = keys::parse(&args.keys).map_err(|e| err(e.to_string()))?;
                 let b = self.browser().await?;
                 let (window, page) = b.current()?;
                 b.ensure_no_dialog(window)?;
                 let mut warning = None;
+                let mut focused = None;
                 if let Some(id) = &args.id
                     && args.control_focus.unwrap_or(true)
                 {
@@ -528,19 +522,13 @@ impl BrowserServer {
                     warning = w;
                     b.locate(n, &c, true).await?;
                     b.on_element(n, &c, "el.focus(); return true;").await?;
+                    focused = Some(c.session);
                 }
-                let before = Before::take(b, window, &page, None).await;
-                let mut dialog = false;
-                for s in &strokes {
-                    if input::press(b.cdp(), &page, s)
-                        .await
-                        .map_err(BrowserError::from)?
-                        == Dispatched::DialogOpened
-                    {
-                        dialog = true;
-                        break;
-                    }
-                }
+                let before = Before::take(b, window, &page, focused.as_deref()).await;
+                let dialog = input::press_steps(b.cdp(), &page, &steps)
+                    .await
+                    .map_err(BrowserError::from)?
+                    == Dispatched::DialogOpened;
                 Ok(self.finish(b, before, dialog, warning).await)
             }
             .await

@@ -157,6 +157,17 @@ async fn form_is_filled_with_trusted_input_and_submitted() {
         )),
         "{l}"
     );
+    // A modifier held across keys: Shift upper-cases, Ctrl+End moves past the text.
+    h.ok(
+        "keyboard_input",
+        json!({"id": name, "name": "Name", "keys": "{HOME}{VK_SHIFT down}h{VK_SHIFT up}{DELETE}^{END}{VK_SHIFT down}!{VK_SHIFT up}"}),
+    )
+    .await;
+    let l = h.listing(json!({})).await;
+    assert!(
+        l.contains(&format!("{name} edit \"Name\" = \"Hrace!\"")),
+        "{l}"
+    );
     assert!(h.shutdown().await);
 }
 

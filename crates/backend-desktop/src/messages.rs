@@ -190,7 +190,7 @@ fn list_or_none(items: &[String]) -> String {
 }
 
 /// Description of `keyboard_input`'s `keys`.
-pub const KEYS_SYNTAX: &str = "Keys to press, pywinauto/UFO syntax: plain text is typed as is (any Unicode); {ENTER}, {TAB}, {ESC}, {BACKSPACE}, {DELETE}, {HOME}, {END}, {UP}, {DOWN}, {LEFT}, {RIGHT}, {PGUP}, {PGDN}, {F1}.. name keys, {TAB 2} repeats; ^ = Ctrl, + = Shift, % = Alt for the next key or (group): ^a, ^{END}, +{TAB}; {VK_CONTROL down}...{VK_CONTROL up} holds a modifier; ~ = Enter; {+} {^} {%} {~} {{} {}} type those characters.";
+pub const KEYS_SYNTAX: &str = concat!("Keys to press. ", deft_protocol::key_syntax!());
 
 #[cfg(test)]
 mod tests {

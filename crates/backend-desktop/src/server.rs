@@ -325,16 +325,17 @@ pub fn type_steps(c: &Connected, steps: &[KeyStep]) -> Result<(), String> {
                 let sym = xkeysym::Keysym::from_char(*ch).raw();
                 x.tap_keysym(sym).map_err(|e| e.0)?;
             }
-            KeyStep::Key(sym) => x.tap_keysym(*sym).map_err(|e| e.0)?,
-            KeyStep::ModDown(m) => {
+            KeyStep::Key(k) => x.tap_keysym(keys::keysym(*k)).map_err(|e| e.0)?,
+            KeyStep::Down(m) => {
+                let m = keys::modifier_name(*m);
                 let code = x
                     .modifier(m)
                     .ok_or_else(|| format!("the keyboard has no {m} key"))?;
                 x.key(code, true).map_err(|e| e.0)?;
                 held.push(code);
             }
-            KeyStep::ModUp(m) => {
-                if let Some(code) = x.modifier(m) {
+            KeyStep::Up(m) => {
+                if let Some(code) = x.modifier(keys::modifier_name(*m)) {
                     x.key(code, false).map_err(|e| e.0)?;
                     held.retain(|c| *c != code);
                 }
@@ -865,12 +866,15 @@ impl DesktopServer {
 
     #[tool(
         name = "keyboard_input",
-        description = "Send keys to a control (focused first unless control_focus is false) with real key events. Syntax: plain text as is; {ENTER} {TAB 2} {ESC} {BACKSPACE} {DELETE} {HOME} {END} {UP} {DOWN} {LEFT} {RIGHT} {PGUP} {PGDN} {F1}..; ^ Ctrl, + Shift, % Alt for the next key or (group), e.g. ^a, ^{END}; {VK_CONTROL down}..{VK_CONTROL up}; ~ Enter; {+} {^} {%} {~} {{} {}} literal."
+        description = concat!(
+            "Send keys to a control (focused first unless control_focus is false) with real key events. ",
+            deft_protocol::key_syntax!()
+        )
     )]
     async fn keyboard_input(&self, Parameters(p): Parameters<KeysParams>) -> CallToolResult {
         let steps = match keys::parse(&p.keys) {
             Ok(s) => s,
-            Err(e) => return fail(e.0),
+            Err(e) => return fail(e.to_string()),
         };
         let focus = p.control_focus.unwrap_or(true);
         let mut warning = None;

@@ -362,7 +362,7 @@ async fn ids_are_checked_and_errors_say_what_to_do() {
         )
         .await;
     assert!(
-        e.starts_with("Unknown key {NOPE} in keys \"{NOPE}\"."),
+        e.starts_with("The keys could not be typed: Unknown key '{NOPE}' at position 0."),
         "{e}"
     );
     // Actions that do not fit the control.

@@ -5,6 +5,7 @@
 //! - [`batch`]: the JSON batch `deft exec` (and later the exec API) takes.
 //! - [`event`]: the agent's event stream (DESIGN.md "Events").
 //! - [`link`]: device-link messages, field-compatible with UFO's AIP.
+//! - [`keys`]: the key syntax of `keyboard_input`, shared by the desktop and the browser.
 //!
 //! Everything deserializes leniently: unknown fields are ignored and `null` is accepted wherever a
 //! field is optional, so messages from UFO-shaped peers parse as they are.
@@ -22,6 +23,7 @@
 pub mod batch;
 pub mod envelope;
 pub mod event;
+pub mod keys;
 mod lenient;
 pub mod link;
 pub mod observation;
