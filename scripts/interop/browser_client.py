@@ -48,7 +48,7 @@ async def main(deft: str, form_url: str, marker: str) -> None:
         }
         assert expected <= names, f"missing tools: {sorted(expected - names)}"
         wait = next(t for t in listed.tools if t.name == "wait")
-        assert wait.meta and wait.meta.get("deft/timeout_secs") == 300, wait.meta
+        assert wait.meta and wait.meta.get("deft/timeout_secs") == 310, wait.meta  # 300 s of waiting + 10 to answer
 
         r = await client.call_tool("get_desktop_app_info", {"remove_empty": False})
         assert not r.is_error, text_of(r)

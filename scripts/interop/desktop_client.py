@@ -37,7 +37,7 @@ async def main(deft: str, state_file: str) -> None:
                          "set_edit_text", "keyboard_input", "capture_window_screenshot", "launch_app"):
             assert expected in names, f"{expected} missing from {names}"
         wait = next(t for t in listed.tools if t.name == "wait")
-        assert wait.meta and wait.meta.get("deft/timeout_secs") == 300, wait.meta
+        assert wait.meta and wait.meta.get("deft/timeout_secs") == 310, wait.meta  # 300 s of waiting + 10 to answer
 
         window = None
         for _ in range(100):

@@ -100,49 +100,59 @@ pub async fn click(
     Ok(Dispatched::Done)
 }
 
-/// Presses at `from`, moves in steps to `to`, releases.
+/// Presses at `from`, moves in steps to `to`, releases; `hold` is a modifier key held down
+/// for the whole drag (its key events included, so the page sees e.g. Ctrl go down).
 pub async fn drag(
     cdp: &Cdp,
     session: &str,
     from: (f64, f64),
     to: (f64, f64),
     button: &str,
+    hold: Option<keys::Modifier>,
 ) -> Result<Dispatched, CdpError> {
-    let ev = |kind: &str, x: f64, y: f64, buttons: u8| json!({"type": kind, "x": x, "y": y, "button": button, "buttons": buttons, "clickCount": 1});
-    let mask = button_mask(button);
-    dispatch(
-        cdp,
-        session,
+    let mods = hold.map_or(0, keys::modifier_bit);
+    let buttons = button_mask(button);
+    let mouse = |kind: &str, (x, y): (f64, f64), pressed: bool| {
+        json!({"type": kind, "x": x, "y": y, "button": button, "buttons": if pressed { buttons } else { 0 },
+            "clickCount": 1, "modifiers": mods})
+    };
+    let mut events = Vec::new();
+    if let Some(m) = hold {
+        events.push((
+            "Input.dispatchKeyEvent",
+            key_event("rawKeyDown", &keys::modifier_key(m), mods),
+        ));
+    }
+    events.push((
         "Input.dispatchMouseEvent",
-        json!({"type": "mouseMoved", "x": from.0, "y": from.1}),
-    )
-    .await?;
-    dispatch(
-        cdp,
-        session,
+        json!({"type": "mouseMoved", "x": from.0, "y": from.1, "modifiers": mods}),
+    ));
+    events.push((
         "Input.dispatchMouseEvent",
-        ev("mousePressed", from.0, from.1, mask),
-    )
-    .await?;
+        mouse("mousePressed", from, true),
+    ));
     const STEPS: u32 = 8;
     for i in 1..=STEPS {
         let t = f64::from(i) / f64::from(STEPS);
-        let (x, y) = (from.0 + (to.0 - from.0) * t, from.1 + (to.1 - from.1) * t);
-        dispatch(
-            cdp,
-            session,
-            "Input.dispatchMouseEvent",
-            json!({"type": "mouseMoved", "x": x, "y": y, "button": button, "buttons": mask}),
-        )
-        .await?;
+        let at = (from.0 + (to.0 - from.0) * t, from.1 + (to.1 - from.1) * t);
+        events.push(("Input.dispatchMouseEvent", mouse("mouseMoved", at, true)));
     }
-    dispatch(
-        cdp,
-        session,
+    events.push((
         "Input.dispatchMouseEvent",
-        ev("mouseReleased", to.0, to.1, 0),
-    )
-    .await
+        mouse("mouseReleased", to, false),
+    ));
+    if let Some(m) = hold {
+        events.push((
+            "Input.dispatchKeyEvent",
+            key_event("keyUp", &keys::modifier_key(m), 0),
+        ));
+    }
+    for (method, e) in events {
+        if dispatch(cdp, session, method, e).await? == Dispatched::DialogOpened {
+            return Ok(Dispatched::DialogOpened);
+        }
+    }
+    Ok(Dispatched::Done)
 }
 
 /// Turns the wheel at `(x, y)`: `notches` > 0 scrolls up, as pywinauto's `wheel_dist`.

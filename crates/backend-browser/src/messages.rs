@@ -271,15 +271,14 @@ pub mod describe {
     pub const CLICK_XY: &str =
         "Click at a point of the tab's viewport given as fractions x, y from 0.0 to 1.0.";
     /// drag_on_coordinates.
-    pub const DRAG_XY: &str =
-        "Drag the mouse between two points of the viewport given as fractions from 0.0 to 1.0.";
+    pub const DRAG_XY: &str = "Drag the mouse between two points of the viewport given as fractions from 0.0 to 1.0; key_hold holds ctrl/shift/alt during the drag.";
     /// capture_window_screenshot.
     pub const SHOT: &str = "A PNG of the selected tab's viewport; annotated: true draws each visible interactive control's id on it.";
     /// capture_desktop_screenshot.
     pub const DESKTOP_SHOT: &str =
         "A PNG of the screen: in the browser, the selected tab's viewport.";
     /// wait.
-    pub const WAIT: &str = "Wait the given number of seconds (at most 300), then return.";
+    pub const WAIT: &str = "Wait for `seconds` (0–300), e.g. for a slow page; then return.";
     /// summary.
     pub const SUMMARY: &str =
         "Record a short summary of what you observed; it is returned as given.";

@@ -1,11 +1,13 @@
 //! The MCP server: the shared window/control tools and the browser-only tools.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use deft_protocol::TIMEOUT_META_KEY;
-use deft_protocol::observation::{
-    ListingOptions, clean_name, render_compact, render_json, render_window_list,
+use deft_protocol::observation::{clean_name, render_compact, render_json, render_window_list};
+use deft_protocol::tool_args::{
+    AppInfoArgs, ClickArgs, CoordArgs, DragArgs, KeysArgs, ListingArgs, ScreenshotArgs,
+    SelectOptionArgs, SetTextArgs, SummaryArgs, Target, WaitArgs, WheelArgs,
 };
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -22,170 +24,6 @@ use crate::browser::{Browser, BrowserConfig, BrowserError, ControlRef, parse_id}
 use crate::input::{self, Dispatched};
 use crate::keys;
 use crate::messages::{self, describe};
-
-/// A window or control id: `"7"` or `7`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(untagged)]
-pub enum IdArg {
-    /// As a number.
-    Number(u64),
-    /// As printed.
-    Text(String),
-}
-
-impl IdArg {
-    fn text(&self) -> String {
-        match self {
-            IdArg::Number(n) => n.to_string(),
-            IdArg::Text(s) => s.trim().to_owned(),
-        }
-    }
-}
-
-/// `select_application_window` / `close_tab`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct WindowArgs {
-    /// The window (tab) id from get_desktop_app_info.
-    pub id: IdArg,
-    /// The window's name, as a check.
-    #[serde(default)]
-    pub name: Option<String>,
-}
-
-/// A control by id, with its name as a check.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct ControlArgs {
-    /// The control id from get_app_window_controls_info.
-    pub id: IdArg,
-    /// The control's name, as a check.
-    #[serde(default)]
-    pub name: Option<String>,
-}
-
-/// `click_input`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct ClickArgs {
-    /// The control id.
-    pub id: IdArg,
-    /// The control's name, as a check.
-    #[serde(default)]
-    pub name: Option<String>,
-    /// left (default), right or middle.
-    #[serde(default)]
-    pub button: Option<String>,
-    /// A double click.
-    #[serde(default)]
-    pub double: Option<bool>,
-}
-
-/// `set_edit_text`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct SetTextArgs {
-    /// The control id.
-    pub id: IdArg,
-    /// The control's name, as a check.
-    #[serde(default)]
-    pub name: Option<String>,
-    /// The text to type.
-    pub text: String,
-    /// Replace the current text (default true); false appends.
-    #[serde(default)]
-    pub clear_current_text: Option<bool>,
-}
-
-/// `keyboard_input`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct KeysArgs {
-    /// Keys in the desktop syntax.
-    pub keys: String,
-    /// A control to focus first.
-    #[serde(default)]
-    pub id: Option<IdArg>,
-    /// Its name, as a check.
-    #[serde(default)]
-    pub name: Option<String>,
-    /// Focus the control first (default true when id is given).
-    #[serde(default)]
-    pub control_focus: Option<bool>,
-}
-
-/// `wheel_mouse_input`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct WheelArgs {
-    /// A control to wheel over (default: the page centre).
-    #[serde(default)]
-    pub id: Option<IdArg>,
-    /// Its name, as a check.
-    #[serde(default)]
-    pub name: Option<String>,
-    /// Notches: positive scrolls up, negative down.
-    pub wheel_dist: i64,
-}
-
-/// `select_option`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct SelectOptionArgs {
-    /// The select control's id.
-    pub id: IdArg,
-    /// Its name, as a check.
-    #[serde(default)]
-    pub name: Option<String>,
-    /// The option's visible text or value.
-    pub option: String,
-}
-
-/// `click_on_coordinates`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct ClickXyArgs {
-    /// Fraction of the viewport width, 0.0–1.0.
-    pub x: f64,
-    /// Fraction of the viewport height, 0.0–1.0.
-    pub y: f64,
-    /// left (default), right or middle.
-    #[serde(default)]
-    pub button: Option<String>,
-    /// A double click.
-    #[serde(default)]
-    pub double: Option<bool>,
-}
-
-/// `drag_on_coordinates`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct DragArgs {
-    /// Start, fraction of the width.
-    pub start_x: f64,
-    /// Start, fraction of the height.
-    pub start_y: f64,
-    /// End, fraction of the width.
-    pub end_x: f64,
-    /// End, fraction of the height.
-    pub end_y: f64,
-    /// left (default), right or middle.
-    #[serde(default)]
-    pub button: Option<String>,
-}
-
-/// `capture_window_screenshot`.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
-pub struct ShotArgs {
-    /// Draw each visible interactive control's id.
-    #[serde(default)]
-    pub annotated: Option<bool>,
-}
-
-/// `wait`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct WaitArgs {
-    /// Seconds, at most 300.
-    pub seconds: f64,
-}
-
-/// `summary`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct SummaryArgs {
-    /// The summary.
-    pub text: String,
-}
 
 /// `navigate` / `new_tab`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -220,48 +58,6 @@ pub struct DialogArgs {
     pub text: Option<String>,
 }
 
-/// `get_desktop_app_info` (docs/observation.md).
-#[derive(Debug, Default, Deserialize, JsonSchema)]
-pub struct AppInfoArgs {
-    /// Leave out tabs without a title (default true).
-    #[serde(default)]
-    pub remove_empty: Option<bool>,
-    /// Enumerate again (default true).
-    #[serde(default)]
-    pub refresh_app_windows: Option<bool>,
-}
-
-/// `get_app_window_controls_info` (docs/observation.md).
-#[derive(Debug, Default, Deserialize, JsonSchema)]
-pub struct ListingArgs {
-    /// Extra fields: rect, text, role, class, url, placeholder, description, shortcut, level (a list or one comma-separated string).
-    #[serde(default)]
-    pub field_list: Option<Value>,
-    /// Only interactive controls.
-    #[serde(default)]
-    pub only_interactive: Option<bool>,
-    /// At most this many control lines (default 1000).
-    #[serde(default)]
-    pub max_controls: Option<usize>,
-    /// "compact" (default) or "json".
-    #[serde(default)]
-    pub format: Option<String>,
-    /// A control id: list only that control and its descendants (a table, a form, a dialog).
-    #[serde(default)]
-    pub subtree: Option<Value>,
-}
-
-impl ListingArgs {
-    fn options(&self) -> Result<ListingOptions, String> {
-        serde_json::from_value(json!({
-            "field_list": self.field_list, "only_interactive": self.only_interactive,
-            "max_controls": self.max_controls, "format": self.format,
-            "subtree": self.subtree,
-        }))
-        .map_err(|e| e.to_string())
-    }
-}
-
 /// Default `get_page_text` budget.
 pub const DEFAULT_PAGE_TEXT_CHARS: usize = 8000;
 
@@ -288,8 +84,9 @@ fn meta_secs(secs: u64) -> MetaObject {
     meta
 }
 
+/// The longest wait, with room to answer.
 fn wait_meta() -> MetaObject {
-    meta_secs(300)
+    meta_secs(deft_protocol::tool_args::MAX_WAIT_SECS as u64 + 10)
 }
 
 fn err(e: impl std::fmt::Display) -> CallToolResult {
@@ -363,12 +160,12 @@ impl BrowserServer {
     #[tool(name = "select_application_window", description = describe::SELECT)]
     async fn select_application_window(
         &self,
-        Parameters(args): Parameters<WindowArgs>,
+        Parameters(args): Parameters<Target>,
     ) -> CallToolResult {
         flat(
             async {
                 let b = self.browser().await?;
-                let text = args.id.text();
+                let text = args.id.clone();
                 b.tabs().await?;
                 let id = parse_id(&text)
                     .ok_or_else(|| BrowserError::Model(messages::bad_id("window", &text)))?;
@@ -435,8 +232,8 @@ impl BrowserServer {
                 let mut events = b.cdp().events();
                 let mut result = self
                     .act_on(
-                        &args.id,
-                        args.name.as_deref(),
+                        &args.target.id,
+                        args.target.name.as_deref(),
                         true,
                         |b, page, _id, _c, p| {
                             Box::pin(async move {
@@ -462,13 +259,16 @@ impl BrowserServer {
             Ok(b) => b,
             Err(e) => return e.into(),
         };
-        match self.file_input(b, &args.id, args.name.as_deref()).await {
+        match self
+            .file_input(b, &args.target.id, args.target.name.as_deref())
+            .await
+        {
             Ok(true) => return flat(self.set_file_input(b, &args).await),
             Ok(false) => {}
             Err(e) => return e.into(),
         }
         flat(self
-            .act_on(&args.id, args.name.as_deref(), true, move |b, page, id, c, _p| {
+            .act_on(&args.target.id, args.target.name.as_deref(), true, move |b, page, id, c, _p| {
                 Box::pin(async move {
                     let ok = b
                         .on_element(
@@ -515,10 +315,8 @@ impl BrowserServer {
                 b.ensure_no_dialog(window)?;
                 let mut warning = None;
                 let mut focused = None;
-                if let Some(id) = &args.id
-                    && args.control_focus.unwrap_or(true)
-                {
-                    let (n, c, w) = b.control(&id.text(), args.name.as_deref())?;
+                if !args.id.is_empty() && args.control_focus.unwrap_or(true) {
+                    let (n, c, w) = b.control(&args.id, args.name.as_deref())?;
                     warning = w;
                     b.locate(n, &c, true).await?;
                     b.on_element(n, &c, "el.focus(); return true;").await?;
@@ -538,12 +336,12 @@ impl BrowserServer {
 
     #[tool(name = "wheel_mouse_input", description = describe::WHEEL)]
     async fn wheel_mouse_input(&self, Parameters(args): Parameters<WheelArgs>) -> CallToolResult {
-        let dist = args.wheel_dist;
-        match &args.id {
+        let dist = i64::from(args.wheel_dist);
+        match Some(&args.target.id).filter(|id| !id.is_empty()) {
             Some(id) => flat(
                 self.act_on(
                     id,
-                    args.name.as_deref(),
+                    args.target.name.as_deref(),
                     false,
                     move |b, page, _id, _c, p| {
                         Box::pin(async move {
@@ -576,13 +374,13 @@ impl BrowserServer {
     }
 
     #[tool(name = "texts", description = describe::TEXTS, annotations(read_only_hint = true))]
-    async fn texts(&self, Parameters(args): Parameters<ControlArgs>) -> CallToolResult {
+    async fn texts(&self, Parameters(args): Parameters<Target>) -> CallToolResult {
         flat(
             async {
                 let b = self.browser().await?;
                 let (window, _) = b.current()?;
                 b.ensure_no_dialog(window)?;
-                let (n, c, warning) = b.control(&args.id.text(), args.name.as_deref())?;
+                let (n, c, warning) = b.control(&args.id, args.name.as_deref())?;
                 let v = b
                     .on_element(
                         n,
@@ -611,7 +409,7 @@ impl BrowserServer {
     ) -> CallToolResult {
         let wanted = args.option.clone();
         flat(self
-            .act_on(&args.id, args.name.as_deref(), true, move |b, _page, id, c, _p| {
+            .act_on(&args.target.id, args.target.name.as_deref(), true, move |b, _page, id, c, _p| {
                 Box::pin(async move {
                     let v = b
                         .on_element(
@@ -657,7 +455,7 @@ impl BrowserServer {
     #[tool(name = "click_on_coordinates", description = describe::CLICK_XY)]
     async fn click_on_coordinates(
         &self,
-        Parameters(args): Parameters<ClickXyArgs>,
+        Parameters(args): Parameters<CoordArgs>,
     ) -> CallToolResult {
         flat(
             async {
@@ -694,6 +492,7 @@ impl BrowserServer {
                     check_fraction(n, v)?;
                 }
                 let button = input::button_name(args.button.as_deref()).map_err(err)?;
+                let hold = args.held().map_err(err)?;
                 let b = self.browser().await?;
                 let (window, page) = b.current()?;
                 b.ensure_no_dialog(window)?;
@@ -705,6 +504,7 @@ impl BrowserServer {
                     (args.start_x * w, args.start_y * h),
                     (args.end_x * w, args.end_y * h),
                     button,
+                    hold,
                 )
                 .await
                 .map_err(BrowserError::from)?;
@@ -719,7 +519,7 @@ impl BrowserServer {
     #[tool(name = "capture_window_screenshot", description = describe::SHOT, annotations(read_only_hint = true))]
     async fn capture_window_screenshot(
         &self,
-        Parameters(args): Parameters<ShotArgs>,
+        Parameters(args): Parameters<ScreenshotArgs>,
     ) -> CallToolResult {
         flat(
             async {
@@ -750,13 +550,13 @@ impl BrowserServer {
 
     #[tool(name = "wait", description = describe::WAIT, meta = wait_meta())]
     async fn wait(&self, Parameters(args): Parameters<WaitArgs>) -> CallToolResult {
-        let secs = if args.seconds.is_finite() {
-            args.seconds.clamp(0.0, 300.0)
-        } else {
-            0.0
-        };
-        tokio::time::sleep(Duration::from_secs_f64(secs)).await;
-        CallToolResult::structured(json!({"waited_secs": secs}))
+        match args.duration() {
+            Ok(d) => {
+                tokio::time::sleep(d).await;
+                CallToolResult::structured(json!({"waited_secs": args.seconds}))
+            }
+            Err(e) => err(e),
+        }
     }
 
     #[tool(name = "summary", description = describe::SUMMARY, annotations(read_only_hint = true))]
@@ -833,11 +633,11 @@ impl BrowserServer {
     }
 
     #[tool(name = "close_tab", description = describe::CLOSE_TAB)]
-    async fn close_tab(&self, Parameters(args): Parameters<WindowArgs>) -> CallToolResult {
+    async fn close_tab(&self, Parameters(args): Parameters<Target>) -> CallToolResult {
         flat(
             async {
                 let b = self.browser().await?;
-                let text = args.id.text();
+                let text = args.id.clone();
                 b.tabs().await?;
                 let id = parse_id(&text)
                     .ok_or_else(|| BrowserError::Model(messages::bad_id("window", &text)))?;
@@ -905,7 +705,7 @@ impl BrowserServer {
     /// Resolves a control, validates it, runs `act` at its located point, settles, reports.
     async fn act_on<F>(
         &self,
-        id: &IdArg,
+        id: &str,
         name: Option<&str>,
         need_enabled: bool,
         act: F,
@@ -923,7 +723,7 @@ impl BrowserServer {
         let b = self.browser().await?;
         let (window, page) = b.current()?;
         b.ensure_no_dialog(window)?;
-        let (n, c, warning) = b.control(&id.text(), name)?;
+        let (n, c, warning) = b.control(id, name)?;
         let point = b.locate(n, &c, need_enabled).await?;
         let before = Before::take(b, window, &page, Some(&c.session)).await;
         let d = act(b, page.clone(), n, c, point).await?;
@@ -937,12 +737,12 @@ impl BrowserServer {
     async fn file_input(
         &self,
         b: &Browser,
-        id: &IdArg,
+        id: &str,
         name: Option<&str>,
     ) -> Result<bool, BrowserError> {
         let (window, _) = b.current()?;
         b.ensure_no_dialog(window)?;
-        let (n, c, _) = b.control(&id.text(), name)?;
+        let (n, c, _) = b.control(id, name)?;
         Ok(b.on_element(
             n,
             &c,
@@ -960,7 +760,7 @@ impl BrowserServer {
         args: &SetTextArgs,
     ) -> Result<CallToolResult, CallToolResult> {
         let (window, page) = b.current()?;
-        let (n, c, warning) = b.control(&args.id.text(), args.name.as_deref())?;
+        let (n, c, warning) = b.control(&args.target.id, args.target.name.as_deref())?;
         if b.on_element(n, &c, "return el.disabled;").await? == Value::Bool(true) {
             return Err(BrowserError::Model(messages::control_disabled(n, &c.name)).into());
         }

@@ -217,6 +217,24 @@ async fn deep_table_row_is_clicked_after_scrolling_and_wheel_and_coordinates_wor
     .await;
     let text = h.page_text().await;
     assert_trusted(&text, 2);
+    assert!(!text.contains("mousedown with"), "{text}");
+    h.ok(
+        "drag_on_coordinates",
+        json!({"start_x": 0.1, "start_y": 0.1, "end_x": 0.3, "end_y": 0.2, "key_hold": "ctrl"}),
+    )
+    .await;
+    let text = h.page_text().await;
+    assert!(text.contains("mousedown with ctrl trusted=true"), "{text}");
+    let e = h
+        .fails(
+            "drag_on_coordinates",
+            json!({"start_x": 0.1, "start_y": 0.1, "end_x": 0.3, "end_y": 0.2, "key_hold": "hyper"}),
+        )
+        .await;
+    assert_eq!(
+        e,
+        "Unknown key_hold \"hyper\": use \"ctrl\", \"shift\" or \"alt\"."
+    );
     assert!(h.shutdown().await);
 }
 

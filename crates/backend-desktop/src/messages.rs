@@ -19,9 +19,6 @@ pub const NO_CONTROLS: &str =
 pub const NO_WINDOW_SELECTED: &str =
     "No window selected. Call get_desktop_app_info and select_application_window first.";
 
-/// `wait` outside 0..=300 s.
-pub const WAIT_RANGE: &str = "seconds must be between 0 and 300.";
-
 /// Neither a display in the environment nor a running managed desktop.
 pub fn no_display(state_file: &str) -> String {
     format!(
@@ -188,9 +185,6 @@ fn list_or_none(items: &[String]) -> String {
         items.join(", ")
     }
 }
-
-/// Description of `keyboard_input`'s `keys`.
-pub const KEYS_SYNTAX: &str = concat!("Keys to press. ", deft_protocol::key_syntax!());
 
 #[cfg(test)]
 mod tests {

@@ -9,6 +9,10 @@ use deft_protocol::TIMEOUT_META_KEY;
 use deft_protocol::observation::{
     self, ControlType, ListingFormat, ListingOptions, WindowListOptions,
 };
+use deft_protocol::tool_args::{
+    AppInfoArgs, ClickArgs, CoordArgs, DragArgs, KeysArgs, ListingArgs, ScreenshotArgs,
+    SelectOptionArgs, SetTextArgs, SummaryArgs, Target, WaitArgs, WheelArgs,
+};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
@@ -17,7 +21,7 @@ use rmcp::model::{
 };
 use rmcp::{ServerHandler, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
-use serde::{Deserialize, Deserializer};
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::a11y;
@@ -29,78 +33,6 @@ use crate::session::{Connected, Session};
 use crate::target::DesktopTarget;
 use crate::ui_tree;
 use crate::x11::Button;
-
-/// Longest `wait`.
-pub const MAX_WAIT_SECS: f64 = 300.0;
-
-fn lenient_id<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
-    Ok(match Option::<Value>::deserialize(d)? {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) => s,
-        Some(Value::Number(n)) => n.to_string(),
-        Some(other) => {
-            return Err(serde::de::Error::custom(format!(
-                "id must be a string such as \"7\", not {other}"
-            )));
-        }
-    })
-}
-
-/// `id` and `name` of a control (or window).
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-pub struct Target {
-    /// The id from the latest listing (a string like "7"; the number 7 is accepted).
-    #[serde(default, deserialize_with = "lenient_id")]
-    #[schemars(with = "String")]
-    pub id: String,
-    /// The name shown with the id; a check: on a mismatch the action still runs on the id and
-    /// returns a warning.
-    #[serde(default)]
-    pub name: Option<String>,
-}
-
-/// Arguments of `get_desktop_app_info`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-pub struct AppInfoParams {
-    /// Leave out windows with an empty title (default true).
-    #[serde(default)]
-    pub remove_empty: Option<bool>,
-    /// Enumerate again (default true); false returns the previous list.
-    #[serde(default)]
-    pub refresh_app_windows: Option<bool>,
-}
-
-/// Arguments of `get_app_window_controls_info` (docs/observation.md "Tools"; lenient: `null` is the
-/// default, `field_list` may be one comma-separated string).
-#[derive(Debug, Clone, Default, serde::Serialize, Deserialize, JsonSchema)]
-pub struct ListingParams {
-    /// Optional fields to add: rect, text, description, role (UFO's control_rect works too).
-    #[serde(default)]
-    #[schemars(with = "Option<Vec<String>>")]
-    pub field_list: Option<Value>,
-    /// List interactive controls only (default false).
-    #[serde(default)]
-    pub only_interactive: Option<bool>,
-    /// Most control lines to print (default 1000).
-    #[serde(default)]
-    pub max_controls: Option<usize>,
-    /// "compact" (default) or "json".
-    #[serde(default)]
-    pub format: Option<String>,
-    /// A control id from an earlier listing of this window: list only that control and its
-    /// descendants (a form, a list, a dialog pane); the header counts that subtree.
-    #[serde(default)]
-    #[schemars(with = "Option<String>")]
-    pub subtree: Option<Value>,
-}
-
-/// Arguments of `capture_window_screenshot`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-pub struct ScreenshotParams {
-    /// Draw each listed interactive control's box and id (set-of-marks).
-    #[serde(default)]
-    pub annotated: Option<bool>,
-}
 
 /// Arguments of `get_ui_tree`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -122,121 +54,6 @@ pub struct LaunchParams {
     pub args: Option<Vec<String>>,
 }
 
-/// Arguments of `click_input`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-pub struct ClickParams {
-    #[serde(flatten)]
-    #[allow(missing_docs)]
-    pub target: Target,
-    /// "left" (default), "right" or "middle".
-    #[serde(default)]
-    pub button: Option<String>,
-    /// Double-click.
-    #[serde(default)]
-    pub double: Option<bool>,
-}
-
-/// Arguments of `click_on_coordinates`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-pub struct CoordParams {
-    /// Horizontal position as a fraction of the selected window's width (0.0–1.0).
-    pub x: f64,
-    /// Vertical position as a fraction of the window's height (0.0–1.0).
-    pub y: f64,
-    /// "left" (default), "right" or "middle".
-    #[serde(default)]
-    pub button: Option<String>,
-    /// Double-click.
-    #[serde(default)]
-    pub double: Option<bool>,
-}
-
-/// Arguments of `drag_on_coordinates`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-pub struct DragParams {
-    /// Start, fraction of the window's width.
-    pub start_x: f64,
-    /// Start, fraction of the window's height.
-    pub start_y: f64,
-    /// End, fraction of the window's width.
-    pub end_x: f64,
-    /// End, fraction of the window's height.
-    pub end_y: f64,
-    /// "left" (default), "right" or "middle".
-    #[serde(default)]
-    pub button: Option<String>,
-    /// A modifier held during the drag: "ctrl", "shift" or "alt".
-    #[serde(default)]
-    pub key_hold: Option<String>,
-}
-
-/// Arguments of `set_edit_text`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-pub struct SetTextParams {
-    #[serde(flatten)]
-    #[allow(missing_docs)]
-    pub target: Target,
-    /// The text the control should hold (any Unicode).
-    pub text: String,
-    /// Only for the typing fallback (controls without EditableText): select all and delete
-    /// before typing. The edit path always replaces the whole text.
-    #[serde(default)]
-    pub clear_current_text: Option<bool>,
-}
-
-/// Arguments of `keyboard_input`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-pub struct KeysParams {
-    /// The control to send keys to (optional with control_focus=false).
-    #[serde(default, deserialize_with = "lenient_id")]
-    #[schemars(with = "Option<String>")]
-    pub id: String,
-    /// The control's name, as a check.
-    #[serde(default)]
-    pub name: Option<String>,
-    /// The keys.
-    #[schemars(description = messages::KEYS_SYNTAX)]
-    pub keys: String,
-    /// Focus the control first (default true).
-    #[serde(default)]
-    pub control_focus: Option<bool>,
-}
-
-/// Arguments of `wheel_mouse_input`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-pub struct WheelParams {
-    #[serde(flatten)]
-    #[allow(missing_docs)]
-    pub target: Target,
-    /// Notches to turn; positive scrolls up, negative down (UFO's convention).
-    #[serde(default)]
-    pub wheel_dist: Option<i32>,
-}
-
-/// Arguments of `select_option`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-pub struct SelectOptionParams {
-    #[serde(flatten)]
-    #[allow(missing_docs)]
-    pub target: Target,
-    /// The option's text.
-    pub option: String,
-}
-
-/// Arguments of `wait`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-pub struct WaitParams {
-    /// Seconds to wait, 0–300.
-    pub seconds: f64,
-}
-
-/// Arguments of `summary`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-pub struct SummaryParams {
-    /// The summary to pass on.
-    pub text: String,
-}
-
 /// deft's desktop tool server. Clones share one [`Session`] (ids, selected window).
 #[derive(Clone)]
 pub struct DesktopServer {
@@ -253,9 +70,11 @@ impl std::fmt::Debug for DesktopServer {
     }
 }
 
+/// The longest wait, with room to answer.
 fn wait_meta() -> MetaObject {
     let mut meta = MetaObject::new();
-    meta.0.insert(TIMEOUT_META_KEY.to_owned(), 300.into());
+    let secs = deft_protocol::tool_args::MAX_WAIT_SECS as u64 + 10;
+    meta.0.insert(TIMEOUT_META_KEY.to_owned(), secs.into());
     meta
 }
 
@@ -369,10 +188,7 @@ impl DesktopServer {
         description = "List the desktop's top-level windows as JSON [{id, name, type, app}] (app = the application's root name). Ids stay valid for the device session.",
         annotations(read_only_hint = true)
     )]
-    async fn get_desktop_app_info(
-        &self,
-        Parameters(p): Parameters<AppInfoParams>,
-    ) -> CallToolResult {
+    async fn get_desktop_app_info(&self, Parameters(p): Parameters<AppInfoArgs>) -> CallToolResult {
         let opts = WindowListOptions {
             remove_empty: p.remove_empty.unwrap_or(true),
             refresh_app_windows: p.refresh_app_windows.unwrap_or(true),
@@ -397,7 +213,7 @@ impl DesktopServer {
     )]
     async fn get_app_window_controls_info(
         &self,
-        Parameters(p): Parameters<ListingParams>,
+        Parameters(p): Parameters<ListingArgs>,
     ) -> CallToolResult {
         let opts: ListingOptions = match serde_json::to_value(&p).and_then(serde_json::from_value) {
             Ok(o) => o,
@@ -423,7 +239,7 @@ impl DesktopServer {
     )]
     async fn capture_window_screenshot(
         &self,
-        Parameters(p): Parameters<ScreenshotParams>,
+        Parameters(p): Parameters<ScreenshotArgs>,
     ) -> CallToolResult {
         let window = match self.session.selected().await {
             Ok(w) => w,
@@ -637,7 +453,7 @@ impl DesktopServer {
         name = "click_input",
         description = "Click a control by id (name as a check) with a real pointer click at its centre; button left/right/middle, double for a double-click. Result has effect: changed | no_change."
     )]
-    async fn click_input(&self, Parameters(p): Parameters<ClickParams>) -> CallToolResult {
+    async fn click_input(&self, Parameters(p): Parameters<ClickArgs>) -> CallToolResult {
         let button = match button_of(p.button.as_deref()) {
             Ok(b) => b,
             Err(e) => return fail(e),
@@ -690,7 +506,7 @@ impl DesktopServer {
         name = "click_on_coordinates",
         description = "Click at a point of the selected window given as fractions (x, y from 0.0 to 1.0 of its width and height)."
     )]
-    async fn click_on_coordinates(&self, Parameters(p): Parameters<CoordParams>) -> CallToolResult {
+    async fn click_on_coordinates(&self, Parameters(p): Parameters<CoordArgs>) -> CallToolResult {
         let (fx, fy, button) = match (
             fraction("x", p.x),
             fraction("y", p.y),
@@ -730,7 +546,7 @@ impl DesktopServer {
         name = "drag_on_coordinates",
         description = "Drag with a real pointer from (start_x, start_y) to (end_x, end_y), fractions of the selected window; key_hold holds ctrl/shift/alt during the drag."
     )]
-    async fn drag_on_coordinates(&self, Parameters(p): Parameters<DragParams>) -> CallToolResult {
+    async fn drag_on_coordinates(&self, Parameters(p): Parameters<DragArgs>) -> CallToolResult {
         let checked = (|| -> Result<_, String> {
             Ok((
                 fraction("start_x", p.start_x)?,
@@ -744,19 +560,9 @@ impl DesktopServer {
             Ok(v) => v,
             Err(e) => return fail(e),
         };
-        let hold = match p.key_hold.as_deref().map(|k| k.trim().to_ascii_lowercase()) {
-            None => None,
-            Some(k) if k.is_empty() => None,
-            Some(k) => match k.as_str() {
-                "ctrl" | "control" => Some("control"),
-                "shift" => Some("shift"),
-                "alt" => Some("alt"),
-                _ => {
-                    return fail(format!(
-                        "Unknown key_hold {k:?}: use \"ctrl\", \"shift\" or \"alt\"."
-                    ));
-                }
-            },
+        let hold = match p.held() {
+            Ok(m) => m.map(keys::modifier_name),
+            Err(e) => return fail(e),
         };
         let window = match self.session.selected().await {
             Ok(w) => w,
@@ -796,9 +602,9 @@ impl DesktopServer {
 
     #[tool(
         name = "set_edit_text",
-        description = "Replace the text of an edit control (id, name as a check) with `text`; any Unicode arrives intact. Falls back to typing for controls without editable text."
+        description = "Replace the text of an edit control (id, name as a check) with `text`, or append it with clear_current_text: false; any Unicode arrives intact. Falls back to typing for controls without editable text."
     )]
-    async fn set_edit_text(&self, Parameters(p): Parameters<SetTextParams>) -> CallToolResult {
+    async fn set_edit_text(&self, Parameters(p): Parameters<SetTextArgs>) -> CallToolResult {
         let resolved = match self
             .session
             .control(&p.target.id, p.target.name.as_deref())
@@ -823,17 +629,23 @@ impl DesktopServer {
             Err(e) => return fail(e),
         };
         let text = p.text.clone();
-        let clear = p.clear_current_text.unwrap_or(false);
+        let clear = p.clear_current_text.unwrap_or(true);
         let result = self
             .session
             .with_effect(|c| async move {
-                if d.editable
-                    && a11y::set_text_contents(&c.a11y, &d.key, &text)
+                if d.editable {
+                    let want = if clear {
+                        text.clone()
+                    } else {
+                        a11y::text(&c.a11y, &d.key).await.unwrap_or_default() + &text
+                    };
+                    if a11y::set_text_contents(&c.a11y, &d.key, &want)
                         .await
                         .unwrap_or(false)
-                    && a11y::text(&c.a11y, &d.key).await.ok().as_deref() == Some(text.as_str())
-                {
-                    return Ok(json!({ "via": "editable text" }));
+                        && a11y::text(&c.a11y, &d.key).await.ok().as_deref() == Some(want.as_str())
+                    {
+                        return Ok(json!({ "via": "editable text" }));
+                    }
                 }
                 // Fallback: focus by a click and type.
                 if let Some(r) = rect {
@@ -846,10 +658,8 @@ impl DesktopServer {
                 } else {
                     let _ = a11y::grab_focus(&c.a11y, &d.key).await;
                 }
-                let mut steps = Vec::new();
-                if clear || d.editable {
-                    steps.extend(keys::parse("^a{DELETE}").map_err(|e| e.0)?);
-                }
+                let mut steps =
+                    keys::parse(if clear { "^a{DELETE}" } else { "^{END}" }).map_err(|e| e.0)?;
                 steps.extend(text.chars().map(KeyStep::Char));
                 let cc = c.clone();
                 tokio::task::spawn_blocking(move || type_steps(&cc, &steps))
@@ -871,7 +681,7 @@ impl DesktopServer {
             deft_protocol::key_syntax!()
         )
     )]
-    async fn keyboard_input(&self, Parameters(p): Parameters<KeysParams>) -> CallToolResult {
+    async fn keyboard_input(&self, Parameters(p): Parameters<KeysArgs>) -> CallToolResult {
         let steps = match keys::parse(&p.keys) {
             Ok(s) => s,
             Err(e) => return fail(e.to_string()),
@@ -930,7 +740,7 @@ impl DesktopServer {
         name = "wheel_mouse_input",
         description = "Turn the mouse wheel over a control (id, name as a check): wheel_dist notches, positive scrolls up, negative down."
     )]
-    async fn wheel_mouse_input(&self, Parameters(p): Parameters<WheelParams>) -> CallToolResult {
+    async fn wheel_mouse_input(&self, Parameters(p): Parameters<WheelArgs>) -> CallToolResult {
         let resolved = match self
             .session
             .control(&p.target.id, p.target.name.as_deref())
@@ -955,7 +765,7 @@ impl DesktopServer {
             }
             Err(e) => return fail(e),
         };
-        let dist = p.wheel_dist.unwrap_or(0);
+        let dist = p.wheel_dist;
         let (x, y) = centre(rect);
         let result = self
             .session
@@ -1015,7 +825,7 @@ impl DesktopServer {
         name = "select_option",
         description = "Choose an option by its text (id, name as a check) in a combo box, a list (the row's text) or a table or tree view (the row's first cell), through accessibility: rows scrolled out of view work too."
     )]
-    async fn select_option(&self, Parameters(p): Parameters<SelectOptionParams>) -> CallToolResult {
+    async fn select_option(&self, Parameters(p): Parameters<SelectOptionArgs>) -> CallToolResult {
         let resolved = match self
             .session
             .control(&p.target.id, p.target.name.as_deref())
@@ -1083,12 +893,14 @@ impl DesktopServer {
         description = "Wait for `seconds` (0–300), e.g. for an application to finish loading.",
         meta = wait_meta()
     )]
-    async fn wait(&self, Parameters(p): Parameters<WaitParams>) -> CallToolResult {
-        if !(0.0..=MAX_WAIT_SECS).contains(&p.seconds) || p.seconds.is_nan() {
-            return fail(messages::WAIT_RANGE);
+    async fn wait(&self, Parameters(p): Parameters<WaitArgs>) -> CallToolResult {
+        match p.duration() {
+            Ok(d) => {
+                tokio::time::sleep(d).await;
+                CallToolResult::structured(json!({ "waited_secs": p.seconds }))
+            }
+            Err(e) => fail(e),
         }
-        tokio::time::sleep(Duration::from_secs_f64(p.seconds)).await;
-        CallToolResult::structured(json!({ "waited_secs": p.seconds }))
     }
 
     #[tool(
@@ -1096,8 +908,8 @@ impl DesktopServer {
         description = "Record a short summary of what you see or did; returned as is for later steps.",
         annotations(read_only_hint = true)
     )]
-    async fn summary(&self, Parameters(p): Parameters<SummaryParams>) -> CallToolResult {
-        CallToolResult::success(vec![Content::text(p.text)])
+    async fn summary(&self, Parameters(p): Parameters<SummaryArgs>) -> CallToolResult {
+        CallToolResult::structured(json!({ "summary": p.text }))
     }
 }
 

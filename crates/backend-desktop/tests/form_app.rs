@@ -86,10 +86,18 @@ async fn fill_tick_pick_and_submit_with_real_pointer_clicks() {
 
     let name = "Zoë Straße 苏州";
     let name_id = common::find_id(&listing, "edit", "Name").unwrap();
+    // Set, then append with clear_current_text: false: the app sees the whole name.
     let r = h
         .ok(
             "set_edit_text",
-            json!({"id": name_id, "name": "Name", "text": name}),
+            json!({"id": name_id, "name": "Name", "text": "Zoë Straße"}),
+        )
+        .await;
+    assert_eq!(r["effect"], "changed", "{r}");
+    let r = h
+        .ok(
+            "set_edit_text",
+            json!({"id": name_id, "name": "Name", "text": " 苏州", "clear_current_text": false}),
         )
         .await;
     assert_eq!(r["effect"], "changed", "{r}");
@@ -398,10 +406,10 @@ async fn ids_are_checked_and_errors_say_what_to_do() {
     // wait bounds.
     assert_eq!(
         h.err("wait", json!({"seconds": 301})).await,
-        "seconds must be between 0 and 300."
+        "seconds must be between 0 and 300, got 301."
     );
     let s = h.call("summary", json!({"text": "form is filled"})).await;
-    assert_eq!(text_of(&s), "form is filled");
+    assert_eq!(s.structured_content.unwrap()["summary"], "form is filled");
 }
 
 #[tokio::test(flavor = "multi_thread")]

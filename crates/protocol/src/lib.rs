@@ -27,6 +27,7 @@ pub mod keys;
 mod lenient;
 pub mod link;
 pub mod observation;
+pub mod tool_args;
 
 pub use batch::{ExecBatch, ExecInput};
 pub use envelope::{Command, CommandResult, ResultStatus, TIMEOUT_META_KEY, ToolInfo, ToolType};
