@@ -88,6 +88,17 @@ fn fail(text: impl Into<String>) -> CallToolResult {
     CallToolResult::error(vec![Content::text(text.into())])
 }
 
+/// The value of a `Result`, or a return of its error as the tool's failure (`?` for tools that
+/// answer `CallToolResult`).
+macro_rules! or_fail {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(e) => return fail(e),
+        }
+    };
+}
+
 fn button_of(b: Option<&str>) -> Result<Button, String> {
     match b.map(|s| s.trim().to_ascii_lowercase()).as_deref() {
         None | Some("" | "left") => Ok(Button::Left),
@@ -241,14 +252,8 @@ impl DesktopServer {
         &self,
         Parameters(p): Parameters<ScreenshotArgs>,
     ) -> CallToolResult {
-        let window = match self.session.selected().await {
-            Ok(w) => w,
-            Err(e) => return fail(e),
-        };
-        let c = match self.session.connected().await {
-            Ok(c) => c,
-            Err(e) => return fail(e),
-        };
+        let window = or_fail!(self.session.selected().await);
+        let c = or_fail!(self.session.connected().await);
         let rect = self.session.window_rect(&window).await;
         let marks = if p.annotated.unwrap_or(false) {
             self.session.listed_controls(window.id).await
@@ -311,10 +316,7 @@ impl DesktopServer {
         annotations(read_only_hint = true)
     )]
     async fn capture_desktop_screenshot(&self) -> CallToolResult {
-        let c = match self.session.connected().await {
-            Ok(c) => c,
-            Err(e) => return fail(e),
-        };
+        let c = or_fail!(self.session.connected().await);
         let x = c.x.clone();
         let shot = tokio::task::spawn_blocking(move || -> Result<(Vec<u8>, String), String> {
             let (sw, sh) = (i32::from(x.size.0), i32::from(x.size.1));
@@ -344,14 +346,8 @@ impl DesktopServer {
         annotations(read_only_hint = true)
     )]
     async fn get_ui_tree(&self, Parameters(p): Parameters<UiTreeParams>) -> CallToolResult {
-        let (depth, note) = match ui_tree::parse_depth(p.max_depth.as_ref()) {
-            Ok(v) => v,
-            Err(e) => return fail(e),
-        };
-        let window = match self.session.selected().await {
-            Ok(w) => w,
-            Err(e) => return fail(e),
-        };
+        let (depth, note) = or_fail!(ui_tree::parse_depth(p.max_depth.as_ref()));
+        let window = or_fail!(self.session.selected().await);
         match self.session.snapshot(&window).await {
             Ok(snap) => CallToolResult::structured(ui_tree::render(&snap.tree, depth, note)),
             Err(e) => fail(e),
@@ -363,13 +359,8 @@ impl DesktopServer {
         description = "Select a window by id (name as a check) from get_desktop_app_info: raises and focuses it; later control tools act on it. Returns {root_name, window_info}."
     )]
     async fn select_application_window(&self, Parameters(t): Parameters<Target>) -> CallToolResult {
-        let (entry, warning) = match self.session.window(&t.id, t.name.as_deref()).await {
-            Ok(v) => v,
-            Err(e) => return fail(e),
-        };
-        if let Err(e) = self.session.select(&entry).await {
-            return fail(e);
-        }
+        let (entry, warning) = or_fail!(self.session.window(&t.id, t.name.as_deref()).await);
+        or_fail!(self.session.select(&entry).await);
         let mut out = json!({
             "root_name": entry.app,
             "window_info": entry.summary().to_json(),
@@ -386,24 +377,16 @@ impl DesktopServer {
         meta = launch_meta()
     )]
     async fn launch_app(&self, Parameters(p): Parameters<LaunchParams>) -> CallToolResult {
-        let plan = match self
-            .launch
-            .resolve(&p.app, p.args.as_deref().unwrap_or(&[]))
-        {
-            Ok(plan) => plan,
-            Err(e) => return fail(e),
-        };
-        if let Err(e) = self.session.connected().await {
-            return fail(e);
-        }
+        let plan = or_fail!(
+            self.launch
+                .resolve(&p.app, p.args.as_deref().unwrap_or(&[]))
+        );
+        or_fail!(self.session.connected().await);
         let before = match self.session.list_windows(false, true).await {
             Ok(_) => self.session.open_window_keys().await,
             Err(e) => return fail(e),
         };
-        let launched = match launch::spawn(&plan, self.session.target()) {
-            Ok(l) => l,
-            Err(e) => return fail(e),
-        };
+        let launched = or_fail!(launch::spawn(&plan, self.session.target()));
         let pid = launched.pid;
         let program = plan.program.display().to_string();
         let wait = self.launch.window_wait();
@@ -454,22 +437,13 @@ impl DesktopServer {
         description = "Click a control by id (name as a check) with a real pointer click at its centre; button left/right/middle, double for a double-click. Result has effect: changed | no_change."
     )]
     async fn click_input(&self, Parameters(p): Parameters<ClickArgs>) -> CallToolResult {
-        let button = match button_of(p.button.as_deref()) {
-            Ok(b) => b,
-            Err(e) => return fail(e),
-        };
-        let resolved = match self
-            .session
-            .control(&p.target.id, p.target.name.as_deref())
-            .await
-        {
-            Ok(r) => r,
-            Err(e) => return fail(e),
-        };
-        let rect = match self.session.validate(&resolved.entry, "click_input").await {
-            Ok(r) => r,
-            Err(e) => return fail(e),
-        };
+        let button = or_fail!(button_of(p.button.as_deref()));
+        let resolved = or_fail!(
+            self.session
+                .control(&p.target.id, p.target.name.as_deref())
+                .await
+        );
+        let rect = or_fail!(self.session.validate(&resolved.entry, "click_input").await);
         let key = resolved.entry.described.key.clone();
         let double = p.double.unwrap_or(false);
         let result = self
@@ -515,14 +489,8 @@ impl DesktopServer {
             (Ok(x), Ok(y), Ok(b)) => (x, y, b),
             (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return fail(e),
         };
-        let window = match self.session.selected().await {
-            Ok(w) => w,
-            Err(e) => return fail(e),
-        };
-        let rect = match self.session.window_rect(&window).await {
-            Ok(r) => r,
-            Err(e) => return fail(e),
-        };
+        let window = or_fail!(self.session.selected().await);
+        let rect = or_fail!(self.session.window_rect(&window).await);
         let (x, y) = point_in(rect, fx, fy);
         let double = p.double.unwrap_or(false);
         let result = self
@@ -556,22 +524,10 @@ impl DesktopServer {
                 button_of(p.button.as_deref())?,
             ))
         })();
-        let (sx, sy, ex, ey, button) = match checked {
-            Ok(v) => v,
-            Err(e) => return fail(e),
-        };
-        let hold = match p.held() {
-            Ok(m) => m.map(keys::modifier_name),
-            Err(e) => return fail(e),
-        };
-        let window = match self.session.selected().await {
-            Ok(w) => w,
-            Err(e) => return fail(e),
-        };
-        let rect = match self.session.window_rect(&window).await {
-            Ok(r) => r,
-            Err(e) => return fail(e),
-        };
+        let (sx, sy, ex, ey, button) = or_fail!(checked);
+        let hold = or_fail!(p.held()).map(keys::modifier_name);
+        let window = or_fail!(self.session.selected().await);
+        let rect = or_fail!(self.session.window_rect(&window).await);
         let from = point_in(rect, sx, sy);
         let to = point_in(rect, ex, ey);
         let result = self
@@ -605,14 +561,11 @@ impl DesktopServer {
         description = "Replace the text of an edit control (id, name as a check) with `text`, or append it with clear_current_text: false; any Unicode arrives intact. Falls back to typing for controls without editable text."
     )]
     async fn set_edit_text(&self, Parameters(p): Parameters<SetTextArgs>) -> CallToolResult {
-        let resolved = match self
-            .session
-            .control(&p.target.id, p.target.name.as_deref())
-            .await
-        {
-            Ok(r) => r,
-            Err(e) => return fail(e),
-        };
+        let resolved = or_fail!(
+            self.session
+                .control(&p.target.id, p.target.name.as_deref())
+                .await
+        );
         let d = resolved.entry.described.clone();
         if !d.editable && d.kind != ControlType::Edit && d.kind != ControlType::Combobox {
             return fail(messages::not_editable(
@@ -620,14 +573,11 @@ impl DesktopServer {
                 &d.name,
             ));
         }
-        let rect = match self
-            .session
-            .validate(&resolved.entry, "set_edit_text")
-            .await
-        {
-            Ok(r) => r,
-            Err(e) => return fail(e),
-        };
+        let rect = or_fail!(
+            self.session
+                .validate(&resolved.entry, "set_edit_text")
+                .await
+        );
         let text = p.text.clone();
         let clear = p.clear_current_text.unwrap_or(true);
         let result = self
@@ -690,24 +640,18 @@ impl DesktopServer {
         let mut warning = None;
         let mut focus_target = None;
         if focus || !p.id.trim().is_empty() {
-            let resolved = match self.session.control(&p.id, p.name.as_deref()).await {
-                Ok(r) => r,
-                Err(e) => return fail(e),
-            };
-            let rect = match self
-                .session
-                .validate(&resolved.entry, "keyboard_input")
-                .await
-            {
-                Ok(r) => r,
-                Err(e) => return fail(e),
-            };
+            let resolved = or_fail!(self.session.control(&p.id, p.name.as_deref()).await);
+            let rect = or_fail!(
+                self.session
+                    .validate(&resolved.entry, "keyboard_input")
+                    .await
+            );
             warning = resolved.warning;
             if focus {
                 focus_target = Some((resolved.entry.described.key.clone(), rect));
             }
-        } else if let Err(e) = self.session.selected().await {
-            return fail(e);
+        } else {
+            or_fail!(self.session.selected().await);
         }
         let result = self
             .session
@@ -741,14 +685,11 @@ impl DesktopServer {
         description = "Turn the mouse wheel over a control (id, name as a check): wheel_dist notches, positive scrolls up, negative down."
     )]
     async fn wheel_mouse_input(&self, Parameters(p): Parameters<WheelArgs>) -> CallToolResult {
-        let resolved = match self
-            .session
-            .control(&p.target.id, p.target.name.as_deref())
-            .await
-        {
-            Ok(r) => r,
-            Err(e) => return fail(e),
-        };
+        let resolved = or_fail!(
+            self.session
+                .control(&p.target.id, p.target.name.as_deref())
+                .await
+        );
         let rect = match self
             .session
             .validate(&resolved.entry, "wheel_mouse_input")
@@ -793,10 +734,7 @@ impl DesktopServer {
         annotations(read_only_hint = true)
     )]
     async fn texts(&self, Parameters(t): Parameters<Target>) -> CallToolResult {
-        let resolved = match self.session.control(&t.id, t.name.as_deref()).await {
-            Ok(r) => r,
-            Err(e) => return fail(e),
-        };
+        let resolved = or_fail!(self.session.control(&t.id, t.name.as_deref()).await);
         let d = &resolved.entry.described;
         if resolved.warning.is_some() {
             let given = t.name.unwrap_or_default();
@@ -804,10 +742,7 @@ impl DesktopServer {
                 &t.id, &d.name, &given,
             ))]);
         }
-        let c = match self.session.connected().await {
-            Ok(c) => c,
-            Err(e) => return fail(e),
-        };
+        let c = or_fail!(self.session.connected().await);
         let text = if d.has_text {
             match a11y::text(&c.a11y, &d.key).await {
                 Ok(t) => t,
@@ -826,27 +761,19 @@ impl DesktopServer {
         description = "Choose an option by its text (id, name as a check) in a combo box, a list (the row's text) or a table or tree view (the row's first cell), through accessibility: rows scrolled out of view work too."
     )]
     async fn select_option(&self, Parameters(p): Parameters<SelectOptionArgs>) -> CallToolResult {
-        let resolved = match self
-            .session
-            .control(&p.target.id, p.target.name.as_deref())
-            .await
-        {
-            Ok(r) => r,
-            Err(e) => return fail(e),
-        };
-        if let Err(e) = self
-            .session
-            .validate(&resolved.entry, "select_option")
-            .await
-        {
-            return fail(e);
-        }
+        let resolved = or_fail!(
+            self.session
+                .control(&p.target.id, p.target.name.as_deref())
+                .await
+        );
+        or_fail!(
+            self.session
+                .validate(&resolved.entry, "select_option")
+                .await
+        );
         let d = resolved.entry.described.clone();
         let id = resolved.entry.id.to_string();
-        let c = match self.session.connected().await {
-            Ok(c) => c,
-            Err(e) => return fail(e),
-        };
+        let c = or_fail!(self.session.connected().await);
         if !matches!(
             d.kind,
             ControlType::Combobox
