@@ -88,6 +88,23 @@ fn fail(text: impl Into<String>) -> CallToolResult {
     CallToolResult::error(vec![Content::text(text.into())])
 }
 
+/// A screenshot task's answer: its caption and the PNG, or why it failed.
+fn screenshot_result(
+    shot: Result<Result<(Vec<u8>, String), String>, tokio::task::JoinError>,
+) -> CallToolResult {
+    match shot {
+        Ok(Ok((png, text))) => CallToolResult::success(vec![
+            Content::text(text),
+            Content::image(
+                base64::engine::general_purpose::STANDARD.encode(png),
+                "image/png",
+            ),
+        ]),
+        Ok(Err(e)) => fail(format!("Screenshot failed: {e}")),
+        Err(e) => fail(format!("Screenshot failed: {e}")),
+    }
+}
+
 /// The value of a `Result`, or a return of its error as the tool's failure (`?` for tools that
 /// answer `CallToolResult`).
 macro_rules! or_fail {
@@ -297,17 +314,7 @@ impl DesktopServer {
             Ok((img.to_png().map_err(|e| e.0)?, text))
         })
         .await;
-        match shot {
-            Ok(Ok((png, text))) => CallToolResult::success(vec![
-                Content::text(text),
-                Content::image(
-                    base64::engine::general_purpose::STANDARD.encode(png),
-                    "image/png",
-                ),
-            ]),
-            Ok(Err(e)) => fail(format!("Screenshot failed: {e}")),
-            Err(e) => fail(format!("Screenshot failed: {e}")),
-        }
+        screenshot_result(shot)
     }
 
     #[tool(
@@ -327,17 +334,7 @@ impl DesktopServer {
             ))
         })
         .await;
-        match shot {
-            Ok(Ok((png, text))) => CallToolResult::success(vec![
-                Content::text(text),
-                Content::image(
-                    base64::engine::general_purpose::STANDARD.encode(png),
-                    "image/png",
-                ),
-            ]),
-            Ok(Err(e)) => fail(format!("Screenshot failed: {e}")),
-            Err(e) => fail(format!("Screenshot failed: {e}")),
-        }
+        screenshot_result(shot)
     }
 
     #[tool(
