@@ -166,6 +166,18 @@ async fn run(
     device.dispatcher.execute(ctx, commands).await
 }
 
+/// Asserts device `id` is registered, free and runs a batch (a `noop`) successfully.
+async fn assert_takes_work(registry: &Registry, id: &str) {
+    let r = run(
+        registry,
+        id,
+        &ExecContext::new(id, "shell"),
+        vec![cmd("noop", json!({}))],
+    )
+    .await;
+    assert_eq!(r[0].status, ResultStatus::Success, "{r:?}");
+}
+
 fn wait_exit(child: &mut GroupChild, within: Duration) -> std::process::ExitStatus {
     let until = std::time::Instant::now() + within;
     loop {
@@ -388,14 +400,7 @@ async fn a_second_client_with_the_same_id_is_refused_and_the_first_keeps_working
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     assert!(second.stderr().contains(&expected), "{}", second.stderr());
-    let r = run(
-        &hub.registry,
-        "pc1",
-        &ExecContext::new("pc1", "shell"),
-        vec![cmd("noop", json!({}))],
-    )
-    .await;
-    assert_eq!(r[0].status, ResultStatus::Success);
+    assert_takes_work(&hub.registry, "pc1").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -446,14 +451,7 @@ async fn kill_9_mid_batch_fails_it_at_once_and_nothing_runs_again_after_reconnec
 
     let _again = client(&hub.url, DEVICE_TOKEN, "pc1", &[]);
     wait_registered(&hub.registry, "pc1").await;
-    let r = run(
-        &hub.registry,
-        "pc1",
-        &ExecContext::new("pc1", "shell"),
-        vec![cmd("noop", json!({}))],
-    )
-    .await;
-    assert_eq!(r[0].status, ResultStatus::Success);
+    assert_takes_work(&hub.registry, "pc1").await;
     assert_eq!(
         std::fs::read_dir(&before).unwrap().count(),
         1,
@@ -491,14 +489,7 @@ async fn a_stop_cancels_a_running_slow_tool_on_the_device_and_the_device_answers
     assert_eq!(r[0].error.as_deref(), Some(texts::STOPPED));
     assert_ne!(r[1].status, ResultStatus::Success);
     // The device is free for the next batch.
-    let r = run(
-        &hub.registry,
-        "pc1",
-        &ExecContext::new("pc1", "shell"),
-        vec![cmd("noop", json!({}))],
-    )
-    .await;
-    assert_eq!(r[0].status, ResultStatus::Success);
+    assert_takes_work(&hub.registry, "pc1").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
