@@ -187,7 +187,7 @@ pub async fn press_steps(
 ) -> Result<Dispatched, CdpError> {
     let mut held: Vec<keys::Modifier> = Vec::new();
     for step in steps {
-        let mask = held.iter().fold(0, |m, h| m | keys::modifier_bit(*h));
+        let mask = mask_of(&held);
         let events = match *step {
             KeyStep::Down(m) if held.contains(&m) => continue,
             KeyStep::Down(m) => {
@@ -237,13 +237,18 @@ pub async fn press_steps(
         }
     }
     while let Some(m) = held.pop() {
-        let mask = held.iter().fold(0, |a, h| a | keys::modifier_bit(*h));
+        let mask = mask_of(&held);
         let e = key_event("keyUp", &keys::modifier_key(m), mask);
         if dispatch(cdp, session, "Input.dispatchKeyEvent", e).await? == Dispatched::DialogOpened {
             return Ok(Dispatched::DialogOpened);
         }
     }
     Ok(Dispatched::Done)
+}
+
+/// CDP's modifier mask of the modifiers in `held`.
+fn mask_of(held: &[keys::Modifier]) -> u8 {
+    held.iter().fold(0, |m, h| m | keys::modifier_bit(*h))
 }
 
 fn key_event(kind: &str, k: &keys::DomKey, mask: u8) -> Value {

@@ -58,6 +58,11 @@ pub fn unknown_control(id: &str, range: Option<(u64, u64)>) -> String {
 
 /// An id that is not a positive decimal number.
 pub fn bad_id(what: &str, given: &str) -> String {
+    if given.trim().is_empty() {
+        return format!(
+            "No {what} id given: pass the id from the latest listing (get_desktop_app_info for tabs, get_app_window_controls_info for controls)."
+        );
+    }
     format!(
         "'{given}' is not a {what} id: ids are decimal numbers like \"7\", as get_desktop_app_info and get_app_window_controls_info print them."
     )

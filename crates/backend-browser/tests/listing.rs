@@ -209,6 +209,8 @@ async fn new_controls_are_marked_and_stale_ids_fail_with_a_refresh_hint() {
     );
     let err = h.fails("click_input", json!({"id": "abc"})).await;
     assert!(err.starts_with("'abc' is not a control id"), "{err}");
+    let err = h.fails("click_input", json!({"name": "x"})).await;
+    assert!(err.starts_with("No control id given: pass the id"), "{err}");
     // After a navigation every old id is stale.
     h.ok("navigate", json!({"url": h.pages.url("form.html")}))
         .await;

@@ -6,9 +6,7 @@ use std::time::{Duration, Instant};
 
 use base64::Engine;
 use deft_protocol::TIMEOUT_META_KEY;
-use deft_protocol::observation::{
-    self, ControlType, ListingFormat, ListingOptions, WindowListOptions,
-};
+use deft_protocol::observation::{self, ControlType, ListingFormat, WindowListOptions};
 use deft_protocol::tool_args::{
     AppInfoArgs, ClickArgs, CoordArgs, DragArgs, KeysArgs, ListingArgs, ScreenshotArgs,
     SelectOptionArgs, SetTextArgs, SummaryArgs, Target, WaitArgs, WheelArgs,
@@ -243,10 +241,7 @@ impl DesktopServer {
         &self,
         Parameters(p): Parameters<ListingArgs>,
     ) -> CallToolResult {
-        let opts: ListingOptions = match serde_json::to_value(&p).and_then(serde_json::from_value) {
-            Ok(o) => o,
-            Err(e) => return fail(format!("Invalid arguments: {e}")),
-        };
+        let opts = or_fail!(p.options());
         match self.session.list_controls(opts.subtree.as_deref()).await {
             Ok((window, controls)) => match opts.format {
                 ListingFormat::Compact => CallToolResult::success(vec![Content::text(

@@ -34,9 +34,6 @@ macro_rules! key_syntax {
     };
 }
 
-/// The syntax in one paragraph, for tool descriptions.
-pub const SYNTAX: &str = key_syntax!();
-
 /// Upper bound on key presses from one string (a `{TAB 100000}` would otherwise run for
 /// minutes).
 pub const MAX_KEY_PRESSES: usize = 2000;
