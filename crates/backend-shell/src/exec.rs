@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::time::{Instant, sleep_until, timeout};
 
-use crate::messages;
+use crate::texts;
 
 /// Bytes kept of stdout, and separately of stderr; the rest is read and dropped.
 pub const OUTPUT_CAP: usize = 64 * 1024;
@@ -35,22 +35,22 @@ const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 
 /// What `run_shell` returns as structured content.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[schemars(description = messages::OUT_SHELL)]
+#[schemars(description = texts::OUT_SHELL)]
 pub struct ShellOutput {
     /// Exit status; `None` when killed by a signal or timed out.
-    #[schemars(description = messages::OUT_EXIT_CODE)]
+    #[schemars(description = texts::OUT_EXIT_CODE)]
     pub exit_code: Option<i32>,
     /// Standard output, capped, decoded lossily.
-    #[schemars(description = messages::OUT_STDOUT)]
+    #[schemars(description = texts::OUT_STDOUT)]
     pub stdout: String,
     /// Standard error, capped, with a bracketed note when killed or timed out.
-    #[schemars(description = messages::OUT_STDERR)]
+    #[schemars(description = texts::OUT_STDERR)]
     pub stderr: String,
     /// The time limit passed and the group was killed.
-    #[schemars(description = messages::OUT_TIMED_OUT)]
+    #[schemars(description = texts::OUT_TIMED_OUT)]
     pub timed_out: bool,
     /// stdout or stderr was cut at [`OUTPUT_CAP`].
-    #[schemars(description = messages::OUT_TRUNCATED)]
+    #[schemars(description = texts::OUT_TRUNCATED)]
     pub truncated: bool,
 }
 
@@ -109,13 +109,13 @@ pub enum ExecError {
 impl fmt::Display for ExecError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let text = match self {
-            ExecError::NoProgram => messages::NO_PROGRAM.to_owned(),
-            ExecError::NotFound { program, path } => messages::not_found_on_path(program, path),
-            ExecError::CwdMissing { cwd } => messages::cwd_missing(cwd),
-            ExecError::CwdNotDirectory { cwd } => messages::cwd_not_directory(cwd),
-            ExecError::CwdUnusable { cwd, source } => messages::cwd_unusable(cwd, source),
-            ExecError::Spawn { program, source } => messages::spawn_failed(program, source),
-            ExecError::Wait { source } => messages::wait_failed(source),
+            ExecError::NoProgram => texts::NO_PROGRAM.to_owned(),
+            ExecError::NotFound { program, path } => texts::not_found_on_path(program, path),
+            ExecError::CwdMissing { cwd } => texts::cwd_missing(cwd),
+            ExecError::CwdNotDirectory { cwd } => texts::cwd_not_directory(cwd),
+            ExecError::CwdUnusable { cwd, source } => texts::cwd_unusable(cwd, source),
+            ExecError::Spawn { program, source } => texts::spawn_failed(program, source),
+            ExecError::Wait { source } => texts::wait_failed(source),
         };
         f.write_str(&text)
     }
@@ -271,10 +271,10 @@ pub async fn run_argv(
     let stdout = out.into_text();
     let mut stderr = err.into_text();
     let (exit_code, note) = match status {
-        None => (None, Some(messages::timed_out(limit.as_secs()))),
+        None => (None, Some(texts::timed_out(limit.as_secs()))),
         Some(status) => match status.code() {
             Some(code) => (Some(code), None),
-            None => (None, status.signal().map(messages::killed_by_signal)),
+            None => (None, status.signal().map(texts::killed_by_signal)),
         },
     };
     if let Some(note) = note {

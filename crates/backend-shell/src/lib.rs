@@ -15,7 +15,7 @@
 //!   `/etc` and system calls ([`SystemInfo`]).
 //!
 //! Every refusal and error is a tool error whose text is written for the model: what was refused
-//! and what is allowed. Those texts live in one module (`messages`).
+//! and what is allowed. Those texts live in one module (`texts`).
 //!
 //! ```no_run
 //! use deft_backend_shell::{ShellPolicy, ShellServer};
@@ -37,7 +37,7 @@
 //! caller; this crate knows nothing of other backends, the agent or the device link.
 
 pub mod exec;
-mod messages;
+mod texts;
 pub mod policy;
 mod server;
 pub mod sysinfo;

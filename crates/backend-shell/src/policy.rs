@@ -9,7 +9,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use crate::messages;
+use crate::texts;
 
 /// Substrings refused anywhere in the raw command: shell syntax that would chain, pipe, redirect
 /// or substitute if a shell ever saw the text, control characters, and bash's network devices.
@@ -157,7 +157,7 @@ static SORT: OptionRules = OptionRules {
         "zero-terminated",
     ],
     operands: Operands::Any,
-    why: messages::WHY_SORT,
+    why: texts::WHY_SORT,
 };
 
 static DATE: OptionRules = OptionRules {
@@ -177,7 +177,7 @@ static DATE: OptionRules = OptionRules {
         "version",
     ],
     operands: Operands::PlusFormat,
-    why: messages::WHY_DATE,
+    why: texts::WHY_DATE,
 };
 
 static UNIQ: OptionRules = OptionRules {
@@ -198,7 +198,7 @@ static UNIQ: OptionRules = OptionRules {
         "zero-terminated",
     ],
     operands: Operands::AtMost(1),
-    why: messages::WHY_UNIQ,
+    why: texts::WHY_UNIQ,
 };
 
 static FILE: OptionRules = OptionRules {
@@ -241,7 +241,7 @@ static FILE: OptionRules = OptionRules {
         "version",
     ],
     operands: Operands::Any,
-    why: messages::WHY_FILE,
+    why: texts::WHY_FILE,
 };
 
 /// The default allow-list: read-only inspection programs, as UFO's Linux server has them.
@@ -266,7 +266,7 @@ const DEFAULT_PROGRAMS: &[(&str, ArgRule)] = &[
         "find",
         ArgRule::DenyTokens {
             tokens: FIND_ACTIONS,
-            why: messages::WHY_FIND,
+            why: texts::WHY_FIND,
         },
     ),
     ("free", ArgRule::Any),
@@ -276,7 +276,7 @@ const DEFAULT_PROGRAMS: &[(&str, ArgRule)] = &[
         "hostname",
         ArgRule::OnlyFlags {
             flags: HOSTNAME_QUERIES,
-            why: messages::WHY_HOSTNAME,
+            why: texts::WHY_HOSTNAME,
         },
     ),
     ("id", ArgRule::Any),
@@ -288,14 +288,14 @@ const DEFAULT_PROGRAMS: &[(&str, ArgRule)] = &[
         "python",
         ArgRule::ExactlyOne {
             one_of: VERSION_ONLY,
-            why: messages::WHY_PYTHON,
+            why: texts::WHY_PYTHON,
         },
     ),
     (
         "python3",
         ArgRule::ExactlyOne {
             one_of: VERSION_ONLY,
-            why: messages::WHY_PYTHON,
+            why: texts::WHY_PYTHON,
         },
     ),
     ("realpath", ArgRule::Any),
@@ -360,7 +360,7 @@ pub struct Refusal {
 
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&messages::refusal(&self.reason, &self.allowed))
+        f.write_str(&texts::refusal(&self.reason, &self.allowed))
     }
 }
 
@@ -401,16 +401,16 @@ impl ShellPolicy {
         let object = match options {
             Value::Null => return Ok(policy),
             Value::Object(object) => object,
-            other => return Err(messages::options_not_object(other)),
+            other => return Err(texts::options_not_object(other)),
         };
         for (key, value) in object {
             if key != "allow" {
-                return Err(messages::options_unknown_key(key));
+                return Err(texts::options_unknown_key(key));
             }
             let entries = match value {
                 Value::Array(entries) => entries,
                 Value::Null => continue,
-                other => return Err(messages::options_allow_not_list(other)),
+                other => return Err(texts::options_allow_not_list(other)),
             };
             for entry in entries {
                 let name = match entry.as_str() {
@@ -421,7 +421,7 @@ impl ShellPolicy {
                     {
                         name
                     }
-                    _ => return Err(messages::options_bad_program(entry)),
+                    _ => return Err(texts::options_bad_program(entry)),
                 };
                 if policy.rule(name).is_none() {
                     policy.programs.push((name.to_owned(), ArgRule::Any));

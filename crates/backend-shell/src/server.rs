@@ -3,7 +3,6 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use deft_protocol::TIMEOUT_META_KEY;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::{Json, Parameters};
 use rmcp::model::{Implementation, MetaObject, ServerCapabilities, ServerConfig};
@@ -13,24 +12,24 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::exec::{self, MAX_TIMEOUT_SECS, OUTPUT_CAP, ShellOutput};
-use crate::messages;
+use crate::texts;
 use crate::policy::ShellPolicy;
 use crate::sysinfo::{self, SystemInfo};
 
 /// Arguments of `run_shell`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[schemars(description = messages::RUN_SHELL_PARAMS)]
+#[schemars(description = texts::RUN_SHELL_PARAMS)]
 pub struct RunShellParams {
     /// The program and its arguments, split as a POSIX shell would.
-    #[schemars(description = messages::PARAM_COMMAND)]
+    #[schemars(description = texts::PARAM_COMMAND)]
     pub command: String,
     /// Time limit in seconds (clamped to 1..=120, default 30).
     #[serde(default)]
-    #[schemars(description = messages::PARAM_TIMEOUT)]
+    #[schemars(description = texts::PARAM_TIMEOUT)]
     pub timeout: Option<i64>,
     /// Working directory; must exist.
     #[serde(default)]
-    #[schemars(description = messages::PARAM_CWD)]
+    #[schemars(description = texts::PARAM_CWD)]
     pub cwd: Option<String>,
 }
 
@@ -53,10 +52,7 @@ impl std::fmt::Debug for ShellServer {
 
 /// `run_shell`'s `_meta`: its own time limit, so the tool layer allows it that long plus grace.
 fn run_shell_meta() -> MetaObject {
-    let mut meta = MetaObject::new();
-    meta.0
-        .insert(TIMEOUT_META_KEY.to_owned(), MAX_TIMEOUT_SECS.into());
-    meta
+    MetaObject(deft_protocol::timeout_meta(MAX_TIMEOUT_SECS))
 }
 
 #[tool_router]
@@ -65,7 +61,7 @@ impl ShellServer {
     pub fn new(policy: ShellPolicy) -> Self {
         let mut tool_router = Self::tool_router();
         if let Some(route) = tool_router.map.get_mut("run_shell") {
-            route.attr.description = Some(messages::run_shell_description(&policy.rules()).into());
+            route.attr.description = Some(texts::run_shell_description(&policy.rules()).into());
         }
         Self {
             policy: Arc::new(policy),
@@ -88,20 +84,20 @@ impl ShellServer {
         tokio::select! {
             result = self.run(params) => result.map(Json),
             // Dropping `run` kills the program's whole process group.
-            () = context.ct.cancelled() => Err(messages::CANCELLED.to_owned()),
+            () = context.ct.cancelled() => Err(texts::CANCELLED.to_owned()),
         }
     }
 
     #[tool(
         name = "get_system_info",
-        description = messages::GET_SYSTEM_INFO_DESCRIPTION,
+        description = texts::GET_SYSTEM_INFO_DESCRIPTION,
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn get_system_info(&self) -> Result<Json<SystemInfo>, String> {
         sysinfo::collect()
             .await
             .map(Json)
-            .map_err(|e| messages::system_info_failed(&e))
+            .map_err(|e| texts::system_info_failed(&e))
     }
 }
 
@@ -137,9 +133,9 @@ impl ServerHandler for ShellServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new(
-                messages::SERVER_NAME,
+                texts::SERVER_NAME,
                 env!("CARGO_PKG_VERSION"),
             ))
-            .with_instructions(messages::instructions(&self.policy.programs()))
+            .with_instructions(texts::instructions(&self.policy.programs()))
     }
 }

@@ -8,56 +8,56 @@ use std::path::Path;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::messages;
+use crate::texts;
 
 /// What `get_system_info` returns as structured content.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[schemars(description = messages::OUT_SYSTEM_INFO)]
+#[schemars(description = texts::OUT_SYSTEM_INFO)]
 pub struct SystemInfo {
     /// `PRETTY_NAME` from `/etc/os-release`, e.g. "Debian GNU/Linux 12 (bookworm)".
-    #[schemars(description = messages::SYS_OS)]
+    #[schemars(description = texts::SYS_OS)]
     pub os: Option<String>,
     /// Kernel release from `/proc/sys/kernel/osrelease`.
-    #[schemars(description = messages::SYS_KERNEL)]
+    #[schemars(description = texts::SYS_KERNEL)]
     pub kernel: Option<String>,
     /// From `/proc/sys/kernel/hostname`.
-    #[schemars(description = messages::SYS_HOSTNAME)]
+    #[schemars(description = texts::SYS_HOSTNAME)]
     pub hostname: Option<String>,
     /// CPU architecture, e.g. "x86_64".
-    #[schemars(description = messages::SYS_ARCH)]
+    #[schemars(description = texts::SYS_ARCH)]
     pub arch: String,
     /// Online CPUs (at least 1).
-    #[schemars(description = messages::SYS_CPUS)]
+    #[schemars(description = texts::SYS_CPUS)]
     pub cpus: usize,
     /// 1, 5 and 15 minute load averages from `/proc/loadavg`.
-    #[schemars(description = messages::SYS_LOAD)]
+    #[schemars(description = texts::SYS_LOAD)]
     pub load_average: Option<[f64; 3]>,
     /// Seconds since boot from `/proc/uptime`.
-    #[schemars(description = messages::SYS_UPTIME)]
+    #[schemars(description = texts::SYS_UPTIME)]
     pub uptime_secs: Option<u64>,
     /// `MemTotal` from `/proc/meminfo`, in bytes.
-    #[schemars(description = messages::SYS_MEM_TOTAL)]
+    #[schemars(description = texts::SYS_MEM_TOTAL)]
     pub memory_total_bytes: Option<u64>,
     /// `MemAvailable` from `/proc/meminfo`, in bytes.
-    #[schemars(description = messages::SYS_MEM_AVAILABLE)]
+    #[schemars(description = texts::SYS_MEM_AVAILABLE)]
     pub memory_available_bytes: Option<u64>,
     /// Size and free space of the root filesystem.
-    #[schemars(description = messages::SYS_DISK_ROOT)]
+    #[schemars(description = texts::SYS_DISK_ROOT)]
     pub disk_root: Option<DiskUsage>,
     /// The effective user's name (or `uid N` when it has none).
-    #[schemars(description = messages::SYS_USER)]
+    #[schemars(description = texts::SYS_USER)]
     pub user: Option<String>,
 }
 
 /// Size and space available to unprivileged users of one filesystem.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[schemars(description = messages::SYS_DISK_ROOT)]
+#[schemars(description = texts::SYS_DISK_ROOT)]
 pub struct DiskUsage {
     /// Total size in bytes.
-    #[schemars(description = messages::SYS_DISK_TOTAL)]
+    #[schemars(description = texts::SYS_DISK_TOTAL)]
     pub total_bytes: u64,
     /// Bytes available to unprivileged users.
-    #[schemars(description = messages::SYS_DISK_AVAILABLE)]
+    #[schemars(description = texts::SYS_DISK_AVAILABLE)]
     pub available_bytes: u64,
 }
 

@@ -238,3 +238,11 @@ pub struct ToolInfo {
 /// (`run_shell`: 120, `wait`: 300). The tool layer allows that limit plus a grace period; a
 /// routing-table `timeouts:` entry overrides the declared value.
 pub const TIMEOUT_META_KEY: &str = "deft/timeout_secs";
+
+/// A tool's MCP `_meta` object declaring its own time limit of `secs` under
+/// [`TIMEOUT_META_KEY`] (wrap it in the MCP SDK's meta type).
+pub fn timeout_meta(secs: u64) -> Map<String, Value> {
+    let mut meta = Map::new();
+    meta.insert(TIMEOUT_META_KEY.to_owned(), secs.into());
+    meta
+}

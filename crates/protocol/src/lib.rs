@@ -30,5 +30,7 @@ pub mod observation;
 pub mod tool_args;
 
 pub use batch::{ExecBatch, ExecInput};
-pub use envelope::{Command, CommandResult, ResultStatus, TIMEOUT_META_KEY, ToolInfo, ToolType};
+pub use envelope::{
+    Command, CommandResult, ResultStatus, TIMEOUT_META_KEY, ToolInfo, ToolType, timeout_meta,
+};
 pub use event::{AgentEvent, DeltaKind, DoneStatus, EventKind, Usage};
