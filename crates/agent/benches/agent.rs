@@ -4,6 +4,8 @@
 //!
 //!     cargo bench -p deft-agent --bench agent
 
+#![allow(clippy::print_stdout, clippy::print_stderr)] // a benchmark prints its figures
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 

@@ -38,8 +38,7 @@ pub mod texts;
 mod toolset;
 
 pub use config::{AgentConfig, ConfirmPolicy};
+pub use deft_protocol::{EventSink, ImageSink, NullImages};
 pub use images::{ModelImage, decode_data_uri, downscale_for_model, downscale_to_jpeg};
 pub use run::{Agent, HistoryMessage, RunOutcome, RunRequest, RunTimings};
-pub use sinks::{
-    Approver, AutoApprove, ChannelSink, DenyAll, EventSink, ImageSink, NullImages, RunIo,
-};
+pub use sinks::{Approver, ChannelSink, FixedApproval, RunIo};

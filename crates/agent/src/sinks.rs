@@ -1,21 +1,10 @@
-//! Where a run's events, images and approval questions go.
+//! The agent's side of a run's I/O: who answers approval questions, and the bundle of sinks one
+//! run writes to. The event and image sink traits live in `deft-protocol` beside `AgentEvent`.
 
 use std::sync::Arc;
 
-use deft_protocol::AgentEvent;
+use deft_protocol::{AgentEvent, EventSink, ImageSink, NullEvents, NullImages};
 use futures::future::BoxFuture;
-
-/// Receives every event of a run, in order. Must not block.
-pub trait EventSink: Send + Sync {
-    /// One event.
-    fn send(&self, event: &AgentEvent);
-}
-
-/// Stores image bytes and names them; events carry only the names.
-pub trait ImageSink: Send + Sync {
-    /// Stores `bytes` (`mime`, e.g. `image/png`) and returns its id.
-    fn store(&self, bytes: &[u8], mime: &str) -> String;
-}
 
 /// Answers `confirm` questions.
 pub trait Approver: Send + Sync {
@@ -29,10 +18,11 @@ pub trait Approver: Send + Sync {
     ) -> BoxFuture<'a, bool>;
 }
 
-/// Approves everything (`--yes`).
-pub struct AutoApprove;
+/// Answers every question the same way: `FixedApproval(true)` approves everything (`--yes`),
+/// `FixedApproval(false)` denies everything (runs nobody can answer for).
+pub struct FixedApproval(pub bool);
 
-impl Approver for AutoApprove {
+impl Approver for FixedApproval {
     fn approve<'a>(
         &'a self,
         _: &'a str,
@@ -40,22 +30,8 @@ impl Approver for AutoApprove {
         _: &'a serde_json::Value,
         _: &'a str,
     ) -> BoxFuture<'a, bool> {
-        Box::pin(async { true })
-    }
-}
-
-/// Denies everything (non-interactive runs without `--yes`).
-pub struct DenyAll;
-
-impl Approver for DenyAll {
-    fn approve<'a>(
-        &'a self,
-        _: &'a str,
-        _: &'a str,
-        _: &'a serde_json::Value,
-        _: &'a str,
-    ) -> BoxFuture<'a, bool> {
-        Box::pin(async { false })
+        let answer = self.0;
+        Box::pin(async move { answer })
     }
 }
 
@@ -66,25 +42,6 @@ impl EventSink for ChannelSink {
     fn send(&self, event: &AgentEvent) {
         let _ = self.0.send(event.clone());
     }
-}
-
-/// Drops images, naming them by counter.
-#[derive(Default)]
-pub struct NullImages(std::sync::atomic::AtomicU64);
-
-impl ImageSink for NullImages {
-    fn store(&self, _: &[u8], _: &str) -> String {
-        format!(
-            "img-{}",
-            self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1
-        )
-    }
-}
-
-struct NullEvents;
-
-impl EventSink for NullEvents {
-    fn send(&self, _: &AgentEvent) {}
 }
 
 /// The sinks of one run.
@@ -104,7 +61,7 @@ impl RunIo {
         RunIo {
             events: vec![Arc::new(NullEvents)],
             images: Arc::new(NullImages::default()),
-            approver: Arc::new(DenyAll),
+            approver: Arc::new(FixedApproval(false)),
         }
     }
 }

@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use common::*;
-use deft_agent::{AgentConfig, AutoApprove, ConfirmPolicy, HistoryMessage, RunRequest, texts};
+use deft_agent::{AgentConfig, ConfirmPolicy, FixedApproval, HistoryMessage, RunRequest, texts};
 use deft_protocol::{DoneStatus, EventKind};
 use deft_test_support::model::{ModelOptions, Recorded, Reply, ScriptedModel, Turn};
 use serde_json::{Value, json};
@@ -356,7 +356,7 @@ async fn approval_granted_runs_and_denied_does_not() {
         let events = Arc::new(Collect::default());
         let mut run_io = io(&events);
         if approve {
-            run_io.approver = Arc::new(AutoApprove);
+            run_io.approver = Arc::new(FixedApproval(true));
         }
         let config = AgentConfig {
             confirm: ConfirmPolicy {

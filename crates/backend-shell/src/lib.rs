@@ -37,10 +37,10 @@
 //! caller; this crate knows nothing of other backends, the agent or the device link.
 
 pub mod exec;
-mod texts;
 pub mod policy;
 mod server;
 pub mod sysinfo;
+mod texts;
 
 pub use exec::{
     DEFAULT_TIMEOUT_SECS, ExecError, Execution, MAX_TIMEOUT_SECS, OUTPUT_CAP, ShellOutput,

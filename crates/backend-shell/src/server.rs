@@ -12,9 +12,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::exec::{self, MAX_TIMEOUT_SECS, OUTPUT_CAP, ShellOutput};
-use crate::texts;
 use crate::policy::ShellPolicy;
 use crate::sysinfo::{self, SystemInfo};
+use crate::texts;
 
 /// Arguments of `run_shell`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]

@@ -2,7 +2,6 @@
 //! calls — no subprocesses. A fact that cannot be read is `None` rather than an error, so one
 //! missing file does not hide the rest.
 
-use std::ffi::CStr;
 use std::path::Path;
 
 use schemars::JsonSchema;
@@ -86,7 +85,7 @@ pub fn collect_blocking() -> SystemInfo {
         memory_available_bytes: meminfo
             .as_deref()
             .and_then(|m| meminfo_bytes(m, "MemAvailable")),
-        disk_root: disk_usage(c"/"),
+        disk_root: disk_usage(Path::new("/")),
         user: user_name(),
     }
 }
@@ -147,31 +146,34 @@ fn meminfo_bytes(meminfo: &str, field: &str) -> Option<u64> {
     })
 }
 
+/// CPUs the kernel has online (`/sys/devices/system/cpu/online`), else the ones this process
+/// may use.
 fn online_cpus() -> usize {
-    // SAFETY: sysconf only reads a system value.
-    let online = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
-    match usize::try_from(online) {
-        Ok(n) if n > 0 => n,
-        _ => std::thread::available_parallelism().map_or(1, usize::from),
-    }
+    read("/sys/devices/system/cpu/online")
+        .and_then(|list| count_cpu_list(&list))
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
 }
 
-fn disk_usage(path: &CStr) -> Option<DiskUsage> {
-    let mut stat = std::mem::MaybeUninit::<libc::statvfs>::uninit();
-    // SAFETY: `path` is NUL-terminated and `stat` points to writable memory of the right type.
-    if unsafe { libc::statvfs(path.as_ptr(), stat.as_mut_ptr()) } != 0 {
-        return None;
+/// Counts a kernel CPU list such as `0-3,8,10-11`; `None` when it is malformed or empty.
+fn count_cpu_list(list: &str) -> Option<usize> {
+    let mut count = 0usize;
+    for part in list.trim().split(',') {
+        let (first, last) = match part.split_once('-') {
+            Some((a, b)) => (a.parse::<usize>().ok()?, b.parse::<usize>().ok()?),
+            None => {
+                let n = part.parse::<usize>().ok()?;
+                (n, n)
+            }
+        };
+        count += last.checked_sub(first)? + 1;
     }
-    // SAFETY: statvfs returned 0, so it filled `stat`.
-    let stat = unsafe { stat.assume_init() };
-    // The field types differ between platforms (u32 or u64), hence the casts.
-    #[allow(clippy::unnecessary_cast)]
-    let (fragment, blocks, available, block) = (
-        stat.f_frsize as u64,
-        stat.f_blocks as u64,
-        stat.f_bavail as u64,
-        stat.f_bsize as u64,
-    );
+    (count > 0).then_some(count)
+}
+
+fn disk_usage(path: &Path) -> Option<DiskUsage> {
+    let stat = rustix::fs::statvfs(path).ok()?;
+    let (fragment, blocks, available, block) =
+        (stat.f_frsize, stat.f_blocks, stat.f_bavail, stat.f_bsize);
     let unit = if fragment > 0 { fragment } else { block };
     Some(DiskUsage {
         total_bytes: blocks.saturating_mul(unit),
@@ -181,8 +183,7 @@ fn disk_usage(path: &CStr) -> Option<DiskUsage> {
 
 /// The effective user's name from `/etc/passwd`, then `$USER`, then `uid N`.
 fn user_name() -> Option<String> {
-    // SAFETY: geteuid cannot fail and touches no memory.
-    let uid = unsafe { libc::geteuid() };
+    let uid = rustix::process::geteuid().as_raw();
     let from_passwd = read("/etc/passwd").and_then(|passwd| {
         passwd.lines().find_map(|line| {
             let mut fields = line.split(':');
@@ -199,6 +200,16 @@ fn user_name() -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_kernel_cpu_lists() {
+        assert_eq!(count_cpu_list("0\n"), Some(1));
+        assert_eq!(count_cpu_list("0-3"), Some(4));
+        assert_eq!(count_cpu_list("0-3,8,10-11\n"), Some(7));
+        assert_eq!(count_cpu_list(""), None);
+        assert_eq!(count_cpu_list("3-1"), None);
+        assert_eq!(count_cpu_list("x"), None);
+    }
 
     #[test]
     fn parses_proc_formats() {

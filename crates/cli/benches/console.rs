@@ -18,6 +18,8 @@
 //!
 //!     cargo bench -p deft --bench console
 
+#![allow(clippy::print_stdout, clippy::print_stderr)] // a benchmark prints its figures
+
 #[path = "../tests/common/console.rs"]
 mod support;
 

@@ -7,9 +7,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use deft_agent::llm::{LlmClient, LlmConfig};
-use deft_agent::{
-    Agent, AgentConfig, Approver, AutoApprove, ChannelSink, DenyAll, RunIo, RunRequest,
-};
+use deft_agent::{Agent, AgentConfig, Approver, ChannelSink, FixedApproval, RunIo, RunRequest};
 use deft_protocol::event::DeltaKind;
 use deft_protocol::{AgentEvent, DoneStatus, EventKind};
 use deft_tools::devices;
@@ -99,11 +97,11 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     let approver: Arc<dyn Approver> = if args.yes {
-        Arc::new(AutoApprove)
+        Arc::new(FixedApproval(true))
     } else if interactive {
         Arc::new(PromptApprover)
     } else {
-        Arc::new(DenyAll)
+        Arc::new(FixedApproval(false))
     };
     let io = RunIo {
         events: vec![Arc::new(ChannelSink(tx)), trace.clone()],

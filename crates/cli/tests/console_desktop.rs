@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use deft_test_support::TempDataDir;
 use deft_test_support::model::{Reply, ScriptedModel};
-use deft_test_support::proc::wait_group_gone;
+use deft_test_support::proc::{Signal, signal_process, wait_group_gone};
 use serde_json::json;
 use support::{API_TOKEN, Serve, ServeOptions};
 
@@ -189,7 +189,7 @@ async fn sigterm_stops_a_headless_server_and_its_desktop() {
     let dir = TempDataDir::new().unwrap();
     let (serve, pgid) = serve_with_desktop(&dir, "http://127.0.0.1:9/v1");
     // As `kill`, systemd, `docker stop` or `timeout` stop it.
-    let status = tokio::task::spawn_blocking(move || serve.stop_with(libc::SIGTERM))
+    let status = tokio::task::spawn_blocking(move || serve.stop_with(Signal::TERM))
         .await
         .unwrap();
     assert!(status.success(), "{status:?}");
@@ -201,8 +201,7 @@ async fn a_killed_server_leaves_no_desktop_behind() {
     let dir = TempDataDir::new().unwrap();
     let (serve, pgid) = serve_with_desktop(&dir, "http://127.0.0.1:9/v1");
     // SIGKILL (the OOM killer, `kill -9`): no handler runs; the watchdog stops the desktop.
-    // SAFETY: kill(2) on our own child's pid.
-    unsafe { libc::kill(serve.child.pid(), libc::SIGKILL) };
+    signal_process(serve.child.pid(), Signal::KILL);
     drop(serve);
     assert_desktop_gone(&dir, pgid).await;
 }

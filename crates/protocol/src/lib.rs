@@ -3,7 +3,8 @@
 //! - [`envelope`]: the `Command` a model's tool call becomes, the `Result` that comes back
 //!   ([`CommandResult`]), and [`ToolInfo`], what `list_tools` reports.
 //! - [`batch`]: the JSON batch `deft exec` (and later the exec API) takes.
-//! - [`event`]: the agent's event stream (DESIGN.md "Events").
+//! - [`event`]: the agent's event stream (DESIGN.md "Events"); [`sink`]: the traits its
+//!   consumers implement ([`EventSink`], [`ImageSink`]).
 //! - [`link`]: device-link messages, field-compatible with UFO's AIP.
 //! - [`keys`]: the key syntax of `keyboard_input`, shared by the desktop and the browser.
 //!
@@ -27,6 +28,7 @@ pub mod keys;
 mod lenient;
 pub mod link;
 pub mod observation;
+pub mod sink;
 pub mod tool_args;
 
 pub use batch::{ExecBatch, ExecInput};
@@ -34,3 +36,4 @@ pub use envelope::{
     Command, CommandResult, ResultStatus, TIMEOUT_META_KEY, ToolInfo, ToolType, timeout_meta,
 };
 pub use event::{AgentEvent, DeltaKind, DoneStatus, EventKind, Usage};
+pub use sink::{EventSink, ImageSink, NullEvents, NullImages};

@@ -11,6 +11,8 @@
 //! LocalDispatcher; the server side is a real `deft serve` listener driven through the device
 //! registry's Remote dispatchers.
 
+#![allow(clippy::print_stdout, clippy::print_stderr)] // a benchmark prints its figures
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 

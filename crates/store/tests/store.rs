@@ -2,6 +2,8 @@
 //! once on a fresh PostgreSQL database (`DEFT_TEST_DATABASE_URL`; the PostgreSQL tests fail,
 //! never skip, when it is unset — `source scripts/postgres.sh` or run `scripts/test.sh`).
 
+// The shared cases are test code: an unwrap that fails is a failing test.
+#[allow(clippy::unwrap_used)]
 mod cases;
 mod harness;
 

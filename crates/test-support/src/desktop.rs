@@ -115,9 +115,7 @@ impl AppProcess {
 
 impl Drop for AppProcess {
     fn drop(&mut self) {
-        let pgid = self.child.id() as i32;
-        // SAFETY: kill(2) on the process group this fixture created.
-        unsafe { libc::kill(-pgid, libc::SIGKILL) };
+        crate::proc::kill_group(self.child.id() as i32);
         let _ = self.child.wait();
     }
 }

@@ -5,6 +5,9 @@ use std::path::PathBuf;
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
+use rustix::process::Pid;
+pub use rustix::process::Signal;
+
 /// The directory cargo put this test's binaries in (`target/<profile>`).
 pub fn target_dir() -> PathBuf {
     let exe = std::env::current_exe().unwrap_or_else(|e| panic!("current_exe: {e}"));
@@ -65,11 +68,17 @@ impl Drop for GroupChild {
     }
 }
 
-/// SIGKILLs process group `pgid`.
+/// SIGKILLs process group `pgid` (nothing when it is gone or not a valid id).
 pub fn kill_group(pgid: i32) {
-    // SAFETY: kill(2) with a negative pid signals a process group; no memory is involved.
-    unsafe {
-        libc::kill(-pgid, libc::SIGKILL);
+    if let Some(pgid) = Pid::from_raw(pgid) {
+        let _ = rustix::process::kill_process_group(pgid, Signal::KILL);
+    }
+}
+
+/// Sends `signal` to process `pid` (nothing when it is gone or not a valid id).
+pub fn signal_process(pid: i32, signal: Signal) {
+    if let Some(pid) = Pid::from_raw(pid) {
+        let _ = rustix::process::kill_process(pid, signal);
     }
 }
 

@@ -1,5 +1,7 @@
 //! Routing-table loading: good tables, and every kind of bad one with its message.
 
+#![allow(clippy::unwrap_used)] // test helpers: an unwrap that fails is a failing test
+
 use std::time::Duration;
 
 use deft_tools::table::{DEFAULT_TABLE_NAME, RoutingTable, ServerKind, TableError};

@@ -1,5 +1,7 @@
 //! stdio children and streamable HTTP servers behind the tool layer.
 
+#![allow(clippy::unwrap_used)] // test helpers: an unwrap that fails is a failing test
+
 mod common;
 
 use std::time::Duration;

@@ -8,7 +8,7 @@
 //!                   images load from images/ (never inlined)
 //! ```
 //!
-//! [`TraceWriter`] is both the run's [`deft_agent::EventSink`] and its [`deft_agent::ImageSink`].
+//! [`TraceWriter`] is both the run's [`deft_protocol::EventSink`] and its [`deft_protocol::ImageSink`].
 //! It only consumes: a failing disk never changes how a run goes (errors are logged and the
 //! trace says it is incomplete).
 //!
@@ -114,7 +114,7 @@ impl TraceWriter {
     }
 }
 
-impl deft_agent::EventSink for TraceWriter {
+impl deft_protocol::EventSink for TraceWriter {
     fn send(&self, event: &AgentEvent) {
         let line = Line {
             ts_ms: now_ms(),
@@ -140,7 +140,7 @@ impl deft_agent::EventSink for TraceWriter {
     }
 }
 
-impl deft_agent::ImageSink for TraceWriter {
+impl deft_protocol::ImageSink for TraceWriter {
     fn store(&self, bytes: &[u8], mime: &str) -> String {
         let n = self.next_image.fetch_add(1, Ordering::Relaxed) + 1;
         let id = format!("img-{n}");

@@ -1,8 +1,8 @@
 //! A trace folder as a person finds it: jsonl lines, image files, an escaped static report.
 
-use deft_agent::{EventSink, ImageSink};
 use deft_protocol::event::DeltaKind;
 use deft_protocol::{AgentEvent, DoneStatus, EventKind, Usage};
+use deft_protocol::{EventSink, ImageSink};
 use deft_trace::{Line, TraceMeta, TraceWriter};
 use serde_json::json;
 

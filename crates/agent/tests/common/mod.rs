@@ -2,6 +2,7 @@
 //! event collector.
 
 #![allow(dead_code)]
+#![allow(clippy::unwrap_used)] // test helpers: an unwrap that fails is a failing test
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -121,6 +122,6 @@ pub fn io(collect: &Arc<Collect>) -> RunIo {
     RunIo {
         events: vec![collect.clone()],
         images: Arc::new(NullImages::default()),
-        approver: Arc::new(deft_agent::DenyAll),
+        approver: Arc::new(deft_agent::FixedApproval(false)),
     }
 }

@@ -39,8 +39,7 @@ pub fn cpu_time(pid: &str) -> anyhow::Result<Duration> {
         .map(|&i| fields.get(i).and_then(|v| v.parse::<u64>().ok()))
         .sum::<Option<u64>>()
         .with_context(|| format!("no utime/stime in {path}"))?;
-    // SAFETY: sysconf has no preconditions.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+    let hz = rustix::param::clock_ticks_per_second().max(1);
     Ok(Duration::from_secs_f64(ticks as f64 / hz as f64))
 }
 
@@ -117,29 +116,27 @@ pub enum FdLimit {
 /// Makes sure this process (and the `deft serve` children, which inherit it) may open `need`
 /// files, raising the soft `RLIMIT_NOFILE` up to the hard one.
 pub fn ensure_fd_limit(need: u64) -> anyhow::Result<FdLimit> {
-    let mut lim = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit writes into the struct we own.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
-        bail!("getrlimit: {}", std::io::Error::last_os_error());
-    }
-    let soft = lim.rlim_cur;
+    use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
+    // `None` is RLIM_INFINITY.
+    let lim = getrlimit(Resource::Nofile);
+    let soft = lim.current.unwrap_or(u64::MAX);
     if soft >= need {
         return Ok(FdLimit::Enough(soft));
     }
-    if lim.rlim_max < need {
+    let hard = lim.maximum.unwrap_or(u64::MAX);
+    if hard < need {
         bail!(
-            "the hard open-file limit is {} but the benchmark needs {need}; raise it (ulimit -Hn)",
-            lim.rlim_max
+            "the hard open-file limit is {hard} but the benchmark needs {need}; raise it (ulimit -Hn)"
         );
     }
-    lim.rlim_cur = need;
-    // SAFETY: setrlimit reads the struct we own.
-    if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &lim) } != 0 {
-        bail!("setrlimit: {}", std::io::Error::last_os_error());
-    }
+    setrlimit(
+        Resource::Nofile,
+        Rlimit {
+            current: Some(need),
+            maximum: lim.maximum,
+        },
+    )
+    .map_err(|e| anyhow::anyhow!("setrlimit: {e}"))?;
     Ok(FdLimit::Raised(soft, need))
 }
 

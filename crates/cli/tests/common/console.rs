@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use deft_test_support::proc::{GroupChild, fixture_bin};
+use deft_test_support::proc::{GroupChild, Signal, fixture_bin, signal_process};
 use serde_json::{Value, json};
 
 /// The admin password the tests start servers with.
@@ -144,13 +144,12 @@ impl Serve {
 
     /// Stops it like Ctrl-C and waits for it to exit.
     pub fn interrupt(self) -> std::process::ExitStatus {
-        self.stop_with(libc::SIGINT)
+        self.stop_with(Signal::INT)
     }
 
     /// Sends `signal` (SIGINT, SIGTERM) and waits for it to exit.
-    pub fn stop_with(mut self, signal: libc::c_int) -> std::process::ExitStatus {
-        // SAFETY: kill(2) on our own child's pid.
-        unsafe { libc::kill(self.child.pid(), signal) };
+    pub fn stop_with(mut self, signal: Signal) -> std::process::ExitStatus {
+        signal_process(self.child.pid(), signal);
         let deadline = std::time::Instant::now() + Duration::from_secs(20);
         loop {
             if let Some(status) = self.child.child.try_wait().expect("try_wait") {

@@ -1,6 +1,7 @@
 //! A real server on loopback and raw WebSocket devices that speak the wire format by hand.
 
 #![allow(dead_code)]
+#![allow(clippy::unwrap_used)] // test helpers: an unwrap that fails is a failing test
 
 use std::net::SocketAddr;
 use std::time::Duration;
