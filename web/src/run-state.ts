@@ -1,6 +1,6 @@
 // The live view of one run, built from its events. Pure: `applyEvent` returns a new state, and an
 // event at or below `lastSeq` (a replay after a reconnect) changes nothing.
-import type { AgentEvent, RunStatus, StoredStep, Usage } from "./types";
+import type { AgentEvent, RunStatus, StepSummary, Usage } from "./types";
 
 /** What a step card shows. */
 export interface StepView {
@@ -140,7 +140,7 @@ export function applyEvent(run: RunView, ev: AgentEvent): RunView {
 }
 
 /** A stored step as a card. */
-export function storedStepView(s: StoredStep): StepView {
+export function storedStepView(s: StepSummary): StepView {
   return {
     call_id: s.call_id,
     tool: s.tool,

@@ -1,126 +1,487 @@
-// The shapes of docs/console-api.md and DESIGN.md "Events".
+// Generated from the Rust types by `crates/server/src/console/views.rs` (the
+// typescript_types_are_current test): do not edit. DEFT_UPDATE_TS=1 cargo test -p
+// deft-server typescript_types rewrites it.
 
-/** Token usage, summed over model calls. */
-export interface Usage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-  calls: number;
-}
+export type Usage = { 
+/**
+ * Prompt tokens.
+ */
+prompt_tokens: number, 
+/**
+ * Completion tokens.
+ */
+completion_tokens: number, 
+/**
+ * Both.
+ */
+total_tokens: number, 
+/**
+ * Number of model calls.
+ */
+calls: number, };
 
-/** How a run ended (or `running`). */
-export type RunStatus = "running" | "completed" | "failed" | "stopped" | "timeout" | "max_steps";
+export type DoneStatus = "completed" | "failed" | "stopped" | "timeout" | "max_steps";
 
-/** One tool step as stored on an assistant message. */
-export interface StoredStep {
-  call_id: string;
-  tool: string;
-  args: unknown;
-  image_ids?: string[];
-  duration_ms?: number;
-  status?: string;
-  effect?: string | null;
-}
+/** A run's state: running, or how it ended. */
+export type RunStatus = "running" | DoneStatus;
 
-/** A stored message of a conversation. */
-export interface Message {
-  role: "user" | "assistant";
-  content: string;
-  created_at?: string;
-  run_id?: string;
-  status?: RunStatus;
-  usage?: Usage;
-  reasoning?: string;
-  steps?: StoredStep[];
-}
+export type ResultStatus = "success" | "failure" | "skipped";
 
-/** A conversation as listed. */
-export interface Conversation {
-  id: string;
-  title: string;
-  created_at: string;
-  updated_at: string;
-  message_count: number;
-  usage?: Usage;
-}
+export type StepSummary = { 
+/**
+ * The call's id.
+ */
+call_id: string, 
+/**
+ * Tool name.
+ */
+tool: string, 
+/**
+ * Its arguments.
+ */
+args: unknown, 
+/**
+ * Ids of the images the call returned.
+ */
+image_ids: Array<string>, 
+/**
+ * Wall time of the call.
+ */
+duration_ms: number, 
+/**
+ * The Result's status (`None` when it had none).
+ */
+status: ResultStatus | null, 
+/**
+ * `changed` / `no_change` where the backend could tell.
+ */
+effect: string | null, };
 
-/** A conversation with its messages. */
-export interface ConversationDetail extends Conversation {
-  messages: Message[];
-}
+export type Message = { 
+/**
+ * `user` or `assistant`.
+ */
+role: "user" | "assistant", 
+/**
+ * The text (Markdown for answers).
+ */
+content: string, 
+/**
+ * Written (ISO-8601 UTC).
+ */
+created_at: string, 
+/**
+ * The run that produced (or answered) it.
+ */
+run_id?: string, 
+/**
+ * How that run ended (assistant messages).
+ */
+status?: DoneStatus, 
+/**
+ * The run's token usage (assistant messages).
+ */
+usage?: Usage, 
+/**
+ * The model's reasoning, capped (assistant messages).
+ */
+reasoning?: string, 
+/**
+ * The run's tool steps (assistant messages only).
+ */
+steps?: Array<StepSummary>, };
 
-/** A question waiting for a person. */
-export interface PendingConfirm {
-  call_id: string;
-  tool: string;
-  args: unknown;
-  reason: string;
-}
+export type Conversation = { 
+/**
+ * Conversation id.
+ */
+id: string, 
+/**
+ * Title (the first prompt, cut).
+ */
+title: string, 
+/**
+ * Created (ISO-8601 UTC).
+ */
+created_at: string, 
+/**
+ * Last message (ISO-8601 UTC).
+ */
+updated_at: string, 
+/**
+ * Messages kept.
+ */
+message_count: number, 
+/**
+ * Token usage of all its runs.
+ */
+usage: Usage, };
 
-/** The state of one run. */
-export interface RunInfo {
-  run_id: string;
-  conversation: string;
-  device: string;
-  prompt: string;
-  status: RunStatus;
-  started_at: string;
-  finished_at?: string | null;
-  last_seq: number;
-  usage?: Usage;
-  pending_confirm?: PendingConfirm | null;
-}
+export type ConversationDetail = { 
+/**
+ * Oldest first.
+ */
+messages: Array<Message>, 
+/**
+ * Conversation id.
+ */
+id: string, 
+/**
+ * Title (the first prompt, cut).
+ */
+title: string, 
+/**
+ * Created (ISO-8601 UTC).
+ */
+created_at: string, 
+/**
+ * Last message (ISO-8601 UTC).
+ */
+updated_at: string, 
+/**
+ * Messages kept.
+ */
+message_count: number, 
+/**
+ * Token usage of all its runs.
+ */
+usage: Usage, };
 
-/** A device the server can operate. */
-export interface Device {
-  id: string;
-  profile: string;
-  busy: boolean;
-  kind: "own" | "remote";
-  connected_since?: string | null;
-  last_heartbeat?: string | null;
-  system_info?: unknown;
-  tools?: unknown;
-  has_screen: boolean;
-}
+export type PendingConfirm = { 
+/**
+ * The tool call's id.
+ */
+call_id: string, 
+/**
+ * The tool.
+ */
+tool: string, 
+/**
+ * Its arguments.
+ */
+args: unknown, 
+/**
+ * Why it needs approval.
+ */
+reason: string, };
 
-/** The agent settings. */
-export interface Settings {
-  api_base: string;
-  model: string;
-  api_key_set: boolean;
-  api_key_masked: string;
-  default_device: string;
-  max_steps: number;
-}
+export type RunInfo = { 
+/**
+ * Run id.
+ */
+run_id: string, 
+/**
+ * Its conversation.
+ */
+conversation: string, 
+/**
+ * The device it operates.
+ */
+device: string, 
+/**
+ * What was asked.
+ */
+prompt: string, 
+/**
+ * Running, or how it ended.
+ */
+status: RunStatus, 
+/**
+ * The final answer (finished runs).
+ */
+answer?: string, 
+/**
+ * Started (ISO-8601 UTC).
+ */
+started_at: string, 
+/**
+ * Ended (ISO-8601 UTC), `null` while running.
+ */
+finished_at: string | null, 
+/**
+ * The seq of its newest event (resume the stream after it).
+ */
+last_seq: number, 
+/**
+ * Token usage so far.
+ */
+usage: Usage, 
+/**
+ * The question waiting for a person, if any.
+ */
+pending_confirm: PendingConfirm | null, };
 
-/** The Result envelope inside a `step` event. */
-export interface StepResult {
-  status?: "success" | "failure" | "skipped";
-  result?: unknown;
-  error?: string | null;
-}
+export type CurrentRun = { 
+/**
+ * The run in the slot.
+ */
+run: RunInfo | null, };
 
-/** One event of a run's stream. */
-export type AgentEvent =
-  | { seq: number; type: "delta"; text: string; kind: "content" | "reasoning" }
-  | { seq: number; type: "step_start"; call_id: string; tool: string; args: unknown }
-  | {
-      seq: number;
-      type: "step";
-      call_id: string;
-      tool: string;
-      args: unknown;
-      result: StepResult | null;
-      image_ids?: string[];
-      duration_ms: number;
-      effect?: string | null;
-    }
-  | ({ seq: number; type: "usage" } & Usage)
-  | { seq: number; type: "confirm"; call_id: string; tool: string; args: unknown; reason: string }
-  | { seq: number; type: "confirmed"; call_id: string; approve: boolean }
-  | { seq: number; type: "error"; message: string }
-  | { seq: number; type: "done"; answer: string; usage: Usage; status: Exclude<RunStatus, "running"> };
+export type RunStarted = { 
+/**
+ * Run id.
+ */
+run_id: string, 
+/**
+ * Its conversation (new when none was given).
+ */
+conversation: string, 
+/**
+ * The device it operates.
+ */
+device: string, };
+
+export type DeviceKind = "server" | "remote";
+
+export type Device = { 
+/**
+ * Device id.
+ */
+id: string, 
+/**
+ * Routing-table profile.
+ */
+profile: string, 
+/**
+ * A run, task or exec batch is executing on it.
+ */
+busy: boolean, 
+/**
+ * This server's own device, or a connected `deft client`.
+ */
+kind: DeviceKind, 
+/**
+ * When it registered (ISO-8601 UTC); remote devices only.
+ */
+connected_since: string | null, 
+/**
+ * Its last message (ISO-8601 UTC); remote devices only.
+ */
+last_heartbeat: string | null, 
+/**
+ * What it reported at registration (platform, OS, CPU, memory, hostname, screen…).
+ */
+system_info: unknown, 
+/**
+ * The tool servers it offers.
+ */
+tools: Array<string>, 
+/**
+ * Whether the device has a screen the live view can show (not the `shell` profile).
+ */
+has_screen: boolean, };
+
+export type Settings = { 
+/**
+ * Base URL.
+ */
+api_base: string, 
+/**
+ * Model name.
+ */
+model: string, 
+/**
+ * Whether an API key is set.
+ */
+api_key_set: boolean, 
+/**
+ * The key, masked (`sk-…9f3a`).
+ */
+api_key_masked: string, 
+/**
+ * Default device.
+ */
+default_device: string, 
+/**
+ * Step limit.
+ */
+max_steps: number, };
+
+export type CommandResult = { 
+/**
+ * Echoes the Command's `call_id`.
+ */
+call_id: string, 
+/**
+ * success, failure or skipped.
+ */
+status: ResultStatus, 
+/**
+ * The tool's structured content (or its text) on success; `null` otherwise.
+ */
+result: unknown, 
+/**
+ * What went wrong, written for the model.
+ */
+error: string | null, 
+/**
+ * The namespace of the tool server that answered.
+ */
+namespace: string | null, 
+/**
+ * Images the tool returned, as `data:<mime>;base64,…` URIs.
+ */
+images: Array<string>, };
+
+export type DeltaKind = "content" | "reasoning";
+
+export type ToolStep = { 
+/**
+ * The call's id.
+ */
+call_id: string, 
+/**
+ * Tool name.
+ */
+tool: string, 
+/**
+ * Its arguments.
+ */
+args: unknown, 
+/**
+ * The Result envelope, images replaced by ids.
+ */
+result: CommandResult, 
+/**
+ * Ids of the images the call returned.
+ */
+image_ids: Array<string>, 
+/**
+ * Wall time of the call.
+ */
+duration_ms: number, 
+/**
+ * `changed` / `no_change` where the backend can tell.
+ */
+effect?: string | null, };
+
+export type EventKind = { "type": "delta", 
+/**
+ * The new text.
+ */
+text: string, 
+/**
+ * content or reasoning.
+ */
+kind: DeltaKind, } | { "type": "step_start", 
+/**
+ * The call's id.
+ */
+call_id: string, 
+/**
+ * Tool name.
+ */
+tool: string, 
+/**
+ * Its arguments.
+ */
+args: unknown, } | { "type": "step" } & ToolStep | { "type": "usage" } & Usage | { "type": "confirm", 
+/**
+ * The call's id.
+ */
+call_id: string, 
+/**
+ * Tool name.
+ */
+tool: string, 
+/**
+ * Its arguments.
+ */
+args: unknown, 
+/**
+ * Why it needs approval.
+ */
+reason: string, } | { "type": "confirmed", 
+/**
+ * The call's id.
+ */
+call_id: string, 
+/**
+ * Whether it was approved.
+ */
+approve: boolean, } | { "type": "error", 
+/**
+ * What happened.
+ */
+message: string, } | { "type": "done", 
+/**
+ * The final answer (may be empty).
+ */
+answer: string, 
+/**
+ * Total usage.
+ */
+usage: Usage, 
+/**
+ * How it ended.
+ */
+status: DoneStatus, };
+
+export type AgentEvent = { 
+/**
+ * Per-run sequence number, starting at 1.
+ */
+seq: number, } & ({ "type": "delta", 
+/**
+ * The new text.
+ */
+text: string, 
+/**
+ * content or reasoning.
+ */
+kind: DeltaKind, } | { "type": "step_start", 
+/**
+ * The call's id.
+ */
+call_id: string, 
+/**
+ * Tool name.
+ */
+tool: string, 
+/**
+ * Its arguments.
+ */
+args: unknown, } | { "type": "step" } & ToolStep | { "type": "usage" } & Usage | { "type": "confirm", 
+/**
+ * The call's id.
+ */
+call_id: string, 
+/**
+ * Tool name.
+ */
+tool: string, 
+/**
+ * Its arguments.
+ */
+args: unknown, 
+/**
+ * Why it needs approval.
+ */
+reason: string, } | { "type": "confirmed", 
+/**
+ * The call's id.
+ */
+call_id: string, 
+/**
+ * Whether it was approved.
+ */
+approve: boolean, } | { "type": "error", 
+/**
+ * What happened.
+ */
+message: string, } | { "type": "done", 
+/**
+ * The final answer (may be empty).
+ */
+answer: string, 
+/**
+ * Total usage.
+ */
+usage: Usage, 
+/**
+ * How it ended.
+ */
+status: DoneStatus, });
 
 /** The event type names of the stream. */
 export const EVENT_TYPES = [

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use deft_protocol::event::DeltaKind;
 use deft_protocol::{
-    AgentEvent, Command, CommandResult, DoneStatus, EventKind, ResultStatus, Usage,
+    AgentEvent, Command, CommandResult, DoneStatus, EventKind, ResultStatus, ToolStep, Usage,
 };
 use deft_tools::{Device, Devices, ExecContext};
 use serde_json::{Map, Value, json};
@@ -119,6 +119,13 @@ enum Stop {
     Done(DoneStatus, String),
 }
 
+impl Stop {
+    /// A person stopped the run.
+    fn stopped() -> Self {
+        Stop::Done(DoneStatus::Stopped, "stopped".to_owned())
+    }
+}
+
 impl Agent {
     /// An agent over `llm`.
     pub fn new(llm: Arc<LlmClient>, config: AgentConfig, devices: Arc<dyn Devices>) -> Self {
@@ -144,76 +151,90 @@ impl Agent {
         cancel: CancellationToken,
     ) -> RunOutcome {
         let started = Instant::now();
-        let mut em = Emitter {
-            io,
-            seq: 0,
-            done: false,
-            timings: RunTimings::default(),
+        let mut run = RunState {
+            device,
+            cancel: &cancel,
+            em: Emitter {
+                io,
+                seq: 0,
+                done: false,
+                timings: RunTimings::default(),
+            },
+            usage: Usage::default(),
+            steps: 0,
+            app: None,
+            host_tools: Vec::new(),
+            app_tools: Vec::new(),
+            tools: ToolSet::new(&[], &[]),
+            failures: FailureStreak::default(),
         };
-        let mut usage = Usage::default();
-        let mut steps = 0u32;
         let deadline = tokio::time::Instant::now() + self.config.run_timeout;
-        let run = self.run_inner(device, request, &mut em, &mut usage, &mut steps, &cancel);
-        let (status, answer) = match tokio::time::timeout_at(deadline, run).await {
-            Ok(Stop::Done(status, answer)) => (status, answer),
-            Err(_) => {
-                cancel.cancel();
-                let msg = texts::run_timeout(self.config.run_timeout);
-                em.emit(EventKind::Error {
-                    message: msg.clone(),
-                });
-                (DoneStatus::Timeout, msg)
-            }
-        };
-        em.emit(EventKind::Done {
+        let (status, answer) =
+            match tokio::time::timeout_at(deadline, self.run_inner(&mut run, request)).await {
+                Ok(Stop::Done(status, answer)) => (status, answer),
+                Err(_) => {
+                    cancel.cancel();
+                    let msg = texts::run_timeout(self.config.run_timeout);
+                    run.fail_event(&msg);
+                    (DoneStatus::Timeout, msg)
+                }
+            };
+        run.em.emit(EventKind::Done {
             answer: answer.clone(),
-            usage,
+            usage: run.usage,
             status,
         });
-        let mut timings = em.timings;
+        let mut timings = run.em.timings;
         timings.total = started.elapsed();
         RunOutcome {
             answer,
             status,
-            usage,
-            steps,
+            usage: run.usage,
+            steps: run.steps,
             timings,
         }
     }
 
-    async fn run_inner(
+    /// Learns the tools, builds the conversation, then runs model turns up to the step limit,
+    /// and asks for a summary when it is reached.
+    async fn run_inner(&self, run: &mut RunState<'_>, request: RunRequest) -> Stop {
+        let mut convo = match self.start_conversation(run, &request).await {
+            Ok(convo) => convo,
+            Err(stop) => return stop,
+        };
+        while run.steps < self.config.max_steps {
+            run.steps += 1;
+            if let Some(stop) = self.turn(run, &mut convo).await {
+                return stop;
+            }
+        }
+        // Step limit: one more call without tools for a summary.
+        convo.push(json!({"role": "user", "content": texts::STEP_LIMIT_SUMMARY}));
+        match self.call_model(run, &convo, &[]).await {
+            Ok(c) => Stop::Done(DoneStatus::MaxSteps, c.content),
+            Err(stop) => stop,
+        }
+    }
+
+    /// Learns the device's host tools and builds the conversation: system prompt, extra
+    /// context, the last history rounds, the goal.
+    async fn start_conversation(
         &self,
-        device: &Device,
-        request: RunRequest,
-        em: &mut Emitter,
-        usage: &mut Usage,
-        steps: &mut u32,
-        cancel: &CancellationToken,
-    ) -> Stop {
-        let mut app: Option<AppSelection> = None;
-        let mut app_tools = Vec::new();
+        run: &mut RunState<'_>,
+        request: &RunRequest,
+    ) -> Result<Conversation, Stop> {
         let listed = Instant::now();
-        let host_tools =
-            toolset::list_tools(device.dispatcher.as_ref(), &self.ctx(device, None, cancel)).await;
-        em.timings.tools += listed.elapsed();
-        let host_tools = match host_tools {
-            Ok(t) => t,
-            Err(e) => {
-                let msg = format!("cannot learn the tools of device '{}': {e}", device.id);
-                em.emit(EventKind::Error {
-                    message: msg.clone(),
-                });
-                return Stop::Done(DoneStatus::Failed, msg);
-            }
-        };
-        let mut tools = ToolSet::new(&host_tools, &app_tools);
-        let system = match prompt::system_prompt(&device.id, &device.profile, &tools.names()) {
-            Ok(s) => s,
-            Err(e) => {
-                em.emit(EventKind::Error { message: e.clone() });
-                return Stop::Done(DoneStatus::Failed, e);
-            }
-        };
+        let ctx = self.ctx(run.device, None, run.cancel);
+        let host_tools = toolset::list_tools(run.device.dispatcher.as_ref(), &ctx).await;
+        run.em.timings.tools += listed.elapsed();
+        run.host_tools = host_tools.map_err(|e| {
+            let msg = format!("cannot learn the tools of device '{}': {e}", run.device.id);
+            run.fail(msg)
+        })?;
+        run.tools = ToolSet::new(&run.host_tools, &run.app_tools);
+        let names = run.tools.names();
+        let system = prompt::system_prompt(&run.device.id, &run.device.profile, &names)
+            .map_err(|e| run.fail(e))?;
         let mut convo = Conversation::new(self.config.keep_images);
         convo.push(json!({"role": "system", "content": system}));
         for extra in request
@@ -231,91 +252,78 @@ impl Agent {
             convo.push(json!({"role": m.role, "content": m.content}));
         }
         convo.push(json!({"role": "user", "content": request.goal}));
+        Ok(convo)
+    }
 
-        let mut last_failure: Option<(String, String, u32)> = None;
-        while *steps < self.config.max_steps {
-            *steps += 1;
-            let completion = match self
-                .call_model(&convo, &tools.schemas(), em, usage, cancel)
-                .await
-            {
-                Ok(c) => c,
-                Err(stop) => return stop,
-            };
-            if completion.tool_calls.is_empty() {
-                return Stop::Done(DoneStatus::Completed, completion.content);
+    /// One model call and the tool calls it asked for, in order. After a failed call the rest
+    /// of the turn is skipped; the same call failing `max_repeated_failures` times in a row
+    /// ends the run.
+    async fn turn(&self, run: &mut RunState<'_>, convo: &mut Conversation) -> Option<Stop> {
+        let schemas = run.tools.schemas();
+        let completion = match self.call_model(run, convo, &schemas).await {
+            Ok(c) => c,
+            Err(stop) => return Some(stop),
+        };
+        if completion.tool_calls.is_empty() {
+            return Some(Stop::Done(DoneStatus::Completed, completion.content));
+        }
+        convo.push(assistant_message(&completion));
+        let mut images = Vec::new();
+        let mut failed_in_turn = false;
+        for call in &completion.tool_calls {
+            if run.cancel.is_cancelled() {
+                return Some(Stop::stopped());
             }
-            convo.push(assistant_message(&completion));
-            let mut images = Vec::new();
-            let mut failed_in_turn = false;
-            for call in &completion.tool_calls {
-                if cancel.is_cancelled() {
-                    return Stop::Done(DoneStatus::Stopped, "stopped".to_owned());
-                }
-                let (text, result) = if failed_in_turn {
-                    (texts::SKIPPED_AFTER_FAILURE.to_owned(), None)
-                } else {
-                    self.execute_call(device, &tools, &mut app, call, em, &mut images, cancel)
-                        .await
-                };
+            let (text, result) = if failed_in_turn {
+                (texts::SKIPPED_AFTER_FAILURE.to_owned(), None)
+            } else {
+                self.execute_call(run, call, &mut images).await
+            };
+            if !failed_in_turn {
                 let failed = result
                     .as_ref()
-                    .is_none_or(|r| r.status != ResultStatus::Success)
-                    && !failed_in_turn;
+                    .is_none_or(|r| r.status != ResultStatus::Success);
                 if failed {
                     failed_in_turn = true;
-                    let same = last_failure.as_ref().is_some_and(|(n, a, _)| {
-                        *n == call.name && *a == normalize_args(&call.arguments)
-                    });
-                    let times = if same {
-                        last_failure.as_ref().map_or(1, |f| f.2 + 1)
-                    } else {
-                        1
-                    };
-                    last_failure =
-                        Some((call.name.clone(), normalize_args(&call.arguments), times));
+                    let times = run.failures.failed(call);
                     if times >= self.config.max_repeated_failures {
                         convo.push(tool_message(&call.id, &text));
-                        let msg = texts::repeated_failure(&call.name, times);
-                        em.emit(EventKind::Error {
-                            message: msg.clone(),
-                        });
-                        return Stop::Done(DoneStatus::Failed, msg);
+                        return Some(run.fail(texts::repeated_failure(&call.name, times)));
                     }
                 } else if result.is_some() {
-                    last_failure = None;
-                }
-                if cancel.is_cancelled() {
-                    return Stop::Done(DoneStatus::Stopped, "stopped".to_owned());
-                }
-                convo.push(tool_message(&call.id, &text));
-                // A hand-off: a result naming a window's root (select_application_window, a new
-                // browser tab) switches the AppAgent Computer; the next calls see the app's tools.
-                if let Some(r) = &result
-                    && r.status == ResultStatus::Success
-                    && let Some(sel) = selection_from(r)
-                {
-                    let ctx = self.ctx(device, Some(&sel), cancel);
-                    match toolset::list_tools(device.dispatcher.as_ref(), &ctx).await {
-                        Ok(t) => app_tools = t,
-                        Err(e) => em.emit(EventKind::Error {
-                            message: format!(
-                                "cannot learn the tools of the selected application: {e}"
-                            ),
-                        }),
-                    }
-                    app = Some(sel);
-                    tools = ToolSet::new(&host_tools, &app_tools);
+                    run.failures.succeeded();
                 }
             }
-            convo.push_images(images);
+            if run.cancel.is_cancelled() {
+                return Some(Stop::stopped());
+            }
+            convo.push(tool_message(&call.id, &text));
+            if let Some(result) = &result {
+                self.hand_off(run, result).await;
+            }
         }
-        // Step limit: one more call without tools for a summary.
-        convo.push(json!({"role": "user", "content": texts::STEP_LIMIT_SUMMARY}));
-        match self.call_model(&convo, &[], em, usage, cancel).await {
-            Ok(c) => Stop::Done(DoneStatus::MaxSteps, c.content),
-            Err(stop) => stop,
+        convo.push_images(images);
+        None
+    }
+
+    /// A hand-off: a successful result naming a window's root (select_application_window, a
+    /// new browser tab) switches the AppAgent Computer; the next calls see the app's tools.
+    async fn hand_off(&self, run: &mut RunState<'_>, result: &CommandResult) {
+        if result.status != ResultStatus::Success {
+            return;
         }
+        let Some(selection) = selection_from(result) else {
+            return;
+        };
+        let ctx = self.ctx(run.device, Some(&selection), run.cancel);
+        match toolset::list_tools(run.device.dispatcher.as_ref(), &ctx).await {
+            Ok(t) => run.app_tools = t,
+            Err(e) => run.fail_event(&format!(
+                "cannot learn the tools of the selected application: {e}"
+            )),
+        }
+        run.app = Some(selection);
+        run.tools = ToolSet::new(&run.host_tools, &run.app_tools);
     }
 
     fn ctx(
@@ -336,14 +344,13 @@ impl Agent {
 
     async fn call_model(
         &self,
+        run: &mut RunState<'_>,
         convo: &Conversation,
         tools: &[Value],
-        em: &mut Emitter,
-        usage: &mut Usage,
-        cancel: &CancellationToken,
     ) -> Result<Completion, Stop> {
         let messages = convo.request();
         let asked = Instant::now();
+        let em = &mut run.em;
         let result = {
             let mut on_delta = |d: Delta| match d {
                 Delta::Content(text) => em.emit(EventKind::Delta {
@@ -356,124 +363,62 @@ impl Agent {
                 }),
             };
             self.llm
-                .complete(&messages, tools, cancel, &mut on_delta)
+                .complete(&messages, tools, run.cancel, &mut on_delta)
                 .await
         };
-        em.timings.model += asked.elapsed();
+        run.em.timings.model += asked.elapsed();
         match result {
             Ok(c) => {
+                let usage = &mut run.usage;
                 usage.calls += 1;
                 if let Some(u) = c.usage {
                     usage.prompt_tokens += u.prompt_tokens;
                     usage.completion_tokens += u.completion_tokens;
                     usage.total_tokens += u.total_tokens;
                 }
-                em.emit(EventKind::Usage(*usage));
+                let usage = *usage;
+                run.em.emit(EventKind::Usage(usage));
                 Ok(c)
             }
-            Err(LlmError::Cancelled) => Err(Stop::Done(DoneStatus::Stopped, "stopped".to_owned())),
-            Err(e) => {
-                let msg = e.to_string();
-                em.emit(EventKind::Error {
-                    message: msg.clone(),
-                });
-                Err(Stop::Done(DoneStatus::Failed, msg))
-            }
+            Err(LlmError::Cancelled) => Err(Stop::stopped()),
+            Err(e) => Err(run.fail(e.to_string())),
         }
     }
 
-    /// Runs one tool call; returns the tool message text and the Result (None when it never ran).
-    #[allow(clippy::too_many_arguments)]
+    /// Runs one tool call; returns the tool message text and the Result (None when it never
+    /// ran: an unknown tool, bad arguments, a denied approval).
     async fn execute_call(
         &self,
-        device: &Device,
-        tools: &ToolSet,
-        app: &mut Option<AppSelection>,
+        run: &mut RunState<'_>,
         call: &ToolCall,
-        em: &mut Emitter,
         images: &mut Vec<String>,
-        cancel: &CancellationToken,
     ) -> (String, Option<CommandResult>) {
-        let Some(offered) = tools.get(&call.name) else {
-            return (texts::unknown_tool(&call.name, &tools.names()), None);
+        // The tool's real name and where it runs (the model may call a sanitized name).
+        let Some((tool, target)) = run
+            .tools
+            .get(&call.name)
+            .map(|o| (o.name.clone(), o.target.clone()))
+        else {
+            return (texts::unknown_tool(&call.name, &run.tools.names()), None);
         };
         let args = match parse_arguments(&call.arguments) {
             Ok(a) => a,
             Err(detail) => return (texts::invalid_arguments(&call.name, &detail), None),
         };
         let args_value = Value::Object(args.clone());
-        if let Some(reason) = self.config.confirm.reason(&offered.name, &args) {
-            em.emit(EventKind::Confirm {
-                call_id: call.id.clone(),
-                tool: offered.name.clone(),
-                args: args_value.clone(),
-                reason: reason.clone(),
-            });
-            let approver = em.io.approver.clone();
-            let answer = tokio::select! {
-                a = tokio::time::timeout(self.config.confirm.timeout, approver.approve(&call.id, &offered.name, &args_value, &reason)) => a.unwrap_or(false),
-                _ = cancel.cancelled() => false,
-            };
-            em.emit(EventKind::Confirmed {
-                call_id: call.id.clone(),
-                approve: answer,
-            });
-            if !answer {
-                return (texts::denied(&offered.name), None);
-            }
+        if !self.approved(run, call, &tool, &args).await {
+            return (texts::denied(&tool), None);
         }
-        em.emit(EventKind::StepStart {
+        run.em.emit(EventKind::StepStart {
             call_id: call.id.clone(),
-            tool: offered.name.clone(),
+            tool: tool.clone(),
             args: args_value.clone(),
         });
         let started = Instant::now();
-        let result = match &offered.target {
-            Target::Platform => {
-                let list = serde_json::to_value(self.devices.list()).unwrap_or(Value::Null);
-                CommandResult::success(&call.id, list, Some("platform"))
-            }
-            Target::Host(tool_type) | Target::App(tool_type) => {
-                let on_app = matches!(offered.target, Target::App(_));
-                let ctx = self.ctx(device, if on_app { app.as_ref() } else { None }, cancel);
-                let cmd = Command {
-                    call_id: call.id.clone(),
-                    tool_name: offered.name.clone(),
-                    parameters: args,
-                    tool_type: Some(*tool_type),
-                };
-                device
-                    .dispatcher
-                    .execute(&ctx, vec![cmd])
-                    .await
-                    .pop()
-                    .unwrap_or_else(|| {
-                        CommandResult::failure(&call.id, "the device returned no result", None)
-                    })
-            }
-        };
+        let result = self.dispatch(run, call, &tool, &target, args).await;
         let took = started.elapsed();
-        em.timings.tools += took;
-        let duration_ms = took.as_millis() as u64;
-        let mut image_ids = Vec::new();
-        for uri in &result.images {
-            if let Some((mime, bytes)) = decode_data_uri(uri) {
-                image_ids.push(em.io.images.store(&bytes, &mime));
-                let converting = Instant::now();
-                match downscale_for_model(
-                    &bytes,
-                    self.config.image_max_width,
-                    self.config.jpeg_quality,
-                ) {
-                    Ok(img) => images.push(img.data_uri),
-                    Err(e) => tracing::warn!(
-                        "an image from {} could not be prepared for the model: {e}",
-                        offered.name
-                    ),
-                }
-                em.timings.images += converting.elapsed();
-            }
-        }
+        run.em.timings.tools += took;
+        let image_ids = self.take_images(run, &tool, &result, images);
         let effect = result
             .result
             .get("effect")
@@ -483,16 +428,171 @@ impl Agent {
         if let Some(m) = shown.as_object_mut() {
             m.insert("images".into(), json!(image_ids));
         }
-        em.emit(EventKind::Step {
+        run.em.emit(EventKind::Step(ToolStep {
             call_id: call.id.clone(),
-            tool: offered.name.clone(),
+            tool: tool.clone(),
             args: args_value,
             result: shown,
             image_ids,
-            duration_ms,
+            duration_ms: took.as_millis() as u64,
             effect,
-        });
+        }));
         (tool_text(&result), Some(result))
+    }
+
+    /// Whether the call may run: asks the approver when the confirm policy names a reason
+    /// (denied on timeout or stop).
+    async fn approved(
+        &self,
+        run: &mut RunState<'_>,
+        call: &ToolCall,
+        tool: &str,
+        args: &Map<String, Value>,
+    ) -> bool {
+        let Some(reason) = self.config.confirm.reason(tool, args) else {
+            return true;
+        };
+        let args = Value::Object(args.clone());
+        run.em.emit(EventKind::Confirm {
+            call_id: call.id.clone(),
+            tool: tool.to_owned(),
+            args: args.clone(),
+            reason: reason.clone(),
+        });
+        let approver = run.em.io.approver.clone();
+        let asked = approver.approve(&call.id, tool, &args, &reason);
+        let answer = tokio::select! {
+            a = tokio::time::timeout(self.config.confirm.timeout, asked) => a.unwrap_or(false),
+            _ = run.cancel.cancelled() => false,
+        };
+        run.em.emit(EventKind::Confirmed {
+            call_id: call.id.clone(),
+            approve: answer,
+        });
+        answer
+    }
+
+    /// Sends the call where its tool lives: the platform, or the host or app Computer of the
+    /// device (a one-command batch through the Dispatcher).
+    async fn dispatch(
+        &self,
+        run: &RunState<'_>,
+        call: &ToolCall,
+        tool: &str,
+        target: &Target,
+        args: Map<String, Value>,
+    ) -> CommandResult {
+        let tool_type = match target {
+            Target::Platform => {
+                let list = serde_json::to_value(self.devices.list()).unwrap_or(Value::Null);
+                return CommandResult::success(&call.id, list, Some("platform"));
+            }
+            Target::Host(tool_type) | Target::App(tool_type) => *tool_type,
+        };
+        let on_app = matches!(target, Target::App(_));
+        let app = if on_app { run.app.as_ref() } else { None };
+        let ctx = self.ctx(run.device, app, run.cancel);
+        let cmd = Command {
+            call_id: call.id.clone(),
+            tool_name: tool.to_owned(),
+            parameters: args,
+            tool_type: Some(tool_type),
+        };
+        run.device
+            .dispatcher
+            .execute(&ctx, vec![cmd])
+            .await
+            .pop()
+            .unwrap_or_else(|| {
+                CommandResult::failure(&call.id, "the device returned no result", None)
+            })
+    }
+
+    /// Hands a result's images to the image sink (their ids go in the step event) and queues
+    /// the model's downscaled copies in `images`.
+    fn take_images(
+        &self,
+        run: &mut RunState<'_>,
+        tool: &str,
+        result: &CommandResult,
+        images: &mut Vec<String>,
+    ) -> Vec<String> {
+        let mut image_ids = Vec::new();
+        for uri in &result.images {
+            let Some((mime, bytes)) = decode_data_uri(uri) else {
+                continue;
+            };
+            image_ids.push(run.em.io.images.store(&bytes, &mime));
+            let converting = Instant::now();
+            match downscale_for_model(
+                &bytes,
+                self.config.image_max_width,
+                self.config.jpeg_quality,
+            ) {
+                Ok(img) => images.push(img.data_uri),
+                Err(e) => {
+                    tracing::warn!("an image from {tool} could not be prepared for the model: {e}")
+                }
+            }
+            run.em.timings.images += converting.elapsed();
+        }
+        image_ids
+    }
+}
+
+/// The state of one run, passed to each step of the loop.
+struct RunState<'a> {
+    device: &'a Device,
+    cancel: &'a CancellationToken,
+    em: Emitter,
+    usage: Usage,
+    /// Model calls made.
+    steps: u32,
+    /// The application the AppAgent Computer operates, once one is selected.
+    app: Option<AppSelection>,
+    host_tools: Vec<deft_protocol::ToolInfo>,
+    app_tools: Vec<deft_protocol::ToolInfo>,
+    /// What the model sees now: the host tools and the selected app's.
+    tools: ToolSet,
+    failures: FailureStreak,
+}
+
+impl RunState<'_> {
+    /// Emits `message` as an `error` event.
+    fn fail_event(&mut self, message: &str) {
+        self.em.emit(EventKind::Error {
+            message: message.to_owned(),
+        });
+    }
+
+    /// Emits `message` as an `error` event and ends the run with it, failed.
+    fn fail(&mut self, message: String) -> Stop {
+        self.fail_event(&message);
+        Stop::Done(DoneStatus::Failed, message)
+    }
+}
+
+/// The same call (name and normalized arguments) failing again and again.
+#[derive(Default)]
+struct FailureStreak {
+    last: Option<(String, String, u32)>,
+}
+
+impl FailureStreak {
+    /// Records a failure of `call`; returns how many times in a row it has failed.
+    fn failed(&mut self, call: &ToolCall) -> u32 {
+        let args = normalize_args(&call.arguments);
+        let times = match &self.last {
+            Some((name, a, n)) if *name == call.name && *a == args => n + 1,
+            _ => 1,
+        };
+        self.last = Some((call.name.clone(), args, times));
+        times
+    }
+
+    /// A call succeeded: the streak is broken.
+    fn succeeded(&mut self) {
+        self.last = None;
     }
 }
 

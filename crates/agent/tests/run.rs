@@ -155,7 +155,7 @@ async fn images_follow_the_tool_messages_and_only_two_stay() {
     let steps: Vec<_> = events
         .events()
         .into_iter()
-        .filter(|e| matches!(e.kind, EventKind::Step { .. }))
+        .filter(|e| matches!(e.kind, EventKind::Step(_)))
         .collect();
     let text = serde_json::to_string(&steps).unwrap();
     assert!(!text.contains("base64"), "{text}");
@@ -380,7 +380,7 @@ async fn approval_granted_runs_and_denied_does_not() {
         });
         assert_eq!(confirmed, Some(approve));
         assert!(evs.iter().any(|e| matches!(&e.kind, EventKind::Confirm { reason, .. } if reason == "noop needs approval on this device")));
-        let ran = evs.iter().any(|e| matches!(e.kind, EventKind::Step { .. }));
+        let ran = evs.iter().any(|e| matches!(e.kind, EventKind::Step(_)));
         assert_eq!(ran, approve);
         let out = model.requests()[1].last_tool_output().unwrap().to_owned();
         assert_eq!(out == texts::denied("noop"), !approve, "{out}");
@@ -514,8 +514,8 @@ async fn selecting_a_window_hands_off_to_the_app_tools() {
     assert_eq!(out.status, DoneStatus::Completed, "{}", out.answer);
     assert_eq!(out.answer, r#"{"text":"on the app"}"#);
     let echo_ns = events.events().iter().find_map(|e| match &e.kind {
-        EventKind::Step { tool, result, .. } if tool == "echo" => {
-            result["namespace"].as_str().map(str::to_owned)
+        EventKind::Step(step) if step.tool == "echo" => {
+            step.result["namespace"].as_str().map(str::to_owned)
         }
         _ => None,
     });

@@ -9,10 +9,11 @@ use anyhow::Context;
 use deft_agent::llm::{LlmClient, LlmConfig};
 use deft_agent::{Agent, AgentConfig, Approver, ChannelSink, FixedApproval, RunIo, RunRequest};
 use deft_protocol::event::DeltaKind;
-use deft_protocol::{AgentEvent, DoneStatus, EventKind};
+use deft_protocol::{AgentEvent, DoneStatus, EventKind, ResultStatus, ToolStep};
 use deft_tools::devices;
 use futures::future::BoxFuture;
 use indicatif::{ProgressBar, ProgressStyle};
+use serde::Deserialize;
 
 use crate::{Globals, local_devices};
 
@@ -215,16 +216,19 @@ async fn print_events(mut rx: tokio::sync::mpsc::UnboundedReceiver<AgentEvent>, 
                 pb.enable_steady_tick(Duration::from_millis(100));
                 spinner = Some(pb);
             }
-            EventKind::Step {
+            EventKind::Step(ToolStep {
                 tool,
                 result,
                 duration_ms,
                 effect,
                 image_ids,
                 ..
-            } => {
-                let status = result["status"].as_str().unwrap_or("").to_owned();
-                let mark = if status == "success" { "✓" } else { "✗" };
+            }) => {
+                let ok = matches!(
+                    ResultStatus::deserialize(&result["status"]),
+                    Ok(ResultStatus::Success)
+                );
+                let mark = if ok { "✓" } else { "✗" };
                 let mut line = format!("{mark} {tool} ({duration_ms} ms)");
                 if let Some(e) = effect {
                     line.push_str(&format!(" {e}"));
@@ -232,9 +236,7 @@ async fn print_events(mut rx: tokio::sync::mpsc::UnboundedReceiver<AgentEvent>, 
                 if !image_ids.is_empty() {
                     line.push_str(&format!(" [{} image(s)]", image_ids.len()));
                 }
-                if status != "success"
-                    && let Some(err) = result["error"].as_str()
-                {
+                if !ok && let Some(err) = result["error"].as_str() {
                     line.push_str(&format!(": {}", short(err, 160)));
                 }
                 match spinner.take() {

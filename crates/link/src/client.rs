@@ -3,7 +3,9 @@
 //! honour `cancel`, and reconnect with capped exponential backoff.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 use std::time::Duration;
 
 use deft_protocol::link::{
@@ -314,10 +316,7 @@ impl DeviceClient {
                 while let Some(job) = job_rx.recv().await {
                     let response_id = job.response_id.clone();
                     let reply = run_job(&dispatcher, &cfg, job).await;
-                    inflight
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .remove(&response_id);
+                    inflight.lock().remove(&response_id);
                     if out.send(to_frame(&reply)).await.is_err() {
                         break;
                     }
@@ -377,7 +376,7 @@ impl DeviceClient {
         };
         // Whatever was running or queued belongs to a connection that is gone: the server has
         // failed it already, and nothing is run again later.
-        for (_, token) in inflight.lock().unwrap_or_else(|p| p.into_inner()).drain() {
+        for (_, token) in inflight.lock().drain() {
             token.cancel();
         }
         if matches!(outcome, Outcome::Shutdown) {
@@ -405,10 +404,7 @@ impl DeviceClient {
                     return Some(error_message(id, texts::COMMAND_WITHOUT_ID));
                 };
                 let cancel = CancellationToken::new();
-                inflight
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .insert(response_id.clone(), cancel.clone());
+                inflight.lock().insert(response_id.clone(), cancel.clone());
                 let _ = jobs.send(Job {
                     message,
                     response_id,
@@ -418,7 +414,7 @@ impl DeviceClient {
             }
             ServerMessageType::Cancel => {
                 let rid = message.response_id.unwrap_or_default();
-                match inflight.lock().unwrap_or_else(|p| p.into_inner()).get(&rid) {
+                match inflight.lock().get(&rid) {
                     Some(token) => {
                         tracing::info!(response_id = %rid, "cancelling the batch on the server's request");
                         token.cancel();

@@ -4,7 +4,9 @@
 //! contract's failure texts; the pending entry is always removed.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 use std::time::Duration;
 
 use deft_protocol::link::{ServerMessage, ServerMessageType, TaskStatus};
@@ -64,12 +66,7 @@ struct PendingGuard<'a> {
 
 impl Drop for PendingGuard<'_> {
     fn drop(&mut self) {
-        let removed = self
-            .shared
-            .pending
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(&self.response_id);
+        let removed = self.shared.pending.lock().remove(&self.response_id);
         if removed.is_some() && !self.answered && !self.shared.gone.is_cancelled() {
             let _ = self
                 .shared
@@ -107,12 +104,7 @@ impl RemoteDispatcher {
     /// Hands the device's results for `response_id` to the batch waiting for them. Late and
     /// duplicate replies, and replies for batches not sent to this device, are `NotPending`.
     pub fn resolve(&self, response_id: &str, results: Vec<CommandResult>) -> Resolution {
-        let entry = self
-            .shared
-            .pending
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(response_id);
+        let entry = self.shared.pending.lock().remove(response_id);
         match entry {
             Some(p) => {
                 // The waiter may have just given up (deadline, stop); then the reply is late.
@@ -139,11 +131,7 @@ impl RemoteDispatcher {
 
     /// How many batches wait for an answer (0 or 1 in normal operation).
     pub fn pending_count(&self) -> usize {
-        self.shared
-            .pending
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .len()
+        self.shared.pending.lock().len()
     }
 
     async fn run(&self, ctx: &ExecContext, commands: Vec<Command>) -> Vec<CommandResult> {
@@ -167,7 +155,6 @@ impl RemoteDispatcher {
         shared
             .pending
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
             .insert(response_id.clone(), Pending { reply: tx });
         let mut guard = PendingGuard {
             shared,

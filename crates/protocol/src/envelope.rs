@@ -111,6 +111,7 @@ impl std::fmt::Display for Command {
 }
 
 /// The outcome of one Command.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ResultStatus {
@@ -138,6 +139,7 @@ impl<'de> Deserialize<'de> for ResultStatus {
 }
 
 /// The Result envelope: what came of one Command.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CommandResult {
     /// Echoes the Command's `call_id`.
@@ -147,6 +149,7 @@ pub struct CommandResult {
     pub status: ResultStatus,
     /// The tool's structured content (or its text) on success; `null` otherwise.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(type = "unknown"))]
     pub result: Value,
     /// What went wrong, written for the model.
     #[serde(default)]

@@ -2,9 +2,12 @@
 //! Events never carry image bytes, only image ids.
 
 use serde::{Deserialize, Serialize};
+
+use crate::ResultStatus;
 use serde_json::Value;
 
 /// One event of a run, numbered by `seq` (the SSE id).
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AgentEvent {
     /// Per-run sequence number, starting at 1.
@@ -15,6 +18,7 @@ pub struct AgentEvent {
 }
 
 /// Whether streamed text is the answer or the model's reasoning.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DeltaKind {
@@ -25,6 +29,7 @@ pub enum DeltaKind {
 }
 
 /// Token usage, summed over the model calls of a run.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
     /// Prompt tokens.
@@ -38,6 +43,7 @@ pub struct Usage {
 }
 
 /// How a run ended.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DoneStatus {
@@ -53,7 +59,201 @@ pub enum DoneStatus {
     MaxSteps,
 }
 
+impl DoneStatus {
+    /// Every status, in declaration order.
+    pub const ALL: [DoneStatus; 5] = [
+        DoneStatus::Completed,
+        DoneStatus::Failed,
+        DoneStatus::Stopped,
+        DoneStatus::Timeout,
+        DoneStatus::MaxSteps,
+    ];
+
+    /// The wire name (`completed`, `max_steps`, …), as serde writes it.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            DoneStatus::Completed => "completed",
+            DoneStatus::Failed => "failed",
+            DoneStatus::Stopped => "stopped",
+            DoneStatus::Timeout => "timeout",
+            DoneStatus::MaxSteps => "max_steps",
+        }
+    }
+
+    /// The status with this wire name.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.as_str() == name)
+    }
+}
+
+impl std::fmt::Display for DoneStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A run's state: still running, or how it ended. On the wire (and in the store) a plain
+/// string: `running` or a [`DoneStatus`] name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunStatus {
+    /// Not finished yet.
+    Running,
+    /// Finished this way.
+    Done(DoneStatus),
+}
+
+impl RunStatus {
+    /// The wire name of [`RunStatus::Running`].
+    pub const RUNNING: &'static str = "running";
+
+    /// The wire name: `running`, or the [`DoneStatus`] name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Running => Self::RUNNING,
+            RunStatus::Done(status) => status.as_str(),
+        }
+    }
+
+    /// The status with this wire name.
+    pub fn from_name(name: &str) -> Option<Self> {
+        if name == Self::RUNNING {
+            Some(RunStatus::Running)
+        } else {
+            DoneStatus::from_name(name).map(RunStatus::Done)
+        }
+    }
+}
+
+impl From<DoneStatus> for RunStatus {
+    fn from(status: DoneStatus) -> Self {
+        RunStatus::Done(status)
+    }
+}
+
+impl std::fmt::Display for RunStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for RunStatus {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for RunStatus {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        RunStatus::from_name(&name).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "unknown run status {name:?}: expected running, completed, failed, stopped, \
+                 timeout or max_steps"
+            ))
+        })
+    }
+}
+
+impl EventKind {
+    /// Every event type name, in declaration order (the `type` field on the wire).
+    pub const NAMES: [&'static str; 8] = [
+        "delta",
+        "step_start",
+        "step",
+        "usage",
+        "confirm",
+        "confirmed",
+        "error",
+        "done",
+    ];
+
+    /// The event's `type` on the wire.
+    pub fn name(&self) -> &'static str {
+        match self {
+            EventKind::Delta { .. } => "delta",
+            EventKind::StepStart { .. } => "step_start",
+            EventKind::Step(_) => "step",
+            EventKind::Usage(_) => "usage",
+            EventKind::Confirm { .. } => "confirm",
+            EventKind::Confirmed { .. } => "confirmed",
+            EventKind::Error { .. } => "error",
+            EventKind::Done { .. } => "done",
+        }
+    }
+}
+
+/// A finished tool call, as a `step` event carries it.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolStep {
+    /// The call's id.
+    pub call_id: String,
+    /// Tool name.
+    pub tool: String,
+    /// Its arguments.
+    #[cfg_attr(feature = "ts", ts(type = "unknown"))]
+    pub args: Value,
+    /// The Result envelope, images replaced by ids.
+    #[cfg_attr(feature = "ts", ts(type = "CommandResult"))]
+    pub result: Value,
+    /// Ids of the images the call returned.
+    #[serde(default)]
+    pub image_ids: Vec<String>,
+    /// Wall time of the call.
+    pub duration_ms: u64,
+    /// `changed` / `no_change` where the backend can tell.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effect: Option<String>,
+}
+
+impl ToolStep {
+    /// The Result's `status`, when it has a known one.
+    pub fn status(&self) -> Option<ResultStatus> {
+        ResultStatus::deserialize(self.result.get("status")?).ok()
+    }
+
+    /// What a conversation keeps of the step: everything but the result's content.
+    pub fn summary(&self) -> StepSummary {
+        StepSummary {
+            call_id: self.call_id.clone(),
+            tool: self.tool.clone(),
+            args: self.args.clone(),
+            image_ids: self.image_ids.clone(),
+            duration_ms: self.duration_ms,
+            status: self.status(),
+            effect: self.effect.clone(),
+        }
+    }
+}
+
+/// A tool step as a conversation's assistant message keeps it (the console's step cards).
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepSummary {
+    /// The call's id.
+    pub call_id: String,
+    /// Tool name.
+    pub tool: String,
+    /// Its arguments.
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(type = "unknown"))]
+    pub args: Value,
+    /// Ids of the images the call returned.
+    #[serde(default)]
+    pub image_ids: Vec<String>,
+    /// Wall time of the call.
+    #[serde(default)]
+    pub duration_ms: u64,
+    /// The Result's status (`None` when it had none).
+    #[serde(default)]
+    pub status: Option<ResultStatus>,
+    /// `changed` / `no_change` where the backend could tell.
+    #[serde(default)]
+    pub effect: Option<String>,
+}
+
 /// The event types of DESIGN.md, tagged by `type`.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum EventKind {
@@ -71,27 +271,11 @@ pub enum EventKind {
         /// Tool name.
         tool: String,
         /// Its arguments.
+        #[cfg_attr(feature = "ts", ts(type = "unknown"))]
         args: Value,
     },
     /// A tool call finished.
-    Step {
-        /// The call's id.
-        call_id: String,
-        /// Tool name.
-        tool: String,
-        /// Its arguments.
-        args: Value,
-        /// The Result envelope, images replaced by ids.
-        result: Value,
-        /// Ids of the images the call returned.
-        #[serde(default)]
-        image_ids: Vec<String>,
-        /// Wall time of the call.
-        duration_ms: u64,
-        /// `changed` / `no_change` where the backend can tell.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        effect: Option<String>,
-    },
+    Step(ToolStep),
     /// Usage so far.
     Usage(Usage),
     /// A call waits for a person's approval.
@@ -101,6 +285,7 @@ pub enum EventKind {
         /// Tool name.
         tool: String,
         /// Its arguments.
+        #[cfg_attr(feature = "ts", ts(type = "unknown"))]
         args: Value,
         /// Why it needs approval.
         reason: String,
@@ -126,4 +311,36 @@ pub enum EventKind {
         /// How it ended.
         status: DoneStatus,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_names_are_the_serde_names() {
+        for status in DoneStatus::ALL {
+            let wire = serde_json::to_value(status).unwrap();
+            assert_eq!(wire, status.as_str(), "{status:?}");
+            assert_eq!(DoneStatus::from_name(status.as_str()), Some(status));
+            let run = RunStatus::from(status);
+            assert_eq!(serde_json::to_value(run).unwrap(), status.as_str());
+            assert_eq!(serde_json::from_value::<RunStatus>(wire).unwrap(), run);
+        }
+        assert_eq!(
+            serde_json::to_value(RunStatus::Running).unwrap(),
+            RunStatus::RUNNING
+        );
+        assert_eq!(RunStatus::from_name("running"), Some(RunStatus::Running));
+    }
+
+    #[test]
+    fn an_unknown_run_status_is_refused_by_name() {
+        let err = serde_json::from_value::<RunStatus>("paused".into()).unwrap_err();
+        assert!(
+            err.to_string().contains("unknown run status \"paused\""),
+            "{err}"
+        );
+        assert_eq!(DoneStatus::from_name("running"), None);
+    }
 }

@@ -35,5 +35,7 @@ pub use batch::{ExecBatch, ExecInput};
 pub use envelope::{
     Command, CommandResult, ResultStatus, TIMEOUT_META_KEY, ToolInfo, ToolType, timeout_meta,
 };
-pub use event::{AgentEvent, DeltaKind, DoneStatus, EventKind, Usage};
+pub use event::{
+    AgentEvent, DeltaKind, DoneStatus, EventKind, RunStatus, StepSummary, ToolStep, Usage,
+};
 pub use sink::{EventSink, ImageSink, NullEvents, NullImages};

@@ -5,7 +5,7 @@ use deft_protocol::link::{
 };
 use deft_protocol::{
     AgentEvent, Command, CommandResult, DoneStatus, EventKind, ExecInput, ResultStatus, ToolInfo,
-    ToolType, Usage,
+    ToolStep, ToolType, Usage,
 };
 use serde_json::{Value, json};
 
@@ -140,7 +140,7 @@ fn every_event_round_trips_with_its_type_tag() {
             tool: "t".into(),
             args: json!({}),
         },
-        EventKind::Step {
+        EventKind::Step(ToolStep {
             call_id: "c".into(),
             tool: "t".into(),
             args: json!({"a": 1}),
@@ -148,7 +148,7 @@ fn every_event_round_trips_with_its_type_tag() {
             image_ids: vec!["img-1".into()],
             duration_ms: 12,
             effect: Some("changed".into()),
-        },
+        }),
         EventKind::Usage(Usage {
             prompt_tokens: 1,
             completion_tokens: 2,
@@ -191,6 +191,8 @@ fn every_event_round_trips_with_its_type_tag() {
         };
         let v = serde_json::to_value(&ev).unwrap();
         assert_eq!(v["type"], tag);
+        assert_eq!(ev.kind.name(), tag);
+        assert_eq!(EventKind::NAMES[i], tag);
         assert_eq!(v["seq"], i as u64 + 1);
         assert_eq!(serde_json::from_value::<AgentEvent>(v).unwrap(), ev);
     }

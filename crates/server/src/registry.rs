@@ -3,8 +3,10 @@
 //! connected, its last heartbeat and its tool servers.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, RwLock};
+
+use parking_lot::RwLock;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use deft_link::RemoteDispatcher;
@@ -14,6 +16,7 @@ use serde_json::Value;
 
 /// How a device is listed by the API and `deft devices`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "Device"))]
 pub struct DeviceDetails {
     /// Device id.
     pub id: String,
@@ -21,18 +24,30 @@ pub struct DeviceDetails {
     pub profile: String,
     /// A run, task or exec batch is executing on it.
     pub busy: bool,
-    /// `server` (this machine's own devices) or `remote` (a `deft client`).
-    pub kind: &'static str,
+    /// This server's own device, or a connected `deft client`.
+    pub kind: DeviceKind,
     /// When it registered (ISO-8601 UTC); remote devices only.
     pub connected_since: Option<String>,
     /// Its last message (ISO-8601 UTC); remote devices only.
     pub last_heartbeat: Option<String>,
     /// What it reported at registration (platform, OS, CPU, memory, hostname, screen…).
+    #[cfg_attr(test, ts(type = "unknown"))]
     pub system_info: Value,
     /// The tool servers it offers.
     pub tools: Vec<String>,
     /// Whether the device has a screen the live view can show (not the `shell` profile).
     pub has_screen: bool,
+}
+
+/// Where a device runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum DeviceKind {
+    /// This machine's own devices (`local`, `browser`).
+    Server,
+    /// A connected `deft client`.
+    Remote,
 }
 
 /// Why a registration was refused.
@@ -89,12 +104,7 @@ impl Registration {
 
 impl Drop for Registration {
     fn drop(&mut self) {
-        let mut remote = self
-            .registry
-            .inner
-            .remote
-            .write()
-            .unwrap_or_else(|p| p.into_inner());
+        let mut remote = self.registry.inner.remote.write();
         if remote
             .get(&self.id)
             .is_some_and(|r| r.connection == self.connection)
@@ -155,7 +165,7 @@ impl Registry {
                     .collect()
             })
             .unwrap_or_default();
-        let mut remote = self.inner.remote.write().unwrap_or_else(|p| p.into_inner());
+        let mut remote = self.inner.remote.write();
         if remote.contains_key(id) {
             return Err(Refusal::Duplicate);
         }
@@ -193,7 +203,7 @@ impl Registry {
                 id: d.id.clone(),
                 profile: d.profile.clone(),
                 busy: d.is_busy(),
-                kind: "server",
+                kind: DeviceKind::Server,
                 connected_since: None,
                 last_heartbeat: None,
                 system_info: Value::Null,
@@ -201,12 +211,12 @@ impl Registry {
                 has_screen: crate::console::live::has_screen(&d.profile),
             })
             .collect();
-        let remote = self.inner.remote.read().unwrap_or_else(|p| p.into_inner());
+        let remote = self.inner.remote.read();
         out.extend(remote.values().map(|r| DeviceDetails {
             id: r.device.id.clone(),
             profile: r.device.profile.clone(),
             busy: r.device.is_busy(),
-            kind: "remote",
+            kind: DeviceKind::Remote,
             connected_since: Some(iso(r.connected_since)),
             last_heartbeat: Some(iso(
                 UNIX_EPOCH + Duration::from_millis(r.last_heard.load(Ordering::Relaxed))
@@ -221,11 +231,7 @@ impl Registry {
 
     /// How many remote devices are connected.
     pub fn remote_count(&self) -> usize {
-        self.inner
-            .remote
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .len()
+        self.inner.remote.read().len()
     }
 
     /// The Remote dispatcher of a connected device.
@@ -233,7 +239,6 @@ impl Registry {
         self.inner
             .remote
             .read()
-            .unwrap_or_else(|p| p.into_inner())
             .get(id)
             .map(|r| r.dispatcher.clone())
     }
@@ -255,11 +260,6 @@ impl Devices for Registry {
         if let Some(d) = self.inner.own.iter().find(|d| d.id == id) {
             return Some(d.clone());
         }
-        self.inner
-            .remote
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(id)
-            .map(|r| r.device.clone())
+        self.inner.remote.read().get(id).map(|r| r.device.clone())
     }
 }

@@ -1,7 +1,7 @@
 //! Conversations and their messages: newest-first listing, the 60-message cap, the running
 //! usage total and the reasoning cap.
 
-use deft_protocol::Usage;
+use deft_protocol::{DoneStatus, Usage};
 use sqlx::any::AnyRow;
 use sqlx::{Any, Executor, Row};
 
@@ -198,7 +198,7 @@ impl Store {
         .bind(&m.content)
         .bind(m.created_at_ms)
         .bind(m.run_id.as_deref())
-        .bind(m.status.as_deref())
+        .bind(m.status.map(DoneStatus::as_str))
         .bind(usage_json)
         .bind(reasoning)
         .bind(steps_json)
@@ -259,7 +259,17 @@ fn message_from_row(row: &AnyRow, conversation_id: &str) -> Result<Message> {
         content: column(row, "content", READ)?,
         created_at_ms: column(row, "created_at_ms", READ)?,
         run_id: column(row, "run_id", READ)?,
-        status: column(row, "status", READ)?,
+        status: match column::<Option<String>>(row, "status", READ)? {
+            Some(name) => {
+                Some(
+                    DoneStatus::from_name(&name).ok_or_else(|| StoreError::Corrupt {
+                        what: what("status"),
+                        cause: format!("unknown run status {name:?}"),
+                    })?,
+                )
+            }
+            None => None,
+        },
         usage,
         reasoning: column(row, "reasoning", READ)?,
         steps: from_json(&what("steps"), &steps)?,

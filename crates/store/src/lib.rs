@@ -32,7 +32,6 @@ use sqlx::AnyPool;
 
 pub use deft_protocol::Usage;
 pub use error::{Result, StoreError};
-pub use runs::RUNNING;
 pub use types::{Conversation, ConversationSummary, Message, RunRecord, SessionRow, User};
 
 /// A conversation keeps at most this many messages; appending drops the oldest.

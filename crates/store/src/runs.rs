@@ -6,9 +6,7 @@ use sqlx::any::AnyRow;
 use crate::convert::{column, from_db, to_db, usage_from_row, usage_to_db};
 use crate::error::{Result, StoreError, db, is_foreign_key_violation, is_unique_violation};
 use crate::{RunRecord, Store, Usage};
-
-/// The status of a run that has not finished.
-pub const RUNNING: &str = "running";
+use deft_protocol::{DoneStatus, RunStatus};
 
 /// Events per INSERT statement (3 bind values each, well under every backend's limit).
 const EVENTS_PER_STATEMENT: usize = 300;
@@ -17,7 +15,7 @@ const RUN_COLUMNS: &str = "id, conversation_id, device, prompt, status, answer, 
      completion_tokens, total_tokens, calls, started_at_ms, finished_at_ms";
 
 impl Store {
-    /// Records a new run as given (normally with status [`RUNNING`]).
+    /// Records a new run as given (normally with status [`RunStatus::Running`]).
     /// [`StoreError::Conflict`] when the id is taken.
     pub async fn create_run(&self, r: &RunRecord) -> Result<()> {
         let usage = usage_to_db(&r.usage)?;
@@ -30,7 +28,7 @@ impl Store {
         .bind(&r.conversation_id)
         .bind(&r.device)
         .bind(&r.prompt)
-        .bind(&r.status)
+        .bind(r.status.as_str())
         .bind(&r.answer)
         .bind(usage[0])
         .bind(usage[1])
@@ -54,7 +52,7 @@ impl Store {
     pub async fn finish_run(
         &self,
         run_id: &str,
-        status: &str,
+        status: DoneStatus,
         answer: &str,
         usage: &Usage,
         finished_at_ms: i64,
@@ -66,7 +64,7 @@ impl Store {
              WHERE id = $1",
         )
         .bind(run_id)
-        .bind(status)
+        .bind(status.as_str())
         .bind(answer)
         .bind(usage[0])
         .bind(usage[1])
@@ -95,13 +93,13 @@ impl Store {
         row.as_ref().map(run_from_row).transpose()
     }
 
-    /// Runs still marked [`RUNNING`] (after a restart: the ones the restart cut off), oldest
+    /// Runs still marked [`RunStatus::Running`] (after a restart: the ones the restart cut off), oldest
     /// first.
     pub async fn unfinished_runs(&self) -> Result<Vec<RunRecord>> {
         let sql =
             format!("SELECT {RUN_COLUMNS} FROM runs WHERE status = $1 ORDER BY started_at_ms, id");
         let rows = sqlx::query(AssertSqlSafe(sql))
-            .bind(RUNNING)
+            .bind(RunStatus::RUNNING)
             .fetch_all(&self.pool)
             .await
             .map_err(db("listing unfinished runs"))?;
@@ -192,12 +190,20 @@ fn run_from_row(row: &AnyRow) -> Result<RunRecord> {
         conversation_id: column(row, "conversation_id", READ)?,
         device: column(row, "device", READ)?,
         prompt: column(row, "prompt", READ)?,
-        status: column(row, "status", READ)?,
+        status: run_status(&column::<String>(row, "status", READ)?, &id)?,
         answer: column(row, "answer", READ)?,
         usage: usage_from_row(row, &format!("run {id}"))?,
         started_at_ms: column(row, "started_at_ms", READ)?,
         finished_at_ms: column(row, "finished_at_ms", READ)?,
         id,
+    })
+}
+
+/// A stored run status, read back.
+fn run_status(name: &str, run_id: &str) -> Result<RunStatus> {
+    RunStatus::from_name(name).ok_or_else(|| StoreError::Corrupt {
+        what: format!("run {run_id}, column status"),
+        cause: format!("unknown run status {name:?}"),
     })
 }
 

@@ -1,6 +1,6 @@
 //! The rows the store hands out and takes in. Plain data: the server may return some directly.
 
-use deft_protocol::Usage;
+use deft_protocol::{DoneStatus, RunStatus, StepSummary, Usage};
 use serde::{Deserialize, Serialize};
 
 /// A console user (the admin).
@@ -69,14 +69,14 @@ pub struct Message {
     pub created_at_ms: i64,
     /// The run that produced an assistant message.
     pub run_id: Option<String>,
-    /// How that run ended (`completed`, `failed`, …).
-    pub status: Option<String>,
+    /// How that run ended.
+    pub status: Option<DoneStatus>,
     /// The run's token usage.
     pub usage: Option<Usage>,
     /// The model's reasoning; the store keeps at most [`crate::MAX_REASONING_CHARS`] characters.
     pub reasoning: Option<String>,
-    /// The run's steps as the console shows them (`call_id`, `tool`, `args`, …).
-    pub steps: Vec<serde_json::Value>,
+    /// The run's steps as the console shows them.
+    pub steps: Vec<StepSummary>,
 }
 
 /// One agent run: the console's record of it and the key of its events.
@@ -90,8 +90,8 @@ pub struct RunRecord {
     pub device: String,
     /// The person's prompt.
     pub prompt: String,
-    /// `running` until [`crate::Store::finish_run`], then how it ended.
-    pub status: String,
+    /// [`RunStatus::Running`] until [`crate::Store::finish_run`], then how it ended.
+    pub status: RunStatus,
     /// The final answer (empty while running).
     pub answer: String,
     /// Token usage.

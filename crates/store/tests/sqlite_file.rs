@@ -1,6 +1,8 @@
 //! What only the SQLite file backend has: the data folder, WAL, reopening (a restart), and the
 //! errors for a path that cannot hold a database.
 
+#![allow(clippy::unwrap_used)] // test helpers: an unwrap that fails is a failing test
+
 use deft_store::{Backend, Message, RunRecord, SessionRow, Store, StoreError, Usage};
 use sqlx::{AnyConnection, Connection, Row};
 
@@ -10,7 +12,7 @@ fn answer(text: &str) -> Message {
         content: text.into(),
         created_at_ms: 42,
         run_id: Some("run-1".into()),
-        status: Some("completed".into()),
+        status: Some(deft_protocol::DoneStatus::Completed),
         usage: Some(Usage {
             prompt_tokens: 7,
             completion_tokens: 3,
@@ -18,7 +20,12 @@ fn answer(text: &str) -> Message {
             calls: 1,
         }),
         reasoning: Some("因为……".into()),
-        steps: vec![serde_json::json!({"tool": "run_shell", "args": {"argv": ["ls"]}})],
+        steps: vec![
+            serde_json::from_value(
+                serde_json::json!({"call_id": "c1", "tool": "run_shell", "args": {"argv": ["ls"]}}),
+            )
+            .unwrap(),
+        ],
     }
 }
 
@@ -89,7 +96,7 @@ async fn reopening_keeps_everything() {
                 conversation_id: conv.id.clone(),
                 device: "local".into(),
                 prompt: "p".into(),
-                status: "running".into(),
+                status: deft_protocol::RunStatus::Running,
                 answer: String::new(),
                 usage: Usage::default(),
                 started_at_ms: 5,

@@ -16,7 +16,9 @@
 //! ```
 
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 use std::time::Duration;
 
 use axum::Router;
@@ -294,20 +296,12 @@ impl ScriptedModel {
 
     /// Every request so far.
     pub fn requests(&self) -> Vec<Recorded> {
-        self.shared
-            .requests
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
+        self.shared.requests.lock().clone()
     }
 
     /// Turns not yet used.
     pub fn turns_left(&self) -> usize {
-        self.shared
-            .turns
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .len()
+        self.shared.turns.lock().len()
     }
 }
 
@@ -332,11 +326,7 @@ async fn complete(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: S
         body,
         authorization,
     };
-    shared
-        .requests
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .push(recorded.clone());
+    shared.requests.lock().push(recorded.clone());
     if let Some(key) = &shared.api_key
         && recorded.authorization.as_deref() != Some(&format!("Bearer {key}"))
     {
@@ -349,11 +339,7 @@ async fn complete(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: S
             None,
         );
     }
-    let turn = shared
-        .turns
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .pop_front();
+    let turn = shared.turns.lock().pop_front();
     let Some(turn) = turn else {
         return error(500, "the scripted model has no more turns", None);
     };

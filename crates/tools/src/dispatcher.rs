@@ -2,7 +2,9 @@
 //! and gets one Result per Command back, whether the device is this machine or a remote one.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 use std::time::Duration;
 
 use deft_protocol::{Command, CommandResult};
@@ -105,7 +107,7 @@ impl LocalDispatcher {
 
     /// The router (device session) for `profile`, created on first use.
     pub fn router(&self, profile: &str) -> Result<Arc<CommandRouter>, String> {
-        let mut routers = self.routers.lock().unwrap_or_else(|p| p.into_inner());
+        let mut routers = self.routers.lock();
         if let Some(r) = routers.get(profile) {
             return Ok(r.clone());
         }

@@ -2,7 +2,9 @@
 //! `agent::process::root`, building each only once even when asked concurrently.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use tokio::sync::OnceCell;
 
@@ -78,7 +80,7 @@ impl ComputerManager {
         let route = self.table.route(&self.profile, agent, root)?;
         let key = format!("{agent}::{process}::{}", route.root);
         let cell = {
-            let mut computers = self.computers.lock().unwrap_or_else(|p| p.into_inner());
+            let mut computers = self.computers.lock();
             match computers.get(&key) {
                 Some(cell) => cell.clone(),
                 None => computers.entry(key.clone()).or_default().clone(),

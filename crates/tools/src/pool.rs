@@ -2,7 +2,9 @@
 //! the session (keyed by their spec); `reset: true` servers get a fresh instance per process.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use crate::builtin::BuiltinRegistry;
 use crate::server::ServerHandle;
@@ -29,7 +31,7 @@ impl ServerPool {
         if spec.reset {
             key = format!("{key}::process={process}");
         }
-        let mut instances = self.instances.lock().unwrap_or_else(|p| p.into_inner());
+        let mut instances = self.instances.lock();
         instances
             .entry(key)
             .or_insert_with(|| Arc::new(ServerHandle::new(spec.clone(), self.builtins.clone())))
@@ -38,10 +40,7 @@ impl ServerPool {
 
     /// How many instances exist (for tests and diagnostics).
     pub fn len(&self) -> usize {
-        self.instances
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .len()
+        self.instances.lock().len()
     }
 
     /// True when no instance exists.

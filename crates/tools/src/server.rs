@@ -1,7 +1,9 @@
 //! One tool server as the tool layer sees it: an MCP client connection that is opened on first
 //! use, re-opened after the server dies, and called with a timeout and cancellation.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use std::time::Duration;
 
@@ -145,8 +147,8 @@ impl ServerHandle {
         }
     }
 
-    fn lock_peer(&self) -> std::sync::MutexGuard<'_, Option<(u64, Peer<RoleClient>)>> {
-        self.peer.lock().unwrap_or_else(|p| p.into_inner())
+    fn lock_peer(&self) -> parking_lot::MutexGuard<'_, Option<(u64, Peer<RoleClient>)>> {
+        self.peer.lock()
     }
 
     /// The peer of a live connection, connecting (or reconnecting after a death) when needed.

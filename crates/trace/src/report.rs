@@ -2,8 +2,8 @@
 
 use std::fmt::Write as _;
 
-use deft_protocol::EventKind;
 use deft_protocol::event::DeltaKind;
+use deft_protocol::{DoneStatus, EventKind, ResultStatus, RunStatus, ToolStep, Usage};
 
 use crate::{Line, TraceMeta};
 
@@ -30,162 +30,13 @@ pub fn render_report(
     images: &[(String, String)],
     broken: Option<&str>,
 ) -> String {
-    let file_of = |id: &str| {
-        images
-            .iter()
-            .find(|(i, _)| i == id)
-            .map(|(_, f)| f.as_str())
-    };
+    let mut page = Page::new(images);
+    for line in lines {
+        page.add(&line.event.kind);
+    }
+    page.flush_text();
     let started = lines.first().map(|l| l.ts_ms).unwrap_or(0);
     let ended = lines.last().map(|l| l.ts_ms).unwrap_or(started);
-    let mut body = String::new();
-    let mut reasoning = String::new();
-    let mut content = String::new();
-    let mut steps = 0;
-    let mut status = "running".to_owned();
-    let mut tokens = String::from("—");
-    let flush_text = |body: &mut String, reasoning: &mut String, content: &mut String| {
-        if !reasoning.is_empty() {
-            let _ = write!(
-                body,
-                "<div class=card><details><summary>Reasoning</summary><pre>{}</pre></details></div>",
-                esc(reasoning)
-            );
-            reasoning.clear();
-        }
-        if !content.is_empty() {
-            let _ = write!(body, "<div class=card><pre>{}</pre></div>", esc(content));
-            content.clear();
-        }
-    };
-    for line in lines {
-        match &line.event.kind {
-            EventKind::Delta {
-                text,
-                kind: DeltaKind::Reasoning,
-            } => reasoning.push_str(text),
-            EventKind::Delta {
-                text,
-                kind: DeltaKind::Content,
-            } => content.push_str(text),
-            EventKind::StepStart { .. } | EventKind::Usage(_) => {}
-            EventKind::Step {
-                call_id,
-                tool,
-                args,
-                result,
-                image_ids,
-                duration_ms,
-                effect,
-            } => {
-                flush_text(&mut body, &mut reasoning, &mut content);
-                steps += 1;
-                let st = result.get("status").and_then(|s| s.as_str()).unwrap_or("");
-                let class = match st {
-                    "success" => "ok",
-                    "skipped" => "skip",
-                    _ => "fail",
-                };
-                let _ = write!(
-                    body,
-                    "<div class=\"card step\" id=\"{}\"><h2>{steps}. {} <span class={class}>{}</span>{}<span class=dur>{} ms</span></h2>",
-                    esc(call_id),
-                    esc(tool),
-                    esc(st),
-                    effect
-                        .as_deref()
-                        .map(|e| format!(" · {}", esc(e)))
-                        .unwrap_or_default(),
-                    duration_ms
-                );
-                let _ = write!(
-                    body,
-                    "<details><summary>arguments</summary><pre>{}</pre></details>",
-                    esc(&pretty(args))
-                );
-                let shown = match (
-                    result.get("error").and_then(|e| e.as_str()),
-                    result.get("result"),
-                ) {
-                    (Some(e), _) if st != "success" => e.to_owned(),
-                    (_, Some(serde_json::Value::String(s))) => s.clone(),
-                    (_, Some(v)) => pretty(v),
-                    _ => String::new(),
-                };
-                let _ = write!(body, "<pre>{}</pre>", esc(&shown));
-                if !image_ids.is_empty() {
-                    body.push_str("<div class=thumbs>");
-                    for id in image_ids {
-                        match file_of(id) {
-                            Some(f) => {
-                                let _ = write!(
-                                    body,
-                                    "<label><input type=checkbox><img src=\"images/{}\" alt=\"{}\" loading=lazy></label>",
-                                    esc(f),
-                                    esc(id)
-                                );
-                            }
-                            None => {
-                                let _ = write!(
-                                    body,
-                                    "<span class=fail>image {} was not saved</span>",
-                                    esc(id)
-                                );
-                            }
-                        }
-                    }
-                    body.push_str("</div>");
-                }
-                body.push_str("</div>");
-            }
-            EventKind::Confirm { tool, reason, .. } => {
-                let _ = write!(
-                    body,
-                    "<div class=card><b>Approval asked</b> for {}: {}</div>",
-                    esc(tool),
-                    esc(reason)
-                );
-            }
-            EventKind::Confirmed { approve, .. } => {
-                let _ = write!(
-                    body,
-                    "<div class=card>Approval {}</div>",
-                    if *approve { "granted" } else { "denied" }
-                );
-            }
-            EventKind::Error { message } => {
-                flush_text(&mut body, &mut reasoning, &mut content);
-                let _ = write!(
-                    body,
-                    "<div class=\"card error\"><b>Error:</b> {}</div>",
-                    esc(message)
-                );
-            }
-            EventKind::Done {
-                answer,
-                usage,
-                status: s,
-            } => {
-                reasoning.clear();
-                content.clear();
-                status = serde_json::to_value(s)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_owned))
-                    .unwrap_or_default();
-                tokens = format!(
-                    "{} prompt + {} completion = {} tokens in {} calls",
-                    usage.prompt_tokens, usage.completion_tokens, usage.total_tokens, usage.calls
-                );
-                let _ = write!(
-                    body,
-                    "<div class=\"card answer\"><h2>Answer ({})</h2><pre>{}</pre></div>",
-                    esc(&status),
-                    esc(answer)
-                );
-            }
-        }
-    }
-    flush_text(&mut body, &mut reasoning, &mut content);
     let warn = broken
         .map(|b| {
             format!(
@@ -202,10 +53,189 @@ pub fn render_report(
         goal = esc(&meta.goal),
         device = esc(&meta.device),
         model = esc(&meta.model),
-        status = esc(&status),
+        status = esc(page.status),
+        steps = page.steps,
         secs = (ended.saturating_sub(started)) as f64 / 1000.0,
-        tokens = esc(&tokens),
+        tokens = esc(&page.tokens),
+        body = page.body,
     )
+}
+
+/// The report's body as the events come in: streamed text is held until something else
+/// happens, then written as one card.
+struct Page<'a> {
+    images: &'a [(String, String)],
+    body: String,
+    reasoning: String,
+    content: String,
+    steps: usize,
+    status: &'static str,
+    tokens: String,
+}
+
+impl<'a> Page<'a> {
+    fn new(images: &'a [(String, String)]) -> Self {
+        Page {
+            images,
+            body: String::new(),
+            reasoning: String::new(),
+            content: String::new(),
+            steps: 0,
+            status: RunStatus::RUNNING,
+            tokens: String::from("—"),
+        }
+    }
+
+    fn add(&mut self, kind: &EventKind) {
+        match kind {
+            EventKind::Delta {
+                text,
+                kind: DeltaKind::Reasoning,
+            } => self.reasoning.push_str(text),
+            EventKind::Delta {
+                text,
+                kind: DeltaKind::Content,
+            } => self.content.push_str(text),
+            EventKind::StepStart { .. } | EventKind::Usage(_) => {}
+            EventKind::Step(step) => {
+                self.flush_text();
+                self.step(step);
+            }
+            EventKind::Confirm { tool, reason, .. } => {
+                let _ = write!(
+                    self.body,
+                    "<div class=card><b>Approval asked</b> for {}: {}</div>",
+                    esc(tool),
+                    esc(reason)
+                );
+            }
+            EventKind::Confirmed { approve, .. } => {
+                let _ = write!(
+                    self.body,
+                    "<div class=card>Approval {}</div>",
+                    if *approve { "granted" } else { "denied" }
+                );
+            }
+            EventKind::Error { message } => {
+                self.flush_text();
+                let _ = write!(
+                    self.body,
+                    "<div class=\"card error\"><b>Error:</b> {}</div>",
+                    esc(message)
+                );
+            }
+            EventKind::Done {
+                answer,
+                usage,
+                status,
+            } => self.done(answer, usage, *status),
+        }
+    }
+
+    /// Writes the held reasoning and answer text as cards.
+    fn flush_text(&mut self) {
+        if !self.reasoning.is_empty() {
+            let _ = write!(
+                self.body,
+                "<div class=card><details><summary>Reasoning</summary><pre>{}</pre></details></div>",
+                esc(&self.reasoning)
+            );
+            self.reasoning.clear();
+        }
+        if !self.content.is_empty() {
+            let _ = write!(
+                self.body,
+                "<div class=card><pre>{}</pre></div>",
+                esc(&self.content)
+            );
+            self.content.clear();
+        }
+    }
+
+    fn step(&mut self, step: &ToolStep) {
+        self.steps += 1;
+        let status = step.status();
+        let (class, name) = match status {
+            Some(ResultStatus::Success) => ("ok", "success"),
+            Some(ResultStatus::Skipped) => ("skip", "skipped"),
+            Some(ResultStatus::Failure) => ("fail", "failure"),
+            None => ("fail", ""),
+        };
+        let _ = write!(
+            self.body,
+            "<div class=\"card step\" id=\"{}\"><h2>{}. {} <span class={class}>{name}</span>{}<span class=dur>{} ms</span></h2>",
+            esc(&step.call_id),
+            self.steps,
+            esc(&step.tool),
+            step.effect
+                .as_deref()
+                .map(|e| format!(" · {}", esc(e)))
+                .unwrap_or_default(),
+            step.duration_ms
+        );
+        let _ = write!(
+            self.body,
+            "<details><summary>arguments</summary><pre>{}</pre></details>",
+            esc(&pretty(&step.args))
+        );
+        let failed = status != Some(ResultStatus::Success);
+        let shown = match (
+            step.result.get("error").and_then(|e| e.as_str()),
+            step.result.get("result"),
+        ) {
+            (Some(e), _) if failed => e.to_owned(),
+            (_, Some(serde_json::Value::String(s))) => s.clone(),
+            (_, Some(v)) => pretty(v),
+            _ => String::new(),
+        };
+        let _ = write!(self.body, "<pre>{}</pre>", esc(&shown));
+        self.thumbnails(&step.image_ids);
+        self.body.push_str("</div>");
+    }
+
+    fn thumbnails(&mut self, image_ids: &[String]) {
+        if image_ids.is_empty() {
+            return;
+        }
+        self.body.push_str("<div class=thumbs>");
+        for id in image_ids {
+            match self.images.iter().find(|(i, _)| i == id) {
+                Some((_, file)) => {
+                    let _ = write!(
+                        self.body,
+                        "<label><input type=checkbox><img src=\"images/{}\" alt=\"{}\" loading=lazy></label>",
+                        esc(file),
+                        esc(id)
+                    );
+                }
+                None => {
+                    let _ = write!(
+                        self.body,
+                        "<span class=fail>image {} was not saved</span>",
+                        esc(id)
+                    );
+                }
+            }
+        }
+        self.body.push_str("</div>");
+    }
+
+    fn done(&mut self, answer: &str, usage: &Usage, status: DoneStatus) {
+        // The answer card replaces the streamed text of the last turn.
+        self.reasoning.clear();
+        self.content.clear();
+        self.status = status.as_str();
+        self.tokens = format!(
+            "{} prompt + {} completion = {} tokens in {} calls",
+            usage.prompt_tokens, usage.completion_tokens, usage.total_tokens, usage.calls
+        );
+        let _ = write!(
+            self.body,
+            "<div class=\"card answer\"><h2>Answer ({})</h2><pre>{}</pre></div>",
+            esc(self.status),
+            esc(answer)
+        );
+    }
 }
 
 fn pretty(v: &serde_json::Value) -> String {

@@ -1,7 +1,7 @@
 //! A trace folder as a person finds it: jsonl lines, image files, an escaped static report.
 
 use deft_protocol::event::DeltaKind;
-use deft_protocol::{AgentEvent, DoneStatus, EventKind, Usage};
+use deft_protocol::{AgentEvent, DoneStatus, EventKind, ToolStep, Usage};
 use deft_protocol::{EventSink, ImageSink};
 use deft_trace::{Line, TraceMeta, TraceWriter};
 use serde_json::json;
@@ -48,7 +48,7 @@ fn a_run_leaves_jsonl_images_and_an_escaped_report() {
         ),
         ev(
             3,
-            EventKind::Step {
+            EventKind::Step(ToolStep {
                 call_id: "c1".into(),
                 tool: "capture".into(),
                 args: json!({"annotated": true}),
@@ -56,7 +56,7 @@ fn a_run_leaves_jsonl_images_and_an_escaped_report() {
                 image_ids: vec![id.clone()],
                 duration_ms: 42,
                 effect: Some("no_change".into()),
-            },
+            }),
         ),
         ev(
             4,
@@ -126,7 +126,7 @@ fn a_missing_image_file_is_said_in_the_report() {
     let t = TraceWriter::create(root.path(), "r", meta()).unwrap();
     t.send(&ev(
         1,
-        EventKind::Step {
+        EventKind::Step(ToolStep {
             call_id: "c".into(),
             tool: "x".into(),
             args: json!({}),
@@ -134,7 +134,7 @@ fn a_missing_image_file_is_said_in_the_report() {
             image_ids: vec!["img-9".into()],
             duration_ms: 1,
             effect: None,
-        },
+        }),
     ));
     let html = std::fs::read_to_string(t.finish()).unwrap();
     assert!(html.contains("image img-9 was not saved"));

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use deft_agent::llm::{LlmClient, LlmConfig};
 use deft_agent::{Agent, AgentConfig, ConfirmPolicy, EventSink, NullImages, RunIo};
-use deft_protocol::{AgentEvent, EventKind};
+use deft_protocol::AgentEvent;
 use deft_test_support::fixture::{FixtureServer, FixtureState};
 use deft_tools::builtin::{Builtin, BuiltinRegistry};
 use deft_tools::table::RoutingTable;
@@ -102,19 +102,7 @@ impl Collect {
         self.0.lock().unwrap().clone()
     }
     pub fn kinds(&self) -> Vec<&'static str> {
-        self.events()
-            .iter()
-            .map(|e| match e.kind {
-                EventKind::Delta { .. } => "delta",
-                EventKind::StepStart { .. } => "step_start",
-                EventKind::Step { .. } => "step",
-                EventKind::Usage(_) => "usage",
-                EventKind::Confirm { .. } => "confirm",
-                EventKind::Confirmed { .. } => "confirmed",
-                EventKind::Error { .. } => "error",
-                EventKind::Done { .. } => "done",
-            })
-            .collect()
+        self.events().iter().map(|e| e.kind.name()).collect()
     }
 }
 

@@ -2,7 +2,9 @@
 //! `POST /api/agent/confirm`.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use deft_agent::Approver;
 use futures::future::BoxFuture;
@@ -12,12 +14,14 @@ use tokio::sync::oneshot;
 
 /// A question waiting for an answer.
 #[derive(Debug, Clone, Serialize, PartialEq)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct PendingConfirm {
     /// The tool call's id.
     pub call_id: String,
     /// The tool.
     pub tool: String,
     /// Its arguments.
+    #[cfg_attr(test, ts(type = "unknown"))]
     pub args: Value,
     /// Why it needs approval.
     pub reason: String,
@@ -35,8 +39,8 @@ pub struct Approvals {
 }
 
 impl Approvals {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Waiting>> {
-        self.waiting.lock().unwrap_or_else(|p| p.into_inner())
+    fn lock(&self) -> parking_lot::MutexGuard<'_, HashMap<String, Waiting>> {
+        self.waiting.lock()
     }
 
     /// Answers the question about `call_id`; false when none waits.

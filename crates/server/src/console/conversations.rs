@@ -4,60 +4,15 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use deft_store::{Conversation, ConversationSummary, Message};
 use serde::Deserialize;
-use serde_json::{Value, json};
 
-use super::{rfc3339, texts};
+use super::texts;
+use super::views::{ConversationDetailView, ConversationView};
 use crate::AppState;
 use crate::api::{ApiError, JsonBody};
 
 /// Longest title kept.
 pub const MAX_TITLE_CHARS: usize = 120;
-
-/// A summary as the API shows it.
-pub fn summary_json(s: &ConversationSummary) -> Value {
-    json!({
-        "id": s.id,
-        "title": s.title,
-        "created_at": rfc3339(s.created_at_ms),
-        "updated_at": rfc3339(s.updated_at_ms),
-        "message_count": s.message_count,
-        "usage": s.usage,
-    })
-}
-
-/// A message as the API shows it.
-pub fn message_json(m: &Message) -> Value {
-    let mut v = json!({
-        "role": m.role,
-        "content": m.content,
-        "created_at": rfc3339(m.created_at_ms),
-    });
-    let obj = v.as_object_mut().expect("a json! object");
-    if let Some(r) = &m.run_id {
-        obj.insert("run_id".into(), json!(r));
-    }
-    if let Some(s) = &m.status {
-        obj.insert("status".into(), json!(s));
-    }
-    if let Some(u) = &m.usage {
-        obj.insert("usage".into(), json!(u));
-    }
-    if let Some(r) = &m.reasoning {
-        obj.insert("reasoning".into(), json!(r));
-    }
-    if m.role == "assistant" {
-        obj.insert("steps".into(), json!(m.steps));
-    }
-    v
-}
-
-fn conversation_json(c: &Conversation) -> Value {
-    let mut v = summary_json(&c.summary);
-    v["messages"] = c.messages.iter().map(message_json).collect();
-    v
-}
 
 /// A title: trimmed, one line, at most [`MAX_TITLE_CHARS`].
 pub fn clean_title(raw: &str) -> String {
@@ -72,7 +27,7 @@ pub fn clean_title(raw: &str) -> String {
 /// `GET /api/conversations`.
 pub async fn list(State(app): State<AppState>) -> Result<Response, ApiError> {
     let all = app.console()?.store().conversations().await?;
-    Ok(Json(all.iter().map(summary_json).collect::<Vec<_>>()).into_response())
+    Ok(Json(all.iter().map(ConversationView::from).collect::<Vec<_>>()).into_response())
 }
 
 /// Create body.
@@ -95,7 +50,7 @@ pub async fn create(
         title
     };
     let s = app.console()?.store().create_conversation(&title).await?;
-    Ok((StatusCode::CREATED, Json(summary_json(&s))).into_response())
+    Ok((StatusCode::CREATED, Json(ConversationView::from(&s))).into_response())
 }
 
 /// `GET /api/conversations/{id}`.
@@ -104,7 +59,7 @@ pub async fn get_one(
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     match app.console()?.store().conversation(&id).await? {
-        Some(c) => Ok(Json(conversation_json(&c)).into_response()),
+        Some(c) => Ok(Json(ConversationDetailView::from(&c)).into_response()),
         None => Err(ApiError(
             StatusCode::NOT_FOUND,
             texts::unknown_conversation(&id),
@@ -138,7 +93,7 @@ pub async fn rename(
         .rename_conversation(&id, &title)
         .await?
     {
-        Some(s) => Ok(Json(summary_json(&s)).into_response()),
+        Some(s) => Ok(Json(ConversationView::from(&s)).into_response()),
         None => Err(ApiError(
             StatusCode::NOT_FOUND,
             texts::unknown_conversation(&id),

@@ -6,7 +6,9 @@
 //! browser and remote devices all work the same way.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 use std::time::Duration;
 
 use axum::body::Body;
@@ -48,7 +50,7 @@ impl LiveFeeds {
 
     /// A receiver of `device`'s frames, starting its capture task when none runs.
     pub fn watch(&self, device: Device) -> watch::Receiver<Frame> {
-        let mut feeds = self.feeds.lock().unwrap_or_else(|p| p.into_inner());
+        let mut feeds = self.feeds.lock();
         if let Some(tx) = feeds.get(&device.id) {
             return tx.subscribe();
         }
@@ -60,13 +62,7 @@ impl LiveFeeds {
 
     /// Devices being captured now.
     pub fn active(&self) -> Vec<String> {
-        let mut v: Vec<String> = self
-            .feeds
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .keys()
-            .cloned()
-            .collect();
+        let mut v: Vec<String> = self.feeds.lock().keys().cloned().collect();
         v.sort();
         v
     }
@@ -83,7 +79,7 @@ async fn capture_loop(
         {
             // Decided under the map's lock, so a watcher arriving now either gets this
             // sender (still in the map) or starts a new task.
-            let mut map = feeds.lock().unwrap_or_else(|p| p.into_inner());
+            let mut map = feeds.lock();
             if tx.receiver_count() == 0 {
                 map.remove(&device.id);
                 tracing::debug!(device = %device.id, "live view: nobody watches, capture stops");

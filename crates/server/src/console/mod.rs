@@ -23,6 +23,7 @@ pub mod sessions;
 pub mod settings;
 pub mod stream;
 pub mod texts;
+pub mod views;
 
 use std::path::PathBuf;
 use std::sync::Arc;

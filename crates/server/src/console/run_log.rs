@@ -9,7 +9,9 @@
 //! subscribers share one copy of each frame; bursts wake the subscribers at most once per
 //! [`WAKE_WINDOW`], and each takes everything new in one batch.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
@@ -128,8 +130,8 @@ impl RunLog {
         })
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
-        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    fn lock(&self) -> parking_lot::MutexGuard<'_, Inner> {
+        self.inner.lock()
     }
 
     /// Appends an event and wakes the waiting subscribers — at once after a quiet spell, else

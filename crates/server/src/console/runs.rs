@@ -7,7 +7,9 @@
 //! run at once and finds the conversation complete.
 
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
+
+use parking_lot::Mutex;
 
 use axum::Json;
 use axum::extract::{Path, State};
@@ -15,11 +17,12 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use deft_agent::llm::{LlmClient, LlmConfig};
 use deft_agent::{Agent, EventSink, HistoryMessage, RunIo, RunOutcome, RunRequest, RunTimings};
-use deft_protocol::{AgentEvent, DeltaKind, DoneStatus, EventKind, Usage};
+use deft_protocol::{AgentEvent, DeltaKind, DoneStatus, EventKind, RunStatus, StepSummary, Usage};
+use deft_store::MAX_REASONING_CHARS;
 use deft_store::{Message, RunRecord};
 use deft_tools::{Devices, devices::BusyGuard};
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -27,14 +30,13 @@ use super::approvals::Approvals;
 use super::conversations::clean_title;
 use super::images::FileImages;
 use super::run_log::{LoggedEvent, RunLog};
-use super::{Console, ConsoleError, now_ms, rfc3339, texts};
+use super::views::{CurrentRun, RunStarted, RunView};
+use super::{Console, ConsoleError, now_ms, texts};
 use crate::AppState;
 use crate::api::{ApiError, JsonBody};
 
 /// Finished runs whose logs stay in memory (older ones are read back from the store).
 const RECENT_LOGS: usize = 16;
-/// Reasoning kept with a message (seed 001 §3.2).
-const MAX_REASONING_CHARS: usize = 6_000;
 
 /// The run in the slot.
 pub struct ActiveRun {
@@ -61,6 +63,11 @@ impl ActiveRun {
     pub fn stop(&self) {
         self.cancel.cancel();
     }
+
+    /// Token usage so far.
+    pub fn usage(&self) -> Usage {
+        *self.usage.lock()
+    }
 }
 
 /// The slot and the logs of recent runs.
@@ -73,7 +80,7 @@ pub struct Runs {
 impl Runs {
     /// The active run.
     pub fn active(&self) -> Option<Arc<ActiveRun>> {
-        self.slot.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.slot.lock().clone()
     }
 
     /// The in-memory log of a run (active or recent).
@@ -83,14 +90,13 @@ impl Runs {
         }
         self.recent
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
             .iter()
             .find(|(id, _)| id == run_id)
             .map(|(_, log)| log.clone())
     }
 
     fn claim(&self, run: Arc<ActiveRun>) -> bool {
-        let mut slot = self.slot.lock().unwrap_or_else(|p| p.into_inner());
+        let mut slot = self.slot.lock();
         if slot.is_some() {
             return false;
         }
@@ -100,9 +106,9 @@ impl Runs {
 
     /// Frees the slot held by `run_id`, keeping its log among the recent ones.
     fn release(&self, run_id: &str) {
-        let mut slot = self.slot.lock().unwrap_or_else(|p| p.into_inner());
+        let mut slot = self.slot.lock();
         if let Some(run) = slot.take_if(|r| r.run_id == run_id) {
-            let mut recent = self.recent.lock().unwrap_or_else(|p| p.into_inner());
+            let mut recent = self.recent.lock();
             recent.push_back((run.run_id.clone(), run.log.clone()));
             while recent.len() > RECENT_LOGS {
                 recent.pop_front();
@@ -116,7 +122,7 @@ impl Runs {
 struct Summary {
     reasoning: String,
     reasoning_chars: usize,
-    steps: Vec<Value>,
+    steps: Vec<StepSummary>,
     done: Option<AgentEvent>,
 }
 
@@ -130,7 +136,7 @@ struct ConsoleSink {
 impl EventSink for ConsoleSink {
     fn send(&self, event: &AgentEvent) {
         {
-            let mut s = self.summary.lock().unwrap_or_else(|p| p.into_inner());
+            let mut s = self.summary.lock();
             match &event.kind {
                 EventKind::Delta {
                     text,
@@ -141,26 +147,8 @@ impl EventSink for ConsoleSink {
                     s.reasoning_chars += part.chars().count();
                     s.reasoning.push_str(&part);
                 }
-                EventKind::Step {
-                    call_id,
-                    tool,
-                    args,
-                    result,
-                    image_ids,
-                    duration_ms,
-                    effect,
-                } => s.steps.push(json!({
-                    "call_id": call_id,
-                    "tool": tool,
-                    "args": args,
-                    "image_ids": image_ids,
-                    "duration_ms": duration_ms,
-                    "status": result.get("status").cloned().unwrap_or(Value::Null),
-                    "effect": effect,
-                })),
-                EventKind::Usage(u) => {
-                    *self.run.usage.lock().unwrap_or_else(|p| p.into_inner()) = *u;
-                }
+                EventKind::Step(step) => s.steps.push(step.summary()),
+                EventKind::Usage(u) => *self.run.usage.lock() = *u,
                 EventKind::Done { .. } => {
                     // Held back until the run is stored and the slot is free (see finish).
                     s.done = Some(event.clone());
@@ -234,177 +222,268 @@ fn bad(text: impl Into<String>) -> ApiError {
     ApiError(StatusCode::BAD_REQUEST, text.into())
 }
 
-/// `POST /api/agent/run`.
+/// `POST /api/agent/run`: checks the request, takes the run slot and the device, records the
+/// run and its prompt, then starts the agent and answers 202 at once.
 pub async fn start(
     State(app): State<AppState>,
     JsonBody(body): JsonBody<StartBody>,
 ) -> Result<Response, ApiError> {
     let console = app.console()?.clone();
-    let prompt = body.prompt.trim().to_owned();
-    if prompt.is_empty() {
-        return Err(bad(texts::EMPTY_PROMPT));
-    }
-    let settings = console.settings().await?;
-    if settings.model.trim().is_empty() {
-        return Err(bad(texts::missing_setting("model")));
-    }
-    let device_id = body
-        .device
-        .filter(|d| !d.trim().is_empty())
-        .or_else(|| Some(settings.default_device.clone()).filter(|d| !d.is_empty()))
-        .ok_or_else(|| bad(texts::NO_DEVICE))?;
-    let device = app.registry.get(&device_id).ok_or_else(|| {
-        let known: Vec<String> = app.registry.list().into_iter().map(|d| d.id).collect();
-        ApiError(
-            StatusCode::NOT_FOUND,
-            texts::device_not_connected(&device_id, &known),
-        )
-    })?;
-    let llm = LlmClient::new(LlmConfig::new(
-        &settings.api_base,
-        &settings.model,
-        settings.api_key.clone(),
-    ))
-    .map_err(|e| bad(format!("the model settings are unusable: {e}")))?;
-    if console.runs().active().is_some() {
-        return Err(ApiError(StatusCode::CONFLICT, texts::RUN_ACTIVE.to_owned()));
-    }
-    let store = console.store().clone();
-    let given = body.conversation.filter(|c| !c.trim().is_empty());
-    let history = match &given {
-        Some(id) => store
-            .conversation(id)
-            .await?
-            .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, texts::unknown_conversation(id)))?
-            .messages
-            .iter()
-            .filter(|m| !m.content.is_empty() && (m.role == "user" || m.role == "assistant"))
-            .map(|m| HistoryMessage {
-                role: m.role.clone(),
-                content: m.content.clone(),
-            })
-            .collect(),
-        None => Vec::new(),
+    let plan = RunPlan::check(&app, &console, body).await?;
+    let claimed = plan.claim(&console).await?;
+    let answer = RunStarted {
+        run_id: claimed.run.run_id.clone(),
+        conversation: claimed.run.conversation.clone(),
+        device: claimed.run.device.clone(),
     };
-    // Hold the device before creating anything, so a refused run leaves nothing behind.
-    let busy: BusyGuard = device
-        .try_reserve()
-        .ok_or_else(|| ApiError(StatusCode::CONFLICT, crate::texts::device_busy(&device_id)))?;
-    let created = given.is_none();
-    let conversation = match given {
-        Some(id) => id,
-        None => store.create_conversation(&clean_title(&prompt)).await?.id,
-    };
-    let run = Arc::new(ActiveRun {
-        run_id: uuid::Uuid::new_v4().to_string(),
-        conversation: conversation.clone(),
-        device: device_id.clone(),
-        prompt: prompt.clone(),
-        started_at_ms: now_ms(),
-        log: RunLog::new(),
-        approvals: Approvals::default(),
-        cancel: CancellationToken::new(),
-        usage: Mutex::new(Usage::default()),
-    });
-    if !console.runs().claim(run.clone()) {
-        if created {
-            let _ = store.delete_conversation(&conversation).await;
-        }
-        return Err(ApiError(StatusCode::CONFLICT, texts::RUN_ACTIVE.to_owned()));
-    }
-    let guard = SlotGuard {
-        console: console.clone(),
-        run: run.clone(),
-    };
-    let record = RunRecord {
-        id: run.run_id.clone(),
-        conversation_id: conversation.clone(),
-        device: device_id.clone(),
-        prompt: prompt.clone(),
-        status: "running".to_owned(),
-        answer: String::new(),
-        usage: Usage::default(),
-        started_at_ms: run.started_at_ms,
-        finished_at_ms: None,
-    };
-    store.create_run(&record).await?;
-    store
-        .append_message(
-            &conversation,
-            &Message {
-                role: "user".to_owned(),
-                content: prompt.clone(),
-                created_at_ms: run.started_at_ms,
-                run_id: Some(run.run_id.clone()),
-                status: None,
-                usage: None,
-                reasoning: None,
-                steps: Vec::new(),
-            },
-        )
-        .await?;
+    claimed.record(console.store()).await?;
+    claimed.spawn(&app, &console);
+    Ok((StatusCode::ACCEPTED, Json(answer)).into_response())
+}
 
-    let config = console
-        .inner
-        .agent
-        .clone()
-        .with_max_steps(settings.max_steps);
-    let devices: Arc<dyn Devices> = Arc::new(app.registry.clone());
-    let agent = Agent::new(Arc::new(llm), config, devices);
-    let (persist_tx, persist_rx) = mpsc::unbounded_channel();
-    let writer = tokio::spawn(write_events(store.clone(), run.run_id.clone(), persist_rx));
-    let sink = Arc::new(ConsoleSink {
-        run: run.clone(),
-        persist: persist_tx,
-        summary: Mutex::new(Summary::default()),
-    });
-    let io = RunIo {
-        events: vec![sink.clone()],
-        images: Arc::new(FileImages::new(console.runs_dir().join(&run.run_id))),
-        approver: Arc::new(run.approvals.clone()),
-    };
-    let request = RunRequest {
-        goal: prompt,
-        history,
-        extra_context: Vec::new(),
-    };
-    let answer = json!({"run_id": run.run_id, "conversation": conversation, "device": device_id});
-    let cancel = run.cancel.clone();
-    let running = agent_runtime().spawn(async move {
-        let _busy = busy;
-        agent.run(&device, request, io, cancel).await
-    });
-    tokio::spawn(async move {
-        let outcome = running.await.unwrap_or_else(|e| {
-            tracing::error!(run = %run.run_id, error = %e, "the agent task failed");
-            RunOutcome {
-                answer: texts::RUN_CRASHED.to_owned(),
-                status: DoneStatus::Failed,
-                usage: Usage::default(),
-                steps: 0,
-                timings: RunTimings::default(),
-            }
-        });
-        let summary = match Arc::try_unwrap(sink) {
-            Ok(sink) => sink.summary.into_inner().unwrap_or_else(|p| p.into_inner()),
-            Err(shared) => {
-                std::mem::take(&mut *shared.summary.lock().unwrap_or_else(|p| p.into_inner()))
+/// A checked run request: everything a run needs before anything is created.
+struct RunPlan {
+    prompt: String,
+    device_id: String,
+    device: deft_tools::Device,
+    llm: LlmClient,
+    max_steps: u32,
+    /// The conversation to continue, if one was named.
+    given: Option<String>,
+    history: Vec<HistoryMessage>,
+}
+
+impl RunPlan {
+    /// Validates the body against the settings, the devices and the conversations.
+    async fn check(app: &AppState, console: &Console, body: StartBody) -> Result<Self, ApiError> {
+        let prompt = body.prompt.trim().to_owned();
+        if prompt.is_empty() {
+            return Err(bad(texts::EMPTY_PROMPT));
+        }
+        let settings = console.settings().await?;
+        if settings.model.trim().is_empty() {
+            return Err(bad(texts::missing_setting("model")));
+        }
+        let device_id = body
+            .device
+            .filter(|d| !d.trim().is_empty())
+            .or_else(|| Some(settings.default_device.clone()).filter(|d| !d.is_empty()))
+            .ok_or_else(|| bad(texts::NO_DEVICE))?;
+        let device = app.registry.get(&device_id).ok_or_else(|| {
+            let known: Vec<String> = app.registry.list().into_iter().map(|d| d.id).collect();
+            ApiError(
+                StatusCode::NOT_FOUND,
+                texts::device_not_connected(&device_id, &known),
+            )
+        })?;
+        let llm = LlmClient::new(LlmConfig::new(
+            &settings.api_base,
+            &settings.model,
+            settings.api_key.clone(),
+        ))
+        .map_err(|e| bad(format!("the model settings are unusable: {e}")))?;
+        if console.runs().active().is_some() {
+            return Err(ApiError(StatusCode::CONFLICT, texts::RUN_ACTIVE.to_owned()));
+        }
+        let given = body.conversation.filter(|c| !c.trim().is_empty());
+        let history = match &given {
+            Some(id) => history_of(console.store(), id).await?,
+            None => Vec::new(),
+        };
+        Ok(RunPlan {
+            prompt,
+            device_id,
+            device,
+            llm,
+            max_steps: settings.max_steps,
+            given,
+            history,
+        })
+    }
+
+    /// Holds the device, then the run slot; creates the conversation when none was named. A
+    /// refused run leaves nothing behind.
+    async fn claim(self, console: &Console) -> Result<ClaimedRun, ApiError> {
+        let busy = self.device.try_reserve().ok_or_else(|| {
+            ApiError(
+                StatusCode::CONFLICT,
+                crate::texts::device_busy(&self.device_id),
+            )
+        })?;
+        let store = console.store();
+        let created = self.given.is_none();
+        let conversation = match self.given {
+            Some(id) => id,
+            None => {
+                store
+                    .create_conversation(&clean_title(&self.prompt))
+                    .await?
+                    .id
             }
         };
-        // Every sender is gone now: the writer drains what is left and ends.
-        let _ = writer.await;
-        finish(
-            &console,
-            &run,
-            summary,
-            &outcome.answer,
-            outcome.status,
-            outcome.usage,
-        )
-        .await;
-        drop(guard);
-    });
-    Ok((StatusCode::ACCEPTED, Json(answer)).into_response())
+        let run = Arc::new(ActiveRun {
+            run_id: uuid::Uuid::new_v4().to_string(),
+            conversation: conversation.clone(),
+            device: self.device_id,
+            prompt: self.prompt.clone(),
+            started_at_ms: now_ms(),
+            log: RunLog::new(),
+            approvals: Approvals::default(),
+            cancel: CancellationToken::new(),
+            usage: Mutex::new(Usage::default()),
+        });
+        if !console.runs().claim(run.clone()) {
+            if created {
+                let _ = store.delete_conversation(&conversation).await;
+            }
+            return Err(ApiError(StatusCode::CONFLICT, texts::RUN_ACTIVE.to_owned()));
+        }
+        Ok(ClaimedRun {
+            guard: SlotGuard {
+                console: console.clone(),
+                run: run.clone(),
+            },
+            run,
+            busy,
+            device: self.device,
+            llm: self.llm,
+            max_steps: self.max_steps,
+            request: RunRequest {
+                goal: self.prompt,
+                history: self.history,
+                extra_context: Vec::new(),
+            },
+        })
+    }
+}
+
+/// The history a run continues: the conversation's user and assistant messages with text.
+async fn history_of(store: &deft_store::Store, id: &str) -> Result<Vec<HistoryMessage>, ApiError> {
+    let conversation = store
+        .conversation(id)
+        .await?
+        .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, texts::unknown_conversation(id)))?;
+    Ok(conversation
+        .messages
+        .iter()
+        .filter(|m| !m.content.is_empty() && (m.role == "user" || m.role == "assistant"))
+        .map(|m| HistoryMessage {
+            role: m.role.clone(),
+            content: m.content.clone(),
+        })
+        .collect())
+}
+
+/// A run that holds the slot and its device.
+struct ClaimedRun {
+    run: Arc<ActiveRun>,
+    /// Frees the slot when the run ends, however it ends.
+    guard: SlotGuard,
+    busy: BusyGuard,
+    device: deft_tools::Device,
+    llm: LlmClient,
+    max_steps: u32,
+    request: RunRequest,
+}
+
+impl ClaimedRun {
+    /// Stores the run (status running) and the person's prompt as the conversation's next
+    /// message.
+    async fn record(&self, store: &deft_store::Store) -> Result<(), ApiError> {
+        let run = &self.run;
+        store
+            .create_run(&RunRecord {
+                id: run.run_id.clone(),
+                conversation_id: run.conversation.clone(),
+                device: run.device.clone(),
+                prompt: run.prompt.clone(),
+                status: RunStatus::Running,
+                answer: String::new(),
+                usage: Usage::default(),
+                started_at_ms: run.started_at_ms,
+                finished_at_ms: None,
+            })
+            .await?;
+        store
+            .append_message(
+                &run.conversation,
+                &Message {
+                    role: "user".to_owned(),
+                    content: run.prompt.clone(),
+                    created_at_ms: run.started_at_ms,
+                    run_id: Some(run.run_id.clone()),
+                    status: None,
+                    usage: None,
+                    reasoning: None,
+                    steps: Vec::new(),
+                },
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// Starts the agent on its own runtime and a task that stores the outcome when it ends.
+    fn spawn(self, app: &AppState, console: &Console) {
+        let ClaimedRun {
+            run,
+            guard,
+            busy,
+            device,
+            llm,
+            max_steps,
+            request,
+        } = self;
+        let config = console.inner.agent.clone().with_max_steps(max_steps);
+        let devices: Arc<dyn Devices> = Arc::new(app.registry.clone());
+        let agent = Agent::new(Arc::new(llm), config, devices);
+        let store = console.store().clone();
+        let (persist_tx, persist_rx) = mpsc::unbounded_channel();
+        let writer = tokio::spawn(write_events(store, run.run_id.clone(), persist_rx));
+        let sink = Arc::new(ConsoleSink {
+            run: run.clone(),
+            persist: persist_tx,
+            summary: Mutex::new(Summary::default()),
+        });
+        let io = RunIo {
+            events: vec![sink.clone()],
+            images: Arc::new(FileImages::new(console.runs_dir().join(&run.run_id))),
+            approver: Arc::new(run.approvals.clone()),
+        };
+        let cancel = run.cancel.clone();
+        let running = agent_runtime().spawn(async move {
+            let _busy = busy;
+            agent.run(&device, request, io, cancel).await
+        });
+        let console = console.clone();
+        tokio::spawn(async move {
+            let outcome = running.await.unwrap_or_else(|e| {
+                tracing::error!(run = %run.run_id, error = %e, "the agent task failed");
+                RunOutcome {
+                    answer: texts::RUN_CRASHED.to_owned(),
+                    status: DoneStatus::Failed,
+                    usage: Usage::default(),
+                    steps: 0,
+                    timings: RunTimings::default(),
+                }
+            });
+            let summary = match Arc::try_unwrap(sink) {
+                Ok(sink) => sink.summary.into_inner(),
+                Err(shared) => std::mem::take(&mut *shared.summary.lock()),
+            };
+            // Every sender is gone now: the writer drains what is left and ends.
+            let _ = writer.await;
+            finish(
+                &console,
+                &run,
+                summary,
+                &outcome.answer,
+                outcome.status,
+                outcome.usage,
+            )
+            .await;
+            drop(guard);
+        });
+    }
 }
 
 /// Where agent runs execute: a runtime with one thread of its own, so the model's stream and
@@ -448,9 +527,8 @@ async fn finish(
     });
     let done = LoggedEvent::new(&done);
     append_with_retry(store, &run.run_id, &[(done.seq, done.json.to_string())]).await;
-    let status_text = status_name(status);
     if let Err(e) = store
-        .finish_run(&run.run_id, status_text, answer, &usage, now_ms())
+        .finish_run(&run.run_id, status, answer, &usage, now_ms())
         .await
     {
         tracing::error!(run = %run.run_id, error = %e, "cannot store the end of the run");
@@ -460,7 +538,7 @@ async fn finish(
         content: answer.to_owned(),
         created_at_ms: now_ms(),
         run_id: Some(run.run_id.clone()),
-        status: Some(status_text.to_owned()),
+        status: Some(status),
         usage: Some(usage),
         reasoning: Some(summary.reasoning).filter(|r| !r.is_empty()),
         steps: summary.steps,
@@ -472,53 +550,13 @@ async fn finish(
     run.log.push(done);
 }
 
-/// The wire name of a status.
-pub fn status_name(status: DoneStatus) -> &'static str {
-    match status {
-        DoneStatus::Completed => "completed",
-        DoneStatus::Failed => "failed",
-        DoneStatus::Stopped => "stopped",
-        DoneStatus::Timeout => "timeout",
-        DoneStatus::MaxSteps => "max_steps",
-    }
-}
-
-fn active_json(run: &ActiveRun) -> Value {
-    let usage = *run.usage.lock().unwrap_or_else(|p| p.into_inner());
-    json!({
-        "run_id": run.run_id,
-        "conversation": run.conversation,
-        "device": run.device,
-        "prompt": run.prompt,
-        "status": "running",
-        "started_at": rfc3339(run.started_at_ms),
-        "finished_at": null,
-        "last_seq": run.log.last_seq(),
-        "usage": usage,
-        "pending_confirm": run.approvals.pending().into_iter().next(),
-    })
-}
-
-fn record_json(r: &RunRecord, last_seq: u64) -> Value {
-    json!({
-        "run_id": r.id,
-        "conversation": r.conversation_id,
-        "device": r.device,
-        "prompt": r.prompt,
-        "status": r.status,
-        "answer": r.answer,
-        "started_at": rfc3339(r.started_at_ms),
-        "finished_at": r.finished_at_ms.map(rfc3339),
-        "last_seq": last_seq,
-        "usage": r.usage,
-        "pending_confirm": null,
-    })
-}
-
 /// `GET /api/agent/run`: the active run, if any.
 pub async fn current(State(app): State<AppState>) -> Result<Response, ApiError> {
     let run = app.console()?.runs().active();
-    Ok(Json(json!({"run": run.as_deref().map(active_json)})).into_response())
+    Ok(Json(CurrentRun {
+        run: run.as_deref().map(RunView::active),
+    })
+    .into_response())
 }
 
 /// `GET /api/agent/runs/{id}`.
@@ -528,7 +566,7 @@ pub async fn get_run(
 ) -> Result<Response, ApiError> {
     let console = app.console()?;
     if let Some(run) = console.runs().active().filter(|r| r.run_id == id) {
-        return Ok(Json(active_json(&run)).into_response());
+        return Ok(Json(RunView::active(&run)).into_response());
     }
     let store = console.store();
     let record = store
@@ -539,7 +577,7 @@ pub async fn get_run(
         Some(log) => log.last_seq(),
         None => store.events(&id, 0).await?.last().map_or(0, |e| e.0),
     };
-    Ok(Json(record_json(&record, last)).into_response())
+    Ok(Json(RunView::stored(&record, last)).into_response())
 }
 
 /// `POST /api/agent/stop` body.
@@ -638,14 +676,20 @@ pub async fn recover_interrupted(console: &Console) -> Result<(), ConsoleError> 
             .collect();
         store.append_events(&run.id, &rows).await?;
         store
-            .finish_run(&run.id, "failed", texts::RUN_INTERRUPTED, &usage, now_ms())
+            .finish_run(
+                &run.id,
+                DoneStatus::Failed,
+                texts::RUN_INTERRUPTED,
+                &usage,
+                now_ms(),
+            )
             .await?;
         let message = Message {
             role: "assistant".to_owned(),
             content: texts::RUN_INTERRUPTED.to_owned(),
             created_at_ms: now_ms(),
             run_id: Some(run.id.clone()),
-            status: Some("failed".to_owned()),
+            status: Some(DoneStatus::Failed),
             usage: Some(usage),
             reasoning: None,
             steps: Vec::new(),

@@ -8,9 +8,9 @@
 //! - [`authorize`] decides every API request: the API token as Bearer, or a live session whose
 //!   unsafe requests carry `X-CSRF-Token`.
 
+use parking_lot::Mutex;
 use std::collections::{HashMap, VecDeque};
 use std::net::{IpAddr, SocketAddr};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use axum::Json;
@@ -83,12 +83,12 @@ impl Setup {
 
     /// The token, while set-up is pending.
     pub fn token(&self) -> Option<String> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.0.lock().clone()
     }
 
     /// Takes the token when `given` matches it (single use).
     fn redeem(&self, given: &str) -> bool {
-        let mut slot = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let mut slot = self.0.lock();
         if slot.as_deref().is_some_and(|t| matches(Some(given), t)) {
             *slot = None;
             true
@@ -98,7 +98,7 @@ impl Setup {
     }
 
     fn restore(&self, token: String) {
-        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(token);
+        *self.0.lock() = Some(token);
     }
 }
 
@@ -109,7 +109,7 @@ pub struct LoginLimiter(Mutex<HashMap<IpAddr, VecDeque<Instant>>>);
 impl LoginLimiter {
     /// `Some(retry after)` when `ip` has used up its failures.
     pub fn blocked(&self, ip: IpAddr) -> Option<Duration> {
-        let mut map = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let mut map = self.0.lock();
         let now = Instant::now();
         let q = map.get_mut(&ip)?;
         while q.front().is_some_and(|t| now - *t > FAILURE_WINDOW) {
@@ -125,7 +125,7 @@ impl LoginLimiter {
 
     /// Counts a failure.
     pub fn failed(&self, ip: IpAddr) {
-        let mut map = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let mut map = self.0.lock();
         if map.len() > 10_000 {
             map.clear();
         }
@@ -134,7 +134,7 @@ impl LoginLimiter {
 
     /// Forgets the failures of `ip` after a success.
     pub fn succeeded(&self, ip: IpAddr) {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).remove(&ip);
+        self.0.lock().remove(&ip);
     }
 }
 

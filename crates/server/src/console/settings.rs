@@ -44,6 +44,7 @@ pub struct Effective {
 
 /// What `GET /api/settings` answers.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "Settings"))]
 pub struct SettingsView {
     /// Base URL.
     pub api_base: String,

@@ -1,5 +1,6 @@
 //! Conversations and messages.
 
+use deft_protocol::{DoneStatus, StepSummary};
 use deft_store::{MAX_MESSAGES, MAX_REASONING_CHARS, Message, Store, StoreError, Usage};
 use serde_json::json;
 
@@ -190,17 +191,17 @@ pub async fn reasoning_truncated_on_char_boundary(store: &Store) {
 
 pub async fn steps_json_round_trip(store: &Store) {
     let conv = store.create_conversation("steps").await.unwrap();
-    let steps = vec![
-        json!({"call_id": "c1", "tool": "click_input", "args": {"id": "7", "name": "Save"},
+    let steps: Vec<StepSummary> = serde_json::from_value(json!([{"call_id": "c1", "tool": "click_input", "args": {"id": "7", "name": "Save"},
                "image_ids": ["img-1", "img-2"], "duration_ms": 412, "status": "success",
-               "effect": "changed"}),
-        json!({"call_id": "c2", "tool": "run_shell", "args": {"argv": ["ls", "-la"], "nested": {"deep": [1, 2.5, null, true]}},
-               "image_ids": [], "duration_ms": 0, "status": "failure", "effect": null,
-               "text": "引号 \" 反斜杠 \\ 换行\n 和 emoji 🧪"}),
-    ];
+               "effect": "changed"},
+        {"call_id": "c2", "tool": "run_shell", "args": {"argv": ["ls", "-la"], "nested": {"deep": [1, 2.5, null, true]},
+               "text": "引号 \" 反斜杠 \\ 换行\n 和 emoji 🧪"},
+               "image_ids": [], "duration_ms": 0, "status": "failure", "effect": null},
+    ]))
+    .unwrap();
     let m = Message {
         run_id: Some("run-42".into()),
-        status: Some("max_steps".into()),
+        status: Some(DoneStatus::MaxSteps),
         steps: steps.clone(),
         ..assistant("done **bold**", usage(10, 5, 2))
     };

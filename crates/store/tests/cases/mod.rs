@@ -32,7 +32,7 @@ pub fn assistant(text: &str, usage: Usage) -> Message {
         content: text.into(),
         created_at_ms: 1_700_000_000_500,
         run_id: Some("run-1".into()),
-        status: Some("completed".into()),
+        status: Some(deft_protocol::DoneStatus::Completed),
         usage: Some(usage),
         reasoning: Some("thinking".into()),
         steps: vec![],

@@ -1,6 +1,7 @@
 //! Runs and their event log.
 
-use deft_store::{RUNNING, RunRecord, Store, StoreError, Usage};
+use deft_protocol::{DoneStatus, RunStatus};
+use deft_store::{RunRecord, Store, StoreError, Usage};
 
 use super::{usage, user};
 
@@ -10,7 +11,7 @@ fn run(id: &str, conversation_id: &str, started_at_ms: i64) -> RunRecord {
         conversation_id: conversation_id.into(),
         device: "local".into(),
         prompt: format!("prompt of {id}"),
-        status: RUNNING.into(),
+        status: RunStatus::Running,
         answer: String::new(),
         usage: Usage::default(),
         started_at_ms,
@@ -37,14 +38,20 @@ pub async fn runs_create_finish_unfinished(store: &Store) {
 
     let used = usage(3_480, 126, 2);
     store
-        .finish_run("run-1", "completed", "The answer is 84.", &used, 5_000)
+        .finish_run(
+            "run-1",
+            DoneStatus::Completed,
+            "The answer is 84.",
+            &used,
+            5_000,
+        )
         .await
         .unwrap();
     let finished = store.run("run-1").await.unwrap().unwrap();
     assert_eq!(
         finished,
         RunRecord {
-            status: "completed".into(),
+            status: DoneStatus::Completed.into(),
             answer: "The answer is 84.".into(),
             usage: used,
             finished_at_ms: Some(5_000),
@@ -54,7 +61,7 @@ pub async fn runs_create_finish_unfinished(store: &Store) {
     assert_eq!(store.unfinished_runs().await.unwrap(), vec![r2.clone()]);
 
     let err = store
-        .finish_run("ghost", "failed", "", &Usage::default(), 1)
+        .finish_run("ghost", DoneStatus::Failed, "", &Usage::default(), 1)
         .await
         .unwrap_err();
     assert!(matches!(err, StoreError::NotFound(_)), "{err:?}");
