@@ -1,23 +1,13 @@
 //! A client not written here — the official Python MCP SDK (2.x) — drives `deft mcp shell`
 //! over stdio and over streamable HTTP (scripts/interop/mcp_client.py).
 
-use std::path::PathBuf;
 use std::process::Command;
 
-fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use deft_test_support::{interop_python, repo_root};
 
 #[test]
 fn official_python_sdk_lists_and_calls_deft_mcp_shell() {
-    let python = std::env::var_os("DEFT_TEST_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join(".venv/bin/python"));
-    assert!(
-        python.exists(),
-        "{} is missing: scripts/test.sh creates the project venv with the Python MCP SDK",
-        python.display()
-    );
+    let python = interop_python();
     let out = Command::new(&python)
         .arg(repo_root().join("scripts/interop/mcp_client.py"))
         .arg(env!("CARGO_BIN_EXE_deft"))

@@ -433,13 +433,10 @@ impl DeviceClient {
                 );
                 None
             }
-            other => {
-                let kind = serde_json::to_value(other)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_owned))
-                    .unwrap_or_default();
-                Some(error_message(id, &texts::unsupported_type(&kind)))
-            }
+            other => Some(error_message(
+                id,
+                &texts::unsupported_type(&deft_protocol::wire_name(&other)),
+            )),
         }
     }
 }

@@ -39,3 +39,21 @@ pub use event::{
     AgentEvent, DeltaKind, DoneStatus, EventKind, RunStatus, StepSummary, ToolStep, Usage,
 };
 pub use sink::{EventSink, ImageSink, NullEvents, NullImages};
+
+/// The name serde writes for a unit enum value (`ClientMessageType::Register` → `register`);
+/// empty for anything that does not serialize as a string.
+pub fn wire_name(value: &impl serde::Serialize) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(name)) => name,
+        _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn wire_names_are_serde_names() {
+        assert_eq!(super::wire_name(&crate::DoneStatus::MaxSteps), "max_steps");
+        assert_eq!(super::wire_name(&3), "");
+    }
+}

@@ -279,12 +279,8 @@ fn on_message(text: &str, id: &str, dispatcher: &RemoteDispatcher) -> Option<Ser
             tracing::warn!(device = %id, "device reported: {}", message.error.as_deref().unwrap_or("(no text)"));
             None
         }
-        other => {
-            let kind = serde_json::to_value(other)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_default();
-            Some(error_message(&texts::unsupported_type(&kind)))
-        }
+        other => Some(error_message(&texts::unsupported_type(
+            &deft_protocol::wire_name(&other),
+        ))),
     }
 }

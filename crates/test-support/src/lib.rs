@@ -8,6 +8,8 @@
 //! - [`web`]: the loopback page server for browser tests (fixture pages in `fixtures/web/`).
 //! - [`desktop`]: the GTK3 form app (`fixtures/desktop/`) and running apps with captured output.
 //! - [`TempDataDir`]: a temporary deft data folder removed on drop.
+//! - [`repo_root`] and [`interop_python`]: the checkout, and the Python with the official MCP
+//!   SDK that the interop tests drive deft with.
 
 pub mod desktop;
 pub mod fixture;
@@ -15,6 +17,25 @@ pub mod model;
 pub mod net;
 pub mod proc;
 pub mod web;
+
+/// The root of the checkout (scripts and fixtures live below it).
+pub fn repo_root() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The Python that has the official MCP SDK: `DEFT_TEST_PYTHON`, else the project venv that
+/// `scripts/test.sh` creates. Panics with what to do when it is missing.
+pub fn interop_python() -> std::path::PathBuf {
+    let python = std::env::var_os("DEFT_TEST_PYTHON")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| repo_root().join(".venv/bin/python"));
+    assert!(
+        python.exists(),
+        "{} is missing: scripts/test.sh creates the project venv with the Python MCP SDK",
+        python.display()
+    );
+    python
+}
 
 /// A temporary folder for deft's data (`--data-dir`), removed when dropped.
 pub struct TempDataDir(tempfile::TempDir);

@@ -153,6 +153,50 @@ impl LlmClient {
         format!("{}/chat/completions", self.config.base_url)
     }
 
+    /// The streamed chat request: model, messages, tools (when any), usage (when asked for).
+    fn request_body(&self, messages: &[Value], tools: &[Value], with_usage: bool) -> Value {
+        let mut body = json!({"model": self.config.model, "messages": messages, "stream": true});
+        if !tools.is_empty() {
+            body["tools"] = Value::Array(tools.to_vec());
+        }
+        if with_usage {
+            body["stream_options"] = json!({"include_usage": true});
+        }
+        body
+    }
+
+    /// The error for an HTTP `status` that is not retried (any more) after `attempts`.
+    fn http_error(&self, status: u16, url: String, message: String, attempts: u32) -> LlmError {
+        match status {
+            401 | 403 => LlmError::Unauthorized {
+                status,
+                url,
+                message,
+            },
+            404 => LlmError::UnknownModel {
+                model: self.config.model.clone(),
+                url,
+                message,
+            },
+            400 | 422 if mentions_model(&message, &self.config.model) => LlmError::UnknownModel {
+                model: self.config.model.clone(),
+                url,
+                message,
+            },
+            429 | 500..=599 => LlmError::Unavailable {
+                status,
+                url,
+                attempts,
+                message,
+            },
+            _ => LlmError::Rejected {
+                status,
+                url,
+                message,
+            },
+        }
+    }
+
     /// Streams one completion of `messages` with `tools` (none: a plain answer), passing text
     /// deltas to `on_delta` as they arrive.
     pub async fn complete(
@@ -167,15 +211,8 @@ impl LlmClient {
         let mut stream_options_retry = false;
         loop {
             attempt += 1;
-            let mut body =
-                json!({"model": self.config.model, "messages": messages, "stream": true});
-            if !tools.is_empty() {
-                body["tools"] = Value::Array(tools.to_vec());
-            }
             let with_usage = self.asks_for_usage();
-            if with_usage {
-                body["stream_options"] = json!({"include_usage": true});
-            }
+            let body = self.request_body(messages, tools, with_usage);
             let mut req = self.http.post(&url).json(&body);
             if let Some(key) = &self.config.api_key {
                 req = req.bearer_auth(key);
@@ -218,49 +255,13 @@ impl LlmClient {
                 attempt -= 1;
                 continue;
             }
-            match status {
-                401 | 403 => {
-                    return Err(LlmError::Unauthorized {
-                        status,
-                        url,
-                        message,
-                    });
-                }
-                404 => {
-                    return Err(LlmError::UnknownModel {
-                        model: self.config.model.clone(),
-                        url,
-                        message,
-                    });
-                }
-                400 | 422 if mentions_model(&message, &self.config.model) => {
-                    return Err(LlmError::UnknownModel {
-                        model: self.config.model.clone(),
-                        url,
-                        message,
-                    });
-                }
-                429 | 500..=599 if attempt <= self.config.max_retries => {
-                    tracing::warn!("model server answered HTTP {status}; retrying");
-                    self.sleep(self.backoff(attempt, retry_after), cancel)
-                        .await?;
-                }
-                429 | 500..=599 => {
-                    return Err(LlmError::Unavailable {
-                        status,
-                        url,
-                        attempts: attempt,
-                        message,
-                    });
-                }
-                _ => {
-                    return Err(LlmError::Rejected {
-                        status,
-                        url,
-                        message,
-                    });
-                }
+            if matches!(status, 429 | 500..=599) && attempt <= self.config.max_retries {
+                tracing::warn!("model server answered HTTP {status}; retrying");
+                self.sleep(self.backoff(attempt, retry_after), cancel)
+                    .await?;
+                continue;
             }
+            return Err(self.http_error(status, url, message, attempt));
         }
     }
 
