@@ -159,91 +159,65 @@ impl Approver for PromptApprover {
 
 /// Renders the event stream: reasoning dimmed, the answer as it arrives, a spinner per tool step.
 async fn print_events(mut rx: tokio::sync::mpsc::UnboundedReceiver<AgentEvent>, color: bool) {
-    let dim = |s: &str| {
-        if color {
+    let mut printer = Printer {
+        color,
+        spinner: None,
+        answer_streamed: false,
+        in_reasoning: false,
+    };
+    while let Some(ev) = rx.recv().await {
+        printer.print(ev.kind);
+    }
+}
+
+/// What the terminal shows of a run: reasoning dimmed on stderr, the answer on stdout, one line
+/// per tool step (a spinner while it runs, on a colour terminal).
+struct Printer {
+    color: bool,
+    spinner: Option<ProgressBar>,
+    answer_streamed: bool,
+    in_reasoning: bool,
+}
+
+impl Printer {
+    fn dim(&self, s: &str) -> String {
+        if self.color {
             format!("\x1b[2m{s}\x1b[0m")
         } else {
             s.to_owned()
         }
-    };
-    let mut spinner: Option<ProgressBar> = None;
-    let mut answer_streamed = false;
-    let mut in_reasoning = false;
-    while let Some(ev) = rx.recv().await {
-        let is_delta = matches!(ev.kind, EventKind::Delta { .. });
+    }
+
+    fn print(&mut self, kind: EventKind) {
+        let is_delta = matches!(kind, EventKind::Delta { .. });
         if !is_delta
-            && (in_reasoning || answer_streamed)
-            && !matches!(ev.kind, EventKind::Done { .. } | EventKind::Usage(_))
+            && (self.in_reasoning || self.answer_streamed)
+            && !matches!(kind, EventKind::Done { .. } | EventKind::Usage(_))
         {
-            if answer_streamed {
-                println!();
-            } else {
-                eprintln!();
-            }
-            answer_streamed = false;
-            in_reasoning = false;
+            self.end_text();
         }
-        match ev.kind {
+        match kind {
             EventKind::Delta {
                 text,
                 kind: DeltaKind::Reasoning,
             } => {
-                in_reasoning = true;
-                eprint!("{}", dim(&text));
+                self.in_reasoning = true;
+                eprint!("{}", self.dim(&text));
             }
             EventKind::Delta {
                 text,
                 kind: DeltaKind::Content,
             } => {
-                if in_reasoning {
+                if self.in_reasoning {
                     eprintln!();
-                    in_reasoning = false;
+                    self.in_reasoning = false;
                 }
-                answer_streamed = true;
+                self.answer_streamed = true;
                 print!("{text}");
                 let _ = std::io::stdout().flush();
             }
-            EventKind::StepStart { tool, args, .. } => {
-                if !color {
-                    continue;
-                }
-                let pb = ProgressBar::new_spinner();
-                pb.set_style(
-                    ProgressStyle::with_template("{spinner} {msg} {elapsed}")
-                        .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-                );
-                pb.set_message(format!("{tool} {}", short(&args.to_string(), 80)));
-                pb.enable_steady_tick(Duration::from_millis(100));
-                spinner = Some(pb);
-            }
-            EventKind::Step(ToolStep {
-                tool,
-                result,
-                duration_ms,
-                effect,
-                image_ids,
-                ..
-            }) => {
-                let ok = matches!(
-                    ResultStatus::deserialize(&result["status"]),
-                    Ok(ResultStatus::Success)
-                );
-                let mark = if ok { "✓" } else { "✗" };
-                let mut line = format!("{mark} {tool} ({duration_ms} ms)");
-                if let Some(e) = effect {
-                    line.push_str(&format!(" {e}"));
-                }
-                if !image_ids.is_empty() {
-                    line.push_str(&format!(" [{} image(s)]", image_ids.len()));
-                }
-                if !ok && let Some(err) = result["error"].as_str() {
-                    line.push_str(&format!(": {}", short(err, 160)));
-                }
-                match spinner.take() {
-                    Some(pb) => pb.finish_with_message(line),
-                    None => eprintln!("{line}"),
-                }
-            }
+            EventKind::StepStart { tool, args, .. } => self.step_start(&tool, &args),
+            EventKind::Step(step) => self.step(&step),
             EventKind::Confirm { .. } | EventKind::Usage(_) => {}
             EventKind::Confirmed { approve, .. } => {
                 eprintln!("{}", if approve { "approved" } else { "denied" })
@@ -253,27 +227,73 @@ async fn print_events(mut rx: tokio::sync::mpsc::UnboundedReceiver<AgentEvent>, 
                 answer,
                 usage,
                 status,
-            } => {
-                if let Some(pb) = spinner.take() {
-                    pb.finish_and_clear();
-                }
-                if in_reasoning {
-                    eprintln!();
-                }
-                if answer_streamed {
-                    println!();
-                } else if !answer.is_empty() {
-                    println!("{answer}");
-                }
-                eprintln!(
-                    "{}",
-                    dim(&format!(
-                        "{status:?} · {} model calls · {} prompt + {} completion tokens",
-                        usage.calls, usage.prompt_tokens, usage.completion_tokens
-                    ))
-                );
-            }
+            } => self.done(&answer, &usage, status),
         }
+    }
+
+    /// Ends a line of streamed text before something else is printed.
+    fn end_text(&mut self) {
+        if self.answer_streamed {
+            println!();
+        } else {
+            eprintln!();
+        }
+        self.answer_streamed = false;
+        self.in_reasoning = false;
+    }
+
+    fn step_start(&mut self, tool: &str, args: &serde_json::Value) {
+        if !self.color {
+            return;
+        }
+        let pb = ProgressBar::new_spinner();
+        pb.set_style(
+            ProgressStyle::with_template("{spinner} {msg} {elapsed}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        pb.set_message(format!("{tool} {}", short(&args.to_string(), 80)));
+        pb.enable_steady_tick(Duration::from_millis(100));
+        self.spinner = Some(pb);
+    }
+
+    fn step(&mut self, step: &ToolStep) {
+        let ok = step.status() == Some(ResultStatus::Success);
+        let mark = if ok { "✓" } else { "✗" };
+        let mut line = format!("{mark} {} ({} ms)", step.tool, step.duration_ms);
+        if let Some(e) = &step.effect {
+            line.push_str(&format!(" {e}"));
+        }
+        if !step.image_ids.is_empty() {
+            line.push_str(&format!(" [{} image(s)]", step.image_ids.len()));
+        }
+        if !ok && let Some(err) = step.result["error"].as_str() {
+            line.push_str(&format!(": {}", short(err, 160)));
+        }
+        match self.spinner.take() {
+            Some(pb) => pb.finish_with_message(line),
+            None => eprintln!("{line}"),
+        }
+    }
+
+    fn done(&mut self, answer: &str, usage: &deft_protocol::Usage, status: DoneStatus) {
+        if let Some(pb) = self.spinner.take() {
+            pb.finish_and_clear();
+        }
+        if self.in_reasoning {
+            eprintln!();
+        }
+        if self.answer_streamed {
+            println!();
+        } else if !answer.is_empty() {
+            println!("{answer}");
+        }
+        eprintln!(
+            "{}",
+            self.dim(&format!(
+                "{status:?} · {} model calls · {} prompt + {} completion tokens",
+                usage.calls, usage.prompt_tokens, usage.completion_tokens
+            ))
+        );
     }
 }
 
