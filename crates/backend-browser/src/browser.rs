@@ -14,8 +14,8 @@ use serde_json::{Value, json};
 
 use crate::cdp::{Cdp, CdpError, CdpEvent};
 use crate::launch::{self, ChromiumProcess, LaunchError};
-use crate::messages;
 use crate::policy::{self, UrlPolicy};
+use crate::texts;
 
 /// The page agent, evaluated in every document before each use (idempotent).
 pub(crate) const AGENT_JS: &str = include_str!("agent.js");
@@ -56,10 +56,10 @@ impl BrowserConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum BrowserError {
     /// Starting or attaching failed.
-    #[error("{}", messages::browser_unavailable(&.0.to_string()))]
+    #[error("{}", texts::browser_unavailable(&.0.to_string()))]
     Launch(#[from] LaunchError),
     /// The CDP connection failed.
-    #[error("{}", messages::browser_failed(&.0.to_string()))]
+    #[error("{}", texts::browser_failed(&.0.to_string()))]
     Cdp(#[from] CdpError),
     /// A refusal or validation failure with its model-facing text.
     #[error("{0}")]
@@ -328,9 +328,7 @@ impl Browser {
                 let t = tempfile::Builder::new()
                     .prefix("deft-downloads-")
                     .tempdir()
-                    .map_err(|e| {
-                        BrowserError::model(messages::browser_unavailable(&e.to_string()))
-                    })?;
+                    .map_err(|e| BrowserError::model(texts::browser_unavailable(&e.to_string())))?;
                 (t.path().to_owned(), Some(t))
             }
         };
@@ -445,7 +443,7 @@ impl Browser {
         let (target_id, session) = {
             let st = self.state();
             let tab = st.tabs.get(&id).ok_or_else(|| {
-                BrowserError::model(messages::unknown_window(
+                BrowserError::model(texts::unknown_window(
                     &id.to_string(),
                     &st.tabs.keys().map(u64::to_string).collect::<Vec<_>>(),
                 ))
@@ -483,7 +481,7 @@ impl Browser {
         let tab = st
             .tabs
             .get(&id)
-            .ok_or_else(|| BrowserError::model(messages::window_gone(id)))?;
+            .ok_or_else(|| BrowserError::model(texts::window_gone(id)))?;
         Ok(summary(id, tab))
     }
 
@@ -492,15 +490,15 @@ impl Browser {
         let st = self.state();
         let id = st
             .selected
-            .ok_or_else(|| BrowserError::model(messages::NO_WINDOW))?;
+            .ok_or_else(|| BrowserError::model(texts::NO_WINDOW))?;
         let tab = st
             .tabs
             .get(&id)
-            .ok_or_else(|| BrowserError::model(messages::window_gone(id)))?;
+            .ok_or_else(|| BrowserError::model(texts::window_gone(id)))?;
         let s = tab
             .session
             .clone()
-            .ok_or_else(|| BrowserError::model(messages::NO_WINDOW))?;
+            .ok_or_else(|| BrowserError::model(texts::NO_WINDOW))?;
         Ok((id, s))
     }
 
@@ -525,7 +523,7 @@ impl Browser {
         st.tabs
             .get(&id)
             .map(|t| summary(id, t))
-            .ok_or_else(|| BrowserError::model(messages::window_gone(id)))
+            .ok_or_else(|| BrowserError::model(texts::window_gone(id)))
     }
 
     /// The open dialog of window `id`.
@@ -543,9 +541,7 @@ impl Browser {
     /// Fails with the dialog text when a dialog blocks window `id`.
     pub(crate) fn ensure_no_dialog(&self, id: u64) -> Result<()> {
         match self.dialog(id) {
-            Some(d) => Err(BrowserError::model(messages::dialog_open(
-                &d.kind, &d.message,
-            ))),
+            Some(d) => Err(BrowserError::model(texts::dialog_open(&d.kind, &d.message))),
             None => Ok(()),
         }
     }
@@ -590,7 +586,7 @@ impl Browser {
                 .get(&id)
                 .map(|t| t.target_id.clone())
                 .ok_or_else(|| {
-                    BrowserError::model(messages::unknown_window(
+                    BrowserError::model(texts::unknown_window(
                         &id.to_string(),
                         &st.tabs.keys().map(u64::to_string).collect::<Vec<_>>(),
                     ))
@@ -641,7 +637,7 @@ impl Browser {
             let _ =
                 tokio::time::timeout(Duration::from_secs(5), wait_for_load(&mut events, &session))
                     .await;
-            return Err(BrowserError::model(messages::navigation_failed(url, err)));
+            return Err(BrowserError::model(texts::navigation_failed(url, err)));
         }
         // A same-document navigation (#fragment) has no load event.
         if answer.get("loaderId").is_some() && wait_for_load(&mut events, &session).await {
@@ -663,7 +659,7 @@ impl Browser {
         let index = h["currentIndex"].as_i64().unwrap_or(0) + delta;
         let entries = h["entries"].as_array().cloned().unwrap_or_default();
         let Some(entry) = usize::try_from(index).ok().and_then(|i| entries.get(i)) else {
-            return Err(BrowserError::model(messages::no_history(if delta < 0 {
+            return Err(BrowserError::model(texts::no_history(if delta < 0 {
                 "back"
             } else {
                 "forward"
@@ -762,8 +758,8 @@ impl Browser {
                     .or_else(|| st.dialogs.values().next().cloned())
             };
             return Err(BrowserError::model(match d {
-                Some(d) => messages::dialog_open(&d.kind, &d.message),
-                None => messages::browser_failed("a dialog interrupted the page"),
+                Some(d) => texts::dialog_open(&d.kind, &d.message),
+                None => texts::browser_failed("a dialog interrupted the page"),
             }));
         };
         if let Some(ex) = r.get("exceptionDetails") {
@@ -930,7 +926,7 @@ impl Browser {
         let tab = st
             .tabs
             .get_mut(&id)
-            .ok_or_else(|| BrowserError::model(messages::window_gone(id)))?;
+            .ok_or_else(|| BrowserError::model(texts::window_gone(id)))?;
         tab.title = raw.title.clone();
         tab.url = raw.url.clone();
         if mark {
@@ -951,7 +947,7 @@ impl Browser {
             let depths: Vec<u32> = raw.controls.iter().map(|(_, _, _, c)| c.d).collect();
             let Some(range) = subtree_range(&controls, &depths, root) else {
                 let name = st.controls.get(&root).map(|c| c.name.clone());
-                return Err(BrowserError::model(messages::stale_control(
+                return Err(BrowserError::model(texts::stale_control(
                     root,
                     name.as_deref().unwrap_or_default(),
                 )));
@@ -978,7 +974,7 @@ impl Browser {
                 .eval(session, &format!("__deft.list({})", json!(fields)))
                 .await?;
             let raw: RawListing = serde_json::from_value(v).map_err(|e| {
-                BrowserError::model(messages::browser_failed(&format!(
+                BrowserError::model(texts::browser_failed(&format!(
                     "the page agent answered unexpectedly ({e})"
                 )))
             })?;
@@ -1073,23 +1069,23 @@ impl Browser {
         name: Option<&str>,
     ) -> Result<(u64, ControlRef, Option<String>)> {
         let (window, _) = self.current()?;
-        let n = parse_id(id).ok_or_else(|| BrowserError::model(messages::bad_id("control", id)))?;
+        let n = parse_id(id).ok_or_else(|| BrowserError::model(texts::bad_id("control", id)))?;
         let st = self.state();
         let Some(c) = st.controls.get(&n).cloned() else {
-            return Err(BrowserError::model(messages::unknown_control(
+            return Err(BrowserError::model(texts::unknown_control(
                 id,
                 st.listed_range.get(&window).copied(),
             )));
         };
         if c.window != window {
-            return Err(BrowserError::model(messages::control_in_other_window(
+            return Err(BrowserError::model(texts::control_in_other_window(
                 n, c.window,
             )));
         }
         let warning = name
             .map(deft_protocol::observation::clean_name)
             .filter(|g| !g.is_empty() && *g != deft_protocol::observation::clean_name(&c.name))
-            .map(|g| messages::control_name_warning(n, &g, &c.name, c.kind.as_str()));
+            .map(|g| texts::control_name_warning(n, &g, &c.name, c.kind.as_str()));
         Ok((n, c, warning))
     }
 
@@ -1117,7 +1113,7 @@ impl Browser {
                 .await
                 .unwrap_or(json!({"gone": true}));
             if v["gone"] == true {
-                return Err(BrowserError::model(messages::stale_control(id, &c.name)));
+                return Err(BrowserError::model(texts::stale_control(id, &c.name)));
             }
             let w = v["w"].as_f64().unwrap_or(0.0);
             let h = v["h"].as_f64().unwrap_or(0.0);
@@ -1138,17 +1134,17 @@ impl Browser {
                 .await
                 .unwrap_or(json!({"gone": true}));
             if v["gone"] == true {
-                return Err(BrowserError::model(messages::stale_control(id, &c.name)));
+                return Err(BrowserError::model(texts::stale_control(id, &c.name)));
             }
             if v["visible"] != true {
-                return Err(BrowserError::model(messages::control_hidden(id, &c.name)));
+                return Err(BrowserError::model(texts::control_hidden(id, &c.name)));
             }
             if need_enabled && v["disabled"] == true {
                 if Instant::now() < deadline {
                     tokio::time::sleep(Duration::from_millis(50)).await;
                     continue;
                 }
-                return Err(BrowserError::model(messages::control_disabled(id, &c.name)));
+                return Err(BrowserError::model(texts::control_disabled(id, &c.name)));
             }
             return Ok(Point {
                 x: ox + v["x"].as_f64().unwrap_or(0.0),
@@ -1171,7 +1167,7 @@ impl Browser {
             )
             .await?;
         if v.is_object() && v["gone"] == true {
-            return Err(BrowserError::model(messages::stale_control(id, &c.name)));
+            return Err(BrowserError::model(texts::stale_control(id, &c.name)));
         }
         Ok(v)
     }
@@ -1205,7 +1201,7 @@ impl Browser {
             )
             .await?;
         let Some(object) = node["object"]["objectId"].as_str() else {
-            return Err(BrowserError::model(messages::browser_failed(
+            return Err(BrowserError::model(texts::browser_failed(
                 "the element is gone",
             )));
         };
@@ -1225,7 +1221,7 @@ impl Browser {
             .await?;
         let v = &v["result"]["value"];
         let (Some(doc), Some(key)) = (v["doc"].as_str(), v["k"].as_u64()) else {
-            return Err(BrowserError::model(messages::browser_failed(
+            return Err(BrowserError::model(texts::browser_failed(
                 "the page agent answered unexpectedly",
             )));
         };

@@ -23,7 +23,7 @@ use tokio::sync::OnceCell;
 use crate::browser::{Browser, BrowserConfig, BrowserError, ControlRef, parse_id};
 use crate::input::{self, Dispatched};
 use crate::keys;
-use crate::messages::{self, describe};
+use crate::texts::{self, describe};
 
 /// `navigate` / `new_tab`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -168,14 +168,14 @@ impl BrowserServer {
                 let text = args.id.clone();
                 b.tabs().await?;
                 let id = parse_id(&text)
-                    .ok_or_else(|| BrowserError::Model(messages::bad_id("window", &text)))?;
+                    .ok_or_else(|| BrowserError::Model(texts::bad_id("window", &text)))?;
                 let w = b.select(id).await?;
                 let mut out = json!({"root_name": w.app, "window_info": w.to_json()});
                 if let Some(given) = args.name.as_deref().map(clean_name)
                     && !given.is_empty()
                     && given != clean_name(&w.name)
                 {
-                    out["warning"] = json!(messages::window_name_warning(id, &given, &w.name));
+                    out["warning"] = json!(texts::window_name_warning(id, &given, &w.name));
                 }
                 Ok::<_, BrowserError>(CallToolResult::structured(out))
             }
@@ -197,7 +197,7 @@ impl BrowserServer {
                 let note = listing
                     .dialog
                     .as_ref()
-                    .map(|d| messages::listing_dialog_note(&d.kind, &d.message));
+                    .map(|d| texts::listing_dialog_note(&d.kind, &d.message));
                 let mut result = match opts.format {
                     deft_protocol::observation::ListingFormat::Compact => {
                         CallToolResult::success(vec![ContentBlock::text(render_compact(
@@ -285,7 +285,7 @@ impl BrowserServer {
                         )
                         .await?;
                     if ok != Value::Bool(true) {
-                        return Err(BrowserError::Model(messages::not_editable(
+                        return Err(BrowserError::Model(texts::not_editable(
                             id,
                             &c.name,
                             c.kind.as_str(),
@@ -431,7 +431,7 @@ impl BrowserServer {
                         )
                         .await?;
                     if v["notSelect"] == true {
-                        return Err(BrowserError::Model(messages::not_a_select(
+                        return Err(BrowserError::Model(texts::not_a_select(
                             id,
                             &c.name,
                             c.kind.as_str(),
@@ -442,7 +442,7 @@ impl BrowserServer {
                             .iter()
                             .filter_map(|o| o.as_str().map(str::to_owned))
                             .collect();
-                        return Err(BrowserError::Model(messages::no_such_option(
+                        return Err(BrowserError::Model(texts::no_such_option(
                             id, &wanted, &opts,
                         )));
                     }
@@ -640,7 +640,7 @@ impl BrowserServer {
                 let text = args.id.clone();
                 b.tabs().await?;
                 let id = parse_id(&text)
-                    .ok_or_else(|| BrowserError::Model(messages::bad_id("window", &text)))?;
+                    .ok_or_else(|| BrowserError::Model(texts::bad_id("window", &text)))?;
                 b.close_tab(id).await?;
                 let tabs = b.tabs().await?;
                 Ok::<_, BrowserError>(CallToolResult::structured(
@@ -664,7 +664,7 @@ impl BrowserServer {
                 let total = text.chars().count();
                 let out = if total > max {
                     let mut t: String = text.chars().take(max).collect();
-                    t.push_str(&messages::page_text_cut(max, total));
+                    t.push_str(&texts::page_text_cut(max, total));
                     t
                 } else {
                     text
@@ -684,7 +684,7 @@ impl BrowserServer {
                 let (window, page) = b.current()?;
                 let d = b
                     .dialog(window)
-                    .ok_or_else(|| BrowserError::Model(messages::NO_DIALOG.into()))?;
+                    .ok_or_else(|| BrowserError::Model(texts::NO_DIALOG.into()))?;
                 let mut params = json!({"accept": args.accept});
                 if let Some(t) = &args.text {
                     params["promptText"] = json!(t);
@@ -762,7 +762,7 @@ impl BrowserServer {
         let (window, page) = b.current()?;
         let (n, c, warning) = b.control(&args.target.id, args.target.name.as_deref())?;
         if b.on_element(n, &c, "return el.disabled;").await? == Value::Bool(true) {
-            return Err(BrowserError::Model(messages::control_disabled(n, &c.name)).into());
+            return Err(BrowserError::Model(texts::control_disabled(n, &c.name)).into());
         }
         let before = Before::take(b, window, &page, Some(&c.session)).await;
         b.set_files(n, &c, &args.text).await?;
@@ -820,7 +820,7 @@ impl BrowserServer {
         add_blocked(b, window, &mut out);
         if let Some(d) = dialog {
             out["dialog"] = json!({"type": d.kind, "message": d.message,
-                "note": messages::dialog_open(&d.kind, &d.message)});
+                "note": texts::dialog_open(&d.kind, &d.message)});
         }
         CallToolResult::structured(out)
     }
@@ -882,7 +882,7 @@ async fn report_file_chooser(
         Ok((id, name)) => {
             out["effect"] = json!("changed");
             out["file_chooser"] = json!({"control": id.to_string(), "name": name,
-                "note": messages::file_chooser_opened(id, &name)});
+                "note": texts::file_chooser_opened(id, &name)});
         }
         Err(e) => tracing::warn!("file chooser opened, its input not resolved: {e}"),
     }
@@ -905,7 +905,7 @@ fn check_fraction(name: &str, v: f64) -> Result<(), CallToolResult> {
     if v.is_finite() && (0.0..=1.0).contains(&v) {
         Ok(())
     } else {
-        Err(err(messages::bad_fraction(name, v)))
+        Err(err(texts::bad_fraction(name, v)))
     }
 }
 
@@ -928,7 +928,7 @@ fn add_blocked(b: &Browser, window: u64, out: &mut Value) {
             .iter()
             .map(|n| json!({"url": n.url, "reason": n.reason}))
             .collect();
-        out["blocked_note"] = json!(messages::NAVIGATION_BLOCKED);
+        out["blocked_note"] = json!(texts::NAVIGATION_BLOCKED);
     }
 }
 
@@ -941,7 +941,7 @@ async fn page_result(b: &Browser, settle_ms: u64) -> Result<CallToolResult, Brow
     add_blocked(b, window, &mut out);
     if let Some(d) = b.dialog(window) {
         out["dialog"] = json!({"type": d.kind, "message": d.message,
-            "note": messages::dialog_open(&d.kind, &d.message)});
+            "note": texts::dialog_open(&d.kind, &d.message)});
     }
     Ok(CallToolResult::structured(out))
 }
@@ -955,7 +955,7 @@ impl BrowserServer {
         let Some(b) = self.browser.get() else { return };
         let Some(window) = b.selected() else { return };
         let Some(d) = b.dialog(window) else { return };
-        let note = messages::dialog_open(&d.kind, &d.message);
+        let note = texts::dialog_open(&d.kind, &d.message);
         let said = result
             .content
             .iter()
@@ -1015,9 +1015,9 @@ impl ServerHandler for BrowserServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new(
-                messages::SERVER_NAME,
+                texts::SERVER_NAME,
                 env!("CARGO_PKG_VERSION"),
             ))
-            .with_instructions(messages::INSTRUCTIONS)
+            .with_instructions(texts::INSTRUCTIONS)
     }
 }
