@@ -58,21 +58,12 @@ impl Browser {
     ) -> Result<Point> {
         let mut ox = 0.0;
         let mut oy = 0.0;
+        let stale = || BrowserError::model(texts::stale_control(id, &c.name));
         for hop in &c.hops {
             let v = self
-                .eval(
-                    &hop.session,
-                    &format!(
-                        "__deft.doc === {} ? __deft.locate({}, true) : {{gone: true}}",
-                        json!(hop.doc),
-                        hop.key
-                    ),
-                )
+                .locate_element(&hop.session, &hop.doc, hop.key)
                 .await
-                .unwrap_or(json!({"gone": true}));
-            if v["gone"] == true {
-                return Err(BrowserError::model(texts::stale_control(id, &c.name)));
-            }
+                .ok_or_else(stale)?;
             let w = v["w"].as_f64().unwrap_or(0.0);
             let h = v["h"].as_f64().unwrap_or(0.0);
             ox += v["x"].as_f64().unwrap_or(0.0) - w / 2.0;
@@ -81,19 +72,9 @@ impl Browser {
         let deadline = Instant::now() + Duration::from_millis(1000);
         loop {
             let v = self
-                .eval(
-                    &c.session,
-                    &format!(
-                        "__deft.doc === {} ? __deft.locate({}, true) : {{gone: true}}",
-                        json!(c.doc),
-                        c.key
-                    ),
-                )
+                .locate_element(&c.session, &c.doc, c.key)
                 .await
-                .unwrap_or(json!({"gone": true}));
-            if v["gone"] == true {
-                return Err(BrowserError::model(texts::stale_control(id, &c.name)));
-            }
+                .ok_or_else(stale)?;
             if v["visible"] != true {
                 return Err(BrowserError::model(texts::control_hidden(id, &c.name)));
             }
@@ -109,6 +90,21 @@ impl Browser {
                 y: oy + v["y"].as_f64().unwrap_or(0.0),
             });
         }
+    }
+
+    /// Scrolls element `key` of document `doc` (frame session `session`) into view and reads
+    /// where it is (`x`, `y`, `w`, `h`, `visible`, `disabled`); `None` when it or its document
+    /// is gone.
+    async fn locate_element(&self, session: &str, doc: &str, key: u64) -> Option<Value> {
+        let call = format!(
+            "__deft.doc === {} ? __deft.locate({key}, true) : {{gone: true}}",
+            json!(doc)
+        );
+        let v = self
+            .eval(session, &call)
+            .await
+            .unwrap_or(json!({"gone": true}));
+        (v["gone"] != true).then_some(v)
     }
 
     /// Runs `f(el)` (a JS function body over the element `el`) in the control's frame; `gone`

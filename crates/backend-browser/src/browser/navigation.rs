@@ -62,38 +62,33 @@ impl Browser {
         if let Some(u) = entry["url"].as_str() {
             self.inner.policy.check(u).map_err(BrowserError::model)?;
         }
-        let mut events = self.cdp().events();
-        if self
-            .call_or_dialog(
-                &session,
-                "Page.navigateToHistoryEntry",
-                json!({"entryId": entry["id"]}),
-            )
-            .await?
-            .is_none()
-            || wait_for_load(&mut events, &session).await
-        {
-            self.dialog_recorded().await;
-            return Ok(0);
-        }
-        Ok(self.settle(&session).await)
+        let params = json!({"entryId": entry["id"]});
+        self.load_and_settle(&session, "Page.navigateToHistoryEntry", params)
+            .await
     }
 
     /// Reloads the selected tab.
     pub async fn reload(&self) -> Result<u64> {
         let (id, session) = self.current()?;
         self.ensure_no_dialog(id)?;
+        self.load_and_settle(&session, "Page.reload", json!({}))
+            .await
+    }
+
+    /// Calls `method` on page session `session`, waits for the load it starts, then settles;
+    /// returns the settle milliseconds, 0 when a dialog opened first or instead.
+    async fn load_and_settle(&self, session: &str, method: &str, params: Value) -> Result<u64> {
         let mut events = self.cdp().events();
         if self
-            .call_or_dialog(&session, "Page.reload", json!({}))
+            .call_or_dialog(session, method, params)
             .await?
             .is_none()
-            || wait_for_load(&mut events, &session).await
+            || wait_for_load(&mut events, session).await
         {
             self.dialog_recorded().await;
             return Ok(0);
         }
-        Ok(self.settle(&session).await)
+        Ok(self.settle(session).await)
     }
 
     /// Calls `method`; `None` when a dialog (e.g. `beforeunload`) opened first and holds the
