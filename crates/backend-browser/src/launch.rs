@@ -142,15 +142,7 @@ impl ChromiumProcess {
             .stderr(Stdio::piped())
             .process_group(0)
             .kill_on_drop(true);
-        // SAFETY: prctl is async-signal-safe; it only asks the kernel to SIGKILL the browser
-        // when this process (the thread that started it, a runtime worker) dies without a
-        // chance to run destructors.
-        unsafe {
-            cmd.pre_exec(|| {
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-                Ok(())
-            });
-        }
+        die_with_parent(&mut cmd);
         let mut child = cmd.spawn().map_err(|e| LaunchError::Spawn {
             path: program.display().to_string(),
             reason: e.to_string(),
@@ -227,9 +219,12 @@ impl ChromiumProcess {
         self.profile.take();
     }
 
+    /// SIGKILLs the browser's process group (std can signal one child, not a group).
+    #[allow(unsafe_code)]
     fn kill_group(&self) {
         if self.pgid > 0 {
-            // SAFETY: plain syscall on a process group this process created.
+            // SAFETY: kill(2) takes plain integers and touches no memory of this process; the
+            // group id is the one this process created for the browser (`process_group(0)`).
             unsafe {
                 libc::kill(-self.pgid, libc::SIGKILL);
             }
@@ -249,6 +244,20 @@ impl Drop for ChromiumProcess {
                 std::thread::sleep(Duration::from_millis(10));
             }
         }
+    }
+}
+
+/// Makes the kernel SIGKILL the started browser when the thread that started it (a runtime
+/// worker) dies without a chance to run destructors. std has no safe API for this.
+#[allow(unsafe_code)]
+fn die_with_parent(cmd: &mut Command) {
+    // SAFETY: the closure runs in the forked child before exec, where only async-signal-safe
+    // calls are allowed: it calls prctl(2) with integer arguments and allocates nothing.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            Ok(())
+        });
     }
 }
 

@@ -24,7 +24,7 @@
 //! syntax), [`policy`] (allowed URLs), `upload` (which files a file input may receive: absolute
 //! paths of existing files inside the downloads folder, the system temp folder or `upload_dirs`;
 //! file choosers are intercepted, never shown), the page agent (`agent.js`, evaluated in each document)
-//! and [`BrowserServer`] (the tools). Left to others: which agent sees which tools (the routing
+//! [`BrowserServer`] (the tools) and [`texts`] (every text the model reads, tested verbatim). Left to others: which agent sees which tools (the routing
 //! table in deft-tools), the outer time limits, and the device wiring (the CLI).
 
 mod browser;
@@ -32,11 +32,11 @@ pub mod cdp;
 mod input;
 pub mod keys;
 pub mod launch;
-mod messages;
 pub mod policy;
 mod screenshot;
 mod server;
 mod text;
+pub mod texts;
 mod upload;
 
 pub use browser::{BlockedNavigation, Browser, BrowserConfig, BrowserError, Dialog, Listing};
@@ -46,8 +46,3 @@ pub use server::BrowserServer;
 
 /// Registry name of this backend (`deft mcp browser`, the routing table's `name: browser`).
 pub const NAME: &str = "browser";
-
-/// The model-facing texts, for tests that check them verbatim.
-pub mod texts {
-    pub use crate::messages::*;
-}

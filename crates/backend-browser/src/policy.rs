@@ -65,21 +65,21 @@ impl UrlPolicy {
             "http" | "https" => {}
             "about" | "data" => return Ok(()),
             "file" if self.allow_file_urls => return Ok(()),
-            "file" => return Err(crate::messages::file_urls_off(url)),
+            "file" => return Err(crate::texts::file_urls_off(url)),
             "chrome" | "chrome-extension" | "devtools" if self.allow_chrome_urls => return Ok(()),
             "chrome" | "chrome-extension" | "devtools" => {
-                return Err(crate::messages::chrome_urls_off(url));
+                return Err(crate::texts::chrome_urls_off(url));
             }
-            _ => return Err(crate::messages::bad_scheme(url)),
+            _ => return Err(crate::texts::bad_scheme(url)),
         }
-        let host = host_of(url).ok_or_else(|| crate::messages::bad_scheme(url))?;
+        let host = host_of(url).ok_or_else(|| crate::texts::bad_scheme(url))?;
         if self.blocked_domains.iter().any(|d| matches(&host, d)) {
-            return Err(crate::messages::domain_blocked(&host));
+            return Err(crate::texts::domain_blocked(&host));
         }
         if !self.allowed_domains.is_empty()
             && !self.allowed_domains.iter().any(|d| matches(&host, d))
         {
-            return Err(crate::messages::domain_not_allowed(
+            return Err(crate::texts::domain_not_allowed(
                 &host,
                 &self.allowed_domains,
             ));
@@ -117,23 +117,23 @@ mod tests {
         assert!(p.check("about:blank").is_ok());
         assert_eq!(
             p.check("https://ads.example.com/").unwrap_err(),
-            crate::messages::domain_blocked("ads.example.com")
+            crate::texts::domain_blocked("ads.example.com")
         );
         assert_eq!(
             p.check("https://evil.org/").unwrap_err(),
-            crate::messages::domain_not_allowed("evil.org", &p.allowed_domains)
+            crate::texts::domain_not_allowed("evil.org", &p.allowed_domains)
         );
         assert_eq!(
             p.check("file:///etc/passwd").unwrap_err(),
-            crate::messages::file_urls_off("file:///etc/passwd")
+            crate::texts::file_urls_off("file:///etc/passwd")
         );
         assert_eq!(
             p.check("chrome://settings").unwrap_err(),
-            crate::messages::chrome_urls_off("chrome://settings")
+            crate::texts::chrome_urls_off("chrome://settings")
         );
         assert_eq!(
             p.check("javascript:alert(1)").unwrap_err(),
-            crate::messages::bad_scheme("javascript:alert(1)")
+            crate::texts::bad_scheme("javascript:alert(1)")
         );
         let open = UrlPolicy {
             allow_file_urls: true,

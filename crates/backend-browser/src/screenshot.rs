@@ -6,7 +6,7 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::json;
 
 use crate::browser::{Browser, BrowserError};
-use crate::messages;
+use crate::texts;
 
 /// Captures the tab's viewport as PNG image content plus a text naming what was captured.
 pub(crate) async fn capture(
@@ -71,7 +71,7 @@ pub(crate) async fn capture(
     let shot = shot?;
     let data = shot["data"].as_str().unwrap_or_default().to_owned();
     if data.len() < 16 || w <= 1 || h <= 1 {
-        return Err(BrowserError::Model(messages::browser_failed(
+        return Err(BrowserError::Model(texts::browser_failed(
             "the screenshot came back empty",
         )));
     }

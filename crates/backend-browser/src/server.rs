@@ -3,7 +3,6 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use deft_protocol::TIMEOUT_META_KEY;
 use deft_protocol::observation::{clean_name, render_compact, render_json, render_window_list};
 use deft_protocol::tool_args::{
     AppInfoArgs, ClickArgs, CoordArgs, DragArgs, KeysArgs, ListingArgs, ScreenshotArgs,
@@ -20,10 +19,10 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::OnceCell;
 
-use crate::browser::{Browser, BrowserConfig, BrowserError, ControlRef, parse_id};
+use crate::browser::{Browser, BrowserConfig, BrowserError, ControlRef, Dialog, parse_id};
 use crate::input::{self, Dispatched};
 use crate::keys;
-use crate::messages::{self, describe};
+use crate::texts::{self, describe};
 
 /// `navigate` / `new_tab`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -78,24 +77,20 @@ impl std::fmt::Debug for BrowserServer {
     }
 }
 
-fn meta_secs(secs: u64) -> MetaObject {
-    let mut meta = MetaObject::new();
-    meta.0.insert(TIMEOUT_META_KEY.to_owned(), secs.into());
-    meta
-}
-
-/// The longest wait, with room to answer.
+/// `wait`'s `_meta`: the longest wait, with room to answer.
 fn wait_meta() -> MetaObject {
-    meta_secs(deft_protocol::tool_args::MAX_WAIT_SECS as u64 + 10)
+    MetaObject(deft_protocol::timeout_meta(
+        deft_protocol::tool_args::MAX_WAIT_SECS as u64 + 10,
+    ))
 }
 
 fn err(e: impl std::fmt::Display) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(e.to_string())])
 }
 
-/// `Ok(result) | Err(result)` → result.
-fn flat(r: Result<CallToolResult, CallToolResult>) -> CallToolResult {
-    r.unwrap_or_else(|e| e)
+/// A tool's answer: its result, or its error as the model reads it.
+fn answer<E: Into<CallToolResult>>(r: Result<CallToolResult, E>) -> CallToolResult {
+    r.unwrap_or_else(Into::into)
 }
 
 impl From<BrowserError> for CallToolResult {
@@ -136,7 +131,7 @@ impl BrowserServer {
         &self,
         Parameters(opts): Parameters<AppInfoArgs>,
     ) -> CallToolResult {
-        flat(
+        answer(
             async {
                 let b = self.browser().await?;
                 let mut tabs =
@@ -152,8 +147,7 @@ impl BrowserServer {
                     json!({"windows": render_window_list(&tabs)}),
                 ))
             }
-            .await
-            .map_err(CallToolResult::from),
+            .await,
         )
     }
 
@@ -162,25 +156,20 @@ impl BrowserServer {
         &self,
         Parameters(args): Parameters<Target>,
     ) -> CallToolResult {
-        flat(
+        answer(
             async {
-                let b = self.browser().await?;
-                let text = args.id.clone();
-                b.tabs().await?;
-                let id = parse_id(&text)
-                    .ok_or_else(|| BrowserError::Model(messages::bad_id("window", &text)))?;
+                let (b, id) = self.window_id(&args.id).await?;
                 let w = b.select(id).await?;
                 let mut out = json!({"root_name": w.app, "window_info": w.to_json()});
                 if let Some(given) = args.name.as_deref().map(clean_name)
                     && !given.is_empty()
                     && given != clean_name(&w.name)
                 {
-                    out["warning"] = json!(messages::window_name_warning(id, &given, &w.name));
+                    out["warning"] = json!(texts::window_name_warning(id, &given, &w.name));
                 }
                 Ok::<_, BrowserError>(CallToolResult::structured(out))
             }
-            .await
-            .map_err(CallToolResult::from),
+            .await,
         )
     }
 
@@ -189,7 +178,7 @@ impl BrowserServer {
         &self,
         Parameters(args): Parameters<ListingArgs>,
     ) -> CallToolResult {
-        flat(
+        answer(
             async {
                 let opts = args.options().map_err(BrowserError::Model)?;
                 let b = self.browser().await?;
@@ -197,7 +186,7 @@ impl BrowserServer {
                 let note = listing
                     .dialog
                     .as_ref()
-                    .map(|d| messages::listing_dialog_note(&d.kind, &d.message));
+                    .map(|d| texts::listing_dialog_note(&d.kind, &d.message));
                 let mut result = match opts.format {
                     deft_protocol::observation::ListingFormat::Compact => {
                         CallToolResult::success(vec![ContentBlock::text(render_compact(
@@ -215,14 +204,13 @@ impl BrowserServer {
                 }
                 Ok::<_, BrowserError>(result)
             }
-            .await
-            .map_err(CallToolResult::from),
+            .await,
         )
     }
 
     #[tool(name = "click_input", description = describe::CLICK)]
     async fn click_input(&self, Parameters(args): Parameters<ClickArgs>) -> CallToolResult {
-        flat(
+        answer(
             async {
                 let button =
                     input::button_name(args.button.as_deref()).map_err(BrowserError::Model)?;
@@ -245,7 +233,7 @@ impl BrowserServer {
                     )
                     .await?;
                 report_file_chooser(b, &mut events, &mut result).await;
-                Ok(result)
+                Ok::<_, CallToolResult>(result)
             }
             .await,
         )
@@ -255,19 +243,15 @@ impl BrowserServer {
     async fn set_edit_text(&self, Parameters(args): Parameters<SetTextArgs>) -> CallToolResult {
         let clear = args.clear_current_text.unwrap_or(true);
         let text = args.text.clone();
-        let b = match self.browser().await {
-            Ok(b) => b,
-            Err(e) => return e.into(),
-        };
         match self
-            .file_input(b, &args.target.id, args.target.name.as_deref())
+            .file_input(&args.target.id, args.target.name.as_deref())
             .await
         {
-            Ok(true) => return flat(self.set_file_input(b, &args).await),
+            Ok(true) => return answer(self.set_file_input(&args).await),
             Ok(false) => {}
             Err(e) => return e.into(),
         }
-        flat(self
+        answer(self
             .act_on(&args.target.id, args.target.name.as_deref(), true, move |b, page, id, c, _p| {
                 Box::pin(async move {
                     let ok = b
@@ -285,7 +269,7 @@ impl BrowserServer {
                         )
                         .await?;
                     if ok != Value::Bool(true) {
-                        return Err(BrowserError::Model(messages::not_editable(
+                        return Err(BrowserError::Model(texts::not_editable(
                             id,
                             &c.name,
                             c.kind.as_str(),
@@ -307,12 +291,10 @@ impl BrowserServer {
 
     #[tool(name = "keyboard_input", description = describe::KEYS)]
     async fn keyboard_input(&self, Parameters(args): Parameters<KeysArgs>) -> CallToolResult {
-        flat(
+        answer(
             async {
                 let steps = keys::parse(&args.keys).map_err(|e| err(e.to_string()))?;
-                let b = self.browser().await?;
-                let (window, page) = b.current()?;
-                b.ensure_no_dialog(window)?;
+                let (b, window, page) = self.page().await?;
                 let mut warning = None;
                 let mut focused = None;
                 if !args.id.is_empty() && args.control_focus.unwrap_or(true) {
@@ -327,10 +309,9 @@ impl BrowserServer {
                     .await
                     .map_err(BrowserError::from)?
                     == Dispatched::DialogOpened;
-                Ok(self.finish(b, before, dialog, warning).await)
+                Ok::<_, CallToolResult>(self.finish(b, before, dialog, warning).await)
             }
-            .await
-            .map_err(|e: CallToolResult| e),
+            .await,
         )
     }
 
@@ -338,7 +319,7 @@ impl BrowserServer {
     async fn wheel_mouse_input(&self, Parameters(args): Parameters<WheelArgs>) -> CallToolResult {
         let dist = i64::from(args.wheel_dist);
         match Some(&args.target.id).filter(|id| !id.is_empty()) {
-            Some(id) => flat(
+            Some(id) => answer(
                 self.act_on(
                     id,
                     args.target.name.as_deref(),
@@ -353,33 +334,24 @@ impl BrowserServer {
                 )
                 .await,
             ),
-            None => flat(
-                async {
-                    let b = self.browser().await?;
-                    let (window, page) = b.current()?;
-                    b.ensure_no_dialog(window)?;
-                    let (w, h) = viewport(b, &page).await?;
-                    let before = Before::take(b, window, &page, None).await;
-                    let d = input::wheel(b.cdp(), &page, w / 2.0, h / 2.0, dist).await?;
-                    scrolled(b, &page, d).await;
-                    Ok::<_, BrowserError>(
-                        self.finish(b, before, d == Dispatched::DialogOpened, None)
-                            .await,
-                    )
-                }
-                .await
-                .map_err(CallToolResult::from),
+            None => answer(
+                self.act_on_viewport(move |b, page, (w, h)| {
+                    Box::pin(async move {
+                        let d = input::wheel(b.cdp(), &page, w / 2.0, h / 2.0, dist).await?;
+                        scrolled(b, &page, d).await;
+                        Ok(d)
+                    })
+                })
+                .await,
             ),
         }
     }
 
     #[tool(name = "texts", description = describe::TEXTS, annotations(read_only_hint = true))]
     async fn texts(&self, Parameters(args): Parameters<Target>) -> CallToolResult {
-        flat(
+        answer(
             async {
-                let b = self.browser().await?;
-                let (window, _) = b.current()?;
-                b.ensure_no_dialog(window)?;
+                let (b, _, _) = self.page().await?;
                 let (n, c, warning) = b.control(&args.id, args.name.as_deref())?;
                 let v = b
                     .on_element(
@@ -397,8 +369,7 @@ impl BrowserServer {
                 }
                 Ok::<_, BrowserError>(CallToolResult::structured(out))
             }
-            .await
-            .map_err(CallToolResult::from),
+            .await,
         )
     }
 
@@ -408,7 +379,7 @@ impl BrowserServer {
         Parameters(args): Parameters<SelectOptionArgs>,
     ) -> CallToolResult {
         let wanted = args.option.clone();
-        flat(self
+        answer(self
             .act_on(&args.target.id, args.target.name.as_deref(), true, move |b, _page, id, c, _p| {
                 Box::pin(async move {
                     let v = b
@@ -431,7 +402,7 @@ impl BrowserServer {
                         )
                         .await?;
                     if v["notSelect"] == true {
-                        return Err(BrowserError::Model(messages::not_a_select(
+                        return Err(BrowserError::Model(texts::not_a_select(
                             id,
                             &c.name,
                             c.kind.as_str(),
@@ -442,7 +413,7 @@ impl BrowserServer {
                             .iter()
                             .filter_map(|o| o.as_str().map(str::to_owned))
                             .collect();
-                        return Err(BrowserError::Model(messages::no_such_option(
+                        return Err(BrowserError::Model(texts::no_such_option(
                             id, &wanted, &opts,
                         )));
                     }
@@ -457,23 +428,23 @@ impl BrowserServer {
         &self,
         Parameters(args): Parameters<CoordArgs>,
     ) -> CallToolResult {
-        flat(
+        answer(
             async {
                 check_fraction("x", args.x)?;
                 check_fraction("y", args.y)?;
                 let button = input::button_name(args.button.as_deref()).map_err(err)?;
-                let b = self.browser().await?;
-                let (window, page) = b.current()?;
-                b.ensure_no_dialog(window)?;
-                let (w, h) = viewport(b, &page).await?;
-                let before = Before::take(b, window, &page, None).await;
                 let count = if args.double.unwrap_or(false) { 2 } else { 1 };
-                let d = input::click(b.cdp(), &page, args.x * w, args.y * h, button, count)
-                    .await
-                    .map_err(BrowserError::from)?;
-                Ok(self
-                    .finish(b, before, d == Dispatched::DialogOpened, None)
-                    .await)
+                let (x, y) = (args.x, args.y);
+                let result = self
+                    .act_on_viewport(move |b, page, (w, h)| {
+                        Box::pin(async move {
+                            input::click(b.cdp(), &page, x * w, y * h, button, count)
+                                .await
+                                .map_err(BrowserError::from)
+                        })
+                    })
+                    .await?;
+                Ok::<_, CallToolResult>(result)
             }
             .await,
         )
@@ -481,7 +452,7 @@ impl BrowserServer {
 
     #[tool(name = "drag_on_coordinates", description = describe::DRAG_XY)]
     async fn drag_on_coordinates(&self, Parameters(args): Parameters<DragArgs>) -> CallToolResult {
-        flat(
+        answer(
             async {
                 for (n, v) in [
                     ("start_x", args.start_x),
@@ -493,24 +464,19 @@ impl BrowserServer {
                 }
                 let button = input::button_name(args.button.as_deref()).map_err(err)?;
                 let hold = args.held().map_err(err)?;
-                let b = self.browser().await?;
-                let (window, page) = b.current()?;
-                b.ensure_no_dialog(window)?;
-                let (w, h) = viewport(b, &page).await?;
-                let before = Before::take(b, window, &page, None).await;
-                let d = input::drag(
-                    b.cdp(),
-                    &page,
-                    (args.start_x * w, args.start_y * h),
-                    (args.end_x * w, args.end_y * h),
-                    button,
-                    hold,
-                )
-                .await
-                .map_err(BrowserError::from)?;
-                Ok(self
-                    .finish(b, before, d == Dispatched::DialogOpened, None)
-                    .await)
+                let (start, end) = ((args.start_x, args.start_y), (args.end_x, args.end_y));
+                let result = self
+                    .act_on_viewport(move |b, page, (w, h)| {
+                        Box::pin(async move {
+                            let from = (start.0 * w, start.1 * h);
+                            let to = (end.0 * w, end.1 * h);
+                            input::drag(b.cdp(), &page, from, to, button, hold)
+                                .await
+                                .map_err(BrowserError::from)
+                        })
+                    })
+                    .await?;
+                Ok::<_, CallToolResult>(result)
             }
             .await,
         )
@@ -521,30 +487,26 @@ impl BrowserServer {
         &self,
         Parameters(args): Parameters<ScreenshotArgs>,
     ) -> CallToolResult {
-        flat(
+        answer(
             async {
-                let b = self.browser().await?;
-                let (window, page) = b.current()?;
-                b.ensure_no_dialog(window)?;
+                let (b, window, page) = self.page().await?;
                 let annotated = args.annotated.unwrap_or(false);
                 crate::screenshot::capture(b, window, &page, annotated, false).await
             }
-            .await
-            .map_err(CallToolResult::from),
+            .await,
         )
     }
 
     #[tool(name = "capture_desktop_screenshot", description = describe::DESKTOP_SHOT, annotations(read_only_hint = true))]
     async fn capture_desktop_screenshot(&self) -> CallToolResult {
-        flat(
+        answer(
             async {
                 let b = self.browser().await?;
                 let (window, page) = b.current_or_only().await?;
                 b.ensure_no_dialog(window)?;
                 crate::screenshot::capture(b, window, &page, false, true).await
             }
-            .await
-            .map_err(CallToolResult::from),
+            .await,
         )
     }
 
@@ -566,59 +528,27 @@ impl BrowserServer {
 
     #[tool(name = "navigate", description = describe::NAVIGATE)]
     async fn navigate(&self, Parameters(args): Parameters<UrlArgs>) -> CallToolResult {
-        flat(
-            async {
-                let b = self.browser().await?;
-                let ms = b.navigate(args.url.trim()).await?;
-                page_result(b, ms).await
-            }
-            .await
-            .map_err(CallToolResult::from),
-        )
+        self.go(Move::To(args.url.trim())).await
     }
 
     #[tool(name = "go_back", description = describe::BACK)]
     async fn go_back(&self) -> CallToolResult {
-        flat(
-            async {
-                let b = self.browser().await?;
-                let ms = b.history(-1).await?;
-                page_result(b, ms).await
-            }
-            .await
-            .map_err(CallToolResult::from),
-        )
+        self.go(Move::History(-1)).await
     }
 
     #[tool(name = "go_forward", description = describe::FORWARD)]
     async fn go_forward(&self) -> CallToolResult {
-        flat(
-            async {
-                let b = self.browser().await?;
-                let ms = b.history(1).await?;
-                page_result(b, ms).await
-            }
-            .await
-            .map_err(CallToolResult::from),
-        )
+        self.go(Move::History(1)).await
     }
 
     #[tool(name = "reload", description = describe::RELOAD)]
     async fn reload(&self) -> CallToolResult {
-        flat(
-            async {
-                let b = self.browser().await?;
-                let ms = b.reload().await?;
-                page_result(b, ms).await
-            }
-            .await
-            .map_err(CallToolResult::from),
-        )
+        self.go(Move::Reload).await
     }
 
     #[tool(name = "new_tab", description = describe::NEW_TAB)]
     async fn new_tab(&self, Parameters(args): Parameters<NewTabArgs>) -> CallToolResult {
-        flat(
+        answer(
             async {
                 let b = self.browser().await?;
                 let url = args.url.as_deref().map(str::trim).filter(|u| !u.is_empty());
@@ -627,64 +557,55 @@ impl BrowserServer {
                     json!({"root_name": w.app, "window_info": w.to_json()}),
                 ))
             }
-            .await
-            .map_err(CallToolResult::from),
+            .await,
         )
     }
 
     #[tool(name = "close_tab", description = describe::CLOSE_TAB)]
     async fn close_tab(&self, Parameters(args): Parameters<Target>) -> CallToolResult {
-        flat(
+        answer(
             async {
-                let b = self.browser().await?;
-                let text = args.id.clone();
-                b.tabs().await?;
-                let id = parse_id(&text)
-                    .ok_or_else(|| BrowserError::Model(messages::bad_id("window", &text)))?;
+                let (b, id) = self.window_id(&args.id).await?;
                 b.close_tab(id).await?;
                 let tabs = b.tabs().await?;
                 Ok::<_, BrowserError>(CallToolResult::structured(
                     json!({"closed": id.to_string(), "windows": render_window_list(&tabs)}),
                 ))
             }
-            .await
-            .map_err(CallToolResult::from),
+            .await,
         )
     }
 
     #[tool(name = "get_page_text", description = describe::PAGE_TEXT, annotations(read_only_hint = true))]
     async fn get_page_text(&self, Parameters(args): Parameters<PageTextArgs>) -> CallToolResult {
-        flat(
+        answer(
             async {
-                let b = self.browser().await?;
-                let (window, page) = b.current()?;
-                b.ensure_no_dialog(window)?;
+                let (b, _, page) = self.page().await?;
                 let max = args.max_chars.unwrap_or(DEFAULT_PAGE_TEXT_CHARS);
                 let text = crate::text::page_text(b, &page).await?;
                 let total = text.chars().count();
                 let out = if total > max {
                     let mut t: String = text.chars().take(max).collect();
-                    t.push_str(&messages::page_text_cut(max, total));
+                    t.push_str(&texts::page_text_cut(max, total));
                     t
                 } else {
                     text
                 };
                 Ok::<_, BrowserError>(CallToolResult::success(vec![ContentBlock::text(out)]))
             }
-            .await
-            .map_err(CallToolResult::from),
+            .await,
         )
     }
 
     #[tool(name = "handle_dialog", description = describe::DIALOG)]
     async fn handle_dialog(&self, Parameters(args): Parameters<DialogArgs>) -> CallToolResult {
-        flat(
+        answer(
             async {
                 let b = self.browser().await?;
                 let (window, page) = b.current()?;
                 let d = b
                     .dialog(window)
-                    .ok_or_else(|| BrowserError::Model(messages::NO_DIALOG.into()))?;
+                    .ok_or_else(|| BrowserError::Model(texts::NO_DIALOG.into()))?;
                 let mut params = json!({"accept": args.accept});
                 if let Some(t) = &args.text {
                     params["promptText"] = json!(t);
@@ -695,13 +616,74 @@ impl BrowserServer {
                     "effect": "changed", "settle_ms": ms,
                 })))
             }
-            .await
-            .map_err(CallToolResult::from),
+            .await,
         )
     }
 }
 
+/// Where a navigation tool moves the selected tab.
+enum Move<'a> {
+    /// To an address (policy-checked).
+    To(&'a str),
+    /// Back (-1) or forward (+1) in its history.
+    History(i64),
+    /// The same page again.
+    Reload,
+}
+
 impl BrowserServer {
+    /// The selected tab with no dialog open on it: the browser, the window id, the page session.
+    async fn page(&self) -> Result<(&Browser, u64, String), BrowserError> {
+        let b = self.browser().await?;
+        let (window, page) = b.current()?;
+        b.ensure_no_dialog(window)?;
+        Ok((b, window, page))
+    }
+
+    /// The browser and window id `given`, parsed after the tabs are refreshed from the browser.
+    async fn window_id(&self, given: &str) -> Result<(&Browser, u64), BrowserError> {
+        let b = self.browser().await?;
+        b.tabs().await?;
+        let id =
+            parse_id(given).ok_or_else(|| BrowserError::Model(texts::bad_id("window", given)))?;
+        Ok((b, id))
+    }
+
+    /// Moves the selected tab (`m`), waits for the page and reports it.
+    async fn go(&self, m: Move<'_>) -> CallToolResult {
+        answer(
+            async {
+                let b = self.browser().await?;
+                let ms = match m {
+                    Move::To(url) => b.navigate(url).await?,
+                    Move::History(delta) => b.history(delta).await?,
+                    Move::Reload => b.reload().await?,
+                };
+                page_result(b, ms).await
+            }
+            .await,
+        )
+    }
+
+    /// Runs `act` on the selected tab given its viewport size (CSS pixels), settles, reports.
+    async fn act_on_viewport<F>(&self, act: F) -> Result<CallToolResult, BrowserError>
+    where
+        F: for<'a> FnOnce(
+            &'a Browser,
+            String,
+            (f64, f64),
+        )
+            -> futures::future::BoxFuture<'a, Result<Dispatched, BrowserError>>,
+    {
+        let (b, window, page) = self.page().await?;
+        let size = viewport(b, &page).await?;
+        let before = Before::take(b, window, &page, None).await;
+        let d = act(b, page, size).await?;
+        Ok(self
+            .finish(b, before, d == Dispatched::DialogOpened, None)
+            .await)
+    }
+
     /// Resolves a control, validates it, runs `act` at its located point, settles, reports.
     async fn act_on<F>(
         &self,
@@ -720,9 +702,7 @@ impl BrowserServer {
         )
             -> futures::future::BoxFuture<'a, Result<Dispatched, BrowserError>>,
     {
-        let b = self.browser().await?;
-        let (window, page) = b.current()?;
-        b.ensure_no_dialog(window)?;
+        let (b, window, page) = self.page().await?;
         let (n, c, warning) = b.control(id, name)?;
         let point = b.locate(n, &c, need_enabled).await?;
         let before = Before::take(b, window, &page, Some(&c.session)).await;
@@ -734,14 +714,8 @@ impl BrowserServer {
 
     /// Whether control `id` of the selected tab is a file input (errors: the usual id errors;
     /// a stale element answers `false` and the action reports it).
-    async fn file_input(
-        &self,
-        b: &Browser,
-        id: &str,
-        name: Option<&str>,
-    ) -> Result<bool, BrowserError> {
-        let (window, _) = b.current()?;
-        b.ensure_no_dialog(window)?;
+    async fn file_input(&self, id: &str, name: Option<&str>) -> Result<bool, BrowserError> {
+        let (b, _, _) = self.page().await?;
         let (n, c, _) = b.control(id, name)?;
         Ok(b.on_element(
             n,
@@ -754,15 +728,12 @@ impl BrowserServer {
 
     /// `set_edit_text` on a file input: puts the files in without a click, so an input the page
     /// hides behind its own button works too; a disabled input is refused.
-    async fn set_file_input(
-        &self,
-        b: &Browser,
-        args: &SetTextArgs,
-    ) -> Result<CallToolResult, CallToolResult> {
+    async fn set_file_input(&self, args: &SetTextArgs) -> Result<CallToolResult, BrowserError> {
+        let b = self.browser().await?;
         let (window, page) = b.current()?;
         let (n, c, warning) = b.control(&args.target.id, args.target.name.as_deref())?;
         if b.on_element(n, &c, "return el.disabled;").await? == Value::Bool(true) {
-            return Err(BrowserError::Model(messages::control_disabled(n, &c.name)).into());
+            return Err(BrowserError::Model(texts::control_disabled(n, &c.name)));
         }
         let before = Before::take(b, window, &page, Some(&c.session)).await;
         b.set_files(n, &c, &args.text).await?;
@@ -819,8 +790,7 @@ impl BrowserServer {
         }
         add_blocked(b, window, &mut out);
         if let Some(d) = dialog {
-            out["dialog"] = json!({"type": d.kind, "message": d.message,
-                "note": messages::dialog_open(&d.kind, &d.message)});
+            out["dialog"] = dialog_json(&d);
         }
         CallToolResult::structured(out)
     }
@@ -882,7 +852,7 @@ async fn report_file_chooser(
         Ok((id, name)) => {
             out["effect"] = json!("changed");
             out["file_chooser"] = json!({"control": id.to_string(), "name": name,
-                "note": messages::file_chooser_opened(id, &name)});
+                "note": texts::file_chooser_opened(id, &name)});
         }
         Err(e) => tracing::warn!("file chooser opened, its input not resolved: {e}"),
     }
@@ -905,7 +875,7 @@ fn check_fraction(name: &str, v: f64) -> Result<(), CallToolResult> {
     if v.is_finite() && (0.0..=1.0).contains(&v) {
         Ok(())
     } else {
-        Err(err(messages::bad_fraction(name, v)))
+        Err(err(texts::bad_fraction(name, v)))
     }
 }
 
@@ -928,8 +898,13 @@ fn add_blocked(b: &Browser, window: u64, out: &mut Value) {
             .iter()
             .map(|n| json!({"url": n.url, "reason": n.reason}))
             .collect();
-        out["blocked_note"] = json!(messages::NAVIGATION_BLOCKED);
+        out["blocked_note"] = json!(texts::NAVIGATION_BLOCKED);
     }
+}
+
+/// An open dialog in a structured result: `{type, message, note}`.
+fn dialog_json(d: &Dialog) -> Value {
+    json!({"type": d.kind, "message": d.message, "note": texts::dialog_open(&d.kind, &d.message)})
 }
 
 async fn page_result(b: &Browser, settle_ms: u64) -> Result<CallToolResult, BrowserError> {
@@ -940,8 +915,7 @@ async fn page_result(b: &Browser, settle_ms: u64) -> Result<CallToolResult, Brow
     });
     add_blocked(b, window, &mut out);
     if let Some(d) = b.dialog(window) {
-        out["dialog"] = json!({"type": d.kind, "message": d.message,
-            "note": messages::dialog_open(&d.kind, &d.message)});
+        out["dialog"] = dialog_json(&d);
     }
     Ok(CallToolResult::structured(out))
 }
@@ -955,7 +929,7 @@ impl BrowserServer {
         let Some(b) = self.browser.get() else { return };
         let Some(window) = b.selected() else { return };
         let Some(d) = b.dialog(window) else { return };
-        let note = messages::dialog_open(&d.kind, &d.message);
+        let note = texts::dialog_open(&d.kind, &d.message);
         let said = result
             .content
             .iter()
@@ -977,7 +951,7 @@ impl BrowserServer {
         if let Some(v) = result.structured_content.as_mut()
             && v.is_object()
         {
-            v["dialog"] = json!({"type": d.kind, "message": d.message, "note": note});
+            v["dialog"] = dialog_json(&d);
             let text = v.to_string();
             match result.content.first_mut().and_then(text_mut) {
                 Some(t) => *t = text,
@@ -1015,9 +989,9 @@ impl ServerHandler for BrowserServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new(
-                messages::SERVER_NAME,
+                texts::SERVER_NAME,
                 env!("CARGO_PKG_VERSION"),
             ))
-            .with_instructions(messages::INSTRUCTIONS)
+            .with_instructions(texts::INSTRUCTIONS)
     }
 }

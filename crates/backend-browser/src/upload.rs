@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use crate::browser::{AGENT_JS, Browser, BrowserError, ControlRef};
-use crate::messages;
+use crate::texts;
 
 /// Checks the paths of `text` (one per line, blank lines ignored) against `roots` (canonical
 /// folders) and returns them canonical, in order. An empty text clears the input.
@@ -20,18 +20,18 @@ pub(crate) fn upload_paths(text: &str, roots: &[PathBuf]) -> Result<Vec<String>,
     for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
         let path = Path::new(line);
         if !path.is_absolute() {
-            return Err(messages::upload_not_absolute(line));
+            return Err(texts::upload_not_absolute(line));
         }
         let real = match path.canonicalize() {
             Ok(p) => p,
-            Err(_) => return Err(messages::upload_missing(line)),
+            Err(_) => return Err(texts::upload_missing(line)),
         };
         if !real.is_file() {
-            return Err(messages::upload_not_a_file(line));
+            return Err(texts::upload_not_a_file(line));
         }
         if !roots.iter().any(|r| real.starts_with(r)) {
             let roots: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();
-            return Err(messages::upload_refused(line, &roots));
+            return Err(texts::upload_refused(line, &roots));
         }
         files.push(real.to_string_lossy().into_owned());
     }
@@ -62,7 +62,7 @@ impl Browser {
             )
             .await?;
         let Some(object) = r["result"]["objectId"].as_str() else {
-            return Err(BrowserError::Model(messages::stale_control(id, &c.name)));
+            return Err(BrowserError::Model(texts::stale_control(id, &c.name)));
         };
         self.cdp()
             .call(
@@ -106,23 +106,23 @@ mod tests {
         let r = roots(dir.path());
         assert_eq!(
             upload_paths("notes.txt", &r),
-            Err(messages::upload_not_absolute("notes.txt"))
+            Err(texts::upload_not_absolute("notes.txt"))
         );
         let missing = dir.path().join("missing.txt");
         let missing = missing.to_string_lossy();
         assert_eq!(
             upload_paths(&missing, &r),
-            Err(messages::upload_missing(&missing))
+            Err(texts::upload_missing(&missing))
         );
         let folder = dir.path().to_string_lossy();
         assert_eq!(
             upload_paths(&folder, &r),
-            Err(messages::upload_not_a_file(&folder))
+            Err(texts::upload_not_a_file(&folder))
         );
         let shown: Vec<String> = r.iter().map(|p| p.display().to_string()).collect();
         assert_eq!(
             upload_paths("/etc/passwd", &r),
-            Err(messages::upload_refused("/etc/passwd", &shown))
+            Err(texts::upload_refused("/etc/passwd", &shown))
         );
     }
 
@@ -136,7 +136,7 @@ mod tests {
         let shown: Vec<String> = r.iter().map(|p| p.display().to_string()).collect();
         assert_eq!(
             upload_paths(&link, &r),
-            Err(messages::upload_refused(&link, &shown))
+            Err(texts::upload_refused(&link, &shown))
         );
     }
 }

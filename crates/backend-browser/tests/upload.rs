@@ -4,6 +4,8 @@
 
 mod common;
 
+use std::path::{Path, PathBuf};
+
 use common::Harness;
 use deft_backend_browser::texts;
 use serde_json::json;
@@ -92,9 +94,52 @@ async fn a_click_reports_the_file_chooser_and_set_edit_text_fills_the_input() {
     assert!(h.shutdown().await);
 }
 
+/// A fresh folder outside every default upload root, wherever the clone and the target folder
+/// are: the system temp folder holds the downloads folder of a started browser too, so the first
+/// of the target's temp folder, the home folder and /var/tmp that is not inside it.
+fn folder_outside_the_upload_roots() -> tempfile::TempDir {
+    let temp = std::env::temp_dir()
+        .canonicalize()
+        .expect("the system temp folder");
+    let candidates = [
+        Some(PathBuf::from(env!("CARGO_TARGET_TMPDIR"))),
+        std::env::var_os("HOME").map(PathBuf::from),
+        Some(PathBuf::from("/var/tmp")),
+    ];
+    for dir in candidates.into_iter().flatten() {
+        let Ok(real) = dir.canonicalize() else {
+            continue;
+        };
+        if real.starts_with(&temp) {
+            continue;
+        }
+        if let Ok(outside) = tempfile::tempdir_in(&real) {
+            return outside;
+        }
+    }
+    panic!(
+        "no writable folder outside the system temp folder {} for this test",
+        temp.display()
+    );
+}
+
+/// Whether `path` (canonical) lies in the system temp folder.
+fn in_temp(path: &Path) -> bool {
+    path.starts_with(
+        std::env::temp_dir()
+            .canonicalize()
+            .expect("the system temp folder"),
+    )
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn file_paths_must_be_absolute_existing_files_inside_the_upload_roots() {
-    let outside = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("dir outside /tmp");
+    let outside = folder_outside_the_upload_roots();
+    assert!(
+        !in_temp(&outside.path().canonicalize().expect("canonical")),
+        "{} must be outside the default upload roots",
+        outside.path().display()
+    );
     let kept = outside.path().join("kept.txt");
     std::fs::write(&kept, "kept").expect("write");
     let kept_text = kept.to_string_lossy().into_owned();

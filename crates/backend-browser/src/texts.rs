@@ -1,5 +1,5 @@
 //! Every text the model reads from the browser tools: descriptions, errors and warnings.
-//! Tested verbatim (tests/messages.rs and the behaviour tests).
+//! Tested verbatim (tests/texts.rs and the behaviour tests).
 
 /// MCP server name.
 pub const SERVER_NAME: &str = "deft-browser";

@@ -1,0 +1,710 @@
+//! Browser events: decoding the CDP events the session follows (iframe targets attaching and
+//! detaching, tab titles, dialogs, loading main frames, paused document requests), applying one
+//! to the session state as a pure step that returns the CDP calls to make, and the thin loop
+//! that feeds it and makes them.
+
+use std::sync::Weak;
+
+use serde_json::{Value, json};
+
+use super::Inner;
+use super::frames::prepare_session;
+use super::state::{BlockedNavigation, Dialog, Frame, State};
+use crate::cdp::{Cdp, CdpEvent};
+use crate::policy::UrlPolicy;
+
+/// One browser event the session state follows, decoded from its CDP form.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Event {
+    /// `Target.attachedToTarget`: a target attached under session `parent` (`None`: the browser).
+    Attached {
+        /// The session the target attached under.
+        parent: Option<String>,
+        /// The new target's own session.
+        session: String,
+        /// `iframe`, `worker`, …
+        kind: String,
+        /// The target's id (for an iframe: its frame id).
+        target_id: String,
+        /// The target's URL.
+        url: String,
+    },
+    /// `Target.detachedFromTarget`: session `session` is gone.
+    Detached {
+        /// The session that detached.
+        session: String,
+    },
+    /// `Target.targetInfoChanged`: a target's title or URL changed.
+    InfoChanged {
+        /// The target's id.
+        target_id: String,
+        /// `page`, `iframe`, …
+        kind: String,
+        /// Its title now.
+        title: String,
+        /// Its URL now.
+        url: String,
+    },
+    /// `Target.targetDestroyed`: a target (a tab, for instance) is gone.
+    Destroyed {
+        /// The target's id.
+        target_id: String,
+    },
+    /// `Page.javascriptDialogOpening` on `session`.
+    DialogOpening {
+        /// The session the dialog opened on.
+        session: Option<String>,
+        /// `alert`, `confirm`, `prompt` or `beforeunload`.
+        kind: String,
+        /// The dialog's message.
+        message: String,
+    },
+    /// `Page.javascriptDialogClosed` on `session`.
+    DialogClosed {
+        /// The session whose dialog closed.
+        session: Option<String>,
+    },
+    /// `Page.frameStartedLoading` (`started`) or `Page.frameStoppedLoading` on `session`.
+    FrameLoading {
+        /// The session the frame belongs to.
+        session: Option<String>,
+        /// The frame's id.
+        frame: String,
+        /// Whether it started (else stopped) loading.
+        started: bool,
+    },
+    /// `Fetch.requestPaused`: a document request waits for the URL policy's verdict.
+    RequestPaused {
+        /// The session that asked for the document.
+        session: Option<String>,
+        /// The paused request's id, as the browser gave it.
+        request: Value,
+        /// The URL asked for.
+        url: String,
+    },
+}
+
+/// A string field of an event's parameters (`""` when absent).
+fn text(v: &Value) -> String {
+    v.as_str().unwrap_or_default().to_owned()
+}
+
+impl Event {
+    /// The event `e` stands for, or `None` for an event the session state does not follow.
+    pub(super) fn decode(e: &CdpEvent) -> Option<Event> {
+        let p = &e.params;
+        let session = e.session.clone();
+        Some(match e.method.as_str() {
+            "Target.attachedToTarget" => Event::Attached {
+                parent: session,
+                session: text(&p["sessionId"]),
+                kind: text(&p["targetInfo"]["type"]),
+                target_id: text(&p["targetInfo"]["targetId"]),
+                url: text(&p["targetInfo"]["url"]),
+            },
+            "Target.detachedFromTarget" => Event::Detached {
+                session: p["sessionId"].as_str()?.to_owned(),
+            },
+            "Target.targetInfoChanged" => Event::InfoChanged {
+                target_id: text(&p["targetInfo"]["targetId"]),
+                kind: text(&p["targetInfo"]["type"]),
+                title: text(&p["targetInfo"]["title"]),
+                url: text(&p["targetInfo"]["url"]),
+            },
+            "Target.targetDestroyed" => Event::Destroyed {
+                target_id: text(&p["targetId"]),
+            },
+            "Page.javascriptDialogOpening" => Event::DialogOpening {
+                session,
+                kind: p["type"].as_str().unwrap_or("alert").to_owned(),
+                message: text(&p["message"]),
+            },
+            "Page.javascriptDialogClosed" => Event::DialogClosed { session },
+            "Page.frameStartedLoading" | "Page.frameStoppedLoading" => Event::FrameLoading {
+                session,
+                frame: text(&p["frameId"]),
+                started: e.method == "Page.frameStartedLoading",
+            },
+            "Fetch.requestPaused" => Event::RequestPaused {
+                session,
+                request: p["requestId"].clone(),
+                url: text(&p["request"]["url"]),
+            },
+            _ => return None,
+        })
+    }
+}
+
+/// A CDP call an event asks for, made by the event loop (never while the state is locked).
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum FollowUp {
+    /// Prepare a new cross-origin frame session like a page's (agent, auto-attach, and
+    /// document interception when the URL policy restricts domains).
+    PrepareFrame {
+        /// The frame's session.
+        session: String,
+        /// Whether its document requests pass the URL policy too.
+        intercept: bool,
+    },
+    /// Let a worker or other target we do not drive run (`Runtime.runIfWaitingForDebugger`).
+    Resume {
+        /// The target's session.
+        session: String,
+    },
+    /// Let a paused document request go on (`Fetch.continueRequest`).
+    Continue {
+        /// The session that asked.
+        session: Option<String>,
+        /// The request's id.
+        request: Value,
+    },
+    /// Fail a paused document request the URL policy refused (`Fetch.failRequest`).
+    Fail {
+        /// The session that asked.
+        session: Option<String>,
+        /// The request's id.
+        request: Value,
+    },
+}
+
+impl State {
+    /// Applies one browser event to the session state and returns the CDP calls it asks for;
+    /// `policy` judges paused document requests.
+    pub(super) fn apply(&mut self, event: Event, policy: &UrlPolicy) -> Vec<FollowUp> {
+        match event {
+            Event::Attached {
+                parent,
+                session,
+                kind,
+                target_id,
+                url,
+            } => {
+                let Some(parent) = parent else {
+                    return Vec::new();
+                };
+                if kind != "iframe" {
+                    // Workers and other targets: let them run, we do not drive them.
+                    return vec![FollowUp::Resume { session }];
+                }
+                self.frames.insert(
+                    session.clone(),
+                    Frame {
+                        parent,
+                        target_id,
+                        url,
+                        owner: None,
+                    },
+                );
+                vec![FollowUp::PrepareFrame {
+                    session,
+                    intercept: policy.restricts(),
+                }]
+            }
+            Event::Detached { session } => {
+                self.frames.remove(&session);
+                self.dialogs.remove(&session);
+                self.loading.remove(&session);
+                Vec::new()
+            }
+            Event::InfoChanged {
+                target_id,
+                kind,
+                title,
+                url,
+            } => {
+                if let Some(id) = self.window_of_target.get(&target_id).copied()
+                    && let Some(tab) = self.tabs.get_mut(&id)
+                {
+                    tab.title = title;
+                    tab.url.clone_from(&url);
+                }
+                if kind == "iframe" {
+                    // A cross-origin frame navigated: keep its URL for matching.
+                    for f in self
+                        .frames
+                        .values_mut()
+                        .filter(|f| f.target_id == target_id)
+                    {
+                        f.url.clone_from(&url);
+                    }
+                }
+                Vec::new()
+            }
+            Event::Destroyed { target_id } => {
+                if let Some(id) = self.window_of_target.get(&target_id).copied() {
+                    self.tabs.remove(&id);
+                    self.blocked.remove(&id);
+                    if self.selected == Some(id) {
+                        self.selected = None;
+                    }
+                }
+                Vec::new()
+            }
+            Event::DialogOpening {
+                session,
+                kind,
+                message,
+            } => {
+                if let Some(s) = session {
+                    self.dialogs.insert(
+                        s.clone(),
+                        Dialog {
+                            kind,
+                            message,
+                            session: s,
+                        },
+                    );
+                }
+                Vec::new()
+            }
+            Event::DialogClosed { session } => {
+                if let Some(s) = session {
+                    self.dialogs.remove(&s);
+                }
+                Vec::new()
+            }
+            Event::FrameLoading {
+                session,
+                frame,
+                started,
+            } => {
+                if let Some(s) = session
+                    && self.is_main_frame(&s, &frame)
+                {
+                    if started {
+                        self.loading.insert(s);
+                    } else {
+                        self.loading.remove(&s);
+                    }
+                }
+                Vec::new()
+            }
+            Event::RequestPaused {
+                session,
+                request,
+                url,
+            } => vec![self.judge_request(session, request, &url, policy)],
+        }
+    }
+
+    /// The verdict on a paused document request; a refusal is recorded for the tab's next
+    /// action result.
+    fn judge_request(
+        &mut self,
+        session: Option<String>,
+        request: Value,
+        url: &str,
+        policy: &UrlPolicy,
+    ) -> FollowUp {
+        let Err(reason) = policy.check(url) else {
+            return FollowUp::Continue { session, request };
+        };
+        tracing::info!("blocked a page navigation: {reason}");
+        if let Some(w) = session.as_deref().and_then(|s| self.window_of_session(s)) {
+            self.blocked.entry(w).or_default().push(BlockedNavigation {
+                url: url.to_owned(),
+                reason,
+            });
+        }
+        FollowUp::Fail { session, request }
+    }
+}
+
+/// Makes the CDP call of `f`, on a task of its own (the loop never waits for the browser).
+fn perform(cdp: &Cdp, f: FollowUp) {
+    let cdp = cdp.clone();
+    tokio::spawn(async move {
+        match f {
+            FollowUp::PrepareFrame { session, intercept } => {
+                if let Err(err) = prepare_session(&cdp, &session, false, intercept).await {
+                    tracing::debug!("iframe session not prepared: {err}");
+                }
+            }
+            FollowUp::Resume { session } => {
+                let _ = cdp
+                    .call(Some(&session), "Runtime.runIfWaitingForDebugger", json!({}))
+                    .await;
+            }
+            FollowUp::Continue { session, request } => {
+                let params = json!({"requestId": request});
+                let _ = cdp
+                    .call(session.as_deref(), "Fetch.continueRequest", params)
+                    .await;
+            }
+            FollowUp::Fail { session, request } => {
+                let params = json!({"requestId": request, "errorReason": "BlockedByClient"});
+                let _ = cdp
+                    .call(session.as_deref(), "Fetch.failRequest", params)
+                    .await;
+            }
+        }
+    });
+}
+
+/// Follows browser events for as long as the browser (`inner`) lives: each decoded event is
+/// applied to the session state, then its follow-ups are made.
+pub(super) fn spawn_event_loop(
+    inner: Weak<Inner>,
+    mut events: tokio::sync::broadcast::Receiver<CdpEvent>,
+) {
+    tokio::spawn(async move {
+        loop {
+            let e = match events.recv().await {
+                Ok(e) => e,
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(n)) => {
+                    tracing::warn!("browser event loop lagged by {n} events");
+                    continue;
+                }
+                Err(_) => return,
+            };
+            let Some(inner) = inner.upgrade() else { return };
+            let Some(event) = Event::decode(&e) else {
+                continue;
+            };
+            let follow_ups = inner.lock_state().apply(event, &inner.policy);
+            for f in follow_ups {
+                perform(&inner.cdp, f);
+            }
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::state::Tab;
+    use super::*;
+
+    /// A state with one tab: window 1, target `T1`, page session `S1`, selected.
+    fn one_tab() -> State {
+        let mut st = State::default();
+        let id = st.window_for_target("T1");
+        st.tabs.insert(
+            id,
+            Tab {
+                target_id: "T1".into(),
+                session: Some("S1".into()),
+                title: "Shop".into(),
+                url: "http://shop.test/".into(),
+                previous: None,
+            },
+        );
+        st.selected = Some(id);
+        st
+    }
+
+    fn event(method: &str, session: Option<&str>, params: Value) -> Event {
+        Event::decode(&CdpEvent {
+            method: method.into(),
+            params,
+            session: session.map(str::to_owned),
+        })
+        .unwrap_or_else(|| panic!("{method} is followed"))
+    }
+
+    fn attach_frame(
+        st: &mut State,
+        parent: &str,
+        session: &str,
+        policy: &UrlPolicy,
+    ) -> Vec<FollowUp> {
+        st.apply(
+            event(
+                "Target.attachedToTarget",
+                Some(parent),
+                json!({"sessionId": session, "targetInfo": {"type": "iframe", "targetId": format!("F-{session}"), "url": "http://ads.test/frame"}}),
+            ),
+            policy,
+        )
+    }
+
+    fn restricted() -> UrlPolicy {
+        UrlPolicy {
+            allowed_domains: vec!["shop.test".into()],
+            ..UrlPolicy::default()
+        }
+    }
+
+    #[test]
+    fn events_the_state_does_not_follow_decode_to_nothing() {
+        let e = CdpEvent {
+            method: "Network.requestWillBeSent".into(),
+            params: json!({}),
+            session: Some("S1".into()),
+        };
+        assert_eq!(Event::decode(&e), None);
+        let no_session = CdpEvent {
+            method: "Target.detachedFromTarget".into(),
+            params: json!({}),
+            session: None,
+        };
+        assert_eq!(Event::decode(&no_session), None);
+    }
+
+    #[test]
+    fn an_iframe_attaching_is_recorded_under_its_parent_and_prepared() {
+        let mut st = one_tab();
+        let f = attach_frame(&mut st, "S1", "C1", &UrlPolicy::default());
+        assert_eq!(
+            f,
+            vec![FollowUp::PrepareFrame {
+                session: "C1".into(),
+                intercept: false
+            }]
+        );
+        let frame = &st.frames["C1"];
+        assert_eq!(
+            (
+                frame.parent.as_str(),
+                frame.target_id.as_str(),
+                frame.url.as_str()
+            ),
+            ("S1", "F-C1", "http://ads.test/frame")
+        );
+        assert_eq!(
+            st.window_of_session("C1"),
+            Some(1),
+            "the frame belongs to the tab"
+        );
+
+        // A frame of a frame, with a restricting policy: intercepted too, still the same tab.
+        let f = attach_frame(&mut st, "C1", "C2", &restricted());
+        assert_eq!(
+            f,
+            vec![FollowUp::PrepareFrame {
+                session: "C2".into(),
+                intercept: true
+            }]
+        );
+        assert_eq!(st.window_of_session("C2"), Some(1));
+    }
+
+    #[test]
+    fn workers_are_let_run_and_browser_level_attachments_ignored() {
+        let mut st = one_tab();
+        let worker = event(
+            "Target.attachedToTarget",
+            Some("S1"),
+            json!({"sessionId": "W1", "targetInfo": {"type": "worker", "targetId": "W", "url": ""}}),
+        );
+        assert_eq!(
+            st.apply(worker, &UrlPolicy::default()),
+            vec![FollowUp::Resume {
+                session: "W1".into()
+            }]
+        );
+        let top = event(
+            "Target.attachedToTarget",
+            None,
+            json!({"sessionId": "S9", "targetInfo": {"type": "page", "targetId": "T9"}}),
+        );
+        assert_eq!(st.apply(top, &UrlPolicy::default()), Vec::new());
+        assert!(st.frames.is_empty(), "no frame recorded: {:?}", st.frames);
+    }
+
+    #[test]
+    fn a_detached_session_forgets_its_frame_dialog_and_loading() {
+        let mut st = one_tab();
+        attach_frame(&mut st, "S1", "C1", &UrlPolicy::default());
+        st.apply(
+            event(
+                "Page.javascriptDialogOpening",
+                Some("C1"),
+                json!({"type": "confirm", "message": "Leave?"}),
+            ),
+            &UrlPolicy::default(),
+        );
+        st.loading.insert("C1".into());
+        let f = st.apply(
+            event(
+                "Target.detachedFromTarget",
+                Some("S1"),
+                json!({"sessionId": "C1"}),
+            ),
+            &UrlPolicy::default(),
+        );
+        assert_eq!(f, Vec::new());
+        assert!(st.frames.is_empty() && st.dialogs.is_empty() && st.loading.is_empty());
+    }
+
+    #[test]
+    fn target_info_keeps_tab_titles_and_frame_urls_current() {
+        let mut st = one_tab();
+        attach_frame(&mut st, "S1", "C1", &UrlPolicy::default());
+        st.apply(
+            event(
+                "Target.targetInfoChanged",
+                None,
+                json!({"targetInfo": {"targetId": "T1", "type": "page", "title": "Cart", "url": "http://shop.test/cart"}}),
+            ),
+            &UrlPolicy::default(),
+        );
+        assert_eq!(
+            (st.tabs[&1].title.as_str(), st.tabs[&1].url.as_str()),
+            ("Cart", "http://shop.test/cart")
+        );
+        st.apply(
+            event(
+                "Target.targetInfoChanged",
+                None,
+                json!({"targetInfo": {"targetId": "F-C1", "type": "iframe", "title": "", "url": "http://ads.test/next"}}),
+            ),
+            &UrlPolicy::default(),
+        );
+        assert_eq!(st.frames["C1"].url, "http://ads.test/next");
+        assert_eq!(
+            st.tabs[&1].title, "Cart",
+            "a frame's change leaves the tab alone"
+        );
+    }
+
+    #[test]
+    fn a_destroyed_tab_goes_with_its_selection_and_blocked_list() {
+        let mut st = one_tab();
+        st.blocked.entry(1).or_default().push(BlockedNavigation {
+            url: "http://evil.test/".into(),
+            reason: "no".into(),
+        });
+        st.apply(
+            event(
+                "Target.targetDestroyed",
+                None,
+                json!({"targetId": "T-other"}),
+            ),
+            &UrlPolicy::default(),
+        );
+        assert_eq!(st.selected, Some(1), "another target's end changes nothing");
+        st.apply(
+            event("Target.targetDestroyed", None, json!({"targetId": "T1"})),
+            &UrlPolicy::default(),
+        );
+        assert!(st.tabs.is_empty() && st.blocked.is_empty());
+        assert_eq!(st.selected, None);
+        assert_eq!(
+            st.window_for_target("T1"),
+            1,
+            "the id map keeps the target's id (never reused)"
+        );
+    }
+
+    #[test]
+    fn dialogs_open_and_close_per_session() {
+        let mut st = one_tab();
+        let f = st.apply(
+            event(
+                "Page.javascriptDialogOpening",
+                Some("S1"),
+                json!({"type": "prompt", "message": "Your name?"}),
+            ),
+            &UrlPolicy::default(),
+        );
+        assert_eq!(f, Vec::new());
+        assert_eq!(
+            st.dialog_of_window(1),
+            Some(Dialog {
+                kind: "prompt".into(),
+                message: "Your name?".into(),
+                session: "S1".into()
+            })
+        );
+        // A dialog without a type counts as an alert.
+        st.apply(
+            event(
+                "Page.javascriptDialogOpening",
+                Some("S2"),
+                json!({"message": "Hi"}),
+            ),
+            &UrlPolicy::default(),
+        );
+        assert_eq!(st.dialogs["S2"].kind, "alert");
+        st.apply(
+            event("Page.javascriptDialogClosed", Some("S1"), json!({})),
+            &UrlPolicy::default(),
+        );
+        assert_eq!(st.dialog_of_window(1), None);
+        assert!(
+            st.dialogs.contains_key("S2"),
+            "only that session's dialog closed"
+        );
+    }
+
+    #[test]
+    fn only_a_tabs_main_frame_marks_it_loading() {
+        let mut st = one_tab();
+        let policy = UrlPolicy::default();
+        st.apply(
+            event(
+                "Page.frameStartedLoading",
+                Some("S1"),
+                json!({"frameId": "sub"}),
+            ),
+            &policy,
+        );
+        assert!(st.loading.is_empty(), "a subframe's load is not the page's");
+        st.apply(
+            event(
+                "Page.frameStartedLoading",
+                Some("S1"),
+                json!({"frameId": "T1"}),
+            ),
+            &policy,
+        );
+        assert!(st.loading.contains("S1"));
+        st.apply(
+            event(
+                "Page.frameStoppedLoading",
+                Some("S1"),
+                json!({"frameId": "T1"}),
+            ),
+            &policy,
+        );
+        assert!(st.loading.is_empty());
+    }
+
+    #[test]
+    fn paused_documents_continue_when_allowed_and_fail_with_a_record_when_refused() {
+        let mut st = one_tab();
+        attach_frame(&mut st, "S1", "C1", &UrlPolicy::default());
+        let policy = restricted();
+        let allowed = st.apply(
+            event(
+                "Fetch.requestPaused",
+                Some("S1"),
+                json!({"requestId": "r1", "request": {"url": "http://shop.test/next"}}),
+            ),
+            &policy,
+        );
+        assert_eq!(
+            allowed,
+            vec![FollowUp::Continue {
+                session: Some("S1".into()),
+                request: json!("r1")
+            }]
+        );
+        assert!(st.blocked.is_empty());
+
+        let refused = st.apply(
+            event(
+                "Fetch.requestPaused",
+                Some("C1"),
+                json!({"requestId": "r2", "request": {"url": "http://evil.test/x"}}),
+            ),
+            &policy,
+        );
+        assert_eq!(
+            refused,
+            vec![FollowUp::Fail {
+                session: Some("C1".into()),
+                request: json!("r2")
+            }]
+        );
+        let reason = policy.check("http://evil.test/x").expect_err("refused");
+        assert_eq!(
+            st.blocked[&1],
+            vec![BlockedNavigation {
+                url: "http://evil.test/x".into(),
+                reason
+            }],
+            "a frame's refused document is reported on its tab"
+        );
+    }
+}

@@ -1,0 +1,263 @@
+//! Control listings: the page agent's raw controls across frames, turned into the compact
+//! listing's controls with session ids, new-control marks and subtree cuts.
+
+use std::collections::HashSet;
+
+use deft_protocol::observation::{
+    Control, ControlType, ListingOptions, StateFlag, WindowSummary, WindowType,
+};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::state::{ControlRef, Dialog, Hop};
+use super::tabs::summary;
+use super::{Browser, BrowserError, Result};
+use crate::texts;
+
+/// One raw control as the page agent reports it.
+#[derive(Debug, Deserialize)]
+pub(super) struct RawControl {
+    k: u64,
+    #[serde(default)]
+    role: String,
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    interactive: bool,
+    #[serde(default)]
+    value: Option<String>,
+    #[serde(default)]
+    states: Vec<String>,
+    #[serde(default)]
+    rect: Option<[i32; 4]>,
+    #[serde(default)]
+    text: bool,
+    #[serde(default)]
+    row: u64,
+    #[serde(default)]
+    frame: Option<String>,
+    #[serde(default)]
+    origin: Option<[i32; 2]>,
+    /// How many listed controls enclose this one (for subtree views).
+    #[serde(default)]
+    d: u32,
+    #[serde(flatten)]
+    extra: serde_json::Map<String, Value>,
+}
+
+#[derive(Debug, Deserialize)]
+struct RawListing {
+    doc: String,
+    #[serde(default)]
+    title: String,
+    #[serde(default)]
+    url: String,
+    controls: Vec<RawControl>,
+}
+
+/// A listing: the window, its controls (ids assigned, new marked) and an open dialog, if any.
+#[derive(Debug, Clone)]
+pub struct Listing {
+    /// The tab as a window.
+    pub window: WindowSummary,
+    /// Every control found, in document order.
+    pub controls: Vec<Control>,
+    /// A dialog open on the tab.
+    pub dialog: Option<Dialog>,
+}
+
+/// A frame's listing with every control tagged by its frame session, document and hops.
+struct FlatListing {
+    title: String,
+    url: String,
+    controls: Vec<(String, String, Vec<Hop>, RawControl)>,
+}
+
+impl Browser {
+    /// Lists the selected tab's controls (frames and shadow roots included), assigning ids and
+    /// marking new ones when `mark` (a listing the model sees) is set.
+    pub async fn list(&self, opts: &ListingOptions, mark: bool) -> Result<Listing> {
+        let (id, session) = self.current()?;
+        self.ensure_no_dialog(id)?;
+        let subtree = match opts.subtree.as_deref() {
+            Some(given) => Some(self.control(given, None)?.0),
+            None => None,
+        };
+        let fields = opts.fields();
+        let want_role = fields.iter().any(|f| f == "role");
+        let raw = self.list_session(&session, &fields, 0).await?;
+        let mut controls = Vec::with_capacity(raw.controls.len());
+        let mut ids = HashSet::new();
+        let mut st = self.state();
+        let previous = st.tabs.get(&id).and_then(|t| t.previous.clone());
+        // Row ids of the agent (keys) → whether the row is known as a row-text host.
+        for (sess, doc, hops, c) in &raw.controls {
+            let cid = st.control_id(sess, doc, c.k);
+            ids.insert(cid);
+            let kind = if c.role == "StaticText" {
+                ControlType::Text
+            } else if c.role == "meter" {
+                ControlType::Progressbar
+            } else if c.role == "status" {
+                ControlType::Statusbar
+            } else {
+                ControlType::from_aria_role(&c.role)
+            };
+            let mut control = Control::new(cid.to_string(), kind, c.name.clone())
+                .with_interactive(c.interactive)
+                .with_states(c.states.iter().filter_map(|s| s.parse::<StateFlag>().ok()));
+            if let Some(v) = &c.value {
+                control = control.with_value(v.clone());
+            }
+            if let Some(r) = c.rect {
+                control = control.with_rect(r);
+            }
+            if c.text && c.row != 0 {
+                control = control.as_row_text();
+            }
+            if want_role {
+                control = control.with_extra("role", c.role.clone());
+            }
+            for (k, v) in &c.extra {
+                if fields.iter().any(|f| f == k) {
+                    control = control.with_extra(k.clone(), v.clone());
+                }
+            }
+            if mark && previous.as_ref().is_some_and(|p| !p.contains(&cid)) {
+                control = control.new_since_last();
+            }
+            st.controls.insert(
+                cid,
+                ControlRef {
+                    window: id,
+                    session: sess.clone(),
+                    doc: doc.clone(),
+                    key: c.k,
+                    name: c.name.clone(),
+                    kind,
+                    hops: hops.clone(),
+                },
+            );
+            controls.push(control);
+        }
+        let tab = st
+            .tabs
+            .get_mut(&id)
+            .ok_or_else(|| BrowserError::model(texts::window_gone(id)))?;
+        tab.title = raw.title.clone();
+        tab.url = raw.url.clone();
+        if mark {
+            tab.previous = Some(ids.clone());
+            let lo = ids.iter().min().copied();
+            let hi = ids.iter().max().copied();
+            if let (Some(lo), Some(hi)) = (lo, hi) {
+                st.listed_range.insert(id, (lo, hi));
+            }
+        }
+        let tab = st.tabs.get(&id).cloned();
+        let window = tab.map_or_else(
+            || WindowSummary::new(id.to_string(), "", WindowType::Page, ""),
+            |t| summary(id, &t),
+        );
+        let dialog = st.dialog_of_window(id);
+        if let Some(root) = subtree {
+            let depths: Vec<u32> = raw.controls.iter().map(|(_, _, _, c)| c.d).collect();
+            let Some(range) = subtree_range(&controls, &depths, root) else {
+                let name = st.controls.get(&root).map(|c| c.name.clone());
+                return Err(BrowserError::model(texts::stale_control(
+                    root,
+                    name.as_deref().unwrap_or_default(),
+                )));
+            };
+            controls.truncate(range.end);
+            controls.drain(..range.start);
+        }
+        Ok(Listing {
+            window,
+            controls,
+            dialog,
+        })
+    }
+
+    /// Lists one frame target and, recursively, its cross-origin iframes.
+    fn list_session<'a>(
+        &'a self,
+        session: &'a str,
+        fields: &'a [String],
+        depth: usize,
+    ) -> futures::future::BoxFuture<'a, Result<FlatListing>> {
+        Box::pin(async move {
+            let v = self
+                .eval(session, &format!("__deft.list({})", json!(fields)))
+                .await?;
+            let raw: RawListing = serde_json::from_value(v).map_err(|e| {
+                BrowserError::model(texts::browser_failed(&format!(
+                    "the page agent answered unexpectedly ({e})"
+                )))
+            })?;
+            let mut out = FlatListing {
+                title: raw.title,
+                url: raw.url,
+                controls: Vec::with_capacity(raw.controls.len()),
+            };
+            let mut used: HashSet<String> = HashSet::new();
+            for c in raw.controls {
+                let Some(src) = c.frame.clone() else {
+                    out.controls
+                        .push((session.to_owned(), raw.doc.clone(), Vec::new(), c));
+                    continue;
+                };
+                if depth >= 4 {
+                    continue;
+                }
+                let child = self
+                    .frame_of_element(session, &raw.doc, c.k, &src, &used)
+                    .await;
+                let Some(child) = child else { continue };
+                used.insert(child.clone());
+                let origin = c.origin.unwrap_or([0, 0]);
+                let hop = Hop {
+                    session: session.to_owned(),
+                    doc: raw.doc.clone(),
+                    key: c.k,
+                };
+                match self.list_session(&child, fields, depth + 1).await {
+                    Ok(sub) => {
+                        for (s, d, mut hops, mut cc) in sub.controls {
+                            hops.insert(0, hop.clone());
+                            cc.d += c.d;
+                            if let Some(r) = cc.rect.as_mut() {
+                                r[0] += origin[0];
+                                r[1] += origin[1];
+                                r[2] += origin[0];
+                                r[3] += origin[1];
+                            }
+                            out.controls.push((s, d, hops, cc));
+                        }
+                    }
+                    Err(e) => tracing::debug!("cross-origin frame not listed: {e}"),
+                }
+            }
+            Ok(out)
+        })
+    }
+}
+
+/// The positions of control `root` and its descendants in a listing: `root` and the controls
+/// after it that are nested deeper (`depths[i]` counts the listed controls enclosing control
+/// `i`). `None` when `root` is not in the listing (its element is gone).
+pub(super) fn subtree_range(
+    controls: &[Control],
+    depths: &[u32],
+    root: u64,
+) -> Option<std::ops::Range<usize>> {
+    let root_text = root.to_string();
+    let start = controls.iter().position(|c| c.id == root_text)?;
+    let depth = depths.get(start).copied()?;
+    let len = depths
+        .get(start + 1..)?
+        .iter()
+        .take_while(|d| **d > depth)
+        .count();
+    Some(start..start + 1 + len)
+}

@@ -1,0 +1,146 @@
+//! The session state behind the id maps: tabs and their frames, open dialogs, loading pages,
+//! refused navigations, and the window and control ids (unique in the session, never reused).
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use deft_protocol::observation::ControlType;
+
+#[derive(Debug, Clone)]
+pub(super) struct Tab {
+    pub(super) target_id: String,
+    pub(super) session: Option<String>,
+    pub(super) title: String,
+    pub(super) url: String,
+    /// Control ids of the previous listing (for the `*` new marker).
+    pub(super) previous: Option<HashSet<u64>>,
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct Frame {
+    pub(super) parent: String,
+    pub(super) target_id: String,
+    pub(super) url: String,
+    /// The iframe element that owns the frame: the parent's document token and element key
+    /// (found with `DOM.getFrameOwner`, once per parent document).
+    pub(super) owner: Option<(String, u64)>,
+}
+
+/// A frame on the way to a control inside a cross-origin iframe: the iframe element.
+#[derive(Debug, Clone)]
+pub(super) struct Hop {
+    pub(super) session: String,
+    pub(super) doc: String,
+    pub(super) key: u64,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct ControlRef {
+    pub window: u64,
+    pub session: String,
+    pub doc: String,
+    pub key: u64,
+    pub name: String,
+    pub kind: ControlType,
+    pub(super) hops: Vec<Hop>,
+}
+
+/// An open JavaScript dialog.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dialog {
+    /// `alert`, `confirm`, `prompt` or `beforeunload`.
+    pub kind: String,
+    /// Its message.
+    pub message: String,
+    pub(super) session: String,
+}
+
+impl Dialog {
+    /// The CDP session the dialog belongs to (a page or a frame).
+    pub(crate) fn session(&self) -> &str {
+        &self.session
+    }
+}
+
+#[derive(Debug, Default)]
+pub(super) struct State {
+    pub(super) next_window: u64,
+    pub(super) next_control: u64,
+    pub(super) tabs: BTreeMap<u64, Tab>,
+    pub(super) window_of_target: HashMap<String, u64>,
+    pub(super) selected: Option<u64>,
+    pub(super) controls: HashMap<u64, ControlRef>,
+    pub(super) control_of: HashMap<(String, String, u64), u64>,
+    /// Ids of each window's latest listing, for "unknown id" texts.
+    pub(super) listed_range: HashMap<u64, (u64, u64)>,
+    pub(super) frames: HashMap<String, Frame>,
+    pub(super) dialogs: HashMap<String, Dialog>,
+    /// Targets closed through close_tab (the browser may list them for a moment longer).
+    pub(super) closed: HashSet<String>,
+    /// Page sessions whose main frame is loading a new document (a link followed, a form
+    /// posted, a redirect): settling waits for the new document instead of the old one.
+    pub(super) loading: HashSet<String>,
+    /// Navigations the URL policy refused since the window's last action result.
+    pub(super) blocked: HashMap<u64, Vec<BlockedNavigation>>,
+}
+
+/// A document the page tried to open and the URL policy refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockedNavigation {
+    /// The URL the page (a link, a redirect, a frame) asked for.
+    pub url: String,
+    /// The policy's reason, as the model reads it.
+    pub reason: String,
+}
+
+impl State {
+    pub(super) fn window_for_target(&mut self, target_id: &str) -> u64 {
+        if let Some(id) = self.window_of_target.get(target_id) {
+            return *id;
+        }
+        self.next_window += 1;
+        let id = self.next_window;
+        self.window_of_target.insert(target_id.to_owned(), id);
+        id
+    }
+
+    pub(super) fn control_id(&mut self, session: &str, doc: &str, key: u64) -> u64 {
+        let k = (session.to_owned(), doc.to_owned(), key);
+        if let Some(id) = self.control_of.get(&k) {
+            return *id;
+        }
+        self.next_control += 1;
+        let id = self.next_control;
+        self.control_of.insert(k, id);
+        id
+    }
+
+    /// The tab (window id) a session belongs to: the page's own session or one of its frames.
+    pub(super) fn window_of_session(&self, session: &str) -> Option<u64> {
+        let mut s = session.to_owned();
+        for _ in 0..16 {
+            if let Some((id, _)) = self
+                .tabs
+                .iter()
+                .find(|(_, t)| t.session.as_deref() == Some(s.as_str()))
+            {
+                return Some(*id);
+            }
+            s = self.frames.get(&s)?.parent.clone();
+        }
+        None
+    }
+
+    /// Whether `session` is a tab's own session and `frame` that tab's main frame.
+    pub(super) fn is_main_frame(&self, session: &str, frame: &str) -> bool {
+        self.tabs
+            .values()
+            .any(|t| t.session.as_deref() == Some(session) && t.target_id == frame)
+    }
+
+    pub(super) fn dialog_of_window(&self, window: u64) -> Option<Dialog> {
+        self.dialogs
+            .values()
+            .find(|d| self.window_of_session(&d.session) == Some(window))
+            .cloned()
+    }
+}
