@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::messages;
+use crate::texts;
 use crate::target::DesktopTarget;
 
 /// How long `launch_app` waits for a launched application's window by default.
@@ -113,7 +113,7 @@ impl LaunchPolicy {
     pub fn resolve(&self, app: &str, extra: &[String]) -> Result<LaunchPlan, String> {
         let app = app.trim();
         if app.is_empty() {
-            return Err(messages::launch_refused(app, &self.allow));
+            return Err(texts::launch_refused(app, &self.allow));
         }
         if let Some((program, mut args)) = find_desktop_entry(app) {
             args.extend(extra.iter().cloned());
@@ -139,7 +139,7 @@ impl LaunchPolicy {
             };
             return Ok(plan(program, extra.to_vec()));
         }
-        Err(messages::launch_refused(app, &self.allow))
+        Err(texts::launch_refused(app, &self.allow))
     }
 }
 

@@ -26,7 +26,7 @@ use crate::a11y;
 use crate::keys::{self, KeyStep};
 use crate::launch::{self, LaunchPolicy};
 use crate::marks;
-use crate::messages;
+use crate::texts;
 use crate::session::{Connected, Session};
 use crate::target::DesktopTarget;
 use crate::ui_tree;
@@ -119,7 +119,7 @@ fn button_of(b: Option<&str>) -> Result<Button, String> {
         None | Some("" | "left") => Ok(Button::Left),
         Some("right") => Ok(Button::Right),
         Some("middle") => Ok(Button::Middle),
-        Some(other) => Err(messages::bad_button(other)),
+        Some(other) => Err(texts::bad_button(other)),
     }
 }
 
@@ -127,7 +127,7 @@ fn fraction(name: &str, v: f64) -> Result<f64, String> {
     if (0.0..=1.0).contains(&v) {
         Ok(v)
     } else {
-        Err(messages::bad_fraction(name, v))
+        Err(texts::bad_fraction(name, v))
     }
 }
 
@@ -150,7 +150,7 @@ fn action_result(
     warning: Option<String>,
     extra: Value,
 ) -> CallToolResult {
-    let mut obj = json!({ "effect": effect, "message": messages::done(action, effect) });
+    let mut obj = json!({ "effect": effect, "message": texts::done(action, effect) });
     if let Some(w) = warning {
         obj["warning"] = Value::String(w);
     }
@@ -406,14 +406,14 @@ impl DesktopServer {
                 let until = *handoff_until
                     .get_or_insert_with(|| (now + launch::HANDOFF_GRACE).min(deadline));
                 if !status.success() || now >= until {
-                    return fail(messages::launch_exited(
+                    return fail(texts::launch_exited(
                         &p.app,
                         &program,
                         &launch::describe_exit(status),
                     ));
                 }
             } else if now >= deadline {
-                return fail(messages::launch_no_window(
+                return fail(texts::launch_no_window(
                     &p.app,
                     &program,
                     pid,
@@ -560,7 +560,7 @@ impl DesktopServer {
         );
         let d = resolved.entry.described.clone();
         if !d.editable && d.kind != ControlType::Edit && d.kind != ControlType::Combobox {
-            return fail(messages::not_editable(
+            return fail(texts::not_editable(
                 &resolved.entry.id.to_string(),
                 &d.name,
             ));
@@ -689,7 +689,7 @@ impl DesktopServer {
         {
             Ok(Some(r)) => r,
             Ok(None) => {
-                return fail(messages::not_interactable(
+                return fail(texts::not_interactable(
                     &resolved.entry.id.to_string(),
                     &resolved.entry.described.name,
                     "wheel_mouse_input",
@@ -730,7 +730,7 @@ impl DesktopServer {
         let d = &resolved.entry.described;
         if resolved.warning.is_some() {
             let given = t.name.unwrap_or_default();
-            return CallToolResult::success(vec![Content::text(messages::texts_mismatch(
+            return CallToolResult::success(vec![Content::text(texts::texts_mismatch(
                 &t.id, &d.name, &given,
             ))]);
         }
@@ -738,12 +738,12 @@ impl DesktopServer {
         let text = if d.has_text {
             match a11y::text(&c.a11y, &d.key).await {
                 Ok(t) => t,
-                Err(_) => return fail(messages::vanished(&t.id, &d.name)),
+                Err(_) => return fail(texts::vanished(&t.id, &d.name)),
             }
         } else if let Ok(name) = a11y::name(&c.a11y, &d.key).await {
             name
         } else {
-            return fail(messages::no_text(&t.id, &d.name));
+            return fail(texts::no_text(&t.id, &d.name));
         };
         CallToolResult::success(vec![Content::text(text)])
     }
@@ -774,11 +774,11 @@ impl DesktopServer {
                 | ControlType::Table
                 | ControlType::Tab
         ) {
-            return fail(messages::no_options(&id, &d.name));
+            return fail(texts::no_options(&id, &d.name));
         }
         let options = match crate::options::read(&c.a11y, &d.key, d.role).await {
             Ok(o) if !o.options.is_empty() => o,
-            _ => return fail(messages::no_options(&id, &d.name)),
+            _ => return fail(texts::no_options(&id, &d.name)),
         };
         let wanted = observation::clean_name(&p.option);
         let Some(index) = options
@@ -792,7 +792,7 @@ impl DesktopServer {
                     .position(|o| observation::clean_name(o).eq_ignore_ascii_case(&wanted))
             })
         else {
-            return fail(messages::unknown_option(&p.option, &options.options));
+            return fail(texts::unknown_option(&p.option, &options.options));
         };
         let result = self
             .session
@@ -837,9 +837,9 @@ impl ServerHandler for DesktopServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new(
-                messages::SERVER_NAME,
+                texts::SERVER_NAME,
                 env!("CARGO_PKG_VERSION"),
             ))
-            .with_instructions(messages::INSTRUCTIONS)
+            .with_instructions(texts::INSTRUCTIONS)
     }
 }

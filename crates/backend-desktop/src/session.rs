@@ -15,7 +15,7 @@ use zbus::Connection;
 use crate::a11y::{self, ObjKey, Tree};
 use crate::describe::{self, Described, ValueSource};
 use crate::events::{self, EventLog, Since};
-use crate::messages;
+use crate::texts;
 use crate::target::DesktopTarget;
 use crate::x11::X11;
 
@@ -194,19 +194,19 @@ impl Session {
         let display = self.target.display.clone();
         let x = tokio::task::spawn_blocking(move || X11::connect(&display))
             .await
-            .map_err(|e| messages::unreachable("X display", &e.to_string()))?
+            .map_err(|e| texts::unreachable("X display", &e.to_string()))?
             .map_err(|e| {
-                messages::unreachable(&format!("X display {}", self.target.display), &e.0)
+                texts::unreachable(&format!("X display {}", self.target.display), &e.0)
             })?;
         let address = match &self.target.a11y_bus {
             Some(a) => a.clone(),
             None => a11y_address(self.target.session_bus.as_deref()).await?,
         };
         let a11y = zbus::connection::Builder::address(address.as_str())
-            .map_err(|e| messages::unreachable("accessibility bus", &e.to_string()))?
+            .map_err(|e| texts::unreachable("accessibility bus", &e.to_string()))?
             .build()
             .await
-            .map_err(|e| messages::unreachable("accessibility bus", &e.to_string()))?;
+            .map_err(|e| texts::unreachable("accessibility bus", &e.to_string()))?;
         let events = Arc::new(EventLog::new());
         let watching = events::watch(&a11y, events.clone()).await;
         Ok(Connected {
@@ -291,10 +291,10 @@ impl Session {
     ) -> ToolResult<(WindowEntry, Option<String>)> {
         let maps = self.maps.lock().await;
         if maps.listed_windows.is_empty() {
-            return Err(messages::NO_WINDOWS.to_owned());
+            return Err(texts::NO_WINDOWS.to_owned());
         }
         if id.trim().is_empty() {
-            return Err(messages::empty_id("window"));
+            return Err(texts::empty_id("window"));
         }
         let known: Vec<String> = maps.listed_windows.iter().map(u64::to_string).collect();
         let entry = id
@@ -302,13 +302,13 @@ impl Session {
             .parse::<u64>()
             .ok()
             .and_then(|n| maps.window_info.get(&n))
-            .ok_or_else(|| messages::unknown_window(id, &known))?;
+            .ok_or_else(|| texts::unknown_window(id, &known))?;
         if !entry.open {
-            return Err(messages::window_gone(id, &entry.name));
+            return Err(texts::window_gone(id, &entry.name));
         }
         let warning = name
             .filter(|n| describe::undouble(n) != entry.name)
-            .map(|n| messages::name_mismatch(id, &entry.name, n));
+            .map(|n| texts::name_mismatch(id, &entry.name, n));
         Ok((entry.clone(), warning))
     }
 
@@ -351,12 +351,12 @@ impl Session {
         let maps = self.maps.lock().await;
         let id = maps
             .selected
-            .ok_or_else(|| messages::NO_WINDOW_SELECTED.to_owned())?;
+            .ok_or_else(|| texts::NO_WINDOW_SELECTED.to_owned())?;
         let w = maps
             .window_info
             .get(&id)
             .cloned()
-            .ok_or_else(|| messages::NO_WINDOW_SELECTED.to_owned())?;
+            .ok_or_else(|| texts::NO_WINDOW_SELECTED.to_owned())?;
         Ok(w)
     }
 
@@ -513,7 +513,7 @@ impl Session {
     async fn walk_snapshot(&self, c: &Connected, window: &WindowEntry) -> ToolResult<Snapshot> {
         let mut tree = a11y::walk(&c.a11y, window.key.clone(), MAX_NODES)
             .await
-            .map_err(|_| messages::window_gone(&window.id.to_string(), &window.name))?;
+            .map_err(|_| texts::window_gone(&window.id.to_string(), &window.name))?;
         let (dx, dy) = self
             .offset(c, window, tree.nodes.first().and_then(|n| n.rect))
             .await;
@@ -687,12 +687,12 @@ impl Session {
         loop {
             let states = a11y::states(&c.a11y, key)
                 .await
-                .map_err(|_| messages::vanished(&id, &name))?;
+                .map_err(|_| texts::vanished(&id, &name))?;
             if states.contains(State::Defunct) {
-                return Err(messages::vanished(&id, &name));
+                return Err(texts::vanished(&id, &name));
             }
             if !states.contains(State::Visible) && !states.contains(State::Showing) {
-                return Err(messages::not_interactable(
+                return Err(texts::not_interactable(
                     &id,
                     &name,
                     action,
@@ -724,7 +724,7 @@ impl Session {
                 // Scrolled out of its container: the tools do not scroll (docs/observation.md
                 // `offscreen`). Partly visible: act on the visible part.
                 let scrolled_out =
-                    || messages::not_interactable(&id, &name, action, messages::SCROLLED_OUT);
+                    || texts::not_interactable(&id, &name, action, texts::SCROLLED_OUT);
                 let rect = if entry.described.scrolled {
                     match (rect, clip_rect.map(shift)) {
                         (None, _) => return Err(scrolled_out()),
@@ -740,7 +740,7 @@ impl Session {
                 if let Some(r) = rect
                     && (r[2] <= 0 || r[3] <= 0 || r[0] >= sw || r[1] >= sh)
                 {
-                    return Err(messages::not_interactable(
+                    return Err(texts::not_interactable(
                         &id,
                         &name,
                         action,
@@ -750,7 +750,7 @@ impl Session {
                 return Ok(rect);
             }
             if Instant::now() >= deadline {
-                return Err(messages::not_interactable(&id, &name, action, "disabled"));
+                return Err(texts::not_interactable(&id, &name, action, "disabled"));
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
@@ -804,7 +804,7 @@ impl Session {
         }
         window
             .rect
-            .ok_or_else(|| messages::window_gone(&window.id.to_string(), &window.name))
+            .ok_or_else(|| texts::window_gone(&window.id.to_string(), &window.name))
     }
 
     /// Controls of the last listing of the selected window (for annotation).
@@ -869,10 +869,10 @@ fn resolve_control(
         .collect();
     in_window.sort_by_key(|c| c.id);
     if in_window.is_empty() && maps.control_info.is_empty() {
-        return Err(messages::NO_CONTROLS.to_owned());
+        return Err(texts::NO_CONTROLS.to_owned());
     }
     if id.trim().is_empty() {
-        return Err(messages::empty_id("control"));
+        return Err(texts::empty_id("control"));
     }
     let known: Vec<String> = in_window.iter().map(|c| c.id.to_string()).collect();
     let entry = id
@@ -880,21 +880,21 @@ fn resolve_control(
         .parse::<u64>()
         .ok()
         .and_then(|n| maps.control_info.get(&n))
-        .ok_or_else(|| messages::unknown_control(id, &known))?;
+        .ok_or_else(|| texts::unknown_control(id, &known))?;
     if entry.window != window.id {
         let (wid, wname) = maps
             .window_info
             .get(&entry.window)
             .map(|w| (w.id.to_string(), w.name.clone()))
             .unwrap_or_else(|| (entry.window.to_string(), String::new()));
-        return Err(messages::other_window(id, &wid, &wname));
+        return Err(texts::other_window(id, &wid, &wname));
     }
     if !entry.alive {
-        return Err(messages::vanished(id, &entry.described.name));
+        return Err(texts::vanished(id, &entry.described.name));
     }
     let warning = name
         .filter(|n| describe::undouble(n) != entry.described.name)
-        .map(|n| messages::name_mismatch(id, &entry.described.name, n));
+        .map(|n| texts::name_mismatch(id, &entry.described.name, n));
     Ok(Resolved {
         entry: entry.clone(),
         warning,
@@ -1064,13 +1064,13 @@ async fn a11y_address(session_bus: Option<&str>) -> ToolResult<String> {
     let conn = match session_bus {
         Some(addr) => {
             zbus::connection::Builder::address(addr)
-                .map_err(|e| messages::unreachable("session bus", &e.to_string()))?
+                .map_err(|e| texts::unreachable("session bus", &e.to_string()))?
                 .build()
                 .await
         }
         None => Connection::session().await,
     }
-    .map_err(|e| messages::unreachable("session bus", &e.to_string()))?;
+    .map_err(|e| texts::unreachable("session bus", &e.to_string()))?;
     let reply = conn
         .call_method(
             Some("org.a11y.Bus"),
@@ -1080,11 +1080,11 @@ async fn a11y_address(session_bus: Option<&str>) -> ToolResult<String> {
             &(),
         )
         .await
-        .map_err(|e| messages::unreachable("accessibility bus (org.a11y.Bus)", &e.to_string()))?;
+        .map_err(|e| texts::unreachable("accessibility bus (org.a11y.Bus)", &e.to_string()))?;
     reply
         .body()
         .deserialize::<String>()
-        .map_err(|e| messages::unreachable("accessibility bus", &e.to_string()))
+        .map_err(|e| texts::unreachable("accessibility bus", &e.to_string()))
 }
 
 struct FoundWindow {
@@ -1099,7 +1099,7 @@ struct FoundWindow {
 async fn enumerate_windows(conn: &Connection) -> ToolResult<Vec<FoundWindow>> {
     let apps = a11y::applications(conn)
         .await
-        .map_err(|e| messages::unreachable("accessibility registry", &e.to_string()))?;
+        .map_err(|e| texts::unreachable("accessibility registry", &e.to_string()))?;
     let per_app = join_all(apps.into_iter().map(|app| async move {
         let (name, kids, pid) = futures::join!(
             a11y::name(conn, &app),

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::messages;
+use crate::texts;
 use crate::vdesktop::DesktopState;
 
 /// The display and buses of the desktop to operate, and the environment for programs started
@@ -57,7 +57,7 @@ impl DesktopTarget {
         }
         match DesktopState::load(state_file) {
             Ok(Some(state)) if state.is_alive() => Ok(Self::from_state(&state)),
-            Ok(_) => Err(messages::no_display(&state_file.display().to_string())),
+            Ok(_) => Err(texts::no_display(&state_file.display().to_string())),
             Err(e) => Err(e.to_string()),
         }
     }
