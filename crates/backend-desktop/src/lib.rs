@@ -42,6 +42,7 @@ pub mod keys;
 pub mod launch;
 pub mod marks;
 pub mod options;
+mod proc;
 mod server;
 pub mod session;
 pub mod target;

@@ -39,7 +39,7 @@ async fn rect_of(h: &Harness, id: &str) -> [f64; 4] {
         .as_array()
         .expect("rect")
         .iter()
-        .map(|v| v.as_f64().unwrap())
+        .map(|v| v.as_f64().expect("a rect holds numbers"))
         .collect();
     [r[0], r[1], r[2], r[3]]
 }
@@ -53,7 +53,10 @@ async fn window_rect(h: &Harness) -> [f64; 4] {
         .nth(1)
         .and_then(|s| s.split(']').next())
         .unwrap_or_else(|| panic!("no rect in {text}"));
-    let v: Vec<f64> = inner.split(',').map(|n| n.parse().unwrap()).collect();
+    let v: Vec<f64> = inner
+        .split(',')
+        .map(|n| n.parse().expect("a rect holds numbers"))
+        .collect();
     [v[0], v[1], v[2], v[3]]
 }
 
