@@ -99,18 +99,14 @@ impl LaunchPolicy {
         self
     }
 
-    /// Executables allowed besides desktop entries.
-    pub fn allowed(&self) -> &[String] {
-        &self.allow
-    }
 
     /// How long `launch_app` waits for the window.
-    pub fn window_wait(&self) -> Duration {
+    pub(crate) fn window_wait(&self) -> Duration {
         self.window_wait
     }
 
     /// Resolves `app`: a desktop entry first, then the allow-list.
-    pub fn resolve(&self, app: &str, extra: &[String]) -> Result<LaunchPlan, String> {
+    pub(crate) fn resolve(&self, app: &str, extra: &[String]) -> Result<LaunchPlan, String> {
         let app = app.trim();
         if app.is_empty() {
             return Err(texts::launch_refused(app, &self.allow));
@@ -134,7 +130,7 @@ impl LaunchPolicy {
                             && Path::new(a).file_name().and_then(|n| n.to_str()) == Some(app)
                     })
                     .map(PathBuf::from)
-                    .or_else(|| crate::vdesktop::which(app))
+                    .or_else(|| crate::proc::which(app))
                     .ok_or_else(|| format!("{app:?} is allowed but not installed (not on PATH)."))?
             };
             return Ok(plan(program, extra.to_vec()));
@@ -219,7 +215,7 @@ pub fn find_desktop_entry(app: &str) -> Option<(PathBuf, Vec<String>)> {
     let program = if program.contains('/') {
         PathBuf::from(program)
     } else {
-        crate::vdesktop::which(&program)?
+        crate::proc::which(&program)?
     };
     Some((program, argv))
 }
@@ -305,7 +301,7 @@ pub fn spawn(plan: &LaunchPlan, target: &DesktopTarget) -> Result<Launched, Stri
     // Join the managed desktop's group when this process may (same session); else a group of
     // its own. Either way it is out of deft's process group.
     let joined = match target.pgid {
-        Some(pgid) if crate::vdesktop::pid_alive(pgid) => {
+        Some(pgid) if crate::proc::pid_alive(pgid) => {
             cmd.process_group(pgid);
             cmd.spawn().ok()
         }

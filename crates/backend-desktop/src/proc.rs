@@ -1,8 +1,9 @@
-//! Processes by pid: liveness, process group and name from `/proc`, and signals — the one
-//! place this crate calls libc (kill(2) has no safe std form for a process, or a process
-//! group, that is not a `Child` of ours).
+//! Processes: liveness, process group and name from `/proc`, programs on PATH, and signals —
+//! the one place this crate calls libc (kill(2) has no safe std form for a process, or a
+//! process group, that is not a `Child` of ours).
 
 use std::fs;
+use std::path::PathBuf;
 
 /// Sends `signal` to process `pid` (ignored for pids below 1, which name groups or everyone).
 pub fn signal(pid: i32, signal: libc::c_int) {
@@ -59,4 +60,12 @@ pub fn group_members(pgid: i32) -> Vec<i32> {
     dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
         .filter(|pid| process_pgid(*pid) == Some(pgid) && pid_alive(*pid))
         .collect()
+}
+
+/// `program` on PATH.
+pub fn which(program: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(program))
+        .find(|p| p.is_file())
 }

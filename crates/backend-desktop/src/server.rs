@@ -204,10 +204,6 @@ impl DesktopServer {
         }
     }
 
-    /// The session (ids, selected window), for tests and benchmarks.
-    pub fn session(&self) -> &Arc<Session> {
-        &self.session
-    }
 
     #[tool(
         name = "get_desktop_app_info",

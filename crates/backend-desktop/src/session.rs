@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use atspi::State;
-use deft_protocol::observation::{Control, ControlType, WindowSummary, WindowType};
+use deft_protocol::observation::{Control, WindowSummary, WindowType};
 use futures::future::join_all;
 use tokio::sync::{Mutex, OnceCell};
 use zbus::Connection;
@@ -565,10 +565,6 @@ impl Session {
         found.unwrap_or((0, 0))
     }
 
-    /// The digest of the selected window's state now.
-    pub async fn digest(&self, window: &WindowEntry) -> ToolResult<u64> {
-        Ok(self.snapshot(window).await?.digest)
-    }
 
     /// Lists the selected window's controls: assigns ids, marks new controls, remembers the list.
     /// With `subtree` (a control id), returns only that control and its descendants; an id that
@@ -1199,10 +1195,6 @@ pub fn root_name(pid: Option<u32>, app_name: &str) -> String {
     exe
 }
 
-/// Type of the ControlType used for window kinds (re-exported for the server).
-pub fn is_edit(kind: ControlType) -> bool {
-    kind == ControlType::Edit
-}
 
 #[cfg(test)]
 mod tests {

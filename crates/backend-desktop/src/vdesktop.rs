@@ -15,11 +15,11 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::proc::{self, process_name, process_pgid};
+use crate::proc::{self, process_name, process_pgid, which};
 pub use crate::proc::{group_members, pid_alive};
 
 /// Screen size of the managed desktop.
-pub const SCREEN: (u32, u32) = (1280, 1024);
+const SCREEN: (u32, u32) = (1280, 1024);
 
 /// How long start waits for each part to become ready.
 const READY_TIMEOUT: Duration = Duration::from_secs(15);
@@ -28,7 +28,7 @@ const READY_TIMEOUT: Duration = Duration::from_secs(15);
 const STOP_GRACE: Duration = Duration::from_secs(3);
 
 /// Name of the state file inside deft's data folder.
-pub const STATE_FILE: &str = "desktop.json";
+const STATE_FILE: &str = "desktop.json";
 
 /// Folder (inside deft's data folder) holding the desktop's HOME, runtime dir, sockets and logs.
 pub const WORK_DIR: &str = "desktop";
@@ -85,7 +85,7 @@ impl DesktopState {
     }
 
     /// Whether the desktop's Xvfb still runs.
-    pub fn is_alive(&self) -> bool {
+    pub(crate) fn is_alive(&self) -> bool {
         self.pids
             .get("xvfb")
             .is_some_and(|&pid| pid_alive(pid) && process_name(pid).as_deref() == Some("Xvfb"))
@@ -217,14 +217,6 @@ fn kill_group(pgid: i32) {
     while Instant::now() < deadline && !group_members(pgid).is_empty() {
         std::thread::sleep(Duration::from_millis(20));
     }
-}
-
-/// `program` on PATH.
-pub fn which(program: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(program))
-        .find(|p| p.is_file())
 }
 
 async fn launch(work_dir: &Path) -> Result<DesktopState, DesktopError> {
