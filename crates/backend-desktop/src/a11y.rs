@@ -363,7 +363,22 @@ pub async fn applications(conn: &Connection) -> A11yResult<Vec<ObjKey>> {
     .await
 }
 
-/// Unix pid of the process owning bus name `bus` on the accessibility bus.
+/// Asks `org.a11y.Bus` on the session bus `session` for the accessibility bus address; the
+/// reply's body is the address.
+pub async fn ask_a11y_address(session: &Connection) -> A11yResult<zbus::Message> {
+    session
+        .call_method(
+            Some("org.a11y.Bus"),
+            "/org/a11y/bus",
+            Some("org.a11y.Bus"),
+            "GetAddress",
+            &(),
+        )
+        .await
+}
+
+/// Unix pid of the process owning bus name `bus` on the bus of `conn` (the accessibility bus,
+/// or any other).
 pub async fn bus_pid(conn: &Connection, bus: &str) -> Option<u32> {
     let reply = conn
         .call_method(
@@ -389,12 +404,10 @@ pub async fn current_value(conn: &Connection, key: &ObjKey) -> A11yResult<f64> {
     Ok(f64::try_from(v).unwrap_or(0.0))
 }
 
-
 /// Runs action `index` of a node with the Action interface.
 pub async fn do_action(conn: &Connection, key: &ObjKey, index: i32) -> A11yResult<bool> {
     call(conn, key, "org.a11y.atspi.Action", "DoAction", &(index,)).await
 }
-
 
 /// Replaces the whole text of a node with EditableText.
 pub async fn set_text_contents(conn: &Connection, key: &ObjKey, text: &str) -> A11yResult<bool> {
@@ -407,7 +420,6 @@ pub async fn set_text_contents(conn: &Connection, key: &ObjKey, text: &str) -> A
     )
     .await
 }
-
 
 /// Gives keyboard focus to a node with Component.
 pub async fn grab_focus(conn: &Connection, key: &ObjKey) -> A11yResult<bool> {
@@ -455,7 +467,6 @@ pub async fn add_row_selection(conn: &Connection, key: &ObjKey, row: i32) -> A11
     )
     .await
 }
-
 
 #[cfg(test)]
 mod tests {

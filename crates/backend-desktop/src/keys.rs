@@ -51,7 +51,10 @@ mod tests {
 
     #[test]
     fn the_shared_syntax_parses_to_keysyms() {
-        assert_eq!(parse("{ENTER}").unwrap(), vec![KeyStep::Key(NamedKey::Enter)]);
+        assert_eq!(
+            parse("{ENTER}").unwrap(),
+            vec![KeyStep::Key(NamedKey::Enter)]
+        );
         assert_eq!(keysym(NamedKey::Enter), 0xff0d);
     }
 }

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::texts;
 use crate::target::DesktopTarget;
+use crate::texts;
 
 /// How long `launch_app` waits for a launched application's window by default.
 pub const WINDOW_WAIT: Duration = Duration::from_secs(15);
@@ -98,7 +98,6 @@ impl LaunchPolicy {
         self.window_wait = wait.min(Duration::from_secs(MAX_WINDOW_WAIT_SECS));
         self
     }
-
 
     /// How long `launch_app` waits for the window.
     pub(crate) fn window_wait(&self) -> Duration {

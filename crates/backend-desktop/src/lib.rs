@@ -37,6 +37,7 @@
 
 mod a11y;
 mod describe;
+mod error;
 mod events;
 mod keys;
 mod launch;

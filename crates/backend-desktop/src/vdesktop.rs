@@ -300,7 +300,11 @@ fn spawn_xvfb(logs: &Path) -> Result<(i32, String), DesktopError> {
     }
     let number = String::from_utf8_lossy(&buf).trim().to_owned();
     if number.is_empty() || !pid_alive(pid) {
-        return Err(not_ready(logs, "xvfb.log", "Xvfb exited before taking a display"));
+        return Err(not_ready(
+            logs,
+            "xvfb.log",
+            "Xvfb exited before taking a display",
+        ));
     }
     Ok((pid, format!(":{number}")))
 }
@@ -411,15 +415,7 @@ async fn launch_rest(
     .await?;
     let a11y_bus: String = wait_for(
         || async {
-            let reply = session
-                .call_method(
-                    Some("org.a11y.Bus"),
-                    "/org/a11y/bus",
-                    Some("org.a11y.Bus"),
-                    "GetAddress",
-                    &(),
-                )
-                .await?;
+            let reply = crate::a11y::ask_a11y_address(&session).await?;
             let addr: String = reply.body().deserialize()?;
             if addr.is_empty() {
                 return Err(zbus::Error::Failure("empty address".into()));
@@ -472,7 +468,11 @@ async fn launch_rest(
         .await
         .map_err(io)?;
     if !wm_ready {
-        return Err(not_ready(logs, "openbox.log", "openbox did not take the display"));
+        return Err(not_ready(
+            logs,
+            "openbox.log",
+            "openbox did not take the display",
+        ));
     }
     Ok((session_bus, a11y_bus))
 }
@@ -507,18 +507,7 @@ fn wait_for_wm(display: &str) -> bool {
 }
 
 async fn connection_pid(conn: &zbus::Connection, name: &str) -> Option<i32> {
-    let reply = conn
-        .call_method(
-            Some("org.freedesktop.DBus"),
-            "/org/freedesktop/DBus",
-            Some("org.freedesktop.DBus"),
-            "GetConnectionUnixProcessID",
-            &(name,),
-        )
-        .await
-        .ok()?;
-    let pid: u32 = reply.body().deserialize().ok()?;
-    i32::try_from(pid).ok()
+    i32::try_from(crate::a11y::bus_pid(conn, name).await?).ok()
 }
 
 /// Retries `f` every 20 ms until it succeeds or [`READY_TIMEOUT`] passes.

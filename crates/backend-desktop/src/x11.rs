@@ -157,7 +157,6 @@ impl X11 {
         Ok(())
     }
 
-
     /// Clicks (or double-clicks) `button` at `(x, y)`.
     pub fn click(&self, x: i32, y: i32, button: Button, double: bool) -> Result<(), XError> {
         self.fake(MOTION, 0, clamp16(x), clamp16(y))?;
@@ -341,7 +340,6 @@ impl X11 {
         self.conn.flush().map_err(xe)?;
         self.sync()
     }
-
 
     /// Captures the screen area `[left, top, right, bottom]` (clipped to the screen) as RGB.
     pub fn capture(&self, rect: [i32; 4]) -> Result<RgbImage, XError> {
