@@ -7,6 +7,9 @@
 //!
 //! Everything goes through the MCP tools over an in-process duplex, on a private managed desktop.
 
+// A benchmark's output is its figures: it prints them (the workspace denies printing elsewhere).
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 use std::time::{Duration, Instant};
 
 use deft_backend_desktop::vdesktop;

@@ -363,7 +363,22 @@ pub async fn applications(conn: &Connection) -> A11yResult<Vec<ObjKey>> {
     .await
 }
 
-/// Unix pid of the process owning bus name `bus` on the accessibility bus.
+/// Asks `org.a11y.Bus` on the session bus `session` for the accessibility bus address; the
+/// reply's body is the address.
+pub async fn ask_a11y_address(session: &Connection) -> A11yResult<zbus::Message> {
+    session
+        .call_method(
+            Some("org.a11y.Bus"),
+            "/org/a11y/bus",
+            Some("org.a11y.Bus"),
+            "GetAddress",
+            &(),
+        )
+        .await
+}
+
+/// Unix pid of the process owning bus name `bus` on the bus of `conn` (the accessibility bus,
+/// or any other).
 pub async fn bus_pid(conn: &Connection, bus: &str) -> Option<u32> {
     let reply = conn
         .call_method(
@@ -389,43 +404,9 @@ pub async fn current_value(conn: &Connection, key: &ObjKey) -> A11yResult<f64> {
     Ok(f64::try_from(v).unwrap_or(0.0))
 }
 
-/// Sets the value of a node with the Value interface.
-pub async fn set_current_value(conn: &Connection, key: &ObjKey, value: f64) -> A11yResult<()> {
-    conn.call_method(
-        Some(key.bus.as_str()),
-        key.path.as_str(),
-        Some(PROPERTIES),
-        "Set",
-        &(
-            "org.a11y.atspi.Value",
-            "CurrentValue",
-            zbus::zvariant::Value::from(value),
-        ),
-    )
-    .await?;
-    Ok(())
-}
-
 /// Runs action `index` of a node with the Action interface.
 pub async fn do_action(conn: &Connection, key: &ObjKey, index: i32) -> A11yResult<bool> {
     call(conn, key, "org.a11y.atspi.Action", "DoAction", &(index,)).await
-}
-
-/// Names of a node's actions.
-pub async fn action_names(conn: &Connection, key: &ObjKey) -> A11yResult<Vec<String>> {
-    let n: i32 = {
-        let v = get_property(conn, key, "org.a11y.atspi.Action", "NActions").await?;
-        i32::try_from(v).unwrap_or(0)
-    };
-    let mut names = Vec::new();
-    for i in 0..n {
-        names.push(
-            call::<_, String>(conn, key, "org.a11y.atspi.Action", "GetName", &(i,))
-                .await
-                .unwrap_or_default(),
-        );
-    }
-    Ok(names)
 }
 
 /// Replaces the whole text of a node with EditableText.
@@ -436,24 +417,6 @@ pub async fn set_text_contents(conn: &Connection, key: &ObjKey, text: &str) -> A
         "org.a11y.atspi.EditableText",
         "SetTextContents",
         &(text,),
-    )
-    .await
-}
-
-/// Inserts text at `position` of a node with EditableText.
-pub async fn insert_text(
-    conn: &Connection,
-    key: &ObjKey,
-    position: i32,
-    text: &str,
-) -> A11yResult<bool> {
-    let len = i32::try_from(text.chars().count()).unwrap_or(i32::MAX);
-    call(
-        conn,
-        key,
-        "org.a11y.atspi.EditableText",
-        "InsertText",
-        &(position, text, len),
     )
     .await
 }
@@ -503,12 +466,6 @@ pub async fn add_row_selection(conn: &Connection, key: &ObjKey, row: i32) -> A11
         &(row,),
     )
     .await
-}
-
-/// Number of children of a node.
-pub async fn children_count(conn: &Connection, key: &ObjKey) -> A11yResult<i32> {
-    let v = get_property(conn, key, ACCESSIBLE, "ChildCount").await?;
-    Ok(i32::try_from(v).unwrap_or(0))
 }
 
 #[cfg(test)]

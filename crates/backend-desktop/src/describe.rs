@@ -47,14 +47,8 @@ pub struct Described {
     pub has_text: bool,
     /// Whether it has EditableText.
     pub editable: bool,
-    /// Whether it has Action.
-    pub has_action: bool,
-    /// Whether it has Selection.
-    pub has_selection: bool,
     /// Whether it has Value.
     pub has_value: bool,
-    /// Enabled/sensitive right now.
-    pub enabled: bool,
     /// Index of its node in the tree.
     pub node: usize,
     /// Inside a scrolled container's content (see [`crate::a11y::Node::scrolled`]).
@@ -244,7 +238,6 @@ pub fn describe(tree: &Tree) -> Vec<Described> {
         }
         let editable = n.has("EditableText");
         let has_action = n.has("Action");
-        let has_selection = n.has("Selection");
         // GTK4 puts Action on every widget, and makes containers focusable: neither makes a
         // container or a text interactive.
         // GTK3 menu separators are menu items with an action; they do nothing.
@@ -322,10 +315,7 @@ pub fn describe(tree: &Tree) -> Vec<Described> {
             listed: false,
             has_text: n.has("Text"),
             editable,
-            has_action,
-            has_selection,
             has_value: n.has("Value"),
-            enabled: enabled(n),
             node: i,
             scrolled: n.scrolled,
             clips: scrollers_around(tree, i),

@@ -114,8 +114,10 @@ impl EventLog {
         self.count.load(Ordering::Relaxed)
     }
 
-    /// When the last event arrived (the log's creation before the first).
-    pub fn last_event(&self) -> Instant {
+    /// When the last event arrived (the log's creation before the first); the tests' view of
+    /// the clock that [`EventLog::last_event_from`] keeps per application.
+    #[cfg(test)]
+    fn last_event(&self) -> Instant {
         self.epoch + Duration::from_micros(self.last_us.load(Ordering::Relaxed))
     }
 

@@ -1,13 +1,7 @@
 //! X keysyms and modifier names for the key syntax the desktop and the browser share
 //! ([`deft_protocol::keys`]).
-//!
-//! ```
-//! use deft_backend_desktop::keys::{keysym, parse, KeyStep, NamedKey};
-//! assert_eq!(parse("{ENTER}").unwrap(), vec![KeyStep::Key(NamedKey::Enter)]);
-//! assert_eq!(keysym(NamedKey::Enter), 0xff0d);
-//! ```
 
-pub use deft_protocol::keys::{KeyError, KeyStep, Modifier, NamedKey, parse};
+pub use deft_protocol::keys::{KeyStep, Modifier, NamedKey, parse};
 
 /// The X keysym of named key `k`.
 pub fn keysym(k: NamedKey) -> u32 {
@@ -53,5 +47,14 @@ mod tests {
         assert_eq!(keysym(NamedKey::F(24)), 0xffd5);
         assert_eq!(keysym(NamedKey::PageDown), 0xff56);
         assert_eq!(modifier_name(Modifier::Ctrl), "control");
+    }
+
+    #[test]
+    fn the_shared_syntax_parses_to_keysyms() {
+        assert_eq!(
+            parse("{ENTER}").unwrap(),
+            vec![KeyStep::Key(NamedKey::Enter)]
+        );
+        assert_eq!(keysym(NamedKey::Enter), 0xff0d);
     }
 }

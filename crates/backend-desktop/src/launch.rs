@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::messages;
 use crate::target::DesktopTarget;
+use crate::texts;
 
 /// How long `launch_app` waits for a launched application's window by default.
 pub const WINDOW_WAIT: Duration = Duration::from_secs(15);
@@ -99,21 +99,16 @@ impl LaunchPolicy {
         self
     }
 
-    /// Executables allowed besides desktop entries.
-    pub fn allowed(&self) -> &[String] {
-        &self.allow
-    }
-
     /// How long `launch_app` waits for the window.
-    pub fn window_wait(&self) -> Duration {
+    pub(crate) fn window_wait(&self) -> Duration {
         self.window_wait
     }
 
     /// Resolves `app`: a desktop entry first, then the allow-list.
-    pub fn resolve(&self, app: &str, extra: &[String]) -> Result<LaunchPlan, String> {
+    pub(crate) fn resolve(&self, app: &str, extra: &[String]) -> Result<LaunchPlan, String> {
         let app = app.trim();
         if app.is_empty() {
-            return Err(messages::launch_refused(app, &self.allow));
+            return Err(texts::launch_refused(app, &self.allow));
         }
         if let Some((program, mut args)) = find_desktop_entry(app) {
             args.extend(extra.iter().cloned());
@@ -134,12 +129,12 @@ impl LaunchPolicy {
                             && Path::new(a).file_name().and_then(|n| n.to_str()) == Some(app)
                     })
                     .map(PathBuf::from)
-                    .or_else(|| crate::vdesktop::which(app))
+                    .or_else(|| crate::proc::which(app))
                     .ok_or_else(|| format!("{app:?} is allowed but not installed (not on PATH)."))?
             };
             return Ok(plan(program, extra.to_vec()));
         }
-        Err(messages::launch_refused(app, &self.allow))
+        Err(texts::launch_refused(app, &self.allow))
     }
 }
 
@@ -219,7 +214,7 @@ pub fn find_desktop_entry(app: &str) -> Option<(PathBuf, Vec<String>)> {
     let program = if program.contains('/') {
         PathBuf::from(program)
     } else {
-        crate::vdesktop::which(&program)?
+        crate::proc::which(&program)?
     };
     Some((program, argv))
 }
@@ -305,7 +300,7 @@ pub fn spawn(plan: &LaunchPlan, target: &DesktopTarget) -> Result<Launched, Stri
     // Join the managed desktop's group when this process may (same session); else a group of
     // its own. Either way it is out of deft's process group.
     let joined = match target.pgid {
-        Some(pgid) if crate::vdesktop::pid_alive(pgid) => {
+        Some(pgid) if crate::proc::pid_alive(pgid) => {
             cmd.process_group(pgid);
             cmd.spawn().ok()
         }

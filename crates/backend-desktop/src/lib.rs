@@ -7,7 +7,7 @@
 //!   (optionally annotated with control ids), `capture_desktop_screenshot`, `get_ui_tree`.
 //! - Host actions: `select_application_window`, `launch_app`.
 //! - App actions: `click_input`, `click_on_coordinates`, `drag_on_coordinates`, `set_edit_text`,
-//!   `keyboard_input` (UFO key syntax, see [`keys`]), `wheel_mouse_input`, `texts`,
+//!   `keyboard_input` (the key syntax of `deft_protocol::keys`), `wheel_mouse_input`, `texts`,
 //!   `select_option`, `wait`, `summary`. Every action result carries `effect: changed |
 //!   no_change`, from a digest of the window's tree taken before and after the action, once
 //!   AT-SPI events have been quiet for a moment (capped at 1 s).
@@ -35,30 +35,35 @@
 //! belong to `deft-tools`; printing belongs to the CLI; this crate knows nothing of other
 //! backends, the agent or the device link.
 
-pub mod a11y;
-pub mod describe;
-pub mod events;
-pub mod keys;
-pub mod launch;
-pub mod marks;
-mod messages;
-pub mod options;
+mod a11y;
+mod describe;
+mod error;
+mod events;
+mod keys;
+mod launch;
+mod marks;
+mod options;
+mod proc;
 mod server;
-pub mod session;
-pub mod target;
-pub mod ui_tree;
+mod session;
+mod target;
+mod texts;
+mod ui_tree;
 pub mod vdesktop;
-pub mod x11;
+mod x11;
 
 pub use launch::LaunchPolicy;
+pub use marks::read_label;
 pub use server::DesktopServer;
 pub use target::DesktopTarget;
+pub use x11::RgbImage;
 
 /// Registry name of this backend (`deft mcp desktop`, the routing table's `name: desktop`).
 pub const NAME: &str = "desktop";
 
 /// Builds a server from routing-table options: `state_file` (the managed desktop's state file;
-/// default [`target::default_state_file`]) and `launch_allow`. Fails with a clear text when no
+/// default `$DEFT_DATA_DIR/desktop.json`, else `$XDG_DATA_HOME/deft/desktop.json`,
+/// else `~/.local/share/deft/desktop.json`) and `launch_allow`. Fails with a clear text when no
 /// desktop is reachable, so the tool layer leaves the tools out with that warning.
 pub fn from_options(options: &serde_json::Value) -> Result<DesktopServer, String> {
     let state_file = options

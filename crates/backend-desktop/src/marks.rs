@@ -86,8 +86,9 @@ pub fn mark(img: &mut RgbImage, rect: [i32; 4], id: &str) {
     }
 }
 
-/// Reads the digits drawn by [`mark`] at a label's top-left (screen) corner; used by tests to
-/// check that marks sit where the rects say.
+/// Reads the digits of an annotated screenshot's mark (as `capture_window_screenshot` with
+/// `annotated: true` draws them) at a label's top-left (screen) corner; used by tests to check
+/// that marks sit where the rects say.
 pub fn read_label(img: &RgbImage, at: (i32, i32), digits: usize) -> Option<String> {
     let (ox, oy) = img.origin;
     let (l, t) = (at.0 - ox, at.1 - oy);

@@ -13,6 +13,7 @@ use futures::future::join_all;
 use zbus::Connection;
 
 use crate::a11y::{self, A11yResult, ObjKey};
+use crate::error::{ToolError, ToolResult};
 
 /// AtspiRole MENU.
 const ROLE_MENU: u32 = 33;
@@ -116,11 +117,11 @@ async fn item_name(conn: &Connection, key: &ObjKey) -> String {
 
 /// Selects option `index`: a table row through Table, else through the container's Selection,
 /// else the item's first action.
-pub async fn select(conn: &Connection, options: &Options, index: usize) -> Result<(), String> {
+pub async fn select(conn: &Connection, options: &Options, index: usize) -> ToolResult<()> {
     let (item, pick) = options
         .items
         .get(index)
-        .ok_or_else(|| format!("option {index} vanished"))?;
+        .ok_or_else(|| ToolError::model(format!("option {index} vanished")))?;
     match *pick {
         Pick::Row(row) => {
             if a11y::add_row_selection(conn, &options.container, row)
@@ -131,7 +132,7 @@ pub async fn select(conn: &Connection, options: &Options, index: usize) -> Resul
             }
         }
         Pick::Child(child) => {
-            let i = i32::try_from(child).map_err(|e| e.to_string())?;
+            let i = i32::try_from(child).map_err(|e| ToolError::model(e.to_string()))?;
             if a11y::select_child(conn, &options.container, i)
                 .await
                 .unwrap_or(false)
@@ -143,5 +144,5 @@ pub async fn select(conn: &Connection, options: &Options, index: usize) -> Resul
     a11y::do_action(conn, item, 0)
         .await
         .map(|_| ())
-        .map_err(|e| format!("Selecting the option failed: {e}"))
+        .map_err(|e| ToolError::model(format!("Selecting the option failed: {e}")))
 }

@@ -5,7 +5,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use base64::Engine;
-use deft_protocol::TIMEOUT_META_KEY;
 use deft_protocol::observation::{self, ControlType, ListingFormat, WindowListOptions};
 use deft_protocol::tool_args::{
     AppInfoArgs, ClickArgs, CoordArgs, DragArgs, KeysArgs, ListingArgs, ScreenshotArgs,
@@ -23,14 +22,15 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::a11y;
+use crate::error::{ToolError, ToolResult};
 use crate::keys::{self, KeyStep};
 use crate::launch::{self, LaunchPolicy};
 use crate::marks;
-use crate::messages;
 use crate::session::{Connected, Session};
 use crate::target::DesktopTarget;
+use crate::texts;
 use crate::ui_tree;
-use crate::x11::Button;
+use crate::x11::{Button, X11, XError};
 
 /// Arguments of `get_ui_tree`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -68,37 +68,32 @@ impl std::fmt::Debug for DesktopServer {
     }
 }
 
-/// The longest wait, with room to answer.
+/// `wait`'s `_meta`: the longest wait, with room to answer.
 fn wait_meta() -> MetaObject {
-    let mut meta = MetaObject::new();
-    let secs = deft_protocol::tool_args::MAX_WAIT_SECS as u64 + 10;
-    meta.0.insert(TIMEOUT_META_KEY.to_owned(), secs.into());
-    meta
+    MetaObject(deft_protocol::timeout_meta(
+        deft_protocol::tool_args::MAX_WAIT_SECS as u64 + 10,
+    ))
 }
 
+/// `launch_app`'s `_meta`: the window wait, with room to answer.
 fn launch_meta() -> MetaObject {
-    let mut meta = MetaObject::new();
-    meta.0.insert(TIMEOUT_META_KEY.to_owned(), 30.into());
-    meta
+    MetaObject(deft_protocol::timeout_meta(30))
 }
 
-fn fail(text: impl Into<String>) -> CallToolResult {
-    CallToolResult::error(vec![Content::text(text.into())])
+fn fail(text: impl std::fmt::Display) -> CallToolResult {
+    CallToolResult::error(vec![Content::text(text.to_string())])
 }
 
 /// A screenshot task's answer: its caption and the PNG, or why it failed.
-fn screenshot_result(
-    shot: Result<Result<(Vec<u8>, String), String>, tokio::task::JoinError>,
-) -> CallToolResult {
+fn screenshot_result(shot: ToolResult<(Vec<u8>, String)>) -> CallToolResult {
     match shot {
-        Ok(Ok((png, text))) => CallToolResult::success(vec![
+        Ok((png, text)) => CallToolResult::success(vec![
             Content::text(text),
             Content::image(
                 base64::engine::general_purpose::STANDARD.encode(png),
                 "image/png",
             ),
         ]),
-        Ok(Err(e)) => fail(format!("Screenshot failed: {e}")),
         Err(e) => fail(format!("Screenshot failed: {e}")),
     }
 }
@@ -114,20 +109,20 @@ macro_rules! or_fail {
     };
 }
 
-fn button_of(b: Option<&str>) -> Result<Button, String> {
+fn button_of(b: Option<&str>) -> ToolResult<Button> {
     match b.map(|s| s.trim().to_ascii_lowercase()).as_deref() {
         None | Some("" | "left") => Ok(Button::Left),
         Some("right") => Ok(Button::Right),
         Some("middle") => Ok(Button::Middle),
-        Some(other) => Err(messages::bad_button(other)),
+        Some(other) => Err(ToolError::model(texts::bad_button(other))),
     }
 }
 
-fn fraction(name: &str, v: f64) -> Result<f64, String> {
+fn fraction(name: &str, v: f64) -> ToolResult<f64> {
     if (0.0..=1.0).contains(&v) {
         Ok(v)
     } else {
-        Err(messages::bad_fraction(name, v))
+        Err(ToolError::model(texts::bad_fraction(name, v)))
     }
 }
 
@@ -150,7 +145,7 @@ fn action_result(
     warning: Option<String>,
     extra: Value,
 ) -> CallToolResult {
-    let mut obj = json!({ "effect": effect, "message": messages::done(action, effect) });
+    let mut obj = json!({ "effect": effect, "message": texts::done(action, effect) });
     if let Some(w) = warning {
         obj["warning"] = Value::String(w);
     }
@@ -160,28 +155,53 @@ fn action_result(
     CallToolResult::structured(obj)
 }
 
+/// An action tool's answer: what the action reports, with its effect and the name warning, or
+/// its failure.
+fn answer(
+    action: &str,
+    warning: Option<String>,
+    result: ToolResult<(Value, &'static str)>,
+) -> CallToolResult {
+    match result {
+        Ok((extra, effect)) => action_result(action, effect, warning, extra),
+        Err(e) => fail(e),
+    }
+}
+
+/// Runs `f` on the X connection off the async runtime (X requests block).
+async fn on_x<T, E, F>(c: &Connected, f: F) -> ToolResult<T>
+where
+    T: Send + 'static,
+    E: Into<ToolError> + Send + 'static,
+    F: FnOnce(&X11) -> Result<T, E> + Send + 'static,
+{
+    let x = c.x.clone();
+    tokio::task::spawn_blocking(move || f(&x))
+        .await?
+        .map_err(Into::into)
+}
+
 /// Types parsed key steps through XTest.
-pub fn type_steps(c: &Connected, steps: &[KeyStep]) -> Result<(), String> {
-    let x = &c.x;
+fn type_steps(x: &X11, steps: &[KeyStep]) -> ToolResult<()> {
     let mut held: Vec<u8> = Vec::new();
     for step in steps {
         match step {
             KeyStep::Char(ch) => {
                 let sym = xkeysym::Keysym::from_char(*ch).raw();
-                x.tap_keysym(sym).map_err(|e| e.0)?;
+                x.tap_keysym(sym)?;
             }
-            KeyStep::Key(k) => x.tap_keysym(keys::keysym(*k)).map_err(|e| e.0)?,
+            KeyStep::Key(k) => x.tap_keysym(keys::keysym(*k))?,
             KeyStep::Down(m) => {
                 let m = keys::modifier_name(*m);
                 let code = x
                     .modifier(m)
-                    .ok_or_else(|| format!("the keyboard has no {m} key"))?;
-                x.key(code, true).map_err(|e| e.0)?;
+                    .ok_or_else(|| ToolError::model(format!("the keyboard has no {m} key")))?;
+                x.key(code, true)?;
                 held.push(code);
             }
             KeyStep::Up(m) => {
                 if let Some(code) = x.modifier(keys::modifier_name(*m)) {
-                    x.key(code, false).map_err(|e| e.0)?;
+                    x.key(code, false)?;
                     held.retain(|c| *c != code);
                 }
             }
@@ -190,7 +210,7 @@ pub fn type_steps(c: &Connected, steps: &[KeyStep]) -> Result<(), String> {
     for code in held {
         let _ = x.key(code, false);
     }
-    x.sync().map_err(|e| e.0)
+    Ok(x.sync()?)
 }
 
 #[tool_router]
@@ -202,11 +222,6 @@ impl DesktopServer {
             launch: Arc::new(launch),
             tool_router: Self::tool_router(),
         }
-    }
-
-    /// The session (ids, selected window), for tests and benchmarks.
-    pub fn session(&self) -> &Arc<Session> {
-        &self.session
     }
 
     #[tool(
@@ -272,12 +287,11 @@ impl DesktopServer {
         } else {
             Vec::new()
         };
-        let x = c.x.clone();
         let wid = window.id;
-        let shot = tokio::task::spawn_blocking(move || -> Result<(Vec<u8>, String), String> {
+        let shot = on_x(&c, move |x| -> Result<(Vec<u8>, String), XError> {
             let (sw, sh) = (i32::from(x.size.0), i32::from(x.size.1));
-            let (mut img, text) = match rect.as_ref().map(|r| (*r, x.capture(*r))) {
-                Ok((r, Ok(img))) => {
+            let (mut img, text) = match rect.as_ref().map(|r| x.capture(*r)) {
+                Ok(Ok(img)) => {
                     let text = format!(
                         "window {wid} rect=[{},{},{},{}]",
                         img.origin.0,
@@ -285,15 +299,14 @@ impl DesktopServer {
                         img.origin.0 + img.width as i32,
                         img.origin.1 + img.height as i32
                     );
-                    let _ = r;
                     (img, text)
                 }
-                Ok((_, Err(e))) => (
-                    x.capture([0, 0, sw, sh]).map_err(|e| e.0)?,
+                Ok(Err(e)) => (
+                    x.capture([0, 0, sw, sh])?,
                     format!("desktop rect=[0,0,{sw},{sh}] (window capture fell back to the desktop: {})", e.0),
                 ),
                 Err(e) => (
-                    x.capture([0, 0, sw, sh]).map_err(|e| e.0)?,
+                    x.capture([0, 0, sw, sh])?,
                     format!("desktop rect=[0,0,{sw},{sh}] (window capture fell back to the desktop: {e})"),
                 ),
             };
@@ -306,7 +319,7 @@ impl DesktopServer {
                     marks::mark(&mut img, r, &id.to_string());
                 }
             }
-            Ok((img.to_png().map_err(|e| e.0)?, text))
+            Ok((img.to_png()?, text))
         })
         .await;
         screenshot_result(shot)
@@ -319,14 +332,10 @@ impl DesktopServer {
     )]
     async fn capture_desktop_screenshot(&self) -> CallToolResult {
         let c = or_fail!(self.session.connected().await);
-        let x = c.x.clone();
-        let shot = tokio::task::spawn_blocking(move || -> Result<(Vec<u8>, String), String> {
+        let shot = on_x(&c, |x| -> Result<(Vec<u8>, String), XError> {
             let (sw, sh) = (i32::from(x.size.0), i32::from(x.size.1));
-            let img = x.capture([0, 0, sw, sh]).map_err(|e| e.0)?;
-            Ok((
-                img.to_png().map_err(|e| e.0)?,
-                format!("desktop rect=[0,0,{sw},{sh}]"),
-            ))
+            let img = x.capture([0, 0, sw, sh])?;
+            Ok((img.to_png()?, format!("desktop rect=[0,0,{sw},{sh}]")))
         })
         .await;
         screenshot_result(shot)
@@ -406,14 +415,14 @@ impl DesktopServer {
                 let until = *handoff_until
                     .get_or_insert_with(|| (now + launch::HANDOFF_GRACE).min(deadline));
                 if !status.success() || now >= until {
-                    return fail(messages::launch_exited(
+                    return fail(texts::launch_exited(
                         &p.app,
                         &program,
                         &launch::describe_exit(status),
                     ));
                 }
             } else if now >= deadline {
-                return fail(messages::launch_no_window(
+                return fail(texts::launch_no_window(
                     &p.app,
                     &program,
                     pid,
@@ -430,12 +439,11 @@ impl DesktopServer {
     )]
     async fn click_input(&self, Parameters(p): Parameters<ClickArgs>) -> CallToolResult {
         let button = or_fail!(button_of(p.button.as_deref()));
-        let resolved = or_fail!(
+        let (resolved, rect) = or_fail!(
             self.session
-                .control(&p.target.id, p.target.name.as_deref())
+                .checked_control(&p.target.id, p.target.name.as_deref(), "click_input")
                 .await
         );
-        let rect = or_fail!(self.session.validate(&resolved.entry, "click_input").await);
         let key = resolved.entry.described.key.clone();
         let double = p.double.unwrap_or(false);
         let result = self
@@ -444,28 +452,21 @@ impl DesktopServer {
                 match rect {
                     Some(r) => {
                         let (x, y) = centre(r);
-                        let xx = c.x.clone();
-                        tokio::task::spawn_blocking(move || xx.click(x, y, button, double))
-                            .await
-                            .map_err(|e| e.to_string())?
-                            .map_err(|e| e.0)?;
+                        on_x(&c, move |xx| xx.click(x, y, button, double)).await?;
                         Ok(json!({ "via": "pointer", "point": [x, y] }))
                     }
                     None => {
                         a11y::do_action(&c.a11y, &key, 0).await.map_err(|e| {
-                            format!(
+                            ToolError::model(format!(
                                 "The control has no on-screen position and its action failed: {e}"
-                            )
+                            ))
                         })?;
                         Ok(json!({ "via": "accessibility action" }))
                     }
                 }
             })
             .await;
-        match result {
-            Ok((extra, effect)) => action_result("click_input", effect, resolved.warning, extra),
-            Err(e) => fail(e),
-        }
+        answer("click_input", resolved.warning, result)
     }
 
     #[tool(
@@ -488,18 +489,11 @@ impl DesktopServer {
         let result = self
             .session
             .with_effect(|c| async move {
-                let xx = c.x.clone();
-                tokio::task::spawn_blocking(move || xx.click(x, y, button, double))
-                    .await
-                    .map_err(|e| e.to_string())?
-                    .map_err(|e| e.0)?;
+                on_x(&c, move |xx| xx.click(x, y, button, double)).await?;
                 Ok(json!({ "point": [x, y] }))
             })
             .await;
-        match result {
-            Ok((extra, effect)) => action_result("click_on_coordinates", effect, None, extra),
-            Err(e) => fail(e),
-        }
+        answer("click_on_coordinates", None, result)
     }
 
     #[tool(
@@ -507,7 +501,7 @@ impl DesktopServer {
         description = "Drag with a real pointer from (start_x, start_y) to (end_x, end_y), fractions of the selected window; key_hold holds ctrl/shift/alt during the drag."
     )]
     async fn drag_on_coordinates(&self, Parameters(p): Parameters<DragArgs>) -> CallToolResult {
-        let checked = (|| -> Result<_, String> {
+        let checked = (|| -> ToolResult<_> {
             Ok((
                 fraction("start_x", p.start_x)?,
                 fraction("start_y", p.start_y)?,
@@ -525,27 +519,22 @@ impl DesktopServer {
         let result = self
             .session
             .with_effect(|c| async move {
-                let xx = c.x.clone();
-                tokio::task::spawn_blocking(move || -> Result<(), String> {
+                on_x(&c, move |xx| -> Result<(), XError> {
                     let code = hold.and_then(|m| xx.modifier(m));
                     if let Some(k) = code {
-                        xx.key(k, true).map_err(|e| e.0)?;
+                        xx.key(k, true)?;
                     }
-                    let r = xx.drag(from, to, button).map_err(|e| e.0);
+                    let r = xx.drag(from, to, button);
                     if let Some(k) = code {
-                        xx.key(k, false).map_err(|e| e.0)?;
+                        xx.key(k, false)?;
                     }
                     r
                 })
-                .await
-                .map_err(|e| e.to_string())??;
+                .await?;
                 Ok(json!({ "from": [from.0, from.1], "to": [to.0, to.1] }))
             })
             .await;
-        match result {
-            Ok((extra, effect)) => action_result("drag_on_coordinates", effect, None, extra),
-            Err(e) => fail(e),
-        }
+        answer("drag_on_coordinates", None, result)
     }
 
     #[tool(
@@ -560,10 +549,7 @@ impl DesktopServer {
         );
         let d = resolved.entry.described.clone();
         if !d.editable && d.kind != ControlType::Edit && d.kind != ControlType::Combobox {
-            return fail(messages::not_editable(
-                &resolved.entry.id.to_string(),
-                &d.name,
-            ));
+            return fail(texts::not_editable(&resolved.entry.id.to_string(), &d.name));
         }
         let rect = or_fail!(
             self.session
@@ -592,28 +578,18 @@ impl DesktopServer {
                 // Fallback: focus by a click and type.
                 if let Some(r) = rect {
                     let (x, y) = centre(r);
-                    let xx = c.x.clone();
-                    tokio::task::spawn_blocking(move || xx.click(x, y, Button::Left, false))
-                        .await
-                        .map_err(|e| e.to_string())?
-                        .map_err(|e| e.0)?;
+                    on_x(&c, move |xx| xx.click(x, y, Button::Left, false)).await?;
                 } else {
                     let _ = a11y::grab_focus(&c.a11y, &d.key).await;
                 }
-                let mut steps =
-                    keys::parse(if clear { "^a{DELETE}" } else { "^{END}" }).map_err(|e| e.0)?;
+                let mut steps = keys::parse(if clear { "^a{DELETE}" } else { "^{END}" })
+                    .map_err(|e| ToolError::model(e.0))?;
                 steps.extend(text.chars().map(KeyStep::Char));
-                let cc = c.clone();
-                tokio::task::spawn_blocking(move || type_steps(&cc, &steps))
-                    .await
-                    .map_err(|e| e.to_string())??;
+                on_x(&c, move |xx| type_steps(xx, &steps)).await?;
                 Ok(json!({ "via": "typing" }))
             })
             .await;
-        match result {
-            Ok((extra, effect)) => action_result("set_edit_text", effect, resolved.warning, extra),
-            Err(e) => fail(e),
-        }
+        answer("set_edit_text", resolved.warning, result)
     }
 
     #[tool(
@@ -624,18 +600,14 @@ impl DesktopServer {
         )
     )]
     async fn keyboard_input(&self, Parameters(p): Parameters<KeysArgs>) -> CallToolResult {
-        let steps = match keys::parse(&p.keys) {
-            Ok(s) => s,
-            Err(e) => return fail(e.to_string()),
-        };
+        let steps = or_fail!(keys::parse(&p.keys));
         let focus = p.control_focus.unwrap_or(true);
         let mut warning = None;
         let mut focus_target = None;
         if focus || !p.id.trim().is_empty() {
-            let resolved = or_fail!(self.session.control(&p.id, p.name.as_deref()).await);
-            let rect = or_fail!(
+            let (resolved, rect) = or_fail!(
                 self.session
-                    .validate(&resolved.entry, "keyboard_input")
+                    .checked_control(&p.id, p.name.as_deref(), "keyboard_input")
                     .await
             );
             warning = resolved.warning;
@@ -652,24 +624,14 @@ impl DesktopServer {
                     let focused = a11y::grab_focus(&c.a11y, &key).await.unwrap_or(false);
                     if !focused && let Some(r) = rect {
                         let (x, y) = centre(r);
-                        let xx = c.x.clone();
-                        tokio::task::spawn_blocking(move || xx.click(x, y, Button::Left, false))
-                            .await
-                            .map_err(|e| e.to_string())?
-                            .map_err(|e| e.0)?;
+                        on_x(&c, move |xx| xx.click(x, y, Button::Left, false)).await?;
                     }
                 }
-                let cc = c.clone();
-                tokio::task::spawn_blocking(move || type_steps(&cc, &steps))
-                    .await
-                    .map_err(|e| e.to_string())??;
+                on_x(&c, move |xx| type_steps(xx, &steps)).await?;
                 Ok(json!({}))
             })
             .await;
-        match result {
-            Ok((extra, effect)) => action_result("keyboard_input", effect, warning, extra),
-            Err(e) => fail(e),
-        }
+        answer("keyboard_input", warning, result)
     }
 
     #[tool(
@@ -677,47 +639,30 @@ impl DesktopServer {
         description = "Turn the mouse wheel over a control (id, name as a check): wheel_dist notches, positive scrolls up, negative down."
     )]
     async fn wheel_mouse_input(&self, Parameters(p): Parameters<WheelArgs>) -> CallToolResult {
-        let resolved = or_fail!(
+        let (resolved, rect) = or_fail!(
             self.session
-                .control(&p.target.id, p.target.name.as_deref())
+                .checked_control(&p.target.id, p.target.name.as_deref(), "wheel_mouse_input")
                 .await
         );
-        let rect = match self
-            .session
-            .validate(&resolved.entry, "wheel_mouse_input")
-            .await
-        {
-            Ok(Some(r)) => r,
-            Ok(None) => {
-                return fail(messages::not_interactable(
-                    &resolved.entry.id.to_string(),
-                    &resolved.entry.described.name,
-                    "wheel_mouse_input",
-                    "not on screen",
-                ));
-            }
-            Err(e) => return fail(e),
+        let Some(rect) = rect else {
+            return fail(texts::not_interactable(
+                &resolved.entry.id.to_string(),
+                &resolved.entry.described.name,
+                "wheel_mouse_input",
+                "not on screen",
+            ));
         };
         let dist = p.wheel_dist;
         let (x, y) = centre(rect);
         let result = self
             .session
             .with_effect(|c| async move {
-                let xx = c.x.clone();
                 // UFO: positive = up; X buttons: 4 up, 5 down.
-                tokio::task::spawn_blocking(move || xx.wheel(x, y, -dist))
-                    .await
-                    .map_err(|e| e.to_string())?
-                    .map_err(|e| e.0)?;
+                on_x(&c, move |xx| xx.wheel(x, y, -dist)).await?;
                 Ok(json!({ "point": [x, y] }))
             })
             .await;
-        match result {
-            Ok((extra, effect)) => {
-                action_result("wheel_mouse_input", effect, resolved.warning, extra)
-            }
-            Err(e) => fail(e),
-        }
+        answer("wheel_mouse_input", resolved.warning, result)
     }
 
     #[tool(
@@ -730,7 +675,7 @@ impl DesktopServer {
         let d = &resolved.entry.described;
         if resolved.warning.is_some() {
             let given = t.name.unwrap_or_default();
-            return CallToolResult::success(vec![Content::text(messages::texts_mismatch(
+            return CallToolResult::success(vec![Content::text(texts::texts_mismatch(
                 &t.id, &d.name, &given,
             ))]);
         }
@@ -738,12 +683,12 @@ impl DesktopServer {
         let text = if d.has_text {
             match a11y::text(&c.a11y, &d.key).await {
                 Ok(t) => t,
-                Err(_) => return fail(messages::vanished(&t.id, &d.name)),
+                Err(_) => return fail(texts::vanished(&t.id, &d.name)),
             }
         } else if let Ok(name) = a11y::name(&c.a11y, &d.key).await {
             name
         } else {
-            return fail(messages::no_text(&t.id, &d.name));
+            return fail(texts::no_text(&t.id, &d.name));
         };
         CallToolResult::success(vec![Content::text(text)])
     }
@@ -753,14 +698,9 @@ impl DesktopServer {
         description = "Choose an option by its text (id, name as a check) in a combo box, a list (the row's text) or a table or tree view (the row's first cell), through accessibility: rows scrolled out of view work too."
     )]
     async fn select_option(&self, Parameters(p): Parameters<SelectOptionArgs>) -> CallToolResult {
-        let resolved = or_fail!(
+        let (resolved, _) = or_fail!(
             self.session
-                .control(&p.target.id, p.target.name.as_deref())
-                .await
-        );
-        or_fail!(
-            self.session
-                .validate(&resolved.entry, "select_option")
+                .checked_control(&p.target.id, p.target.name.as_deref(), "select_option")
                 .await
         );
         let d = resolved.entry.described.clone();
@@ -774,11 +714,11 @@ impl DesktopServer {
                 | ControlType::Table
                 | ControlType::Tab
         ) {
-            return fail(messages::no_options(&id, &d.name));
+            return fail(texts::no_options(&id, &d.name));
         }
         let options = match crate::options::read(&c.a11y, &d.key, d.role).await {
             Ok(o) if !o.options.is_empty() => o,
-            _ => return fail(messages::no_options(&id, &d.name)),
+            _ => return fail(texts::no_options(&id, &d.name)),
         };
         let wanted = observation::clean_name(&p.option);
         let Some(index) = options
@@ -792,7 +732,7 @@ impl DesktopServer {
                     .position(|o| observation::clean_name(o).eq_ignore_ascii_case(&wanted))
             })
         else {
-            return fail(messages::unknown_option(&p.option, &options.options));
+            return fail(texts::unknown_option(&p.option, &options.options));
         };
         let result = self
             .session
@@ -801,10 +741,7 @@ impl DesktopServer {
                 Ok(json!({ "option": options.options[index] }))
             })
             .await;
-        match result {
-            Ok((extra, effect)) => action_result("select_option", effect, resolved.warning, extra),
-            Err(e) => fail(e),
-        }
+        answer("select_option", resolved.warning, result)
     }
 
     #[tool(
@@ -837,9 +774,9 @@ impl ServerHandler for DesktopServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new(
-                messages::SERVER_NAME,
+                texts::SERVER_NAME,
                 env!("CARGO_PKG_VERSION"),
             ))
-            .with_instructions(messages::INSTRUCTIONS)
+            .with_instructions(texts::INSTRUCTIONS)
     }
 }

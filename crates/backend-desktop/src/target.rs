@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::messages;
+use crate::texts;
 use crate::vdesktop::DesktopState;
 
 /// The display and buses of the desktop to operate, and the environment for programs started
@@ -11,16 +11,16 @@ use crate::vdesktop::DesktopState;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DesktopTarget {
     /// X display (`:3`).
-    pub display: String,
+    pub(crate) display: String,
     /// Accessibility bus address, when known up front.
-    pub a11y_bus: Option<String>,
+    pub(crate) a11y_bus: Option<String>,
     /// Session bus address, when known.
-    pub session_bus: Option<String>,
+    pub(crate) session_bus: Option<String>,
     /// Environment for programs `launch_app` starts.
-    pub launch_env: Vec<(String, String)>,
+    pub(crate) launch_env: Vec<(String, String)>,
     /// The managed desktop's process group (launched apps join it, so `deft desktop stop` ends
     /// them too); `None` for a desktop of the environment.
-    pub pgid: Option<i32>,
+    pub(crate) pgid: Option<i32>,
 }
 
 impl DesktopTarget {
@@ -38,7 +38,7 @@ impl DesktopTarget {
     /// Resolves the desktop: `DISPLAY` from the environment when set, else the managed desktop of
     /// `state_file` when it runs. The error text (for the model and the person) says how to start
     /// one.
-    pub fn resolve(state_file: &Path) -> Result<Self, String> {
+    pub(crate) fn resolve(state_file: &Path) -> Result<Self, String> {
         if let Some(display) = std::env::var("DISPLAY").ok().filter(|d| !d.is_empty()) {
             let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
             let mut launch_env = vec![("DISPLAY".to_owned(), display.clone())];
@@ -57,7 +57,7 @@ impl DesktopTarget {
         }
         match DesktopState::load(state_file) {
             Ok(Some(state)) if state.is_alive() => Ok(Self::from_state(&state)),
-            Ok(_) => Err(messages::no_display(&state_file.display().to_string())),
+            Ok(_) => Err(texts::no_display(&state_file.display().to_string())),
             Err(e) => Err(e.to_string()),
         }
     }

@@ -15,8 +15,11 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use crate::proc::{self, process_name, process_pgid, which};
+pub use crate::proc::{group_members, pid_alive};
+
 /// Screen size of the managed desktop.
-pub const SCREEN: (u32, u32) = (1280, 1024);
+const SCREEN: (u32, u32) = (1280, 1024);
 
 /// How long start waits for each part to become ready.
 const READY_TIMEOUT: Duration = Duration::from_secs(15);
@@ -25,7 +28,7 @@ const READY_TIMEOUT: Duration = Duration::from_secs(15);
 const STOP_GRACE: Duration = Duration::from_secs(3);
 
 /// Name of the state file inside deft's data folder.
-pub const STATE_FILE: &str = "desktop.json";
+const STATE_FILE: &str = "desktop.json";
 
 /// Folder (inside deft's data folder) holding the desktop's HOME, runtime dir, sockets and logs.
 pub const WORK_DIR: &str = "desktop";
@@ -82,7 +85,7 @@ impl DesktopState {
     }
 
     /// Whether the desktop's Xvfb still runs.
-    pub fn is_alive(&self) -> bool {
+    pub(crate) fn is_alive(&self) -> bool {
         self.pids
             .get("xvfb")
             .is_some_and(|&pid| pid_alive(pid) && process_name(pid).as_deref() == Some("Xvfb"))
@@ -190,23 +193,13 @@ pub fn stop(state_file: &Path) -> Result<Option<DesktopState>, DesktopError> {
     };
     kill_group(state.pgid);
     for pid in state.pids.values() {
+        // Only a pid we recorded that is still in the desktop's group (not a reused pid).
         if pid_alive(*pid) && process_pgid(*pid) == Some(state.pgid) {
-            // SAFETY: kill(2) with a pid we recorded, checked to be in our group.
-            unsafe { libc::kill(*pid, libc::SIGKILL) };
+            proc::signal(*pid, libc::SIGKILL);
         }
     }
     fs::remove_file(state_file).map_err(io)?;
     Ok(Some(state))
-}
-
-/// Pids of live (not zombie) processes in process group `pgid`.
-pub fn group_members(pgid: i32) -> Vec<i32> {
-    let Ok(dir) = fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|pid| process_pgid(*pid) == Some(pgid) && pid_alive(*pid))
-        .collect()
 }
 
 /// SIGTERM to the group, SIGKILL after a grace period; waits until no member is left.
@@ -214,49 +207,16 @@ fn kill_group(pgid: i32) {
     if pgid <= 1 {
         return;
     }
-    // SAFETY: kill(2) on a process group we created.
-    unsafe { libc::kill(-pgid, libc::SIGTERM) };
+    proc::signal_group(pgid, libc::SIGTERM);
     let deadline = Instant::now() + STOP_GRACE;
     while Instant::now() < deadline && !group_members(pgid).is_empty() {
         std::thread::sleep(Duration::from_millis(20));
     }
-    // SAFETY: as above.
-    unsafe { libc::kill(-pgid, libc::SIGKILL) };
+    proc::signal_group(pgid, libc::SIGKILL);
     let deadline = Instant::now() + STOP_GRACE;
     while Instant::now() < deadline && !group_members(pgid).is_empty() {
         std::thread::sleep(Duration::from_millis(20));
     }
-}
-
-/// Alive and not a zombie.
-pub fn pid_alive(pid: i32) -> bool {
-    match fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => stat
-            .rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().next())
-            .is_some_and(|s| s != "Z" && s != "X"),
-        Err(_) => false,
-    }
-}
-
-fn process_pgid(pid: i32) -> Option<i32> {
-    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let (_, rest) = stat.rsplit_once(')')?;
-    rest.split_whitespace().nth(2)?.parse().ok()
-}
-
-fn process_name(pid: i32) -> Option<String> {
-    fs::read_to_string(format!("/proc/{pid}/comm"))
-        .ok()
-        .map(|s| s.trim().to_owned())
-}
-
-/// `program` on PATH.
-pub fn which(program: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(program))
-        .find(|p| p.is_file())
 }
 
 async fn launch(work_dir: &Path) -> Result<DesktopState, DesktopError> {
@@ -299,19 +259,15 @@ async fn launch(work_dir: &Path) -> Result<DesktopState, DesktopError> {
 }
 
 /// Xvfb in a new process group (its pid is the desktop's process group); it picks a free display and
-/// writes its number to a pipe.
+/// writes its number to a pipe — its stdout (`-displayfd 1`), so no descriptor has to be passed
+/// by number.
 fn spawn_xvfb(logs: &Path) -> Result<(i32, String), DesktopError> {
-    let mut fds = [0i32; 2];
-    // SAFETY: pipe(2) into a local array.
-    if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
-        return Err(io(std::io::Error::last_os_error()));
-    }
-    let (read_fd, write_fd) = (fds[0], fds[1]);
+    let (mut pipe, displayfd) = std::io::pipe().map_err(io)?;
     let log = fs::File::create(logs.join("xvfb.log")).map_err(io)?;
     let mut cmd = Command::new("Xvfb");
     cmd.args([
         "-displayfd",
-        &write_fd.to_string(),
+        "1",
         "-screen",
         "0",
         &format!("{}x{}x24", SCREEN.0, SCREEN.1),
@@ -320,40 +276,16 @@ fn spawn_xvfb(logs: &Path) -> Result<(i32, String), DesktopError> {
         "-noreset",
     ])
     .stdin(Stdio::null())
-    .stdout(Stdio::null())
+    .stdout(displayfd)
     .stderr(log);
     // A process group of its own that the other parts join (setpgid only works within one
     // session, so no setsid here).
     cmd.process_group(0);
-    // SAFETY: only async-signal-safe calls between fork and exec.
-    unsafe {
-        cmd.pre_exec(move || {
-            libc::close(read_fd);
-            Ok(())
-        });
-    }
     let spawned = cmd.spawn();
-    // SAFETY: our copy of the write end; the child has its own.
-    unsafe { libc::close(write_fd) };
-    let child = match spawned {
-        Ok(c) => c,
-        Err(e) => {
-            // SAFETY: our read end.
-            unsafe { libc::close(read_fd) };
-            return Err(DesktopError::Io(format!("cannot run Xvfb: {e}")));
-        }
-    };
-    let pid = child.id() as i32;
-    // Reap it in the background whenever it exits (we are its parent while this process lives).
-    std::thread::spawn(move || {
-        let mut child = child;
-        let _ = child.wait();
-    });
-    // SAFETY: a pipe read end we own; File closes it.
-    let mut pipe = unsafe {
-        use std::os::fd::FromRawFd;
-        fs::File::from_raw_fd(read_fd)
-    };
+    // Our copy of the write end goes with the command, so the read below ends when Xvfb dies.
+    drop(cmd);
+    let child = spawned.map_err(|e| DesktopError::Io(format!("cannot run Xvfb: {e}")))?;
+    let pid = reap_in_background(child);
     let mut buf = Vec::new();
     let mut byte = [0u8; 1];
     // Xvfb writes "N\n" when ready, or closes the pipe when it dies.
@@ -368,13 +300,29 @@ fn spawn_xvfb(logs: &Path) -> Result<(i32, String), DesktopError> {
     }
     let number = String::from_utf8_lossy(&buf).trim().to_owned();
     if number.is_empty() || !pid_alive(pid) {
-        let log = fs::read_to_string(logs.join("xvfb.log")).unwrap_or_default();
-        return Err(DesktopError::NotReady(format!(
-            "Xvfb exited before taking a display: {}",
-            log.trim()
-        )));
+        return Err(not_ready(
+            logs,
+            "xvfb.log",
+            "Xvfb exited before taking a display",
+        ));
     }
     Ok((pid, format!(":{number}")))
+}
+
+/// Reaps `child` in the background whenever it exits (we are its parent while this process
+/// lives); returns its pid.
+fn reap_in_background(mut child: std::process::Child) -> i32 {
+    let pid = child.id() as i32;
+    std::thread::spawn(move || {
+        let _ = child.wait();
+    });
+    pid
+}
+
+/// A part that did not come up, with what its log says.
+fn not_ready(logs: &Path, log: &str, what: &str) -> DesktopError {
+    let log = fs::read_to_string(logs.join(log)).unwrap_or_default();
+    DesktopError::NotReady(format!("{what}: {}", log.trim()))
 }
 
 fn spawn_in_group(
@@ -396,12 +344,7 @@ fn spawn_in_group(
     let child = cmd
         .spawn()
         .map_err(|e| DesktopError::Io(format!("cannot run {program}: {e}")))?;
-    let pid = child.id() as i32;
-    std::thread::spawn(move || {
-        let mut child = child;
-        let _ = child.wait();
-    });
-    Ok(pid)
+    Ok(reap_in_background(child))
 }
 
 async fn launch_rest(
@@ -472,15 +415,7 @@ async fn launch_rest(
     .await?;
     let a11y_bus: String = wait_for(
         || async {
-            let reply = session
-                .call_method(
-                    Some("org.a11y.Bus"),
-                    "/org/a11y/bus",
-                    Some("org.a11y.Bus"),
-                    "GetAddress",
-                    &(),
-                )
-                .await?;
+            let reply = crate::a11y::ask_a11y_address(&session).await?;
             let addr: String = reply.body().deserialize()?;
             if addr.is_empty() {
                 return Err(zbus::Error::Failure("empty address".into()));
@@ -533,11 +468,11 @@ async fn launch_rest(
         .await
         .map_err(io)?;
     if !wm_ready {
-        let log = fs::read_to_string(logs.join("openbox.log")).unwrap_or_default();
-        return Err(DesktopError::NotReady(format!(
-            "openbox did not take the display: {}",
-            log.trim()
-        )));
+        return Err(not_ready(
+            logs,
+            "openbox.log",
+            "openbox did not take the display",
+        ));
     }
     Ok((session_bus, a11y_bus))
 }
@@ -572,18 +507,7 @@ fn wait_for_wm(display: &str) -> bool {
 }
 
 async fn connection_pid(conn: &zbus::Connection, name: &str) -> Option<i32> {
-    let reply = conn
-        .call_method(
-            Some("org.freedesktop.DBus"),
-            "/org/freedesktop/DBus",
-            Some("org.freedesktop.DBus"),
-            "GetConnectionUnixProcessID",
-            &(name,),
-        )
-        .await
-        .ok()?;
-    let pid: u32 = reply.body().deserialize().ok()?;
-    i32::try_from(pid).ok()
+    i32::try_from(crate::a11y::bus_pid(conn, name).await?).ok()
 }
 
 /// Retries `f` every 20 ms until it succeeds or [`READY_TIMEOUT`] passes.

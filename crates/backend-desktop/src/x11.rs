@@ -157,12 +157,6 @@ impl X11 {
         Ok(())
     }
 
-    /// Moves the pointer to screen point `(x, y)`.
-    pub fn move_to(&self, x: i32, y: i32) -> Result<(), XError> {
-        self.fake(MOTION, 0, clamp16(x), clamp16(y))?;
-        self.conn.flush().map_err(xe)
-    }
-
     /// Clicks (or double-clicks) `button` at `(x, y)`.
     pub fn click(&self, x: i32, y: i32, button: Button, double: bool) -> Result<(), XError> {
         self.fake(MOTION, 0, clamp16(x), clamp16(y))?;
@@ -345,17 +339,6 @@ impl X11 {
             .map_err(xe)?;
         self.conn.flush().map_err(xe)?;
         self.sync()
-    }
-
-    /// The window that has input focus, if any (X's focus, not the WM's).
-    pub fn active_window(&self) -> Option<Window> {
-        let r = self
-            .conn
-            .get_property(false, self.root, self.atoms.active, AtomEnum::WINDOW, 0, 1)
-            .ok()?
-            .reply()
-            .ok()?;
-        r.value32().and_then(|mut v| v.next())
     }
 
     /// Captures the screen area `[left, top, right, bottom]` (clipped to the screen) as RGB.

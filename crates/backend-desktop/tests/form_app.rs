@@ -39,7 +39,7 @@ async fn rect_of(h: &Harness, id: &str) -> [f64; 4] {
         .as_array()
         .expect("rect")
         .iter()
-        .map(|v| v.as_f64().unwrap())
+        .map(|v| v.as_f64().expect("a rect holds numbers"))
         .collect();
     [r[0], r[1], r[2], r[3]]
 }
@@ -53,7 +53,10 @@ async fn window_rect(h: &Harness) -> [f64; 4] {
         .nth(1)
         .and_then(|s| s.split(']').next())
         .unwrap_or_else(|| panic!("no rect in {text}"));
-    let v: Vec<f64> = inner.split(',').map(|n| n.parse().unwrap()).collect();
+    let v: Vec<f64> = inner
+        .split(',')
+        .map(|n| n.parse().expect("a rect holds numbers"))
+        .collect();
     [v[0], v[1], v[2], v[3]]
 }
 
@@ -485,7 +488,7 @@ async fn screenshots_are_pngs_of_the_window_and_marks_sit_on_the_rects() {
         if rect[2] > win[2] as i32 || rect[3] > win[3] as i32 {
             continue;
         }
-        let read = deft_backend_desktop::marks::read_label(&img, (rect[0], rect[1]), id.len());
+        let read = deft_backend_desktop::read_label(&img, (rect[0], rect[1]), id.len());
         // A later mark may cover an earlier one where boxes overlap (list rows).
         if read.as_deref() == Some(id) {
             checked += 1;
@@ -516,13 +519,13 @@ fn png_size(bytes: &[u8]) -> (u32, u32) {
     (info.width, info.height)
 }
 
-fn decode(bytes: &[u8], origin: (i32, i32)) -> deft_backend_desktop::x11::RgbImage {
+fn decode(bytes: &[u8], origin: (i32, i32)) -> deft_backend_desktop::RgbImage {
     let decoder = png::Decoder::new(std::io::Cursor::new(bytes));
     let mut reader = decoder.read_info().expect("a valid PNG");
     let mut buf = vec![0; reader.output_buffer_size().expect("size")];
     let info = reader.next_frame(&mut buf).expect("frame");
     buf.truncate(info.buffer_size());
-    deft_backend_desktop::x11::RgbImage {
+    deft_backend_desktop::RgbImage {
         width: info.width,
         height: info.height,
         origin,

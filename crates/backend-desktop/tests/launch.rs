@@ -31,6 +31,7 @@ fn which(program: &str) -> String {
         .to_string()
 }
 
+#[allow(unsafe_code)] // kill(2) on a process the test started: no safe std form for a pid
 #[tokio::test(flavor = "multi_thread")]
 async fn a_program_that_keeps_running_without_a_window_is_reported_running() {
     let h = harness().await;

@@ -66,6 +66,7 @@ async fn start_is_idempotent_and_stop_leaves_nothing() {
     assert!(vdesktop::stop(&state_file).unwrap().is_none());
 }
 
+#[allow(unsafe_code)] // kill(2) on a process the test started: no safe std form for a pid
 #[tokio::test(flavor = "multi_thread")]
 async fn a_stale_state_is_cleaned_up_on_start() {
     let (_tmp, state_file, work) = dirs();
