@@ -13,7 +13,6 @@ use deft_protocol::{AgentEvent, DoneStatus, EventKind, ResultStatus, ToolStep};
 use deft_tools::devices;
 use futures::future::BoxFuture;
 use indicatif::{ProgressBar, ProgressStyle};
-use serde::Deserialize;
 
 use crate::{Globals, local_devices};
 

@@ -2,6 +2,8 @@
 //! the scripted model over HTTP and real devices (`local` with the shell tools and the fixture
 //! MCP server as a stdio child; a `deft client` process for the remote case).
 
+#![allow(clippy::unwrap_used)] // test helpers: an unwrap that fails is a failing test
+
 #[path = "common/console.rs"]
 mod support;
 
@@ -251,6 +253,8 @@ async fn bad_run_requests_say_what_to_do() {
     assert_eq!(r.body["model"], "scripted");
 }
 
+// Every route and every way in, in one table of checks: long because the table is.
+#[allow(clippy::too_many_lines)]
 #[tokio::test]
 async fn login_is_required_everywhere_and_sessions_are_csrf_safe() {
     let m = model(vec![]).await;

@@ -3,6 +3,8 @@
 //! it, a run's screenshot step is served as an image, and stopping the server leaves no desktop
 //! process behind.
 
+#![allow(clippy::unwrap_used)] // test helpers: an unwrap that fails is a failing test
+
 #[path = "common/console.rs"]
 mod support;
 

@@ -2,6 +2,8 @@
 //! `deft client` processes running batches through their own routing tables (the fixture MCP
 //! server as a stdio child), and `deft exec --server` / `deft devices` as a person runs them.
 
+#![allow(clippy::unwrap_used)] // test helpers: an unwrap that fails is a failing test
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -192,6 +194,8 @@ fn wait_exit(child: &mut GroupChild, within: Duration) -> std::process::ExitStat
     }
 }
 
+// One person's whole session, start to finish: long because it is one story.
+#[allow(clippy::too_many_lines)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serve_client_devices_and_exec_as_a_person_runs_them() {
     let data = TempDataDir::new().unwrap();

@@ -1,6 +1,8 @@
 //! `deft client --server wss://…`: the device link through a TLS-terminating proxy (the usual way
 //! to reach a server over a network), with real certificate verification.
 
+#![allow(clippy::unwrap_used)] // test helpers: an unwrap that fails is a failing test
+
 use std::process::Stdio;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

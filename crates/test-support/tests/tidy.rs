@@ -3,6 +3,8 @@
 //! texts live in each crate's `texts` module, the lint escapes stay where they are allowed, and
 //! every crate inherits the workspace lints.
 
+#![allow(clippy::unwrap_used)] // test helpers: an unwrap that fails is a failing test
+
 use std::path::{Path, PathBuf};
 
 use deft_test_support::repo_root;

@@ -187,36 +187,15 @@ fn row(name: &str, value: &str, target: &str) {
 impl Figures {
     /// Prints the table.
     pub fn print(&self) {
-        let f = &self.fan_out;
-        let checks = f.checks();
-        let lat = f.latencies_us();
-        let events: Vec<usize> = {
-            let mut e: Vec<usize> = f.received.iter().map(|r| r.events).collect();
-            e.sort_unstable();
-            e
-        };
-        let deltas = f.received.first().map_or(0, |r| r.latencies_us.len());
-        let steps = f.received.first().map_or(0, |r| r.steps);
-        let rates: Vec<f64> = {
-            let mut v: Vec<f64> = f
-                .received
-                .iter()
-                .filter_map(|r| {
-                    let (a, b) = r.span?;
-                    let secs = (b - a).as_secs_f64();
-                    (secs > 0.0).then(|| (r.events.saturating_sub(1)) as f64 / secs)
-                })
-                .collect();
-            v.sort_by(f64::total_cmp);
-            v
-        };
-        let model_rate = f.sent_span.and_then(|(a, b, n)| {
-            let secs = (b - a).as_secs_f64();
-            (secs > 0.0).then(|| (n.saturating_sub(1)) as f64 / secs)
-        });
-        let mut cold = self.cold_starts.clone();
-        cold.sort();
+        self.print_header();
+        row("figure", "value", "target");
+        self.print_fan_out();
+        self.print_resources();
+    }
 
+    /// What was measured, and how.
+    fn print_header(&self) {
+        let f = &self.fan_out;
         println!();
         println!(
             "console speed — `deft serve` (release) as a child process, embedded SQLite, --no-desktop"
@@ -236,7 +215,19 @@ impl Figures {
             f.load
         );
         println!();
-        row("figure", "value", "target");
+    }
+
+    /// The fan-out rows: delivery, loss, order, latency.
+    fn print_fan_out(&self) {
+        let f = &self.fan_out;
+        let checks = f.checks();
+        let events: Vec<usize> = {
+            let mut e: Vec<usize> = f.received.iter().map(|r| r.events).collect();
+            e.sort_unstable();
+            e
+        };
+        let deltas = f.received.first().map_or(0, |r| r.latencies_us.len());
+        let steps = f.received.first().map_or(0, |r| r.steps);
         row(
             "fan-out: subscribers finished / failed",
             &format!("{} / {}", f.received.len(), f.failures.len()),
@@ -292,6 +283,30 @@ impl Figures {
             },
             "yes",
         );
+        self.print_latency();
+    }
+
+    /// The fan-out's rates and delivery latencies.
+    fn print_latency(&self) {
+        let f = &self.fan_out;
+        let lat = f.latencies_us();
+        let rates: Vec<f64> = {
+            let mut v: Vec<f64> = f
+                .received
+                .iter()
+                .filter_map(|r| {
+                    let (a, b) = r.span?;
+                    let secs = (b - a).as_secs_f64();
+                    (secs > 0.0).then(|| (r.events.saturating_sub(1)) as f64 / secs)
+                })
+                .collect();
+            v.sort_by(f64::total_cmp);
+            v
+        };
+        let model_rate = f.sent_span.and_then(|(a, b, n)| {
+            let secs = (b - a).as_secs_f64();
+            (secs > 0.0).then(|| (n.saturating_sub(1)) as f64 / secs)
+        });
         row(
             "fan-out: emission rate (model / subscriber p50)",
             &format!(
@@ -336,6 +351,14 @@ impl Figures {
             &format!("{} deltas", lat.len()),
             &format!("{} × {}", f.subscribers, f.script.deltas()),
         );
+    }
+
+    /// CPU, memory, cold start, and what failed.
+    fn print_resources(&self) {
+        let f = &self.fan_out;
+        let checks = f.checks();
+        let mut cold = self.cold_starts.clone();
+        cold.sort();
         let share = |d: Duration| 100.0 * d.as_secs_f64() / f.cpu.wall.as_secs_f64().max(1e-9);
         row(
             "CPU during fan-out: server / harness",

@@ -2,6 +2,7 @@
 //! client with the API token or a login session, and an SSE reader.
 
 #![allow(dead_code)]
+#![allow(clippy::unwrap_used)] // test helpers: an unwrap that fails is a failing test
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -157,7 +158,7 @@ impl Serve {
             }
             assert!(
                 std::time::Instant::now() < deadline,
-                "deft serve did not stop after signal {signal}"
+                "deft serve did not stop after signal {signal:?}"
             );
             std::thread::sleep(Duration::from_millis(20));
         }
