@@ -124,7 +124,17 @@ impl ShellServer {
             timed_out = execution.output.timed_out,
             "run_shell finished"
         );
-        Ok(execution.output)
+        let out = execution.output;
+        if out.timed_out {
+            // A timeout is a failure the model must see as one, with what the program printed.
+            return Err(texts::run_timed_out(
+                argv.first().map_or("the program", String::as_str),
+                limit.as_secs(),
+                &out.stdout,
+                &out.stderr,
+            ));
+        }
+        Ok(out)
     }
 }
 

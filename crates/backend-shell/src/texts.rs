@@ -40,7 +40,8 @@ pub(crate) fn run_shell_description(programs: &[(&str, ArgRule)]) -> String {
     }
     text.push_str(&format!(
         " timeout is in seconds (default {DEFAULT_TIMEOUT_SECS}, at most {MAX_TIMEOUT_SECS}); on \
-         timeout the program and everything it started are killed. stdout and stderr are each cut \
+         timeout the program and everything it started are killed and the call fails with the \
+         output so far. stdout and stderr are each cut \
          at {} KiB (truncated: true).",
         OUTPUT_CAP / 1024
     ));
@@ -339,6 +340,21 @@ pub(crate) fn killed_by_signal(signal: i32) -> String {
 /// Appended to stderr when the time limit passed.
 pub(crate) fn timed_out(secs: u64) -> String {
     format!("[timed out after {secs} s; the program and everything it started were killed]")
+}
+
+/// `run_shell` failed because the time limit passed: what ran, and the output it left.
+pub(crate) fn run_timed_out(program: &str, secs: u64, stdout: &str, stderr: &str) -> String {
+    let mut text = format!(
+        "Error: {program} did not finish within its time limit of {secs} s; it and everything it \
+         started were killed, so it may have done only part of its work. Retry with a longer \
+         timeout (at most {MAX_TIMEOUT_SECS} s) or a narrower command."
+    );
+    for (name, output) in [("stdout", stdout), ("stderr", stderr)] {
+        if !output.trim().is_empty() {
+            text.push_str(&format!("\n{name} so far:\n{output}"));
+        }
+    }
+    text
 }
 
 /// `get_system_info` could not run.
