@@ -948,3 +948,31 @@ async fn a_device_without_a_screen_has_no_live_view() {
     let r = api.get("/api/devices/nope/live").await;
     assert_eq!(r.status, 404);
 }
+
+#[tokio::test]
+async fn a_burst_of_runs_from_idle_hears_another_run_is_active() {
+    let slow = Reply::text(&"slow answer ".repeat(30)).with_delay(Duration::from_millis(40));
+    let m = model(vec![slow.into()]).await;
+    let dir = TempDataDir::new().unwrap();
+    let serve = Serve::start(dir.path(), &ServeOptions::shell(&m.base_url(), dir.path()));
+    let api = serve.api();
+    let body = json!({"prompt": "race", "device": "local"});
+    let answers =
+        futures::future::join_all((0..30).map(|_| api.post("/api/agent/run", &body))).await;
+    let won: Vec<_> = answers.iter().filter(|a| a.status == 202).collect();
+    assert_eq!(won.len(), 1, "exactly one run starts");
+    for lost in answers.iter().filter(|a| a.status != 202) {
+        assert_eq!(lost.status, 409, "{}", lost.text);
+        assert!(
+            lost.body["error"]
+                .as_str()
+                .unwrap()
+                .starts_with("another run is active"),
+            "a loser was told something else: {}",
+            lost.text
+        );
+    }
+    // The losers left no conversation behind: only the winner's is listed.
+    let list = api.get("/api/conversations").await;
+    assert_eq!(list.body.as_array().unwrap().len(), 1, "{}", list.text);
+}

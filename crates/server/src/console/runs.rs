@@ -301,15 +301,10 @@ impl RunPlan {
         })
     }
 
-    /// Holds the device, then the run slot; creates the conversation when none was named. A
-    /// refused run leaves nothing behind.
+    /// Takes the run slot, then the device; creates the conversation when none was named. The
+    /// slot comes first, so a burst of requests from idle hears "another run is active", not
+    /// that the winner's device is busy. A refused run leaves nothing behind.
     async fn claim(self, console: &Console) -> Result<ClaimedRun, ApiError> {
-        let busy = self.device.try_reserve().ok_or_else(|| {
-            ApiError(
-                StatusCode::CONFLICT,
-                crate::texts::device_busy(&self.device_id),
-            )
-        })?;
         let store = console.store();
         let created = self.given.is_none();
         let conversation = match self.given {
@@ -332,17 +327,26 @@ impl RunPlan {
             cancel: CancellationToken::new(),
             usage: Mutex::new(Usage::default()),
         });
-        if !console.runs().claim(run.clone()) {
+        // A refused run takes the conversation it created with it.
+        let refused = async |text: String| {
             if created {
-                let _ = store.delete_conversation(&conversation).await;
+                let _ = store.delete_conversation(&run.conversation).await;
             }
-            return Err(ApiError(StatusCode::CONFLICT, texts::RUN_ACTIVE.to_owned()));
+            ApiError(StatusCode::CONFLICT, text)
+        };
+        if !console.runs().claim(run.clone()) {
+            return Err(refused(texts::RUN_ACTIVE.to_owned()).await);
         }
+        let guard = SlotGuard {
+            console: console.clone(),
+            run: run.clone(),
+        };
+        let Some(busy) = self.device.try_reserve() else {
+            drop(guard);
+            return Err(refused(crate::texts::device_busy(&run.device)).await);
+        };
         Ok(ClaimedRun {
-            guard: SlotGuard {
-                console: console.clone(),
-                run: run.clone(),
-            },
+            guard,
             run,
             busy,
             device: self.device,
