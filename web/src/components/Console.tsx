@@ -1,6 +1,6 @@
 // The chat console: conversations, the chat with its live run, the device's live view, settings.
 import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
-import { api } from "../api";
+import { api, errorText } from "../api";
 import { addUsage, num, shortId } from "../format";
 import { applyEvent, newRunView, storedStepView, type RunView } from "../run-state";
 import { subscribe, type Subscription } from "../stream";
@@ -11,8 +11,6 @@ import { Lightbox } from "./Lightbox";
 import { LiveView } from "./LiveView";
 import { AssistantMessage, UserMessage } from "./MessageView";
 import { SettingsDialog } from "./SettingsDialog";
-
-const errText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /** The conversation id in the page's path (`/c/ID`), if any. */
 function convFromPath(): string | null {
@@ -60,7 +58,7 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
     try {
       setConvs(await api.conversations());
     } catch (e) {
-      setBanner(errText(e));
+      setBanner(errorText(e));
     }
   }, []);
 
@@ -80,7 +78,7 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
       if (currentRef.current === id) setDetail(d);
       return d;
     } catch (e) {
-      if (currentRef.current === id) setBanner(errText(e));
+      if (currentRef.current === id) setBanner(errorText(e));
       return null;
     }
   }, []);
@@ -128,7 +126,7 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
     void (async () => {
       const [s, ds, active] = await Promise.all([
         api.settings().catch((e) => {
-          setBanner(errText(e));
+          setBanner(errorText(e));
           return null;
         }),
         loadDevices(),
@@ -243,7 +241,7 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
       void loadConvs();
       void loadDevices();
     } catch (e) {
-      setBanner(errText(e));
+      setBanner(errorText(e));
     } finally {
       setSending(false);
     }
@@ -256,7 +254,7 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
       await api.stop(run.runId);
     } catch (e) {
       setStopping(false);
-      setBanner(errText(e));
+      setBanner(errorText(e));
     }
   };
 
@@ -265,7 +263,7 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
     try {
       await api.confirm(run.runId, callId, approve);
     } catch (e) {
-      setBanner(errText(e));
+      setBanner(errorText(e));
     }
   };
 
@@ -276,7 +274,7 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
       if (c.id === currentId) newConversation();
       void loadConvs();
     } catch (e) {
-      setBanner(errText(e));
+      setBanner(errorText(e));
     }
   };
 

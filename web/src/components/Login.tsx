@@ -1,6 +1,6 @@
 // The login page.
 import { useState } from "preact/hooks";
-import { api } from "../api";
+import { api, errorText } from "../api";
 import { AuthCard } from "./AuthCard";
 
 /** Username and password; shows the server's answer on failure (wrong password, too many tries). */
@@ -18,7 +18,7 @@ export function Login({ notice, onDone }: { notice?: string; onDone: (user: stri
       const me = await api.login(username.trim(), password);
       onDone(me.username, me.csrf_token);
     } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
+      setError(errorText(err));
       setBusy(false);
     }
   };

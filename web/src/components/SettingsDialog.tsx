@@ -2,7 +2,7 @@
 // default device and max steps.
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api } from "../api";
+import { api, errorText } from "../api";
 import type { Device, Settings } from "../types";
 
 /** Props of the dialog. */
@@ -64,7 +64,7 @@ export function SettingsDialog({ settings, devices, onSaved, onClose }: Settings
       const saved = await api.saveSettings(change);
       onSaved(saved);
     } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
+      setError(errorText(err));
       setBusy(false);
     }
   };

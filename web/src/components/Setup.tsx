@@ -1,6 +1,6 @@
 // First start: create the admin with the one-time token from the setup link (`#setup=TOKEN`).
 import { useEffect, useState } from "preact/hooks";
-import { api } from "../api";
+import { api, errorText } from "../api";
 import { AuthCard } from "./AuthCard";
 
 /** The token in the URL fragment, if any. */
@@ -44,7 +44,7 @@ export function Setup({ onDone }: { onDone: (user: string, csrf: string) => void
       history.replaceState(null, "", window.location.pathname);
       onDone(me.username, me.csrf_token);
     } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
+      setError(errorText(err));
       setBusy(false);
     }
   };
