@@ -2,29 +2,16 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api, errorText } from "../api";
 import { addUsage, num, shortId } from "../format";
+import { useConversations } from "../hooks/useConversations";
 import { applyEvent, newRunView, storedStepView, type RunView } from "../run-state";
 import { subscribe, type Subscription } from "../stream";
-import type { Conversation, ConversationDetail, Device, Message, RunInfo, Settings, Usage } from "../types";
+import type { Device, Message, RunInfo, Settings, Usage } from "../types";
 import { Composer } from "./Composer";
 import { ConversationList } from "./ConversationList";
 import { Lightbox } from "./Lightbox";
 import { LiveView } from "./LiveView";
 import { AssistantMessage, UserMessage } from "./MessageView";
 import { SettingsDialog } from "./SettingsDialog";
-
-/** The conversation id in the page's path (`/c/ID`), if any. */
-function convFromPath(): string | null {
-  const m = /^\/c\/([^/]+)\/?$/.exec(window.location.pathname);
-  return m ? decodeURIComponent(m[1]) : null;
-}
-
-/** Puts the conversation in the page's path, so a reload or a link opens it. */
-function setPath(id: string | null, replace = false): void {
-  const path = id ? `/c/${encodeURIComponent(id)}` : "/";
-  if (window.location.pathname === path) return;
-  if (replace) history.replaceState(null, "", path);
-  else history.pushState(null, "", path);
-}
 
 /** Sum of the usage of stored assistant messages. */
 function messagesUsage(ms: Message[]): Usage {
@@ -33,9 +20,6 @@ function messagesUsage(ms: Message[]): Usage {
 
 /** The console page. */
 export function Console({ username, onLoggedOut }: { username: string; onLoggedOut: () => void }) {
-  const [convs, setConvs] = useState<Conversation[]>([]);
-  const [currentId, setCurrentId] = useState<string | null>(null);
-  const [detail, setDetail] = useState<ConversationDetail | null>(null);
   const [devices, setDevices] = useState<Device[]>([]);
   const [settings, setSettings] = useState<Settings | null>(null);
   const [deviceId, setDeviceId] = useState("");
@@ -49,18 +33,11 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
   const [prompt, setPrompt] = useState("");
   const [sending, setSending] = useState(false);
   const sub = useRef<Subscription | null>(null);
-  const currentRef = useRef<string | null>(null);
   const inputRef = useRef<HTMLTextAreaElement>(null);
   const chatRef = useRef<HTMLDivElement>(null);
-  currentRef.current = currentId;
 
-  const loadConvs = useCallback(async () => {
-    try {
-      setConvs(await api.conversations());
-    } catch (e) {
-      setBanner(errorText(e));
-    }
-  }, []);
+  const conversations = useConversations({ onError: setBanner, onChosen: () => inputRef.current?.focus() });
+  const { list: convs, currentId, detail } = conversations;
 
   const loadDevices = useCallback(async () => {
     try {
@@ -72,27 +49,16 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
     }
   }, []);
 
-  const loadDetail = useCallback(async (id: string) => {
-    try {
-      const d = await api.conversation(id);
-      if (currentRef.current === id) setDetail(d);
-      return d;
-    } catch (e) {
-      if (currentRef.current === id) setBanner(errorText(e));
-      return null;
-    }
-  }, []);
-
   /** After `done`: refresh what the run changed. The run's view stays (it holds step results
    * the store does not keep) until the next run replaces it. */
   const finished = useCallback(
     async (view: RunView) => {
       setStopping(false);
-      void loadConvs();
+      void conversations.refresh();
       void loadDevices();
-      if (currentRef.current === view.conversation) await loadDetail(view.conversation);
+      await conversations.reloadIfOpen(view.conversation);
     },
-    [loadConvs, loadDevices, loadDetail],
+    [conversations.refresh, loadDevices, conversations.reloadIfOpen],
   );
 
   const follow = useCallback(
@@ -131,20 +97,14 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
         }),
         loadDevices(),
         api.activeRun().catch(() => ({ run: null })),
-        loadConvs(),
+        conversations.refresh(),
       ]);
       setSettings(s);
       const usable = (ds ?? []).filter((d) => !d.busy);
       const preferred = s?.default_device && (ds ?? []).some((d) => d.id === s.default_device) ? s.default_device : "";
       const local = usable.find((d) => d.id === "local");
       setDeviceId(preferred || local?.id || usable[0]?.id || ds?.[0]?.id || "");
-      const open = active.run && active.run.status === "running" ? active.run.conversation : convFromPath();
-      if (open) {
-        setCurrentId(open);
-        currentRef.current = open;
-        setPath(open, true);
-        void loadDetail(open);
-      }
+      conversations.restore(active.run && active.run.status === "running" ? active.run.conversation : null);
       if (active.run && active.run.status === "running") followInfo(active.run);
     })();
     return () => sub.current?.close();
@@ -183,7 +143,7 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
       const typing = e.target instanceof HTMLElement && /^(INPUT|TEXTAREA|SELECT)$/.test(e.target.tagName);
       if (e.altKey && (e.key === "n" || e.key === "N")) {
         e.preventDefault();
-        newConversation();
+        conversations.startNew();
       } else if (e.key === "/" && !typing && !showSettings) {
         e.preventDefault();
         inputRef.current?.focus();
@@ -193,37 +153,6 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
     return () => window.removeEventListener("keydown", key);
   });
 
-  // Back and forward move between conversations.
-  useEffect(() => {
-    const pop = () => {
-      const id = convFromPath();
-      setCurrentId(id);
-      currentRef.current = id;
-      setDetail(null);
-      if (id) void loadDetail(id);
-    };
-    window.addEventListener("popstate", pop);
-    return () => window.removeEventListener("popstate", pop);
-  }, [loadDetail]);
-
-  const select = (id: string) => {
-    if (id === currentId) return;
-    setPath(id);
-    setCurrentId(id);
-    currentRef.current = id;
-    setDetail(null);
-    void loadDetail(id);
-    inputRef.current?.focus();
-  };
-
-  const newConversation = () => {
-    setPath(null);
-    setCurrentId(null);
-    currentRef.current = null;
-    setDetail(null);
-    inputRef.current?.focus();
-  };
-
   const send = async () => {
     const text = prompt.trim();
     if (!text || sending || runActive) return;
@@ -232,13 +161,10 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
     try {
       const r = await api.startRun(text, currentId ?? undefined, deviceId || undefined);
       setPrompt("");
-      setPath(r.conversation, currentId === r.conversation);
-      setCurrentId(r.conversation);
-      currentRef.current = r.conversation;
       nearBottom.current = true;
       follow(newRunView(r.run_id, r.conversation, r.device, text));
-      void loadDetail(r.conversation);
-      void loadConvs();
+      conversations.openRun(r.conversation);
+      void conversations.refresh();
       void loadDevices();
     } catch (e) {
       setBanner(errorText(e));
@@ -262,17 +188,6 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
     if (!run) return;
     try {
       await api.confirm(run.runId, callId, approve);
-    } catch (e) {
-      setBanner(errorText(e));
-    }
-  };
-
-  const remove = async (c: Conversation) => {
-    if (!window.confirm(`Delete the conversation “${c.title || shortId(c.id)}”?`)) return;
-    try {
-      await api.deleteConversation(c.id);
-      if (c.id === currentId) newConversation();
-      void loadConvs();
     } catch (e) {
       setBanner(errorText(e));
     }
@@ -327,9 +242,9 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
           conversations={convs}
           current={currentId}
           runningConversation={runActive ? run!.conversation : null}
-          onSelect={select}
-          onNew={newConversation}
-          onDelete={(c) => void remove(c)}
+          onSelect={conversations.select}
+          onNew={conversations.startNew}
+          onDelete={(c) => void conversations.remove(c)}
         />
         <div class="sidebar-foot">
           <span class="muted small">{username}</span>
@@ -448,7 +363,7 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
         {runActive && !liveHere && (
           <div class="banner banner-info">
             A run is active in another conversation.{" "}
-            <button class="link" onClick={() => select(run!.conversation)}>
+            <button class="link" onClick={() => conversations.select(run!.conversation)}>
               Show it
             </button>
           </div>
