@@ -3,9 +3,9 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks"
 import { api, errorText } from "../api";
 import { addUsage, num, shortId } from "../format";
 import { useConversations } from "../hooks/useConversations";
-import { applyEvent, newRunView, storedStepView, type RunView } from "../run-state";
-import { subscribe, type Subscription } from "../stream";
-import type { Device, Message, RunInfo, Settings, Usage } from "../types";
+import { runningRun, useRunStream } from "../hooks/useRunStream";
+import { storedStepView } from "../run-state";
+import type { Device, Message, Settings, Usage } from "../types";
 import { Composer } from "./Composer";
 import { ConversationList } from "./ConversationList";
 import { Lightbox } from "./Lightbox";
@@ -23,21 +23,14 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
   const [devices, setDevices] = useState<Device[]>([]);
   const [settings, setSettings] = useState<Settings | null>(null);
   const [deviceId, setDeviceId] = useState("");
-  const [run, setRun] = useState<RunView | null>(null);
-  const [stopping, setStopping] = useState(false);
   const [banner, setBanner] = useState<string | null>(null);
-  const [connection, setConnection] = useState<"live" | "reconnecting">("live");
   const [showSettings, setShowSettings] = useState(false);
   const [showLive, setShowLive] = useState(true);
   const [lightbox, setLightbox] = useState<{ src: string; alt: string } | null>(null);
   const [prompt, setPrompt] = useState("");
   const [sending, setSending] = useState(false);
-  const sub = useRef<Subscription | null>(null);
   const inputRef = useRef<HTMLTextAreaElement>(null);
   const chatRef = useRef<HTMLDivElement>(null);
-
-  const conversations = useConversations({ onError: setBanner, onChosen: () => inputRef.current?.focus() });
-  const { list: convs, currentId, detail } = conversations;
 
   const loadDevices = useCallback(async () => {
     try {
@@ -49,54 +42,29 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
     }
   }, []);
 
-  /** After `done`: refresh what the run changed. The run's view stays (it holds step results
-   * the store does not keep) until the next run replaces it. */
-  const finished = useCallback(
-    async (view: RunView) => {
-      setStopping(false);
+  const conversations = useConversations({ onError: setBanner, onChosen: () => inputRef.current?.focus() });
+  const { list: convs, currentId, detail } = conversations;
+  const runStream = useRunStream({
+    onError: setBanner,
+    // After the run: refresh what it changed.
+    onFinished: async (view) => {
       void conversations.refresh();
       void loadDevices();
       await conversations.reloadIfOpen(view.conversation);
     },
-    [conversations.refresh, loadDevices, conversations.reloadIfOpen],
-  );
-
-  const follow = useCallback(
-    (view: RunView) => {
-      sub.current?.close();
-      setRun(view);
-      setConnection("live");
-      sub.current = subscribe(view.runId, 0, {
-        onEvent: (ev) => {
-          setRun((r) => (r && r.runId === view.runId ? applyEvent(r, ev) : r));
-          if (ev.type === "done") void finished(view);
-        },
-        onConnection: setConnection,
-        onFatal: (msg) => setBanner(`Lost the run's event stream: ${msg}`),
-        onEnded: (info) => {
-          setRun((r) => (r && r.runId === view.runId ? { ...r, status: info.status } : r));
-          void finished(view);
-        },
-      });
-    },
-    [finished],
-  );
-
-  const followInfo = useCallback(
-    (info: RunInfo) => follow(newRunView(info.run_id, info.conversation, info.device, info.prompt)),
-    [follow],
-  );
+  });
+  const { run, active: runActive, stopping, connection } = runStream;
 
   // First load, and recovery of an active run after a reload.
   useEffect(() => {
     void (async () => {
-      const [s, ds, active] = await Promise.all([
+      const [s, ds, running] = await Promise.all([
         api.settings().catch((e) => {
           setBanner(errorText(e));
           return null;
         }),
         loadDevices(),
-        api.activeRun().catch(() => ({ run: null })),
+        runningRun(),
         conversations.refresh(),
       ]);
       setSettings(s);
@@ -104,31 +72,16 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
       const preferred = s?.default_device && (ds ?? []).some((d) => d.id === s.default_device) ? s.default_device : "";
       const local = usable.find((d) => d.id === "local");
       setDeviceId(preferred || local?.id || usable[0]?.id || ds?.[0]?.id || "");
-      conversations.restore(active.run && active.run.status === "running" ? active.run.conversation : null);
-      if (active.run && active.run.status === "running") followInfo(active.run);
+      conversations.restore(running?.conversation ?? null);
+      if (running) runStream.follow(running);
     })();
-    return () => sub.current?.close();
   }, []);
 
-  const runActive = run !== null && run.status === "running";
-
-  // Devices every 5 s; a run started elsewhere every 8 s.
+  // Devices every 5 s.
   useEffect(() => {
-    const t1 = setInterval(() => void loadDevices(), 5000);
-    const t2 = setInterval(() => {
-      if (runActive) return;
-      void api
-        .activeRun()
-        .then((a) => {
-          if (a.run && a.run.status === "running" && a.run.run_id !== run?.runId) followInfo(a.run);
-        })
-        .catch(() => {});
-    }, 8000);
-    return () => {
-      clearInterval(t1);
-      clearInterval(t2);
-    };
-  }, [runActive, run?.runId, followInfo, loadDevices]);
+    const t = setInterval(() => void loadDevices(), 5000);
+    return () => clearInterval(t);
+  }, [loadDevices]);
 
   // Keep the newest message in view while the person is at the bottom.
   const nearBottom = useRef(true);
@@ -162,7 +115,7 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
       const r = await api.startRun(text, currentId ?? undefined, deviceId || undefined);
       setPrompt("");
       nearBottom.current = true;
-      follow(newRunView(r.run_id, r.conversation, r.device, text));
+      runStream.follow({ ...r, prompt: text });
       conversations.openRun(r.conversation);
       void conversations.refresh();
       void loadDevices();
@@ -173,33 +126,13 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
     }
   };
 
-  const stop = async () => {
-    if (!run) return;
-    setStopping(true);
-    try {
-      await api.stop(run.runId);
-    } catch (e) {
-      setStopping(false);
-      setBanner(errorText(e));
-    }
-  };
-
-  const answer = async (callId: string, approve: boolean) => {
-    if (!run) return;
-    try {
-      await api.confirm(run.runId, callId, approve);
-    } catch (e) {
-      setBanner(errorText(e));
-    }
-  };
-
   const logout = async () => {
     try {
       await api.logout();
     } catch {
       // The session is gone either way.
     }
-    sub.current?.close();
+    runStream.close();
     onLoggedOut();
   };
 
@@ -352,7 +285,7 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
                     status={run!.status}
                     errors={run!.errors}
                     live={true}
-                    onAnswer={answer}
+                    onAnswer={runStream.answer}
                     onOpenImage={openImage}
                   />,
                 ]
@@ -372,7 +305,7 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
           value={prompt}
           onInput={setPrompt}
           onSend={() => void send()}
-          onStop={() => void stop()}
+          onStop={() => void runStream.stop()}
           running={runActive}
           stopping={stopping}
           sending={sending}
