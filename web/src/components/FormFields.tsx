@@ -1,5 +1,4 @@
-// The pieces the login, setup and settings forms share: text inputs bound to a string, fields, the
-// error line and the submit button.
+// The form pieces login, setup and settings share: bound text inputs, fields, error line, submit button.
 import type { ComponentChildren, InputHTMLAttributes } from "preact";
 
 /** The attributes `A` but the value, for each kind of input (`type`) on its own. */

@@ -1,5 +1,4 @@
-// The conversations: the list, the open one (kept in the page's path, `/c/ID`) with its stored
-// messages, opening, starting afresh, deleting and refreshing them, and the back and forward buttons.
+// The conversations: the list, the open one (in the path, `/c/ID`) and its messages, select/new/delete.
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { api, errorText } from "../api";
 import { shortId } from "../format";

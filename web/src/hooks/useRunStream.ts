@@ -1,6 +1,4 @@
-// The run this page follows: its event stream (replays after a reconnect are skipped by the pure
-// run-state), the view built from it, stopping it, answering its approvals, and picking up a run
-// started elsewhere.
+// The followed run: its event stream folded by the pure run-state, stop, approvals, runs from elsewhere.
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { api, errorText } from "../api";
 import { applyEvent, newRunView, type RunView } from "../run-state";
