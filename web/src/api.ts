@@ -19,6 +19,11 @@ export class ApiError extends Error {
   }
 }
 
+/** The text of anything thrown: an Error's message, else the value as a string. */
+export function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
 let csrfToken = "";
 
 /** Remembers the session's CSRF token (from login, setup or /api/auth/me). */
@@ -47,7 +52,7 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (e) {
-    throw new ApiError(0, `cannot reach the deft server (${e instanceof Error ? e.message : String(e)})`);
+    throw new ApiError(0, `cannot reach the deft server (${errorText(e)})`);
   }
   if (res.status === 204) return undefined as T;
   const text = await res.text();

@@ -2,7 +2,7 @@
 // dropped connection resumes where it stopped; an error never ends the run view. Only when the
 // browser gives up (the server refused the stream) do we ask for the run's state and, if it still
 // runs, open a new stream after the last event we saw.
-import { api, streamUrl } from "./api";
+import { api, errorText, streamUrl } from "./api";
 import { EVENT_TYPES, type AgentEvent, type RunInfo } from "./types";
 
 /** A subscription; `close` ends it. */
@@ -75,7 +75,7 @@ export function subscribe(runId: string, afterSeq: number, h: StreamHandlers): S
     } catch (e) {
       const status = (e as { status?: number }).status;
       if (status === 404) {
-        h.onFatal?.(e instanceof Error ? e.message : String(e));
+        h.onFatal?.(errorText(e));
         close();
       } else {
         retry = setTimeout(recover, 3000);

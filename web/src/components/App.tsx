@@ -1,6 +1,6 @@
 // The auth gate: first-start setup, login, or the console.
 import { useEffect, useState } from "preact/hooks";
-import { api, setCsrfToken, setUnauthorizedHandler } from "../api";
+import { api, errorText, setCsrfToken, setUnauthorizedHandler } from "../api";
 import { Console } from "./Console";
 import { Login } from "./Login";
 import { Setup } from "./Setup";
@@ -26,7 +26,7 @@ export function App() {
       setGate({ page: "console", username: me.username });
     } catch (e) {
       if ((e as { status?: number }).status === 401) return setGate({ page: "login" });
-      setGate({ page: "unreachable", message: e instanceof Error ? e.message : String(e) });
+      setGate({ page: "unreachable", message: errorText(e) });
     }
   };
 

@@ -1,32 +1,17 @@
 // The chat console: conversations, the chat with its live run, the device's live view, settings.
 import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
-import { api } from "../api";
+import { api, errorText } from "../api";
 import { addUsage, num, shortId } from "../format";
-import { applyEvent, newRunView, storedStepView, type RunView } from "../run-state";
-import { subscribe, type Subscription } from "../stream";
-import type { Conversation, ConversationDetail, Device, Message, RunInfo, Settings, Usage } from "../types";
+import { useConversations } from "../hooks/useConversations";
+import { runningRun, useRunStream } from "../hooks/useRunStream";
+import { storedStepView } from "../run-state";
+import type { Device, Message, Settings, Usage } from "../types";
 import { Composer } from "./Composer";
 import { ConversationList } from "./ConversationList";
 import { Lightbox } from "./Lightbox";
 import { LiveView } from "./LiveView";
 import { AssistantMessage, UserMessage } from "./MessageView";
 import { SettingsDialog } from "./SettingsDialog";
-
-const errText = (e: unknown) => (e instanceof Error ? e.message : String(e));
-
-/** The conversation id in the page's path (`/c/ID`), if any. */
-function convFromPath(): string | null {
-  const m = /^\/c\/([^/]+)\/?$/.exec(window.location.pathname);
-  return m ? decodeURIComponent(m[1]) : null;
-}
-
-/** Puts the conversation in the page's path, so a reload or a link opens it. */
-function setPath(id: string | null, replace = false): void {
-  const path = id ? `/c/${encodeURIComponent(id)}` : "/";
-  if (window.location.pathname === path) return;
-  if (replace) history.replaceState(null, "", path);
-  else history.pushState(null, "", path);
-}
 
 /** Sum of the usage of stored assistant messages. */
 function messagesUsage(ms: Message[]): Usage {
@@ -35,34 +20,17 @@ function messagesUsage(ms: Message[]): Usage {
 
 /** The console page. */
 export function Console({ username, onLoggedOut }: { username: string; onLoggedOut: () => void }) {
-  const [convs, setConvs] = useState<Conversation[]>([]);
-  const [currentId, setCurrentId] = useState<string | null>(null);
-  const [detail, setDetail] = useState<ConversationDetail | null>(null);
   const [devices, setDevices] = useState<Device[]>([]);
   const [settings, setSettings] = useState<Settings | null>(null);
   const [deviceId, setDeviceId] = useState("");
-  const [run, setRun] = useState<RunView | null>(null);
-  const [stopping, setStopping] = useState(false);
   const [banner, setBanner] = useState<string | null>(null);
-  const [connection, setConnection] = useState<"live" | "reconnecting">("live");
   const [showSettings, setShowSettings] = useState(false);
   const [showLive, setShowLive] = useState(true);
   const [lightbox, setLightbox] = useState<{ src: string; alt: string } | null>(null);
   const [prompt, setPrompt] = useState("");
   const [sending, setSending] = useState(false);
-  const sub = useRef<Subscription | null>(null);
-  const currentRef = useRef<string | null>(null);
   const inputRef = useRef<HTMLTextAreaElement>(null);
   const chatRef = useRef<HTMLDivElement>(null);
-  currentRef.current = currentId;
-
-  const loadConvs = useCallback(async () => {
-    try {
-      setConvs(await api.conversations());
-    } catch (e) {
-      setBanner(errText(e));
-    }
-  }, []);
 
   const loadDevices = useCallback(async () => {
     try {
@@ -74,103 +42,46 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
     }
   }, []);
 
-  const loadDetail = useCallback(async (id: string) => {
-    try {
-      const d = await api.conversation(id);
-      if (currentRef.current === id) setDetail(d);
-      return d;
-    } catch (e) {
-      if (currentRef.current === id) setBanner(errText(e));
-      return null;
-    }
-  }, []);
-
-  /** After `done`: refresh what the run changed. The run's view stays (it holds step results
-   * the store does not keep) until the next run replaces it. */
-  const finished = useCallback(
-    async (view: RunView) => {
-      setStopping(false);
-      void loadConvs();
+  const conversations = useConversations({ onError: setBanner, onChosen: () => inputRef.current?.focus() });
+  const { list: convs, currentId, detail } = conversations;
+  const runStream = useRunStream({
+    onError: setBanner,
+    // After the run: refresh what it changed.
+    onFinished: async (view) => {
+      void conversations.refresh();
       void loadDevices();
-      if (currentRef.current === view.conversation) await loadDetail(view.conversation);
+      await conversations.reloadIfOpen(view.conversation);
     },
-    [loadConvs, loadDevices, loadDetail],
-  );
-
-  const follow = useCallback(
-    (view: RunView) => {
-      sub.current?.close();
-      setRun(view);
-      setConnection("live");
-      sub.current = subscribe(view.runId, 0, {
-        onEvent: (ev) => {
-          setRun((r) => (r && r.runId === view.runId ? applyEvent(r, ev) : r));
-          if (ev.type === "done") void finished(view);
-        },
-        onConnection: setConnection,
-        onFatal: (msg) => setBanner(`Lost the run's event stream: ${msg}`),
-        onEnded: (info) => {
-          setRun((r) => (r && r.runId === view.runId ? { ...r, status: info.status } : r));
-          void finished(view);
-        },
-      });
-    },
-    [finished],
-  );
-
-  const followInfo = useCallback(
-    (info: RunInfo) => follow(newRunView(info.run_id, info.conversation, info.device, info.prompt)),
-    [follow],
-  );
+  });
+  const { run, active: runActive, stopping, connection } = runStream;
 
   // First load, and recovery of an active run after a reload.
   useEffect(() => {
     void (async () => {
-      const [s, ds, active] = await Promise.all([
+      const [s, ds, running] = await Promise.all([
         api.settings().catch((e) => {
-          setBanner(errText(e));
+          setBanner(errorText(e));
           return null;
         }),
         loadDevices(),
-        api.activeRun().catch(() => ({ run: null })),
-        loadConvs(),
+        runningRun(),
+        conversations.refresh(),
       ]);
       setSettings(s);
       const usable = (ds ?? []).filter((d) => !d.busy);
       const preferred = s?.default_device && (ds ?? []).some((d) => d.id === s.default_device) ? s.default_device : "";
       const local = usable.find((d) => d.id === "local");
       setDeviceId(preferred || local?.id || usable[0]?.id || ds?.[0]?.id || "");
-      const open = active.run && active.run.status === "running" ? active.run.conversation : convFromPath();
-      if (open) {
-        setCurrentId(open);
-        currentRef.current = open;
-        setPath(open, true);
-        void loadDetail(open);
-      }
-      if (active.run && active.run.status === "running") followInfo(active.run);
+      conversations.restore(running?.conversation ?? null);
+      if (running) runStream.follow(running);
     })();
-    return () => sub.current?.close();
   }, []);
 
-  const runActive = run !== null && run.status === "running";
-
-  // Devices every 5 s; a run started elsewhere every 8 s.
+  // Devices every 5 s.
   useEffect(() => {
-    const t1 = setInterval(() => void loadDevices(), 5000);
-    const t2 = setInterval(() => {
-      if (runActive) return;
-      void api
-        .activeRun()
-        .then((a) => {
-          if (a.run && a.run.status === "running" && a.run.run_id !== run?.runId) followInfo(a.run);
-        })
-        .catch(() => {});
-    }, 8000);
-    return () => {
-      clearInterval(t1);
-      clearInterval(t2);
-    };
-  }, [runActive, run?.runId, followInfo, loadDevices]);
+    const t = setInterval(() => void loadDevices(), 5000);
+    return () => clearInterval(t);
+  }, [loadDevices]);
 
   // Keep the newest message in view while the person is at the bottom.
   const nearBottom = useRef(true);
@@ -185,7 +96,7 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
       const typing = e.target instanceof HTMLElement && /^(INPUT|TEXTAREA|SELECT)$/.test(e.target.tagName);
       if (e.altKey && (e.key === "n" || e.key === "N")) {
         e.preventDefault();
-        newConversation();
+        conversations.startNew();
       } else if (e.key === "/" && !typing && !showSettings) {
         e.preventDefault();
         inputRef.current?.focus();
@@ -195,37 +106,6 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
     return () => window.removeEventListener("keydown", key);
   });
 
-  // Back and forward move between conversations.
-  useEffect(() => {
-    const pop = () => {
-      const id = convFromPath();
-      setCurrentId(id);
-      currentRef.current = id;
-      setDetail(null);
-      if (id) void loadDetail(id);
-    };
-    window.addEventListener("popstate", pop);
-    return () => window.removeEventListener("popstate", pop);
-  }, [loadDetail]);
-
-  const select = (id: string) => {
-    if (id === currentId) return;
-    setPath(id);
-    setCurrentId(id);
-    currentRef.current = id;
-    setDetail(null);
-    void loadDetail(id);
-    inputRef.current?.focus();
-  };
-
-  const newConversation = () => {
-    setPath(null);
-    setCurrentId(null);
-    currentRef.current = null;
-    setDetail(null);
-    inputRef.current?.focus();
-  };
-
   const send = async () => {
     const text = prompt.trim();
     if (!text || sending || runActive) return;
@@ -234,49 +114,15 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
     try {
       const r = await api.startRun(text, currentId ?? undefined, deviceId || undefined);
       setPrompt("");
-      setPath(r.conversation, currentId === r.conversation);
-      setCurrentId(r.conversation);
-      currentRef.current = r.conversation;
       nearBottom.current = true;
-      follow(newRunView(r.run_id, r.conversation, r.device, text));
-      void loadDetail(r.conversation);
-      void loadConvs();
+      runStream.follow({ ...r, prompt: text });
+      conversations.openRun(r.conversation);
+      void conversations.refresh();
       void loadDevices();
     } catch (e) {
-      setBanner(errText(e));
+      setBanner(errorText(e));
     } finally {
       setSending(false);
-    }
-  };
-
-  const stop = async () => {
-    if (!run) return;
-    setStopping(true);
-    try {
-      await api.stop(run.runId);
-    } catch (e) {
-      setStopping(false);
-      setBanner(errText(e));
-    }
-  };
-
-  const answer = async (callId: string, approve: boolean) => {
-    if (!run) return;
-    try {
-      await api.confirm(run.runId, callId, approve);
-    } catch (e) {
-      setBanner(errText(e));
-    }
-  };
-
-  const remove = async (c: Conversation) => {
-    if (!window.confirm(`Delete the conversation “${c.title || shortId(c.id)}”?`)) return;
-    try {
-      await api.deleteConversation(c.id);
-      if (c.id === currentId) newConversation();
-      void loadConvs();
-    } catch (e) {
-      setBanner(errText(e));
     }
   };
 
@@ -286,7 +132,7 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
     } catch {
       // The session is gone either way.
     }
-    sub.current?.close();
+    runStream.close();
     onLoggedOut();
   };
 
@@ -329,9 +175,9 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
           conversations={convs}
           current={currentId}
           runningConversation={runActive ? run!.conversation : null}
-          onSelect={select}
-          onNew={newConversation}
-          onDelete={(c) => void remove(c)}
+          onSelect={conversations.select}
+          onNew={conversations.startNew}
+          onDelete={(c) => void conversations.remove(c)}
         />
         <div class="sidebar-foot">
           <span class="muted small">{username}</span>
@@ -439,7 +285,7 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
                     status={run!.status}
                     errors={run!.errors}
                     live={true}
-                    onAnswer={answer}
+                    onAnswer={runStream.answer}
                     onOpenImage={openImage}
                   />,
                 ]
@@ -450,7 +296,7 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
         {runActive && !liveHere && (
           <div class="banner banner-info">
             A run is active in another conversation.{" "}
-            <button class="link" onClick={() => select(run!.conversation)}>
+            <button class="link" onClick={() => conversations.select(run!.conversation)}>
               Show it
             </button>
           </div>
@@ -459,7 +305,7 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
           value={prompt}
           onInput={setPrompt}
           onSend={() => void send()}
-          onStop={() => void stop()}
+          onStop={() => void runStream.stop()}
           running={runActive}
           stopping={stopping}
           sending={sending}

@@ -1,62 +1,48 @@
 // The login page.
 import { useState } from "preact/hooks";
 import { api } from "../api";
+import { useSubmit } from "../hooks/useSubmit";
 import { AuthCard } from "./AuthCard";
+import { FormError, LabelledInput, SubmitButton } from "./FormFields";
 
 /** Username and password; shows the server's answer on failure (wrong password, too many tries). */
 export function Login({ notice, onDone }: { notice?: string; onDone: (user: string, csrf: string) => void }) {
   const [username, setUsername] = useState("admin");
   const [password, setPassword] = useState("");
-  const [error, setError] = useState("");
-  const [busy, setBusy] = useState(false);
+  const { error, busy, submit } = useSubmit();
 
-  const submit = async (e: Event) => {
+  const onSubmit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError("");
-    try {
+    void submit(async () => {
       const me = await api.login(username.trim(), password);
       onDone(me.username, me.csrf_token);
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-      setBusy(false);
-    }
+    });
   };
 
   return (
     <AuthCard title="Log in">
       {notice && !error && <p class="muted">{notice}</p>}
-      <form onSubmit={submit} class="form">
-        <label>
-          Username
-          <input
-            name="username"
-            autoComplete="username"
-            value={username}
-            onInput={(e) => setUsername(e.currentTarget.value)}
-            required
-          />
-        </label>
-        <label>
-          Password
-          <input
-            name="password"
-            type="password"
-            autoComplete="current-password"
-            value={password}
-            onInput={(e) => setPassword(e.currentTarget.value)}
-            autoFocus
-            required
-          />
-        </label>
-        {error && (
-          <div class="banner banner-error" role="alert" data-testid="login-error">
-            {error}
-          </div>
-        )}
-        <button class="btn btn-primary" type="submit" disabled={busy}>
-          {busy ? "Logging in…" : "Log in"}
-        </button>
+      <form onSubmit={onSubmit} class="form">
+        <LabelledInput
+          label="Username"
+          name="username"
+          autoComplete="username"
+          value={username}
+          onValue={setUsername}
+          required
+        />
+        <LabelledInput
+          label="Password"
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          value={password}
+          onValue={setPassword}
+          autoFocus
+          required
+        />
+        <FormError error={error} testId="login-error" />
+        <SubmitButton busy={busy} label="Log in" busyLabel="Logging in…" />
       </form>
     </AuthCard>
   );

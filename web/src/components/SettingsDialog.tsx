@@ -1,9 +1,10 @@
 // The agent settings: API base, model, API key (write-only: only its masked form comes back),
 // default device and max steps.
-import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api";
+import { useSubmit } from "../hooks/useSubmit";
 import type { Device, Settings } from "../types";
+import { Field, FormError, InputField, SubmitButton, TextInput } from "./FormFields";
 
 /** Props of the dialog. */
 export interface SettingsDialogProps {
@@ -11,17 +12,6 @@ export interface SettingsDialogProps {
   devices: Device[];
   onSaved: (s: Settings) => void;
   onClose: () => void;
-}
-
-/** A labelled form field with a help line. */
-function Field({ id, label, help, children }: { id: string; label: string; help: string; children: ComponentChildren }) {
-  return (
-    <div class="field">
-      <label for={id}>{label}</label>
-      {children}
-      <small class="muted">{help}</small>
-    </div>
-  );
 }
 
 /** A modal dialog; Escape or Cancel closes it. */
@@ -33,15 +23,14 @@ export function SettingsDialog({ settings, devices, onSaved, onClose }: Settings
   const [clearKey, setClearKey] = useState(false);
   const [device, setDevice] = useState(settings?.default_device ?? "");
   const [maxSteps, setMaxSteps] = useState(String(settings?.max_steps ?? 40));
-  const [error, setError] = useState("");
-  const [busy, setBusy] = useState(false);
+  const { error, setError, busy, submit } = useSubmit();
 
   useEffect(() => {
     const d = ref.current;
     if (d && !d.open) d.showModal();
   }, []);
 
-  const submit = async (e: Event) => {
+  const onSubmit = (e: Event) => {
     e.preventDefault();
     const steps = Number(maxSteps);
     if (!Number.isInteger(steps) || steps < 1 || steps > 200) {
@@ -58,15 +47,7 @@ export function SettingsDialog({ settings, devices, onSaved, onClose }: Settings
     else if (apiKey) change.api_key = apiKey;
     if (device !== (settings?.default_device ?? "")) change.default_device = device;
     if (steps !== settings?.max_steps) change.max_steps = steps;
-    setBusy(true);
-    setError("");
-    try {
-      const saved = await api.saveSettings(change);
-      onSaved(saved);
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-      setBusy(false);
-    }
+    void submit(async () => onSaved(await api.saveSettings(change)));
   };
 
   const knownDevice = !device || devices.some((d) => d.id === device);
@@ -82,28 +63,28 @@ export function SettingsDialog({ settings, devices, onSaved, onClose }: Settings
       }}
       data-testid="settings"
     >
-      <form onSubmit={submit} class="form" noValidate>
+      <form onSubmit={onSubmit} class="form" noValidate>
         <h2 id="settings-title">Settings</h2>
-        <Field id="set-api-base" label="API base" help="Any OpenAI-compatible endpoint.">
-          <input
-            id="set-api-base"
-            name="api_base"
-            placeholder="https://api.deepseek.com"
-            value={apiBase}
-            onInput={(e) => setApiBase(e.currentTarget.value)}
-          />
-        </Field>
-        <Field id="set-model" label="Model" help="It needs vision to read screenshots.">
-          <input
-            id="set-model"
-            name="model"
-            placeholder="deepseek-chat"
-            value={model}
-            onInput={(e) => setModel(e.currentTarget.value)}
-          />
-        </Field>
+        <InputField
+          id="set-api-base"
+          label="API base"
+          help="Any OpenAI-compatible endpoint."
+          name="api_base"
+          placeholder="https://api.deepseek.com"
+          value={apiBase}
+          onValue={setApiBase}
+        />
+        <InputField
+          id="set-model"
+          label="Model"
+          help="It needs vision to read screenshots."
+          name="model"
+          placeholder="deepseek-chat"
+          value={model}
+          onValue={setModel}
+        />
         <Field id="set-api-key" label="API key" help="Stored encrypted on the server; never shown again.">
-          <input
+          <TextInput
             id="set-api-key"
             name="api_key"
             type="password"
@@ -111,7 +92,7 @@ export function SettingsDialog({ settings, devices, onSaved, onClose }: Settings
             placeholder={settings?.api_key_set ? `${settings.api_key_masked} (set — type to replace)` : "not set"}
             value={apiKey}
             disabled={clearKey}
-            onInput={(e) => setApiKey(e.currentTarget.value)}
+            onValue={setApiKey}
           />
           {settings?.api_key_set && (
             <label class="check">
@@ -136,30 +117,24 @@ export function SettingsDialog({ settings, devices, onSaved, onClose }: Settings
             ))}
           </select>
         </Field>
-        <Field id="set-max-steps" label="Max steps" help="Model calls per run, 1–200.">
-          <input
-            id="set-max-steps"
-            name="max_steps"
-            type="number"
-            min={1}
-            max={200}
-            step={1}
-            value={maxSteps}
-            onInput={(e) => setMaxSteps(e.currentTarget.value)}
-          />
-        </Field>
-        {error && (
-          <div class="banner banner-error" role="alert" data-testid="settings-error">
-            {error}
-          </div>
-        )}
+        <InputField
+          id="set-max-steps"
+          label="Max steps"
+          help="Model calls per run, 1–200."
+          name="max_steps"
+          type="number"
+          min={1}
+          max={200}
+          step={1}
+          value={maxSteps}
+          onValue={setMaxSteps}
+        />
+        <FormError error={error} testId="settings-error" />
         <div class="dialog-buttons">
           <button type="button" class="btn" onClick={onClose}>
             Cancel
           </button>
-          <button type="submit" class="btn btn-primary" disabled={busy}>
-            {busy ? "Saving…" : "Save"}
-          </button>
+          <SubmitButton busy={busy} label="Save" busyLabel="Saving…" />
         </div>
       </form>
     </dialog>

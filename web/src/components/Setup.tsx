@@ -1,7 +1,9 @@
 // First start: create the admin with the one-time token from the setup link (`#setup=TOKEN`).
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api";
+import { useSubmit } from "../hooks/useSubmit";
 import { AuthCard } from "./AuthCard";
+import { FormError, LabelledInput, SubmitButton } from "./FormFields";
 
 /** The token in the URL fragment, if any. */
 function tokenFromHash(): string {
@@ -15,8 +17,7 @@ export function Setup({ onDone }: { onDone: (user: string, csrf: string) => void
   const [username, setUsername] = useState("admin");
   const [password, setPassword] = useState("");
   const [again, setAgain] = useState("");
-  const [error, setError] = useState("");
-  const [busy, setBusy] = useState(false);
+  const { error, setError, busy, submit } = useSubmit();
   const [fromLink, setFromLink] = useState(() => tokenFromHash() !== "");
 
   // A setup link opened in a tab that already shows this page changes only the fragment.
@@ -32,68 +33,45 @@ export function Setup({ onDone }: { onDone: (user: string, csrf: string) => void
     return () => window.removeEventListener("hashchange", change);
   }, []);
 
-  const submit = async (e: Event) => {
+  const onSubmit = (e: Event) => {
     e.preventDefault();
     if (password.length < 8) return setError("The password needs at least 8 characters.");
     if (password !== again) return setError("The two passwords differ.");
     if (!token.trim()) return setError("Paste the setup token that `deft serve` printed.");
-    setBusy(true);
-    setError("");
-    try {
+    void submit(async () => {
       const me = await api.setup(token.trim(), username.trim(), password);
       history.replaceState(null, "", window.location.pathname);
       onDone(me.username, me.csrf_token);
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-      setBusy(false);
-    }
+    });
   };
 
   return (
     <AuthCard title="Set up deft">
       <p class="muted">Create the administrator account. This page works once, with the token from the setup link.</p>
-      <form onSubmit={submit} class="form">
-        {!fromLink && (
-          <label>
-            Setup token
-            <input name="token" value={token} onInput={(e) => setToken(e.currentTarget.value)} required />
-          </label>
-        )}
-        <label>
-          Username
-          <input name="username" value={username} onInput={(e) => setUsername(e.currentTarget.value)} required />
-        </label>
-        <label>
-          Password (at least 8 characters)
-          <input
-            name="password"
-            type="password"
-            autoComplete="new-password"
-            value={password}
-            onInput={(e) => setPassword(e.currentTarget.value)}
-            autoFocus
-            required
-          />
-        </label>
-        <label>
-          Password again
-          <input
-            name="password2"
-            type="password"
-            autoComplete="new-password"
-            value={again}
-            onInput={(e) => setAgain(e.currentTarget.value)}
-            required
-          />
-        </label>
-        {error && (
-          <div class="banner banner-error" role="alert">
-            {error}
-          </div>
-        )}
-        <button class="btn btn-primary" type="submit" disabled={busy}>
-          {busy ? "Creating…" : "Create account"}
-        </button>
+      <form onSubmit={onSubmit} class="form">
+        {!fromLink && <LabelledInput label="Setup token" name="token" value={token} onValue={setToken} required />}
+        <LabelledInput label="Username" name="username" value={username} onValue={setUsername} required />
+        <LabelledInput
+          label="Password (at least 8 characters)"
+          name="password"
+          type="password"
+          autoComplete="new-password"
+          value={password}
+          onValue={setPassword}
+          autoFocus
+          required
+        />
+        <LabelledInput
+          label="Password again"
+          name="password2"
+          type="password"
+          autoComplete="new-password"
+          value={again}
+          onValue={setAgain}
+          required
+        />
+        <FormError error={error} />
+        <SubmitButton busy={busy} label="Create account" busyLabel="Creating…" />
       </form>
     </AuthCard>
   );

@@ -1,0 +1,107 @@
+// The followed run: its event stream folded by the pure run-state, stop, approvals, runs from elsewhere.
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { api, errorText } from "../api";
+import { applyEvent, newRunView, type RunView } from "../run-state";
+import { subscribe, type Subscription } from "../stream";
+import type { RunInfo } from "../types";
+
+/** Enough of a run to follow it from its first event. */
+export type RunStart = Pick<RunInfo, "run_id" | "conversation" | "device" | "prompt">;
+
+/** The run the server is running now, if any (none when it cannot be asked). */
+export async function runningRun(): Promise<RunInfo | null> {
+  try {
+    const a = await api.activeRun();
+    return a.run && a.run.status === "running" ? a.run : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What the console does on the hook's behalf. */
+export interface RunStreamHandlers {
+  /** The run ended (its `done`, or the server says it is over): refresh what it changed. */
+  onFinished(view: RunView): Promise<void>;
+  /** Shows what went wrong. */
+  onError(message: string): void;
+}
+
+/** The followed run. Its view stays after it ends (it holds step results the store does not keep)
+ * until the next run replaces it. */
+export function useRunStream(handlers: RunStreamHandlers) {
+  const [run, setRun] = useState<RunView | null>(null);
+  const [stopping, setStopping] = useState(false);
+  const [connection, setConnection] = useState<"live" | "reconnecting">("live");
+  const sub = useRef<Subscription | null>(null);
+  const on = useRef(handlers);
+  on.current = handlers;
+
+  const finished = useCallback(async (view: RunView) => {
+    setStopping(false);
+    await on.current.onFinished(view);
+  }, []);
+
+  /** Follows a run from its first event, in place of the one followed so far. */
+  const follow = useCallback(
+    (start: RunStart) => {
+      const view = newRunView(start.run_id, start.conversation, start.device, start.prompt);
+      sub.current?.close();
+      setRun(view);
+      setConnection("live");
+      sub.current = subscribe(view.runId, 0, {
+        onEvent: (ev) => {
+          setRun((r) => (r && r.runId === view.runId ? applyEvent(r, ev) : r));
+          if (ev.type === "done") void finished(view);
+        },
+        onConnection: setConnection,
+        onFatal: (msg) => on.current.onError(`Lost the run's event stream: ${msg}`),
+        onEnded: (info) => {
+          setRun((r) => (r && r.runId === view.runId ? { ...r, status: info.status } : r));
+          void finished(view);
+        },
+      });
+    },
+    [finished],
+  );
+
+  /** Stops following (logging out, leaving the page). */
+  const close = useCallback(() => sub.current?.close(), []);
+  useEffect(() => close, [close]);
+
+  const active = run !== null && run.status === "running";
+
+  // A run started elsewhere (another tab, the CLI) is picked up every 8 s.
+  useEffect(() => {
+    const t = setInterval(() => {
+      if (active) return;
+      void runningRun().then((r) => {
+        if (r && r.run_id !== run?.runId) follow(r);
+      });
+    }, 8000);
+    return () => clearInterval(t);
+  }, [active, run?.runId, follow]);
+
+  /** Asks the server to stop the run. */
+  const stop = async () => {
+    if (!run) return;
+    setStopping(true);
+    try {
+      await api.stop(run.runId);
+    } catch (e) {
+      setStopping(false);
+      on.current.onError(errorText(e));
+    }
+  };
+
+  /** Approves or denies the step the run waits on. */
+  const answer = async (callId: string, approve: boolean) => {
+    if (!run) return;
+    try {
+      await api.confirm(run.runId, callId, approve);
+    } catch (e) {
+      on.current.onError(errorText(e));
+    }
+  };
+
+  return { run, active, stopping, connection, follow, close, stop, answer };
+}
