@@ -186,7 +186,10 @@ async fn run_shell_times_out_and_kills() {
         ),
         "{text}"
     );
-    assert!(text.contains("stderr so far:\n[timed out after 1 s"), "{text}");
+    assert!(
+        text.contains("stderr so far:\n[timed out after 1 s"),
+        "{text}"
+    );
     let left = common::until_empty(Duration::from_secs(5), || {
         common::live_with_cmdline(&marker)
     })

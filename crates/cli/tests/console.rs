@@ -976,3 +976,28 @@ async fn a_burst_of_runs_from_idle_hears_another_run_is_active() {
     let list = api.get("/api/conversations").await;
     assert_eq!(list.body.as_array().unwrap().len(), 1, "{}", list.text);
 }
+
+#[tokio::test]
+async fn a_parallel_burst_of_wrong_passwords_gets_only_the_allowed_tries() {
+    let m = model(vec![]).await;
+    let dir = TempDataDir::new().unwrap();
+    let serve = Serve::start(dir.path(), &ServeOptions::shell(&m.base_url(), dir.path()));
+    let anon = Api::new(&serve.url, Auth::None);
+    let guess = json!({"username": "admin", "password": "guess"});
+    let answers =
+        futures::future::join_all((0..30).map(|_| anon.post("/api/auth/login", &guess))).await;
+    let tried = answers.iter().filter(|a| a.status == 401).count();
+    let refused = answers.iter().filter(|a| a.status == 429).count();
+    // Five tries a minute per address, however many arrive at once: the rest never reach the
+    // password hash.
+    assert_eq!(
+        tried,
+        5,
+        "{:?}",
+        answers.iter().map(|a| a.status).collect::<Vec<_>>()
+    );
+    assert_eq!(refused, 25);
+    // A right password is refused too while the address is limited.
+    let right = json!({"username": "admin", "password": support::ADMIN_PASSWORD});
+    assert_eq!(anon.post("/api/auth/login", &right).await.status, 429);
+}

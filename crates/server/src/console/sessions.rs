@@ -102,39 +102,60 @@ impl Setup {
     }
 }
 
-/// Failed logins per client address.
-#[derive(Default)]
-pub struct LoginLimiter(Mutex<HashMap<IpAddr, VecDeque<Instant>>>);
+/// Login attempts per client address, and how many password hashes run at once.
+///
+/// An attempt is counted when it is *reserved*, before its password is hashed, so a burst of
+/// parallel attempts cannot all pass the check before any of them is recorded; a success
+/// forgets the address's attempts.
+pub struct LoginLimiter {
+    attempts: Mutex<HashMap<IpAddr, VecDeque<Instant>>>,
+    /// Argon2 hashes are deliberately costly: at most this many run at once, whoever asks.
+    hashing: tokio::sync::Semaphore,
+}
+
+impl Default for LoginLimiter {
+    fn default() -> Self {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        LoginLimiter {
+            attempts: Mutex::new(HashMap::new()),
+            hashing: tokio::sync::Semaphore::new(cores.clamp(1, 4)),
+        }
+    }
+}
 
 impl LoginLimiter {
-    /// `Some(retry after)` when `ip` has used up its failures.
-    pub fn blocked(&self, ip: IpAddr) -> Option<Duration> {
-        let mut map = self.0.lock();
+    /// Counts an attempt from `ip`; `Err(retry after)` when it has used up its attempts in the
+    /// window (the attempt is then not counted).
+    pub fn reserve(&self, ip: IpAddr) -> Result<(), Duration> {
+        let mut map = self.attempts.lock();
+        if map.len() > 10_000 && !map.contains_key(&ip) {
+            map.clear();
+        }
         let now = Instant::now();
-        let q = map.get_mut(&ip)?;
+        let q = map.entry(ip).or_default();
         while q.front().is_some_and(|t| now - *t > FAILURE_WINDOW) {
             q.pop_front();
         }
-        if q.len() >= FAILURES_PER_WINDOW {
-            q.front()
-                .map(|t| FAILURE_WINDOW.saturating_sub(now - *t) + Duration::from_secs(1))
-        } else {
-            None
+        if let Some(first) = q.front().filter(|_| q.len() >= FAILURES_PER_WINDOW) {
+            return Err(FAILURE_WINDOW.saturating_sub(now - *first) + Duration::from_secs(1));
         }
+        q.push_back(now);
+        Ok(())
     }
 
-    /// Counts a failure.
-    pub fn failed(&self, ip: IpAddr) {
-        let mut map = self.0.lock();
-        if map.len() > 10_000 {
-            map.clear();
-        }
-        map.entry(ip).or_default().push_back(Instant::now());
-    }
-
-    /// Forgets the failures of `ip` after a success.
+    /// Forgets the attempts of `ip` after a success.
     pub fn succeeded(&self, ip: IpAddr) {
-        self.0.lock().remove(&ip);
+        self.attempts.lock().remove(&ip);
+    }
+
+    /// Checks `password` against `stored` off the runtime, waiting for a hashing slot first.
+    pub async fn verify(&self, password: String, stored: String) -> bool {
+        let Ok(_slot) = self.hashing.acquire().await else {
+            return false;
+        };
+        tokio::task::spawn_blocking(move || passwords::verify(&password, &stored))
+            .await
+            .unwrap_or(false)
     }
 }
 
@@ -300,7 +321,8 @@ pub async fn login(State(app): State<AppState>, request: Request) -> Result<Resp
             .get::<ConnectInfo<SocketAddr>>()
             .map(|c| c.0),
     );
-    if let Some(wait) = console.inner.logins.blocked(ip) {
+    // The attempt counts from here, before any password is hashed.
+    if let Err(wait) = console.inner.logins.reserve(ip) {
         let mut r = ApiError(
             StatusCode::TOO_MANY_REQUESTS,
             texts::too_many_logins(wait.as_secs()),
@@ -317,22 +339,16 @@ pub async fn login(State(app): State<AppState>, request: Request) -> Result<Resp
         .as_ref()
         .map(|u| u.password_hash.clone())
         .unwrap_or_else(|| DUMMY_HASH.to_owned());
-    let password = body.password;
-    let ok = tokio::task::spawn_blocking(move || passwords::verify(&password, &stored))
-        .await
-        .unwrap_or(false);
+    let ok = console.inner.logins.verify(body.password, stored).await;
     match user {
         Some(user) if ok => {
             console.inner.logins.succeeded(ip);
             new_session(&console, &user.id, &user.username).await
         }
-        _ => {
-            console.inner.logins.failed(ip);
-            Err(ApiError(
-                StatusCode::UNAUTHORIZED,
-                texts::WRONG_LOGIN.to_owned(),
-            ))
-        }
+        _ => Err(ApiError(
+            StatusCode::UNAUTHORIZED,
+            texts::WRONG_LOGIN.to_owned(),
+        )),
     }
 }
 
@@ -433,19 +449,18 @@ mod tests {
     }
 
     #[test]
-    fn failures_are_limited_per_address() {
+    fn attempts_are_limited_per_address() {
         let l = LoginLimiter::default();
         let a = IpAddr::from([10, 0, 0, 1]);
         let b = IpAddr::from([10, 0, 0, 2]);
         for _ in 0..FAILURES_PER_WINDOW {
-            assert!(l.blocked(a).is_none());
-            l.failed(a);
+            assert!(l.reserve(a).is_ok());
         }
-        let wait = l.blocked(a).expect("blocked after five failures");
+        let wait = l.reserve(a).expect_err("refused after five attempts");
         assert!(wait <= FAILURE_WINDOW + Duration::from_secs(1));
-        assert!(l.blocked(b).is_none(), "another address is not blocked");
+        assert!(l.reserve(b).is_ok(), "another address is not limited");
         l.succeeded(a);
-        assert!(l.blocked(a).is_none());
+        assert!(l.reserve(a).is_ok());
     }
 
     #[test]
