@@ -13,7 +13,7 @@ use deft_server::api_client::ApiClient;
 use deft_server::{LinkLimits, Registry, Server, ServerConfig};
 use deft_test_support::TempDataDir;
 use deft_test_support::net::{free_port, wait_for_port};
-use deft_test_support::proc::{GroupChild, fixture_bin, kill_group};
+use deft_test_support::proc::{GroupChild, Signal, fixture_bin, kill_group, signal_group};
 use deft_tools::{Devices, ExecContext, texts};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -466,6 +466,55 @@ async fn kill_9_mid_batch_fails_it_at_once_and_nothing_runs_again_after_reconnec
         0,
         "the killed batch was not run again"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_device_paused_past_the_deadline_is_reported_as_may_have_run() {
+    let hub = hub(LinkLimits::default()).await;
+    let work = tempfile::tempdir().unwrap();
+    let before = work.path().join("before");
+    std::fs::create_dir_all(&before).unwrap();
+    let c = client(&hub.url, DEVICE_TOKEN, "pc1", &[]);
+    wait_registered(&hub.registry, "pc1").await;
+    let batch = vec![
+        cmd(
+            "rendezvous",
+            json!({"dir": before.to_str().unwrap(), "parties": 1, "timeout_ms": 1000}),
+        ),
+        cmd("sleep", json!({"ms": 3_000})),
+        cmd("noop", json!({})),
+    ];
+    let registry = hub.registry.clone();
+    let running = tokio::spawn(async move {
+        let mut ctx = ExecContext::new("pc1", "shell");
+        ctx.deadline = Duration::from_secs(2);
+        run(&registry, "pc1", &ctx, batch).await
+    });
+    for _ in 0..1000 {
+        if std::fs::read_dir(&before).unwrap().count() > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(
+        std::fs::read_dir(&before).unwrap().count(),
+        1,
+        "the first command ran"
+    );
+    // A paused machine: the device neither answers nor runs its own deadline.
+    signal_group(c.child.pid(), Signal::STOP);
+    let r = running.await.unwrap();
+    signal_group(c.child.pid(), Signal::CONT);
+    assert_eq!(r.len(), 3);
+    let unknown = texts::deadline_unanswered(Duration::from_secs(2));
+    for result in &r {
+        assert_eq!(result.status, ResultStatus::Failure);
+        // The first command did run: a text that says "not executed" would be a lie.
+        assert_eq!(result.error.as_deref(), Some(unknown.as_str()), "{r:?}");
+    }
+    // Resumed, the device takes work again (its late answer is ignored, nothing runs twice).
+    assert_takes_work(&hub.registry, "pc1").await;
+    assert_eq!(std::fs::read_dir(&before).unwrap().count(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -212,7 +212,8 @@ impl RemoteDispatcher {
                 tracing::warn!(device = %shared.device, %response_id, "no answer by the batch deadline; cancelling it on the device");
                 let _ = shared.outbox.try_send(cancel_message(&response_id));
                 guard.answered = true;
-                deadline_results(ctx, &commands)
+                // The batch was sent: whether each command ran is unknown, never "not executed".
+                all_failed(&commands, &tool_texts::deadline_unanswered(ctx.deadline))
             }
         }
     }

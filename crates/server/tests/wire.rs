@@ -383,7 +383,7 @@ async fn a_batch_past_its_deadline_fails_with_the_deadline_text_and_is_cancelled
     let answer = exec.await.unwrap().unwrap();
     assert_eq!(
         answer[0]["error"],
-        deft_tools::texts::deadline_not_run(Duration::from_millis(500))
+        deft_tools::texts::deadline_unanswered(Duration::from_millis(500))
     );
 }
 

@@ -70,8 +70,13 @@ impl Drop for GroupChild {
 
 /// SIGKILLs process group `pgid` (nothing when it is gone or not a valid id).
 pub fn kill_group(pgid: i32) {
+    signal_group(pgid, Signal::KILL);
+}
+
+/// Sends `signal` to process group `pgid` (nothing when it is gone or not a valid id).
+pub fn signal_group(pgid: i32, signal: Signal) {
     if let Some(pgid) = Pid::from_raw(pgid) {
-        let _ = rustix::process::kill_process_group(pgid, Signal::KILL);
+        let _ = rustix::process::kill_process_group(pgid, signal);
     }
 }
 

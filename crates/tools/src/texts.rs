@@ -26,6 +26,15 @@ pub fn deadline_not_run(batch: Duration) -> String {
     )
 }
 
+/// Error of a command whose batch reached the device but got no answer by the deadline (a
+/// paused or overloaded device, a frozen network): it may have run.
+pub fn deadline_unanswered(batch: Duration) -> String {
+    format!(
+        "The batch deadline of {} s passed before the device answered; this command may have run — observe again before retrying.",
+        secs(batch)
+    )
+}
+
 /// Error of the command that was running when the batch deadline passed.
 pub fn deadline_while_running(batch: Duration) -> String {
     format!(
