@@ -303,7 +303,7 @@ impl State {
         if let Some(w) = session.as_deref().and_then(|s| self.window_of_session(s)) {
             self.blocked.entry(w).or_default().push(BlockedNavigation {
                 url: url.to_owned(),
-                reason,
+                reason: reason.to_string(),
             });
         }
         FollowUp::Fail { session, request }
@@ -697,7 +697,10 @@ mod tests {
                 request: json!("r2")
             }]
         );
-        let reason = policy.check("http://evil.test/x").expect_err("refused");
+        let reason = policy
+            .check("http://evil.test/x")
+            .expect_err("refused")
+            .to_string();
         assert_eq!(
             st.blocked[&1],
             vec![BlockedNavigation {

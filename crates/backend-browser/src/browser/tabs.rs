@@ -157,7 +157,7 @@ impl Browser {
     /// Opens a new tab at `url` (policy-checked) and selects it.
     pub async fn new_tab(&self, url: Option<&str>) -> Result<WindowSummary> {
         if let Some(u) = url {
-            self.inner.policy.check(u).map_err(BrowserError::model)?;
+            self.inner.policy.check(u)?;
         }
         let created = self
             .cdp()
