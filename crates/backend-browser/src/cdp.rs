@@ -166,11 +166,6 @@ impl Cdp {
         self.events.subscribe()
     }
 
-    /// Whether the connection is still open.
-    pub fn is_open(&self) -> bool {
-        !self.out.is_closed()
-    }
-
     /// Calls `method` with `params` on `session` (`None`: the browser target), within [`CALL_LIMIT`].
     pub async fn call(
         &self,

@@ -110,15 +110,6 @@ impl BrowserServer {
         }
     }
 
-    /// A server over an existing browser (for callers that start it themselves).
-    pub fn with_browser(browser: Browser) -> Self {
-        BrowserServer {
-            config: Arc::new(BrowserConfig::default()),
-            browser: Arc::new(OnceCell::new_with(Some(browser))),
-            tool_router: Self::tool_router(),
-        }
-    }
-
     /// The browser, started at the first call.
     pub async fn browser(&self) -> Result<&Browser, BrowserError> {
         self.browser

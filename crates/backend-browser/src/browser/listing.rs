@@ -74,7 +74,7 @@ struct FlatListing {
 impl Browser {
     /// Lists the selected tab's controls (frames and shadow roots included), assigning ids and
     /// marking new ones when `mark` (a listing the model sees) is set.
-    pub async fn list(&self, opts: &ListingOptions, mark: bool) -> Result<Listing> {
+    pub(crate) async fn list(&self, opts: &ListingOptions, mark: bool) -> Result<Listing> {
         let (id, session) = self.current()?;
         self.ensure_no_dialog(id)?;
         let subtree = match opts.subtree.as_deref() {

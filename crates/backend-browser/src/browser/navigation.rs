@@ -15,7 +15,7 @@ pub const LOAD_CAP: Duration = Duration::from_secs(20);
 
 impl Browser {
     /// Navigates the selected tab to `url` (policy-checked); waits for load and settle.
-    pub async fn navigate(&self, url: &str) -> Result<u64> {
+    pub(crate) async fn navigate(&self, url: &str) -> Result<u64> {
         self.inner.policy.check(url)?;
         let (id, session) = self.current_or_only().await?;
         self.ensure_no_dialog(id)?;
@@ -43,7 +43,7 @@ impl Browser {
     }
 
     /// Goes one entry back (`delta` -1) or forward (+1) in the tab's history.
-    pub async fn history(&self, delta: i64) -> Result<u64> {
+    pub(crate) async fn history(&self, delta: i64) -> Result<u64> {
         let (id, session) = self.current()?;
         self.ensure_no_dialog(id)?;
         let h = self
@@ -68,7 +68,7 @@ impl Browser {
     }
 
     /// Reloads the selected tab.
-    pub async fn reload(&self) -> Result<u64> {
+    pub(crate) async fn reload(&self) -> Result<u64> {
         let (id, session) = self.current()?;
         self.ensure_no_dialog(id)?;
         self.load_and_settle(&session, "Page.reload", json!({}))
