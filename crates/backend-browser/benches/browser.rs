@@ -7,30 +7,22 @@
 // A bench reports its figures on stdout; the workspace denies printing to library code only.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+// The in-process server and client the test suites use.
+#[path = "../tests/common/mod.rs"]
+mod common;
+
 use std::time::{Duration, Instant};
 
+use common::Client;
 use deft_backend_browser::{BrowserConfig, BrowserServer};
 use deft_test_support::web::PageServer;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::RunningService;
-use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
-
-type Client = RunningService<RoleClient, ()>;
 
 const ROUNDS: usize = 30;
 
 async fn connect() -> (BrowserServer, Client) {
-    let server = BrowserServer::new(BrowserConfig::default());
-    let (server_io, client_io) = tokio::io::duplex(1 << 20);
-    let s = server.clone();
-    tokio::spawn(async move {
-        if let Ok(running) = s.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    let client = ().serve(client_io).await.expect("client connects");
-    (server, client)
+    common::connect(BrowserConfig::default()).await
 }
 
 async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {

@@ -24,9 +24,7 @@ pub use config::BrowserConfig;
 pub(crate) use controls::{Point, parse_id};
 pub use error::BrowserError;
 pub(crate) use error::Result;
-pub use listing::Listing;
-pub(crate) use state::ControlRef;
-pub use state::{BlockedNavigation, Dialog};
+pub(crate) use state::{ControlRef, Dialog};
 
 use crate::cdp::Cdp;
 use crate::launch::{self, ChromiumProcess};
@@ -70,7 +68,7 @@ impl std::fmt::Debug for Browser {
 
 impl Browser {
     /// Starts Chromium (or attaches, when `config.cdp_url` is set) and opens the connection.
-    pub async fn start(config: &BrowserConfig) -> Result<Self> {
+    pub(crate) async fn start(config: &BrowserConfig) -> Result<Self> {
         let (ws, process) = match &config.cdp_url {
             Some(url) => (launch::resolve_ws_url(url).await?, None),
             None => {
@@ -119,11 +117,6 @@ impl Browser {
         Ok(Browser { inner })
     }
 
-    /// The folder downloads land in.
-    pub fn downloads_dir(&self) -> PathBuf {
-        self.inner.downloads.clone()
-    }
-
     /// The process group of a browser deft started (`None` when attached).
     pub fn process_group(&self) -> Option<i32> {
         self.lock_process().as_ref().map(ChromiumProcess::pgid)
@@ -149,7 +142,7 @@ impl Browser {
     }
 
     /// The CDP connection (for callers that need a protocol call the tools do not make).
-    pub fn cdp(&self) -> &Cdp {
+    pub(crate) fn cdp(&self) -> &Cdp {
         &self.inner.cdp
     }
 

@@ -58,7 +58,11 @@ pub struct CdpEvent {
     pub session: Option<String>,
 }
 
-type Pending = Arc<Mutex<HashMap<u64, oneshot::Sender<Result<Value, String>>>>>;
+/// A call's answer: its result, or the browser's protocol error.
+pub type Answer = Result<Value, CdpError>;
+
+/// The calls sent and not yet answered: their method (for the error) and who waits.
+type Pending = Arc<Mutex<HashMap<u64, (String, oneshot::Sender<Answer>)>>>;
 
 /// A connection to a browser's DevTools WebSocket. Cheap to clone.
 #[derive(Clone)]
@@ -117,14 +121,17 @@ impl Cdp {
                     continue;
                 };
                 if let Some(id) = v.get("id").and_then(Value::as_u64) {
-                    let tx = reader_pending.lock().ok().and_then(|mut p| p.remove(&id));
-                    if let Some(tx) = tx {
+                    let waiting = reader_pending.lock().ok().and_then(|mut p| p.remove(&id));
+                    if let Some((method, tx)) = waiting {
                         let answer = match v.get_mut("error") {
-                            Some(err) => Err(err
-                                .get("message")
-                                .and_then(Value::as_str)
-                                .unwrap_or("unknown error")
-                                .to_owned()),
+                            Some(err) => Err(CdpError::Protocol {
+                                method,
+                                message: err
+                                    .get("message")
+                                    .and_then(Value::as_str)
+                                    .unwrap_or("unknown error")
+                                    .to_owned(),
+                            }),
                             None => Ok(v.get_mut("result").map(Value::take).unwrap_or(Value::Null)),
                         };
                         let _ = tx.send(answer);
@@ -159,11 +166,6 @@ impl Cdp {
         self.events.subscribe()
     }
 
-    /// Whether the connection is still open.
-    pub fn is_open(&self) -> bool {
-        !self.out.is_closed()
-    }
-
     /// Calls `method` with `params` on `session` (`None`: the browser target), within [`CALL_LIMIT`].
     pub async fn call(
         &self,
@@ -178,11 +180,7 @@ impl Cdp {
                 secs: CALL_LIMIT.as_secs(),
             }),
             Ok(Err(_)) => Err(CdpError::Closed),
-            Ok(Ok(Err(message))) => Err(CdpError::Protocol {
-                method: method.to_owned(),
-                message,
-            }),
-            Ok(Ok(Ok(v))) => Ok(v),
+            Ok(Ok(answer)) => answer,
         }
     }
 
@@ -193,7 +191,7 @@ impl Cdp {
         session: Option<&str>,
         method: &str,
         params: Value,
-    ) -> Result<oneshot::Receiver<Result<Value, String>>, CdpError> {
+    ) -> Result<oneshot::Receiver<Answer>, CdpError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let mut msg = json!({ "id": id, "method": method, "params": params });
         if let Some(s) = session {
@@ -203,7 +201,7 @@ impl Cdp {
         self.pending
             .lock()
             .map_err(|_| CdpError::Closed)?
-            .insert(id, tx);
+            .insert(id, (method.to_owned(), tx));
         if self.out.send(msg.to_string()).is_err() {
             if let Ok(mut p) = self.pending.lock() {
                 p.remove(&id);

@@ -6,8 +6,10 @@
 
 use serde_json::{Value, json};
 
+use crate::browser::BrowserError;
 use crate::cdp::{Cdp, CdpError};
 use crate::keys::{self, KeyStep};
+use crate::texts;
 
 /// Whether a dispatch finished or a dialog opened while it ran.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,8 +32,7 @@ pub async fn dispatch(
     let dialog = crate::cdp::dialog_opening(&mut events);
     tokio::select! {
         r = rx => match r {
-            Ok(Ok(_)) => Ok(Dispatched::Done),
-            Ok(Err(message)) => Err(CdpError::Protocol { method: method.to_owned(), message }),
+            Ok(answer) => answer.map(|_| Dispatched::Done),
             Err(_) => Err(CdpError::Closed),
         },
         () = dialog => Ok(Dispatched::DialogOpened),
@@ -43,14 +44,12 @@ pub async fn dispatch(
 }
 
 /// A mouse button by UFO's names (`left`, `right`, `middle`, `wheel` = middle).
-pub fn button_name(button: Option<&str>) -> Result<&'static str, String> {
+pub fn button_name(button: Option<&str>) -> Result<&'static str, BrowserError> {
     match button.map(|b| b.trim().to_ascii_lowercase()).as_deref() {
         None | Some("" | "left") => Ok("left"),
         Some("right") => Ok("right"),
         Some("middle" | "wheel") => Ok("middle"),
-        Some(other) => Err(format!(
-            "Unknown mouse button '{other}': use \"left\", \"right\" or \"middle\"."
-        )),
+        Some(other) => Err(BrowserError::Model(texts::bad_button(other))),
     }
 }
 

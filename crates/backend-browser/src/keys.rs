@@ -1,15 +1,8 @@
 //! CDP key events for the key syntax the desktop and the browser share
 //! ([`deft_protocol::keys`]): DOM `key` / `code` names, Windows virtual key codes and the
 //! modifier bit mask of `Input.dispatchKeyEvent`.
-//!
-//! ```
-//! use deft_backend_browser::keys::{dom_key, parse, KeyStep, NamedKey};
-//! let steps = parse("^a{F5}").unwrap();
-//! assert_eq!(steps[3], KeyStep::Key(NamedKey::F(5)));
-//! assert_eq!(dom_key(NamedKey::F(5)).key, "F5");
-//! ```
 
-pub use deft_protocol::keys::{KeyError, KeyStep, Modifier, NamedKey, parse};
+pub use deft_protocol::keys::{KeyStep, Modifier, NamedKey, parse};
 
 /// How CDP names a key: DOM `key` and `code`, the Windows virtual key code, and the text it
 /// types (Enter types `"\r"`; other named keys none).
@@ -107,6 +100,13 @@ pub fn char_code(c: char) -> (String, i64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_shared_key_syntax_maps_to_dom_names() {
+        let steps = parse("^a{F5}").expect("valid keys");
+        assert_eq!(steps[3], KeyStep::Key(NamedKey::F(5)));
+        assert_eq!(dom_key(NamedKey::F(5)).key, "F5");
+    }
 
     #[test]
     fn named_keys_have_dom_names_and_codes() {

@@ -50,7 +50,7 @@ pub enum LaunchError {
 }
 
 /// The flags of platforms.md §2: headless, no sandbox (we often run as root), off the network.
-pub const CHROMIUM_FLAGS: &[&str] = &[
+pub(crate) const CHROMIUM_FLAGS: &[&str] = &[
     "--headless",
     "--no-sandbox",
     "--disable-gpu",
@@ -72,7 +72,7 @@ pub const CHROMIUM_FLAGS: &[&str] = &[
 ];
 
 /// How long Chromium may take to open its DevTools port.
-pub const START_LIMIT: Duration = Duration::from_secs(20);
+pub(crate) const START_LIMIT: Duration = Duration::from_secs(20);
 
 /// Where to look for Chromium: `DEFT_CHROMIUM`, then these names on `PATH`.
 const NAMES: &[&str] = &["chromium", "chromium-browser", "google-chrome", "chrome"];
@@ -124,7 +124,8 @@ pub struct ChromiumProcess {
 }
 
 impl ChromiumProcess {
-    /// Starts `program` with [`CHROMIUM_FLAGS`] and a fresh profile; returns once DevTools listens.
+    /// Starts `program` with deft's Chromium flags (headless, no sandbox, off the network, a free
+    /// debugging port) and a fresh profile; returns once DevTools listens.
     pub async fn start(program: &Path, extra_args: &[String]) -> Result<Self, LaunchError> {
         let profile = tempfile::Builder::new()
             .prefix("deft-chromium-")
@@ -206,7 +207,7 @@ impl ChromiumProcess {
     }
 
     /// The profile folder (removed on stop).
-    pub fn profile_dir(&self) -> Option<&Path> {
+    pub(crate) fn profile_dir(&self) -> Option<&Path> {
         self.profile.as_ref().map(tempfile::TempDir::path)
     }
 
@@ -263,7 +264,7 @@ fn die_with_parent(cmd: &mut Command) {
 
 /// The DevTools WebSocket URL for `url`: a `ws://` URL as is; for `http://host:port`, the
 /// `webSocketDebuggerUrl` of its `/json/version`.
-pub async fn resolve_ws_url(url: &str) -> Result<String, LaunchError> {
+pub(crate) async fn resolve_ws_url(url: &str) -> Result<String, LaunchError> {
     let err = |reason: String| LaunchError::Attach {
         url: url.to_owned(),
         reason,

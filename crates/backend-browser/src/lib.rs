@@ -19,29 +19,38 @@
 //! # }
 //! ```
 //!
-//! Parts: [`cdp`] (a lean CDP client over one WebSocket), [`launch`] (start Chromium or find a
-//! running one's socket), [`Browser`] (tabs, frames, dialogs, id maps), [`keys`] (the desktop key
-//! syntax), [`policy`] (allowed URLs), `upload` (which files a file input may receive: absolute
-//! paths of existing files inside the downloads folder, the system temp folder or `upload_dirs`;
-//! file choosers are intercepted, never shown), the page agent (`agent.js`, evaluated in each document)
-//! [`BrowserServer`] (the tools) and [`texts`] (every text the model reads, tested verbatim). Left to others: which agent sees which tools (the routing
-//! table in deft-tools), the outer time limits, and the device wiring (the CLI).
+//! Public: [`BrowserServer`] (the tools) and its [`BrowserConfig`] (the routing-table options,
+//! with the [`UrlPolicy`]), the [`Browser`] it starts (its process group, stopping it),
+//! [`launch`] (find Chromium, start one: [`ChromiumProcess`]), the errors ([`BrowserError`],
+//! [`LaunchError`], [`CdpError`], [`UrlRefused`]) and [`texts`] (every text the model reads,
+//! tested verbatim).
+//!
+//! Inside: `cdp` (a lean CDP client over one WebSocket), `browser` (tabs, frames, dialogs,
+//! settling, listings and the id maps, one module per concern; browser events as a pure
+//! `State::apply`), `input` (trusted mouse and key events), `keys` (CDP names for the shared key
+//! syntax), `policy` (allowed URLs), `upload` (which files a file input may receive: absolute
+//! paths of existing files inside the downloads folder, the system temp folder or
+//! `upload_dirs`; file choosers are intercepted, never shown), `screenshot`, `text`
+//! (`get_page_text`), the page agent (`agent.js`, evaluated in each document) and `server`.
+//! Left to others: which agent sees which tools (the routing table in deft-tools), the outer
+//! time limits, and the device wiring (the CLI).
 
 mod browser;
-pub mod cdp;
+mod cdp;
 mod input;
-pub mod keys;
+mod keys;
 pub mod launch;
-pub mod policy;
+mod policy;
 mod screenshot;
 mod server;
 mod text;
 pub mod texts;
 mod upload;
 
-pub use browser::{BlockedNavigation, Browser, BrowserConfig, BrowserError, Dialog, Listing};
+pub use browser::{Browser, BrowserConfig, BrowserError};
+pub use cdp::CdpError;
 pub use launch::{ChromiumProcess, LaunchError};
-pub use policy::UrlPolicy;
+pub use policy::{UrlPolicy, UrlRefused};
 pub use server::BrowserServer;
 
 /// Registry name of this backend (`deft mcp browser`, the routing table's `name: browser`).

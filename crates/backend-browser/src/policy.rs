@@ -3,6 +3,33 @@
 
 use serde::Deserialize;
 
+use crate::texts;
+
+/// Why the URL policy refuses a URL; the text is written for the model.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UrlRefused {
+    /// A `file://` URL while `allow_file_urls` is off.
+    #[error("{}", texts::file_urls_off(.0))]
+    FileUrlsOff(String),
+    /// A `chrome://`, `chrome-extension://` or `devtools://` URL while `allow_chrome_urls` is off.
+    #[error("{}", texts::chrome_urls_off(.0))]
+    ChromeUrlsOff(String),
+    /// A scheme the browser does not open (`javascript:`, `ftp:`, none, or no host).
+    #[error("{}", texts::bad_scheme(.0))]
+    BadScheme(String),
+    /// A host in `blocked_domains`.
+    #[error("{}", texts::domain_blocked(.0))]
+    DomainBlocked(String),
+    /// A host outside a non-empty `allowed_domains`.
+    #[error("{}", texts::domain_not_allowed(.host, .allowed))]
+    DomainNotAllowed {
+        /// The host asked for.
+        host: String,
+        /// The allowed domains.
+        allowed: Vec<String>,
+    },
+}
+
 /// The browser's URL policy (routing-table options `allowed_domains`, `blocked_domains`,
 /// `allow_file_urls`, `allow_chrome_urls`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -55,8 +82,8 @@ impl UrlPolicy {
         !self.allowed_domains.is_empty() || !self.blocked_domains.is_empty()
     }
 
-    /// `Ok` when `url` may be opened, else the reason (for the model).
-    pub fn check(&self, url: &str) -> Result<(), String> {
+    /// `Ok` when `url` may be opened, else why not (its text is for the model).
+    pub fn check(&self, url: &str) -> Result<(), UrlRefused> {
         let scheme = url
             .split_once(':')
             .map(|(s, _)| s.to_ascii_lowercase())
@@ -65,24 +92,24 @@ impl UrlPolicy {
             "http" | "https" => {}
             "about" | "data" => return Ok(()),
             "file" if self.allow_file_urls => return Ok(()),
-            "file" => return Err(crate::texts::file_urls_off(url)),
+            "file" => return Err(UrlRefused::FileUrlsOff(url.to_owned())),
             "chrome" | "chrome-extension" | "devtools" if self.allow_chrome_urls => return Ok(()),
             "chrome" | "chrome-extension" | "devtools" => {
-                return Err(crate::texts::chrome_urls_off(url));
+                return Err(UrlRefused::ChromeUrlsOff(url.to_owned()));
             }
-            _ => return Err(crate::texts::bad_scheme(url)),
+            _ => return Err(UrlRefused::BadScheme(url.to_owned())),
         }
-        let host = host_of(url).ok_or_else(|| crate::texts::bad_scheme(url))?;
+        let host = host_of(url).ok_or_else(|| UrlRefused::BadScheme(url.to_owned()))?;
         if self.blocked_domains.iter().any(|d| matches(&host, d)) {
-            return Err(crate::texts::domain_blocked(&host));
+            return Err(UrlRefused::DomainBlocked(host));
         }
         if !self.allowed_domains.is_empty()
             && !self.allowed_domains.iter().any(|d| matches(&host, d))
         {
-            return Err(crate::texts::domain_not_allowed(
-                &host,
-                &self.allowed_domains,
-            ));
+            return Err(UrlRefused::DomainNotAllowed {
+                host,
+                allowed: self.allowed_domains.clone(),
+            });
         }
         Ok(())
     }
@@ -116,23 +143,23 @@ mod tests {
         assert!(p.check("http://127.0.0.1:9/").is_ok());
         assert!(p.check("about:blank").is_ok());
         assert_eq!(
-            p.check("https://ads.example.com/").unwrap_err(),
+            p.check("https://ads.example.com/").unwrap_err().to_string(),
             crate::texts::domain_blocked("ads.example.com")
         );
         assert_eq!(
-            p.check("https://evil.org/").unwrap_err(),
+            p.check("https://evil.org/").unwrap_err().to_string(),
             crate::texts::domain_not_allowed("evil.org", &p.allowed_domains)
         );
         assert_eq!(
-            p.check("file:///etc/passwd").unwrap_err(),
+            p.check("file:///etc/passwd").unwrap_err().to_string(),
             crate::texts::file_urls_off("file:///etc/passwd")
         );
         assert_eq!(
-            p.check("chrome://settings").unwrap_err(),
+            p.check("chrome://settings").unwrap_err().to_string(),
             crate::texts::chrome_urls_off("chrome://settings")
         );
         assert_eq!(
-            p.check("javascript:alert(1)").unwrap_err(),
+            p.check("javascript:alert(1)").unwrap_err().to_string(),
             crate::texts::bad_scheme("javascript:alert(1)")
         );
         let open = UrlPolicy {

@@ -110,15 +110,6 @@ impl BrowserServer {
         }
     }
 
-    /// A server over an existing browser (for callers that start it themselves).
-    pub fn with_browser(browser: Browser) -> Self {
-        BrowserServer {
-            config: Arc::new(BrowserConfig::default()),
-            browser: Arc::new(OnceCell::new_with(Some(browser))),
-            tool_router: Self::tool_router(),
-        }
-    }
-
     /// The browser, started at the first call.
     pub async fn browser(&self) -> Result<&Browser, BrowserError> {
         self.browser
@@ -212,8 +203,7 @@ impl BrowserServer {
     async fn click_input(&self, Parameters(args): Parameters<ClickArgs>) -> CallToolResult {
         answer(
             async {
-                let button =
-                    input::button_name(args.button.as_deref()).map_err(BrowserError::Model)?;
+                let button = input::button_name(args.button.as_deref())?;
                 let count = if args.double.unwrap_or(false) { 2 } else { 1 };
                 let b = self.browser().await?;
                 // Seen in socket order: a chooser the click opened is here before its answer.
@@ -432,7 +422,7 @@ impl BrowserServer {
             async {
                 check_fraction("x", args.x)?;
                 check_fraction("y", args.y)?;
-                let button = input::button_name(args.button.as_deref()).map_err(err)?;
+                let button = input::button_name(args.button.as_deref())?;
                 let count = if args.double.unwrap_or(false) { 2 } else { 1 };
                 let (x, y) = (args.x, args.y);
                 let result = self
@@ -462,7 +452,7 @@ impl BrowserServer {
                 ] {
                     check_fraction(n, v)?;
                 }
-                let button = input::button_name(args.button.as_deref()).map_err(err)?;
+                let button = input::button_name(args.button.as_deref())?;
                 let hold = args.held().map_err(err)?;
                 let (start, end) = ((args.start_x, args.start_y), (args.end_x, args.end_y));
                 let result = self

@@ -106,6 +106,11 @@ pub fn not_editable(id: u64, name: &str, kind: &str) -> String {
     )
 }
 
+/// A mouse button name that is not one.
+pub fn bad_button(given: &str) -> String {
+    format!("Unknown mouse button '{given}': use \"left\", \"right\" or \"middle\".")
+}
+
 /// A file for a file input outside the allowed folders.
 pub fn upload_refused(path: &str, roots: &[String]) -> String {
     format!(

@@ -15,23 +15,23 @@ use crate::texts;
 
 /// Checks the paths of `text` (one per line, blank lines ignored) against `roots` (canonical
 /// folders) and returns them canonical, in order. An empty text clears the input.
-pub(crate) fn upload_paths(text: &str, roots: &[PathBuf]) -> Result<Vec<String>, String> {
+pub(crate) fn upload_paths(text: &str, roots: &[PathBuf]) -> Result<Vec<String>, BrowserError> {
     let mut files = Vec::new();
     for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
         let path = Path::new(line);
         if !path.is_absolute() {
-            return Err(texts::upload_not_absolute(line));
+            return Err(BrowserError::Model(texts::upload_not_absolute(line)));
         }
         let real = match path.canonicalize() {
             Ok(p) => p,
-            Err(_) => return Err(texts::upload_missing(line)),
+            Err(_) => return Err(BrowserError::Model(texts::upload_missing(line))),
         };
         if !real.is_file() {
-            return Err(texts::upload_not_a_file(line));
+            return Err(BrowserError::Model(texts::upload_not_a_file(line)));
         }
         if !roots.iter().any(|r| real.starts_with(r)) {
             let roots: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();
-            return Err(texts::upload_refused(line, &roots));
+            return Err(BrowserError::Model(texts::upload_refused(line, &roots)));
         }
         files.push(real.to_string_lossy().into_owned());
     }
@@ -47,7 +47,7 @@ impl Browser {
         c: &ControlRef,
         text: &str,
     ) -> Result<(), BrowserError> {
-        let files = upload_paths(text, &self.upload_roots()).map_err(BrowserError::Model)?;
+        let files = upload_paths(text, &self.upload_roots())?;
         let expression = format!(
             "{AGENT_JS}\n;(__deft.doc === {} ? __deft.find({}) : null)",
             json!(c.doc),
@@ -79,6 +79,11 @@ impl Browser {
 mod tests {
     use super::*;
 
+    /// `upload_paths` with the refusal as the model reads it.
+    fn checked(text: &str, roots: &[PathBuf]) -> Result<Vec<String>, String> {
+        upload_paths(text, roots).map_err(|e| e.to_string())
+    }
+
     fn roots(dir: &Path) -> Vec<PathBuf> {
         vec![dir.canonicalize().expect("canonical")]
     }
@@ -91,13 +96,13 @@ mod tests {
         std::fs::write(&a, "a").expect("write");
         std::fs::write(&b, "b").expect("write");
         let text = format!("{}\n\n  {}  \n", a.display(), b.display());
-        let got = upload_paths(&text, &roots(dir.path())).expect("allowed");
+        let got = checked(&text, &roots(dir.path())).expect("allowed");
         assert_eq!(got.len(), 2);
         assert!(
             got[0].ends_with("/a.txt") && got[1].ends_with("/b.txt"),
             "{got:?}"
         );
-        assert_eq!(upload_paths("", &roots(dir.path())), Ok(Vec::new()));
+        assert_eq!(checked("", &roots(dir.path())), Ok(Vec::new()));
     }
 
     #[test]
@@ -105,23 +110,17 @@ mod tests {
         let dir = tempfile::tempdir().expect("dir");
         let r = roots(dir.path());
         assert_eq!(
-            upload_paths("notes.txt", &r),
+            checked("notes.txt", &r),
             Err(texts::upload_not_absolute("notes.txt"))
         );
         let missing = dir.path().join("missing.txt");
         let missing = missing.to_string_lossy();
-        assert_eq!(
-            upload_paths(&missing, &r),
-            Err(texts::upload_missing(&missing))
-        );
+        assert_eq!(checked(&missing, &r), Err(texts::upload_missing(&missing)));
         let folder = dir.path().to_string_lossy();
-        assert_eq!(
-            upload_paths(&folder, &r),
-            Err(texts::upload_not_a_file(&folder))
-        );
+        assert_eq!(checked(&folder, &r), Err(texts::upload_not_a_file(&folder)));
         let shown: Vec<String> = r.iter().map(|p| p.display().to_string()).collect();
         assert_eq!(
-            upload_paths("/etc/passwd", &r),
+            checked("/etc/passwd", &r),
             Err(texts::upload_refused("/etc/passwd", &shown))
         );
     }
@@ -135,7 +134,7 @@ mod tests {
         let r = roots(dir.path());
         let shown: Vec<String> = r.iter().map(|p| p.display().to_string()).collect();
         assert_eq!(
-            upload_paths(&link, &r),
+            checked(&link, &r),
             Err(texts::upload_refused(&link, &shown))
         );
     }

@@ -29,14 +29,43 @@ fn assert_trusted(text: &str, min: usize) {
 async fn form_is_filled_with_trusted_input_and_submitted() {
     let h = Harness::start().await;
     h.open("form.html").await;
-    let l = h.listing(json!({})).await;
-    let name = Harness::id_of(&l, "edit", "Name");
-    let notes = Harness::id_of(&l, "edit", "Notes");
-    let color = Harness::id_of(&l, "combobox", "Color");
-    let agree = Harness::id_of(&l, "checkbox", "I agree");
-    let large = Harness::id_of(&l, "radio", "Large");
-    let submit = Harness::id_of(&l, "button", "Submit");
+    let f = Form::listed(&h).await;
+    the_form_is_filled(&h, &f).await;
+    controls_that_do_not_take_the_action_say_so(&h, &f).await;
+    the_form_is_submitted_with_trusted_input(&h, &f).await;
+    keys_with_modifiers_edit_the_name(&h, &f.name).await;
+    assert!(h.shutdown().await);
+}
 
+/// The ids of the form page's controls.
+struct Form {
+    name: String,
+    notes: String,
+    color: String,
+    agree: String,
+    large: String,
+    submit: String,
+}
+
+impl Form {
+    async fn listed(h: &Harness) -> Form {
+        let l = h.listing(json!({})).await;
+        Form {
+            name: Harness::id_of(&l, "edit", "Name"),
+            notes: Harness::id_of(&l, "edit", "Notes"),
+            color: Harness::id_of(&l, "combobox", "Color"),
+            agree: Harness::id_of(&l, "checkbox", "I agree"),
+            large: Harness::id_of(&l, "radio", "Large"),
+            submit: Harness::id_of(&l, "button", "Submit"),
+        }
+    }
+}
+
+/// Text replaced and appended, keys typed, an option chosen.
+async fn the_form_is_filled(h: &Harness, f: &Form) {
+    let Form {
+        name, notes, color, ..
+    } = f;
     let r = h
         .ok(
             "set_edit_text",
@@ -67,6 +96,11 @@ async fn form_is_filled_with_trusted_input_and_submitted() {
         json!({"id": color, "name": "Color", "option": "Green"}),
     )
     .await;
+}
+
+/// A missing option, a select on a checkbox and text into a checkbox fail with their texts.
+async fn controls_that_do_not_take_the_action_say_so(h: &Harness, f: &Form) {
+    let Form { color, agree, .. } = f;
     let err = h
         .fails(
             "select_option",
@@ -103,6 +137,17 @@ async fn form_is_filled_with_trusted_input_and_submitted() {
             "Control {agree} (\"I agree\") is a checkbox, which does not take text. Use click_input, select_option or keyboard_input instead."
         )
     );
+}
+
+/// Clicks (one under a wrong name, which warns), then the page and the listing show it all.
+async fn the_form_is_submitted_with_trusted_input(h: &Harness, f: &Form) {
+    let Form {
+        color,
+        agree,
+        large,
+        submit,
+        ..
+    } = f;
     h.ok("click_input", json!({"id": agree, "name": "I agree"}))
         .await;
     h.ok("click_input", json!({"id": large, "name": "Large"}))
@@ -138,6 +183,10 @@ async fn form_is_filled_with_trusted_input_and_submitted() {
         "{l}"
     );
     assert!(l.contains("\"Ada Lovelace\""), "{l}");
+}
+
+/// Bad keys are refused; Ctrl+A, arrows, held modifiers and Ctrl+End edit field `name`.
+async fn keys_with_modifiers_edit_the_name(h: &Harness, name: &str) {
     // Bad keys are refused before anything is typed.
     let err = h.fails("keyboard_input", json!({"keys": "{NOPE}"})).await;
     assert!(
@@ -168,7 +217,6 @@ async fn form_is_filled_with_trusted_input_and_submitted() {
         l.contains(&format!("{name} edit \"Name\" = \"Hrace!\"")),
         "{l}"
     );
-    assert!(h.shutdown().await);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -8,6 +8,18 @@ use serde_json::json;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tabs_navigation_page_text_and_teardown() {
     let h = Harness::start().await;
+    let first = the_first_tab_is_selected(&h).await;
+    a_page_opens_and_its_text_is_read(&h).await;
+    history_goes_back_forward_and_reloads(&h).await;
+    a_second_tab_gets_new_ids_and_closes(&h, &first).await;
+    assert!(
+        h.shutdown().await,
+        "Chromium's process group outlived the server"
+    );
+}
+
+/// The browser starts with one blank tab; it is selected. Returns its window id.
+async fn the_first_tab_is_selected(h: &Harness) -> String {
     let tabs = h
         .ok("get_desktop_app_info", json!({"remove_empty": false}))
         .await;
@@ -24,7 +36,11 @@ async fn tabs_navigation_page_text_and_teardown() {
         )
         .await;
     assert_eq!(sel["root_name"], "about", "{sel}");
+    first
+}
 
+/// Navigating reports the page; its text is read whole or cut at max_chars.
+async fn a_page_opens_and_its_text_is_read(h: &Harness) {
     let nav = h
         .ok("navigate", json!({"url": h.pages.url("form.html")}))
         .await;
@@ -45,7 +61,10 @@ async fn tabs_navigation_page_text_and_teardown() {
             && cut.ends_with(" to read everything."),
         "{cut}"
     );
+}
 
+/// Back, forward (and the end of history), an unreachable page, reload.
+async fn history_goes_back_forward_and_reloads(h: &Harness) {
     h.ok("navigate", json!({"url": h.pages.url("table.html")}))
         .await;
     let back = h.ok("go_back", json!({})).await;
@@ -69,7 +88,10 @@ async fn tabs_navigation_page_text_and_teardown() {
     h.ok("go_back", json!({})).await;
     let rel = h.ok("reload", json!({})).await;
     assert_eq!(rel["window_info"]["name"], "Inventory");
+}
 
+/// A second tab next to window `first`: selected, named by its host, closed; ids never reused.
+async fn a_second_tab_gets_new_ids_and_closes(h: &Harness, first: &str) {
     // A second tab: new ids, selected; the cross-site host is its root.
     let tab2 = h
         .ok(
@@ -125,11 +147,6 @@ async fn tabs_navigation_page_text_and_teardown() {
     assert!(
         id3 > id2.parse::<u64>().expect("number"),
         "ids are never reused: {tab3}"
-    );
-
-    assert!(
-        h.shutdown().await,
-        "Chromium's process group outlived the server"
     );
 }
 

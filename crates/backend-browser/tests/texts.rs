@@ -33,6 +33,10 @@ fn texts_are_stable() {
         "No window selected. Call get_desktop_app_info and select_application_window first."
     );
     assert_eq!(
+        texts::bad_button("back"),
+        "Unknown mouse button 'back': use \"left\", \"right\" or \"middle\"."
+    );
+    assert_eq!(
         texts::upload_not_absolute("notes.txt"),
         "'notes.txt' is not an absolute path: give the file's full path, such as /tmp/report.pdf (one path per line for several files)."
     );

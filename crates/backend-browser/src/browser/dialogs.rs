@@ -11,7 +11,7 @@ use crate::texts;
 
 impl Browser {
     /// The open dialog of window `id`.
-    pub fn dialog(&self, id: u64) -> Option<Dialog> {
+    pub(crate) fn dialog(&self, id: u64) -> Option<Dialog> {
         self.state().dialog_of_window(id)
     }
 

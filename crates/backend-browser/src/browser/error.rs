@@ -2,6 +2,7 @@
 
 use crate::cdp::CdpError;
 use crate::launch::LaunchError;
+use crate::policy::UrlRefused;
 use crate::texts;
 
 /// What can go wrong in a browser operation; the text is written for the model.
@@ -13,6 +14,9 @@ pub enum BrowserError {
     /// The CDP connection failed.
     #[error("{}", texts::browser_failed(&.0.to_string()))]
     Cdp(#[from] CdpError),
+    /// The URL policy refused an address.
+    #[error("{0}")]
+    Refused(#[from] UrlRefused),
     /// A refusal or validation failure with its model-facing text.
     #[error("{0}")]
     Model(String),

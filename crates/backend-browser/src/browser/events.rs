@@ -173,33 +173,14 @@ impl State {
     pub(super) fn apply(&mut self, event: Event, policy: &UrlPolicy) -> Vec<FollowUp> {
         match event {
             Event::Attached {
-                parent,
+                parent: Some(parent),
                 session,
                 kind,
                 target_id,
                 url,
-            } => {
-                let Some(parent) = parent else {
-                    return Vec::new();
-                };
-                if kind != "iframe" {
-                    // Workers and other targets: let them run, we do not drive them.
-                    return vec![FollowUp::Resume { session }];
-                }
-                self.frames.insert(
-                    session.clone(),
-                    Frame {
-                        parent,
-                        target_id,
-                        url,
-                        owner: None,
-                    },
-                );
-                vec![FollowUp::PrepareFrame {
-                    session,
-                    intercept: policy.restricts(),
-                }]
-            }
+            } => vec![self.attached(parent, session, &kind, target_id, url, policy)],
+            // Targets of the browser itself (tabs) are found through Target.getTargets.
+            Event::Attached { parent: None, .. } => Vec::new(),
             Event::Detached { session } => {
                 self.frames.remove(&session);
                 self.dialogs.remove(&session);
@@ -212,32 +193,11 @@ impl State {
                 title,
                 url,
             } => {
-                if let Some(id) = self.window_of_target.get(&target_id).copied()
-                    && let Some(tab) = self.tabs.get_mut(&id)
-                {
-                    tab.title = title;
-                    tab.url.clone_from(&url);
-                }
-                if kind == "iframe" {
-                    // A cross-origin frame navigated: keep its URL for matching.
-                    for f in self
-                        .frames
-                        .values_mut()
-                        .filter(|f| f.target_id == target_id)
-                    {
-                        f.url.clone_from(&url);
-                    }
-                }
+                self.info_changed(&target_id, &kind, title, url);
                 Vec::new()
             }
             Event::Destroyed { target_id } => {
-                if let Some(id) = self.window_of_target.get(&target_id).copied() {
-                    self.tabs.remove(&id);
-                    self.blocked.remove(&id);
-                    if self.selected == Some(id) {
-                        self.selected = None;
-                    }
-                }
+                self.destroyed(&target_id);
                 Vec::new()
             }
             Event::DialogOpening {
@@ -245,15 +205,13 @@ impl State {
                 kind,
                 message,
             } => {
-                if let Some(s) = session {
-                    self.dialogs.insert(
-                        s.clone(),
-                        Dialog {
-                            kind,
-                            message,
-                            session: s,
-                        },
-                    );
+                if let Some(session) = session {
+                    let dialog = Dialog {
+                        kind,
+                        message,
+                        session: session.clone(),
+                    };
+                    self.dialogs.insert(session, dialog);
                 }
                 Vec::new()
             }
@@ -268,14 +226,8 @@ impl State {
                 frame,
                 started,
             } => {
-                if let Some(s) = session
-                    && self.is_main_frame(&s, &frame)
-                {
-                    if started {
-                        self.loading.insert(s);
-                    } else {
-                        self.loading.remove(&s);
-                    }
+                if let Some(s) = session {
+                    self.frame_loading(s, &frame, started);
                 }
                 Vec::new()
             }
@@ -284,6 +236,76 @@ impl State {
                 request,
                 url,
             } => vec![self.judge_request(session, request, &url, policy)],
+        }
+    }
+
+    /// A target attached under session `parent`: a cross-origin frame is recorded and
+    /// prepared; workers and other targets we do not drive are let run.
+    fn attached(
+        &mut self,
+        parent: String,
+        session: String,
+        kind: &str,
+        target_id: String,
+        url: String,
+        policy: &UrlPolicy,
+    ) -> FollowUp {
+        if kind != "iframe" {
+            return FollowUp::Resume { session };
+        }
+        let frame = Frame {
+            parent,
+            target_id,
+            url,
+            owner: None,
+        };
+        self.frames.insert(session.clone(), frame);
+        FollowUp::PrepareFrame {
+            session,
+            intercept: policy.restricts(),
+        }
+    }
+
+    /// A target's title or URL changed: a tab keeps both, a cross-origin frame its URL (for
+    /// matching it to its iframe element).
+    fn info_changed(&mut self, target_id: &str, kind: &str, title: String, url: String) {
+        if let Some(id) = self.window_of_target.get(target_id).copied()
+            && let Some(tab) = self.tabs.get_mut(&id)
+        {
+            tab.title = title;
+            tab.url.clone_from(&url);
+        }
+        if kind == "iframe" {
+            for f in self
+                .frames
+                .values_mut()
+                .filter(|f| f.target_id == target_id)
+            {
+                f.url.clone_from(&url);
+            }
+        }
+    }
+
+    /// A target is gone: a tab goes with its refused navigations and its selection.
+    fn destroyed(&mut self, target_id: &str) {
+        if let Some(id) = self.window_of_target.get(target_id).copied() {
+            self.tabs.remove(&id);
+            self.blocked.remove(&id);
+            if self.selected == Some(id) {
+                self.selected = None;
+            }
+        }
+    }
+
+    /// A frame of `session` started or stopped loading; only a tab's main frame counts.
+    fn frame_loading(&mut self, session: String, frame: &str, started: bool) {
+        if !self.is_main_frame(&session, frame) {
+            return;
+        }
+        if started {
+            self.loading.insert(session);
+        } else {
+            self.loading.remove(&session);
         }
     }
 
@@ -303,7 +325,7 @@ impl State {
         if let Some(w) = session.as_deref().and_then(|s| self.window_of_session(s)) {
             self.blocked.entry(w).or_default().push(BlockedNavigation {
                 url: url.to_owned(),
-                reason,
+                reason: reason.to_string(),
             });
         }
         FollowUp::Fail { session, request }
@@ -697,7 +719,10 @@ mod tests {
                 request: json!("r2")
             }]
         );
-        let reason = policy.check("http://evil.test/x").expect_err("refused");
+        let reason = policy
+            .check("http://evil.test/x")
+            .expect_err("refused")
+            .to_string();
         assert_eq!(
             st.blocked[&1],
             vec![BlockedNavigation {

@@ -3,13 +3,11 @@
 
 use std::collections::HashSet;
 
-use deft_protocol::observation::{
-    Control, ControlType, ListingOptions, StateFlag, WindowSummary, WindowType,
-};
+use deft_protocol::observation::{Control, ControlType, ListingOptions, StateFlag, WindowSummary};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::state::{ControlRef, Dialog, Hop};
+use super::state::{ControlRef, Dialog, Hop, State};
 use super::tabs::summary;
 use super::{Browser, BrowserError, Result};
 use crate::texts;
@@ -76,7 +74,7 @@ struct FlatListing {
 impl Browser {
     /// Lists the selected tab's controls (frames and shadow roots included), assigning ids and
     /// marking new ones when `mark` (a listing the model sees) is set.
-    pub async fn list(&self, opts: &ListingOptions, mark: bool) -> Result<Listing> {
+    pub(crate) async fn list(&self, opts: &ListingOptions, mark: bool) -> Result<Listing> {
         let (id, session) = self.current()?;
         self.ensure_no_dialog(id)?;
         let subtree = match opts.subtree.as_deref() {
@@ -84,81 +82,10 @@ impl Browser {
             None => None,
         };
         let fields = opts.fields();
-        let want_role = fields.iter().any(|f| f == "role");
         let raw = self.list_session(&session, &fields, 0).await?;
-        let mut controls = Vec::with_capacity(raw.controls.len());
-        let mut ids = HashSet::new();
         let mut st = self.state();
-        let previous = st.tabs.get(&id).and_then(|t| t.previous.clone());
-        // Row ids of the agent (keys) → whether the row is known as a row-text host.
-        for (sess, doc, hops, c) in &raw.controls {
-            let cid = st.control_id(sess, doc, c.k);
-            ids.insert(cid);
-            let kind = if c.role == "StaticText" {
-                ControlType::Text
-            } else if c.role == "meter" {
-                ControlType::Progressbar
-            } else if c.role == "status" {
-                ControlType::Statusbar
-            } else {
-                ControlType::from_aria_role(&c.role)
-            };
-            let mut control = Control::new(cid.to_string(), kind, c.name.clone())
-                .with_interactive(c.interactive)
-                .with_states(c.states.iter().filter_map(|s| s.parse::<StateFlag>().ok()));
-            if let Some(v) = &c.value {
-                control = control.with_value(v.clone());
-            }
-            if let Some(r) = c.rect {
-                control = control.with_rect(r);
-            }
-            if c.text && c.row != 0 {
-                control = control.as_row_text();
-            }
-            if want_role {
-                control = control.with_extra("role", c.role.clone());
-            }
-            for (k, v) in &c.extra {
-                if fields.iter().any(|f| f == k) {
-                    control = control.with_extra(k.clone(), v.clone());
-                }
-            }
-            if mark && previous.as_ref().is_some_and(|p| !p.contains(&cid)) {
-                control = control.new_since_last();
-            }
-            st.controls.insert(
-                cid,
-                ControlRef {
-                    window: id,
-                    session: sess.clone(),
-                    doc: doc.clone(),
-                    key: c.k,
-                    name: c.name.clone(),
-                    kind,
-                    hops: hops.clone(),
-                },
-            );
-            controls.push(control);
-        }
-        let tab = st
-            .tabs
-            .get_mut(&id)
-            .ok_or_else(|| BrowserError::model(texts::window_gone(id)))?;
-        tab.title = raw.title.clone();
-        tab.url = raw.url.clone();
-        if mark {
-            tab.previous = Some(ids.clone());
-            let lo = ids.iter().min().copied();
-            let hi = ids.iter().max().copied();
-            if let (Some(lo), Some(hi)) = (lo, hi) {
-                st.listed_range.insert(id, (lo, hi));
-            }
-        }
-        let tab = st.tabs.get(&id).cloned();
-        let window = tab.map_or_else(
-            || WindowSummary::new(id.to_string(), "", WindowType::Page, ""),
-            |t| summary(id, &t),
-        );
+        let (mut controls, ids) = st.take_controls(id, &raw, &fields, mark);
+        let window = st.remember_listing(id, &raw, ids, mark)?;
         let dialog = st.dialog_of_window(id);
         if let Some(root) = subtree {
             let depths: Vec<u32> = raw.controls.iter().map(|(_, _, _, c)| c.d).collect();
@@ -241,6 +168,115 @@ impl Browser {
             Ok(out)
         })
     }
+}
+
+impl State {
+    /// Gives every control of `raw` its session id (window `window`) and remembers what the id
+    /// refers to; with `mark`, the controls the tab's previous listing did not have are new.
+    fn take_controls(
+        &mut self,
+        window: u64,
+        raw: &FlatListing,
+        fields: &[String],
+        mark: bool,
+    ) -> (Vec<Control>, HashSet<u64>) {
+        let previous = self.tabs.get(&window).and_then(|t| t.previous.clone());
+        let mut controls = Vec::with_capacity(raw.controls.len());
+        let mut ids = HashSet::new();
+        for (sess, doc, hops, c) in &raw.controls {
+            let cid = self.control_id(sess, doc, c.k);
+            ids.insert(cid);
+            let kind = control_kind(&c.role);
+            let new = mark && previous.as_ref().is_some_and(|p| !p.contains(&cid));
+            let control = to_control(c, cid, kind, fields, new);
+            self.controls.insert(
+                cid,
+                ControlRef {
+                    window,
+                    session: sess.clone(),
+                    doc: doc.clone(),
+                    key: c.k,
+                    name: c.name.clone(),
+                    kind,
+                    hops: hops.clone(),
+                },
+            );
+            controls.push(control);
+        }
+        (controls, ids)
+    }
+
+    /// Keeps the tab's title and URL from `raw` and, for a listing the model sees (`mark`), its
+    /// ids (for the next listing's new marks and the unknown-id texts). Returns the tab's summary.
+    fn remember_listing(
+        &mut self,
+        window: u64,
+        raw: &FlatListing,
+        ids: HashSet<u64>,
+        mark: bool,
+    ) -> Result<WindowSummary> {
+        let tab = self
+            .tabs
+            .get_mut(&window)
+            .ok_or_else(|| BrowserError::model(texts::window_gone(window)))?;
+        tab.title.clone_from(&raw.title);
+        tab.url.clone_from(&raw.url);
+        if mark {
+            let lo = ids.iter().min().copied();
+            let hi = ids.iter().max().copied();
+            tab.previous = Some(ids);
+            if let (Some(lo), Some(hi)) = (lo, hi) {
+                self.listed_range.insert(window, (lo, hi));
+            }
+        }
+        Ok(summary(window, tab))
+    }
+}
+
+/// The control type of a page agent role: ARIA roles, plus the agent's `StaticText` and the
+/// roles the ARIA map names otherwise.
+fn control_kind(role: &str) -> ControlType {
+    match role {
+        "StaticText" => ControlType::Text,
+        "meter" => ControlType::Progressbar,
+        "status" => ControlType::Statusbar,
+        _ => ControlType::from_aria_role(role),
+    }
+}
+
+/// Raw control `c` as listing control `cid` of type `kind`: the fields asked for (`role` and
+/// the agent's extra fields only then), `new` when the previous listing did not have it.
+fn to_control(
+    c: &RawControl,
+    cid: u64,
+    kind: ControlType,
+    fields: &[String],
+    new: bool,
+) -> Control {
+    let mut control = Control::new(cid.to_string(), kind, c.name.clone())
+        .with_interactive(c.interactive)
+        .with_states(c.states.iter().filter_map(|s| s.parse::<StateFlag>().ok()));
+    if let Some(v) = &c.value {
+        control = control.with_value(v.clone());
+    }
+    if let Some(r) = c.rect {
+        control = control.with_rect(r);
+    }
+    if c.text && c.row != 0 {
+        control = control.as_row_text();
+    }
+    if fields.iter().any(|f| f == "role") {
+        control = control.with_extra("role", c.role.clone());
+    }
+    for (k, v) in &c.extra {
+        if fields.iter().any(|f| f == k) {
+            control = control.with_extra(k.clone(), v.clone());
+        }
+    }
+    if new {
+        control = control.new_since_last();
+    }
+    control
 }
 
 /// The positions of control `root` and its descendants in a listing: `root` and the controls

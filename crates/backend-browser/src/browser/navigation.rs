@@ -15,8 +15,8 @@ pub const LOAD_CAP: Duration = Duration::from_secs(20);
 
 impl Browser {
     /// Navigates the selected tab to `url` (policy-checked); waits for load and settle.
-    pub async fn navigate(&self, url: &str) -> Result<u64> {
-        self.inner.policy.check(url).map_err(BrowserError::model)?;
+    pub(crate) async fn navigate(&self, url: &str) -> Result<u64> {
+        self.inner.policy.check(url)?;
         let (id, session) = self.current_or_only().await?;
         self.ensure_no_dialog(id)?;
         let mut events = self.cdp().events();
@@ -43,7 +43,7 @@ impl Browser {
     }
 
     /// Goes one entry back (`delta` -1) or forward (+1) in the tab's history.
-    pub async fn history(&self, delta: i64) -> Result<u64> {
+    pub(crate) async fn history(&self, delta: i64) -> Result<u64> {
         let (id, session) = self.current()?;
         self.ensure_no_dialog(id)?;
         let h = self
@@ -60,7 +60,7 @@ impl Browser {
             })));
         };
         if let Some(u) = entry["url"].as_str() {
-            self.inner.policy.check(u).map_err(BrowserError::model)?;
+            self.inner.policy.check(u)?;
         }
         let params = json!({"entryId": entry["id"]});
         self.load_and_settle(&session, "Page.navigateToHistoryEntry", params)
@@ -68,7 +68,7 @@ impl Browser {
     }
 
     /// Reloads the selected tab.
-    pub async fn reload(&self) -> Result<u64> {
+    pub(crate) async fn reload(&self) -> Result<u64> {
         let (id, session) = self.current()?;
         self.ensure_no_dialog(id)?;
         self.load_and_settle(&session, "Page.reload", json!({}))
@@ -108,11 +108,7 @@ impl Browser {
         let dialog = crate::cdp::dialog_opening(&mut events);
         tokio::select! {
             r = rx => match r {
-                Ok(Ok(v)) => Ok(Some(v)),
-                Ok(Err(message)) => Err(BrowserError::Cdp(CdpError::Protocol {
-                    method: method.to_owned(),
-                    message,
-                })),
+                Ok(answer) => Ok(Some(answer?)),
                 Err(_) => Err(BrowserError::Cdp(CdpError::Closed)),
             },
             () = dialog => {

@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use deft_protocol::observation::ControlType;
 
+/// A tab, a window of the device: its target, its page session once attached, what it shows.
 #[derive(Debug, Clone)]
 pub(super) struct Tab {
     pub(super) target_id: String,
@@ -15,6 +16,7 @@ pub(super) struct Tab {
     pub(super) previous: Option<HashSet<u64>>,
 }
 
+/// A cross-origin frame's session: the session it attached under, its target and URL.
 #[derive(Debug, Clone)]
 pub(super) struct Frame {
     pub(super) parent: String,
@@ -33,6 +35,8 @@ pub(super) struct Hop {
     pub(super) key: u64,
 }
 
+/// What a control id refers to: its tab, frame session, document token and element key, the
+/// name and type it was listed with, and the iframe elements on the way to it.
 #[derive(Debug, Clone)]
 pub(crate) struct ControlRef {
     pub window: u64,

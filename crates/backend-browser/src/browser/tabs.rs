@@ -14,7 +14,7 @@ use crate::texts;
 
 impl Browser {
     /// The tabs, refreshed from the browser: `(window id, title, url)`.
-    pub async fn tabs(&self) -> Result<Vec<WindowSummary>> {
+    pub(crate) async fn tabs(&self) -> Result<Vec<WindowSummary>> {
         let targets = self
             .cdp()
             .call(None, "Target.getTargets", json!({}))
@@ -53,12 +53,12 @@ impl Browser {
     }
 
     /// The selected window id.
-    pub fn selected(&self) -> Option<u64> {
+    pub(crate) fn selected(&self) -> Option<u64> {
         self.state().selected
     }
 
     /// Selects tab `id`: attaches to it, brings it to front. Returns the window summary.
-    pub async fn select(&self, id: u64) -> Result<WindowSummary> {
+    pub(crate) async fn select(&self, id: u64) -> Result<WindowSummary> {
         let (target_id, session) = {
             let st = self.state();
             let tab = st.tabs.get(&id).ok_or_else(|| {
@@ -136,7 +136,7 @@ impl Browser {
     }
 
     /// The window summary of a selected tab, re-read from the browser.
-    pub async fn window_summary(&self, id: u64) -> Result<WindowSummary> {
+    pub(crate) async fn window_summary(&self, id: u64) -> Result<WindowSummary> {
         self.tabs().await?;
         let st = self.state();
         st.tabs
@@ -146,7 +146,7 @@ impl Browser {
     }
 
     /// The tabs as last enumerated, without asking the browser.
-    pub fn known_tabs(&self) -> Vec<WindowSummary> {
+    pub(crate) fn known_tabs(&self) -> Vec<WindowSummary> {
         self.state()
             .tabs
             .iter()
@@ -155,9 +155,9 @@ impl Browser {
     }
 
     /// Opens a new tab at `url` (policy-checked) and selects it.
-    pub async fn new_tab(&self, url: Option<&str>) -> Result<WindowSummary> {
+    pub(crate) async fn new_tab(&self, url: Option<&str>) -> Result<WindowSummary> {
         if let Some(u) = url {
-            self.inner.policy.check(u).map_err(BrowserError::model)?;
+            self.inner.policy.check(u)?;
         }
         let created = self
             .cdp()
@@ -187,7 +187,7 @@ impl Browser {
     }
 
     /// Closes tab `id`.
-    pub async fn close_tab(&self, id: u64) -> Result<()> {
+    pub(crate) async fn close_tab(&self, id: u64) -> Result<()> {
         let target = {
             let st = self.state();
             st.tabs

@@ -28,6 +28,20 @@ pub fn require_chromium() {
     }
 }
 
+/// A browser tool server for `config`, served in-process, and a client connected to it.
+pub async fn connect(config: BrowserConfig) -> (BrowserServer, Client) {
+    let server = BrowserServer::new(config);
+    let (server_io, client_io) = tokio::io::duplex(1 << 20);
+    let s = server.clone();
+    tokio::spawn(async move {
+        if let Ok(running) = s.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = ().serve(client_io).await.expect("client connects");
+    (server, client)
+}
+
 impl Harness {
     /// Starts everything with default options.
     pub async fn start() -> Self {
@@ -39,15 +53,7 @@ impl Harness {
         require_chromium();
         let pages = PageServer::start().await.expect("page server starts");
         let config = BrowserConfig::from_options(&options).expect("valid options");
-        let server = BrowserServer::new(config);
-        let (server_io, client_io) = tokio::io::duplex(1 << 20);
-        let s = server.clone();
-        tokio::spawn(async move {
-            if let Ok(running) = s.serve(server_io).await {
-                let _ = running.waiting().await;
-            }
-        });
-        let client = ().serve(client_io).await.expect("client connects");
+        let (server, client) = connect(config).await;
         Harness {
             pages,
             server,
