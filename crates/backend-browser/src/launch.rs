@@ -221,14 +221,9 @@ impl ChromiumProcess {
     }
 
     /// SIGKILLs the browser's process group (std can signal one child, not a group).
-    #[allow(unsafe_code)]
     fn kill_group(&self) {
-        if self.pgid > 0 {
-            // SAFETY: kill(2) takes plain integers and touches no memory of this process; the
-            // group id is the one this process created for the browser (`process_group(0)`).
-            unsafe {
-                libc::kill(-self.pgid, libc::SIGKILL);
-            }
+        if let Some(pgid) = rustix::process::Pid::from_raw(self.pgid) {
+            let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
         }
     }
 }

@@ -3,14 +3,10 @@
 
 mod common;
 
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use deft_test_support::repo_root;
 use deft_test_support::web::PageServer;
-
-fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 /// Live processes whose command line contains `needle`.
 fn with_cmdline(needle: &str) -> Vec<u32> {
@@ -35,14 +31,7 @@ fn with_cmdline(needle: &str) -> Vec<u32> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn official_python_sdk_drives_deft_mcp_browser() {
     common::require_chromium();
-    let python = std::env::var_os("DEFT_TEST_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join(".venv/bin/python"));
-    assert!(
-        python.exists(),
-        "{} is missing: scripts/test.sh creates the project venv with the Python MCP SDK",
-        python.display()
-    );
+    let python = deft_test_support::interop_python();
     let deft = deft_test_support::proc::workspace_bin("deft", "deft");
     let pages = PageServer::start().await.expect("page server");
     let marker = format!("deft-interop-{}", std::process::id());
