@@ -12,3 +12,8 @@ pub const DUPLICATE_ID: u16 = 4009;
 pub const SILENT: u16 = 4008;
 /// A frame exceeded the size limit.
 pub const TOO_BIG: u16 = 1009;
+/// A frame broke the WebSocket protocol (bad header bits, an unmasked client frame, bad UTF-8).
+pub const PROTOCOL_ERROR: u16 = 1002;
+/// The connection failed underneath (reset, I/O error): nothing can be sent any more; the code
+/// is for the log only (RFC 6455 forbids sending it).
+pub const ABNORMAL: u16 = 1006;

@@ -181,8 +181,9 @@ pub struct ClientMessage {
     /// TASK text.
     #[serde(default)]
     pub request: Option<String>,
-    /// COMMAND_RESULTS.
-    #[serde(default)]
+    /// COMMAND_RESULTS. Each entry is read on its own: one that is not a readable Result
+    /// becomes a failure saying why ([`unreadable_result`]), so it never costs the others.
+    #[serde(default, deserialize_with = "results_one_by_one")]
     pub action_results: Option<Vec<CommandResult>>,
     /// ISO-8601 UTC.
     #[serde(default)]
@@ -221,4 +222,32 @@ impl ClientMessage {
             metadata: None,
         }
     }
+}
+
+/// The error of a result entry the receiver could not read: its outcome is unknown.
+pub fn unreadable_result(detail: &str) -> String {
+    format!(
+        "The device's result for this command could not be read ({detail}); the command may have run — observe again before retrying."
+    )
+}
+
+/// Reads `action_results` entry by entry (see [`ClientMessage::action_results`]); an unreadable
+/// entry keeps its `call_id` when it has one, so it still lines up with its command.
+fn results_one_by_one<'de, D>(d: D) -> Result<Option<Vec<CommandResult>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    let Some(entries) = Option::<Vec<serde_json::Value>>::deserialize(d)? else {
+        return Ok(None);
+    };
+    let results = entries
+        .into_iter()
+        .map(|entry| {
+            CommandResult::deserialize(&entry).unwrap_or_else(|e| {
+                let call_id = entry.get("call_id").and_then(|c| c.as_str()).unwrap_or("");
+                CommandResult::failure(call_id, unreadable_result(&e.to_string()), None)
+            })
+        })
+        .collect();
+    Ok(Some(results))
 }

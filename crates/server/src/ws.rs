@@ -228,7 +228,7 @@ async fn read_loop(
             None => return (1000, "connection closed".into()),
             Some(Err(e)) => {
                 tracing::warn!(device = %id, "device connection error: {e}");
-                return (close::TOO_BIG, format!("connection error: {e}"));
+                return (close_code(&e), format!("connection error: {e}"));
             }
             Some(Ok(Message::Text(text))) => text,
             Some(Ok(Message::Binary(_))) => {
@@ -246,15 +246,41 @@ async fn read_loop(
     }
 }
 
+/// The close code that fits a connection error: too big, a broken frame, or a connection that
+/// failed underneath (a reset), which hears nothing more.
+fn close_code(e: &axum::Error) -> u16 {
+    use std::error::Error as _;
+    match e
+        .source()
+        .and_then(|s| s.downcast_ref::<tungstenite::Error>())
+    {
+        Some(tungstenite::Error::Capacity(_)) => close::TOO_BIG,
+        Some(tungstenite::Error::Protocol(_) | tungstenite::Error::Utf8(_)) => {
+            close::PROTOCOL_ERROR
+        }
+        _ => close::ABNORMAL,
+    }
+}
+
+/// At most `max` characters of a value a device sent, for logs and echoes (a device may claim a
+/// megabyte-long id).
+fn clip(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}… ({} bytes)", &text[..at], text.len()).into(),
+        None => text.into(),
+    }
+}
+
 /// Handles one text frame from a registered device; returns the reply to send, if any.
 fn on_message(text: &str, id: &str, dispatcher: &RemoteDispatcher) -> Option<ServerMessage> {
     let message: ClientMessage = match serde_json::from_str(text) {
         Ok(m) => m,
-        Err(e) => return Some(error_message(&texts::malformed(&e.to_string()))),
+        Err(e) => return Some(error_message(&texts::malformed(&clip(&e.to_string(), 300)))),
     };
     if let Some(claimed) = message.client_id.as_deref().filter(|c| *c != id) {
+        let claimed = clip(claimed, 100);
         tracing::warn!(device = %id, %claimed, "refused a message claiming another device id");
-        return Some(error_message(&texts::identity_mismatch(claimed, id)));
+        return Some(error_message(&texts::identity_mismatch(&claimed, id)));
     }
     if message.client_type != ClientType::Device {
         return Some(error_message(texts::CLIENT_TYPE_MISMATCH));
@@ -269,6 +295,7 @@ fn on_message(text: &str, id: &str, dispatcher: &RemoteDispatcher) -> Option<Ser
             match dispatcher.resolve(&rid, results) {
                 Resolution::Delivered => None,
                 Resolution::NotPending => {
+                    let rid = clip(&rid, 100);
                     tracing::warn!(device = %id, response_id = %rid, "ignored results no batch is waiting for");
                     Some(error_message(&texts::results_not_pending(&rid)))
                 }
@@ -276,11 +303,24 @@ fn on_message(text: &str, id: &str, dispatcher: &RemoteDispatcher) -> Option<Ser
         }
         ClientMessageType::Register => Some(error_message(texts::ALREADY_REGISTERED)),
         ClientMessageType::Error => {
-            tracing::warn!(device = %id, "device reported: {}", message.error.as_deref().unwrap_or("(no text)"));
+            let reported = clip(message.error.as_deref().unwrap_or("(no text)"), 2_000);
+            tracing::warn!(device = %id, "device reported: {reported}");
             None
         }
         other => Some(error_message(&texts::unsupported_type(
             &deft_protocol::wire_name(&other),
         ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn what_a_device_sent_is_clipped_for_logs() {
+        assert_eq!(super::clip("pc1", 100), "pc1");
+        let long = "é".repeat(1000);
+        let clipped = super::clip(&long, 100);
+        assert!(clipped.starts_with(&"é".repeat(100)), "{clipped}");
+        assert!(clipped.ends_with("… (2000 bytes)"), "{clipped}");
     }
 }

@@ -480,9 +480,65 @@ async fn an_oversized_message_is_refused_and_a_1_gb_frame_header_ends_the_connec
 }
 
 #[tokio::test]
+async fn a_broken_frame_closes_with_1002_not_too_big() {
+    let hub = Hub::start(LinkLimits::default()).await;
+    let mut a = hub.device("bad").await;
+    use tokio::io::AsyncWriteExt;
+    let tokio_tungstenite::MaybeTlsStream::Plain(tcp) = a.get_mut() else {
+        panic!("plain tcp expected")
+    };
+    // A masked text frame with the reserved bits set: a protocol error, not an oversized frame.
+    tcp.write_all(&[0xF1, 0x81, 1, 2, 3, 4, b'x' ^ 1])
+        .await
+        .unwrap();
+    assert_eq!(close_code(&mut a).await, Some(close::PROTOCOL_ERROR));
+    hub.wait_gone("bad").await;
+}
+
+#[tokio::test]
 async fn stopping_the_server_closes_device_connections_with_1001() {
     let hub = Hub::start(LinkLimits::default()).await;
     let mut a = hub.device("a").await;
     hub.stop();
     assert_eq!(close_code(&mut a).await, Some(1001));
+}
+
+#[tokio::test]
+async fn one_unreadable_result_fails_alone_and_the_rest_of_the_answer_is_kept() {
+    let hub = Hub::start(LinkLimits::default()).await;
+    let mut a = hub.device("a").await;
+    let api = hub.api();
+    let exec = tokio::spawn(async move {
+        api.exec(
+            "a",
+            batch(json!([{"call_id": "1", "tool_name": "noop"}, {"call_id": "2", "tool_name": "noop"}])),
+            None,
+        )
+        .await
+    });
+    let rid = recv(&mut a).await.response_id.unwrap();
+    send_text(
+        &mut a,
+        &format!(
+            r#"{{"type":"command_results","status":"continue","client_type":"device","client_id":"a","prev_response_id":"{rid}",
+            "action_results":[{{"call_id":"1","status":"success","result":"one"}},{{"call_id":"2","status":"exploded","result":null}}]}}"#
+        ),
+    )
+    .await;
+    // Answered at once (not after the batch deadline), with the readable result kept.
+    let answer = tokio::time::timeout(Duration::from_secs(10), exec)
+        .await
+        .expect("the answer came at once")
+        .unwrap()
+        .unwrap();
+    assert_eq!(answer[0]["status"], "success");
+    assert_eq!(answer[0]["result"], "one");
+    assert_eq!(answer[1]["call_id"], "2");
+    assert_eq!(answer[1]["status"], "failure");
+    assert_eq!(
+        answer[1]["error"],
+        deft_protocol::link::unreadable_result(
+            "unknown result status 'exploded': expected success, failure or skipped"
+        )
+    );
 }
