@@ -33,3 +33,15 @@ test("an unknown path serves the console, and the API refuses a page without a s
   expect(res.status()).toBe(401);
   expect((await res.json()).error).toBeTruthy();
 });
+
+test("a page opened while the server is unreachable recovers by itself once it answers", async ({ page }) => {
+  // The page sees what a stopped server gives it: every API request fails to connect.
+  let down = true;
+  await page.route("**/api/**", (route) => (down ? route.abort("connectionrefused") : route.continue()));
+  await page.goto(serverUrl());
+  await expect(page.getByRole("alert")).toContainText("cannot reach the deft server");
+  await expect(page.getByText(/Trying again every \d+ s/)).toBeVisible();
+  // The server is back: without a reload or a click, the page goes on to the login.
+  down = false;
+  await expect(page.getByRole("heading", { name: "Log in" })).toBeVisible({ timeout: 15_000 });
+});

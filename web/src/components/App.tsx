@@ -7,7 +7,7 @@ import { Setup } from "./Setup";
 
 type Gate =
   | { page: "loading" }
-  | { page: "unreachable"; message: string }
+  | { page: "unreachable"; message: string; attempt: number }
   | { page: "setup" }
   | { page: "login"; notice?: string }
   | { page: "console"; username: string };
@@ -16,7 +16,7 @@ type Gate =
 export function App() {
   const [gate, setGate] = useState<Gate>({ page: "loading" });
 
-  const check = async () => {
+  const check = async (attempt = 0) => {
     try {
       const state = await api.authState();
       if (state.setup_required) return setGate({ page: "setup" });
@@ -26,9 +26,20 @@ export function App() {
       setGate({ page: "console", username: me.username });
     } catch (e) {
       if ((e as { status?: number }).status === 401) return setGate({ page: "login" });
-      setGate({ page: "unreachable", message: errorText(e) });
+      setGate({ page: "unreachable", message: errorText(e), attempt });
     }
   };
+
+  // While the server cannot be reached, keep asking on a backoff (1, 2, 4 … 10 s) and go on by
+  // itself once it answers: a page opened while the server was down recovers without a reload.
+  useEffect(() => {
+    if (gate.page !== "unreachable") return;
+    const timer = setTimeout(
+      () => void check(gate.attempt + 1),
+      retryDelayMs(gate.attempt),
+    );
+    return () => clearTimeout(timer);
+  }, [gate]);
 
   useEffect(() => {
     setUnauthorizedHandler(() =>
@@ -51,8 +62,9 @@ export function App() {
           <div class="banner banner-error" role="alert">
             {gate.message}
           </div>
-          <button class="btn" onClick={() => void check()}>
-            Try again
+          <p class="muted">Trying again every {Math.round(retryDelayMs(gate.attempt) / 1000)} s…</p>
+          <button class="btn" onClick={() => void check(gate.attempt + 1)}>
+            Try again now
           </button>
         </div>
       );
@@ -68,4 +80,9 @@ export function App() {
         />
       );
   }
+}
+
+/** How long to wait before the next try after `attempt` failed ones: 1 s, doubling, at most 10 s. */
+export function retryDelayMs(attempt: number): number {
+  return Math.min(1000 * 2 ** attempt, 10_000);
 }
