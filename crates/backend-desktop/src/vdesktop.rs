@@ -8,6 +8,7 @@
 
 use std::fs;
 use std::io::Read;
+use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -259,15 +260,18 @@ async fn launch(work_dir: &Path) -> Result<DesktopState, DesktopError> {
 }
 
 /// Xvfb in a new process group (its pid is the desktop's process group); it picks a free display and
-/// writes its number to a pipe — its stdout (`-displayfd 1`), so no descriptor has to be passed
-/// by number.
+/// writes its number to a pipe (`-displayfd`), which it closes then.
 fn spawn_xvfb(logs: &Path) -> Result<(i32, String), DesktopError> {
+    // The write end goes to Xvfb by number; the read end stays close-on-exec, so no child holds
+    // it. Not Xvfb's stdout: that stays /dev/null for Xvfb and what it runs (xkbcomp), long
+    // after this process is gone.
     let (mut pipe, displayfd) = std::io::pipe().map_err(io)?;
+    proc::inheritable(&displayfd).map_err(io)?;
     let log = fs::File::create(logs.join("xvfb.log")).map_err(io)?;
     let mut cmd = Command::new("Xvfb");
     cmd.args([
         "-displayfd",
-        "1",
+        &displayfd.as_raw_fd().to_string(),
         "-screen",
         "0",
         &format!("{}x{}x24", SCREEN.0, SCREEN.1),
@@ -276,14 +280,14 @@ fn spawn_xvfb(logs: &Path) -> Result<(i32, String), DesktopError> {
         "-noreset",
     ])
     .stdin(Stdio::null())
-    .stdout(displayfd)
+    .stdout(Stdio::null())
     .stderr(log);
     // A process group of its own that the other parts join (setpgid only works within one
     // session, so no setsid here).
     cmd.process_group(0);
     let spawned = cmd.spawn();
-    // Our copy of the write end goes with the command, so the read below ends when Xvfb dies.
-    drop(cmd);
+    // Close our copy of the write end, so the read below ends when Xvfb dies.
+    drop(displayfd);
     let child = spawned.map_err(|e| DesktopError::Io(format!("cannot run Xvfb: {e}")))?;
     let pid = reap_in_background(child);
     let mut buf = Vec::new();
