@@ -216,113 +216,154 @@ pub fn enabled(n: &Node) -> bool {
 pub fn describe(tree: &Tree) -> Vec<Described> {
     let index = tree.index();
     let areas = visible_areas(tree);
-    let mut out = Vec::new();
     // Labels that name another control are not listed again.
     let mut used_labels: HashSet<usize> = HashSet::new();
-    for (i, n) in tree.nodes.iter().enumerate().skip(1) {
-        if !n.is(State::Visible) && !n.is(State::Showing) {
-            continue;
-        }
-        // No extents: hidden (a closed menu), unless scrolled out of a scrolled container
-        // (listed, flagged offscreen). A scroll pane's hidden scroll bar is no row.
-        if n.has("Component") && n.rect.is_none() && !(n.scrolled && n.role != role::SCROLL_BAR) {
-            continue;
-        }
-        let mut kind = ControlType::from_atspi_role(n.role);
-        // GTK3 menu bar entries and submenus are menus; to a model they are menu items it clicks.
-        if kind == ControlType::Menu
-            && n.parent
-                .is_some_and(|p| matches!(tree.nodes[p].role, role::MENU_BAR | role::MENU))
-        {
-            kind = ControlType::Menuitem;
-        }
-        let editable = n.has("EditableText");
-        let has_action = n.has("Action");
-        // GTK4 puts Action on every widget, and makes containers focusable: neither makes a
-        // container or a text interactive.
-        // GTK3 menu separators are menu items with an action; they do nothing.
-        let plain = is_container(kind)
-            || is_label(n)
-            || n.role == role::SEPARATOR
-            || matches!(
-                kind,
-                ControlType::Text | ControlType::Image | ControlType::Window
-            );
-        let interactive =
-            kind.is_widget() || editable || (!plain && (has_action || n.is(State::Focusable)));
-        let kind = if kind == ControlType::Other && interactive && has_action {
-            ControlType::Button
-        } else {
-            kind
-        };
-        let mut name = undouble(&n.name);
-        if is_class_name(&name) {
-            name.clear();
-        }
-        let mut value = None;
-        // A GTK3 combo box is named after its current value; with a label it gets the label.
-        let labelled: Option<usize> = n.labelled_by.iter().find_map(|k| index.get(k).copied());
-        if let Some(li) = labelled {
-            let label = undouble(&tree.nodes[li].name);
-            if !label.is_empty() {
-                if kind == ControlType::Combobox && !name.is_empty() {
-                    value = Some(name.clone());
-                }
-                name = strip_mnemonic(&label);
-                used_labels.insert(li);
-            }
-        }
-        let own_label = interactive && !matches!(kind, ControlType::Edit | ControlType::Combobox);
-        if name.is_empty() && interactive {
-            if own_label && let Some(li) = child_label(tree, i) {
-                name = undouble(&tree.nodes[li].name);
-                used_labels.insert(li);
-            } else if matches!(
-                kind,
-                ControlType::Edit
-                    | ControlType::Combobox
-                    | ControlType::Slider
-                    | ControlType::Spinner
-            ) && let Some(li) = label_by_geometry(tree, i)
-            {
-                name = strip_mnemonic(&undouble(&tree.nodes[li].name));
-                used_labels.insert(li);
-            }
-        } else if own_label {
-            // A button's own label child is not listed again.
-            if let Some(li) = child_label(tree, i) {
-                used_labels.insert(li);
-            }
-        }
-        if is_class_name(&name) {
-            name.clear();
-        }
-        if kind == ControlType::Combobox && value.is_none() && labelled.is_none() {
-            value = Some(name.clone());
-        }
-        let area = areas[i];
-        let states = state_flags(n, kind, editable, area);
-        out.push(Described {
-            key: n.key.clone(),
-            kind,
-            role: n.role,
-            name,
-            value,
-            states,
-            rect: n.rect,
-            interactive,
-            row_text: false,
-            listed: false,
-            has_text: n.has("Text"),
-            editable,
-            has_value: n.has("Value"),
-            node: i,
-            scrolled: n.scrolled,
-            clips: scrollers_around(tree, i),
-        });
+    let mut out: Vec<Described> = tree
+        .nodes
+        .iter()
+        .enumerate()
+        .skip(1)
+        .filter(|(_, n)| shown(n))
+        .map(|(i, _)| describe_node(tree, &index, i, areas[i], &mut used_labels))
+        .collect();
+    decide_listed(&mut out, &used_labels);
+    out
+}
+
+/// Whether a node is shown: visible or showing, and with extents. No extents: hidden (a closed
+/// menu), unless scrolled out of a scrolled container (listed, flagged offscreen). A scroll
+/// pane's hidden scroll bar is no row.
+fn shown(n: &Node) -> bool {
+    if !n.is(State::Visible) && !n.is(State::Showing) {
+        return false;
     }
-    // Decide what is listed.
-    let by_node: HashMap<usize, usize> = out.iter().enumerate().map(|(i, d)| (d.node, i)).collect();
+    !(n.has("Component") && n.rect.is_none() && !(n.scrolled && n.role != role::SCROLL_BAR))
+}
+
+/// Describes node `i`, shown in `area`; the labels that name it go into `used_labels`.
+fn describe_node(
+    tree: &Tree,
+    index: &HashMap<&ObjKey, usize>,
+    i: usize,
+    area: Option<[i32; 4]>,
+    used_labels: &mut HashSet<usize>,
+) -> Described {
+    let n = &tree.nodes[i];
+    let (kind, interactive) = kind_of(tree, n);
+    let (name, value) = name_of(tree, index, i, kind, interactive, used_labels);
+    let editable = n.has("EditableText");
+    Described {
+        key: n.key.clone(),
+        kind,
+        role: n.role,
+        name,
+        value,
+        states: state_flags(n, kind, editable, area),
+        rect: n.rect,
+        interactive,
+        row_text: false,
+        listed: false,
+        has_text: n.has("Text"),
+        editable,
+        has_value: n.has("Value"),
+        node: i,
+        scrolled: n.scrolled,
+        clips: scrollers_around(tree, i),
+    }
+}
+
+/// The control type of node `n`, and whether a model can act on it.
+fn kind_of(tree: &Tree, n: &Node) -> (ControlType, bool) {
+    let mut kind = ControlType::from_atspi_role(n.role);
+    // GTK3 menu bar entries and submenus are menus; to a model they are menu items it clicks.
+    if kind == ControlType::Menu
+        && n.parent
+            .is_some_and(|p| matches!(tree.nodes[p].role, role::MENU_BAR | role::MENU))
+    {
+        kind = ControlType::Menuitem;
+    }
+    let editable = n.has("EditableText");
+    let has_action = n.has("Action");
+    // GTK4 puts Action on every widget, and makes containers focusable: neither makes a
+    // container or a text interactive.
+    // GTK3 menu separators are menu items with an action; they do nothing.
+    let plain = is_container(kind)
+        || is_label(n)
+        || n.role == role::SEPARATOR
+        || matches!(
+            kind,
+            ControlType::Text | ControlType::Image | ControlType::Window
+        );
+    let interactive =
+        kind.is_widget() || editable || (!plain && (has_action || n.is(State::Focusable)));
+    let kind = if kind == ControlType::Other && interactive && has_action {
+        ControlType::Button
+    } else {
+        kind
+    };
+    (kind, interactive)
+}
+
+/// The name of node `i` and, for a combo box, its value: its own name, else (when it has none
+/// a model can use) a label's — the one it is labelled by, its own label child, or the label
+/// beside it. The labels it takes go into `used_labels`.
+fn name_of(
+    tree: &Tree,
+    index: &HashMap<&ObjKey, usize>,
+    i: usize,
+    kind: ControlType,
+    interactive: bool,
+    used_labels: &mut HashSet<usize>,
+) -> (String, Option<String>) {
+    let n = &tree.nodes[i];
+    let mut name = undouble(&n.name);
+    if is_class_name(&name) {
+        name.clear();
+    }
+    let mut value = None;
+    // A GTK3 combo box is named after its current value; with a label it gets the label.
+    let labelled: Option<usize> = n.labelled_by.iter().find_map(|k| index.get(k).copied());
+    if let Some(li) = labelled {
+        let label = undouble(&tree.nodes[li].name);
+        if !label.is_empty() {
+            if kind == ControlType::Combobox && !name.is_empty() {
+                value = Some(name.clone());
+            }
+            name = strip_mnemonic(&label);
+            used_labels.insert(li);
+        }
+    }
+    let own_label = interactive && !matches!(kind, ControlType::Edit | ControlType::Combobox);
+    if name.is_empty() && interactive {
+        if own_label && let Some(li) = child_label(tree, i) {
+            name = undouble(&tree.nodes[li].name);
+            used_labels.insert(li);
+        } else if matches!(
+            kind,
+            ControlType::Edit | ControlType::Combobox | ControlType::Slider | ControlType::Spinner
+        ) && let Some(li) = label_by_geometry(tree, i)
+        {
+            name = strip_mnemonic(&undouble(&tree.nodes[li].name));
+            used_labels.insert(li);
+        }
+    } else if own_label {
+        // A button's own label child is not listed again.
+        if let Some(li) = child_label(tree, i) {
+            used_labels.insert(li);
+        }
+    }
+    if is_class_name(&name) {
+        name.clear();
+    }
+    if kind == ControlType::Combobox && value.is_none() && labelled.is_none() {
+        value = Some(name.clone());
+    }
+    (name, value)
+}
+
+/// Decides what is listed: interactive controls, and named texts and containers that name no
+/// other control; an edit without a value lists an empty one.
+fn decide_listed(out: &mut [Described], used_labels: &HashSet<usize>) {
     for d in out.iter_mut() {
         let labels_other = used_labels.contains(&d.node);
         d.listed = if d.interactive {
@@ -338,8 +379,6 @@ pub fn describe(tree: &Tree) -> Vec<Described> {
             d.value = Some(String::new());
         }
     }
-    let _ = by_node;
-    out
 }
 
 fn strip_mnemonic(label: &str) -> String {

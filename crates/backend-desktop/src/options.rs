@@ -14,6 +14,7 @@ use zbus::Connection;
 
 use crate::a11y::{self, A11yResult, ObjKey};
 use crate::error::{ToolError, ToolResult};
+use crate::texts;
 
 /// AtspiRole MENU.
 const ROLE_MENU: u32 = 33;
@@ -121,7 +122,7 @@ pub async fn select(conn: &Connection, options: &Options, index: usize) -> ToolR
     let (item, pick) = options
         .items
         .get(index)
-        .ok_or_else(|| ToolError::model(format!("option {index} vanished")))?;
+        .ok_or_else(|| ToolError::model(texts::option_vanished(index)))?;
     match *pick {
         Pick::Row(row) => {
             if a11y::add_row_selection(conn, &options.container, row)
@@ -144,5 +145,5 @@ pub async fn select(conn: &Connection, options: &Options, index: usize) -> ToolR
     a11y::do_action(conn, item, 0)
         .await
         .map(|_| ())
-        .map_err(|e| ToolError::model(format!("Selecting the option failed: {e}")))
+        .map_err(|e| ToolError::model(texts::option_select_failed(&e.to_string())))
 }

@@ -1,8 +1,10 @@
-//! Processes: liveness, process group and name from `/proc`, programs on PATH, and signals —
-//! the one place this crate calls libc (kill(2) has no safe std form for a process, or a
-//! process group, that is not a `Child` of ours).
+//! Processes: liveness, process group and name from `/proc`, programs on PATH, signals, and
+//! descriptors a child inherits — the one place this crate calls libc (kill(2) has no safe std
+//! form for a process, or a process group, that is not a `Child` of ours; std offers no way to
+//! pass a descriptor other than stdio to a child).
 
 use std::fs;
+use std::os::fd::{AsFd, AsRawFd, RawFd};
 use std::path::PathBuf;
 
 /// Sends `signal` to process `pid` (ignored for pids below 1, which name groups or everyone).
@@ -18,6 +20,27 @@ pub fn signal_group(pgid: i32, signal: libc::c_int) {
     if pgid >= 2 {
         send(-pgid, signal);
     }
+}
+
+/// Lets descriptor `fd` pass to the programs this process starts next (clears its
+/// close-on-exec flag); the caller closes its own copy after the spawn.
+pub fn inheritable(fd: &impl AsFd) -> std::io::Result<()> {
+    clear_cloexec(fd.as_fd().as_raw_fd())
+}
+
+#[allow(unsafe_code)]
+fn clear_cloexec(fd: RawFd) -> std::io::Result<()> {
+    // SAFETY: fcntl(2) with F_GETFD reads the flags of a descriptor the caller keeps open for
+    // the call (borrowed above); no memory of ours is passed.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFD) };
+    if flags < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: as above, F_SETFD only sets that descriptor's flags.
+    if unsafe { libc::fcntl(fd, libc::F_SETFD, flags & !libc::FD_CLOEXEC) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 #[allow(unsafe_code)]

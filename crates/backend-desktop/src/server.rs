@@ -94,7 +94,7 @@ fn screenshot_result(shot: ToolResult<(Vec<u8>, String)>) -> CallToolResult {
                 "image/png",
             ),
         ]),
-        Err(e) => fail(format!("Screenshot failed: {e}")),
+        Err(e) => fail(texts::screenshot_failed(&e.to_string())),
     }
 }
 
@@ -195,7 +195,7 @@ fn type_steps(x: &X11, steps: &[KeyStep]) -> ToolResult<()> {
                 let m = keys::modifier_name(*m);
                 let code = x
                     .modifier(m)
-                    .ok_or_else(|| ToolError::model(format!("the keyboard has no {m} key")))?;
+                    .ok_or_else(|| ToolError::model(texts::no_modifier_key(m)))?;
                 x.key(code, true)?;
                 held.push(code);
             }
@@ -457,9 +457,7 @@ impl DesktopServer {
                     }
                     None => {
                         a11y::do_action(&c.a11y, &key, 0).await.map_err(|e| {
-                            ToolError::model(format!(
-                                "The control has no on-screen position and its action failed: {e}"
-                            ))
+                            ToolError::model(texts::no_position_action_failed(&e.to_string()))
                         })?;
                         Ok(json!({ "via": "accessibility action" }))
                     }

@@ -178,6 +178,31 @@ pub fn done(action: &str, effect: &str) -> String {
     format!("{action} done; effect: {effect}.")
 }
 
+/// A screenshot that could not be taken.
+pub fn screenshot_failed(err: &str) -> String {
+    format!("Screenshot failed: {err}")
+}
+
+/// Key steps that hold a modifier the keyboard map lacks.
+pub fn no_modifier_key(modifier: &str) -> String {
+    format!("the keyboard has no {modifier} key")
+}
+
+/// click_input on a control without a position whose accessible action failed.
+pub fn no_position_action_failed(err: &str) -> String {
+    format!("The control has no on-screen position and its action failed: {err}")
+}
+
+/// select_option: the option's item went away between reading and selecting.
+pub fn option_vanished(index: usize) -> String {
+    format!("option {index} vanished")
+}
+
+/// select_option: every way of selecting the option failed.
+pub fn option_select_failed(err: &str) -> String {
+    format!("Selecting the option failed: {err}")
+}
+
 fn list_or_none(items: &[String]) -> String {
     if items.is_empty() {
         "none".to_owned()
@@ -222,6 +247,24 @@ mod tests {
         assert_eq!(
             done("click_input", "changed"),
             "click_input done; effect: changed."
+        );
+    }
+
+    #[test]
+    fn texts_that_lived_beside_their_tools_read_as_before() {
+        assert_eq!(
+            screenshot_failed("X11: boom"),
+            "Screenshot failed: X11: boom"
+        );
+        assert_eq!(no_modifier_key("super"), "the keyboard has no super key");
+        assert_eq!(
+            no_position_action_failed("no action"),
+            "The control has no on-screen position and its action failed: no action"
+        );
+        assert_eq!(option_vanished(3), "option 3 vanished");
+        assert_eq!(
+            option_select_failed("denied"),
+            "Selecting the option failed: denied"
         );
     }
 }

@@ -8,6 +8,7 @@
 
 use std::fs;
 use std::io::Read;
+use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -240,7 +241,15 @@ async fn launch(work_dir: &Path) -> Result<DesktopState, DesktopError> {
     let pgid = xvfb;
     let mut pids = std::collections::BTreeMap::new();
     pids.insert("xvfb".to_owned(), xvfb);
-    let result = launch_rest(work_dir, &home, &run, &logs, &display, pgid, &mut pids).await;
+    let parts = Parts {
+        home: &home,
+        run: &run,
+        logs: &logs,
+        display: &display,
+        pgid,
+        pids: &mut pids,
+    };
+    let result = launch_rest(parts).await;
     match result {
         Ok((session_bus, a11y_bus)) => Ok(DesktopState {
             display,
@@ -259,15 +268,18 @@ async fn launch(work_dir: &Path) -> Result<DesktopState, DesktopError> {
 }
 
 /// Xvfb in a new process group (its pid is the desktop's process group); it picks a free display and
-/// writes its number to a pipe — its stdout (`-displayfd 1`), so no descriptor has to be passed
-/// by number.
+/// writes its number to a pipe (`-displayfd`), which it closes then.
 fn spawn_xvfb(logs: &Path) -> Result<(i32, String), DesktopError> {
+    // The write end goes to Xvfb by number; the read end stays close-on-exec, so no child holds
+    // it. Not Xvfb's stdout: that stays /dev/null for Xvfb and what it runs (xkbcomp), long
+    // after this process is gone.
     let (mut pipe, displayfd) = std::io::pipe().map_err(io)?;
+    proc::inheritable(&displayfd).map_err(io)?;
     let log = fs::File::create(logs.join("xvfb.log")).map_err(io)?;
     let mut cmd = Command::new("Xvfb");
     cmd.args([
         "-displayfd",
-        "1",
+        &displayfd.as_raw_fd().to_string(),
         "-screen",
         "0",
         &format!("{}x{}x24", SCREEN.0, SCREEN.1),
@@ -276,14 +288,14 @@ fn spawn_xvfb(logs: &Path) -> Result<(i32, String), DesktopError> {
         "-noreset",
     ])
     .stdin(Stdio::null())
-    .stdout(displayfd)
+    .stdout(Stdio::null())
     .stderr(log);
     // A process group of its own that the other parts join (setpgid only works within one
     // session, so no setsid here).
     cmd.process_group(0);
     let spawned = cmd.spawn();
-    // Our copy of the write end goes with the command, so the read below ends when Xvfb dies.
-    drop(cmd);
+    // Close our copy of the write end, so the read below ends when Xvfb dies.
+    drop(displayfd);
     let child = spawned.map_err(|e| DesktopError::Io(format!("cannot run Xvfb: {e}")))?;
     let pid = reap_in_background(child);
     let mut buf = Vec::new();
@@ -347,28 +359,57 @@ fn spawn_in_group(
     Ok(reap_in_background(child))
 }
 
-async fn launch_rest(
-    work_dir: &Path,
-    home: &Path,
-    run: &Path,
-    logs: &Path,
-    display: &str,
+/// Where the desktop's parts are started: its display, files and process group, and the pids
+/// recorded so far.
+struct Parts<'a> {
+    home: &'a Path,
+    run: &'a Path,
+    logs: &'a Path,
+    display: &'a str,
     pgid: i32,
-    pids: &mut std::collections::BTreeMap<String, i32>,
-) -> Result<(String, String), DesktopError> {
-    let socket = run.join("bus");
-    let session_bus = format!("unix:path={}", socket.display());
-    let home_s = home.to_string_lossy().into_owned();
-    let env: Vec<(String, String)> = vec![
-        ("DISPLAY".into(), display.into()),
+    pids: &'a mut std::collections::BTreeMap<String, i32>,
+}
+
+/// Starts everything after Xvfb, each part once the one before answers: the session bus, the
+/// accessibility bus and registry, openbox. Returns the session and accessibility bus addresses.
+async fn launch_rest(mut parts: Parts<'_>) -> Result<(String, String), DesktopError> {
+    let session_bus = format!("unix:path={}", parts.run.join("bus").display());
+    let env = parts_env(&parts, &session_bus);
+    let session = start_session_bus(&mut parts, &env, &session_bus).await?;
+    let (a11y_bus, a11y) = start_a11y(&session).await?;
+    if let Some(pid) = connection_pid(&session, "org.a11y.Bus").await {
+        parts.pids.insert("bus_launcher".into(), pid);
+    }
+    if let Some(pid) = connection_pid(&a11y, "org.a11y.atspi.Registry").await {
+        parts.pids.insert("registryd".into(), pid);
+    }
+    start_openbox(&mut parts, &env).await?;
+    Ok((session_bus, a11y_bus))
+}
+
+/// The environment the desktop's own parts run with.
+fn parts_env(parts: &Parts<'_>, session_bus: &str) -> Vec<(String, String)> {
+    let home_s = parts.home.to_string_lossy().into_owned();
+    vec![
+        ("DISPLAY".into(), parts.display.into()),
         ("HOME".into(), home_s.clone()),
         ("XDG_CONFIG_HOME".into(), format!("{home_s}/.config")),
         ("XDG_CACHE_HOME".into(), format!("{home_s}/.cache")),
         ("XDG_DATA_HOME".into(), format!("{home_s}/.local/share")),
-        ("XDG_RUNTIME_DIR".into(), run.to_string_lossy().into_owned()),
-        ("DBUS_SESSION_BUS_ADDRESS".into(), session_bus.clone()),
-    ];
-    let _ = work_dir;
+        (
+            "XDG_RUNTIME_DIR".into(),
+            parts.run.to_string_lossy().into_owned(),
+        ),
+        ("DBUS_SESSION_BUS_ADDRESS".into(), session_bus.into()),
+    ]
+}
+
+/// dbus-daemon on `session_bus`, once a connection to it succeeds.
+async fn start_session_bus(
+    parts: &mut Parts<'_>,
+    env: &[(String, String)],
+    session_bus: &str,
+) -> Result<zbus::Connection, DesktopError> {
     let dbus = spawn_in_group(
         "dbus-daemon",
         &[
@@ -377,23 +418,27 @@ async fn launch_rest(
             "--nopidfile",
             &format!("--address={session_bus}"),
         ],
-        &env,
-        &logs.join("dbus.log"),
-        pgid,
+        env,
+        &parts.logs.join("dbus.log"),
+        parts.pgid,
     )?;
-    pids.insert("dbus".into(), dbus);
-    let session = wait_for(
+    parts.pids.insert("dbus".into(), dbus);
+    wait_for(
         || async {
-            zbus::connection::Builder::address(session_bus.as_str())?
+            zbus::connection::Builder::address(session_bus)?
                 .build()
                 .await
         },
         "the D-Bus session bus",
     )
-    .await?;
+    .await
+}
 
-    // Ask for accessibility: D-Bus activates at-spi-bus-launcher (and tells Chromium/Qt to expose
-    // a tree); then the accessibility bus address, and the registry on it.
+/// Asks for accessibility: D-Bus activates at-spi-bus-launcher (and tells Chromium/Qt to expose
+/// a tree); then the accessibility bus address, a connection to it, and the registry on it.
+async fn start_a11y(
+    session: &zbus::Connection,
+) -> Result<(String, zbus::Connection), DesktopError> {
     wait_for(
         || async {
             session
@@ -415,7 +460,7 @@ async fn launch_rest(
     .await?;
     let a11y_bus: String = wait_for(
         || async {
-            let reply = crate::a11y::ask_a11y_address(&session).await?;
+            let reply = crate::a11y::ask_a11y_address(session).await?;
             let addr: String = reply.body().deserialize()?;
             if addr.is_empty() {
                 return Err(zbus::Error::Failure("empty address".into()));
@@ -448,33 +493,34 @@ async fn launch_rest(
         "the AT-SPI registry (at-spi2-registryd)",
     )
     .await?;
-    if let Some(pid) = connection_pid(&session, "org.a11y.Bus").await {
-        pids.insert("bus_launcher".into(), pid);
-    }
-    if let Some(pid) = connection_pid(&a11y, "org.a11y.atspi.Registry").await {
-        pids.insert("registryd".into(), pid);
-    }
+    Ok((a11y_bus, a11y))
+}
+
+/// openbox, once it owns the WM selection (`_NET_SUPPORTING_WM_CHECK` is set).
+async fn start_openbox(
+    parts: &mut Parts<'_>,
+    env: &[(String, String)],
+) -> Result<(), DesktopError> {
     let openbox = spawn_in_group(
         "openbox",
         &["--sm-disable"],
-        &env,
-        &logs.join("openbox.log"),
-        pgid,
+        env,
+        &parts.logs.join("openbox.log"),
+        parts.pgid,
     )?;
-    pids.insert("openbox".into(), openbox);
-    // openbox is ready when it owns the WM selection: wait for _NET_SUPPORTING_WM_CHECK.
-    let display_owned = display.to_owned();
-    let wm_ready = tokio::task::spawn_blocking(move || wait_for_wm(&display_owned))
+    parts.pids.insert("openbox".into(), openbox);
+    let display = parts.display.to_owned();
+    let wm_ready = tokio::task::spawn_blocking(move || wait_for_wm(&display))
         .await
         .map_err(io)?;
     if !wm_ready {
         return Err(not_ready(
-            logs,
+            parts.logs,
             "openbox.log",
             "openbox did not take the display",
         ));
     }
-    Ok((session_bus, a11y_bus))
+    Ok(())
 }
 
 fn wait_for_wm(display: &str) -> bool {
