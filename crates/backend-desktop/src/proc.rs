@@ -1,53 +1,38 @@
 //! Processes: liveness, process group and name from `/proc`, programs on PATH, signals, and
-//! descriptors a child inherits — the one place this crate calls libc (kill(2) has no safe std
-//! form for a process, or a process group, that is not a `Child` of ours; std offers no way to
-//! pass a descriptor other than stdio to a child).
+//! descriptors a child inherits (rustix's safe wrappers: std has no kill(2) for a process, or
+//! a process group, that is not a `Child` of ours, nor a way to pass a descriptor other than
+//! stdio to a child).
 
 use std::fs;
-use std::os::fd::{AsFd, AsRawFd, RawFd};
+use std::os::fd::AsFd;
 use std::path::PathBuf;
 
+pub use rustix::process::Signal;
+use rustix::process::{Pid, kill_process, kill_process_group};
+
 /// Sends `signal` to process `pid` (ignored for pids below 1, which name groups or everyone).
-pub fn signal(pid: i32, signal: libc::c_int) {
-    if pid >= 1 {
-        send(pid, signal);
+pub fn signal(pid: i32, signal: Signal) {
+    if let Some(pid) = Pid::from_raw(pid).filter(|p| p.as_raw_nonzero().get() >= 1) {
+        let _ = kill_process(pid, signal);
     }
 }
 
 /// Sends `signal` to every process of group `pgid` (ignored for groups below 2: 0 is our own
 /// group and 1 would be init's).
-pub fn signal_group(pgid: i32, signal: libc::c_int) {
-    if pgid >= 2 {
-        send(-pgid, signal);
+pub fn signal_group(pgid: i32, signal: Signal) {
+    if pgid >= 2
+        && let Some(pgid) = Pid::from_raw(pgid)
+    {
+        let _ = kill_process_group(pgid, signal);
     }
 }
 
 /// Lets descriptor `fd` pass to the programs this process starts next (clears its
 /// close-on-exec flag); the caller closes its own copy after the spawn.
 pub fn inheritable(fd: &impl AsFd) -> std::io::Result<()> {
-    clear_cloexec(fd.as_fd().as_raw_fd())
-}
-
-#[allow(unsafe_code)]
-fn clear_cloexec(fd: RawFd) -> std::io::Result<()> {
-    // SAFETY: fcntl(2) with F_GETFD reads the flags of a descriptor the caller keeps open for
-    // the call (borrowed above); no memory of ours is passed.
-    let flags = unsafe { libc::fcntl(fd, libc::F_GETFD) };
-    if flags < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: as above, F_SETFD only sets that descriptor's flags.
-    if unsafe { libc::fcntl(fd, libc::F_SETFD, flags & !libc::FD_CLOEXEC) } < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
+    let flags = rustix::io::fcntl_getfd(fd)?;
+    rustix::io::fcntl_setfd(fd, flags - rustix::io::FdFlags::CLOEXEC)?;
     Ok(())
-}
-
-#[allow(unsafe_code)]
-fn send(target: i32, signal: libc::c_int) {
-    // SAFETY: kill(2) takes two integers and reads or writes no memory of this process; the
-    // callers above rule out the targets 0 and -1 (our own group, every process).
-    unsafe { libc::kill(target, signal) };
 }
 
 /// Whether process `pid` is alive and not a zombie.

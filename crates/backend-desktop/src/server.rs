@@ -29,6 +29,7 @@ use crate::marks;
 use crate::session::{Connected, Session};
 use crate::target::DesktopTarget;
 use crate::texts;
+use crate::texts::describe;
 use crate::ui_tree;
 use crate::x11::{Button, X11, XError};
 
@@ -226,7 +227,7 @@ impl DesktopServer {
 
     #[tool(
         name = "get_desktop_app_info",
-        description = "List the desktop's top-level windows as JSON [{id, name, type, app}] (app = the application's root name). Ids stay valid for the device session.",
+        description = describe::GET_DESKTOP_APP_INFO,
         annotations(read_only_hint = true)
     )]
     async fn get_desktop_app_info(&self, Parameters(p): Parameters<AppInfoArgs>) -> CallToolResult {
@@ -249,7 +250,7 @@ impl DesktopServer {
 
     #[tool(
         name = "get_app_window_controls_info",
-        description = "List the selected window's controls: one line per control `id type \"name\" [= \"value\"] states`, compact by default (format: \"json\" for JSON). field_list adds fields (rect, text, description, role); only_interactive, max_controls and subtree (a control id: only it and its descendants) narrow it. A leading * marks controls new since the previous listing.",
+        description = describe::GET_APP_WINDOW_CONTROLS_INFO,
         annotations(read_only_hint = true)
     )]
     async fn get_app_window_controls_info(
@@ -272,7 +273,7 @@ impl DesktopServer {
 
     #[tool(
         name = "capture_window_screenshot",
-        description = "PNG screenshot of the selected window (falls back to the whole desktop). annotated: true draws each listed interactive control's box and id.",
+        description = describe::CAPTURE_WINDOW_SCREENSHOT,
         annotations(read_only_hint = true)
     )]
     async fn capture_window_screenshot(
@@ -327,7 +328,7 @@ impl DesktopServer {
 
     #[tool(
         name = "capture_desktop_screenshot",
-        description = "PNG screenshot of the whole desktop.",
+        description = describe::CAPTURE_DESKTOP_SCREENSHOT,
         annotations(read_only_hint = true)
     )]
     async fn capture_desktop_screenshot(&self) -> CallToolResult {
@@ -343,7 +344,7 @@ impl DesktopServer {
 
     #[tool(
         name = "get_ui_tree",
-        description = "The selected window's raw accessibility tree: {depth, nodes, tree, note?} with tree = nested {type, role, name, rect, children | children_omitted}. max_depth 0-32 (default 8); at most 300 nodes: deeper levels are dropped with a note.",
+        description = describe::GET_UI_TREE,
         annotations(read_only_hint = true)
     )]
     async fn get_ui_tree(&self, Parameters(p): Parameters<UiTreeParams>) -> CallToolResult {
@@ -357,7 +358,7 @@ impl DesktopServer {
 
     #[tool(
         name = "select_application_window",
-        description = "Select a window by id (name as a check) from get_desktop_app_info: raises and focuses it; later control tools act on it. Returns {root_name, window_info}."
+        description = describe::SELECT_APPLICATION_WINDOW
     )]
     async fn select_application_window(&self, Parameters(t): Parameters<Target>) -> CallToolResult {
         let (entry, warning) = or_fail!(self.session.window(&t.id, t.name.as_deref()).await);
@@ -374,7 +375,7 @@ impl DesktopServer {
 
     #[tool(
         name = "launch_app",
-        description = "Start an installed desktop application by its desktop-entry name (e.g. \"mousepad\") or an allow-listed executable, detached; waits for its window (15 s unless configured) and returns it ({id, name, type, app}). Select it with select_application_window. A program that opens no window fails with what to do instead.",
+        description = describe::LAUNCH_APP,
         meta = launch_meta()
     )]
     async fn launch_app(&self, Parameters(p): Parameters<LaunchParams>) -> CallToolResult {
@@ -435,7 +436,7 @@ impl DesktopServer {
 
     #[tool(
         name = "click_input",
-        description = "Click a control by id (name as a check) with a real pointer click at its centre; button left/right/middle, double for a double-click. Result has effect: changed | no_change."
+        description = describe::CLICK_INPUT
     )]
     async fn click_input(&self, Parameters(p): Parameters<ClickArgs>) -> CallToolResult {
         let button = or_fail!(button_of(p.button.as_deref()));
@@ -469,7 +470,7 @@ impl DesktopServer {
 
     #[tool(
         name = "click_on_coordinates",
-        description = "Click at a point of the selected window given as fractions (x, y from 0.0 to 1.0 of its width and height)."
+        description = describe::CLICK_ON_COORDINATES
     )]
     async fn click_on_coordinates(&self, Parameters(p): Parameters<CoordArgs>) -> CallToolResult {
         let (fx, fy, button) = match (
@@ -496,7 +497,7 @@ impl DesktopServer {
 
     #[tool(
         name = "drag_on_coordinates",
-        description = "Drag with a real pointer from (start_x, start_y) to (end_x, end_y), fractions of the selected window; key_hold holds ctrl/shift/alt during the drag."
+        description = describe::DRAG_ON_COORDINATES
     )]
     async fn drag_on_coordinates(&self, Parameters(p): Parameters<DragArgs>) -> CallToolResult {
         let checked = (|| -> ToolResult<_> {
@@ -537,7 +538,7 @@ impl DesktopServer {
 
     #[tool(
         name = "set_edit_text",
-        description = "Replace the text of an edit control (id, name as a check) with `text`, or append it with clear_current_text: false; any Unicode arrives intact. Falls back to typing for controls without editable text."
+        description = describe::SET_EDIT_TEXT
     )]
     async fn set_edit_text(&self, Parameters(p): Parameters<SetTextArgs>) -> CallToolResult {
         let resolved = or_fail!(
@@ -634,7 +635,7 @@ impl DesktopServer {
 
     #[tool(
         name = "wheel_mouse_input",
-        description = "Turn the mouse wheel over a control (id, name as a check): wheel_dist notches, positive scrolls up, negative down."
+        description = describe::WHEEL_MOUSE_INPUT
     )]
     async fn wheel_mouse_input(&self, Parameters(p): Parameters<WheelArgs>) -> CallToolResult {
         let (resolved, rect) = or_fail!(
@@ -665,7 +666,7 @@ impl DesktopServer {
 
     #[tool(
         name = "texts",
-        description = "The full text of a control (id, name as a check). On a name mismatch it returns only a warning and reads nothing.",
+        description = describe::TEXTS,
         annotations(read_only_hint = true)
     )]
     async fn texts(&self, Parameters(t): Parameters<Target>) -> CallToolResult {
@@ -693,7 +694,7 @@ impl DesktopServer {
 
     #[tool(
         name = "select_option",
-        description = "Choose an option by its text (id, name as a check) in a combo box, a list (the row's text) or a table or tree view (the row's first cell), through accessibility: rows scrolled out of view work too."
+        description = describe::SELECT_OPTION
     )]
     async fn select_option(&self, Parameters(p): Parameters<SelectOptionArgs>) -> CallToolResult {
         let (resolved, _) = or_fail!(
@@ -744,7 +745,7 @@ impl DesktopServer {
 
     #[tool(
         name = "wait",
-        description = "Wait for `seconds` (0–300), e.g. for an application to finish loading.",
+        description = describe::WAIT,
         meta = wait_meta()
     )]
     async fn wait(&self, Parameters(p): Parameters<WaitArgs>) -> CallToolResult {
@@ -759,7 +760,7 @@ impl DesktopServer {
 
     #[tool(
         name = "summary",
-        description = "Record a short summary of what you see or did; returned as is for later steps.",
+        description = describe::SUMMARY,
         annotations(read_only_hint = true)
     )]
     async fn summary(&self, Parameters(p): Parameters<SummaryArgs>) -> CallToolResult {

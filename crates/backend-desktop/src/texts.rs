@@ -268,3 +268,55 @@ mod tests {
         );
     }
 }
+
+/// The tools' descriptions (what the model reads in the tool list).
+pub mod describe {
+    /// `get_desktop_app_info`.
+    pub const GET_DESKTOP_APP_INFO: &str = "List the desktop's top-level windows as JSON [{id, name, type, app}] (app = the application's root name). Ids stay valid for the device session.";
+
+    /// `get_app_window_controls_info`.
+    pub const GET_APP_WINDOW_CONTROLS_INFO: &str = "List the selected window's controls: one line per control `id type \"name\" [= \"value\"] states`, compact by default (format: \"json\" for JSON). field_list adds fields (rect, text, description, role); only_interactive, max_controls and subtree (a control id: only it and its descendants) narrow it. A leading * marks controls new since the previous listing.";
+
+    /// `capture_window_screenshot`.
+    pub const CAPTURE_WINDOW_SCREENSHOT: &str = "PNG screenshot of the selected window (falls back to the whole desktop). annotated: true draws each listed interactive control's box and id.";
+
+    /// `capture_desktop_screenshot`.
+    pub const CAPTURE_DESKTOP_SCREENSHOT: &str = "PNG screenshot of the whole desktop.";
+
+    /// `get_ui_tree`.
+    pub const GET_UI_TREE: &str = "The selected window's raw accessibility tree: {depth, nodes, tree, note?} with tree = nested {type, role, name, rect, children | children_omitted}. max_depth 0-32 (default 8); at most 300 nodes: deeper levels are dropped with a note.";
+
+    /// `select_application_window`.
+    pub const SELECT_APPLICATION_WINDOW: &str = "Select a window by id (name as a check) from get_desktop_app_info: raises and focuses it; later control tools act on it. Returns {root_name, window_info}.";
+
+    /// `launch_app`.
+    pub const LAUNCH_APP: &str = "Start an installed desktop application by its desktop-entry name (e.g. \"mousepad\") or an allow-listed executable, detached; waits for its window (15 s unless configured) and returns it ({id, name, type, app}). Select it with select_application_window. A program that opens no window fails with what to do instead.";
+
+    /// `click_input`.
+    pub const CLICK_INPUT: &str = "Click a control by id (name as a check) with a real pointer click at its centre; button left/right/middle, double for a double-click. Result has effect: changed | no_change.";
+
+    /// `click_on_coordinates`.
+    pub const CLICK_ON_COORDINATES: &str = "Click at a point of the selected window given as fractions (x, y from 0.0 to 1.0 of its width and height).";
+
+    /// `drag_on_coordinates`.
+    pub const DRAG_ON_COORDINATES: &str = "Drag with a real pointer from (start_x, start_y) to (end_x, end_y), fractions of the selected window; key_hold holds ctrl/shift/alt during the drag.";
+
+    /// `set_edit_text`.
+    pub const SET_EDIT_TEXT: &str = "Replace the text of an edit control (id, name as a check) with `text`, or append it with clear_current_text: false; any Unicode arrives intact. Falls back to typing for controls without editable text.";
+
+    /// `wheel_mouse_input`.
+    pub const WHEEL_MOUSE_INPUT: &str = "Turn the mouse wheel over a control (id, name as a check): wheel_dist notches, positive scrolls up, negative down.";
+
+    /// `texts`.
+    pub const TEXTS: &str = "The full text of a control (id, name as a check). On a name mismatch it returns only a warning and reads nothing.";
+
+    /// `select_option`.
+    pub const SELECT_OPTION: &str = "Choose an option by its text (id, name as a check) in a combo box, a list (the row's text) or a table or tree view (the row's first cell), through accessibility: rows scrolled out of view work too.";
+
+    /// `wait`.
+    pub const WAIT: &str = "Wait for `seconds` (0–300), e.g. for an application to finish loading.";
+
+    /// `summary`.
+    pub const SUMMARY: &str =
+        "Record a short summary of what you see or did; returned as is for later steps.";
+}

@@ -196,7 +196,7 @@ pub fn stop(state_file: &Path) -> Result<Option<DesktopState>, DesktopError> {
     for pid in state.pids.values() {
         // Only a pid we recorded that is still in the desktop's group (not a reused pid).
         if pid_alive(*pid) && process_pgid(*pid) == Some(state.pgid) {
-            proc::signal(*pid, libc::SIGKILL);
+            proc::signal(*pid, proc::Signal::KILL);
         }
     }
     fs::remove_file(state_file).map_err(io)?;
@@ -208,12 +208,12 @@ fn kill_group(pgid: i32) {
     if pgid <= 1 {
         return;
     }
-    proc::signal_group(pgid, libc::SIGTERM);
+    proc::signal_group(pgid, proc::Signal::TERM);
     let deadline = Instant::now() + STOP_GRACE;
     while Instant::now() < deadline && !group_members(pgid).is_empty() {
         std::thread::sleep(Duration::from_millis(20));
     }
-    proc::signal_group(pgid, libc::SIGKILL);
+    proc::signal_group(pgid, proc::Signal::KILL);
     let deadline = Instant::now() + STOP_GRACE;
     while Instant::now() < deadline && !group_members(pgid).is_empty() {
         std::thread::sleep(Duration::from_millis(20));

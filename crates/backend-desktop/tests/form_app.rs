@@ -67,6 +67,8 @@ fn frac(win: [f64; 4], x: f64, y: f64) -> (f64, f64) {
     )
 }
 
+// One form filled start to finish: long because it is one story.
+#[allow(clippy::too_many_lines)]
 #[tokio::test(flavor = "multi_thread")]
 async fn fill_tick_pick_and_submit_with_real_pointer_clicks() {
     let (h, app) = form().await;
@@ -262,6 +264,8 @@ async fn drag_wheel_and_coordinate_clicks_arrive_as_pointer_events() {
     );
 }
 
+// Every way an id can be wrong, each with its text: long because the list is.
+#[allow(clippy::too_many_lines)]
 #[tokio::test(flavor = "multi_thread")]
 async fn ids_are_checked_and_errors_say_what_to_do() {
     let h = Harness::new().await;

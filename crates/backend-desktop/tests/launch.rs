@@ -31,7 +31,6 @@ fn which(program: &str) -> String {
         .to_string()
 }
 
-#[allow(unsafe_code)] // kill(2) on a process the test started: no safe std form for a pid
 #[tokio::test(flavor = "multi_thread")]
 async fn a_program_that_keeps_running_without_a_window_is_reported_running() {
     let h = harness().await;
@@ -64,8 +63,7 @@ async fn a_program_that_keeps_running_without_a_window_is_reported_running() {
         "{:?}",
         proc_state(pid)
     );
-    // SAFETY: kill(2) on the process this test had started.
-    unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+    deft_test_support::proc::signal_process(pid as i32, deft_test_support::proc::Signal::KILL);
 }
 
 #[tokio::test(flavor = "multi_thread")]

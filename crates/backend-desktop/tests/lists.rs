@@ -20,6 +20,8 @@ fn line_of<'a>(listing: &'a str, kind: &str, name: &str) -> &'a str {
         .unwrap_or_default()
 }
 
+// A long list scrolled row by row: long because it is one story.
+#[allow(clippy::too_many_lines)]
 #[tokio::test(flavor = "multi_thread")]
 async fn rows_below_the_fold_are_listed_offscreen_and_need_a_scroll_first() {
     let h = Harness::new().await;

@@ -66,14 +66,12 @@ async fn start_is_idempotent_and_stop_leaves_nothing() {
     assert!(vdesktop::stop(&state_file).unwrap().is_none());
 }
 
-#[allow(unsafe_code)] // kill(2) on a process the test started: no safe std form for a pid
 #[tokio::test(flavor = "multi_thread")]
 async fn a_stale_state_is_cleaned_up_on_start() {
     let (_tmp, state_file, work) = dirs();
     let (state, _) = vdesktop::start(&state_file, &work).await.unwrap();
     let xvfb = state.pids["xvfb"];
-    // SAFETY: kill(2) on the Xvfb this test started.
-    unsafe { libc::kill(xvfb, libc::SIGKILL) };
+    deft_test_support::proc::signal_process(xvfb, deft_test_support::proc::Signal::KILL);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
     while vdesktop::pid_alive(xvfb) && std::time::Instant::now() < deadline {
         std::thread::sleep(std::time::Duration::from_millis(20));
