@@ -4,8 +4,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use deft_protocol::observation::{clean_name, render_compact, render_json, render_window_list};
+use deft_protocol::timeout_meta;
 use deft_protocol::tool_args::{
-    AppInfoArgs, ClickArgs, CoordArgs, DragArgs, KeysArgs, ListingArgs, ScreenshotArgs,
+    self, AppInfoArgs, ClickArgs, CoordArgs, DragArgs, KeysArgs, ListingArgs, ScreenshotArgs,
     SelectOptionArgs, SetTextArgs, SummaryArgs, Target, WaitArgs, WheelArgs,
 };
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -79,9 +80,7 @@ impl std::fmt::Debug for BrowserServer {
 
 /// `wait`'s `_meta`: the longest wait, with room to answer.
 fn wait_meta() -> MetaObject {
-    MetaObject(deft_protocol::timeout_meta(
-        deft_protocol::tool_args::MAX_WAIT_SECS as u64 + 10,
-    ))
+    MetaObject(timeout_meta(tool_args::WAIT_TOOL_LIMIT_SECS))
 }
 
 fn err(e: impl std::fmt::Display) -> CallToolResult {

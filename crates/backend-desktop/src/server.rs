@@ -6,8 +6,9 @@ use std::time::{Duration, Instant};
 
 use base64::Engine;
 use deft_protocol::observation::{self, ControlType, ListingFormat, WindowListOptions};
+use deft_protocol::timeout_meta;
 use deft_protocol::tool_args::{
-    AppInfoArgs, ClickArgs, CoordArgs, DragArgs, KeysArgs, ListingArgs, ScreenshotArgs,
+    self, AppInfoArgs, ClickArgs, CoordArgs, DragArgs, KeysArgs, ListingArgs, ScreenshotArgs,
     SelectOptionArgs, SetTextArgs, SummaryArgs, Target, WaitArgs, WheelArgs,
 };
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -71,14 +72,12 @@ impl std::fmt::Debug for DesktopServer {
 
 /// `wait`'s `_meta`: the longest wait, with room to answer.
 fn wait_meta() -> MetaObject {
-    MetaObject(deft_protocol::timeout_meta(
-        deft_protocol::tool_args::MAX_WAIT_SECS as u64 + 10,
-    ))
+    MetaObject(timeout_meta(tool_args::WAIT_TOOL_LIMIT_SECS))
 }
 
 /// `launch_app`'s `_meta`: the window wait, with room to answer.
 fn launch_meta() -> MetaObject {
-    MetaObject(deft_protocol::timeout_meta(30))
+    MetaObject(timeout_meta(30))
 }
 
 fn fail(text: impl std::fmt::Display) -> CallToolResult {

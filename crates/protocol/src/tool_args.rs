@@ -18,6 +18,9 @@ use crate::observation::ListingOptions;
 /// Longest `wait`, in seconds.
 pub const MAX_WAIT_SECS: f64 = 300.0;
 
+/// The time limit a `wait` tool declares: its longest wait with room to answer.
+pub const WAIT_TOOL_LIMIT_SECS: u64 = MAX_WAIT_SECS as u64 + 10;
+
 /// An id given as a string or a number, trimmed; `null` or absent is `""` (the tool says an id
 /// is needed where it is).
 fn lenient_id<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
