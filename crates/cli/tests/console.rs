@@ -1001,3 +1001,90 @@ async fn a_parallel_burst_of_wrong_passwords_gets_only_the_allowed_tries() {
     let right = json!({"username": "admin", "password": support::ADMIN_PASSWORD});
     assert_eq!(anon.post("/api/auth/login", &right).await.status, 429);
 }
+
+#[tokio::test]
+async fn a_run_cut_off_by_kill_9_keeps_its_steps_reasoning_and_partial_answer() {
+    let answer = "The machine runs Linux on two cores, and the disk is mostly free. ".repeat(8);
+    let m = model(vec![
+        Reply::tool_call("get_system_info", json!({}))
+            .with_reasoning("I should look at the machine first.")
+            .into(),
+        Reply::text(&answer)
+            .with_reasoning("Now I know.")
+            .with_delay(Duration::from_millis(40))
+            .into(),
+    ])
+    .await;
+    let dir = TempDataDir::new().unwrap();
+    let opts = ServeOptions::shell(&m.base_url(), dir.path());
+    let serve = Serve::start(dir.path(), &opts);
+    let api = serve.api();
+    let (run_id, conversation) = api
+        .run(json!({"prompt": "what machine is this?", "device": "local"}))
+        .await;
+    // Watch until the step is done and the answer has begun to stream.
+    let mut stream = api.stream(&run_id, None).await;
+    let mut after_step = 0;
+    while after_step < 3 {
+        let e = stream.next().await.expect("the stream goes on");
+        if e.event == "step" {
+            after_step = 1;
+        } else if after_step > 0 && e.event == "delta" && e.data["kind"] == "content" {
+            after_step += 1;
+        }
+    }
+    // Kill it once the store holds part of the answer (what a restart can know of it).
+    let store = deft_store::Store::open(dir.path(), None).await.unwrap();
+    for _ in 0..500 {
+        let stored = store.events(&run_id, 0).await.unwrap();
+        let kinds: Vec<Value> = stored
+            .iter()
+            .map(|(_, json)| serde_json::from_str::<Value>(json).unwrap())
+            .collect();
+        let step_at = kinds.iter().position(|e| e["type"] == "step");
+        if step_at.is_some_and(|at| kinds[at..].iter().any(|e| e["kind"] == "content")) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    drop(store);
+    deft_test_support::proc::signal_process(
+        serve.child.pid(),
+        deft_test_support::proc::Signal::KILL,
+    );
+    drop(serve);
+
+    let serve = Serve::start(dir.path(), &opts);
+    let api = serve.api();
+    let conv = api.get(&format!("/api/conversations/{conversation}")).await;
+    let msgs = conv.body["messages"].as_array().unwrap();
+    assert_eq!(msgs.len(), 2, "{msgs:?}");
+    let kept = &msgs[1];
+    assert_eq!(kept["status"], "failed");
+    assert_eq!(kept["steps"][0]["tool"], "get_system_info", "{kept}");
+    assert_eq!(kept["steps"][0]["status"], "success");
+    assert!(
+        kept["reasoning"]
+            .as_str()
+            .unwrap()
+            .starts_with("I should look at the machine first."),
+        "{kept}"
+    );
+    let content = kept["content"].as_str().unwrap();
+    let (partial, note) = content
+        .split_once("\n\n*")
+        .expect("the partial answer, then the note");
+    assert!(
+        !partial.is_empty() && answer.starts_with(partial),
+        "{content}"
+    );
+    assert!(
+        note.starts_with("The server stopped during this run"),
+        "{content}"
+    );
+    // The run's record and its replayed stream end the same way.
+    let run = api.get(&format!("/api/agent/runs/{run_id}")).await;
+    assert_eq!(run.body["status"], "failed");
+    let events = api.events(&run_id).await;
+    assert_eq!(events.last().unwrap().data["answer"], content);
+}

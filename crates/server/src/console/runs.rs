@@ -117,13 +117,55 @@ impl Runs {
     }
 }
 
-/// What a run's message keeps besides the answer.
+/// What a run's message keeps besides the answer: built from the events as they come, and
+/// again from the stored events when a restart cut the run off.
 #[derive(Default)]
 struct Summary {
     reasoning: String,
     reasoning_chars: usize,
     steps: Vec<StepSummary>,
+    /// The answer text streamed since the last step (what a person saw of the last turn).
+    partial: String,
+    usage: Usage,
     done: Option<AgentEvent>,
+}
+
+impl Summary {
+    /// Takes in one event (reasoning capped at the store's limit).
+    fn absorb(&mut self, kind: &EventKind) {
+        match kind {
+            EventKind::Delta {
+                text,
+                kind: DeltaKind::Reasoning,
+            } if self.reasoning_chars < MAX_REASONING_CHARS => {
+                let room = MAX_REASONING_CHARS - self.reasoning_chars;
+                let part: String = text.chars().take(room).collect();
+                self.reasoning_chars += part.chars().count();
+                self.reasoning.push_str(&part);
+            }
+            EventKind::Delta {
+                text,
+                kind: DeltaKind::Content,
+            } => self.partial.push_str(text),
+            EventKind::Step(step) => {
+                self.partial.clear();
+                self.steps.push(step.summary());
+            }
+            EventKind::Usage(u) => self.usage = *u,
+            _ => {}
+        }
+    }
+
+    /// The summary of a run's stored events (`(seq, JSON)`; unreadable ones are passed over).
+    fn of_stored(events: &[(u64, String)]) -> Self {
+        let mut summary = Summary::default();
+        for (_, json) in events {
+            if let Ok(event) = serde_json::from_str::<AgentEvent>(json) {
+                summary.absorb(&event.kind);
+            }
+        }
+        summary
+    }
 }
 
 /// The run's one event sink: log, store writer, summary.
@@ -137,24 +179,14 @@ impl EventSink for ConsoleSink {
     fn send(&self, event: &AgentEvent) {
         {
             let mut s = self.summary.lock();
-            match &event.kind {
-                EventKind::Delta {
-                    text,
-                    kind: DeltaKind::Reasoning,
-                } if s.reasoning_chars < MAX_REASONING_CHARS => {
-                    let room = MAX_REASONING_CHARS - s.reasoning_chars;
-                    let part: String = text.chars().take(room).collect();
-                    s.reasoning_chars += part.chars().count();
-                    s.reasoning.push_str(&part);
-                }
-                EventKind::Step(step) => s.steps.push(step.summary()),
-                EventKind::Usage(u) => *self.run.usage.lock() = *u,
-                EventKind::Done { .. } => {
-                    // Held back until the run is stored and the slot is free (see finish).
-                    s.done = Some(event.clone());
-                    return;
-                }
-                _ => {}
+            if matches!(event.kind, EventKind::Done { .. }) {
+                // Held back until the run is stored and the slot is free (see finish).
+                s.done = Some(event.clone());
+                return;
+            }
+            s.absorb(&event.kind);
+            if let EventKind::Usage(u) = &event.kind {
+                *self.run.usage.lock() = *u;
             }
         }
         let logged = LoggedEvent::new(event);
@@ -647,17 +679,14 @@ pub async fn recover_interrupted(console: &Console) -> Result<(), ConsoleError> 
     for run in store.unfinished_runs().await? {
         let events = store.events(&run.id, 0).await?;
         let last = events.last().map_or(0, |e| e.0);
-        let usage = events
-            .iter()
-            .rev()
-            .find_map(|(_, json)| match serde_json::from_str::<AgentEvent>(json) {
-                Ok(AgentEvent {
-                    kind: EventKind::Usage(u),
-                    ..
-                }) => Some(u),
-                _ => None,
-            })
-            .unwrap_or_default();
+        // What the run got done before the restart stays with its conversation: the reasoning,
+        // the steps (their images are still on disk) and the answer text streamed so far.
+        let summary = Summary::of_stored(&events);
+        let usage = summary.usage;
+        let answer = match summary.partial.trim() {
+            "" => texts::RUN_INTERRUPTED.to_owned(),
+            partial => format!("{partial}\n\n*{}*", texts::RUN_INTERRUPTED),
+        };
         let tail = [
             AgentEvent {
                 seq: last + 1,
@@ -668,7 +697,7 @@ pub async fn recover_interrupted(console: &Console) -> Result<(), ConsoleError> 
             AgentEvent {
                 seq: last + 2,
                 kind: EventKind::Done {
-                    answer: texts::RUN_INTERRUPTED.to_owned(),
+                    answer: answer.clone(),
                     usage,
                     status: DoneStatus::Failed,
                 },
@@ -680,23 +709,17 @@ pub async fn recover_interrupted(console: &Console) -> Result<(), ConsoleError> 
             .collect();
         store.append_events(&run.id, &rows).await?;
         store
-            .finish_run(
-                &run.id,
-                DoneStatus::Failed,
-                texts::RUN_INTERRUPTED,
-                &usage,
-                now_ms(),
-            )
+            .finish_run(&run.id, DoneStatus::Failed, &answer, &usage, now_ms())
             .await?;
         let message = Message {
             role: "assistant".to_owned(),
-            content: texts::RUN_INTERRUPTED.to_owned(),
+            content: answer,
             created_at_ms: now_ms(),
             run_id: Some(run.id.clone()),
             status: Some(DoneStatus::Failed),
             usage: Some(usage),
-            reasoning: None,
-            steps: Vec::new(),
+            reasoning: Some(summary.reasoning).filter(|r| !r.is_empty()),
+            steps: summary.steps,
         };
         if let Err(e) = store.append_message(&run.conversation_id, &message).await {
             tracing::warn!(run = %run.id, error = %e, "interrupted run's conversation is gone");
