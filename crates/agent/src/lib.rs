@@ -27,6 +27,8 @@
 //!
 //! The agent neither renders nor stores: the CLI, the console and `deft-trace` consume its events.
 
+#![forbid(unsafe_code)]
+
 mod config;
 mod context;
 mod images;

@@ -15,7 +15,9 @@ mod state;
 mod tabs;
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use serde_json::json;
 
@@ -45,10 +47,8 @@ pub(crate) struct Inner {
 
 impl Inner {
     /// The session state (a panic elsewhere leaves it usable: every update is one step).
-    fn lock_state(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    fn lock_state(&self) -> parking_lot::MutexGuard<'_, State> {
+        self.state.lock()
     }
 }
 
@@ -130,14 +130,11 @@ impl Browser {
         }
     }
 
-    fn lock_process(&self) -> std::sync::MutexGuard<'_, Option<ChromiumProcess>> {
-        self.inner
-            .process
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    fn lock_process(&self) -> parking_lot::MutexGuard<'_, Option<ChromiumProcess>> {
+        self.inner.process.lock()
     }
 
-    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+    fn state(&self) -> parking_lot::MutexGuard<'_, State> {
         self.inner.lock_state()
     }
 

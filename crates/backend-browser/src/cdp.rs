@@ -6,8 +6,10 @@
 //! [`CdpError::Closed`].
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+
+use parking_lot::Mutex;
 use std::time::Duration;
 
 use futures::{SinkExt, StreamExt};
@@ -121,7 +123,7 @@ impl Cdp {
                     continue;
                 };
                 if let Some(id) = v.get("id").and_then(Value::as_u64) {
-                    let waiting = reader_pending.lock().ok().and_then(|mut p| p.remove(&id));
+                    let waiting = reader_pending.lock().remove(&id);
                     if let Some((method, tx)) = waiting {
                         let answer = match v.get_mut("error") {
                             Some(err) => Err(CdpError::Protocol {
@@ -148,9 +150,7 @@ impl Cdp {
                 }
             }
             // Dropping the senders fails every pending call with `Closed`.
-            if let Ok(mut p) = reader_pending.lock() {
-                p.clear();
-            }
+            reader_pending.lock().clear();
             tracing::debug!("CDP connection closed");
         });
         Ok(Cdp {
@@ -198,14 +198,9 @@ impl Cdp {
             msg["sessionId"] = Value::String(s.to_owned());
         }
         let (tx, rx) = oneshot::channel();
-        self.pending
-            .lock()
-            .map_err(|_| CdpError::Closed)?
-            .insert(id, (method.to_owned(), tx));
+        self.pending.lock().insert(id, (method.to_owned(), tx));
         if self.out.send(msg.to_string()).is_err() {
-            if let Ok(mut p) = self.pending.lock() {
-                p.remove(&id);
-            }
+            self.pending.lock().remove(&id);
             return Err(CdpError::Closed);
         }
         Ok(rx)

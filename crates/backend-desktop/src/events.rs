@@ -2,8 +2,8 @@
 //! action) and a bounded log of which object sent what, so a walked window can be brought up to
 //! date by re-reading only the objects that changed instead of walking it again.
 
+use parking_lot::Mutex;
 use std::collections::{HashMap, VecDeque};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -95,10 +95,9 @@ impl EventLog {
     /// Records an event.
     pub fn record(&self, source: ObjKey, kind: EventKind) {
         let us = u64::try_from(self.epoch.elapsed().as_micros()).unwrap_or(u64::MAX);
-        if let Ok(mut last) = self.last_by_bus.lock() {
-            last.insert(source.bus.clone(), us);
-        }
-        if let Ok(mut log) = self.log.lock() {
+        self.last_by_bus.lock().insert(source.bus.clone(), us);
+        {
+            let mut log = self.log.lock();
             let seq = self.count.load(Ordering::Relaxed) + 1;
             if log.len() >= LOG_CAPACITY {
                 log.pop_front();
@@ -123,15 +122,13 @@ impl EventLog {
 
     /// When the last event from connection `bus` (one application) arrived, if any did.
     pub fn last_event_from(&self, bus: &str) -> Option<Instant> {
-        let us = *self.last_by_bus.lock().ok()?.get(bus)?;
+        let us = *self.last_by_bus.lock().get(bus)?;
         Some(self.epoch + Duration::from_micros(us))
     }
 
     /// The events after event `seq`, or [`Since::Lost`] when the log no longer holds them all.
     pub fn since(&self, seq: u64) -> Since {
-        let Ok(log) = self.log.lock() else {
-            return Since::Lost;
-        };
+        let log = self.log.lock();
         match log.front() {
             Some(first) if first.seq > seq + 1 => Since::Lost,
             _ => Since::Events(log.iter().filter(|e| e.seq > seq).cloned().collect()),

@@ -35,6 +35,8 @@
 //! belong to `deft-tools`; printing belongs to the CLI; this crate knows nothing of other
 //! backends, the agent or the device link.
 
+#![forbid(unsafe_code)]
+
 mod a11y;
 mod describe;
 mod error;

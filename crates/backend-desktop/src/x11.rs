@@ -3,8 +3,8 @@
 //!
 //! Calls here block for a round trip or two; the server runs them off the async runtime.
 
+use parking_lot::Mutex;
 use std::collections::HashMap;
-use std::sync::Mutex;
 
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{
@@ -214,10 +214,7 @@ impl X11 {
     /// The keycode for `keysym` and whether it needs shift; binds a spare keycode when the
     /// keyboard has none (so any Unicode character can be typed).
     pub fn keycode_for(&self, keysym: u32) -> Result<(u8, bool), XError> {
-        let mut km = self
-            .keymap
-            .lock()
-            .map_err(|_| XError("keyboard state poisoned".into()))?;
+        let mut km = self.keymap.lock();
         if let Some(&found) = km.by_sym.get(&keysym) {
             return Ok(found);
         }

@@ -1,17 +1,13 @@
 //! `deft desktop start|status|stop` as a person runs them, and `deft mcp desktop` driven by a
 //! client not written here: the official Python MCP SDK (scripts/interop/desktop_client.py).
 
-use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
 use deft_backend_desktop::vdesktop::{self, DesktopState};
 use deft_test_support::desktop::AppProcess;
 use deft_test_support::proc::workspace_bin;
-
-fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use deft_test_support::repo_root;
 
 fn deft(data: &std::path::Path, args: &[&str]) -> (i32, String) {
     let out = Command::new(workspace_bin("deft", "deft"))
@@ -31,14 +27,7 @@ fn deft(data: &std::path::Path, args: &[&str]) -> (i32, String) {
 
 #[test]
 fn deft_desktop_commands_and_the_python_sdk_over_deft_mcp_desktop() {
-    let python = std::env::var_os("DEFT_TEST_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join(".venv/bin/python"));
-    assert!(
-        python.exists(),
-        "{} is missing: scripts/test.sh creates the project venv with the Python MCP SDK",
-        python.display()
-    );
+    let python = deft_test_support::interop_python();
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path();
 

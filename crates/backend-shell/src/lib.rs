@@ -36,6 +36,8 @@
 //! call's outer timeout belong to `deft-tools`; warning about a widened allow-list belongs to the
 //! caller; this crate knows nothing of other backends, the agent or the device link.
 
+#![forbid(unsafe_code)]
+
 pub mod exec;
 pub mod policy;
 mod server;

@@ -1,5 +1,6 @@
 //! `deft`: the command-line front end. Wires the parts together; all terminal output lives here.
 
+#![forbid(unsafe_code)]
 // The one crate that prints to a terminal (ARCHITECTURE.md, "Lints").
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 

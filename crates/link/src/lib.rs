@@ -20,6 +20,8 @@
 //! dispatcher does), and knows nothing of HTTP routes, tokens storage or the device registry:
 //! `deft-server` accepts the connections, checks tokens and keeps the registry.
 
+#![forbid(unsafe_code)]
+
 pub mod address;
 pub mod client;
 pub mod close;

@@ -21,6 +21,8 @@
 //! assert_eq!(res.call_id, "c1");
 //! ```
 
+#![forbid(unsafe_code)]
+
 pub mod batch;
 pub mod envelope;
 pub mod event;

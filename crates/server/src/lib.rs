@@ -27,6 +27,8 @@
 //! dispatcher, runs to `deft_agent`. API access is decided in one place,
 //! [`console::sessions::authorize`].
 
+#![forbid(unsafe_code)]
+
 pub mod api;
 pub mod api_client;
 pub mod auth;

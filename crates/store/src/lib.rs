@@ -17,6 +17,8 @@
 //! **Invariant:** no SQL leaves this crate; callers see only the types below. The store knows
 //! nothing of HTTP, passwords (it keeps the hash it is given) or the agent.
 
+#![forbid(unsafe_code)]
+
 mod connect;
 mod conversations;
 mod convert;

@@ -8,7 +8,9 @@ use std::io::{BufRead, BufReader};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -58,9 +60,7 @@ impl AppProcess {
             std::thread::spawn(move || {
                 for line in BufReader::new(out).lines() {
                     let Ok(line) = line else { break };
-                    if let Ok(mut l) = sink.lock() {
-                        l.push(line);
-                    }
+                    sink.lock().push(line);
                 }
             });
         }
@@ -81,7 +81,7 @@ impl AppProcess {
 
     /// Every stdout line so far.
     pub fn lines(&self) -> Vec<String> {
-        self.lines.lock().map(|l| l.clone()).unwrap_or_default()
+        self.lines.lock().clone()
     }
 
     /// The JSON records printed so far (lines that are JSON objects).

@@ -11,6 +11,8 @@
 //! - [`repo_root`] and [`interop_python`]: the checkout, and the Python with the official MCP
 //!   SDK that the interop tests drive deft with.
 
+#![forbid(unsafe_code)]
+
 pub mod desktop;
 pub mod fixture;
 pub mod model;

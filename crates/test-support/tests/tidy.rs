@@ -172,6 +172,25 @@ fn lint_escapes_stay_where_they_are_allowed() {
 }
 
 #[test]
+fn crates_that_need_no_unsafe_forbid_it() {
+    let mut violations = Vec::new();
+    for (path, text) in sources() {
+        let is_root = path.ends_with("/src/lib.rs")
+            || path.ends_with("/src/main.rs")
+            || path.contains("/src/bin/");
+        let needs_unsafe = UNSAFE_ALLOWED
+            .iter()
+            .any(|allowed| allowed.split("/src/").next() == path.split("/src/").next());
+        if is_root && !needs_unsafe && !text.contains("#![forbid(unsafe_code)]") {
+            violations.push(format!(
+                "{path}: add #![forbid(unsafe_code)] (it needs none)"
+            ));
+        }
+    }
+    assert_no_violations("unsafe code", violations);
+}
+
+#[test]
 fn every_crate_inherits_the_workspace_lints() {
     let crates = repo_root().join("crates");
     let mut violations = Vec::new();

@@ -28,6 +28,8 @@
 //! # }
 //! ```
 
+#![forbid(unsafe_code)]
+
 pub mod builtin;
 mod child;
 pub mod computer;

@@ -21,6 +21,8 @@
 //! let report = trace.finish();
 //! ```
 
+#![forbid(unsafe_code)]
+
 mod report;
 
 use parking_lot::Mutex;

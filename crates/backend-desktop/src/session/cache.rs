@@ -45,9 +45,9 @@ impl Session {
                     sources,
                 } => {
                     if let Some(snap) = patch_snapshot(&c, snap, &sources).await {
-                        if let Ok(mut cache) = self.cache.lock() {
-                            cache.insert(window.id, (generation, walked_at, snap.clone()));
-                        }
+                        self.cache
+                            .lock()
+                            .insert(window.id, (generation, walked_at, snap.clone()));
                         return Ok(snap);
                     }
                 }
@@ -56,10 +56,10 @@ impl Session {
         }
         let generation = c.events.generation();
         let snap = self.walk_snapshot(&c, window).await?;
-        if c.watching
-            && let Ok(mut cache) = self.cache.lock()
-        {
-            cache.insert(window.id, (generation, Instant::now(), snap.clone()));
+        if c.watching {
+            self.cache
+                .lock()
+                .insert(window.id, (generation, Instant::now(), snap.clone()));
         }
         Ok(snap)
     }
@@ -72,9 +72,7 @@ impl Session {
         if !c.watching {
             return Cached::Stale;
         }
-        let Ok(mut cache) = self.cache.lock() else {
-            return Cached::Stale;
-        };
+        let mut cache = self.cache.lock();
         let Some((generation, at, snap)) = cache.get_mut(&window.id) else {
             return Cached::Stale;
         };

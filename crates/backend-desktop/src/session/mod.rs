@@ -99,7 +99,7 @@ pub struct Session {
     conn: OnceCell<Arc<Connected>>,
     maps: Mutex<Maps>,
     /// Last walk per window, with the event count it was taken at.
-    cache: std::sync::Mutex<HashMap<u64, (u64, Instant, Snapshot)>>,
+    cache: parking_lot::Mutex<HashMap<u64, (u64, Instant, Snapshot)>>,
     /// Held while a window is walked, so a look waits for a walk under way (one started in
     /// the background after an action) instead of walking again beside it.
     walking: Mutex<()>,
@@ -129,7 +129,7 @@ impl Session {
             target,
             conn: OnceCell::new(),
             maps: Mutex::new(Maps::default()),
-            cache: std::sync::Mutex::new(HashMap::new()),
+            cache: parking_lot::Mutex::new(HashMap::new()),
             walking: Mutex::new(()),
         }
     }

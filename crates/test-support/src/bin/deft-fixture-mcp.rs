@@ -1,5 +1,7 @@
 //! Serves the fixture MCP server over stdio (for tests of stdio children).
 
+#![forbid(unsafe_code)]
+
 use rmcp::ServiceExt;
 
 #[tokio::main(flavor = "current_thread")]

@@ -17,6 +17,8 @@
 //! that says so, so a failing test shows what happened. Prints exactly one line,
 //! `listening on http://127.0.0.1:PORT`, when ready.
 
+#![forbid(unsafe_code)]
+
 use std::convert::Infallible;
 use std::io::Write;
 use std::sync::Arc;
