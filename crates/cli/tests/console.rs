@@ -1088,3 +1088,91 @@ async fn a_run_cut_off_by_kill_9_keeps_its_steps_reasoning_and_partial_answer() 
     let events = api.events(&run_id).await;
     assert_eq!(events.last().unwrap().data["answer"], content);
 }
+
+#[tokio::test]
+async fn what_a_watcher_saw_keeps_its_seq_after_a_crash_with_the_database_locked() {
+    let answer =
+        "Streaming while the database is locked must not show what it cannot keep. ".repeat(6);
+    let m = model(vec![
+        Reply::tool_call("get_system_info", json!({})).into(),
+        Reply::text(&answer)
+            .with_delay(Duration::from_millis(40))
+            .into(),
+    ])
+    .await;
+    let dir = TempDataDir::new().unwrap();
+    let opts = ServeOptions::shell(&m.base_url(), dir.path());
+    let serve = Serve::start(dir.path(), &opts);
+    let api = serve.api();
+    let (run_id, _) = api
+        .run(json!({"prompt": "what machine is this?", "device": "local"}))
+        .await;
+    let mut stream = api.stream(&run_id, None).await;
+    let mut seen = std::collections::BTreeMap::new();
+    let mut deltas = 0;
+    while deltas < 3 {
+        let e = stream.next().await.expect("the stream goes on");
+        if e.event == "delta" {
+            deltas += 1;
+        }
+        seen.insert(e.id, e.data);
+    }
+    // Another process takes the database's write lock (as a stalled disk or a backup would).
+    let mut locker = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(
+            "import sqlite3, sys, time\n\
+             c = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=30)\n\
+             c.execute('BEGIN EXCLUSIVE')\n\
+             print('locked', flush=True)\n\
+             time.sleep(120)",
+        )
+        .arg(dir.path().join("deft.db"))
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3 with sqlite3");
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(locker.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    assert_eq!(line.trim(), "locked");
+    // Whatever reaches the watcher while the lock is held (the run keeps streaming).
+    let _ = tokio::time::timeout(Duration::from_millis(1500), async {
+        while let Some(e) = stream.next().await {
+            seen.insert(e.id, e.data);
+        }
+    })
+    .await;
+    deft_test_support::proc::signal_process(
+        serve.child.pid(),
+        deft_test_support::proc::Signal::KILL,
+    );
+    drop(serve);
+    let _ = locker.kill();
+    let _ = locker.wait();
+
+    let serve = Serve::start(dir.path(), &opts);
+    let api = serve.api();
+    let replay = api.events(&run_id).await;
+    let by_seq: std::collections::BTreeMap<u64, Value> =
+        replay.iter().map(|e| (e.id, e.data.clone())).collect();
+    for (seq, data) in &seen {
+        assert_eq!(
+            by_seq.get(seq),
+            Some(data),
+            "seq {seq} named another event after the restart"
+        );
+    }
+    assert_eq!(replay.last().unwrap().event, "done");
+    // A page that had seen the newest seq resumes and gets the end of the run.
+    let last_seen = *seen.keys().last().unwrap();
+    let mut resumed = api.stream(&run_id, Some(last_seen)).await;
+    let rest = resumed.until_done(Duration::from_secs(20)).await;
+    assert_eq!(
+        rest.last().map(|e| e.event.as_str()),
+        Some("done"),
+        "{rest:?}"
+    );
+}

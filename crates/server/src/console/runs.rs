@@ -189,41 +189,53 @@ impl EventSink for ConsoleSink {
                 *self.run.usage.lock() = *u;
             }
         }
-        let logged = LoggedEvent::new(event);
-        self.run.log.push(logged.clone());
-        let _ = self.persist.send(logged);
+        // Stored first, then shown (write_events): a seq a watcher saw is in the store.
+        let _ = self.persist.send(LoggedEvent::new(event));
     }
 }
 
-/// Writes a run's events to the store in batches until the sender is dropped.
+/// Writes a run's events to the store in batches until the sender is dropped, and only then
+/// shows each batch to the watchers (the run's log): whatever a watcher saw survives a crash,
+/// so recovery never numbers its closing events with a seq someone saw name another event.
+/// The run itself never waits: it only queues.
 async fn write_events(
     store: deft_store::Store,
-    run_id: String,
+    run: Arc<ActiveRun>,
     mut rx: mpsc::UnboundedReceiver<LoggedEvent>,
 ) {
     while let Some(first) = rx.recv().await {
-        let mut batch = vec![(first.seq, first.json.to_string())];
+        let mut batch = vec![first];
         while batch.len() < 500 {
             match rx.try_recv() {
-                Ok(e) => batch.push((e.seq, e.json.to_string())),
+                Ok(e) => batch.push(e),
                 Err(_) => break,
             }
         }
-        append_with_retry(&store, &run_id, &batch).await;
+        store_until_done(&store, &run.run_id, &batch).await;
+        for event in batch {
+            run.log.push(event);
+        }
     }
 }
 
-async fn append_with_retry(store: &deft_store::Store, run_id: &str, batch: &[(u64, String)]) {
-    for attempt in 0..5u32 {
-        match store.append_events(run_id, batch).await {
+/// Appends `batch` to the run's stored log, retrying with backoff (at most 2 s apart) until the
+/// store takes it: a stalled database stalls the watchers, never the run.
+async fn store_until_done(store: &deft_store::Store, run_id: &str, batch: &[LoggedEvent]) {
+    let rows: Vec<(u64, String)> = batch.iter().map(|e| (e.seq, e.json.to_string())).collect();
+    for attempt in 0u32.. {
+        match store.append_events(run_id, &rows).await {
             Ok(()) => return,
             Err(e) => {
-                tracing::warn!(run = %run_id, attempt, error = %e, "cannot store run events; retrying");
-                tokio::time::sleep(std::time::Duration::from_millis(100 << attempt)).await;
+                if attempt % 10 == 4 {
+                    tracing::error!(run = %run_id, attempt, error = %e, "run events still not stored; watchers wait for them");
+                } else {
+                    tracing::warn!(run = %run_id, attempt, error = %e, "cannot store run events; retrying");
+                }
+                let backoff = 100u64.saturating_mul(1 << attempt.min(5)).min(2_000);
+                tokio::time::sleep(std::time::Duration::from_millis(backoff)).await;
             }
         }
     }
-    tracing::error!(run = %run_id, events = batch.len(), "run events not stored; a replay after a restart will miss them");
 }
 
 /// Frees the slot and closes the log even if the run's task panics.
@@ -474,7 +486,7 @@ impl ClaimedRun {
         let agent = Agent::new(Arc::new(llm), config, devices);
         let store = console.store().clone();
         let (persist_tx, persist_rx) = mpsc::unbounded_channel();
-        let writer = tokio::spawn(write_events(store, run.run_id.clone(), persist_rx));
+        let writer = tokio::spawn(write_events(store, run.clone(), persist_rx));
         let sink = Arc::new(ConsoleSink {
             run: run.clone(),
             persist: persist_tx,
@@ -562,7 +574,7 @@ async fn finish(
         },
     });
     let done = LoggedEvent::new(&done);
-    append_with_retry(store, &run.run_id, &[(done.seq, done.json.to_string())]).await;
+    store_until_done(store, &run.run_id, std::slice::from_ref(&done)).await;
     if let Err(e) = store
         .finish_run(&run.run_id, status, answer, &usage, now_ms())
         .await
