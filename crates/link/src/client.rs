@@ -315,7 +315,7 @@ impl DeviceClient {
             tokio::spawn(async move {
                 while let Some(job) = job_rx.recv().await {
                     let response_id = job.response_id.clone();
-                    let reply = run_job(&dispatcher, &cfg, job).await;
+                    let reply = run_job(&dispatcher, &cfg, job, &out).await;
                     inflight.lock().remove(&response_id);
                     if out.send(to_frame(&reply)).await.is_err() {
                         break;
@@ -444,7 +444,12 @@ impl DeviceClient {
 /// Runs one `command` message and builds its `command_results`. Always answers, one Result per
 /// action: a panic in the tool layer and a stop the tool layer does not honour in time become
 /// failure Results.
-async fn run_job(dispatcher: &Arc<dyn Dispatcher>, cfg: &ClientConfig, job: Job) -> ClientMessage {
+async fn run_job(
+    dispatcher: &Arc<dyn Dispatcher>,
+    cfg: &ClientConfig,
+    job: Job,
+    out: &mpsc::Sender<Message>,
+) -> ClientMessage {
     let m = job.message;
     let mut commands: Vec<Command> = m.actions.clone().unwrap_or_default();
     fill_call_ids(&mut commands);
@@ -460,6 +465,24 @@ async fn run_job(dispatcher: &Arc<dyn Dispatcher>, cfg: &ClientConfig, job: Job)
         .map(Duration::from_millis)
         .unwrap_or(cfg.default_deadline);
     ctx.cancel = job.cancel.clone();
+    // Each command's Result goes to the server the moment it is known (`command_result`), so a
+    // link that drops mid-batch costs at most the command in flight. Only a deft server (its
+    // commands carry `deadline_ms`) hears of them; UFO's gets the batch reply alone.
+    let forward = m.deadline_ms.is_some().then(|| {
+        let (progress, mut finished) = mpsc::unbounded_channel::<CommandResult>();
+        ctx.progress = Some(progress);
+        let out = out.clone();
+        let base = finished_message(cfg, &m, &job.response_id);
+        tokio::spawn(async move {
+            while let Some(result) = finished.recv().await {
+                let mut message = base.clone();
+                message.action_results = Some(vec![result]);
+                if out.send(to_frame(&message)).await.is_err() {
+                    break;
+                }
+            }
+        })
+    });
 
     let results: Vec<CommandResult> = if commands.is_empty() {
         Vec::new()
@@ -489,6 +512,11 @@ async fn run_job(dispatcher: &Arc<dyn Dispatcher>, cfg: &ClientConfig, job: Job)
                 .collect(),
         }
     };
+    // The per-command messages go out before the batch's answer.
+    drop(ctx);
+    if let Some(forward) = forward {
+        let _ = forward.await;
+    }
     let results = remote::complete(&commands, results);
     let mut reply = ClientMessage::new(ClientMessageType::CommandResults, m.status);
     reply.client_id = Some(cfg.id.clone());
@@ -498,6 +526,15 @@ async fn run_job(dispatcher: &Arc<dyn Dispatcher>, cfg: &ClientConfig, job: Job)
     reply.timestamp = Some(crate::now_iso8601());
     reply.action_results = Some(results);
     reply
+}
+
+/// The `command_result` envelope for one finished command of the batch `response_id`.
+fn finished_message(cfg: &ClientConfig, m: &ServerMessage, response_id: &str) -> ClientMessage {
+    let mut message = ClientMessage::new(ClientMessageType::CommandResult, m.status);
+    message.client_id = Some(cfg.id.clone());
+    message.session_id = m.session_id.clone();
+    message.prev_response_id = Some(response_id.to_owned());
+    message
 }
 
 fn error_message(id: &str, text: &str) -> ClientMessage {

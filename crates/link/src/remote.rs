@@ -38,6 +38,8 @@ pub enum Resolution {
 
 struct Pending {
     reply: oneshot::Sender<Vec<CommandResult>>,
+    /// Results the device sent one by one as its commands finished (`command_result`).
+    finished: Vec<CommandResult>,
 }
 
 struct Shared {
@@ -118,6 +120,18 @@ impl RemoteDispatcher {
         }
     }
 
+    /// Keeps results the device sent as its commands finished, so a batch cut off later still
+    /// answers them as they were. `NotPending` when no batch waits for `response_id`.
+    pub fn record_finished(&self, response_id: &str, results: Vec<CommandResult>) -> Resolution {
+        match self.shared.pending.lock().get_mut(response_id) {
+            Some(p) => {
+                p.finished.extend(results);
+                Resolution::Delivered
+            }
+            None => Resolution::NotPending,
+        }
+    }
+
     /// The connection is gone: every waiting batch fails at once with the disconnect text, and
     /// every later batch fails without being sent.
     pub fn disconnect(&self) {
@@ -129,6 +143,16 @@ impl RemoteDispatcher {
         self.shared.gone.is_cancelled()
     }
 
+    /// How many results the device has reported finished for the batches waiting now.
+    pub fn finished_count(&self) -> usize {
+        self.shared
+            .pending
+            .lock()
+            .values()
+            .map(|p| p.finished.len())
+            .sum()
+    }
+
     /// How many batches wait for an answer (0 or 1 in normal operation).
     pub fn pending_count(&self) -> usize {
         self.shared.pending.lock().len()
@@ -138,6 +162,16 @@ impl RemoteDispatcher {
         let shared = &*self.shared;
         let disconnected = |commands: &[Command]| all_failed(commands, tool_texts::DISCONNECTED);
         let stopped = |commands: &[Command]| all_failed(commands, tool_texts::STOPPED);
+        // After the batch was sent: what the device reported finished, `text` for the rest.
+        let cut_off = |response_id: &str, commands: &[Command], text: &str| {
+            let finished = shared
+                .pending
+                .lock()
+                .get(response_id)
+                .map(|p| p.finished.clone())
+                .unwrap_or_default();
+            finished_or(commands, finished, text)
+        };
         let deadline_at = tokio::time::Instant::now() + ctx.deadline;
 
         // Wait for the device's earlier batch; a stop, the deadline or a disconnect meanwhile
@@ -152,10 +186,13 @@ impl RemoteDispatcher {
 
         let response_id = uuid::Uuid::new_v4().to_string();
         let (tx, mut rx) = oneshot::channel();
-        shared
-            .pending
-            .lock()
-            .insert(response_id.clone(), Pending { reply: tx });
+        shared.pending.lock().insert(
+            response_id.clone(),
+            Pending {
+                reply: tx,
+                finished: Vec::new(),
+            },
+        );
         let mut guard = PendingGuard {
             shared,
             response_id: response_id.clone(),
@@ -182,6 +219,7 @@ impl RemoteDispatcher {
             return disconnected(&commands);
         }
 
+        let gone = tool_texts::DISCONNECTED;
         tokio::select! {
             biased;
             r = &mut rx => {
@@ -193,7 +231,7 @@ impl RemoteDispatcher {
             }
             _ = shared.gone.cancelled() => {
                 guard.answered = true;
-                disconnected(&commands)
+                cut_off(&response_id, &commands, gone)
             }
             _ = ctx.cancel.cancelled() => {
                 let _ = shared.outbox.try_send(cancel_message(&response_id));
@@ -204,16 +242,17 @@ impl RemoteDispatcher {
                         Ok(results) => complete(&commands, results),
                         Err(_) => stopped(&commands),
                     },
-                    _ = shared.gone.cancelled() => disconnected(&commands),
-                    _ = tokio::time::sleep(STOP_WAIT) => stopped(&commands),
+                    _ = shared.gone.cancelled() => cut_off(&response_id, &commands, gone),
+                    _ = tokio::time::sleep(STOP_WAIT) => cut_off(&response_id, &commands, tool_texts::STOPPED),
                 }
             }
             _ = tokio::time::sleep_until(deadline_at + DEADLINE_GRACE) => {
                 tracing::warn!(device = %shared.device, %response_id, "no answer by the batch deadline; cancelling it on the device");
                 let _ = shared.outbox.try_send(cancel_message(&response_id));
                 guard.answered = true;
-                // The batch was sent: whether each command ran is unknown, never "not executed".
-                all_failed(&commands, &tool_texts::deadline_unanswered(ctx.deadline))
+                // The batch was sent: whether each unreported command ran is unknown, never
+                // "not executed".
+                cut_off(&response_id, &commands, &tool_texts::deadline_unanswered(ctx.deadline))
             }
         }
     }
@@ -242,6 +281,26 @@ fn all_failed(commands: &[Command], text: &str) -> Vec<CommandResult> {
         .collect()
 }
 
+/// One Result per command: the one the device reported finished, else a failure with `text`.
+fn finished_or(
+    commands: &[Command],
+    finished: Vec<CommandResult>,
+    text: &str,
+) -> Vec<CommandResult> {
+    let mut by_id: HashMap<String, CommandResult> = HashMap::new();
+    for r in finished {
+        by_id.entry(r.call_id.clone()).or_insert(r);
+    }
+    commands
+        .iter()
+        .map(|c| {
+            by_id
+                .remove(&c.call_id)
+                .unwrap_or_else(|| CommandResult::failure(&c.call_id, text, None))
+        })
+        .collect()
+}
+
 fn deadline_results(ctx: &ExecContext, commands: &[Command]) -> Vec<CommandResult> {
     all_failed(commands, &tool_texts::deadline_not_run(ctx.deadline))
 }
@@ -262,16 +321,5 @@ pub fn complete(commands: &[Command], results: Vec<CommandResult>) -> Vec<Comman
         results.len(),
         commands.len()
     );
-    let mut by_id: HashMap<String, CommandResult> = HashMap::new();
-    for r in results {
-        by_id.entry(r.call_id.clone()).or_insert(r);
-    }
-    commands
-        .iter()
-        .map(|c| {
-            by_id
-                .remove(&c.call_id)
-                .unwrap_or_else(|| CommandResult::failure(&c.call_id, texts::NO_RESULT, None))
-        })
-        .collect()
+    finished_or(commands, results, texts::NO_RESULT)
 }

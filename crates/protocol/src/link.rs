@@ -34,6 +34,9 @@ pub enum ClientMessageType {
     Heartbeat,
     /// Results of a COMMAND batch.
     CommandResults,
+    /// One command's Result as soon as it finished (deft's addition; `command_results` still
+    /// answers the whole batch, for peers that expect only it).
+    CommandResult,
     /// An error report.
     Error,
     /// The first frame: who this device is.

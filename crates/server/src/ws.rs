@@ -301,6 +301,13 @@ fn on_message(text: &str, id: &str, dispatcher: &RemoteDispatcher) -> Option<Ser
                 }
             }
         }
+        ClientMessageType::CommandResult => {
+            // One finished command of a batch still running: kept for the batch, no answer.
+            let rid = message.prev_response_id.filter(|r| !r.is_empty())?;
+            let results = message.action_results.unwrap_or_default();
+            let _ = dispatcher.record_finished(&rid, results);
+            None
+        }
         ClientMessageType::Register => Some(error_message(texts::ALREADY_REGISTERED)),
         ClientMessageType::Error => {
             let reported = clip(message.error.as_deref().unwrap_or("(no text)"), 2_000);

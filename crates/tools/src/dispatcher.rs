@@ -37,6 +37,9 @@ pub struct ExecContext {
     pub deadline: Duration,
     /// Stop: cancels the command in flight and fails the rest.
     pub cancel: CancellationToken,
+    /// Where each command's Result goes the moment it is known, before the batch answers (the
+    /// device client sends them on, so a dropped link costs at most the command in flight).
+    pub progress: Option<tokio::sync::mpsc::UnboundedSender<CommandResult>>,
 }
 
 impl ExecContext {
@@ -52,6 +55,7 @@ impl ExecContext {
             early_exit: true,
             deadline: crate::table::Timeouts::default().batch(),
             cancel: CancellationToken::new(),
+            progress: None,
         }
     }
 }
@@ -138,6 +142,7 @@ impl Dispatcher for LocalDispatcher {
                 root: &ctx.root,
                 early_exit: ctx.early_exit,
                 deadline: Some((deadline, ctx.deadline)),
+                progress: ctx.progress.as_ref(),
             };
             // The router bounds every call by the deadline; this outer bound only catches a
             // Computer whose servers hang while starting.

@@ -25,6 +25,8 @@ pub struct Batch<'a> {
     pub early_exit: bool,
     /// When the batch must be over, and its length (for the message).
     pub deadline: Option<(Instant, Duration)>,
+    /// Gets each Result as soon as it is known ([`crate::ExecContext::progress`]).
+    pub progress: Option<&'a tokio::sync::mpsc::UnboundedSender<CommandResult>>,
 }
 
 /// Routes batches to the Computers of one device session.
@@ -76,6 +78,9 @@ impl CommandRouter {
                 computer.run(command, batch.deadline, cancel).await
             };
             failed |= result.status == ResultStatus::Failure;
+            if let Some(progress) = batch.progress {
+                let _ = progress.send(result.clone());
+            }
             results.push(result);
         }
         Ok(results)
