@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used)] // test helpers: an unwrap that fails is a failing test
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -13,7 +13,9 @@ use deft_server::api_client::ApiClient;
 use deft_server::{LinkLimits, Registry, Server, ServerConfig};
 use deft_test_support::TempDataDir;
 use deft_test_support::net::{free_port, wait_for_port};
-use deft_test_support::proc::{GroupChild, Signal, fixture_bin, kill_group, signal_group};
+use deft_test_support::proc::{
+    GroupChild, Signal, kill_group, shell_with_fixture_table, signal_group,
+};
 use deft_tools::{Devices, ExecContext, texts};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -34,17 +36,6 @@ fn deft() -> Command {
     }
     c.env("DEFT_LOG", "warn");
     c
-}
-
-/// A routing table whose `shell` profile also has the fixture MCP server (stdio child).
-fn tools_config(dir: &Path) -> PathBuf {
-    let path = dir.join("tools.yaml");
-    let yaml = format!(
-        "profiles:\n  shell:\n    HostAgent:\n      default:\n        data_collection:\n          - {{namespace: shell, type: builtin, name: shell, tools: [get_system_info]}}\n        action:\n          - {{namespace: shell, type: builtin, name: shell, tools: [run_shell]}}\n          - {{namespace: fixture, type: stdio, command: \"{}\"}}\n",
-        fixture_bin().display()
-    );
-    std::fs::write(&path, yaml).expect("write tools.yaml");
-    path
 }
 
 /// A server in this test process (real listener on loopback).
@@ -100,7 +91,7 @@ fn client_with_env(
     env: &[(&str, &str)],
 ) -> Client {
     let dir = TempDataDir::new().unwrap();
-    let tools = tools_config(dir.path());
+    let tools = shell_with_fixture_table(dir.path());
     let stderr = dir.path().join("stderr.txt");
     let mut cmd = deft();
     cmd.arg("--data-dir")

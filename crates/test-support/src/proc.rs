@@ -41,6 +41,18 @@ pub fn fixture_bin() -> PathBuf {
     workspace_bin("deft-fixture-mcp", "deft-test-support")
 }
 
+/// Writes `dir/tools.yaml`: a routing table whose `shell` profile has the shell tools and the
+/// fixture MCP server (as a stdio child), for `deft client` processes in tests and benches.
+pub fn shell_with_fixture_table(dir: &std::path::Path) -> PathBuf {
+    let path = dir.join("tools.yaml");
+    let yaml = format!(
+        "profiles:\n  shell:\n    HostAgent:\n      default:\n        data_collection:\n          - {{namespace: shell, type: builtin, name: shell, tools: [get_system_info]}}\n        action:\n          - {{namespace: shell, type: builtin, name: shell, tools: [run_shell]}}\n          - {{namespace: fixture, type: stdio, command: \"{}\"}}\n",
+        fixture_bin().display()
+    );
+    std::fs::write(&path, yaml).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
+    path
+}
+
 /// A child in its own process group; the whole group is killed when this is dropped.
 pub struct GroupChild {
     /// The child.
