@@ -11,7 +11,7 @@
 #![allow(clippy::unwrap_used)] // bench set-up: a failed unwrap is a failed run
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use deft_protocol::{Command as Cmd, CommandResult, ResultStatus, ToolType};
@@ -53,16 +53,7 @@ struct Figures {
 }
 
 fn client(url: &str, data: &Path, tools: &Path) -> GroupChild {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_deft"));
-    for var in [
-        "DEFT_TOOLS_CONFIG",
-        "DEFT_DEVICE_TOKEN",
-        "DEFT_API_TOKEN",
-        "DEFT_SERVER",
-        "DISPLAY",
-    ] {
-        cmd.env_remove(var);
-    }
+    let mut cmd = deft_test_support::proc::deft_command(env!("CARGO_BIN_EXE_deft"));
     cmd.env("DEFT_LOG", "error")
         .arg("--data-dir")
         .arg(data)

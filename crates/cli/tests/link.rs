@@ -24,18 +24,7 @@ const DEVICE_TOKEN: &str = "dev-token-for-tests";
 const API_TOKEN: &str = "api-token-for-tests";
 
 fn deft() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_deft"));
-    for var in [
-        "DEFT_TOOLS_CONFIG",
-        "DEFT_DEVICE_TOKEN",
-        "DEFT_API_TOKEN",
-        "DEFT_SERVER",
-        "DISPLAY",
-    ] {
-        c.env_remove(var);
-    }
-    c.env("DEFT_LOG", "warn");
-    c
+    deft_test_support::proc::deft_command(env!("CARGO_BIN_EXE_deft"))
 }
 
 /// A server in this test process (real listener on loopback).

@@ -63,18 +63,8 @@ fn client(
     data: &TempDataDir,
 ) -> (GroupChild, std::path::PathBuf) {
     let stderr = data.path().join(format!("{id}.stderr"));
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_deft"));
-    for var in [
-        "DEFT_TOOLS_CONFIG",
-        "DEFT_DEVICE_TOKEN",
-        "DISPLAY",
-        "SSL_CERT_FILE",
-        "SSL_CERT_DIR",
-    ] {
-        cmd.env_remove(var);
-    }
-    cmd.env("DEFT_LOG", "warn")
-        .arg("--data-dir")
+    let mut cmd = deft_test_support::proc::deft_command(env!("CARGO_BIN_EXE_deft"));
+    cmd.arg("--data-dir")
         .arg(data.path())
         .args([
             "client",

@@ -56,7 +56,7 @@ pub fn unsupported_type(kind: &str) -> String {
 }
 
 /// `error` sent for `command_results` without a `prev_response_id`.
-pub const RESULTS_WITHOUT_ID: &str = "command_results must carry prev_response_id (the command's response_id); the results were ignored.";
+pub const RESULTS_WITHOUT_ID: &str = "command_results and command_result must carry prev_response_id (the command's response_id); the results were ignored.";
 
 /// `error` sent for results no batch of this device is waiting for (late, duplicate, or for
 /// another device's batch).

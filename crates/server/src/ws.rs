@@ -303,7 +303,9 @@ fn on_message(text: &str, id: &str, dispatcher: &RemoteDispatcher) -> Option<Ser
         }
         ClientMessageType::CommandResult => {
             // One finished command of a batch still running: kept for the batch, no answer.
-            let rid = message.prev_response_id.filter(|r| !r.is_empty())?;
+            let Some(rid) = message.prev_response_id.filter(|r| !r.is_empty()) else {
+                return Some(error_message(texts::RESULTS_WITHOUT_ID));
+            };
             let results = message.action_results.unwrap_or_default();
             let _ = dispatcher.record_finished(&rid, results);
             None

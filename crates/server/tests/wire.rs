@@ -542,3 +542,39 @@ async fn one_unreadable_result_fails_alone_and_the_rest_of_the_answer_is_kept() 
         )
     );
 }
+
+#[tokio::test]
+async fn results_reported_one_by_one_survive_a_drop_mid_batch() {
+    let hub = Hub::start(LinkLimits::default()).await;
+    let mut a = hub.device("a").await;
+    let api = hub.api();
+    let exec = tokio::spawn(async move {
+        api.exec(
+            "a",
+            batch(json!([{"call_id": "1", "tool_name": "noop"}, {"call_id": "2", "tool_name": "noop"}])),
+            None,
+        )
+        .await
+    });
+    let rid = recv(&mut a).await.response_id.unwrap();
+    // Without the batch's id a finished result cannot be placed: said, not guessed.
+    let mut orphan = results_for("", "a", vec![CommandResult::success("1", json!("x"), None)]);
+    orphan.kind = ClientMessageType::CommandResult;
+    orphan.prev_response_id = None;
+    send(&mut a, &orphan).await;
+    assert_eq!(recv_error(&mut a).await, texts::RESULTS_WITHOUT_ID);
+    // The first command finished and said so; then the device drops.
+    let mut first = results_for(
+        &rid,
+        "a",
+        vec![CommandResult::success("1", json!("one"), None)],
+    );
+    first.kind = ClientMessageType::CommandResult;
+    send(&mut a, &first).await;
+    drop(a);
+    let answer = exec.await.unwrap().unwrap();
+    assert_eq!(answer[0]["status"], "success");
+    assert_eq!(answer[0]["result"], "one");
+    assert_eq!(answer[1]["status"], "failure");
+    assert_eq!(answer[1]["error"], deft_tools::texts::DISCONNECTED);
+}

@@ -41,6 +41,30 @@ pub fn fixture_bin() -> PathBuf {
     workspace_bin("deft-fixture-mcp", "deft-test-support")
 }
 
+/// A command for the `deft` binary at `bin` with none of the caller's deft settings: every
+/// `DEFT_*` and `AGENT_*` variable, `DATABASE_URL`, the display and the TLS trust settings are
+/// removed (a test sets what it means), and the log level is `warn`.
+pub fn deft_command(bin: impl AsRef<std::ffi::OsStr>) -> Command {
+    let mut cmd = Command::new(bin);
+    for (var, _) in std::env::vars_os() {
+        let name = var.to_string_lossy();
+        if name.starts_with("DEFT_") || name.starts_with("AGENT_") {
+            cmd.env_remove(&var);
+        }
+    }
+    for var in [
+        "DATABASE_URL",
+        "DISPLAY",
+        "WAYLAND_DISPLAY",
+        "SSL_CERT_FILE",
+        "SSL_CERT_DIR",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd.env("DEFT_LOG", "warn");
+    cmd
+}
+
 /// Writes `dir/tools.yaml`: a routing table whose `shell` profile has the shell tools and the
 /// fixture MCP server (as a stdio child), for `deft client` processes in tests and benches.
 pub fn shell_with_fixture_table(dir: &std::path::Path) -> PathBuf {

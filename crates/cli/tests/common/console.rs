@@ -6,7 +6,7 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -76,20 +76,8 @@ impl Serve {
     /// Starts `deft serve` on a free port with `data_dir`, waiting for its address line.
     pub fn start(data_dir: &Path, opts: &ServeOptions) -> Serve {
         let stderr = data_dir.join(format!("serve-stderr-{}.txt", uuid_like()));
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_deft"));
-        for var in [
-            "DEFT_TOOLS_CONFIG",
-            "DEFT_DEVICE_TOKEN",
-            "DEFT_API_TOKEN",
-            "DEFT_ADMIN_PASSWORD",
-            "DATABASE_URL",
-            "AGENT_API_KEY",
-            "DISPLAY",
-        ] {
-            cmd.env_remove(var);
-        }
-        cmd.env("DEFT_LOG", "warn")
-            .env("AGENT_API_BASE", &opts.model_url)
+        let mut cmd = deft_test_support::proc::deft_command(env!("CARGO_BIN_EXE_deft"));
+        cmd.env("AGENT_API_BASE", &opts.model_url)
             .env("AGENT_MODEL", "scripted")
             .env("DEFT_API_TOKEN", API_TOKEN)
             .env("DEFT_DEVICE_TOKEN", DEVICE_TOKEN)

@@ -104,6 +104,12 @@ impl Runs {
         true
     }
 
+    /// Frees the slot held by `run_id` for a run that never started (its device was busy):
+    /// nothing of it is kept.
+    fn unclaim(&self, run_id: &str) {
+        self.slot.lock().take_if(|r| r.run_id == run_id);
+    }
+
     /// Frees the slot held by `run_id`, keeping its log among the recent ones.
     fn release(&self, run_id: &str) {
         let mut slot = self.slot.lock();
@@ -381,13 +387,13 @@ impl RunPlan {
         if !console.runs().claim(run.clone()) {
             return Err(refused(texts::RUN_ACTIVE.to_owned()).await);
         }
+        let Some(busy) = self.device.try_reserve() else {
+            console.runs().unclaim(&run.run_id);
+            return Err(refused(crate::texts::device_busy(&run.device)).await);
+        };
         let guard = SlotGuard {
             console: console.clone(),
             run: run.clone(),
-        };
-        let Some(busy) = self.device.try_reserve() else {
-            drop(guard);
-            return Err(refused(crate::texts::device_busy(&run.device)).await);
         };
         Ok(ClaimedRun {
             guard,
