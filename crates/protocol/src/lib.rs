@@ -7,6 +7,7 @@
 //!   consumers implement ([`EventSink`], [`ImageSink`]).
 //! - [`link`]: device-link messages, field-compatible with UFO's AIP.
 //! - [`keys`]: the key syntax of `keyboard_input`, shared by the desktop and the browser.
+//! - [`selector`]: the one control matcher (tasks, `find_controls`, dataflow).
 //!
 //! Everything deserializes leniently: unknown fields are ignored and `null` is accepted wherever a
 //! field is optional, so messages from UFO-shaped peers parse as they are.
@@ -30,6 +31,7 @@ pub mod keys;
 mod lenient;
 pub mod link;
 pub mod observation;
+pub mod selector;
 pub mod sink;
 pub mod tool_args;
 
