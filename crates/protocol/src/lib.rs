@@ -7,7 +7,8 @@
 //!   consumers implement ([`EventSink`], [`ImageSink`]).
 //! - [`link`]: device-link messages, field-compatible with UFO's AIP.
 //! - [`keys`]: the key syntax of `keyboard_input`, shared by the desktop and the browser.
-//! - [`selector`]: the one control matcher (tasks, `find_controls`, dataflow).
+//! - [`selector`]: the one control matcher (tasks, `find_controls`, dataflow); [`found`]: how
+//!   `find_controls` and `wait_for_control` answer.
 //!
 //! Everything deserializes leniently: unknown fields are ignored and `null` is accepted wherever a
 //! field is optional, so messages from UFO-shaped peers parse as they are.
@@ -27,6 +28,7 @@
 pub mod batch;
 pub mod envelope;
 pub mod event;
+pub mod found;
 pub mod keys;
 mod lenient;
 pub mod link;

@@ -899,7 +899,7 @@ fn header_line(window: &WindowSummary, plan: &Plan<'_>) -> String {
     )
 }
 
-fn control_line(c: &Control, fields: &[String]) -> String {
+pub(crate) fn control_line(c: &Control, fields: &[String]) -> String {
     let mut line = String::new();
     if c.is_new {
         line.push('*');
@@ -953,7 +953,7 @@ pub fn render_compact(
     out
 }
 
-fn control_json(c: &Control, fields: &[String]) -> Value {
+pub(crate) fn control_json(c: &Control, fields: &[String]) -> Value {
     let mut obj = Map::new();
     obj.insert("id".into(), Value::String(c.id.clone()));
     obj.insert("type".into(), Value::String(c.kind.as_str().into()));

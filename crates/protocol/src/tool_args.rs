@@ -246,6 +246,76 @@ impl WaitArgs {
     }
 }
 
+/// Most matches `find_controls` lists unless asked (`limit`).
+pub const DEFAULT_FIND_LIMIT: usize = 10;
+
+/// Most matches `find_controls` lists at all.
+pub const MAX_FIND_LIMIT: usize = 100;
+
+/// `wait_for_control`'s wait unless asked (`timeout_s`), in seconds.
+pub const DEFAULT_WAIT_FOR_SECS: f64 = 10.0;
+
+/// `find_controls` (docs/observation.md "Finding controls").
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct FindControlsArgs {
+    /// Which controls: `{"text"?, "type"?, "match"?: "exact"|"contains"|"fuzzy"|"regex",
+    /// "index"?, "within"?}`.
+    pub selector: crate::selector::Selector,
+    /// Most matches to list, best first (default 10, at most 100).
+    #[serde(default)]
+    pub limit: Option<usize>,
+    /// "compact" (default) or "json".
+    #[serde(default)]
+    pub format: Option<String>,
+}
+
+impl FindControlsArgs {
+    /// The limit, if within 1–[`MAX_FIND_LIMIT`]; the error says the range.
+    pub fn limit(&self) -> Result<usize, String> {
+        match self.limit {
+            None => Ok(DEFAULT_FIND_LIMIT),
+            Some(n) if (1..=MAX_FIND_LIMIT).contains(&n) => Ok(n),
+            Some(n) => Err(format!(
+                "limit must be between 1 and {MAX_FIND_LIMIT}, got {n}."
+            )),
+        }
+    }
+
+    /// The output format; the error names the accepted ones.
+    pub fn format(&self) -> Result<crate::observation::ListingFormat, String> {
+        let opts: ListingOptions =
+            serde_json::from_value(serde_json::json!({"format": self.format}))
+                .map_err(|e| e.to_string())?;
+        Ok(opts.format)
+    }
+}
+
+/// `wait_for_control`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct WaitForControlArgs {
+    /// The control to wait for, as `find_controls` takes it.
+    pub selector: crate::selector::Selector,
+    /// Longest wait in seconds (default 10, at most 300).
+    #[serde(default)]
+    pub timeout_s: Option<f64>,
+    /// Wait for no control to match instead (default false).
+    #[serde(default)]
+    pub gone: Option<bool>,
+}
+
+impl WaitForControlArgs {
+    /// The wait, if within 0–[`MAX_WAIT_SECS`]; the error says the range.
+    pub fn timeout(&self) -> Result<std::time::Duration, String> {
+        let secs = self.timeout_s.unwrap_or(DEFAULT_WAIT_FOR_SECS);
+        if secs.is_nan() || !(0.0..=MAX_WAIT_SECS).contains(&secs) {
+            return Err(format!(
+                "timeout_s must be between 0 and {MAX_WAIT_SECS}, got {secs}."
+            ));
+        }
+        Ok(std::time::Duration::from_secs_f64(secs))
+    }
+}
+
 /// `summary`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct SummaryArgs {

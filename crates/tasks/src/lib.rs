@@ -1,0 +1,13 @@
+//! Tasks (docs/tasks.md): step lists a person or the AI writes once and deft runs without a
+//! model, on a chosen device, now or on a schedule.
+//!
+//! The parts, each its own module:
+//! - the step language (the types a task file deserializes into) and `{{variable}}` expansion;
+//! - the validator, the one function the API, the CLI, designer mode and the action library
+//!   call, with every error at its path, and the JSON Schema generated from the same types;
+//! - the runner, which plays a task through the Dispatcher and the device's own tools, never a
+//!   backend directly;
+//! - schedules: cron with a time zone, intervals, once; their next fire times and the claim
+//!   that makes each fire run once across servers.
+
+#![forbid(unsafe_code)]
