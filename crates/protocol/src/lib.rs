@@ -6,6 +6,7 @@
 //! - [`event`]: the agent's event stream (DESIGN.md "Events"); [`sink`]: the traits its
 //!   consumers implement ([`EventSink`], [`ImageSink`]).
 //! - [`link`]: device-link messages, field-compatible with UFO's AIP.
+//! - [`changes`]: the change listing (new, changed, gone controls since the previous listing).
 //! - [`keys`]: the key syntax of `keyboard_input`, shared by the desktop and the browser.
 //! - [`selector`]: the one control matcher (tasks, `find_controls`, dataflow); [`found`]: how
 //!   `find_controls` and `wait_for_control` answer.
@@ -26,6 +27,7 @@
 #![forbid(unsafe_code)]
 
 pub mod batch;
+pub mod changes;
 pub mod envelope;
 pub mod event;
 pub mod found;

@@ -644,6 +644,10 @@ pub struct ListingOptions {
     /// what it found in that subtree. Numbers are accepted for ids.
     #[serde(default, deserialize_with = "lenient_id")]
     pub subtree: Option<String>,
+    /// List only what changed since the window's previous listing (docs/observation.md "What
+    /// changed"): new, changed and gone controls, the unchanged counted. Default false.
+    #[serde(default, deserialize_with = "null_default")]
+    pub changes: bool,
 }
 
 /// An optional id given as a string or a number; `null` and `""` mean none.
@@ -667,6 +671,7 @@ impl Default for ListingOptions {
             max_controls: DEFAULT_MAX_CONTROLS,
             format: ListingFormat::Compact,
             subtree: None,
+            changes: false,
         }
     }
 }
@@ -759,20 +764,20 @@ pub struct Omitted {
 }
 
 /// What a listing shows, before formatting: counts, the listed controls, the omissions.
-struct Plan<'a> {
-    fields: Vec<String>,
-    total: usize,
-    interactive: usize,
-    new: usize,
-    listed: Vec<&'a Control>,
-    omitted: Vec<Omitted>,
+pub(crate) struct Plan<'a> {
+    pub(crate) fields: Vec<String>,
+    pub(crate) total: usize,
+    pub(crate) interactive: usize,
+    pub(crate) new: usize,
+    pub(crate) listed: Vec<&'a Control>,
+    pub(crate) omitted: Vec<Omitted>,
 }
 
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-fn plan<'a>(controls: &'a [Control], opts: &ListingOptions) -> Plan<'a> {
+pub(crate) fn plan<'a>(controls: &'a [Control], opts: &ListingOptions) -> Plan<'a> {
     let fields = opts.fields();
     let want_text = opts.wants(&fields, FIELD_TEXT);
     let mut listed = Vec::new();

@@ -84,6 +84,11 @@ pub struct ListingArgs {
     #[serde(default)]
     #[schemars(with = "Option<String>")]
     pub subtree: Option<Value>,
+    /// List only what changed since this window's previous listing: new (*), changed (~) and
+    /// gone (-) controls, the unchanged counted in the header (default false). Cheap after an
+    /// action whose effect is "changed".
+    #[serde(default)]
+    pub changes: Option<bool>,
 }
 
 impl ListingArgs {

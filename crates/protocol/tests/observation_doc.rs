@@ -167,7 +167,7 @@ fn web_form_json() -> Example {
         field_list: vec!["rect".into()],
         max_controls: 2,
         format: ListingFormat::Json,
-        subtree: None,
+        ..Default::default()
     };
     (w, c, o)
 }

@@ -1,0 +1,359 @@
+//! The change listing (docs/observation.md "What changed"): instead of the whole window again
+//! after an action, only the controls that are new, changed or gone since the window's previous
+//! listing, with the unchanged ones counted. A multi-step task spends most of its observation
+//! tokens listing the same page again; this is the cheap way to see what an action did.
+//!
+//! ```text
+//! page 3 "Shop" app="localhost" controls=120 interactive=40 new=2 changed=1 gone=1 unchanged=117
+//! *45 menuitem "Apples"
+//! *46 menuitem "Pears"
+//! ~12 edit "Search" = "ap" focused
+//! -30 button "Close"
+//! ```
+//!
+//! Pure, like the rest of the renderer: the backend keeps the previous listing's controls and
+//! hands both in. Two listings compare by id (an id is one element for as long as it exists); a
+//! control *changed* when its type, name, value or states differ (a move alone is no change).
+
+use std::collections::HashMap;
+
+use serde_json::{Value, json};
+
+use crate::observation::{
+    Control, ELLIPSIS, ListingOptions, WindowSummary, clean_name, control_json, control_line, plan,
+    quote,
+};
+
+/// Most gone controls a change listing names; the rest are counted.
+pub const MAX_GONE_LINES: usize = 20;
+
+/// What happened to one control between two listings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    /// Not in the previous listing.
+    New,
+    /// Its type, name, value or states differ.
+    Changed,
+    /// Only in the previous listing.
+    Gone,
+}
+
+impl Change {
+    /// The line marker: `*`, `~` or `-`.
+    pub fn marker(self) -> char {
+        match self {
+            Change::New => '*',
+            Change::Changed => '~',
+            Change::Gone => '-',
+        }
+    }
+
+    fn word(self) -> &'static str {
+        match self {
+            Change::New => "new",
+            Change::Changed => "changed",
+            Change::Gone => "gone",
+        }
+    }
+}
+
+/// Two listings of one window compared.
+#[derive(Debug, Clone)]
+pub struct Diff<'a> {
+    /// New and changed controls of the current listing, in document order.
+    pub present: Vec<(Change, &'a Control)>,
+    /// Controls of the previous listing that are gone, in its document order.
+    pub gone: Vec<&'a Control>,
+    /// Controls present in both and alike.
+    pub unchanged: usize,
+}
+
+/// Whether two sightings of one id show the model something different.
+fn differs(before: &Control, now: &Control) -> bool {
+    before.kind != now.kind
+        || clean_name(&before.name) != clean_name(&now.name)
+        || before.value != now.value
+        || before.states != now.states
+}
+
+/// Compares the previous listing of a window with the current one, by id.
+pub fn diff<'a>(previous: &'a [Control], now: &'a [Control]) -> Diff<'a> {
+    let before: HashMap<&str, &Control> = previous.iter().map(|c| (c.id.as_str(), c)).collect();
+    let mut present = Vec::new();
+    let mut unchanged = 0;
+    for c in now {
+        match before.get(c.id.as_str()) {
+            None => present.push((Change::New, c)),
+            Some(b) if differs(b, c) => present.push((Change::Changed, c)),
+            Some(_) => unchanged += 1,
+        }
+    }
+    let ids: std::collections::HashSet<&str> = now.iter().map(|c| c.id.as_str()).collect();
+    let gone = previous
+        .iter()
+        .filter(|c| !ids.contains(c.id.as_str()))
+        .collect();
+    Diff {
+        present,
+        gone,
+        unchanged,
+    }
+}
+
+fn header(window: &WindowSummary, now: &[Control], d: &Diff<'_>) -> String {
+    let count = |k| d.present.iter().filter(|(c, _)| *c == k).count();
+    format!(
+        "{} {} {} app={} controls={} interactive={} new={} changed={} gone={} unchanged={}",
+        window.kind.as_str(),
+        window.id,
+        quote(&clean_name(&window.name)),
+        quote(&window.app),
+        now.len(),
+        now.iter().filter(|c| c.interactive).count(),
+        count(Change::New),
+        count(Change::Changed),
+        d.gone.len(),
+        d.unchanged,
+    )
+}
+
+/// The compact change listing: the header with `changed`, `gone` and `unchanged` counts, a line
+/// per new (`*`) or changed (`~`) control — narrowed by `only_interactive` and `max_controls`
+/// with the listing's footers —, then a line per gone control (`-`, at most
+/// [`MAX_GONE_LINES`], the rest counted in a footer).
+pub fn render_changes_compact(
+    window: &WindowSummary,
+    previous: &[Control],
+    now: &[Control],
+    opts: &ListingOptions,
+) -> String {
+    let d = diff(previous, now);
+    let changed: Vec<Control> = d.present.iter().map(|(_, c)| (*c).clone()).collect();
+    let kinds: HashMap<&str, Change> = d.present.iter().map(|(k, c)| (c.id.as_str(), *k)).collect();
+    let p = plan(&changed, opts);
+    let mut out = header(window, now, &d);
+    out.push('\n');
+    for c in &p.listed {
+        let mut line = control_line(c, &p.fields);
+        // control_line marks new controls itself; a change listing marks every line.
+        if let Some(rest) = line.strip_prefix('*') {
+            line = rest.to_owned();
+        }
+        let kind = kinds.get(c.id.as_str()).copied().unwrap_or(Change::Changed);
+        out.push(kind.marker());
+        out.push_str(&line);
+        out.push('\n');
+    }
+    for c in d.gone.iter().take(MAX_GONE_LINES) {
+        out.push(Change::Gone.marker());
+        out.push_str(&format!(
+            "{} {} {}\n",
+            c.id,
+            c.kind.as_str(),
+            quote(&clean_name(&c.name))
+        ));
+    }
+    for o in &p.omitted {
+        out.push_str(&format!("{ELLIPSIS} {}\n", o.note));
+    }
+    let more_gone = d.gone.len().saturating_sub(MAX_GONE_LINES);
+    if more_gone > 0 {
+        out.push_str(&format!(
+            "{ELLIPSIS} {more_gone} more gone control{} not named.\n",
+            if more_gone == 1 { "" } else { "s" }
+        ));
+    }
+    out
+}
+
+/// The JSON change listing: `{window, counts: {controls, interactive, new, changed, gone,
+/// unchanged, listed}, controls: [… with "change": "new"|"changed"], gone: [{id, type, name}],
+/// omitted}`.
+pub fn render_changes_json(
+    window: &WindowSummary,
+    previous: &[Control],
+    now: &[Control],
+    opts: &ListingOptions,
+) -> Value {
+    let d = diff(previous, now);
+    let changed: Vec<Control> = d.present.iter().map(|(_, c)| (*c).clone()).collect();
+    let p = plan(&changed, opts);
+    let kinds: HashMap<&str, Change> = d.present.iter().map(|(k, c)| (c.id.as_str(), *k)).collect();
+    let controls: Vec<Value> = p
+        .listed
+        .iter()
+        .map(|c| {
+            let mut v = control_json(c, &p.fields);
+            if let Value::Object(o) = &mut v {
+                let kind = kinds.get(c.id.as_str()).copied().unwrap_or(Change::Changed);
+                o.insert("change".into(), json!(kind.word()));
+            }
+            v
+        })
+        .collect();
+    let count = |k| d.present.iter().filter(|(c, _)| *c == k).count();
+    json!({
+        "window": window.to_json(),
+        "counts": {
+            "controls": now.len(),
+            "interactive": now.iter().filter(|c| c.interactive).count(),
+            "new": count(Change::New),
+            "changed": count(Change::Changed),
+            "gone": d.gone.len(),
+            "unchanged": d.unchanged,
+            "listed": controls.len(),
+        },
+        "controls": controls,
+        "gone": d.gone.iter().map(|c| json!({"id": c.id, "type": c.kind.as_str(), "name": clean_name(&c.name)})).collect::<Vec<_>>(),
+        "omitted": p.omitted,
+    })
+}
+
+/// The footer of a change listing asked for a window with no earlier listing to compare with.
+pub const NO_PREVIOUS_NOTE: &str =
+    "no earlier listing of this window to compare with; this is the whole listing.";
+
+/// What `get_app_window_controls_info` prints: with `changes` and a previous listing of the
+/// window, the change listing; with `changes` and none, the whole listing with
+/// [`NO_PREVIOUS_NOTE`] as its last footer (the JSON form says `"changes": "no_previous"`);
+/// otherwise the listing of [`crate::observation::render`].
+pub fn render_listing(
+    window: &WindowSummary,
+    previous: Option<&[Control]>,
+    now: &[Control],
+    opts: &ListingOptions,
+) -> String {
+    use crate::observation::{ListingFormat, render_compact, render_json};
+    match (opts.changes, previous, opts.format) {
+        (true, Some(prev), ListingFormat::Compact) => {
+            render_changes_compact(window, prev, now, opts)
+        }
+        (true, Some(prev), ListingFormat::Json) => {
+            render_changes_json(window, prev, now, opts).to_string()
+        }
+        (true, None, ListingFormat::Compact) => {
+            format!(
+                "{}{ELLIPSIS} {NO_PREVIOUS_NOTE}\n",
+                render_compact(window, now, opts)
+            )
+        }
+        (true, None, ListingFormat::Json) => {
+            let mut v = render_json(window, now, opts);
+            if let Value::Object(o) = &mut v {
+                o.insert("changes".into(), json!("no_previous"));
+            }
+            v.to_string()
+        }
+        (false, _, _) => crate::observation::render(window, now, opts),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::observation::{ControlType, StateFlag, WindowType};
+
+    fn window() -> WindowSummary {
+        WindowSummary::new("3", "Shop", WindowType::Page, "localhost")
+    }
+
+    fn before() -> Vec<Control> {
+        vec![
+            Control::new("10", ControlType::Edit, "Search").with_value(""),
+            Control::new("11", ControlType::Button, "Go"),
+            Control::new("30", ControlType::Button, "Close"),
+            Control::new("31", ControlType::Text, "Welcome"),
+        ]
+    }
+
+    fn after() -> Vec<Control> {
+        vec![
+            Control::new("10", ControlType::Edit, "Search")
+                .with_value("ap")
+                .with_states([StateFlag::Focused]),
+            Control::new("11", ControlType::Button, "Go").with_rect([1, 2, 3, 4]),
+            Control::new("45", ControlType::Menuitem, "Apples").new_since_last(),
+            Control::new("46", ControlType::Menuitem, "Pears").new_since_last(),
+            Control::new("31", ControlType::Text, "Welcome"),
+        ]
+    }
+
+    #[test]
+    fn lists_new_changed_and_gone_and_counts_the_rest() {
+        let text =
+            render_changes_compact(&window(), &before(), &after(), &ListingOptions::default());
+        assert_eq!(
+            text,
+            "page 3 \"Shop\" app=\"localhost\" controls=5 interactive=4 new=2 changed=1 gone=1 unchanged=2\n\
+             ~10 edit \"Search\" = \"ap\" focused\n\
+             *45 menuitem \"Apples\"\n\
+             *46 menuitem \"Pears\"\n\
+             -30 button \"Close\"\n"
+        );
+    }
+
+    #[test]
+    fn nothing_changed_is_one_line() {
+        let text =
+            render_changes_compact(&window(), &before(), &before(), &ListingOptions::default());
+        assert_eq!(
+            text,
+            "page 3 \"Shop\" app=\"localhost\" controls=4 interactive=3 new=0 changed=0 gone=0 unchanged=4\n"
+        );
+    }
+
+    #[test]
+    fn budgets_apply_to_the_changed_lines_and_gone_lines_are_capped() {
+        let previous: Vec<Control> = (1..=30)
+            .map(|i| Control::new(i.to_string(), ControlType::Button, format!("Old {i}")))
+            .collect();
+        let now: Vec<Control> = (100..105)
+            .map(|i| Control::new(i.to_string(), ControlType::Link, format!("New {i}")))
+            .collect();
+        let opts: ListingOptions = serde_json::from_value(json!({"max_controls": 2})).unwrap();
+        let text = render_changes_compact(&window(), &previous, &now, &opts);
+        assert_eq!(text.lines().filter(|l| l.starts_with('*')).count(), 2);
+        assert_eq!(
+            text.lines().filter(|l| l.starts_with('-')).count(),
+            MAX_GONE_LINES
+        );
+        assert!(
+            text.contains("… 3 more controls (3 interactive) not listed: max_controls=2"),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("… 10 more gone controls not named.\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_first_listing_asked_for_changes_is_the_whole_listing_and_says_so() {
+        let opts: ListingOptions = serde_json::from_value(json!({"changes": true})).unwrap();
+        let text = render_listing(&window(), None, &before(), &opts);
+        assert!(
+            text.starts_with("page 3 \"Shop\" app=\"localhost\" controls=4 interactive=3 new=0\n"),
+            "{text}"
+        );
+        assert!(text.ends_with(&format!("… {NO_PREVIOUS_NOTE}\n")), "{text}");
+        let text = render_listing(&window(), Some(&before()), &after(), &opts);
+        assert!(text.contains(" unchanged=2\n"), "{text}");
+        let plain = render_listing(
+            &window(),
+            Some(&before()),
+            &after(),
+            &ListingOptions::default(),
+        );
+        assert!(plain.contains("*45 menuitem"), "{plain}");
+    }
+
+    #[test]
+    fn json_marks_each_control_with_its_change() {
+        let v = render_changes_json(&window(), &before(), &after(), &ListingOptions::default());
+        assert_eq!(v["counts"]["changed"], 1);
+        assert_eq!(v["counts"]["unchanged"], 2);
+        assert_eq!(v["controls"][0]["change"], "changed");
+        assert_eq!(v["controls"][1]["change"], "new");
+        assert_eq!(v["gone"][0]["id"], "30");
+    }
+}
