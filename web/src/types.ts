@@ -355,6 +355,76 @@ duration_ms: number,
  */
 effect?: string | null, };
 
+export type StepStatus = "ok" | "failed" | "skipped";
+
+export type MatchedControl = { 
+/**
+ * Its id in the device session.
+ */
+id: string, 
+/**
+ * Its name when it matched.
+ */
+name: string, 
+/**
+ * Its listed type.
+ */
+type: string, 
+/**
+ * The match score, 1–100.
+ */
+score: number, };
+
+export type TaskStepStart = { 
+/**
+ * Where the step is in the task: `steps[3]`, `steps[3].then[0]`; a loop's round is
+ * `steps[2].steps[0]#4` (round 4, from 1).
+ */
+path: string, 
+/**
+ * The step type (`click`, `wait_el`, …).
+ */
+step_type: string, 
+/**
+ * The step's `note`, if it has one.
+ */
+note?: string | null, };
+
+export type TaskStepResult = { 
+/**
+ * As in [`TaskStepStart::path`].
+ */
+path: string, 
+/**
+ * The step type.
+ */
+step_type: string, 
+/**
+ * How it ended.
+ */
+status: StepStatus, 
+/**
+ * Wall time, tool calls included.
+ */
+duration_ms: number, 
+/**
+ * The control its selector picked.
+ */
+matched?: MatchedControl | null, 
+/**
+ * The selector as written when it matched nothing and the fuzzy retry found `matched`
+ * instead: what drifted on the device (a renamed button).
+ */
+healed_from?: string | null, 
+/**
+ * Why it failed or was skipped.
+ */
+error?: string | null, 
+/**
+ * Ids of images the step kept (a screenshot at a failure).
+ */
+image_ids?: Array<string>, };
+
 export type EventKind = { "type": "delta", 
 /**
  * The new text.
@@ -399,7 +469,7 @@ call_id: string,
 /**
  * Whether it was approved.
  */
-approve: boolean, } | { "type": "error", 
+approve: boolean, } | { "type": "task_step_start" } & TaskStepStart | { "type": "task_step" } & TaskStepResult | { "type": "error", 
 /**
  * What happened.
  */
@@ -465,7 +535,7 @@ call_id: string,
 /**
  * Whether it was approved.
  */
-approve: boolean, } | { "type": "error", 
+approve: boolean, } | { "type": "task_step_start" } & TaskStepStart | { "type": "task_step" } & TaskStepResult | { "type": "error", 
 /**
  * What happened.
  */
@@ -491,6 +561,8 @@ export const EVENT_TYPES = [
   "usage",
   "confirm",
   "confirmed",
+  "task_step_start",
+  "task_step",
   "error",
   "done",
 ] as const;

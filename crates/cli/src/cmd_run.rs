@@ -217,6 +217,8 @@ impl Printer {
             }
             EventKind::StepStart { tool, args, .. } => self.step_start(&tool, &args),
             EventKind::Step(step) => self.step(&step),
+            EventKind::TaskStepStart(_) => {}
+            EventKind::TaskStep(step) => self.task_step(&step),
             EventKind::Confirm { .. } | EventKind::Usage(_) => {}
             EventKind::Confirmed { approve, .. } => {
                 eprintln!("{}", if approve { "approved" } else { "denied" })
@@ -272,6 +274,31 @@ impl Printer {
             Some(pb) => pb.finish_with_message(line),
             None => eprintln!("{line}"),
         }
+    }
+
+    /// One line per finished task step: its mark, type and path, the control it matched, a
+    /// healed selector, the error.
+    fn task_step(&mut self, step: &deft_protocol::task_run::TaskStepResult) {
+        use deft_protocol::task_run::StepStatus;
+        let mark = match step.status {
+            StepStatus::Ok => "✓",
+            StepStatus::Failed => "✗",
+            StepStatus::Skipped => "–",
+        };
+        let mut line = format!(
+            "{mark} {} {} ({} ms)",
+            step.path, step.step_type, step.duration_ms
+        );
+        if let Some(m) = &step.matched {
+            line.push_str(&format!(" → {} {} {:?}", m.id, m.kind, short(&m.name, 40)));
+        }
+        if let Some(h) = &step.healed_from {
+            line.push_str(&format!(" (healed from {})", short(h, 60)));
+        }
+        if let Some(e) = &step.error {
+            line.push_str(&format!(": {}", short(e, 160)));
+        }
+        eprintln!("{line}");
     }
 
     fn done(&mut self, answer: &str, usage: &deft_protocol::Usage, status: DoneStatus) {

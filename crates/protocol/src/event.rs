@@ -156,13 +156,15 @@ impl<'de> Deserialize<'de> for RunStatus {
 
 impl EventKind {
     /// Every event type name, in declaration order (the `type` field on the wire).
-    pub const NAMES: [&'static str; 8] = [
+    pub const NAMES: [&'static str; 10] = [
         "delta",
         "step_start",
         "step",
         "usage",
         "confirm",
         "confirmed",
+        "task_step_start",
+        "task_step",
         "error",
         "done",
     ];
@@ -176,6 +178,8 @@ impl EventKind {
             EventKind::Usage(_) => "usage",
             EventKind::Confirm { .. } => "confirm",
             EventKind::Confirmed { .. } => "confirmed",
+            EventKind::TaskStepStart(_) => "task_step_start",
+            EventKind::TaskStep(_) => "task_step",
             EventKind::Error { .. } => "error",
             EventKind::Done { .. } => "done",
         }
@@ -297,6 +301,10 @@ pub enum EventKind {
         /// Whether it was approved.
         approve: bool,
     },
+    /// A task step is about to run (task runs only).
+    TaskStepStart(crate::task_run::TaskStepStart),
+    /// A task step finished (task runs only).
+    TaskStep(crate::task_run::TaskStepResult),
     /// Something went wrong; the run may go on.
     Error {
         /// What happened.

@@ -5,6 +5,7 @@
 //! - [`batch`]: the JSON batch `deft exec` (and later the exec API) takes.
 //! - [`event`]: the agent's event stream (DESIGN.md "Events"); [`sink`]: the traits its
 //!   consumers implement ([`EventSink`], [`ImageSink`]).
+//! - [`task_run`]: what a task run reports of each step (`task_step_start`, `task_step`).
 //! - [`link`]: device-link messages, field-compatible with UFO's AIP.
 //! - [`changes`]: the change listing (new, changed, gone controls since the previous listing).
 //! - [`keys`]: the key syntax of `keyboard_input`, shared by the desktop and the browser.
@@ -37,6 +38,7 @@ pub mod link;
 pub mod observation;
 pub mod selector;
 pub mod sink;
+pub mod task_run;
 pub mod tool_args;
 
 pub use batch::{ExecBatch, ExecInput};

@@ -3,6 +3,7 @@
 use std::fmt::Write as _;
 
 use deft_protocol::event::DeltaKind;
+use deft_protocol::task_run::{StepStatus, TaskStepResult};
 use deft_protocol::{DoneStatus, EventKind, ResultStatus, RunStatus, ToolStep, Usage};
 
 use crate::{Line, TraceMeta};
@@ -96,7 +97,11 @@ impl<'a> Page<'a> {
                 text,
                 kind: DeltaKind::Content,
             } => self.content.push_str(text),
-            EventKind::StepStart { .. } | EventKind::Usage(_) => {}
+            EventKind::StepStart { .. } | EventKind::Usage(_) | EventKind::TaskStepStart(_) => {}
+            EventKind::TaskStep(step) => {
+                self.flush_text();
+                self.task_step(step);
+            }
             EventKind::Step(step) => {
                 self.flush_text();
                 self.step(step);
@@ -189,6 +194,42 @@ impl<'a> Page<'a> {
             _ => String::new(),
         };
         let _ = write!(self.body, "<pre>{}</pre>", esc(&shown));
+        self.thumbnails(&step.image_ids);
+        self.body.push_str("</div>");
+    }
+
+    /// A task step: its path and type, how it ended, the control it matched (and what its
+    /// selector said when the match had to be healed), the error.
+    fn task_step(&mut self, step: &TaskStepResult) {
+        let class = match step.status {
+            StepStatus::Ok => "ok",
+            StepStatus::Failed => "fail",
+            StepStatus::Skipped => "skip",
+        };
+        let _ = write!(
+            self.body,
+            "<div class=\"card task-step\"><h2>{} <code>{}</code> <span class={class}>{}</span><span class=dur>{} ms</span></h2>",
+            esc(&step.step_type),
+            esc(&step.path),
+            step.status.as_str(),
+            step.duration_ms
+        );
+        if let Some(m) = &step.matched {
+            let _ = write!(
+                self.body,
+                "<div>matched {} {} \"{}\" (score {})</div>",
+                esc(&m.id),
+                esc(&m.kind),
+                esc(&m.name),
+                m.score
+            );
+        }
+        if let Some(h) = &step.healed_from {
+            let _ = write!(self.body, "<div class=skip>healed from {}</div>", esc(h));
+        }
+        if let Some(e) = &step.error {
+            let _ = write!(self.body, "<pre>{}</pre>", esc(e));
+        }
         self.thumbnails(&step.image_ids);
         self.body.push_str("</div>");
     }

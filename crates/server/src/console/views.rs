@@ -230,6 +230,10 @@ mod tests {
             CommandResult::decl(&cfg),
             DeltaKind::decl(&cfg),
             ToolStep::decl(&cfg),
+            deft_protocol::task_run::StepStatus::decl(&cfg),
+            deft_protocol::task_run::MatchedControl::decl(&cfg),
+            deft_protocol::task_run::TaskStepStart::decl(&cfg),
+            deft_protocol::task_run::TaskStepResult::decl(&cfg),
             EventKind::decl(&cfg),
             AgentEvent::decl(&cfg),
         ];

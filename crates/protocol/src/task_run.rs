@@ -1,0 +1,87 @@
+//! What a task run reports of each step (docs/tasks.md "Runs"): the `task_step_start` and
+//! `task_step` events of the run's stream, which the console's monitor, the trace and the store
+//! read. A task run's stream is an agent run's stream without model text: the tool calls a step
+//! makes are `step_start` / `step` events as an agent's are, each step adds these two, and one
+//! `done` ends it.
+
+use serde::{Deserialize, Serialize};
+
+/// How one step ended.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepStatus {
+    /// It did what it says.
+    Ok,
+    /// It did not; `error` says why.
+    Failed,
+    /// It did not run: an `if_el` branch not taken, the steps after a stopping failure, a stop.
+    Skipped,
+}
+
+impl StepStatus {
+    /// The wire name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            StepStatus::Ok => "ok",
+            StepStatus::Failed => "failed",
+            StepStatus::Skipped => "skipped",
+        }
+    }
+}
+
+/// The control a step's selector picked.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MatchedControl {
+    /// Its id in the device session.
+    pub id: String,
+    /// Its name when it matched.
+    pub name: String,
+    /// Its listed type.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The match score, 1–100.
+    pub score: u8,
+}
+
+/// A step is about to run.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskStepStart {
+    /// Where the step is in the task: `steps[3]`, `steps[3].then[0]`; a loop's round is
+    /// `steps[2].steps[0]#4` (round 4, from 1).
+    pub path: String,
+    /// The step type (`click`, `wait_el`, …).
+    pub step_type: String,
+    /// The step's `note`, if it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// A step finished.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskStepResult {
+    /// As in [`TaskStepStart::path`].
+    pub path: String,
+    /// The step type.
+    pub step_type: String,
+    /// How it ended.
+    pub status: StepStatus,
+    /// Wall time, tool calls included.
+    pub duration_ms: u64,
+    /// The control its selector picked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matched: Option<MatchedControl>,
+    /// The selector as written when it matched nothing and the fuzzy retry found `matched`
+    /// instead: what drifted on the device (a renamed button).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub healed_from: Option<String>,
+    /// Why it failed or was skipped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Ids of images the step kept (a screenshot at a failure).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub image_ids: Vec<String>,
+}
