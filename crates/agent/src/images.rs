@@ -60,16 +60,7 @@ pub fn downscale_to_jpeg(
     Ok((out, w, h))
 }
 
-/// Splits a `data:<mime>;base64,<data>` URI into mime and bytes.
-pub fn decode_data_uri(uri: &str) -> Option<(String, Vec<u8>)> {
-    let rest = uri.strip_prefix("data:")?;
-    let (meta, data) = rest.split_once(',')?;
-    let mime = meta.strip_suffix(";base64")?;
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(data.trim())
-        .ok()?;
-    Some((mime.to_owned(), bytes))
-}
+pub use deft_protocol::envelope::decode_data_uri;
 
 #[cfg(test)]
 mod tests {

@@ -418,24 +418,12 @@ impl Agent {
         let result = self.dispatch(run, call, &tool, &target, args).await;
         let took = started.elapsed();
         run.em.timings.tools += took;
-        let image_ids = self.take_images(run, &tool, &result, images);
-        let effect = result
-            .result
-            .get("effect")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        let mut shown = serde_json::to_value(&result).unwrap_or(Value::Null);
-        if let Some(m) = shown.as_object_mut() {
-            m.insert("images".into(), json!(image_ids));
-        }
+        let step =
+            ToolStep::from_result(&tool, args_value, &result, run.em.io.images.as_ref(), took);
+        self.model_images(run, &tool, &result, images);
         run.em.emit(EventKind::Step(ToolStep {
             call_id: call.id.clone(),
-            tool: tool.clone(),
-            args: args_value,
-            result: shown,
-            image_ids,
-            duration_ms: took.as_millis() as u64,
-            effect,
+            ..step
         }));
         (tool_text(&result), Some(result))
     }
@@ -508,21 +496,19 @@ impl Agent {
             })
     }
 
-    /// Hands a result's images to the image sink (their ids go in the step event) and queues
-    /// the model's downscaled copies in `images`.
-    fn take_images(
+    /// Queues the model's downscaled copies of a result's images in `images` (the image sink
+    /// got the originals with the step event).
+    fn model_images(
         &self,
         run: &mut RunState<'_>,
         tool: &str,
         result: &CommandResult,
         images: &mut Vec<String>,
-    ) -> Vec<String> {
-        let mut image_ids = Vec::new();
+    ) {
         for uri in &result.images {
-            let Some((mime, bytes)) = decode_data_uri(uri) else {
+            let Some((_, bytes)) = decode_data_uri(uri) else {
                 continue;
             };
-            image_ids.push(run.em.io.images.store(&bytes, &mime));
             let converting = Instant::now();
             match downscale_for_model(
                 &bytes,
@@ -536,7 +522,6 @@ impl Agent {
             }
             run.em.timings.images += converting.elapsed();
         }
-        image_ids
     }
 }
 

@@ -249,3 +249,16 @@ pub fn timeout_meta(secs: u64) -> Map<String, Value> {
     meta.insert(TIMEOUT_META_KEY.to_owned(), secs.into());
     meta
 }
+
+/// Splits a `data:<mime>;base64,<data>` URI (a Result's `images`) into mime and bytes; `None`
+/// when it is not one.
+pub fn decode_data_uri(uri: &str) -> Option<(String, Vec<u8>)> {
+    use base64::Engine as _;
+    let rest = uri.strip_prefix("data:")?;
+    let (meta, data) = rest.split_once(',')?;
+    let mime = meta.strip_suffix(";base64")?;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(data.trim())
+        .ok()?;
+    Some((mime.to_owned(), bytes))
+}

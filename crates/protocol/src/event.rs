@@ -211,6 +211,42 @@ pub struct ToolStep {
 }
 
 impl ToolStep {
+    /// The `step` event of a finished call: the Result's images go to `images` and the event
+    /// carries their ids (in `image_ids` and in the Result's `images`), and `effect` is read off
+    /// the Result. The agent and the task runner record their calls with it.
+    pub fn from_result(
+        tool: &str,
+        args: Value,
+        result: &crate::CommandResult,
+        images: &dyn crate::ImageSink,
+        duration: std::time::Duration,
+    ) -> ToolStep {
+        let image_ids: Vec<String> = result
+            .images
+            .iter()
+            .filter_map(|uri| crate::envelope::decode_data_uri(uri))
+            .map(|(mime, bytes)| images.store(&bytes, &mime))
+            .collect();
+        let effect = result
+            .result
+            .get("effect")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let mut shown = serde_json::to_value(result).unwrap_or(Value::Null);
+        if let Some(m) = shown.as_object_mut() {
+            m.insert("images".into(), serde_json::json!(image_ids));
+        }
+        ToolStep {
+            call_id: result.call_id.clone(),
+            tool: tool.to_owned(),
+            args,
+            result: shown,
+            image_ids,
+            duration_ms: u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
+            effect,
+        }
+    }
+
     /// The Result's `status`, when it has a known one.
     pub fn status(&self) -> Option<ResultStatus> {
         ResultStatus::deserialize(self.result.get("status")?).ok()

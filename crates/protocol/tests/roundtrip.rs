@@ -165,6 +165,26 @@ fn every_event_round_trips_with_its_type_tag() {
             call_id: "c".into(),
             approve: true,
         },
+        EventKind::TaskStepStart(deft_protocol::task_run::TaskStepStart {
+            path: "steps[0]".into(),
+            step_type: "click".into(),
+            note: None,
+        }),
+        EventKind::TaskStep(deft_protocol::task_run::TaskStepResult {
+            path: "steps[0]".into(),
+            step_type: "click".into(),
+            status: deft_protocol::task_run::StepStatus::Ok,
+            duration_ms: 4,
+            matched: Some(deft_protocol::task_run::MatchedControl {
+                id: "7".into(),
+                name: "Save".into(),
+                kind: "button".into(),
+                score: 82,
+            }),
+            healed_from: Some("\"Sav\" (exact)".into()),
+            error: None,
+            image_ids: Vec::new(),
+        }),
         EventKind::Error {
             message: "m".into(),
         },
@@ -181,9 +201,12 @@ fn every_event_round_trips_with_its_type_tag() {
         "usage",
         "confirm",
         "confirmed",
+        "task_step_start",
+        "task_step",
         "error",
         "done",
     ];
+    assert_eq!(events.len(), EventKind::NAMES.len(), "every event kind is here");
     for (i, (kind, tag)) in events.into_iter().zip(tags).enumerate() {
         let ev = AgentEvent {
             seq: i as u64 + 1,
