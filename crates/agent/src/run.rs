@@ -7,7 +7,7 @@ use deft_protocol::event::DeltaKind;
 use deft_protocol::{
     AgentEvent, Command, CommandResult, DoneStatus, EventKind, ResultStatus, ToolStep, Usage,
 };
-use deft_tools::{Device, Devices, ExecContext};
+use deft_tools::{AppSelection, Device, Devices, ExecContext};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -105,13 +105,6 @@ impl Emitter {
             sink.send(&event);
         }
     }
-}
-
-/// The selected application: the AppAgent Computer's process and root.
-#[derive(Debug, Clone)]
-struct AppSelection {
-    process: String,
-    root: String,
 }
 
 /// Why the loop stopped early.
@@ -309,10 +302,7 @@ impl Agent {
     /// A hand-off: a successful result naming a window's root (select_application_window, a
     /// new browser tab) switches the AppAgent Computer; the next calls see the app's tools.
     async fn hand_off(&self, run: &mut RunState<'_>, result: &CommandResult) {
-        if result.status != ResultStatus::Success {
-            return;
-        }
-        let Some(selection) = selection_from(result) else {
+        let Some(selection) = AppSelection::from_result(result) else {
             return;
         };
         let ctx = self.ctx(run.device, Some(&selection), run.cancel);
@@ -335,9 +325,7 @@ impl Agent {
         let mut ctx = ExecContext::new(&device.id, &device.profile);
         ctx.cancel = cancel.clone();
         if let Some(a) = app {
-            ctx.agent = "AppAgent".to_owned();
-            ctx.process = a.process.clone();
-            ctx.root = a.root.clone();
+            a.apply(&mut ctx);
         }
         ctx
     }
@@ -643,18 +631,4 @@ fn assistant_message(c: &Completion) -> Value {
         Value::String(c.content.clone())
     };
     json!({"role": "assistant", "content": content, "tool_calls": calls})
-}
-
-/// The AppAgent selection a result reports: `{root_name, window_info: {name, …}}`.
-fn selection_from(r: &CommandResult) -> Option<AppSelection> {
-    let root = r.result.get("root_name")?.as_str()?.to_owned();
-    r.result.get("window_info")?.as_object()?;
-    let process = r
-        .result
-        .pointer("/window_info/name")
-        .or_else(|| r.result.pointer("/window_info/title"))
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_owned();
-    Some(AppSelection { process, root })
 }

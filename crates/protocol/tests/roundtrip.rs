@@ -206,7 +206,11 @@ fn every_event_round_trips_with_its_type_tag() {
         "error",
         "done",
     ];
-    assert_eq!(events.len(), EventKind::NAMES.len(), "every event kind is here");
+    assert_eq!(
+        events.len(),
+        EventKind::NAMES.len(),
+        "every event kind is here"
+    );
     for (i, (kind, tag)) in events.into_iter().zip(tags).enumerate() {
         let ev = AgentEvent {
             seq: i as u64 + 1,
