@@ -11,3 +11,12 @@
 //!   that makes each fire run once across servers.
 
 #![forbid(unsafe_code)]
+
+pub mod schema;
+pub mod step;
+pub mod texts;
+pub mod validate;
+pub mod vars;
+
+pub use step::{Action, Step, StepType, Task};
+pub use validate::{Options, Report, Validation, validate_steps, validate_task};

@@ -1,0 +1,202 @@
+//! The step language's types (docs/tasks.md): a [`Task`] is a named list of [`Step`]s, each an
+//! [`Action`] (its `type` and parameters) with the fields every step takes. The validator
+//! (`crate::validate`) is the only way in: it walks the raw JSON, reports every problem with its
+//! path and builds these types, so a value of them is always well formed. They serialize back to
+//! the same JSON (with defaults written out), and the JSON Schema is generated from them.
+//!
+//! ```
+//! use deft_tasks::step::{Action, Step};
+//! let task = deft_tasks::validate::validate_task(
+//!     br#"{"name": "hello", "steps": [{"type": "click", "selector": {"text": "OK"}}]}"#.as_slice(),
+//!     &Default::default(),
+//! ).value.unwrap();
+//! match &task.steps[0].action {
+//!     Action::Click(c) => assert_eq!(c.selector.text.as_deref(), Some("OK")),
+//!     other => panic!("{other:?}"),
+//! }
+//! ```
+
+mod kind;
+mod params;
+mod walk;
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+pub use kind::StepType;
+pub use params::*;
+pub use walk::StepRef;
+
+/// A task: steps deft runs on a device without a model, now or on a schedule.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "deft task", transform = crate::schema::task_root)]
+pub struct Task {
+    /// What the task is called in the console and the CLI (1–200 characters).
+    #[schemars(length(min = 1, max = 200))]
+    pub name: String,
+    /// The device it runs on unless the run names another: `local` (this machine's desktop),
+    /// `browser` (the managed Chromium) or a remote client's id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 200))]
+    pub device: Option<String>,
+    /// The steps, in order (at most 500 counting nested ones).
+    pub steps: Vec<Step>,
+    /// What a failed step does unless it says otherwise: `stop` the run (the default) or
+    /// `continue` with the next step.
+    #[serde(default)]
+    pub on_error: OnError,
+    /// The longest the whole run may take, in seconds (at most 86,400; default 3,600).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(max = 86400.0), extend("exclusiveMinimum" = 0))]
+    pub timeout_s: Option<f64>,
+    /// Variables and their default values; `{{name}}` in a step's text parameters is replaced by
+    /// the value (a run request may give other values). Names: letters, digits and `_`, not
+    /// starting with a digit.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub variables: BTreeMap<String, String>,
+}
+
+/// One step: its `type` and parameters, and the fields every type takes.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[schemars(transform = crate::schema::closed)]
+pub struct Step {
+    /// The step's type and its parameters.
+    #[serde(flatten)]
+    pub action: Action,
+    /// The longest this step may take, in seconds (for `wait_el`: how long to wait, default
+    /// 10, at most 300; for `group`, `loop` and `if_el`: the whole step with its sub-steps; at
+    /// most 3,600).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(max = 3600.0), extend("exclusiveMinimum" = 0))]
+    pub timeout_s: Option<f64>,
+    /// What this step's failure does: `stop` the run or `continue` with the next step (default:
+    /// the enclosing `group`'s, `loop`'s or `if_el`'s, else the task's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_error: Option<OnError>,
+    /// A remark for people (shown in the editor and the run history; at most 1,000 characters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 1000))]
+    pub note: Option<String>,
+}
+
+impl Step {
+    /// A step with no timeout, `on_error` or note of its own.
+    pub fn new(action: Action) -> Self {
+        Step {
+            action,
+            timeout_s: None,
+            on_error: None,
+            note: None,
+        }
+    }
+
+    /// The step's type.
+    pub fn step_type(&self) -> StepType {
+        self.action.step_type()
+    }
+}
+
+/// What a failed step does.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum OnError {
+    /// End the run as failed (the default).
+    #[default]
+    Stop,
+    /// Record the failure and go on with the next step.
+    Continue,
+}
+
+impl OnError {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OnError::Stop => "stop",
+            OnError::Continue => "continue",
+        }
+    }
+}
+
+/// What a step does: its `type` and parameters. The first sixteen are the action library's
+/// ([`StepType::is_library`]); the rest are valid in tasks only.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Action {
+    /// Start an application by name, or open a URL in a browser.
+    OpenApp(OpenApp),
+    /// Close an application's windows, then end its processes.
+    StopApp(StopApp),
+    /// Switch the screen on (devices with a screen power).
+    ScreenOn,
+    /// Switch the screen off (devices with a screen power).
+    ScreenOff,
+    /// Press keys, in the shared key syntax.
+    KeyEvent(KeyEvent),
+    /// Scroll or drag the view by a direction and an amount.
+    Swipe(Swipe),
+    /// Swipe until a control appears, at most `max_swipes` times.
+    SwipeUntil(SwipeUntil),
+    /// Click a control.
+    Click(Click),
+    /// Press a control and hold.
+    LongClick(LongClick),
+    /// Wait for a control to appear (or to be gone).
+    WaitEl(WaitEl),
+    /// Type text into a control, replacing or appending.
+    InputText(InputText),
+    /// Set the clipboard, or read it into a variable.
+    Clipboard(Clipboard),
+    /// Pause for a number of seconds.
+    Wait(Wait),
+    /// Repeat sub-steps a number of times, or while (until) a control shows.
+    Loop(Loop),
+    /// Named sub-steps.
+    Group(Group),
+    /// Sub-steps depending on whether a control shows.
+    IfEl(IfEl),
+    /// Click a point given as fractions of the window (tasks only: coordinates).
+    ClickXy(ClickXy),
+    /// Move through points given as fractions of the window (tasks only: coordinates).
+    Gesture(Gesture),
+    /// Keep the screen awake, or let it sleep again (tasks only).
+    KeepScreen(KeepScreen),
+    /// Send a notification to the console (tasks only).
+    Notify(Notify),
+    /// End the run here as stopped (tasks only).
+    StopSelf(Finish),
+    /// End the run here as completed (tasks only).
+    MarkDone(Finish),
+}
+
+impl Action {
+    /// The step type of this action.
+    pub fn step_type(&self) -> StepType {
+        match self {
+            Action::OpenApp(_) => StepType::OpenApp,
+            Action::StopApp(_) => StepType::StopApp,
+            Action::ScreenOn => StepType::ScreenOn,
+            Action::ScreenOff => StepType::ScreenOff,
+            Action::KeyEvent(_) => StepType::KeyEvent,
+            Action::Swipe(_) => StepType::Swipe,
+            Action::SwipeUntil(_) => StepType::SwipeUntil,
+            Action::Click(_) => StepType::Click,
+            Action::LongClick(_) => StepType::LongClick,
+            Action::WaitEl(_) => StepType::WaitEl,
+            Action::InputText(_) => StepType::InputText,
+            Action::Clipboard(_) => StepType::Clipboard,
+            Action::Wait(_) => StepType::Wait,
+            Action::Loop(_) => StepType::Loop,
+            Action::Group(_) => StepType::Group,
+            Action::IfEl(_) => StepType::IfEl,
+            Action::ClickXy(_) => StepType::ClickXy,
+            Action::Gesture(_) => StepType::Gesture,
+            Action::KeepScreen(_) => StepType::KeepScreen,
+            Action::Notify(_) => StepType::Notify,
+            Action::StopSelf(_) => StepType::StopSelf,
+            Action::MarkDone(_) => StepType::MarkDone,
+        }
+    }
+}

@@ -1,0 +1,478 @@
+//! The parameters of each step type, one struct per type (docs/tasks.md "Step types"), the
+//! small enums they use, and the language's limits.
+
+use deft_protocol::selector::Selector;
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::Step;
+use limits::*;
+
+/// The language's limits (docs/tasks.md "Limits"); the validator refuses anything past them.
+pub mod limits {
+    /// Largest task file, in bytes, refused before it is parsed.
+    pub const MAX_FILE_BYTES: usize = 1 << 20;
+    /// Most steps in a task, nested ones counted.
+    pub const MAX_STEPS: usize = 500;
+    /// Most `group` / `loop` / `if_el` steps inside each other.
+    pub const MAX_DEPTH: usize = 8;
+    /// Longest `wait`, `wait_el` and `if_el` wait, in seconds (the `wait` tool's limit).
+    pub const MAX_WAIT_S: f64 = deft_protocol::tool_args::MAX_WAIT_SECS;
+    /// `wait_el`'s wait unless the step's `timeout_s` says (the `wait_for_control` default).
+    pub const DEFAULT_WAIT_EL_S: f64 = deft_protocol::tool_args::DEFAULT_WAIT_FOR_SECS;
+    /// Most iterations of a `loop` (`times`, and the cap `max` of `while` / `until`).
+    pub const MAX_LOOP: u32 = 1000;
+    /// A `while` / `until` loop's cap unless `max` says.
+    pub const DEFAULT_LOOP_MAX: u32 = 100;
+    /// Most swipes of a `swipe_until`.
+    pub const MAX_SWIPES: u32 = 100;
+    /// `swipe_until`'s swipes unless `max_swipes` says.
+    pub const DEFAULT_SWIPES: u32 = 10;
+    /// Longest step `timeout_s`, in seconds.
+    pub const MAX_STEP_TIMEOUT_S: f64 = 3600.0;
+    /// Longest task `timeout_s`, in seconds.
+    pub const MAX_TASK_TIMEOUT_S: f64 = 86_400.0;
+    /// A task's `timeout_s` unless it says.
+    pub const DEFAULT_TASK_TIMEOUT_S: f64 = 3600.0;
+    /// Longest task, group or device name, in characters.
+    pub const MAX_NAME_CHARS: usize = 200;
+    /// Longest step note, in characters.
+    pub const MAX_NOTE_CHARS: usize = 1000;
+    /// Longest text parameter (text to type, a variable's value, a URL…), in characters.
+    pub const MAX_TEXT_CHARS: usize = 10_000;
+    /// Most variables a task declares.
+    pub const MAX_VARIABLES: usize = 100;
+    /// Longest variable name, in characters.
+    pub const MAX_VARIABLE_NAME_CHARS: usize = 64;
+    /// Most points of a `gesture`.
+    pub const MAX_GESTURE_POINTS: usize = 50;
+    /// Shortest and longest `swipe` amount (a share of the area).
+    pub const SWIPE_AMOUNT: (f64, f64) = (0.01, 1.0);
+    /// A swipe's amount unless it says.
+    pub const DEFAULT_SWIPE_AMOUNT: f64 = 0.5;
+    /// Shortest and longest `long_click` hold, in seconds.
+    pub const LONG_CLICK_S: (f64, f64) = (0.1, 10.0);
+    /// A long click's hold unless it says, in seconds.
+    pub const DEFAULT_LONG_CLICK_S: f64 = 1.0;
+    /// Shortest and longest `gesture`, in seconds.
+    pub const GESTURE_S: (f64, f64) = (0.05, 10.0);
+    /// A gesture's duration unless it says, in seconds.
+    pub const DEFAULT_GESTURE_S: f64 = 0.5;
+}
+
+/// `open_app`: an application by name, or a URL in a browser.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(untagged)]
+#[schemars(transform = crate::schema::exclusive)]
+pub enum OpenApp {
+    /// Start an application.
+    App {
+        /// A desktop-entry name (`mousepad`, `org.gnome.Calculator`, or the app's Name) or an
+        /// allow-listed executable; on a phone, the app's package or label.
+        #[schemars(length(min = 1, max = MAX_TEXT_CHARS))]
+        app: String,
+        /// Extra command-line arguments (desktop).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        args: Vec<String>,
+    },
+    /// Open an address in the browser.
+    Url {
+        /// The address, with its scheme (`https://…`, `file://…`).
+        #[schemars(length(min = 1, max = MAX_TEXT_CHARS))]
+        url: String,
+        /// Open it in a new tab (default: the current one).
+        #[serde(default)]
+        new_tab: bool,
+    },
+}
+
+/// `stop_app`: close an application's windows, then end its processes.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct StopApp {
+    /// The application as `open_app` names it, or its root name (the executable,
+    /// `gnome-calculator`).
+    #[schemars(length(min = 1, max = MAX_TEXT_CHARS))]
+    pub app: String,
+}
+
+/// `key_event`: press keys.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct KeyEvent {
+    /// The keys, in the key syntax of `keyboard_input`: `^s` is Ctrl+S, `{ENTER}`, `%{F4}`.
+    #[schemars(length(min = 1, max = MAX_TEXT_CHARS))]
+    pub keys: String,
+    /// The control to focus first (default: the keys go to whatever has the focus).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<Selector>,
+}
+
+/// Which way a finger moves (a swipe `up` brings what is below into view; on the desktop and
+/// in the browser it is the mouse wheel turned down).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// The content moves up; what is below comes into view.
+    Up,
+    /// The content moves down; what is above comes into view.
+    Down,
+    /// The content moves left; what is to the right comes into view.
+    Left,
+    /// The content moves right; what is to the left comes into view.
+    Right,
+}
+
+impl Direction {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Direction::Up => "up",
+            Direction::Down => "down",
+            Direction::Left => "left",
+            Direction::Right => "right",
+        }
+    }
+}
+
+fn default_amount() -> f64 {
+    DEFAULT_SWIPE_AMOUNT
+}
+
+/// `swipe`: move the view once.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Swipe {
+    /// Which way the finger moves.
+    pub direction: Direction,
+    /// How far, as a share of the area's height (width for left and right): 0.01–1, default
+    /// 0.5.
+    #[serde(default = "default_amount")]
+    #[schemars(range(min = SWIPE_AMOUNT.0, max = SWIPE_AMOUNT.1))]
+    pub amount: f64,
+    /// The control to scroll inside (a list, a pane; default: the window).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub area: Option<Selector>,
+}
+
+fn default_swipes() -> u32 {
+    DEFAULT_SWIPES
+}
+
+/// `swipe_until`: swipe until a control shows, a bounded number of times.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct SwipeUntil {
+    /// The control to bring into view.
+    pub selector: Selector,
+    /// Which way the finger moves.
+    pub direction: Direction,
+    /// How far each swipe goes (as `swipe`'s `amount`; default 0.5).
+    #[serde(default = "default_amount")]
+    #[schemars(range(min = SWIPE_AMOUNT.0, max = SWIPE_AMOUNT.1))]
+    pub amount: f64,
+    /// Most swipes before the step fails (1–100, default 10).
+    #[serde(default = "default_swipes")]
+    #[schemars(range(min = 1, max = MAX_SWIPES))]
+    pub max_swipes: u32,
+    /// The control to scroll inside (default: the window).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub area: Option<Selector>,
+}
+
+/// A mouse button.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum MouseButton {
+    /// The primary button (the default); a tap on a touch screen.
+    #[default]
+    Left,
+    /// The secondary button (a context menu).
+    Right,
+    /// The middle button.
+    Middle,
+}
+
+impl MouseButton {
+    /// The wire name (also `click_input`'s `button`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MouseButton::Left => "left",
+            MouseButton::Right => "right",
+            MouseButton::Middle => "middle",
+        }
+    }
+}
+
+/// `click`: click a control.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Click {
+    /// The control.
+    pub selector: Selector,
+    /// `left` (default), `right` or `middle`.
+    #[serde(default)]
+    pub button: MouseButton,
+    /// Double-click (default false).
+    #[serde(default)]
+    pub double: bool,
+}
+
+fn default_long_click() -> f64 {
+    DEFAULT_LONG_CLICK_S
+}
+
+/// `long_click`: press a control and hold.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct LongClick {
+    /// The control.
+    pub selector: Selector,
+    /// How long to hold, in seconds (0.1–10, default 1).
+    #[serde(default = "default_long_click")]
+    #[schemars(range(min = LONG_CLICK_S.0, max = LONG_CLICK_S.1))]
+    pub duration_s: f64,
+}
+
+/// `wait_el`: wait for a control to show, or to be gone, for up to the step's `timeout_s`
+/// (default 10 s, at most 300); the step fails when the time runs out.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct WaitEl {
+    /// The control.
+    pub selector: Selector,
+    /// Wait until no control matches instead (default false).
+    #[serde(default)]
+    pub gone: bool,
+}
+
+/// How `input_text` treats the control's current text.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum InputMode {
+    /// The control holds exactly the new text afterwards (the default).
+    #[default]
+    Replace,
+    /// The new text goes after the current text.
+    Append,
+}
+
+impl InputMode {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InputMode::Replace => "replace",
+            InputMode::Append => "append",
+        }
+    }
+}
+
+/// `input_text`: type text into a control.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct InputText {
+    /// The control (an edit, a text area, a search box).
+    pub selector: Selector,
+    /// The text, any Unicode, typed as it is (no key syntax); `""` with `replace` clears it.
+    #[schemars(length(max = MAX_TEXT_CHARS))]
+    pub text: String,
+    /// `replace` (default) or `append`.
+    #[serde(default)]
+    pub mode: InputMode,
+}
+
+/// `clipboard`: set it, or read it into a variable.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(untagged)]
+#[schemars(transform = crate::schema::exclusive)]
+pub enum Clipboard {
+    /// Put text on the clipboard.
+    Set {
+        /// The text.
+        #[serde(rename = "set")]
+        #[schemars(length(max = MAX_TEXT_CHARS))]
+        text: String,
+    },
+    /// Read the clipboard's text into a variable, for `{{name}}` in later steps.
+    Read {
+        /// The variable's name.
+        #[serde(rename = "read_into")]
+        #[schemars(length(min = 1, max = MAX_VARIABLE_NAME_CHARS), regex(pattern = r"^[A-Za-z_][A-Za-z0-9_]*$"))]
+        into: String,
+    },
+}
+
+/// `wait`: pause.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Wait {
+    /// Seconds, 0–300 (fractions allowed).
+    #[schemars(range(min = 0.0, max = MAX_WAIT_S))]
+    pub seconds: f64,
+}
+
+fn default_loop_max() -> u32 {
+    DEFAULT_LOOP_MAX
+}
+
+/// How often a `loop` runs its steps.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(untagged)]
+#[schemars(transform = crate::schema::exclusive)]
+pub enum Repeat {
+    /// A fixed number of times.
+    Times {
+        /// 1–1000.
+        #[schemars(range(min = 1, max = MAX_LOOP))]
+        times: u32,
+    },
+    /// While a control shows (checked before each round; none at all if it does not show).
+    While {
+        /// The control.
+        #[serde(rename = "while")]
+        selector: Selector,
+        /// Most rounds (1–1000, default 100); the loop fails if the control still shows then.
+        #[serde(default = "default_loop_max")]
+        #[schemars(range(min = 1, max = MAX_LOOP))]
+        max: u32,
+    },
+    /// Until a control shows (checked before each round).
+    Until {
+        /// The control.
+        #[serde(rename = "until")]
+        selector: Selector,
+        /// Most rounds (1–1000, default 100); the loop fails if the control has not shown then.
+        #[serde(default = "default_loop_max")]
+        #[schemars(range(min = 1, max = MAX_LOOP))]
+        max: u32,
+    },
+}
+
+/// `loop`: repeat sub-steps.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Loop {
+    /// `times`, or `while` / `until` with `max`.
+    #[serde(flatten)]
+    pub repeat: Repeat,
+    /// The steps of each round.
+    pub steps: Vec<Step>,
+}
+
+/// `group`: named sub-steps (the run history shows them under the name).
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Group {
+    /// The group's name (1–200 characters).
+    #[schemars(length(min = 1, max = MAX_NAME_CHARS))]
+    pub name: String,
+    /// Its steps.
+    pub steps: Vec<Step>,
+}
+
+/// `if_el`: run `then` if a control shows (or, with `gone`, does not), else `else`.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct IfEl {
+    /// The control.
+    pub selector: Selector,
+    /// Take `then` when no control matches instead (default false).
+    #[serde(default)]
+    pub gone: bool,
+    /// How long to wait for the condition to hold before taking `else`, in seconds (0–300,
+    /// default 0: look once).
+    #[serde(default)]
+    #[schemars(range(min = 0.0, max = MAX_WAIT_S))]
+    pub wait_s: f64,
+    /// The steps when the condition holds.
+    pub then: Vec<Step>,
+    /// The steps when it does not (default none).
+    #[serde(rename = "else", default, skip_serializing_if = "Vec::is_empty")]
+    pub otherwise: Vec<Step>,
+}
+
+/// `click_xy`: click a point of the window (tasks only).
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct ClickXy {
+    /// From the window's left edge, as a fraction of its width (0–1).
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub x: f64,
+    /// From the window's top edge, as a fraction of its height (0–1).
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub y: f64,
+    /// `left` (default), `right` or `middle`.
+    #[serde(default)]
+    pub button: MouseButton,
+    /// Double-click (default false).
+    #[serde(default)]
+    pub double: bool,
+}
+
+/// A point of the window, as fractions of its width and height.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Point {
+    /// From the left edge (0–1).
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub x: f64,
+    /// From the top edge (0–1).
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub y: f64,
+}
+
+fn default_gesture() -> f64 {
+    DEFAULT_GESTURE_S
+}
+
+/// `gesture`: press at the first point, move through the others, release at the last (tasks
+/// only).
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Gesture {
+    /// 2–50 points.
+    #[schemars(length(min = 2, max = MAX_GESTURE_POINTS))]
+    pub points: Vec<Point>,
+    /// How long the whole movement takes, in seconds (0.05–10, default 0.5).
+    #[serde(default = "default_gesture")]
+    #[schemars(range(min = GESTURE_S.0, max = GESTURE_S.1))]
+    pub duration_s: f64,
+}
+
+/// `keep_screen`: keep the screen awake for the rest of the run, or let it sleep again (tasks
+/// only).
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct KeepScreen {
+    /// `true` keeps it awake, `false` lets it sleep.
+    pub on: bool,
+}
+
+/// How a notification is shown.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum NotifyLevel {
+    /// For information (the default).
+    #[default]
+    Info,
+    /// Something a person should look at.
+    Warning,
+    /// Something went wrong.
+    Error,
+}
+
+impl NotifyLevel {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NotifyLevel::Info => "info",
+            NotifyLevel::Warning => "warning",
+            NotifyLevel::Error => "error",
+        }
+    }
+}
+
+/// `notify`: a notification in the console (tasks only).
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Notify {
+    /// What it says (1–10,000 characters).
+    #[schemars(length(min = 1, max = MAX_TEXT_CHARS))]
+    pub message: String,
+    /// `info` (default), `warning` or `error`.
+    #[serde(default)]
+    pub level: NotifyLevel,
+}
+
+/// `stop_self` and `mark_done`: end the run here (tasks only); the steps after it do not run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, JsonSchema)]
+pub struct Finish {
+    /// Why, for the run history.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = MAX_TEXT_CHARS))]
+    pub message: Option<String>,
+}
