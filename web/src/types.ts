@@ -421,6 +421,11 @@ healed_from?: string | null,
  */
 error?: string | null, 
 /**
+ * What the step has to say when it worked: a `notify` text, a `mark_done` reason, the
+ * variable a clipboard read filled.
+ */
+message?: string | null, 
+/**
  * Ids of images the step kept (a screenshot at a failure).
  */
 image_ids?: Array<string>, };

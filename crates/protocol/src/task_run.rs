@@ -81,6 +81,10 @@ pub struct TaskStepResult {
     /// Why it failed or was skipped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// What the step has to say when it worked: a `notify` text, a `mark_done` reason, the
+    /// variable a clipboard read filled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
     /// Ids of images the step kept (a screenshot at a failure).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub image_ids: Vec<String>,

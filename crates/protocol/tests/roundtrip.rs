@@ -183,6 +183,7 @@ fn every_event_round_trips_with_its_type_tag() {
             }),
             healed_from: Some("\"Sav\" (exact)".into()),
             error: None,
+            message: None,
             image_ids: Vec::new(),
         }),
         EventKind::Error {

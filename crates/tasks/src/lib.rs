@@ -12,6 +12,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod runner;
 pub mod schema;
 pub mod step;
 pub mod texts;

@@ -70,6 +70,13 @@ pub struct ScreenshotArgs {
     pub height: u32,
 }
 
+/// `keyboard_input` arguments.
+#[derive(Deserialize, JsonSchema)]
+pub struct KeysArgs {
+    /// The keys, as given.
+    pub keys: String,
+}
+
 /// `select_application_window` arguments.
 #[derive(Deserialize, JsonSchema)]
 pub struct SelectArgs {
@@ -215,6 +222,16 @@ impl FixtureServer {
             "root_name": name,
             "window_info": {"id": id, "name": format!("{name} window")},
         }))
+    }
+
+    /// Answers like a device's `keyboard_input` without a device: `{keys}` back, so the task
+    /// runner's flow (and its overhead per step) can be measured through the real tool layer.
+    #[tool(description = "Take keys and answer them back.")]
+    async fn keyboard_input(
+        &self,
+        Parameters(KeysArgs { keys }): Parameters<KeysArgs>,
+    ) -> CallToolResult {
+        CallToolResult::structured(json!({ "keys": keys }))
     }
 
     /// Waits until `parties` callers have arrived in `dir` (works across processes).

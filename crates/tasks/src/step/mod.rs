@@ -27,7 +27,7 @@ use serde::Serialize;
 
 pub use kind::StepType;
 pub use params::*;
-pub use walk::StepRef;
+pub use walk::{StepRef, child_path};
 
 /// A task: steps deft runs on a device without a model, now or on a schedule.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]

@@ -1,0 +1,303 @@
+//! What each leaf step does on the device, as tool calls: the mapping of the step language onto
+//! the tools both device backends share (docs/tasks.md "Step types" says the same per type).
+//! Controls are located with `find_controls`, then acted on by id.
+
+use std::time::Duration;
+
+use deft_protocol::ToolType;
+use serde_json::{Value, json};
+
+use super::driver::{Driver, Located, StepError};
+use super::exec::Exec;
+use super::texts;
+use crate::step::{
+    Action, Click, ClickXy, Direction, Gesture, InputMode, InputText, KeyEvent, OpenApp, Step,
+    StopApp, Swipe, SwipeUntil, WaitEl,
+};
+
+/// Wheel notches per whole area a swipe moves (`amount` 1.0); a notch is about three lines.
+const NOTCHES_PER_AREA: f64 = 10.0;
+
+/// What a leaf step did, for its result.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Done {
+    /// The control its selector picked.
+    pub(crate) located: Option<Located>,
+    /// What it has to say.
+    pub(crate) message: Option<String>,
+}
+
+impl Done {
+    pub(crate) fn message(text: String) -> Self {
+        Done {
+            located: None,
+            message: Some(text),
+        }
+    }
+
+    fn located(l: Located) -> Self {
+        Done {
+            located: Some(l),
+            message: None,
+        }
+    }
+}
+
+impl Exec<'_> {
+    /// Plays one leaf step (variables already expanded).
+    pub(crate) async fn act(&mut self, action: &Action, step: &Step) -> Result<Done, StepError> {
+        match action {
+            Action::OpenApp(o) => self.d.open_app(o).await,
+            Action::StopApp(s) => self.d.stop_app(s).await,
+            Action::KeyEvent(k) => self.d.key_event(k).await,
+            Action::Swipe(s) => self.d.swipe(s).await,
+            Action::SwipeUntil(s) => self.d.swipe_until(s).await,
+            Action::Click(c) => self.d.click(c).await,
+            Action::WaitEl(w) => self.d.wait_el(w, step.timeout_s).await,
+            Action::InputText(i) => self.d.input_text(i).await,
+            Action::Wait(w) => {
+                tokio::time::sleep(Duration::from_secs_f64(w.seconds)).await;
+                Ok(Done::default())
+            }
+            Action::ClickXy(c) => self.d.click_xy(c).await,
+            Action::Gesture(g) => self.d.gesture(g).await,
+            Action::Notify(n) => Ok(Done::message(format!(
+                "{}: {}",
+                n.level.as_str(),
+                n.message
+            ))),
+            Action::MarkDone(f) | Action::StopSelf(f) => {
+                Ok(Done::message(f.message.clone().unwrap_or_default()))
+            }
+            Action::LongClick(_)
+            | Action::Clipboard(_)
+            | Action::ScreenOn
+            | Action::ScreenOff
+            | Action::KeepScreen(_) => Err(StepError(texts::not_supported(
+                action.step_type().as_str(),
+                self.d.device_id(),
+            ))),
+            Action::Group(_) | Action::Loop(_) | Action::IfEl(_) => unreachable_container(action),
+        }
+    }
+}
+
+fn unreachable_container(action: &Action) -> Result<Done, StepError> {
+    Err(StepError(format!(
+        "internal: {} is a container and runs its sub-steps",
+        action.step_type()
+    )))
+}
+
+impl Driver<'_> {
+    async fn open_app(&mut self, o: &OpenApp) -> Result<Done, StepError> {
+        match o {
+            OpenApp::App { app, args } => {
+                let launched = self
+                    .must(
+                        ToolType::Action,
+                        "launch_app",
+                        json!({"app": app, "args": args}),
+                        false,
+                    )
+                    .await?;
+                let Some(id) = launched.pointer("/window/id").and_then(Value::as_str) else {
+                    return Err(StepError(texts::launched_without_window(app)));
+                };
+                let id = id.to_owned();
+                self.must(
+                    ToolType::Action,
+                    "select_application_window",
+                    json!({"id": id}),
+                    false,
+                )
+                .await?;
+                Ok(Done::message(texts::opened_window(app, &id)))
+            }
+            OpenApp::Url { url, new_tab } => {
+                if *new_tab || !self.has_app() {
+                    self.must(ToolType::Action, "new_tab", json!({"url": url}), false)
+                        .await?;
+                } else {
+                    self.act("navigate", json!({"url": url})).await?;
+                }
+                Ok(Done::default())
+            }
+        }
+    }
+
+    async fn stop_app(&mut self, s: &StopApp) -> Result<Done, StepError> {
+        let answer = self
+            .must(ToolType::Action, "close_app", json!({"app": s.app}), false)
+            .await?;
+        Ok(Done::message(answer.to_string()))
+    }
+
+    async fn click(&mut self, c: &Click) -> Result<Done, StepError> {
+        let l = self.locate(&c.selector).await?;
+        self.act(
+            "click_input",
+            json!({"id": l.control.id, "name": l.control.name, "button": c.button.as_str(), "double": c.double}),
+        )
+        .await?;
+        Ok(Done::located(l))
+    }
+
+    async fn input_text(&mut self, i: &InputText) -> Result<Done, StepError> {
+        let l = self.locate(&i.selector).await?;
+        self.act(
+            "set_edit_text",
+            json!({
+                "id": l.control.id,
+                "name": l.control.name,
+                "text": i.text,
+                "clear_current_text": i.mode == InputMode::Replace,
+            }),
+        )
+        .await?;
+        Ok(Done::located(l))
+    }
+
+    async fn key_event(&mut self, k: &KeyEvent) -> Result<Done, StepError> {
+        let (args, located) = match &k.selector {
+            Some(sel) => {
+                let l = self.locate(sel).await?;
+                (
+                    json!({"id": l.control.id, "name": l.control.name, "keys": k.keys}),
+                    Some(l),
+                )
+            }
+            None => (json!({"keys": k.keys, "control_focus": false}), None),
+        };
+        self.act("keyboard_input", args).await?;
+        Ok(Done {
+            located,
+            message: None,
+        })
+    }
+
+    async fn wait_el(&mut self, w: &WaitEl, timeout_s: Option<f64>) -> Result<Done, StepError> {
+        let secs = timeout_s.unwrap_or(crate::step::limits::DEFAULT_WAIT_EL_S);
+        let answer = self
+            .observe(
+                "wait_for_control",
+                json!({"selector": w.selector, "timeout_s": secs, "gone": w.gone}),
+            )
+            .await?;
+        let control = &answer["control"];
+        let located = control["id"].as_str().map(|id| Located {
+            control: deft_protocol::task_run::MatchedControl {
+                id: id.to_owned(),
+                name: control["name"].as_str().unwrap_or_default().to_owned(),
+                kind: control["type"].as_str().unwrap_or_default().to_owned(),
+                score: control["score"]
+                    .as_u64()
+                    .and_then(|s| u8::try_from(s).ok())
+                    .unwrap_or(0),
+            },
+            healed_from: None,
+        });
+        Ok(Done {
+            located,
+            message: answer["waited_ms"].as_u64().map(texts::waited),
+        })
+    }
+
+    /// `wait_for_control` as a condition: whether it saw what it waited for in time.
+    pub(crate) async fn wait_for(
+        &mut self,
+        selector: &deft_protocol::selector::Selector,
+        gone: bool,
+        secs: f64,
+    ) -> Result<bool, StepError> {
+        let r = self
+            .call(
+                ToolType::DataCollection,
+                "wait_for_control",
+                json!({"selector": selector, "timeout_s": secs, "gone": gone}),
+                true,
+            )
+            .await;
+        Ok(r.status == deft_protocol::ResultStatus::Success)
+    }
+
+    /// One wheel turn for `direction` and `amount`, inside `area` or the window.
+    async fn wheel(
+        &mut self,
+        direction: Direction,
+        amount: f64,
+        area: Option<&Located>,
+    ) -> Result<(), StepError> {
+        let notches = (amount * NOTCHES_PER_AREA).round().max(1.0) as i32;
+        // A finger moving up brings what is below into view: the wheel turns down (negative).
+        let dist = match direction {
+            Direction::Up => -notches,
+            Direction::Down => notches,
+            Direction::Left | Direction::Right => {
+                return Err(StepError(texts::HORIZONTAL_SWIPE.to_owned()));
+            }
+        };
+        let mut args = json!({"wheel_dist": dist});
+        if let Some(l) = area {
+            args["id"] = json!(l.control.id);
+            args["name"] = json!(l.control.name);
+        }
+        self.act("wheel_mouse_input", args).await.map(|_| ())
+    }
+
+    async fn swipe(&mut self, s: &Swipe) -> Result<Done, StepError> {
+        let area = match &s.area {
+            Some(sel) => Some(self.locate(sel).await?),
+            None => None,
+        };
+        self.wheel(s.direction, s.amount, area.as_ref()).await?;
+        Ok(Done {
+            located: area,
+            message: None,
+        })
+    }
+
+    async fn swipe_until(&mut self, s: &SwipeUntil) -> Result<Done, StepError> {
+        let area = match &s.area {
+            Some(sel) => Some(self.locate(sel).await?),
+            None => None,
+        };
+        for swipes in 0..=s.max_swipes {
+            if self.present(&s.selector).await? {
+                let l = self.locate(&s.selector).await?;
+                return Ok(Done {
+                    located: Some(l),
+                    message: Some(texts::swipes_taken(swipes)),
+                });
+            }
+            if swipes < s.max_swipes {
+                self.wheel(s.direction, s.amount, area.as_ref()).await?;
+            }
+        }
+        Err(StepError(texts::swipe_until_missed(
+            &s.selector,
+            s.max_swipes,
+        )))
+    }
+
+    async fn click_xy(&mut self, c: &ClickXy) -> Result<Done, StepError> {
+        self.act(
+            "click_on_coordinates",
+            json!({"x": c.x, "y": c.y, "button": c.button.as_str(), "double": c.double}),
+        )
+        .await?;
+        Ok(Done::default())
+    }
+
+    /// A gesture as drags from point to point (the shared tools drag in straight lines).
+    async fn gesture(&mut self, g: &Gesture) -> Result<Done, StepError> {
+        for pair in g.points.windows(2) {
+            self.act(
+                "drag_on_coordinates",
+                json!({"start_x": pair[0].x, "start_y": pair[0].y, "end_x": pair[1].x, "end_y": pair[1].y}),
+            )
+            .await?;
+        }
+        Ok(Done::default())
+    }
+}

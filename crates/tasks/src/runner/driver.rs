@@ -1,0 +1,230 @@
+//! The runner's only way to a device: tool calls through the device's Dispatcher, as the agent
+//! makes them — recorded as `step_start` / `step` events, window selections followed from the
+//! HostAgent to the AppAgent Computer — and controls located with the device's own
+//! `find_controls`, so a selector means the same for a task, a model and the dataflow pipeline.
+
+use std::time::{Duration, Instant};
+
+use deft_protocol::selector::{MatchMode, Selector};
+use deft_protocol::task_run::MatchedControl;
+use deft_protocol::{Command, CommandResult, EventKind, ResultStatus, ToolStep, ToolType};
+use deft_tools::{AppSelection, Device, ExecContext};
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::emit::Emitter;
+use super::texts;
+
+/// How many matches a locate asks for: the chosen one and a few to report ambiguity with.
+const LOCATE_LIMIT: usize = 5;
+
+/// A control a selector located, and whether the fuzzy retry had to find it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Located {
+    /// The control as the step result reports it.
+    pub control: MatchedControl,
+    /// The selector as written, when it matched nothing and the fuzzy retry found this one.
+    pub healed_from: Option<String>,
+}
+
+/// Why a step could not do what it says: the text a person reads in the step result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StepError(pub String);
+
+impl std::fmt::Display for StepError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// One task run's session on its device.
+pub(crate) struct Driver<'a> {
+    device: &'a Device,
+    pub(crate) cancel: CancellationToken,
+    app: Option<AppSelection>,
+    pub(crate) em: Emitter,
+    /// How long one step's tool calls may take together.
+    pub(crate) step_deadline: Duration,
+    /// Time spent inside tool calls (the runner's own overhead is the rest).
+    pub(crate) tool_time: Duration,
+    /// Tool calls made.
+    pub(crate) calls: u64,
+}
+
+impl<'a> Driver<'a> {
+    pub(crate) fn new(device: &'a Device, cancel: CancellationToken, em: Emitter) -> Self {
+        Driver {
+            device,
+            cancel,
+            app: None,
+            em,
+            step_deadline: Duration::from_secs(120),
+            tool_time: Duration::ZERO,
+            calls: 0,
+        }
+    }
+
+    /// The device's id.
+    pub(crate) fn device_id(&self) -> &str {
+        &self.device.id
+    }
+
+    /// Whether an application window is selected (controls can be located).
+    pub(crate) fn has_app(&self) -> bool {
+        self.app.is_some()
+    }
+
+    fn ctx(&self, on_app: bool) -> ExecContext {
+        let mut ctx = ExecContext::new(&self.device.id, &self.device.profile);
+        ctx.cancel = self.cancel.clone();
+        ctx.deadline = self.step_deadline;
+        if on_app && let Some(app) = &self.app {
+            app.apply(&mut ctx);
+        }
+        ctx
+    }
+
+    /// Runs one tool call on the device and records it; follows a window selection it reports.
+    pub(crate) async fn call(
+        &mut self,
+        tool_type: ToolType,
+        tool: &str,
+        args: Value,
+        on_app: bool,
+    ) -> CommandResult {
+        let call_id = uuid::Uuid::new_v4().to_string();
+        self.em.emit(EventKind::StepStart {
+            call_id: call_id.clone(),
+            tool: tool.to_owned(),
+            args: args.clone(),
+        });
+        let parameters = match &args {
+            Value::Object(m) => m.clone(),
+            _ => Map::new(),
+        };
+        let cmd = Command {
+            call_id: call_id.clone(),
+            tool_name: tool.to_owned(),
+            parameters,
+            tool_type: Some(tool_type),
+        };
+        let ctx = self.ctx(on_app);
+        let started = Instant::now();
+        let result = self
+            .device
+            .dispatcher
+            .execute(&ctx, vec![cmd])
+            .await
+            .pop()
+            .unwrap_or_else(|| CommandResult::failure(&call_id, texts::NO_RESULT, None));
+        let took = started.elapsed();
+        self.tool_time += took;
+        self.calls += 1;
+        let step = ToolStep::from_result(tool, args, &result, self.em.images(), took);
+        self.em.emit(EventKind::Step(step));
+        if let Some(selection) = AppSelection::from_result(&result) {
+            self.app = Some(selection);
+        }
+        result
+    }
+
+    /// A call whose failure fails the step: the Result's value, or its error text.
+    pub(crate) async fn must(
+        &mut self,
+        tool_type: ToolType,
+        tool: &str,
+        args: Value,
+        on_app: bool,
+    ) -> Result<Value, StepError> {
+        let r = self.call(tool_type, tool, args, on_app).await;
+        match r.status {
+            ResultStatus::Success => Ok(r.result),
+            _ => Err(StepError(
+                r.error
+                    .unwrap_or_else(|| texts::tool_failed_without_text(tool)),
+            )),
+        }
+    }
+
+    /// An action on the selected application.
+    pub(crate) async fn act(&mut self, tool: &str, args: Value) -> Result<Value, StepError> {
+        self.must(ToolType::Action, tool, args, true).await
+    }
+
+    /// An observation of the selected application.
+    pub(crate) async fn observe(&mut self, tool: &str, args: Value) -> Result<Value, StepError> {
+        self.must(ToolType::DataCollection, tool, args, true).await
+    }
+
+    /// The control `selector` picks in the selected window. When it matches nothing, a text
+    /// selector is tried once more with fuzzy matching; a control found that way is returned
+    /// with `healed_from`, so the step result shows what drifted.
+    pub(crate) async fn locate(&mut self, selector: &Selector) -> Result<Located, StepError> {
+        if !self.has_app() {
+            return Err(StepError(texts::NO_WINDOW.to_owned()));
+        }
+        let found = self.find(selector).await?;
+        if let Some(control) = chosen(&found) {
+            return Ok(Located {
+                control,
+                healed_from: None,
+            });
+        }
+        let note = found["note"].as_str().unwrap_or_default().to_owned();
+        if selector.text.is_some() && selector.mode != MatchMode::Fuzzy {
+            let fuzzy = selector.clone().with_mode(MatchMode::Fuzzy);
+            let healed = self.find(&fuzzy).await?;
+            if let Some(control) = chosen(&healed) {
+                return Ok(Located {
+                    control,
+                    healed_from: Some(selector.to_string()),
+                });
+            }
+        }
+        Err(StepError(texts::not_found(selector, &note)))
+    }
+
+    /// Whether anything matches `selector` now (no healing: a condition is asked as written).
+    pub(crate) async fn present(&mut self, selector: &Selector) -> Result<bool, StepError> {
+        if !self.has_app() {
+            return Err(StepError(texts::NO_WINDOW.to_owned()));
+        }
+        let found = self.find(selector).await?;
+        Ok(!found["chosen"].is_null())
+    }
+
+    async fn find(&mut self, selector: &Selector) -> Result<Value, StepError> {
+        let value = self
+            .observe(
+                "find_controls",
+                json!({"selector": selector, "limit": LOCATE_LIMIT, "format": "json"}),
+            )
+            .await?;
+        // Structured content arrives as JSON; a text answer would be a device without the
+        // JSON form.
+        match value {
+            Value::String(s) => {
+                serde_json::from_str(&s).map_err(|_| StepError(texts::find_answer_unreadable(&s)))
+            }
+            other => Ok(other),
+        }
+    }
+}
+
+/// The chosen match of a `find_controls` JSON answer.
+fn chosen(found: &Value) -> Option<MatchedControl> {
+    let id = found["chosen"].as_str()?;
+    let m = found["matches"]
+        .as_array()?
+        .iter()
+        .find(|m| m["id"].as_str() == Some(id))?;
+    Some(MatchedControl {
+        id: id.to_owned(),
+        name: m["name"].as_str().unwrap_or_default().to_owned(),
+        kind: m["type"].as_str().unwrap_or_default().to_owned(),
+        score: m["score"]
+            .as_u64()
+            .and_then(|s| u8::try_from(s).ok())
+            .unwrap_or(0),
+    })
+}

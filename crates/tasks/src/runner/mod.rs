@@ -1,0 +1,113 @@
+//! The runner (docs/tasks.md "Runs"): plays a validated task on a device through the device's
+//! Dispatcher and tools, never a backend directly, one step at a time, and reports every step
+//! on the run's event stream (`task_step_start`, the tool calls' `step_start` / `step`,
+//! `task_step`, one `done`).
+//!
+//! Stop is the run's cancellation token: the tool call in flight is cancelled through the
+//! tool layer, and no step starts after it, so a stop takes effect within the call's own
+//! cancellation time.
+
+mod actions;
+mod driver;
+mod emit;
+mod exec;
+mod texts;
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use deft_protocol::task_run::{StepStatus, TaskStepResult};
+use deft_protocol::{DoneStatus, EventKind, Usage};
+use deft_tools::Device;
+use tokio_util::sync::CancellationToken;
+
+pub use driver::{Located, StepError};
+pub use emit::RunSinks;
+
+use crate::step::{Task, limits};
+use crate::vars::Vars;
+use exec::{Exec, Flow};
+
+/// What a run is given besides the task.
+#[derive(Debug, Clone, Default)]
+pub struct RunRequest {
+    /// Values for the task's variables (over its defaults).
+    pub variables: BTreeMap<String, String>,
+}
+
+/// How a run ended and what each step did.
+#[derive(Debug, Clone)]
+pub struct RunReport {
+    /// completed, failed, stopped or timeout.
+    pub status: DoneStatus,
+    /// A line for a person: how many steps did what, or why it ended.
+    pub message: String,
+    /// Every step's result, in the order they finished (containers after their sub-steps).
+    pub steps: Vec<TaskStepResult>,
+    /// The whole run.
+    pub total: Duration,
+    /// Time inside tool calls; the runner's own overhead is `total - tool_time`.
+    pub tool_time: Duration,
+    /// Tool calls made.
+    pub calls: u64,
+}
+
+impl RunReport {
+    /// How many steps ended with `status`.
+    pub fn count(&self, status: StepStatus) -> usize {
+        self.steps.iter().filter(|s| s.status == status).count()
+    }
+}
+
+/// Runs `task` on `device` until it ends, is stopped through `cancel`, or passes its
+/// `timeout_s`; every event goes to `sinks`, `done` last.
+pub async fn run_task(
+    task: &Task,
+    device: &Device,
+    request: &RunRequest,
+    sinks: RunSinks,
+    cancel: CancellationToken,
+) -> RunReport {
+    let started = Instant::now();
+    let limit = Duration::from_secs_f64(task.timeout_s.unwrap_or(limits::DEFAULT_TASK_TIMEOUT_S));
+    let mut exec = Exec {
+        d: driver::Driver::new(device, cancel.child_token(), emit::Emitter::new(sinks)),
+        vars: Vars::for_run(task, &request.variables),
+        results: Vec::new(),
+    };
+    let run_cancel = exec.d.cancel.clone();
+    let flow = {
+        let steps = exec.run_steps("", "steps", "", &task.steps, task.on_error);
+        tokio::select! {
+            flow = steps => flow,
+            () = tokio::time::sleep(limit) => {
+                run_cancel.cancel();
+                Flow::End(DoneStatus::Timeout, texts::run_timeout(limit))
+            }
+        }
+    };
+    let (status, why) = match flow {
+        Flow::Next => (DoneStatus::Completed, None),
+        Flow::End(status, why) => (status, Some(why)),
+    };
+    let mut report = RunReport {
+        status,
+        message: String::new(),
+        steps: std::mem::take(&mut exec.results),
+        total: started.elapsed(),
+        tool_time: exec.d.tool_time,
+        calls: exec.d.calls,
+    };
+    report.message = texts::summary(
+        report.count(StepStatus::Ok),
+        report.count(StepStatus::Failed),
+        report.count(StepStatus::Skipped),
+        why.as_deref(),
+    );
+    exec.d.em.emit(EventKind::Done {
+        answer: report.message.clone(),
+        usage: Usage::default(),
+        status,
+    });
+    report
+}

@@ -1,0 +1,134 @@
+//! What a task run says when a step cannot do its work: the error texts of step results,
+//! written for the person reading the run history.
+
+use deft_protocol::selector::Selector;
+
+/// The device answered a call with no Result at all.
+pub const NO_RESULT: &str = "the device returned no result for this call";
+
+/// A control step before any window was opened or selected.
+pub const NO_WINDOW: &str = "no window is selected: start the task with open_app (or a step that selects a window) before steps that locate controls";
+
+/// A tool failed without saying why.
+pub fn tool_failed_without_text(tool: &str) -> String {
+    format!("{tool} failed without an error text")
+}
+
+/// A selector matched nothing, not even fuzzily.
+pub fn not_found(selector: &Selector, note: &str) -> String {
+    let why = if note.is_empty() {
+        String::new()
+    } else {
+        format!(" ({note})")
+    };
+    format!("no control matches {selector}{why}; a fuzzy retry found nothing either")
+}
+
+/// `find_controls` answered something that is not its JSON form.
+pub fn find_answer_unreadable(answer: &str) -> String {
+    let head: String = answer.chars().take(120).collect();
+    format!("find_controls did not answer in its JSON form: {head}")
+}
+
+/// A step or run cut short by a stop.
+pub const STOPPED: &str = "stopped by a person";
+
+/// `mark_done` without a message.
+pub const MARKED_DONE: &str = "the task marked itself done";
+
+/// `stop_self` without a message.
+pub const STOPPED_ITSELF: &str = "the task stopped itself";
+
+/// A horizontal swipe (the shared wheel tool turns only vertically).
+pub const HORIZONTAL_SWIPE: &str = "left and right swipes are not supported on this device yet: the wheel tool scrolls up and down";
+
+/// A step after the one that stopped the run.
+pub fn not_run(stopped_at: &str) -> String {
+    format!("not run: the run ended at {stopped_at}")
+}
+
+/// The run ends because a step failed and its `on_error` is `stop`.
+pub fn failed_at(path: &str) -> String {
+    format!("{path} failed")
+}
+
+/// A leaf step passed its limit.
+pub fn step_timeout(limit: std::time::Duration) -> String {
+    format!(
+        "the step did not finish within its timeout of {} s",
+        limit.as_secs_f64()
+    )
+}
+
+/// The whole run passed its limit.
+pub fn run_timeout(limit: std::time::Duration) -> String {
+    format!("the run passed its timeout of {} s", limit.as_secs_f64())
+}
+
+/// A step type this device has no tool for.
+pub fn not_supported(step_type: &str, device: &str) -> String {
+    format!("{step_type} is not supported on this device ({device}): it has no tool for it")
+}
+
+/// `launch_app` answered without the window it opened.
+pub fn launched_without_window(app: &str) -> String {
+    format!("{app} started but the device did not say which window it opened")
+}
+
+/// `open_app` selected the new window.
+pub fn opened_window(app: &str, id: &str) -> String {
+    format!("{app} opened in window {id}")
+}
+
+/// How long a `wait_el` waited.
+pub fn waited(ms: u64) -> String {
+    format!("waited {ms} ms")
+}
+
+/// How many swipes a `swipe_until` took.
+pub fn swipes_taken(n: u32) -> String {
+    format!("{n} swipe{}", if n == 1 { "" } else { "s" })
+}
+
+/// A `swipe_until` that never saw its control.
+pub fn swipe_until_missed(selector: &Selector, max: u32) -> String {
+    format!("no control matches {selector} after {max} swipes")
+}
+
+/// How many rounds a loop ran.
+pub fn loop_rounds(n: u32) -> String {
+    format!("{n} round{}", if n == 1 { "" } else { "s" })
+}
+
+/// A `while` / `until` loop that hit its cap.
+pub fn loop_cap(max: u32, selector: &Selector, while_shown: bool) -> String {
+    let cond = if while_shown {
+        "still shows"
+    } else {
+        "has not shown"
+    };
+    format!("the loop reached its max of {max} rounds and {selector} {cond}")
+}
+
+/// Which branch an `if_el` took.
+pub fn branch_taken(held: bool) -> String {
+    format!("took {}", if held { "then" } else { "else" })
+}
+
+/// A step of the branch an `if_el` did not take.
+pub fn branch_not_taken(held: bool) -> String {
+    format!(
+        "not run: the condition {} so {} was taken",
+        if held { "held" } else { "did not hold" },
+        if held { "then" } else { "else" }
+    )
+}
+
+/// The run's one-line summary.
+pub fn summary(ok: usize, failed: usize, skipped: usize, why: Option<&str>) -> String {
+    let counts = format!("{ok} ok, {failed} failed, {skipped} skipped");
+    match why {
+        Some(w) => format!("{counts}: {w}"),
+        None => counts,
+    }
+}

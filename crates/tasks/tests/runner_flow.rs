@@ -1,0 +1,262 @@
+//! The runner's flow on a device whose tools are the fixture server's, through the real tool
+//! layer: paths and rounds, `on_error`, the steps skipped after a stop, `mark_done`, a person's
+//! stop mid-step, the run timeout, variables, and the event stream's shape (`seq` from 1, one
+//! `done`, last).
+
+mod common;
+
+use std::time::Duration;
+
+use common::{fixture_device, kinds, recorder, step_results, task};
+use deft_protocol::task_run::StepStatus;
+use deft_protocol::{DoneStatus, EventKind};
+use deft_tasks::runner::{RunRequest, run_task};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+#[tokio::test]
+async fn loops_groups_and_paths_with_rounds() {
+    let t = task(json!({"name": "flow", "steps": [
+        {"type": "key_event", "keys": "a"},
+        {"type": "loop", "times": 2, "steps": [
+            {"type": "group", "name": "g", "steps": [{"type": "key_event", "keys": "b"}]}
+        ]},
+    ]}));
+    let (rec, sinks, _rx) = recorder();
+    let report = run_task(
+        &t,
+        &fixture_device(),
+        &RunRequest::default(),
+        sinks,
+        CancellationToken::new(),
+    )
+    .await;
+    assert_eq!(report.status, DoneStatus::Completed, "{}", report.message);
+    let paths: Vec<(String, StepStatus)> = report
+        .steps
+        .iter()
+        .map(|s| (s.path.clone(), s.status))
+        .collect();
+    let ok = StepStatus::Ok;
+    assert_eq!(
+        paths,
+        vec![
+            ("steps[0]".into(), ok),
+            ("steps[1].steps[0]#1.steps[0]".into(), ok),
+            ("steps[1].steps[0]#1".into(), ok),
+            ("steps[1].steps[0]#2.steps[0]".into(), ok),
+            ("steps[1].steps[0]#2".into(), ok),
+            ("steps[1]".into(), ok),
+        ]
+    );
+    assert_eq!(
+        report.calls, 3,
+        "three key_event calls through the tool layer"
+    );
+    assert_eq!(report.message, "6 ok, 0 failed, 0 skipped");
+    let events = rec.events.lock().clone();
+    assert!(
+        events
+            .iter()
+            .enumerate()
+            .all(|(i, e)| e.seq == i as u64 + 1),
+        "seq counts from 1"
+    );
+    assert_eq!(kinds(&events).iter().filter(|k| **k == "done").count(), 1);
+    assert_eq!(*kinds(&events).last().unwrap(), "done");
+    // Each key_event is task_step_start, step_start, step, task_step.
+    assert_eq!(
+        &kinds(&events)[..4],
+        ["task_step_start", "step_start", "step", "task_step"]
+    );
+    let step = events
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::Step(s) => Some(s.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(step.tool, "keyboard_input");
+    assert_eq!(step.result["result"]["keys"], "a");
+}
+
+#[tokio::test]
+async fn a_failure_stops_the_run_unless_the_step_says_continue() {
+    let t = task(json!({"name": "errors", "steps": [
+        {"type": "open_app", "app": "mousepad", "on_error": "continue"},
+        {"type": "key_event", "keys": "x"},
+        {"type": "open_app", "app": "mousepad"},
+        {"type": "key_event", "keys": "never"},
+        {"type": "group", "name": "later", "steps": [{"type": "key_event", "keys": "never"}]},
+    ]}));
+    let (rec, sinks, _rx) = recorder();
+    let report = run_task(
+        &t,
+        &fixture_device(),
+        &RunRequest::default(),
+        sinks,
+        CancellationToken::new(),
+    )
+    .await;
+    assert_eq!(report.status, DoneStatus::Failed);
+    let s = &report.steps;
+    assert_eq!(
+        s.iter().map(|s| s.status).collect::<Vec<_>>(),
+        [
+            StepStatus::Failed,
+            StepStatus::Ok,
+            StepStatus::Failed,
+            StepStatus::Skipped,
+            StepStatus::Skipped,
+        ]
+    );
+    let err = s[0].error.as_deref().unwrap();
+    assert!(
+        err.contains("launch_app"),
+        "the tool layer's own error names the tool: {err}"
+    );
+    assert_eq!(
+        s[3].error.as_deref(),
+        Some("not run: the run ended at steps[2]")
+    );
+    assert_eq!(report.message, "1 ok, 2 failed, 2 skipped: steps[2] failed");
+    let events = rec.events.lock().clone();
+    let done = events.last().unwrap();
+    assert!(
+        matches!(&done.kind, EventKind::Done { status: DoneStatus::Failed, answer, .. } if answer == &report.message)
+    );
+    assert_eq!(
+        step_results(&events).len(),
+        5,
+        "every step, run or not, has a result event"
+    );
+}
+
+#[tokio::test]
+async fn mark_done_ends_the_run_completed_and_the_rest_is_skipped() {
+    let t = task(json!({"name": "done early", "steps": [
+        {"type": "group", "name": "g", "steps": [
+            {"type": "mark_done", "message": "nothing to do today"},
+            {"type": "key_event", "keys": "never"},
+        ]},
+        {"type": "key_event", "keys": "never"},
+    ]}));
+    let (_rec, sinks, _rx) = recorder();
+    let report = run_task(
+        &t,
+        &fixture_device(),
+        &RunRequest::default(),
+        sinks,
+        CancellationToken::new(),
+    )
+    .await;
+    assert_eq!(report.status, DoneStatus::Completed);
+    assert!(
+        report.message.ends_with(": nothing to do today"),
+        "{}",
+        report.message
+    );
+    assert_eq!(report.count(StepStatus::Skipped), 2);
+    assert_eq!(report.calls, 0);
+}
+
+#[tokio::test]
+async fn a_stop_ends_a_step_in_flight_and_skips_the_rest() {
+    let t = task(json!({"name": "long", "steps": [
+        {"type": "wait", "seconds": 300},
+        {"type": "key_event", "keys": "never"},
+    ]}));
+    let (_rec, sinks, mut rx) = recorder();
+    let cancel = CancellationToken::new();
+    let device = fixture_device();
+    let req = RunRequest::default();
+    let run = run_task(&t, &device, &req, sinks, cancel.clone());
+    let watch = async {
+        while let Some(e) = rx.recv().await {
+            if matches!(e.kind, EventKind::TaskStepStart(_)) {
+                cancel.cancel();
+                break;
+            }
+        }
+    };
+    let (report, ()) =
+        tokio::time::timeout(Duration::from_secs(60), async { tokio::join!(run, watch) })
+            .await
+            .expect("a stopped run ends");
+    assert_eq!(report.status, DoneStatus::Stopped);
+    assert_eq!(report.steps[0].status, StepStatus::Failed);
+    assert_eq!(
+        report.steps[0].error.as_deref(),
+        Some("stopped by a person")
+    );
+    assert_eq!(report.steps[1].status, StepStatus::Skipped);
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_run_timeout_ends_it_as_timeout() {
+    let t =
+        task(json!({"name": "slow", "timeout_s": 5, "steps": [{"type": "wait", "seconds": 60}]}));
+    let (_rec, sinks, _rx) = recorder();
+    let report = run_task(
+        &t,
+        &fixture_device(),
+        &RunRequest::default(),
+        sinks,
+        CancellationToken::new(),
+    )
+    .await;
+    assert_eq!(report.status, DoneStatus::Timeout);
+    assert!(
+        report.message.contains("timeout of 5 s"),
+        "{}",
+        report.message
+    );
+}
+
+#[tokio::test]
+async fn variables_come_from_the_task_and_the_request() {
+    let t = task(
+        json!({"name": "vars", "variables": {"word": "default", "other": "kept"}, "steps": [
+            {"type": "key_event", "keys": "{{word}} {{other}}"},
+        ]}),
+    );
+    let (rec, sinks, _rx) = recorder();
+    let req = RunRequest {
+        variables: [("word".to_owned(), "苏州".to_owned())].into(),
+    };
+    let report = run_task(&t, &fixture_device(), &req, sinks, CancellationToken::new()).await;
+    assert_eq!(report.status, DoneStatus::Completed, "{}", report.message);
+    let events = rec.events.lock().clone();
+    let step = events
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::Step(s) => Some(s.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(step.result["result"]["keys"], "苏州 kept");
+}
+
+#[tokio::test]
+async fn control_steps_without_a_window_say_what_to_do_first() {
+    let t = task(
+        json!({"name": "no window", "steps": [{"type": "click", "selector": {"text": "OK"}}]}),
+    );
+    let (_rec, sinks, _rx) = recorder();
+    let report = run_task(
+        &t,
+        &fixture_device(),
+        &RunRequest::default(),
+        sinks,
+        CancellationToken::new(),
+    )
+    .await;
+    assert_eq!(report.status, DoneStatus::Failed);
+    assert!(
+        report.steps[0]
+            .error
+            .as_deref()
+            .unwrap()
+            .starts_with("no window is selected: start the task with open_app")
+    );
+}
