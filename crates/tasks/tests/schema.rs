@@ -39,7 +39,10 @@ fn the_committed_schema_is_the_generated_one() {
     let generated = deft_tasks::schema::task_schema_text();
     let path = schema_path();
     if std::env::var_os("DEFT_UPDATE_SCHEMA").is_some() {
-        std::fs::write(&path, &generated).unwrap();
+        // Atomically: the other tests of this file read it meanwhile.
+        let tmp = path.with_extension("json.tmp");
+        std::fs::write(&tmp, &generated).unwrap();
+        std::fs::rename(&tmp, &path).unwrap();
         return;
     }
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
@@ -203,6 +206,35 @@ fn every_json_example_in_the_docs_is_valid() {
 }
 
 #[test]
+fn the_schema_accepts_the_edges_the_validator_accepts() {
+    let schema = committed_validator();
+    let task = |step: Value| json!({"name": "t", "steps": [step]});
+    let accepted = [
+        task(json!({"type": "wait_el", "selector": {"type": "edit"}, "timeout_s": 0})),
+        task(json!({"type": "wait", "seconds": 300})),
+        task(json!({"type": "wait", "seconds": 0})),
+        task(json!({"type": "loop", "times": 1000, "steps": [{"type": "wait", "seconds": 1}]})),
+        task(
+            json!({"type": "loop", "while": {"text": "x"}, "max": 1000, "steps": [{"type": "wait", "seconds": 1}]}),
+        ),
+        task(json!({"type": "input_text", "selector": {"type": "edit"}, "text": ""})),
+        task(json!({"type": "clipboard", "set": ""})),
+        task(
+            json!({"type": "click", "selector": {"text": "a"}, "timeout_s": null, "note": null, "on_error": null}),
+        ),
+        json!({"name": "t", "device": null, "timeout_s": 86400, "variables": {"_a1": ""}, "steps": []}),
+    ];
+    for good in accepted {
+        assert!(
+            validate_task(&good, &Options::default()).report.is_valid(),
+            "the validator refuses {good}"
+        );
+        let errors = schema_errors(&schema, &good);
+        assert!(errors.is_empty(), "the schema refuses {good}: {errors:?}");
+    }
+}
+
+#[test]
 fn the_schema_refuses_what_the_validator_refuses() {
     let schema = committed_validator();
     let task = |step: Value| json!({"name": "t", "steps": [step]});
@@ -219,6 +251,7 @@ fn the_schema_refuses_what_the_validator_refuses() {
         task(json!({"type": "clipboard", "set": "a", "read_into": "b"})),
         json!({"steps": []}),
         json!({"name": "t", "steps": [], "extra": 1}),
+        json!({"name": "t", "steps": [], "variables": {"bad-name": ""}}),
     ];
     for bad in refused {
         assert!(!schema.is_valid(&bad), "the schema accepts {bad}");

@@ -111,6 +111,17 @@ fn the_device_kind_comes_from_the_options_or_the_device_id() {
     assert_eq!(DeviceKind::of_device("local"), DeviceKind::Desktop);
     assert_eq!(DeviceKind::of_device("browser"), DeviceKind::Browser);
     assert_eq!(DeviceKind::of_device("laptop-3"), DeviceKind::Remote);
+    use deft_tasks::StepType;
+    use deft_tasks::validate::unsupported_types;
+    assert_eq!(
+        unsupported_types(DeviceKind::Browser),
+        [
+            StepType::ScreenOn,
+            StepType::ScreenOff,
+            StepType::KeepScreen
+        ]
+    );
+    assert!(unsupported_types(DeviceKind::Android).is_empty());
 }
 
 #[test]
