@@ -7,8 +7,8 @@
 
 #![allow(clippy::print_stdout, clippy::print_stderr)] // a benchmark prints its figures
 
-#[path = "../tests/common/mod.rs"]
-mod common;
+#[path = "../tests/fixture_device/mod.rs"]
+mod fixture_device;
 
 use deft_protocol::DoneStatus;
 use deft_tasks::runner::{RunRequest, run_task};
@@ -20,15 +20,15 @@ fn main() {
         let steps: Vec<_> = (0..250)
             .map(|i| serde_json::json!({"type": "key_event", "keys": format!("k{i}")}))
             .collect();
-        let t = common::task(serde_json::json!({"name": "bench", "steps": [
+        let t = fixture_device::task(serde_json::json!({"name": "bench", "steps": [
             {"type": "loop", "times": 4, "steps": steps},
         ]}));
-        let device = common::fixture_device();
+        let device = fixture_device::fixture_device();
         // Warm up: the fixture server starts on the first call.
-        let warm = common::task(serde_json::json!({"name": "warm", "steps": [{"type": "key_event", "keys": "w"}]}));
+        let warm = fixture_device::task(serde_json::json!({"name": "warm", "steps": [{"type": "key_event", "keys": "w"}]}));
         run_task(&warm, &device, &RunRequest::default(), deft_tasks::runner::RunSinks::null(), CancellationToken::new()).await;
         for round in 1..=3 {
-            let (rec, sinks, _rx) = common::recorder();
+            let (rec, sinks, _rx) = fixture_device::recorder();
             let r = run_task(&t, &device, &RunRequest::default(), sinks, CancellationToken::new()).await;
             assert_eq!(r.status, DoneStatus::Completed, "{}", r.message);
             let leaf = r.calls as f64;

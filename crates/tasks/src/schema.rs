@@ -9,6 +9,7 @@ use schemars::generate::SchemaSettings;
 use serde_json::{Value, json};
 
 use crate::step::Task;
+use crate::step::limits::{MAX_VARIABLE_NAME_CHARS, MAX_VARIABLES};
 
 /// The schema of a task file.
 pub fn task_schema() -> Value {
@@ -23,13 +24,21 @@ pub fn task_schema_text() -> String {
     text
 }
 
-/// The task object also takes `$schema` (an editor's pointer to this file).
+/// The task object also takes `$schema` (an editor's pointer to this file), and its
+/// variables' names are names.
 pub(crate) fn task_root(schema: &mut Schema) {
     if let Some(Value::Object(props)) = schema.get_mut("properties") {
         props.insert(
             "$schema".to_owned(),
             json!({"type": "string", "description": "The schema's location, for editors (ignored by deft)."}),
         );
+        if let Some(Value::Object(vars)) = props.get_mut("variables") {
+            vars.insert("maxProperties".to_owned(), json!(MAX_VARIABLES));
+            vars.insert(
+                "propertyNames".to_owned(),
+                json!({"pattern": "^[A-Za-z_][A-Za-z0-9_]*$", "maxLength": MAX_VARIABLE_NAME_CHARS}),
+            );
+        }
     }
 }
 

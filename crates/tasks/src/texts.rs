@@ -220,7 +220,7 @@ pub fn library_refused(kind: StepType) -> String {
 /// Step lists nested past the limit.
 pub fn too_deep(max: usize) -> String {
     format!(
-        "steps nest more than {max} deep (group, loop and if_el inside each other); move the inner part into a group at a higher level or into another task"
+        "steps nest more than {max} deep (group, loop and if_el inside each other): flatten the inner steps, or move them into another task"
     )
 }
 

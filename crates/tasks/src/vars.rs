@@ -162,7 +162,6 @@ impl Action {
     /// Names (`group`'s `name`, `read_into`), notes and enum values never expand.
     pub fn texts_mut(&mut self) -> Vec<(String, &mut String)> {
         let mut out = Vec::new();
-        let sel = |field: &str| field.to_owned();
         match self {
             Action::OpenApp(OpenApp::App { app, args }) => {
                 out.push(("app".to_owned(), app));
@@ -175,34 +174,40 @@ impl Action {
             Action::KeyEvent(k) => {
                 out.push(("keys".to_owned(), &mut k.keys));
                 if let Some(s) = &mut k.selector {
-                    selector_texts(sel("selector"), s, &mut out);
+                    selector_texts("selector".to_owned(), s, &mut out);
                 }
             }
             Action::Swipe(s) => {
                 if let Some(a) = &mut s.area {
-                    selector_texts(sel("area"), a, &mut out);
+                    selector_texts("area".to_owned(), a, &mut out);
                 }
             }
             Action::SwipeUntil(s) => {
-                selector_texts(sel("selector"), &mut s.selector, &mut out);
+                selector_texts("selector".to_owned(), &mut s.selector, &mut out);
                 if let Some(a) = &mut s.area {
-                    selector_texts(sel("area"), a, &mut out);
+                    selector_texts("area".to_owned(), a, &mut out);
                 }
             }
-            Action::Click(c) => selector_texts(sel("selector"), &mut c.selector, &mut out),
-            Action::LongClick(c) => selector_texts(sel("selector"), &mut c.selector, &mut out),
-            Action::WaitEl(w) => selector_texts(sel("selector"), &mut w.selector, &mut out),
+            Action::Click(c) => selector_texts("selector".to_owned(), &mut c.selector, &mut out),
+            Action::LongClick(c) => {
+                selector_texts("selector".to_owned(), &mut c.selector, &mut out)
+            }
+            Action::WaitEl(w) => selector_texts("selector".to_owned(), &mut w.selector, &mut out),
             Action::InputText(t) => {
-                selector_texts(sel("selector"), &mut t.selector, &mut out);
+                selector_texts("selector".to_owned(), &mut t.selector, &mut out);
                 out.push(("text".to_owned(), &mut t.text));
             }
             Action::Clipboard(Clipboard::Set { text }) => out.push(("set".to_owned(), text)),
             Action::Loop(l) => match &mut l.repeat {
-                Repeat::While { selector, .. } => selector_texts(sel("while"), selector, &mut out),
-                Repeat::Until { selector, .. } => selector_texts(sel("until"), selector, &mut out),
+                Repeat::While { selector, .. } => {
+                    selector_texts("while".to_owned(), selector, &mut out)
+                }
+                Repeat::Until { selector, .. } => {
+                    selector_texts("until".to_owned(), selector, &mut out)
+                }
                 Repeat::Times { .. } => {}
             },
-            Action::IfEl(i) => selector_texts(sel("selector"), &mut i.selector, &mut out),
+            Action::IfEl(i) => selector_texts("selector".to_owned(), &mut i.selector, &mut out),
             Action::Notify(n) => out.push(("message".to_owned(), &mut n.message)),
             Action::StopSelf(Finish { message: Some(m) })
             | Action::MarkDone(Finish { message: Some(m) }) => {

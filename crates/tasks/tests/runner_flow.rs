@@ -3,11 +3,11 @@
 //! stop mid-step, the run timeout, variables, and the event stream's shape (`seq` from 1, one
 //! `done`, last).
 
-mod common;
+mod fixture_device;
 
 use std::time::Duration;
 
-use common::{fixture_device, kinds, recorder, step_results, task};
+use fixture_device::{fixture_device, kinds, recorder, step_results, task};
 use deft_protocol::task_run::StepStatus;
 use deft_protocol::{DoneStatus, EventKind};
 use deft_tasks::runner::{RunRequest, run_task};

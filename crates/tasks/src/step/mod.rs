@@ -66,11 +66,11 @@ pub struct Step {
     /// The step's type and its parameters.
     #[serde(flatten)]
     pub action: Action,
-    /// The longest this step may take, in seconds (for `wait_el`: how long to wait, default
-    /// 10, at most 300; for `group`, `loop` and `if_el`: the whole step with its sub-steps; at
-    /// most 3,600).
+    /// The longest this step may take, in seconds, above 0 and at most 3,600 (for `wait_el`:
+    /// how long to wait, 0–300, default 10; for `group`, `loop` and `if_el`: the whole step
+    /// with its sub-steps).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(max = 3600.0), extend("exclusiveMinimum" = 0))]
+    #[schemars(range(min = 0.0, max = 3600.0))]
     pub timeout_s: Option<f64>,
     /// What this step's failure does: `stop` the run or `continue` with the next step (default:
     /// the enclosing `group`'s, `loop`'s or `if_el`'s, else the task's).

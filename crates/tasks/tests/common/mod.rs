@@ -1,79 +1,67 @@
-//! Shared set-up of the runner tests: a device whose tools are the fixture MCP server's
-//! (through the real tool layer), a sink that keeps every event, and task parsing through the
-//! validator.
+//! Helpers for the validator tests: a step wrapped in a task, and assertions on the report
+//! that compare paths exactly and messages by their start (or whole).
 
 #![allow(clippy::unwrap_used)] // test helpers: a failed set-up is a failed test
-#![allow(dead_code)] // each test file uses some of the helpers
+#![allow(dead_code)] // each test file uses some of them
 
-use std::sync::Arc;
+use deft_tasks::Step;
+use deft_tasks::validate::{Options, Report, validate_task};
+use serde_json::{Value, json};
 
-use deft_protocol::{AgentEvent, EventKind, EventSink};
-use deft_tasks::Task;
-use deft_tasks::runner::RunSinks;
-use deft_test_support::fixture::FixtureServer;
-use deft_tools::builtin::{Builtin, BuiltinRegistry};
-use deft_tools::table::RoutingTable;
-use deft_tools::{Device, LocalDispatcher};
-use parking_lot::Mutex;
-use tokio::sync::mpsc;
-
-/// A device named `fixture` whose HostAgent and AppAgent tools are the fixture server's.
-pub fn fixture_device() -> Device {
-    let yaml = "profiles:\n  fixture:\n    HostAgent:\n      default:\n        action:\n          - {namespace: fx, type: builtin, name: fixture}\n    AppAgent:\n      default:\n        action:\n          - {namespace: fx, type: builtin, name: fixture}\n";
-    let table = RoutingTable::parse(yaml, "fixture.yaml").unwrap();
-    let mut reg = BuiltinRegistry::new();
-    reg.register(Builtin::new("fixture", "runner tests", |_| {
-        Ok(FixtureServer::new())
-    }));
-    let dispatcher = LocalDispatcher::new(Arc::new(table), Arc::new(reg));
-    Device::new("fixture", "fixture", Arc::new(dispatcher))
+/// A task holding these steps.
+pub fn task_of(steps: Value) -> Value {
+    json!({"name": "t", "steps": steps})
 }
 
-/// Keeps every event and sends each on a channel as it comes.
-pub struct Recorder {
-    pub events: Mutex<Vec<AgentEvent>>,
-    tx: mpsc::UnboundedSender<AgentEvent>,
+/// The report of a task holding one step.
+pub fn report(step: Value) -> Report {
+    validate_task(&task_of(json!([step])), &Options::default()).report
 }
 
-impl EventSink for Recorder {
-    fn send(&self, event: &AgentEvent) {
-        self.events.lock().push(event.clone());
-        let _ = self.tx.send(event.clone());
+/// The report of a task value.
+pub fn report_of(task: &Value, opts: &Options) -> Report {
+    validate_task(task, opts).report
+}
+
+/// The one step, which must be valid without warnings.
+pub fn good(step: Value) -> Step {
+    let v = validate_task(&task_of(json!([step.clone()])), &Options::default());
+    assert!(
+        v.report.errors.is_empty() && v.report.warnings.is_empty(),
+        "{step}\n{}",
+        v.report
+    );
+    v.value.unwrap().steps.remove(0)
+}
+
+/// Errors as (path, message).
+pub fn pairs(issues: &[deft_tasks::validate::Issue]) -> Vec<(String, String)> {
+    issues
+        .iter()
+        .map(|i| (i.path.clone(), i.message.clone()))
+        .collect()
+}
+
+/// Exactly these errors, in order: each path equal, each message starting with its text.
+pub fn assert_issues(issues: &[deft_tasks::validate::Issue], expected: &[(&str, &str)]) {
+    let got = pairs(issues);
+    assert_eq!(
+        got.len(),
+        expected.len(),
+        "expected {expected:#?}\ngot {got:#?}"
+    );
+    for ((path, message), (want_path, want)) in got.iter().zip(expected) {
+        assert_eq!(path, want_path, "{got:#?}");
+        assert!(
+            message.starts_with(want),
+            "at {path}:\n  got  {message}\n  want {want}…"
+        );
     }
 }
 
-/// A recorder, the run sinks that feed it, and the channel of its events.
-pub fn recorder() -> (Arc<Recorder>, RunSinks, mpsc::UnboundedReceiver<AgentEvent>) {
-    let (tx, rx) = mpsc::unbounded_channel();
-    let rec = Arc::new(Recorder {
-        events: Mutex::new(Vec::new()),
-        tx,
-    });
-    let mut sinks = RunSinks::null();
-    sinks.events.push(rec.clone());
-    (rec, sinks, rx)
-}
-
-/// A task from JSON, through the validator (which must accept it).
-pub fn task(json: serde_json::Value) -> Task {
-    let v = deft_tasks::validate_task(&json, &Default::default());
-    let report = v.report.clone();
-    v.value
-        .unwrap_or_else(|| panic!("the task does not validate: {report}"))
-}
-
-/// The event type names, in order.
-pub fn kinds(events: &[AgentEvent]) -> Vec<&'static str> {
-    events.iter().map(|e| e.kind.name()).collect()
-}
-
-/// The task step results among the events.
-pub fn step_results(events: &[AgentEvent]) -> Vec<deft_protocol::task_run::TaskStepResult> {
-    events
-        .iter()
-        .filter_map(|e| match &e.kind {
-            EventKind::TaskStep(r) => Some(r.clone()),
-            _ => None,
-        })
-        .collect()
+/// The one step has exactly these errors.
+pub fn bad(step: Value, expected: &[(&str, &str)]) {
+    let r = report(step.clone());
+    assert!(!r.is_valid(), "{step} was accepted");
+    assert_issues(&r.errors, expected);
 }

@@ -1,0 +1,79 @@
+//! Shared set-up of the runner tests: a device whose tools are the fixture MCP server's
+//! (through the real tool layer), a sink that keeps every event, and task parsing through the
+//! validator.
+
+#![allow(clippy::unwrap_used)] // test helpers: a failed set-up is a failed test
+#![allow(dead_code)] // each test file uses some of the helpers
+
+use std::sync::Arc;
+
+use deft_protocol::{AgentEvent, EventKind, EventSink};
+use deft_tasks::Task;
+use deft_tasks::runner::RunSinks;
+use deft_test_support::fixture::FixtureServer;
+use deft_tools::builtin::{Builtin, BuiltinRegistry};
+use deft_tools::table::RoutingTable;
+use deft_tools::{Device, LocalDispatcher};
+use parking_lot::Mutex;
+use tokio::sync::mpsc;
+
+/// A device named `fixture` whose HostAgent and AppAgent tools are the fixture server's.
+pub fn fixture_device() -> Device {
+    let yaml = "profiles:\n  fixture:\n    HostAgent:\n      default:\n        action:\n          - {namespace: fx, type: builtin, name: fixture}\n    AppAgent:\n      default:\n        action:\n          - {namespace: fx, type: builtin, name: fixture}\n";
+    let table = RoutingTable::parse(yaml, "fixture.yaml").unwrap();
+    let mut reg = BuiltinRegistry::new();
+    reg.register(Builtin::new("fixture", "runner tests", |_| {
+        Ok(FixtureServer::new())
+    }));
+    let dispatcher = LocalDispatcher::new(Arc::new(table), Arc::new(reg));
+    Device::new("fixture", "fixture", Arc::new(dispatcher))
+}
+
+/// Keeps every event and sends each on a channel as it comes.
+pub struct Recorder {
+    pub events: Mutex<Vec<AgentEvent>>,
+    tx: mpsc::UnboundedSender<AgentEvent>,
+}
+
+impl EventSink for Recorder {
+    fn send(&self, event: &AgentEvent) {
+        self.events.lock().push(event.clone());
+        let _ = self.tx.send(event.clone());
+    }
+}
+
+/// A recorder, the run sinks that feed it, and the channel of its events.
+pub fn recorder() -> (Arc<Recorder>, RunSinks, mpsc::UnboundedReceiver<AgentEvent>) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let rec = Arc::new(Recorder {
+        events: Mutex::new(Vec::new()),
+        tx,
+    });
+    let mut sinks = RunSinks::null();
+    sinks.events.push(rec.clone());
+    (rec, sinks, rx)
+}
+
+/// A task from JSON, through the validator (which must accept it).
+pub fn task(json: serde_json::Value) -> Task {
+    let v = deft_tasks::validate_task(&json, &Default::default());
+    let report = v.report.clone();
+    v.value
+        .unwrap_or_else(|| panic!("the task does not validate: {report}"))
+}
+
+/// The event type names, in order.
+pub fn kinds(events: &[AgentEvent]) -> Vec<&'static str> {
+    events.iter().map(|e| e.kind.name()).collect()
+}
+
+/// The task step results among the events.
+pub fn step_results(events: &[AgentEvent]) -> Vec<deft_protocol::task_run::TaskStepResult> {
+    events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::TaskStep(r) => Some(r.clone()),
+            _ => None,
+        })
+        .collect()
+}
