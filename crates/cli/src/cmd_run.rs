@@ -68,11 +68,7 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
         directory.clone(),
     );
 
-    let run_id = format!(
-        "{}-{}",
-        unix_secs(),
-        &uuid::Uuid::new_v4().simple().to_string()[..8]
-    );
+    let run_id = run_id();
     let trace_root = args
         .trace_dir
         .clone()
@@ -156,8 +152,20 @@ impl Approver for PromptApprover {
     }
 }
 
+/// A fresh run id: seconds since the epoch and a random suffix (the trace folder's name).
+pub(crate) fn run_id() -> String {
+    format!(
+        "{}-{}",
+        unix_secs(),
+        &uuid::Uuid::new_v4().simple().to_string()[..8]
+    )
+}
+
 /// Renders the event stream: reasoning dimmed, the answer as it arrives, a spinner per tool step.
-async fn print_events(mut rx: tokio::sync::mpsc::UnboundedReceiver<AgentEvent>, color: bool) {
+pub(crate) async fn print_events(
+    mut rx: tokio::sync::mpsc::UnboundedReceiver<AgentEvent>,
+    color: bool,
+) {
     let mut printer = Printer {
         color,
         spinner: None,

@@ -12,6 +12,7 @@ mod cmd_exec;
 mod cmd_mcp;
 mod cmd_run;
 mod cmd_serve;
+mod cmd_task;
 mod cmd_tools;
 mod local_devices;
 mod paths;
@@ -66,6 +67,8 @@ enum Command {
     Client(cmd_client::Args),
     /// List the devices a server knows.
     Devices(cmd_devices::Args),
+    /// Tasks (docs/tasks.md): validate a task file, or run one on a device of this machine.
+    Task(cmd_task::Args),
 }
 
 /// Settings every subcommand sees.
@@ -103,6 +106,7 @@ fn main() -> ExitCode {
             Command::Serve(args) => cmd_serve::run(args, &globals).await,
             Command::Client(args) => cmd_client::run(args, &globals).await,
             Command::Devices(args) => cmd_devices::run(args, &globals).await,
+            Command::Task(args) => cmd_task::run(args, &globals).await,
         }
     });
     // Tool servers (stdio children) are torn down when the runtime drops.

@@ -7,10 +7,10 @@ mod fixture_device;
 
 use std::time::Duration;
 
-use fixture_device::{fixture_device, kinds, recorder, step_results, task};
 use deft_protocol::task_run::StepStatus;
 use deft_protocol::{DoneStatus, EventKind};
 use deft_tasks::runner::{RunRequest, run_task};
+use fixture_device::{fixture_device, kinds, recorder, step_results, task};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 

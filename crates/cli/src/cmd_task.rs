@@ -1,0 +1,189 @@
+//! `deft task validate FILE` and `deft task run FILE`: check a task file against the step
+//! language (docs/tasks.md), and run one on a device of this machine without a server — a
+//! line per step, a trace, exit status 0 when it completed and 1 otherwise.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context;
+use deft_protocol::DoneStatus;
+use deft_tasks::runner::{RunRequest, RunSinks, run_task};
+use deft_tasks::validate::{DeviceKind, Mode, Options};
+use deft_tools::devices;
+
+use crate::{Globals, cmd_run, local_devices};
+
+/// `deft task` arguments.
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: TaskCommand,
+}
+
+#[derive(clap::Subcommand)]
+enum TaskCommand {
+    /// Check a task file: every error and warning with its path; exit 1 when it is invalid.
+    Validate {
+        /// The task file (JSON).
+        file: PathBuf,
+        /// Check it as action-library steps: the sixteen library types, no coordinates.
+        #[arg(long)]
+        library: bool,
+        /// Warn about steps this device cannot do (local, browser, or a client's id).
+        #[arg(long)]
+        device: Option<String>,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run a task file on a device of this machine, without a server.
+    Run {
+        /// The task file (JSON).
+        file: PathBuf,
+        /// The device (default: the task's own, else local).
+        #[arg(long)]
+        device: Option<String>,
+        /// A variable's value for this run: NAME=VALUE (repeatable).
+        #[arg(long = "var", value_name = "NAME=VALUE")]
+        vars: Vec<String>,
+        /// Where the run's trace goes (default: <data dir>/traces).
+        #[arg(long, value_name = "DIR")]
+        trace_dir: Option<PathBuf>,
+    },
+}
+
+/// Runs `deft task …`.
+pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
+    match args.command {
+        TaskCommand::Validate {
+            file,
+            library,
+            device,
+            json,
+        } => validate(&file, library, device.as_deref(), json),
+        TaskCommand::Run {
+            file,
+            device,
+            vars,
+            trace_dir,
+        } => run_file(&file, device, &vars, trace_dir, globals).await,
+    }
+}
+
+fn read(file: &std::path::Path) -> anyhow::Result<Vec<u8>> {
+    std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))
+}
+
+fn validate(
+    file: &std::path::Path,
+    library: bool,
+    device: Option<&str>,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    let bytes = read(file)?;
+    let opts = Options {
+        mode: if library { Mode::Library } else { Mode::Task },
+        device: device.map(DeviceKind::of_device),
+        ..Options::default()
+    };
+    let v = deft_tasks::validate_task(&bytes, &opts);
+    if json {
+        println!("{}", serde_json::to_string_pretty(&v.report)?);
+    } else {
+        eprintln!("{}", v.report);
+    }
+    Ok(if v.report.is_valid() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// `NAME=VALUE` pairs.
+fn parse_vars(pairs: &[String]) -> anyhow::Result<BTreeMap<String, String>> {
+    pairs
+        .iter()
+        .map(|p| {
+            p.split_once('=')
+                .map(|(k, v)| (k.trim().to_owned(), v.to_owned()))
+                .with_context(|| format!("--var {p:?}: write NAME=VALUE"))
+        })
+        .collect()
+}
+
+async fn run_file(
+    file: &std::path::Path,
+    device: Option<String>,
+    vars: &[String],
+    trace_dir: Option<PathBuf>,
+    globals: &Globals,
+) -> anyhow::Result<ExitCode> {
+    let bytes = read(file)?;
+    let variables = parse_vars(vars)?;
+    let opts = Options {
+        provided: variables.keys().cloned().collect(),
+        ..Options::default()
+    };
+    let (task, warnings) = match deft_tasks::validate_task(&bytes, &opts).into_result() {
+        Ok(ok) => ok,
+        Err(report) => {
+            eprintln!("{report}");
+            return Ok(ExitCode::from(1));
+        }
+    };
+    if !warnings.warnings.is_empty() {
+        eprintln!("{warnings}");
+    }
+    let device_id = device
+        .or_else(|| task.device.clone())
+        .unwrap_or_else(|| devices::LOCAL.to_owned());
+    let directory = local_devices::directory(globals)?;
+    let device = local_devices::pick(&directory, &device_id)?;
+    let _busy = device.try_reserve().context("the device is busy")?;
+
+    let trace_root = trace_dir.unwrap_or_else(|| globals.data_dir.join("traces"));
+    let trace = Arc::new(
+        deft_trace::TraceWriter::create(
+            &trace_root,
+            &cmd_run::run_id(),
+            deft_trace::TraceMeta {
+                goal: format!("task: {}", task.name),
+                device: device.id.clone(),
+                model: "none (task)".to_owned(),
+            },
+        )
+        .with_context(|| {
+            format!(
+                "cannot create the trace folder under {}",
+                trace_root.display()
+            )
+        })?,
+    );
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let sinks = RunSinks {
+        events: vec![Arc::new(deft_agent::ChannelSink(tx)), trace.clone()],
+        images: trace.clone(),
+    };
+    let printer = tokio::spawn(cmd_run::print_events(
+        rx,
+        std::io::IsTerminal::is_terminal(&std::io::stderr()),
+    ));
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let stopper = cancel.clone();
+    tokio::spawn(async move {
+        if crate::signals::stop_requested().await.is_ok() {
+            eprintln!("\nstopping…");
+            stopper.cancel();
+        }
+    });
+    let request = RunRequest { variables };
+    let report = run_task(&task, &device, &request, sinks, cancel).await;
+    let _ = printer.await;
+    eprintln!("trace: {}", trace.finish().display());
+    Ok(match report.status {
+        DoneStatus::Completed => ExitCode::SUCCESS,
+        _ => ExitCode::from(1),
+    })
+}
