@@ -177,7 +177,7 @@
       return clean(el.getAttribute('title')) || clean(el.getAttribute('placeholder'));
     }
     if (NAME_FROM_CONTENT.has(role) || role === 'DisclosureTriangle') {
-      const n = textOf(el);
+      const n = ITEM_ROLES.has(role) ? ownText(el) : textOf(el);
       if (n) return n;
     }
     return clean(el.getAttribute('title'));
@@ -195,6 +195,82 @@
     if (WIDGET_ROLES.has(role)) return true;
     const ti = el.getAttribute('tabindex');
     return ti !== null && parseInt(ti, 10) >= 0;
+  }
+
+  // Items of a composite widget or a focusable container (a menu, listbox, tree, grid, or any
+  // element with tabindex >= 0 holding items): options, menu items, tree items and grid cells
+  // by role are interactive already; `li` items, `td` cells of a grid and `tabindex="-1"`
+  // elements inside such a host are items too, each a control of its own typed by its host.
+  const ITEM_ROLES = new Set(['option', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'treeitem',
+    'gridcell', 'listitem']);
+  const COMPOSITE_HOSTS = new Set(['listbox', 'menu', 'menubar', 'tree', 'treegrid', 'grid']);
+  const FOCUS_HOSTS = new Set(['', 'list', 'table', 'group', 'toolbar']);
+  const LIST_HOSTS = new Set(['', 'list', 'listbox', 'menu', 'menubar', 'tree', 'treegrid', 'group']);
+  const ITEM_OF_HOST = { listbox: 'option', menu: 'menuitem', menubar: 'menuitem', tree: 'treeitem',
+    treegrid: 'treeitem', grid: 'gridcell' };
+  const HOLDS_CONTROL = 'a[href],button,input,select,textarea,summary,[tabindex],[contenteditable],' +
+    '[role=button],[role=link],[role=checkbox],[role=radio],[role=switch],[role=tab],[role=option],' +
+    '[role=menuitem],[role=menuitemcheckbox],[role=menuitemradio],[role=treeitem],[role=gridcell]';
+  const LEAF_TAGS = new Set(['A', 'BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'SUMMARY', 'LABEL']);
+
+  // The host kind of `el` (its role, or '' for a generic focusable element), or null.
+  function hostKind(el) {
+    const role = roleOf(el);
+    if (COMPOSITE_HOSTS.has(role)) return role;
+    if (LEAF_TAGS.has(el.tagName) || el.isContentEditable || !FOCUS_HOSTS.has(role)) return null;
+    const ti = el.getAttribute('tabindex');
+    return ti !== null && parseInt(ti, 10) >= 0 ? role : null;
+  }
+
+  // The nearest host around `el` (across shadow boundaries, not out of its frame): its kind.
+  function hostAround(el) {
+    let a = el.parentElement || (el.getRootNode() && el.getRootNode().host) || null;
+    while (a) {
+      const kind = hostKind(a);
+      if (kind !== null) return kind;
+      a = a.parentElement || (a.parentNode && a.parentNode.host) || null;
+    }
+    return null;
+  }
+
+  // The role `el` is listed with as an item of its host, or '' when it is no item.
+  function itemRole(el) {
+    const tag = el.tagName;
+    const ti = el.getAttribute('tabindex');
+    if (tag !== 'LI' && tag !== 'TD' && ti === null) return '';
+    const own = roleOf(el);
+    const minus = ti !== null && parseInt(ti, 10) < 0;
+    if (!((tag === 'LI' && own === 'listitem') || (tag === 'TD' && own === 'cell') || (minus && own === ''))) {
+      return '';
+    }
+    const kind = hostAround(el);
+    if (kind === null) return '';
+    if (tag === 'TD' && kind !== 'grid' && kind !== 'treegrid') return '';
+    if (tag === 'LI' && !LIST_HOSTS.has(kind)) return '';
+    if (el.querySelector(HOLDS_CONTROL)) return '';
+    if (tag === 'TD') return 'gridcell';
+    return ITEM_OF_HOST[kind] || 'listitem';
+  }
+
+  // An item's own text: what it says without the items and groups nested in it (a tree item
+  // is "Fruits", not "Fruits Apples Pears").
+  function ownText(el) {
+    let out = '';
+    const walk = (n) => {
+      if (n.nodeType === 3) { out += n.data; return; }
+      if (n.nodeType !== 1) return;
+      if (SKIP.has(n.tagName) || n.getAttribute('aria-hidden') === 'true') return;
+      if (n !== el) {
+        const r = roleOf(n);
+        if (n.tagName === 'LI' || ITEM_ROLES.has(r) || r === 'group' || r === 'list' || r === 'listbox' ||
+          r === 'menu' || r === 'tree') return;
+      }
+      if (n.tagName === 'IMG') { out += ' ' + (n.getAttribute('alt') || '') + ' '; return; }
+      for (const c of (n.shadowRoot ? n.shadowRoot.childNodes : n.childNodes)) walk(c);
+      if (!INLINE.has(n.tagName)) out += ' ';
+    };
+    walk(el);
+    return clean(out);
   }
 
   function valueOf(el, role) {
@@ -323,7 +399,8 @@
         if (getComputedStyle(el).display === 'none') return;
       }
       observe(el.shadowRoot);
-      const role = roleOf(el);
+      const item = itemRole(el);
+      const role = item || roleOf(el);
       if (role === 'presentation' || role === 'none') {
         for (const c of (el.shadowRoot || el).childNodes) walk(c, off, consumed, rowCtx, depth);
         return;
@@ -346,7 +423,7 @@
         }
         return;
       }
-      const interactive = isInteractive(el, role);
+      const interactive = item !== '' || isInteractive(el, role);
       let emitted = false;
       let consumesText = consumed;
       let name = '';
