@@ -508,6 +508,75 @@
       type: (el.getAttribute('type') || '').toLowerCase() };
   }
 
+  // Waiting for a control (wait_for_control): the server lists the page again only when it
+  // changed. `watchMark()` is this document, its mutation count (same-origin frames included)
+  // and whether it is still being parsed; `changed(mark, capMs, token)` resolves true at the first change after `mark` —
+  // at once when there was one already or `mark` is another document's — and false at capMs.
+  // A change is a DOM mutation of this document, the open shadow roots in it or its same-origin
+  // frames (nested too), a frame or image loading, or a field or focus event. A newer wait with
+  // the same token, or `unwatch(token)`, ends an older one (false).
+  const WAKE_EVENTS = ['load', 'input', 'change', 'toggle', 'focusin', 'focusout', 'transitionend',
+    'animationend', 'readystatechange'];
+  const watches = new Map();
+
+  function watchMark() {
+    return [doc, activity().mutations, document.readyState === 'loading'];
+  }
+
+  // `root` (a document or a shadow root) and the open shadow roots and same-origin frame
+  // documents inside it, nested ones included.
+  function watchRoots(root, out) {
+    out.push(root);
+    const walker = (root.ownerDocument || root).createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      if (n.shadowRoot) watchRoots(n.shadowRoot, out);
+      if (n.tagName === 'IFRAME' || n.tagName === 'FRAME') {
+        let d = null;
+        try { d = n.contentDocument; } catch (e) { d = null; }
+        if (d && d.documentElement) watchRoots(d, out);
+      }
+    }
+    return out;
+  }
+
+  function changed(mark, capMs, token) {
+    unwatch(token);
+    return new Promise((resolve) => {
+      if (!Array.isArray(mark) || mark[0] !== doc || mark[1] !== activity().mutations) {
+        resolve(true);
+        return;
+      }
+      const roots = watchRoots(document, []);
+      let done = false;
+      let timer = 0;
+      const finish = (v) => {
+        if (done) return;
+        done = true;
+        observer.disconnect();
+        clearTimeout(timer);
+        for (const r of roots) for (const t of WAKE_EVENTS) r.removeEventListener(t, wake, true);
+        if (watches.get(token) === finish) watches.delete(token);
+        resolve(v);
+      };
+      const wake = () => finish(true);
+      const observer = new MutationObserver(wake);
+      for (const r of roots) {
+        try {
+          observer.observe(r, { subtree: true, childList: true, attributes: true, characterData: true });
+        } catch (e) { /* a document going away */ }
+        for (const t of WAKE_EVENTS) r.addEventListener(t, wake, true);
+      }
+      timer = setTimeout(() => finish(false), capMs);
+      watches.set(token, finish);
+    });
+  }
+
+  function unwatch(token) {
+    const finish = watches.get(token);
+    if (finish) finish(false);
+    return true;
+  }
+
   // The agents of same-origin child frames (cross-origin ones throw and are left out: they
   // have their own CDP sessions).
   function childAgents() {
@@ -575,4 +644,5 @@
 
   window.__deft = { doc, key, find, list, locate, settle, nameOf, roleOf, textOf,
     deepActive, activity, formState, fingerprint };
+  Object.assign(window.__deft, { watchMark, changed, unwatch });
 })();

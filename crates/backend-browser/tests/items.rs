@@ -30,11 +30,11 @@ fn interactive(listing: &str) -> usize {
 /// Asserts a listing stays within `max_tokens` and, once it has 100 interactive controls or
 /// more (small pages pay the header, headings and column headers), 12 tokens per interactive
 /// control, the bound of the table page.
-fn within_budget(page: &str, listing: &str, max_tokens: usize) {
+/// Returns the figures, for the test to print.
+fn within_budget(page: &str, listing: &str, max_tokens: usize) -> String {
     let t = tokens(listing);
     let n = interactive(listing);
     let per = t as f64 / n.max(1) as f64;
-    eprintln!("{page}: {t} tokens, {n} interactive, {per:.1} per interactive control");
     assert!(
         t <= max_tokens,
         "{page}: {t} tokens (budget {max_tokens}):\n{listing}"
@@ -43,6 +43,7 @@ fn within_budget(page: &str, listing: &str, max_tokens: usize) {
         n < 100 || per <= 12.0,
         "{page}: {per:.1} tokens per interactive control (limit 12)"
     );
+    format!("{page}: {t} tokens, {n} interactive, {per:.1} per interactive control")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -59,6 +60,7 @@ async fn a_menu_lists_its_tabindex_items_and_apples_is_chosen_by_id() {
         .await;
     let listing = h.listing(json!({})).await;
     eprintln!("{listing}");
+    eprintln!("{}", within_budget("menu_list.html", &listing, 150));
     // The focusable list and, as its children, each item with an id of its own.
     let menu = listing
         .lines()
@@ -115,6 +117,7 @@ async fn a_combobox_popup_lists_its_options_and_one_is_picked_by_id() {
         5,
         "the popup and its 3 options:\n{sub}"
     );
+    eprintln!("{}", within_budget("listbox.html (popup)", &sub, 60));
     h.ok("click_input", json!({"id": mango, "name": "Mango"}))
         .await;
     let after = h.listing(json!({"max_controls": 12})).await;
@@ -138,7 +141,7 @@ async fn a_long_listbox_of_bare_items_follows_the_footer_and_subtree_rules() {
         "{}",
         full.lines().next().unwrap_or_default()
     );
-    within_budget("listbox.html", &full, 3000);
+    eprintln!("{}", within_budget("listbox.html", &full, 3000));
     let countries = Harness::id_of(&full, "list", "Countries");
     let c250 = Harness::id_of(&full, "listitem", "Country 250");
     let narrow = h
@@ -186,7 +189,7 @@ async fn a_tree_opens_and_a_leaf_is_selected_by_id() {
         .await;
     let open = h.listing(json!({})).await;
     eprintln!("{open}");
-    within_budget("tree.html", &open, 120);
+    eprintln!("{}", within_budget("tree.html", &open, 120));
     let pears = Harness::id_of(&open, "treeitem", "Pears");
     // Bare <li> items inside the tree are its tree items.
     let leeks = Harness::id_of(&open, "treeitem", "Leeks");
@@ -222,7 +225,7 @@ async fn a_grid_lists_its_native_cells_and_one_is_booked_by_id() {
     eprintln!("{listing}");
     // 20 cells, the roving tabindex=0 one and the tabindex=-1 ones alike.
     assert_eq!(interactive(&listing), 20, "{listing}");
-    within_budget("grid.html", &listing, 300);
+    eprintln!("{}", within_budget("grid.html", &listing, 300));
     let grid = Harness::id_of(&listing, "table", "Slots");
     let wed = Harness::id_of(&listing, "cell", "Wed 10:00");
     Harness::id_of(&listing, "cell", "Mon 09:00");
@@ -271,7 +274,7 @@ async fn item_1500_of_a_virtualised_list_is_reached_by_scrolling_and_clicked() {
     h.open("virtual_list.html").await;
     let first = h.listing(json!({})).await;
     eprintln!("{first}");
-    within_budget("virtual_list.html", &first, 300);
+    eprintln!("{}", within_budget("virtual_list.html", &first, 300));
     let viewport = Harness::id_of(&first, "other", "Messages");
     assert!(
         rows(&first).len() < 40,
@@ -297,7 +300,10 @@ async fn item_1500_of_a_virtualised_list_is_reached_by_scrolling_and_clicked() {
         calls += 2;
     };
     eprintln!("reached item 1500 in {calls} tool calls:\n{listing}");
-    within_budget("virtual_list.html (scrolled)", &listing, 300);
+    eprintln!(
+        "{}",
+        within_budget("virtual_list.html (scrolled)", &listing, 300)
+    );
     let r = h
         .ok("click_input", json!({"id": target, "name": "Item 1500"}))
         .await;
