@@ -266,8 +266,7 @@ pub fn bad_argument(problem: &str) -> String {
 }
 
 /// wait_for_control stopped by its caller.
-pub const WAIT_CANCELLED: &str =
-    "wait_for_control was cancelled before the control appeared; nothing was changed on the page.";
+pub const WAIT_CANCELLED: &str = "wait_for_control was cancelled before the control appeared (or, with gone, went); nothing on the page was changed.";
 
 /// Tool descriptions.
 pub mod describe {

@@ -1,5 +1,5 @@
 //! `wait_for_control` on real pages: a button that appears after a click (in the page, in a
-//! same-origin frame, on the next document), an element that goes, the timeout errors, bad
+//! same-origin or a cross-origin frame, on the next document), an element that goes, the timeout errors, bad
 //! arguments, and a cancelled wait that leaves no watch behind in the page.
 
 mod common;
@@ -77,10 +77,26 @@ async fn a_button_that_appears_300_ms_after_a_click_is_answered_and_clicked() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn changes_in_a_same_origin_frame_and_on_the_next_document_end_the_wait() {
+async fn changes_in_frames_and_on_the_next_document_end_the_wait() {
     let h = Harness::start().await;
     // 1.5 s: longer than an action's settle waits for the page's timers.
     h.open("appear.html?ms=1500").await;
+    click(&h, "Show inside later").await;
+    let v = wait(&h, json!({"text": "Inner appeared"}), LONG, false).await;
+    assert_eq!(v["control"]["name"], "Inner appeared", "{v}");
+    let inner = v["control"]["id"].as_str().unwrap_or_default().to_owned();
+    h.ok(
+        "click_input",
+        json!({"id": inner, "name": "Inner appeared"}),
+    )
+    .await;
+
+    // The same in a cross-origin frame (watched through its own session).
+    h.ok(
+        "navigate",
+        json!({"url": h.pages.url("appear.html?ms=1500&cross=1")}),
+    )
+    .await;
     click(&h, "Show inside later").await;
     let v = wait(&h, json!({"text": "Inner appeared"}), LONG, false).await;
     assert_eq!(v["control"]["name"], "Inner appeared", "{v}");

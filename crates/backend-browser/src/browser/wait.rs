@@ -103,9 +103,11 @@ impl Browser {
     async fn round(&self, page: &str, met: &impl Fn(&Listing) -> bool) -> Result<Round> {
         let mut sessions = vec![page.to_owned()];
         sessions.extend(self.child_frames(page));
-        let marks =
-            futures::future::join_all(sessions.iter().map(|s| self.eval(s, "__deft.watchMark()")))
-                .await;
+        // Both at once: a session runs its calls in the order sent, so the marks come first.
+        let (marks, listing) = futures::join!(
+            futures::future::join_all(sessions.iter().map(|s| self.eval(s, "__deft.watchMark()"))),
+            self.match_listing()
+        );
         let mut kept = Vec::new();
         for (s, m) in sessions.into_iter().zip(marks) {
             match m {
@@ -121,7 +123,7 @@ impl Browser {
         // A document still being parsed has not shown all it has, and its scripts may not
         // have run: it is looked at again when it is (its `readystatechange` wakes the watch).
         let parsing = mark[2] == true;
-        match self.match_listing().await {
+        match listing {
             Ok(l) if !parsing && met(&l) => Ok(Round::Met(l)),
             Ok(l) => Ok(Round::Not(l, kept)),
             Err(e @ BrowserError::Cdp(_)) => {
