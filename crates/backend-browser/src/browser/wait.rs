@@ -4,6 +4,7 @@
 //! shadow roots and same-origin frames; cross-origin frames watch through their own sessions;
 //! a navigation ends the old document's watch — until the caller's condition holds.
 
+use std::collections::BTreeSet;
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -58,16 +59,32 @@ impl Browser {
         timeout: Duration,
         cancel: impl Future<Output = ()>,
     ) -> Result<Waited> {
-        let deadline = Instant::now() + timeout;
         let token = NEXT_WATCH.fetch_add(1, Ordering::Relaxed);
+        let mut watched = BTreeSet::new();
+        let out = self
+            .watch(&met, Instant::now() + timeout, cancel, token, &mut watched)
+            .await;
+        // However the wait ended (an error too), its watches still running in the page end.
+        self.unwatch(&watched, token);
+        out
+    }
+
+    /// [`Browser::wait_until`]'s rounds until `deadline`, remembering the sessions watched.
+    async fn watch(
+        &self,
+        met: &impl Fn(&Listing) -> bool,
+        deadline: Instant,
+        cancel: impl Future<Output = ()>,
+        token: u64,
+        watched: &mut BTreeSet<String>,
+    ) -> Result<Waited> {
         let mut cancel = std::pin::pin!(cancel);
         let mut latest = None;
-        let mut watched = std::collections::BTreeSet::new();
-        let out = loop {
+        loop {
             let (_, page) = self.current()?;
             let mut events = self.cdp().events();
-            let marks = match self.round(&page, &met).await? {
-                Round::Met(l) => break Waited::Met(l),
+            let marks = match self.round(&page, met).await? {
+                Round::Met(l) => return Ok(Waited::Met(l)),
                 Round::Not(l, marks) => {
                     latest = Some(l);
                     marks
@@ -76,7 +93,7 @@ impl Browser {
             };
             let now = Instant::now();
             if now >= deadline {
-                break Waited::TimedOut(latest);
+                return Ok(Waited::TimedOut(latest));
             }
             watched.extend(marks.iter().map(|(s, _)| s.clone()));
             let cap = (deadline - now).min(WATCH_CAP);
@@ -89,12 +106,10 @@ impl Browser {
             };
             tokio::select! {
                 r = wake => r?,
-                () = &mut cancel => break Waited::Cancelled,
+                () = &mut cancel => return Ok(Waited::Cancelled),
                 () = tokio::time::sleep_until(deadline.into()) => {}
             }
-        };
-        self.unwatch(&watched, token);
-        Ok(out)
+        }
     }
 
     /// One look: the watch marks of the tab's sessions (before the listing, so a change while it
@@ -154,7 +169,7 @@ impl Browser {
     }
 
     /// Ends the wait's watches still running in `sessions` (without waiting for the answers).
-    fn unwatch(&self, sessions: &std::collections::BTreeSet<String>, token: u64) {
+    fn unwatch(&self, sessions: &BTreeSet<String>, token: u64) {
         for s in sessions {
             let expression = format!("window.__deft && __deft.unwatch({token})");
             if let Err(e) = self.cdp().send(
