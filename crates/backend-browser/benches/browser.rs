@@ -1,6 +1,8 @@
 //! Browser tool figures (issue #4), measured through the MCP tools on a real headless Chromium:
 //! browser start to first page, the 200-row table page's control listing, click + settle on a
-//! static page, a viewport screenshot, and tokens per interactive control on the table page.
+//! static page, a viewport screenshot, tokens per interactive control on the table page, and
+//! (issue #15) find_controls on the table page (the whole tool, and the matcher alone) and how
+//! soon wait_for_control answers after the page inserts the control it waits for.
 //!
 //! Run: `cargo bench -p deft-backend-browser --bench browser` (prints p50 and p90 of each).
 
@@ -59,7 +61,7 @@ fn report(label: &str, mut samples: Vec<Duration>, target: &str) {
     let p50 = samples[samples.len() / 2];
     let p90 = samples[(samples.len() * 9 / 10).min(samples.len() - 1)];
     println!(
-        "{label:<40} p50 {:>8.1} ms   p90 {:>8.1} ms   (n={}, target {target})",
+        "{label:<40} p50 {:>8.2} ms   p90 {:>8.2} ms   (n={}, target {target})",
         ms(p50),
         ms(p90),
         samples.len()
@@ -143,6 +145,9 @@ async fn main() {
         shots.push(t0.elapsed());
     }
 
+    let (finds, fuzzy_finds, matcher) = find_figures(&client, &pages).await;
+    let (wait_latency, waits) = wait_figures(&client, &pages).await;
+
     println!("deft browser tools (Chromium headless, through MCP in-process)");
     report("browser start to first page", starts, "≤ 1500 ms");
     report("control list, 200-row table page", lists, "≤ 100 ms");
@@ -153,8 +158,103 @@ async fn main() {
         "tokens, 200-row table listing            {tokens} cl100k for {interactive} interactive controls = {:.2} per control (target ≤ 12)",
         tokens as f64 / interactive as f64
     );
+    report("find_controls, table page (exact)", finds, "—");
+    report("find_controls, table page (fuzzy)", fuzzy_finds, "—");
+    report("  matcher alone, 806 controls (fuzzy)", matcher, "≤ 2 ms");
+    report(
+        "wait_for_control: insertion to answer",
+        wait_latency,
+        "≤ 30 ms",
+    );
+    report("  whole call (page delay 1200 ms)", waits, "—");
     let _ = client.cancel().await;
     if let Ok(b) = server.browser().await {
         b.stop().await;
     }
+}
+
+/// find_controls on the 200-row table page, exact and fuzzy (the whole tool: listing and
+/// matching), and the matcher alone on that page's controls.
+async fn find_figures(
+    client: &Client,
+    pages: &PageServer,
+) -> (Vec<Duration>, Vec<Duration>, Vec<Duration>) {
+    use deft_protocol::observation::Control;
+    use deft_protocol::selector::{MatchOptions, Selector, find};
+    call(client, "navigate", json!({"url": pages.url("table.html")})).await;
+    let mut exact = Vec::new();
+    let mut fuzzy = Vec::new();
+    let exact_sel = json!({"text": "Edit 150", "type": "button", "match": "exact"});
+    let fuzzy_sel = json!({"text": "Edit 15O", "type": "button", "match": "fuzzy"});
+    for _ in 0..ROUNDS {
+        let t0 = Instant::now();
+        call(client, "find_controls", json!({"selector": exact_sel})).await;
+        exact.push(t0.elapsed());
+        let t0 = Instant::now();
+        call(client, "find_controls", json!({"selector": fuzzy_sel})).await;
+        fuzzy.push(t0.elapsed());
+    }
+    let r = call(
+        client,
+        "get_app_window_controls_info",
+        json!({"format": "json", "max_controls": 5000}),
+    )
+    .await;
+    let listing = r.structured_content.expect("JSON listing");
+    let controls: Vec<Control> =
+        serde_json::from_value(listing["controls"].clone()).expect("controls");
+    let depths = vec![0; controls.len()];
+    let sel: Selector = serde_json::from_value(fuzzy_sel).expect("selector");
+    let mut matcher = Vec::new();
+    for _ in 0..ROUNDS {
+        let t0 = Instant::now();
+        let found = find(&controls, &depths, &sel, &MatchOptions::default()).expect("usable");
+        matcher.push(t0.elapsed());
+        assert!(found.chosen().is_some());
+    }
+    (exact, fuzzy, matcher)
+}
+
+/// wait_for_control on a button the page inserts 1200 ms after a click (longer than an
+/// action's settle waits for): from the insertion (the page's clock, epoch milliseconds) to the
+/// answer reaching the client, and the whole call.
+async fn wait_figures(client: &Client, pages: &PageServer) -> (Vec<Duration>, Vec<Duration>) {
+    let mut latency = Vec::new();
+    let mut whole = Vec::new();
+    for _ in 0..10 {
+        call(
+            client,
+            "navigate",
+            json!({"url": pages.url("appear.html?ms=1200")}),
+        )
+        .await;
+        let listing = text(&call(client, "get_app_window_controls_info", json!({})).await);
+        let show = id_of(&listing, "button \"Show the button later\"");
+        call(client, "click_input", json!({"id": show})).await;
+        let t0 = Instant::now();
+        let r = call(
+            client,
+            "wait_for_control",
+            json!({"selector": {"text": "Appeared", "type": "button"}, "timeout_s": 30}),
+        )
+        .await;
+        let answered = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("clock after 1970")
+            .as_secs_f64()
+            * 1000.0;
+        whole.push(t0.elapsed());
+        assert_eq!(r.structured_content.expect("answer")["appeared"], true);
+        let page = text(&call(client, "get_page_text", json!({})).await);
+        let inserted: f64 = page
+            .split("inserted at ")
+            .nth(1)
+            .and_then(|s| s.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .expect("the page says when it inserted the button");
+        latency.push(Duration::from_secs_f64(
+            ((answered - inserted) / 1000.0).max(0.0),
+        ));
+    }
+    (latency, whole)
 }

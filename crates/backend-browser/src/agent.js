@@ -177,7 +177,7 @@
       return clean(el.getAttribute('title')) || clean(el.getAttribute('placeholder'));
     }
     if (NAME_FROM_CONTENT.has(role) || role === 'DisclosureTriangle') {
-      const n = textOf(el);
+      const n = ITEM_ROLES.has(role) ? ownText(el) : textOf(el);
       if (n) return n;
     }
     return clean(el.getAttribute('title'));
@@ -195,6 +195,82 @@
     if (WIDGET_ROLES.has(role)) return true;
     const ti = el.getAttribute('tabindex');
     return ti !== null && parseInt(ti, 10) >= 0;
+  }
+
+  // Items of a composite widget or a focusable container (a menu, listbox, tree, grid, or any
+  // element with tabindex >= 0 holding items): options, menu items, tree items and grid cells
+  // by role are interactive already; `li` items, `td` cells of a grid and `tabindex="-1"`
+  // elements inside such a host are items too, each a control of its own typed by its host.
+  const ITEM_ROLES = new Set(['option', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'treeitem',
+    'gridcell', 'listitem']);
+  const COMPOSITE_HOSTS = new Set(['listbox', 'menu', 'menubar', 'tree', 'treegrid', 'grid']);
+  const FOCUS_HOSTS = new Set(['', 'list', 'table', 'group', 'toolbar']);
+  const LIST_HOSTS = new Set(['', 'list', 'listbox', 'menu', 'menubar', 'tree', 'treegrid', 'group']);
+  const ITEM_OF_HOST = { listbox: 'option', menu: 'menuitem', menubar: 'menuitem', tree: 'treeitem',
+    treegrid: 'treeitem', grid: 'gridcell' };
+  const HOLDS_CONTROL = 'a[href],button,input,select,textarea,summary,[tabindex],[contenteditable],' +
+    '[role=button],[role=link],[role=checkbox],[role=radio],[role=switch],[role=tab],[role=option],' +
+    '[role=menuitem],[role=menuitemcheckbox],[role=menuitemradio],[role=treeitem],[role=gridcell]';
+  const LEAF_TAGS = new Set(['A', 'BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'SUMMARY', 'LABEL']);
+
+  // The host kind of `el` (its role, or '' for a generic focusable element), or null.
+  function hostKind(el) {
+    const role = roleOf(el);
+    if (COMPOSITE_HOSTS.has(role)) return role;
+    if (LEAF_TAGS.has(el.tagName) || el.isContentEditable || !FOCUS_HOSTS.has(role)) return null;
+    const ti = el.getAttribute('tabindex');
+    return ti !== null && parseInt(ti, 10) >= 0 ? role : null;
+  }
+
+  // The nearest host around `el` (across shadow boundaries, not out of its frame): its kind.
+  function hostAround(el) {
+    let a = el.parentElement || (el.getRootNode() && el.getRootNode().host) || null;
+    while (a) {
+      const kind = hostKind(a);
+      if (kind !== null) return kind;
+      a = a.parentElement || (a.parentNode && a.parentNode.host) || null;
+    }
+    return null;
+  }
+
+  // The role `el` is listed with as an item of its host, or '' when it is no item.
+  function itemRole(el) {
+    const tag = el.tagName;
+    const ti = el.getAttribute('tabindex');
+    if (tag !== 'LI' && tag !== 'TD' && ti === null) return '';
+    const own = roleOf(el);
+    const minus = ti !== null && parseInt(ti, 10) < 0;
+    if (!((tag === 'LI' && own === 'listitem') || (tag === 'TD' && own === 'cell') || (minus && own === ''))) {
+      return '';
+    }
+    const kind = hostAround(el);
+    if (kind === null) return '';
+    if (tag === 'TD' && kind !== 'grid' && kind !== 'treegrid') return '';
+    if (tag === 'LI' && !LIST_HOSTS.has(kind)) return '';
+    if (el.querySelector(HOLDS_CONTROL)) return '';
+    if (tag === 'TD') return 'gridcell';
+    return ITEM_OF_HOST[kind] || 'listitem';
+  }
+
+  // An item's own text: what it says without the items and groups nested in it (a tree item
+  // is "Fruits", not "Fruits Apples Pears").
+  function ownText(el) {
+    let out = '';
+    const walk = (n) => {
+      if (n.nodeType === 3) { out += n.data; return; }
+      if (n.nodeType !== 1) return;
+      if (SKIP.has(n.tagName) || n.getAttribute('aria-hidden') === 'true') return;
+      if (n !== el) {
+        const r = roleOf(n);
+        if (n.tagName === 'LI' || ITEM_ROLES.has(r) || r === 'group' || r === 'list' || r === 'listbox' ||
+          r === 'menu' || r === 'tree') return;
+      }
+      if (n.tagName === 'IMG') { out += ' ' + (n.getAttribute('alt') || '') + ' '; return; }
+      for (const c of (n.shadowRoot ? n.shadowRoot.childNodes : n.childNodes)) walk(c);
+      if (!INLINE.has(n.tagName)) out += ' ';
+    };
+    walk(el);
+    return clean(out);
   }
 
   function valueOf(el, role) {
@@ -323,7 +399,8 @@
         if (getComputedStyle(el).display === 'none') return;
       }
       observe(el.shadowRoot);
-      const role = roleOf(el);
+      const item = itemRole(el);
+      const role = item || roleOf(el);
       if (role === 'presentation' || role === 'none') {
         for (const c of (el.shadowRoot || el).childNodes) walk(c, off, consumed, rowCtx, depth);
         return;
@@ -346,7 +423,7 @@
         }
         return;
       }
-      const interactive = isInteractive(el, role);
+      const interactive = item !== '' || isInteractive(el, role);
       let emitted = false;
       let consumesText = consumed;
       let name = '';
@@ -431,6 +508,75 @@
       type: (el.getAttribute('type') || '').toLowerCase() };
   }
 
+  // Waiting for a control (wait_for_control): the server lists the page again only when it
+  // changed. `watchMark()` is this document, its mutation count (same-origin frames included)
+  // and whether it is still being parsed; `changed(mark, capMs, token)` resolves true at the first change after `mark` —
+  // at once when there was one already or `mark` is another document's — and false at capMs.
+  // A change is a DOM mutation of this document, the open shadow roots in it or its same-origin
+  // frames (nested too), a frame or image loading, or a field or focus event. A newer wait with
+  // the same token, or `unwatch(token)`, ends an older one (false).
+  const WAKE_EVENTS = ['load', 'input', 'change', 'toggle', 'focusin', 'focusout', 'transitionend',
+    'animationend', 'readystatechange'];
+  const watches = new Map();
+
+  function watchMark() {
+    return [doc, activity().mutations, document.readyState === 'loading'];
+  }
+
+  // `root` (a document or a shadow root) and the open shadow roots and same-origin frame
+  // documents inside it, nested ones included.
+  function watchRoots(root, out) {
+    out.push(root);
+    const walker = (root.ownerDocument || root).createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      if (n.shadowRoot) watchRoots(n.shadowRoot, out);
+      if (n.tagName === 'IFRAME' || n.tagName === 'FRAME') {
+        let d = null;
+        try { d = n.contentDocument; } catch (e) { d = null; }
+        if (d && d.documentElement) watchRoots(d, out);
+      }
+    }
+    return out;
+  }
+
+  function changed(mark, capMs, token) {
+    unwatch(token);
+    return new Promise((resolve) => {
+      if (!Array.isArray(mark) || mark[0] !== doc || mark[1] !== activity().mutations) {
+        resolve(true);
+        return;
+      }
+      const roots = watchRoots(document, []);
+      let done = false;
+      let timer = 0;
+      const finish = (v) => {
+        if (done) return;
+        done = true;
+        observer.disconnect();
+        clearTimeout(timer);
+        for (const r of roots) for (const t of WAKE_EVENTS) r.removeEventListener(t, wake, true);
+        if (watches.get(token) === finish) watches.delete(token);
+        resolve(v);
+      };
+      const wake = () => finish(true);
+      const observer = new MutationObserver(wake);
+      for (const r of roots) {
+        try {
+          observer.observe(r, { subtree: true, childList: true, attributes: true, characterData: true });
+        } catch (e) { /* a document going away */ }
+        for (const t of WAKE_EVENTS) r.addEventListener(t, wake, true);
+      }
+      timer = setTimeout(() => finish(false), capMs);
+      watches.set(token, finish);
+    });
+  }
+
+  function unwatch(token) {
+    const finish = watches.get(token);
+    if (finish) finish(false);
+    return true;
+  }
+
   // The agents of same-origin child frames (cross-origin ones throw and are left out: they
   // have their own CDP sessions).
   function childAgents() {
@@ -498,4 +644,5 @@
 
   window.__deft = { doc, key, find, list, locate, settle, nameOf, roleOf, textOf,
     deepActive, activity, formState, fingerprint };
+  Object.assign(window.__deft, { watchMark, changed, unwatch });
 })();

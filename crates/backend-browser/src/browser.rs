@@ -13,6 +13,7 @@ mod navigation;
 mod settle;
 mod state;
 mod tabs;
+mod wait;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -26,7 +27,9 @@ pub use config::BrowserConfig;
 pub(crate) use controls::{Point, parse_id};
 pub use error::BrowserError;
 pub(crate) use error::Result;
+pub(crate) use listing::Listing;
 pub(crate) use state::{ControlRef, Dialog};
+pub(crate) use wait::Waited;
 
 use crate::cdp::Cdp;
 use crate::launch::{self, ChromiumProcess};

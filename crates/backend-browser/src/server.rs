@@ -3,24 +3,31 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use deft_protocol::found::{render_found, render_found_json, wait_result, wait_timeout_text};
+use deft_protocol::observation::ListingFormat;
 use deft_protocol::observation::{clean_name, render_compact, render_json, render_window_list};
+use deft_protocol::selector::{self, MatchOptions, Selector};
 use deft_protocol::timeout_meta;
 use deft_protocol::tool_args::{
-    self, AppInfoArgs, ClickArgs, CoordArgs, DragArgs, KeysArgs, ListingArgs, ScreenshotArgs,
-    SelectOptionArgs, SetTextArgs, SummaryArgs, Target, WaitArgs, WheelArgs,
+    self, AppInfoArgs, ClickArgs, CoordArgs, DragArgs, FindControlsArgs, KeysArgs, ListingArgs,
+    ScreenshotArgs, SelectOptionArgs, SetTextArgs, SummaryArgs, Target, WaitArgs,
+    WaitForControlArgs, WheelArgs,
 };
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CallToolResult, ContentBlock, Implementation, MetaObject, ServerCapabilities, ServerConfig,
 };
-use rmcp::{ServerHandler, tool, tool_handler, tool_router};
+use rmcp::service::RequestContext;
+use rmcp::{RoleServer, ServerHandler, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::OnceCell;
 
-use crate::browser::{Browser, BrowserConfig, BrowserError, ControlRef, Dialog, parse_id};
+use crate::browser::{
+    Browser, BrowserConfig, BrowserError, ControlRef, Dialog, Listing, Waited, parse_id,
+};
 use crate::input::{self, Dispatched};
 use crate::keys;
 use crate::texts::{self, describe};
@@ -510,6 +517,79 @@ impl BrowserServer {
         }
     }
 
+    #[tool(name = "find_controls", description = describe::FIND, annotations(read_only_hint = true))]
+    async fn find_controls(
+        &self,
+        Parameters(args): Parameters<FindControlsArgs>,
+    ) -> CallToolResult {
+        answer(
+            async {
+                let limit = args.limit().map_err(|e| bad_argument(&e))?;
+                let format = args.format().map_err(|e| bad_argument(&e))?;
+                usable(&args.selector)?;
+                let (b, _, _) = self.page().await?;
+                let listing = b.match_listing().await?;
+                let found = matches(&listing, &args.selector)?;
+                Ok::<_, BrowserError>(match format {
+                    ListingFormat::Compact => CallToolResult::success(vec![ContentBlock::text(
+                        render_found(&listing.window, &args.selector, &found, limit, format),
+                    )]),
+                    ListingFormat::Json => CallToolResult::structured(render_found_json(
+                        &listing.window,
+                        &args.selector,
+                        &found,
+                        limit,
+                    )),
+                })
+            }
+            .await,
+        )
+    }
+
+    #[tool(name = "wait_for_control", description = describe::WAIT_FOR, annotations(read_only_hint = true), meta = wait_meta())]
+    async fn wait_for_control(
+        &self,
+        Parameters(args): Parameters<WaitForControlArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        answer(
+            async {
+                let timeout = args.timeout().map_err(|e| bad_argument(&e))?;
+                usable(&args.selector)?;
+                let gone = args.gone.unwrap_or(false);
+                let (b, _, _) = self.page().await?;
+                let t0 = Instant::now();
+                let chosen =
+                    |l: &Listing| matches(l, &args.selector).is_ok_and(|f| f.chosen.is_some());
+                let waited = b
+                    .wait_until(|l| chosen(l) != gone, timeout, context.ct.cancelled())
+                    .await?;
+                let waited_ms = t0.elapsed().as_millis() as u64;
+                match waited {
+                    Waited::Met(l) => {
+                        let found = matches(&l, &args.selector)?;
+                        let m = if gone { None } else { found.chosen_match() };
+                        Ok(CallToolResult::structured(wait_result(m, waited_ms)))
+                    }
+                    Waited::TimedOut(l) => {
+                        let found = l.as_ref().map(|l| matches(l, &args.selector)).transpose()?;
+                        let still = found
+                            .as_ref()
+                            .and_then(|f| f.chosen_match())
+                            .filter(|_| gone);
+                        Err(BrowserError::Model(wait_timeout_text(
+                            &args.selector,
+                            timeout.as_secs_f64(),
+                            still,
+                        )))
+                    }
+                    Waited::Cancelled => Err(BrowserError::Model(texts::WAIT_CANCELLED.into())),
+                }
+            }
+            .await,
+        )
+    }
+
     #[tool(name = "summary", description = describe::SUMMARY, annotations(read_only_hint = true))]
     async fn summary(&self, Parameters(args): Parameters<SummaryArgs>) -> CallToolResult {
         CallToolResult::structured(json!({"summary": args.text}))
@@ -858,6 +938,32 @@ async fn scrolled(b: &Browser, page: &str, d: Dispatched) {
             )
             .await;
     }
+}
+
+/// An argument out of range, as the model reads it.
+fn bad_argument(problem: &str) -> BrowserError {
+    BrowserError::Model(texts::bad_argument(problem))
+}
+
+/// Refuses a selector that cannot match anything, with every problem and its path.
+fn usable(sel: &Selector) -> Result<(), BrowserError> {
+    let problems = sel.problems("selector");
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(BrowserError::Model(texts::bad_selector(&problems)))
+    }
+}
+
+/// The matches of `sel` among a listing's controls (the selector is known to be usable).
+fn matches<'a>(listing: &'a Listing, sel: &Selector) -> Result<selector::Found<'a>, BrowserError> {
+    selector::find(
+        &listing.controls,
+        &listing.depths,
+        sel,
+        &MatchOptions::default(),
+    )
+    .map_err(|e| BrowserError::Model(texts::bad_selector(&e.0)))
 }
 
 fn check_fraction(name: &str, v: f64) -> Result<(), CallToolResult> {

@@ -252,6 +252,22 @@ pub fn listing_dialog_note(kind: &str, message: &str) -> String {
     dialog_open(kind, message)
 }
 
+/// A selector that cannot match anything: every problem, each with its path.
+pub fn bad_selector(problems: &[String]) -> String {
+    format!(
+        "The selector cannot be used: {}. A selector is {{\"text\"?, \"type\"?, \"match\"?: \"exact\"|\"contains\"|\"fuzzy\"|\"regex\", \"index\"?, \"within\"?: selector}} with a text or a type.",
+        problems.join("; ")
+    )
+}
+
+/// find_controls or wait_for_control with an argument out of range (the protocol's text).
+pub fn bad_argument(problem: &str) -> String {
+    format!("Invalid arguments: {problem}")
+}
+
+/// wait_for_control stopped by its caller.
+pub const WAIT_CANCELLED: &str = "wait_for_control was cancelled before the control appeared (or, with gone, went); nothing on the page was changed.";
+
 /// Tool descriptions.
 pub mod describe {
     /// get_desktop_app_info.
@@ -287,6 +303,10 @@ pub mod describe {
     /// capture_desktop_screenshot.
     pub const DESKTOP_SHOT: &str =
         "A PNG of the screen: in the browser, the selected tab's viewport.";
+    /// find_controls.
+    pub const FIND: &str = "Find the selected tab's controls by a selector {text?, type?, match?: \"exact\"|\"contains\" (default)|\"fuzzy\"|\"regex\", index?, within?: selector}: text compares with a control's name and value, type with its listed type, within narrows to the subtree of the control another selector picks, index picks among equally good matches (document order). Answers the matches best first as listing lines with score=0-100, the chosen id and how a tie was broken; the ids work with the action tools. limit: most matches shown (default 10, at most 100); format: \"compact\" or \"json\".";
+    /// wait_for_control.
+    pub const WAIT_FOR: &str = "Wait until a control matching selector (as find_controls takes it) is on the selected tab, or with gone=true until none matches, and answer the moment it is: {appeared, control: {id, type, name, score, …}, waited_ms} or {gone, waited_ms}. It watches the page's changes (no polling). timeout_s: 0-300 (default 10); running out is an error naming what was waited for.";
     /// wait.
     pub const WAIT: &str = "Wait for `seconds` (0–300), e.g. for a slow page; then return.";
     /// summary.

@@ -84,10 +84,13 @@ async fn browser_profile_routes_host_and_app_tools_to_one_browser() {
 
     let app = ctx("AppAgent", "127.0.0.1");
     let observe = tool_names(&d, &app, ToolType::DataCollection).await;
-    assert!(
-        observe.contains(&"get_app_window_controls_info".to_owned()),
-        "{observe:?}"
-    );
+    for t in [
+        "get_app_window_controls_info",
+        "find_controls",
+        "wait_for_control",
+    ] {
+        assert!(observe.contains(&t.to_owned()), "{t} missing: {observe:?}");
+    }
     let act = tool_names(&d, &app, ToolType::Action).await;
     for t in [
         "click_input",
@@ -108,6 +111,16 @@ async fn browser_profile_routes_host_and_app_tools_to_one_browser() {
         .unwrap_or_else(|| listing.result.to_string());
     assert!(text.contains("\"Order form\" app=\"127.0.0.1\""), "{text}");
     let submit = common::Harness::id_of(&text, "button", "Submit");
+    // find_controls through the tool layer gives the listing's id.
+    let found = run(
+        &d,
+        &app,
+        "find_controls",
+        json!({"selector": {"text": "submit", "type": "button", "match": "exact"}}),
+    )
+    .await;
+    let found = found.result.as_str().map(str::to_owned).unwrap_or_default();
+    assert!(found.contains(&format!(" chosen={submit} ")), "{found}");
     let clicked = run(
         &d,
         &app,

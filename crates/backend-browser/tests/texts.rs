@@ -33,6 +33,10 @@ fn texts_are_stable() {
         "No window selected. Call get_desktop_app_info and select_application_window first."
     );
     assert_eq!(
+        texts::WAIT_CANCELLED,
+        "wait_for_control was cancelled before the control appeared (or, with gone, went); nothing on the page was changed."
+    );
+    assert_eq!(
         texts::bad_button("back"),
         "Unknown mouse button 'back': use \"left\", \"right\" or \"middle\"."
     );

@@ -60,6 +60,9 @@ pub struct Listing {
     pub window: WindowSummary,
     /// Every control found, in document order.
     pub controls: Vec<Control>,
+    /// How many listed controls enclose each control (same length as `controls`), for the
+    /// matcher's `within`.
+    pub depths: Vec<u32>,
     /// A dialog open on the tab.
     pub dialog: Option<Dialog>,
 }
@@ -87,8 +90,8 @@ impl Browser {
         let (mut controls, ids) = st.take_controls(id, &raw, &fields, mark);
         let window = st.remember_listing(id, &raw, ids, mark)?;
         let dialog = st.dialog_of_window(id);
+        let mut depths: Vec<u32> = raw.controls.iter().map(|(_, _, _, c)| c.d).collect();
         if let Some(root) = subtree {
-            let depths: Vec<u32> = raw.controls.iter().map(|(_, _, _, c)| c.d).collect();
             let Some(range) = subtree_range(&controls, &depths, root) else {
                 let name = st.controls.get(&root).map(|c| c.name.clone());
                 return Err(BrowserError::model(texts::stale_control(
@@ -98,10 +101,13 @@ impl Browser {
             };
             controls.truncate(range.end);
             controls.drain(..range.start);
+            depths.truncate(range.end);
+            depths.drain(..range.start);
         }
         Ok(Listing {
             window,
             controls,
+            depths,
             dialog,
         })
     }
