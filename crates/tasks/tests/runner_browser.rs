@@ -1,0 +1,99 @@
+//! The runner on the real browser device (headless Chromium over CDP, routed by the built-in
+//! table's `browser` profile): a button that appears 300 ms after a click is waited for by
+//! `wait_el` (the device's event-driven `wait_for_control`), clicked by its selector, and a
+//! button renamed under the task heals through the fuzzy retry with `healed_from`; `if_el`
+//! then reads the page's answer.
+
+mod fixture_device;
+
+use std::sync::Arc;
+
+use deft_protocol::DoneStatus;
+use deft_protocol::task_run::StepStatus;
+use deft_tasks::runner::{RunRequest, run_task};
+use deft_tools::builtin::{Builtin, BuiltinRegistry};
+use deft_tools::table::RoutingTable;
+use deft_tools::{Device, LocalDispatcher};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+fn browser_device() -> Device {
+    let mut r = BuiltinRegistry::new();
+    r.register(Builtin::new(deft_backend_shell::NAME, "shell", |o| {
+        deft_backend_shell::ShellPolicy::from_options(o).map(deft_backend_shell::ShellServer::new)
+    }));
+    r.register(Builtin::new(deft_backend_browser::NAME, "browser", |o| {
+        deft_backend_browser::BrowserConfig::from_options(o)
+            .map(deft_backend_browser::BrowserServer::new)
+    }));
+    let d = LocalDispatcher::new(Arc::new(RoutingTable::builtin()), Arc::new(r));
+    Device::new("browser", "browser", Arc::new(d))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_late_button_is_waited_for_and_a_renamed_one_heals() {
+    if let Err(e) = deft_backend_browser::launch::find_chromium(None) {
+        panic!("{e} (scripts/test.sh installs it)");
+    }
+    let pages = deft_test_support::web::PageServer::start()
+        .await
+        .expect("page server");
+    let t = fixture_device::task(json!({"name": "late button", "steps": [
+        {"type": "open_app", "url": pages.url("appear.html?ms=300")},
+        {"type": "click", "selector": {"text": "Show the button later", "type": "button"}},
+        {"type": "wait_el", "selector": {"text": "Appeared", "type": "button", "match": "exact"}, "timeout_s": 20},
+        {"type": "click", "selector": {"text": "Appeared", "type": "button", "match": "exact"}},
+        {"type": "wait_el", "selector": {"text": "appeared clicked"}, "timeout_s": 20},
+        {"type": "click", "selector": {"text": "Rename the save button"}},
+        {"type": "click", "selector": {"text": "Save draft", "type": "button", "match": "exact"}},
+        {"type": "if_el", "selector": {"text": "draft saved"}, "wait_s": 20,
+         "then": [{"type": "mark_done", "message": "saved"}],
+         "else": [{"type": "stop_self", "message": "the draft was not saved"}]},
+    ]}));
+    let (_rec, sinks, _rx) = fixture_device::recorder();
+    let report = run_task(
+        &t,
+        &browser_device(),
+        &RunRequest::default(),
+        sinks,
+        CancellationToken::new(),
+    )
+    .await;
+    let lines: Vec<String> = report
+        .steps
+        .iter()
+        .map(|s| format!("{} {:?} {:?}", s.path, s.status, s.error))
+        .collect();
+    assert_eq!(
+        report.status,
+        DoneStatus::Completed,
+        "{}\n{lines:#?}",
+        report.message
+    );
+    assert!(report.message.ends_with(": saved"), "{}", report.message);
+    let by_path = |p: &str| {
+        report
+            .steps
+            .iter()
+            .find(|s| s.path == p)
+            .unwrap_or_else(|| panic!("{p} in {lines:#?}"))
+    };
+    let waited = by_path("steps[2]");
+    assert_eq!(
+        waited.matched.as_ref().map(|m| m.name.as_str()),
+        Some("Appeared")
+    );
+    let healed = by_path("steps[6]");
+    assert_eq!(healed.status, StepStatus::Ok);
+    assert_eq!(
+        healed.healed_from.as_deref(),
+        Some("button \"Save draft\" (exact)")
+    );
+    let m = healed.matched.as_ref().unwrap();
+    assert_eq!(
+        (m.name.as_str(), m.kind.as_str()),
+        ("Save a draft", "button")
+    );
+    assert!((70..100).contains(&m.score), "a fuzzy score: {}", m.score);
+    assert_eq!(by_path("steps[7].else[0]").status, StepStatus::Skipped);
+}
