@@ -76,7 +76,7 @@ impl AppProcess {
     }
 
     /// Starts the appear app (`fixtures/desktop/appear_app.py`: controls to find, and controls
-    /// that appear and go `delay_ms` after a click, each printed with its CLOCK_MONOTONIC time).
+    /// that appear and go `delay_ms` after a click, each printed with its wall-clock time).
     pub fn appear_app(env: &[(String, String)], delay_ms: u64) -> std::io::Result<Self> {
         require_program(SYSTEM_PYTHON, "python3-gi gir1.2-gtk-3.0");
         let path = form_app_path().with_file_name("appear_app.py");
