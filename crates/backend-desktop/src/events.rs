@@ -1,6 +1,8 @@
 //! The AT-SPI events the session watches: when the last one arrived (the quiet wait after an
-//! action) and a bounded log of which object sent what, so a walked window can be brought up to
-//! date by re-reading only the objects that changed instead of walking it again.
+//! action), a bounded log of which object sent what, so a walked window can be brought up to
+//! date by re-reading only the objects that changed instead of walking it again, and a signal
+//! on each arrival for the waits that look again only when something happened
+//! (`wait_for_control`).
 
 use parking_lot::Mutex;
 use std::collections::{HashMap, VecDeque};
@@ -8,6 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
+use tokio::sync::watch;
 use zbus::Connection;
 
 use crate::a11y::ObjKey;
@@ -69,6 +72,8 @@ pub struct EventLog {
     log: Mutex<VecDeque<Event>>,
     /// Microseconds (since `epoch`) of the last event per sending connection.
     last_by_bus: Mutex<HashMap<String, u64>>,
+    /// The number of the last event, announced to every [`EventLog::subscribe`]r.
+    arrived: watch::Sender<u64>,
 }
 
 /// The events after a given one, as far as the log still holds them.
@@ -89,6 +94,7 @@ impl EventLog {
             count: AtomicU64::new(0),
             log: Mutex::new(VecDeque::new()),
             last_by_bus: Mutex::new(HashMap::new()),
+            arrived: watch::channel(0).0,
         }
     }
 
@@ -104,8 +110,15 @@ impl EventLog {
             }
             log.push_back(Event { seq, source, kind });
             self.count.store(seq, Ordering::Relaxed);
+            self.arrived.send_replace(seq);
         }
         self.last_us.store(us, Ordering::Relaxed);
+    }
+
+    /// A receiver that wakes on every event recorded after it last looked (its `changed()`),
+    /// so a waiter sleeps until something happens instead of looking on a timer.
+    pub fn subscribe(&self) -> watch::Receiver<u64> {
+        self.arrived.subscribe()
     }
 
     /// The number of the last event (0 before the first).
@@ -234,6 +247,11 @@ mod tests {
             Since::Lost => panic!("event 4 onwards are still held"),
         }
         assert!(log.last_event() > log.epoch);
+        let mut arrivals = log.subscribe();
+        assert!(!arrivals.has_changed().unwrap());
+        log.record(key("/d"), EventKind::Property);
+        assert!(arrivals.has_changed().unwrap());
+        assert_eq!(*arrivals.borrow_and_update(), log.generation());
         assert!(log.last_event_from(":1.3").is_some());
         assert!(log.last_event_from(":1.9").is_none());
     }

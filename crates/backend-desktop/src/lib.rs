@@ -4,7 +4,10 @@
 //!
 //! - Collection: `get_desktop_app_info`, `get_app_window_controls_info` (the listing of
 //!   docs/observation.md, rendered by `deft_protocol::observation`), `capture_window_screenshot`
-//!   (optionally annotated with control ids), `capture_desktop_screenshot`, `get_ui_tree`.
+//!   (optionally annotated with control ids), `capture_desktop_screenshot`, `get_ui_tree`,
+//!   `find_controls` (the listing's controls matched by a `deft_protocol::selector`) and
+//!   `wait_for_control` (the same match, again on each AT-SPI event of the window's
+//!   application, until it picks a control or none).
 //! - Host actions: `select_application_window`, `launch_app`.
 //! - App actions: `click_input`, `click_on_coordinates`, `drag_on_coordinates`, `set_edit_text`,
 //!   `keyboard_input` (the key syntax of `deft_protocol::keys`), `wheel_mouse_input`, `texts`,

@@ -5,11 +5,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use base64::Engine;
+use deft_protocol::found;
 use deft_protocol::observation::{self, ControlType, ListingFormat, WindowListOptions};
+use deft_protocol::selector::{self, MatchOptions, Selector};
 use deft_protocol::timeout_meta;
 use deft_protocol::tool_args::{
-    self, AppInfoArgs, ClickArgs, CoordArgs, DragArgs, KeysArgs, ListingArgs, ScreenshotArgs,
-    SelectOptionArgs, SetTextArgs, SummaryArgs, Target, WaitArgs, WheelArgs,
+    self, AppInfoArgs, ClickArgs, CoordArgs, DragArgs, FindControlsArgs, KeysArgs, ListingArgs,
+    ScreenshotArgs, SelectOptionArgs, SetTextArgs, SummaryArgs, Target, WaitArgs,
+    WaitForControlArgs, WheelArgs,
 };
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -17,7 +20,8 @@ use rmcp::model::{
     CallToolResult, ContentBlock as Content, Implementation, MetaObject, ServerCapabilities,
     ServerConfig,
 };
-use rmcp::{ServerHandler, tool, tool_handler, tool_router};
+use rmcp::service::RequestContext;
+use rmcp::{RoleServer, ServerHandler, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -27,7 +31,7 @@ use crate::error::{ToolError, ToolResult};
 use crate::keys::{self, KeyStep};
 use crate::launch::{self, LaunchPolicy};
 use crate::marks;
-use crate::session::{Connected, Session};
+use crate::session::{Connected, Session, WaitAnswer};
 use crate::target::DesktopTarget;
 use crate::texts;
 use crate::texts::describe;
@@ -70,7 +74,7 @@ impl std::fmt::Debug for DesktopServer {
     }
 }
 
-/// `wait`'s `_meta`: the longest wait, with room to answer.
+/// `wait`'s and `wait_for_control`'s `_meta`: the longest wait, with room to answer.
 fn wait_meta() -> MetaObject {
     MetaObject(timeout_meta(tool_args::WAIT_TOOL_LIMIT_SECS))
 }
@@ -107,6 +111,17 @@ macro_rules! or_fail {
             Err(e) => return fail(e),
         }
     };
+}
+
+/// A selector that can match something, or the text listing each of its problems with its
+/// path below the tool's `selector` argument.
+fn checked_selector(selector: &Selector) -> Result<(), String> {
+    let problems = selector.problems("selector");
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(texts::bad_selector(&problems))
+    }
 }
 
 fn button_of(b: Option<&str>) -> ToolResult<Button> {
@@ -224,6 +239,12 @@ impl DesktopServer {
         }
     }
 
+    /// How many `wait_for_control` calls are waiting now; a call its caller cancelled stops at
+    /// once and is not counted.
+    pub fn waits_in_flight(&self) -> usize {
+        self.session.waits_in_flight()
+    }
+
     #[tool(
         name = "get_desktop_app_info",
         description = describe::GET_DESKTOP_APP_INFO,
@@ -267,6 +288,63 @@ impl DesktopServer {
                 }
             },
             Err(e) => fail(e),
+        }
+    }
+
+    #[tool(
+        name = "find_controls",
+        description = describe::FIND_CONTROLS,
+        annotations(read_only_hint = true)
+    )]
+    async fn find_controls(&self, Parameters(p): Parameters<FindControlsArgs>) -> CallToolResult {
+        let limit = or_fail!(p.limit());
+        let format = or_fail!(p.format());
+        or_fail!(checked_selector(&p.selector));
+        let look = or_fail!(self.session.window_controls().await);
+        let found = or_fail!(
+            selector::find(
+                &look.controls,
+                &look.depths,
+                &p.selector,
+                &MatchOptions::default()
+            )
+            .map_err(|e| texts::bad_selector(&e.0))
+        );
+        match format {
+            ListingFormat::Compact => CallToolResult::success(vec![Content::text(
+                found::render_found_compact(&look.window, &p.selector, &found, limit),
+            )]),
+            ListingFormat::Json => CallToolResult::structured(found::render_found_json(
+                &look.window,
+                &p.selector,
+                &found,
+                limit,
+            )),
+        }
+    }
+
+    #[tool(
+        name = "wait_for_control",
+        description = describe::WAIT_FOR_CONTROL,
+        annotations(read_only_hint = true),
+        meta = wait_meta()
+    )]
+    async fn wait_for_control(
+        &self,
+        Parameters(p): Parameters<WaitForControlArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let timeout = or_fail!(p.timeout());
+        or_fail!(checked_selector(&p.selector));
+        let gone = p.gone.unwrap_or(false);
+        tokio::select! {
+            answer = self.session.wait_for(&p.selector, timeout, gone) => match answer {
+                Ok(WaitAnswer::Answered(v)) => CallToolResult::structured(v),
+                Ok(WaitAnswer::TimedOut(text)) => fail(text),
+                Err(e) => fail(e),
+            },
+            // Dropping the wait ends it: it holds nothing but a look under way.
+            () = context.ct.cancelled() => fail(texts::WAIT_CANCELLED),
         }
     }
 

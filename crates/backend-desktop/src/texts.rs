@@ -203,6 +203,24 @@ pub fn option_select_failed(err: &str) -> String {
     format!("Selecting the option failed: {err}")
 }
 
+/// A selector that cannot match anything: every problem, each with its path
+/// (`deft_protocol::selector::Selector::problems`).
+pub fn bad_selector(problems: &[String]) -> String {
+    format!(
+        "The selector cannot be used ({} problem{}): {}. A selector is {{\"text\"?, \"type\"?, \"match\"?: \"exact\"|\"contains\"|\"fuzzy\"|\"regex\", \"index\"?, \"within\"?: selector}} with a text or a type.",
+        problems.len(),
+        if problems.len() == 1 { "" } else { "s" },
+        problems.join("; ")
+    )
+}
+
+/// `wait_for_control` where AT-SPI events cannot be watched.
+pub const NO_EVENTS_TO_WAIT_ON: &str = "wait_for_control needs the desktop's accessibility events, and this desktop's cannot be watched. Use wait, then find_controls.";
+
+/// A `wait_for_control` cancelled by its caller.
+pub const WAIT_CANCELLED: &str =
+    "wait_for_control was cancelled before it had an answer; nothing was changed.";
+
 fn list_or_none(items: &[String]) -> String {
     if items.is_empty() {
         "none".to_owned()
@@ -312,6 +330,12 @@ pub mod describe {
 
     /// `select_option`.
     pub const SELECT_OPTION: &str = "Choose an option by its text (id, name as a check) in a combo box, a list (the row's text) or a table or tree view (the row's first cell), through accessibility: rows scrolled out of view work too.";
+
+    /// `find_controls`.
+    pub const FIND_CONTROLS: &str = "Find controls of the selected window by a selector {text?, type?, match?: exact|contains (default)|fuzzy|regex, index?, within?: selector}: text compares with the name and the value, type with the listed type, within narrows to the subtree of the control another selector picks, index picks among equally scored matches (document order). Answers the matches best first as listing lines with score=0-100 (limit, default 10), the chosen id in the header; the ids work with the action tools. format: \"json\" for JSON.";
+
+    /// `wait_for_control`.
+    pub const WAIT_FOR_CONTROL: &str = "Wait until a control matching a selector (as find_controls takes it) is in the selected window, or with gone: true until none is; answers the moment it happens (it watches the window's accessibility events) with {appeared, control, waited_ms} or {gone, waited_ms}. timeout_s 0-300 (default 10); running out is an error naming the selector.";
 
     /// `wait`.
     pub const WAIT: &str = "Wait for `seconds` (0–300), e.g. for an application to finish loading.";

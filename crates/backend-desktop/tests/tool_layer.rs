@@ -101,10 +101,29 @@ async fn host_agent_selects_and_app_agent_acts_through_the_routing_table() {
         vec![
             Command::new("get_app_window_controls_info", None, json!({})).with_call_id("l"),
             Command::new("capture_window_screenshot", None, json!({})).with_call_id("p"),
+            Command::new(
+                "find_controls",
+                None,
+                json!({"selector": {"text": "Submit", "type": "button"}}),
+            )
+            .with_call_id("f"),
+            Command::new(
+                "wait_for_control",
+                None,
+                json!({"selector": {"text": "Submit", "match": "exact"}, "timeout_s": 5}),
+            )
+            .with_call_id("wf"),
         ],
     )
     .await;
     assert_eq!(r[0].status, ResultStatus::Success, "{:?}", r[0]);
+    // The matcher's tools are the AppAgent's data collection, on the same server instance.
+    assert_eq!(r[2].status, ResultStatus::Success, "{:?}", r[2]);
+    let found = r[2].result.as_str().expect("the compact answer is text");
+    assert!(found.contains(" matches=1 chosen="), "{found}");
+    assert_eq!(r[3].status, ResultStatus::Success, "{:?}", r[3]);
+    assert_eq!(r[3].result["appeared"], true, "{:?}", r[3]);
+    assert_eq!(r[3].result["control"]["name"], "Submit", "{:?}", r[3]);
     let listing = r[0]
         .result
         .as_str()

@@ -461,25 +461,47 @@ fn normalize(s: &str) -> String {
 }
 
 /// A fuzzy needle: its characters and, for needles of up to 64 characters, the bit masks of
-/// Hyyrö's bit-parallel LCS.
+/// Hyyrö's bit-parallel LCS (ASCII characters in a table, others in a list).
 struct Fuzzy {
     chars: Vec<char>,
+    ascii: Box<[u64; 128]>,
     masks: Vec<(char, u64)>,
 }
 
 impl Fuzzy {
     fn new(needle: &str) -> Self {
         let chars: Vec<char> = needle.chars().collect();
+        let mut ascii = Box::new([0u64; 128]);
         let mut masks: Vec<(char, u64)> = Vec::new();
         if chars.len() <= 64 {
             for (i, &c) in chars.iter().enumerate() {
+                if c.is_ascii() {
+                    ascii[c as usize] |= 1 << i;
+                    continue;
+                }
                 match masks.iter_mut().find(|(m, _)| *m == c) {
                     Some((_, bits)) => *bits |= 1 << i,
                     None => masks.push((c, 1 << i)),
                 }
             }
         }
-        Fuzzy { chars, masks }
+        Fuzzy {
+            chars,
+            ascii,
+            masks,
+        }
+    }
+
+    /// The positions of `c` in the needle, as bits.
+    fn mask(&self, c: char) -> u64 {
+        if c.is_ascii() {
+            self.ascii[c as usize]
+        } else {
+            self.masks
+                .iter()
+                .find(|(mc, _)| *mc == c)
+                .map_or(0, |(_, b)| *b)
+        }
     }
 
     /// The best `ratio` of the shorter string against every window of the longer one of the
@@ -495,13 +517,23 @@ impl Fuzzy {
             (&hay[..], &self.chars[..], false)
         };
         let m = short.len();
+        // The bit-parallel LCS takes the shorter string as its pattern: the needle's masks, or
+        // a name's or value's when the needle is the longer one.
+        let hay_masks;
+        let pattern = if m > 64 {
+            None
+        } else if masked {
+            Some(self)
+        } else {
+            hay_masks = Fuzzy::new(&short.iter().collect::<String>());
+            Some(&hay_masks)
+        };
         let mut best = 0usize;
         for start in 0..=long.len() - m {
             let window = &long[start..start + m];
-            let lcs = if masked && m <= 64 {
-                self.lcs_bits(window)
-            } else {
-                lcs_dp(short, window)
+            let lcs = match pattern {
+                Some(p) => p.lcs_bits(window),
+                None => lcs_dp(short, window),
             };
             best = best.max(lcs);
             if best == m {
@@ -517,12 +549,8 @@ impl Fuzzy {
         let m = self.chars.len();
         let all = if m == 64 { u64::MAX } else { (1u64 << m) - 1 };
         let mut v = all;
-        for c in other {
-            let mask = self
-                .masks
-                .iter()
-                .find(|(mc, _)| mc == c)
-                .map_or(0, |(_, b)| *b);
+        for &c in other {
+            let mask = self.mask(c);
             let u = v & mask;
             v = (v.wrapping_add(u) | (v & !mask)) & all;
         }
@@ -706,6 +734,10 @@ mod tests {
             ("ünïcode", "ÜNICODE text"),
             ("kitten", "sitting"),
             ("a much longer needle", "short"),
+            (
+                "a needle longer than the name it is held against",
+                "nme helD",
+            ),
             (
                 long_needle.as_str(),
                 "a needle of more than sixty-four characters takes the slow way, fine, and more",

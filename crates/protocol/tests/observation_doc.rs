@@ -2,10 +2,12 @@
 //! the doc is exactly what the renderer prints for the inputs built here, and every token count the
 //! doc states is what cl100k (tiktoken-rs) counts. Plus the renderer's rules one by one.
 
+use deft_protocol::found::{render_found_compact, render_found_json};
 use deft_protocol::observation::{
     Control, ControlType as T, ListingFormat, ListingOptions, StateFlag::*, WindowSummary,
     WindowType, render, render_compact, render_json, render_window_list,
 };
+use deft_protocol::selector::{MatchOptions, Selector, find};
 use serde_json::{Value, json};
 
 const DOC: &str = include_str!(concat!(
@@ -295,6 +297,18 @@ fn doc_examples_are_exactly_what_render_compact_prints() {
 }
 
 #[test]
+fn doc_found_json_example_is_what_render_found_json_returns() {
+    let (_, (w, c, d, sel, limit)) = found_examples()
+        .into_iter()
+        .find(|e| e.0 == "found_within")
+        .expect("the within example");
+    let found = find(&c, &d, &sel, &MatchOptions::default()).expect("a good selector");
+    let doc: Value = serde_json::from_str(&doc_block("found-json", "found_within"))
+        .expect("the JSON example parses");
+    assert_eq!(render_found_json(&w, &sel, &found, limit), doc);
+}
+
+#[test]
 fn doc_json_example_is_what_render_json_returns() {
     let (w, c, o) = web_form_json();
     let doc: Value = serde_json::from_str(&doc_block("example-json", "web_form_json"))
@@ -384,6 +398,104 @@ fn json_costs_three_to_four_times_the_compact_form() {
         assert!(
             (2.5..=4.5).contains(&ratio),
             "{name}: JSON/compact = {ratio:.2}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// (c) The "Finding controls" examples are what the matcher finds and `found` prints.
+
+/// A `find_controls` example: the window, its controls with their nesting depths, the
+/// selector and the limit.
+type FoundExample = (WindowSummary, Vec<Control>, Vec<u32>, Selector, usize);
+
+/// The web form's depths: the table's headers and rows are nested in it.
+fn web_form_depths(c: &[Control]) -> Vec<u32> {
+    let table = c.iter().position(|c| c.id == "14").expect("the table");
+    let next = c.len() - 1;
+    (0..c.len())
+        .map(|i| u32::from(i > table && i < next))
+        .collect()
+}
+
+fn found_examples() -> Vec<(&'static str, FoundExample)> {
+    let sel = |v: Value| -> Selector { serde_json::from_value(v).expect("a selector") };
+    let (dw, dc, _) = dialog();
+    let dd = vec![0; dc.len()];
+    let (fw, fc) = web_form_controls();
+    let fd = web_form_depths(&fc);
+    vec![
+        (
+            "found_contains",
+            (
+                dw.clone(),
+                dc.clone(),
+                dd.clone(),
+                sel(json!({"text": "save", "type": "button"})),
+                10,
+            ),
+        ),
+        (
+            "found_exact",
+            (
+                dw,
+                dc,
+                dd,
+                sel(json!({"text": "Save", "match": "exact"})),
+                10,
+            ),
+        ),
+        (
+            "found_within",
+            (
+                fw.clone(),
+                fc.clone(),
+                fd.clone(),
+                sel(json!({"type": "checkbox", "index": 1, "within": {"type": "table"}})),
+                2,
+            ),
+        ),
+        (
+            "found_fuzzy",
+            (
+                fw.clone(),
+                fc.clone(),
+                fd.clone(),
+                sel(json!({"text": "pay by cart", "match": "fuzzy"})),
+                10,
+            ),
+        ),
+        (
+            "found_value",
+            (
+                fw.clone(),
+                fc.clone(),
+                fd.clone(),
+                sel(json!({"text": "^jo@", "match": "regex"})),
+                10,
+            ),
+        ),
+        (
+            "found_none",
+            (
+                fw,
+                fc,
+                fd,
+                sel(json!({"text": "Delete", "type": "button"})),
+                10,
+            ),
+        ),
+    ]
+}
+
+#[test]
+fn doc_found_examples_are_what_find_controls_answers() {
+    for (name, (w, c, d, sel, limit)) in found_examples() {
+        let found = find(&c, &d, &sel, &MatchOptions::default()).expect("a good selector");
+        assert_eq!(
+            render_found_compact(&w, &sel, &found, limit),
+            doc_block("found", name),
+            "example {name}"
         );
     }
 }

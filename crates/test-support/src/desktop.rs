@@ -1,5 +1,6 @@
-//! Desktop test fixtures: the project's GTK3 form app, and running an application on a desktop
-//! with its stdout captured line by line (the form app prints one JSON record per input).
+//! Desktop test fixtures: the project's GTK3 form app and appear app, and running an application
+//! on a desktop with its stdout captured line by line (the apps print one JSON record per input
+//! or change).
 //!
 //! The desktop itself is the product's own managed virtual desktop
 //! (`deft_backend_desktop::vdesktop`), so tests exercise the same code as `deft desktop start`.
@@ -72,6 +73,18 @@ impl AppProcess {
         require_program(SYSTEM_PYTHON, "python3-gi gir1.2-gtk-3.0");
         let path = form_app_path();
         Self::spawn(SYSTEM_PYTHON, &[&path.to_string_lossy()], env)
+    }
+
+    /// Starts the appear app (`fixtures/desktop/appear_app.py`: controls to find, and controls
+    /// that appear and go `delay_ms` after a click, each printed with its wall-clock time).
+    pub fn appear_app(env: &[(String, String)], delay_ms: u64) -> std::io::Result<Self> {
+        require_program(SYSTEM_PYTHON, "python3-gi gir1.2-gtk-3.0");
+        let path = form_app_path().with_file_name("appear_app.py");
+        Self::spawn(
+            SYSTEM_PYTHON,
+            &[&path.to_string_lossy(), &delay_ms.to_string()],
+            env,
+        )
     }
 
     /// Its pid.

@@ -1,5 +1,5 @@
 //! The session's controls: listing the selected window's controls (ids, new markers,
-//! subtrees), resolving a control id with the name as a check, and validating a control right
+//! subtrees; the same controls with their nesting for the matcher), resolving a control id with the name as a check, and validating a control right
 //! before an action (still there, visible, on screen, enabled).
 
 use std::collections::HashSet;
@@ -9,8 +9,8 @@ use atspi::State;
 use deft_protocol::observation::{Control, WindowSummary};
 use futures::future::join_all;
 
-use super::{ControlEntry, Maps, Resolved, Session, WindowEntry};
-use crate::a11y::{self, Tree};
+use super::{ControlEntry, Maps, Resolved, Session, Snapshot, WindowEntry};
+use crate::a11y::{self, ObjKey, Tree};
 use crate::describe::{self, Described};
 use crate::error::{ToolError, ToolResult};
 use crate::texts;
@@ -30,72 +30,19 @@ impl Session {
         let window = self.selected().await?;
         let snap = self.snapshot(&window).await?;
         let mut maps = self.maps.lock().await;
-        let previous = maps
-            .window_info
-            .get(&window.id)
-            .and_then(|w| w.previous.clone());
-        let mut seen = HashSet::new();
-        let mut controls = Vec::new();
-        for d in snap.described {
-            seen.insert(d.key.clone());
-            if !d.listed {
-                continue;
-            }
-            let id = match maps.controls.get(&d.key) {
-                Some(id) => *id,
-                None => {
-                    maps.next_control += 1;
-                    let id = maps.next_control;
-                    maps.controls.insert(d.key.clone(), id);
-                    id
-                }
-            };
-            let is_new = previous.as_ref().is_some_and(|p| !p.contains(&d.key));
-            let mut c = Control::new(id.to_string(), d.kind, &d.name)
-                .with_states(d.states.iter().copied())
-                .with_interactive(d.interactive);
-            if let Some(v) = &d.value {
-                c = c.with_value(v.clone());
-            }
-            if let Some(r) = d.rect {
-                c = c.with_rect(r);
-            }
-            if is_new {
-                c = c.new_since_last();
-            }
-            if d.row_text {
-                c = c.as_row_text();
-            }
-            c = c.with_extra("role", d.role);
-            controls.push((d.node, c));
-            maps.control_info.insert(
-                id,
-                ControlEntry {
-                    id,
-                    window: window.id,
-                    alive: true,
-                    described: d,
-                },
-            );
-        }
-        // Controls of this window that are gone keep their ids (never reused) but fail.
-        for entry in maps.control_info.values_mut() {
-            if entry.window == window.id && !seen.contains(&entry.described.key) {
-                entry.alive = false;
-            }
-        }
+        let (listed, seen) = register(&mut maps, &window, &snap);
         let controls = match subtree {
-            None => controls.into_iter().map(|(_, c)| c).collect(),
+            None => listed.into_iter().map(|l| l.control).collect(),
             Some(id) => {
                 let root = resolve_control(&maps, &window, id, None)?
                     .entry
                     .described
                     .node;
                 let end = subtree_end(&snap.tree, root);
-                controls
+                listed
                     .into_iter()
-                    .filter(|(node, _)| (root..end).contains(node))
-                    .map(|(_, c)| c)
+                    .filter(|l| (root..end).contains(&l.node))
+                    .map(|l| l.control)
                     .collect()
             }
         };
@@ -106,12 +53,29 @@ impl Session {
                 w.rect = root_rect;
             }
         }
-        let summary = maps
-            .window_info
-            .get(&window.id)
-            .map(WindowEntry::summary)
-            .unwrap_or_else(|| window.summary());
-        Ok((summary, controls))
+        Ok((summary_of(&maps, &window), controls))
+    }
+
+    /// The selected window's controls exactly as a listing would give them (the same ids, which
+    /// actions then accept), with their nesting depths, for the matcher. Not a listing itself:
+    /// the new markers of the next listing still count from the previous one.
+    pub async fn window_controls(&self) -> ToolResult<Look> {
+        let window = self.selected().await?;
+        self.window_controls_of(&window).await
+    }
+
+    /// [`Session::window_controls`] of `window`.
+    pub(super) async fn window_controls_of(&self, window: &WindowEntry) -> ToolResult<Look> {
+        let snap = self.snapshot(window).await?;
+        let mut maps = self.maps.lock().await;
+        let (listed, _) = register(&mut maps, window, &snap);
+        let (depths, controls): (Vec<u32>, Vec<Control>) =
+            listed.into_iter().map(|l| (l.depth, l.control)).unzip();
+        Ok(Look {
+            window: summary_of(&maps, window),
+            controls,
+            depths,
+        })
     }
 
     /// Resolves a control id of the selected window (`name` as a check).
@@ -240,6 +204,128 @@ impl Session {
     }
 }
 
+/// The selected window's controls as a listing gives them, in document order.
+#[derive(Debug, Clone)]
+pub struct Look {
+    /// The window, as the listing's header names it.
+    pub window: WindowSummary,
+    /// The listed controls.
+    pub controls: Vec<Control>,
+    /// Per control, how many listed controls it is nested in: a control's subtree is the run of
+    /// deeper controls after it, as `deft_protocol::selector::find` reads it.
+    pub depths: Vec<u32>,
+}
+
+/// One listed control: its node in the walk, its nesting among listed controls, and its line.
+struct Listed {
+    node: usize,
+    depth: u32,
+    control: Control,
+}
+
+/// Gives the listed controls of `snap` their ids (new ones for objects not seen before) and
+/// their new markers against the window's previous listing, and marks the window's controls
+/// that are gone; returns them with every object described.
+fn register(
+    maps: &mut Maps,
+    window: &WindowEntry,
+    snap: &Snapshot,
+) -> (Vec<Listed>, HashSet<ObjKey>) {
+    let previous = maps
+        .window_info
+        .get(&window.id)
+        .and_then(|w| w.previous.clone());
+    let depths = listed_depths(
+        &snap.tree,
+        snap.described.iter().filter(|d| d.listed).map(|d| d.node),
+    );
+    let mut seen = HashSet::new();
+    let mut listed = Vec::new();
+    for d in &snap.described {
+        seen.insert(d.key.clone());
+        if !d.listed {
+            continue;
+        }
+        let id = match maps.controls.get(&d.key) {
+            Some(id) => *id,
+            None => {
+                maps.next_control += 1;
+                let id = maps.next_control;
+                maps.controls.insert(d.key.clone(), id);
+                id
+            }
+        };
+        let is_new = previous.as_ref().is_some_and(|p| !p.contains(&d.key));
+        listed.push(Listed {
+            node: d.node,
+            depth: depths[d.node],
+            control: control_of(id, d, is_new),
+        });
+        maps.control_info.insert(
+            id,
+            ControlEntry {
+                id,
+                window: window.id,
+                alive: true,
+                described: d.clone(),
+            },
+        );
+    }
+    // Controls of this window that are gone keep their ids (never reused) but fail.
+    for entry in maps.control_info.values_mut() {
+        if entry.window == window.id && !seen.contains(&entry.described.key) {
+            entry.alive = false;
+        }
+    }
+    (listed, seen)
+}
+
+/// A described control as its listing line shows it.
+fn control_of(id: u64, d: &Described, is_new: bool) -> Control {
+    let mut c = Control::new(id.to_string(), d.kind, &d.name)
+        .with_states(d.states.iter().copied())
+        .with_interactive(d.interactive);
+    if let Some(v) = &d.value {
+        c = c.with_value(v.clone());
+    }
+    if let Some(r) = d.rect {
+        c = c.with_rect(r);
+    }
+    if is_new {
+        c = c.new_since_last();
+    }
+    if d.row_text {
+        c = c.as_row_text();
+    }
+    c.with_extra("role", d.role)
+}
+
+/// Per node of `tree`, how many listed controls are among its ancestors. Not the walk's depth:
+/// the unlisted containers between controls would let a control of a neighbouring branch
+/// look nested in one that ends before it.
+fn listed_depths(tree: &Tree, listed_nodes: impl Iterator<Item = usize>) -> Vec<u32> {
+    let mut listed = vec![false; tree.nodes.len()];
+    for i in listed_nodes {
+        listed[i] = true;
+    }
+    let mut depths = vec![0u32; tree.nodes.len()];
+    // Depth-first order: a parent comes before its children.
+    for (i, n) in tree.nodes.iter().enumerate() {
+        if let Some(p) = n.parent {
+            depths[i] = depths[p] + u32::from(listed[p]);
+        }
+    }
+    depths
+}
+
+/// The window's summary as the id maps know it now.
+fn summary_of(maps: &Maps, window: &WindowEntry) -> WindowSummary {
+    maps.window_info
+        .get(&window.id)
+        .map(WindowEntry::summary)
+        .unwrap_or_else(|| window.summary())
+}
+
 /// Resolves a control id against the id maps for `window`: the texts of an unknown id, an id of
 /// another window, a vanished control, and the name-mismatch warning.
 fn resolve_control(
@@ -324,6 +410,21 @@ mod tests {
                 })
                 .collect(),
         }
+    }
+
+    #[test]
+    fn listed_depths_count_listed_ancestors_only() {
+        // 0 window ─ 1 group (listed) ─ 2 filler ─ 3 button (listed)
+        //          └ 4 filler ─ 5 filler ─ 6 button (listed): not inside the group.
+        let mut t = tree_of_depths(&[0, 1, 2, 3, 1, 2, 3]);
+        for (child, parent) in [(1, 0), (2, 1), (3, 2), (4, 0), (5, 4), (6, 5)] {
+            t.nodes[child].parent = Some(parent);
+        }
+        let depths = listed_depths(&t, [1, 3, 6].into_iter());
+        assert_eq!(depths, [0, 0, 1, 1, 0, 0, 0]);
+        // As the matcher reads them: the group's subtree holds the first button only.
+        let listed: Vec<u32> = [1, 3, 6].iter().map(|&n| depths[n]).collect();
+        assert_eq!(listed, [0, 1, 0]);
     }
 
     #[test]

@@ -1,15 +1,18 @@
 //! One desktop session: the connections to the desktop, the window and control id maps (unique in
 //! the device session, never reused), the selected window, and the operations the tools share
 //! (list windows, select, list controls, resolve and validate a control, detect an effect).
-//! This file owns the session's state and its connections; `windows`, `cache`, `controls` and
-//! `effect` own the operations.
+//! This file owns the session's state and its connections; `windows`, `cache`, `controls`,
+//! `effect` and `find` own the operations.
 
 mod cache;
 mod controls;
 mod effect;
+mod find;
 mod windows;
 
 pub use cache::Snapshot;
+pub use controls::Look;
+pub use find::WaitAnswer;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
@@ -103,6 +106,8 @@ pub struct Session {
     /// Held while a window is walked, so a look waits for a walk under way (one started in
     /// the background after an action) instead of walking again beside it.
     walking: Mutex<()>,
+    /// How many `wait_for_control` waits run now.
+    waits: std::sync::atomic::AtomicUsize,
 }
 
 impl std::fmt::Debug for Session {
@@ -131,6 +136,7 @@ impl Session {
             maps: Mutex::new(Maps::default()),
             cache: parking_lot::Mutex::new(HashMap::new()),
             walking: Mutex::new(()),
+            waits: std::sync::atomic::AtomicUsize::new(0),
         }
     }
 
