@@ -11,3 +11,5 @@
 //!   that makes each fire run once across servers.
 
 #![forbid(unsafe_code)]
+
+pub mod schedule;

@@ -1,0 +1,3 @@
+//! The scheduler bench (written below).
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+fn main() {}
