@@ -192,6 +192,31 @@ fn next_after_is_strictly_after_to_the_millisecond() {
 }
 
 #[test]
+fn a_late_scheduler_drops_the_fires_in_between() {
+    let t = ms("2026-12-02T12:00:00Z");
+    let every10 = spec(&ScheduleKind::Every { seconds: 10 });
+    assert_eq!(every10.next_fire(t, t + 3_000), Some(t + 10_000), "on time");
+    assert_eq!(
+        every10.next_fire(t, t + 25_000),
+        Some(t + 30_000),
+        "late by 2.5 periods: 10 s and 20 s are dropped, the phase is kept"
+    );
+    assert_eq!(
+        every10.next_fire(t, t + 30_000),
+        Some(t + 40_000),
+        "strictly after now"
+    );
+    let daily = spec(&cron("0 3 * * *", "UTC"));
+    let fire = ms("2026-12-01T03:00:00Z");
+    assert_eq!(
+        daily.next_fire(fire, ms("2026-12-05T12:00:00Z")).map(utc),
+        Some("2026-12-06T03:00:00.000Z".to_owned())
+    );
+    let once = spec(&ScheduleKind::Once { at_ms: t });
+    assert_eq!(once.next_fire(t, t + 1), None);
+}
+
+#[test]
 fn intervals_and_once() {
     let t = ms("2026-12-02T12:00:00Z");
     let every = spec(&ScheduleKind::Every { seconds: 1 });

@@ -21,6 +21,7 @@ use deft_store::ScheduleKind;
 
 pub use cron::CronField;
 pub use describe::describe;
+pub(crate) use describe::utc_moment;
 
 /// The shortest interval.
 pub const MIN_INTERVAL_S: u64 = 1;
@@ -197,6 +198,24 @@ impl ScheduleSpec {
         }
     }
 
+    /// The fire that follows `fire_at_ms` in this schedule and lies after `now_ms`: the next
+    /// regular fire while the scheduler keeps up, else the first one after now — the fires in
+    /// between are dropped, never replayed in a burst. An interval keeps its phase
+    /// (`fire_at_ms` + k × interval).
+    pub fn next_fire(&self, fire_at_ms: i64, now_ms: i64) -> Option<i64> {
+        let next = self.next_after(fire_at_ms)?;
+        if next > now_ms {
+            return Some(next);
+        }
+        match &self.parsed {
+            Parsed::Every { ms } => {
+                let periods = (now_ms - fire_at_ms) / ms + 1;
+                fire_at_ms.checked_add(periods.checked_mul(*ms)?)
+            }
+            _ => self.next_after(now_ms),
+        }
+    }
+
     /// The first fire after `now_ms`, for a schedule being created or switched on; an error
     /// when it would never fire ([`ScheduleError::OncePassed`], [`ScheduleError::NeverFires`]).
     pub fn first_fire(&self, now_ms: i64) -> Result<i64, ScheduleError> {
@@ -236,12 +255,10 @@ fn time_zone(name: &str) -> Result<Tz, ScheduleError> {
             chrono_tz::TZ_VARIANTS
                 .iter()
                 .map(|tz| {
-                    (
-                        strsim::jaro_winkler(&lower, &tz.name().to_ascii_lowercase()),
-                        tz.name(),
-                    )
+                    let known = tz.name().to_ascii_lowercase();
+                    (strsim::normalized_levenshtein(&lower, &known), tz.name())
                 })
-                .filter(|(score, _)| *score >= 0.88)
+                .filter(|(score, _)| *score >= 0.8)
                 .max_by(|a, b| a.0.total_cmp(&b.0))
                 .map(|(_, n)| n)
         })
