@@ -14,9 +14,10 @@ const SCHEDULE_COLUMNS: &str = "id, task_id, kind, cron_expr, cron_tz, every_sec
      misfire, busy, enabled, next_fire_at_ms, last_fire_at_ms, version, created_at_ms, \
      updated_at_ms";
 
-/// The schedules that may fire: enabled, of an enabled task, with a next fire.
-const FIRING: &str = "FROM schedules s JOIN tasks t ON t.id = s.task_id \
-     WHERE s.enabled = 1 AND t.enabled = 1 AND s.next_fire_at_ms IS NOT NULL";
+/// The schedules that may fire: enabled, of an enabled task, with a next fire — exactly the
+/// rows of the `schedules_firing` partial index, so both backends walk it in fire order.
+const FIRING: &str =
+    "FROM schedules WHERE enabled = 1 AND task_enabled = 1 AND next_fire_at_ms IS NOT NULL";
 
 /// The spec columns of a kind: (kind, cron_expr, cron_tz, every_seconds, once_at_ms).
 type SpecColumns<'a> = (
@@ -33,11 +34,13 @@ impl Store {
         let (kind, expr, tz, every, at) = spec_columns(&new.kind)?;
         let id = uuid::Uuid::new_v4().to_string();
         let now = now_ms();
+        // The task's switch is copied in the same statement; no row inserted: no such task.
         let sql = format!(
-            "INSERT INTO schedules ({SCHEDULE_COLUMNS}) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, NULL, 0, $12, $12)"
+            "INSERT INTO schedules ({SCHEDULE_COLUMNS}, task_enabled) \
+             SELECT $1, t.id, $3, $4, $5, $6, $7, $8, $9, $10, $11, NULL, 0, $12, $12, t.enabled \
+             FROM tasks t WHERE t.id = $2"
         );
-        sqlx::query(AssertSqlSafe(sql))
+        let done = sqlx::query(AssertSqlSafe(sql))
             .bind(&id)
             .bind(task_id)
             .bind(kind)
@@ -59,6 +62,9 @@ impl Store {
                     db("creating a schedule")(e)
                 }
             })?;
+        if done.rows_affected() == 0 {
+            return Err(no_task(task_id));
+        }
         self.schedule(&id).await
     }
 
@@ -172,9 +178,9 @@ impl Store {
     /// The earliest next fire among schedules that may fire (enabled, of an enabled task);
     /// `None` when none will.
     pub async fn earliest_fire_at(&self) -> Result<Option<i64>> {
-        let sql = format!("SELECT MIN(s.next_fire_at_ms) {FIRING}");
+        let sql = format!("SELECT next_fire_at_ms {FIRING} ORDER BY next_fire_at_ms LIMIT 1");
         sqlx::query_scalar(AssertSqlSafe(sql))
-            .fetch_one(&self.pool)
+            .fetch_optional(&self.pool)
             .await
             .map_err(db("reading the earliest fire"))
     }
@@ -182,10 +188,9 @@ impl Store {
     /// Up to `limit` schedules that may fire and are due at `now_ms` (next fire at or before
     /// it), earliest first.
     pub async fn due_schedules(&self, now_ms: i64, limit: u32) -> Result<Vec<Schedule>> {
-        let cols = crate::tasks::prefixed("s", "", SCHEDULE_COLUMNS);
         let sql = format!(
-            "SELECT {cols} {FIRING} AND s.next_fire_at_ms <= $1 \
-             ORDER BY s.next_fire_at_ms, s.id LIMIT $2"
+            "SELECT {SCHEDULE_COLUMNS} {FIRING} AND next_fire_at_ms <= $1 \
+             ORDER BY next_fire_at_ms, id LIMIT $2"
         );
         let rows = sqlx::query(AssertSqlSafe(sql))
             .bind(now_ms)
@@ -197,14 +202,16 @@ impl Store {
     }
 
     /// Claims one fire: moves the schedule to its next fire and records the fire as its last,
-    /// only if it is still enabled, at the version read and due at the fire claimed. `true`:
+    /// only if it (and its task) is still enabled, at the version read and due at the fire
+    /// claimed. `true`:
     /// this caller owns the fire and runs it; `false`: another server claimed it first or
     /// someone changed the schedule (read it again). One UPDATE, atomic on both backends.
     pub async fn claim_fire(&self, claim: &FireClaim) -> Result<bool> {
         let done = sqlx::query(
             "UPDATE schedules SET next_fire_at_ms = $4, last_fire_at_ms = $3, \
              version = version + 1 \
-             WHERE id = $1 AND version = $2 AND next_fire_at_ms = $3 AND enabled = 1",
+             WHERE id = $1 AND version = $2 AND next_fire_at_ms = $3 AND enabled = 1 \
+             AND task_enabled = 1",
         )
         .bind(&claim.schedule_id)
         .bind(to_db("a schedule version", claim.version)?)

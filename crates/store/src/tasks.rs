@@ -74,6 +74,8 @@ impl Store {
     /// unknown id, [`StoreError::Conflict`] when another task has the name.
     pub async fn update_task(&self, id: &str, new: &NewTask) -> Result<Task> {
         check_task(new)?;
+        let action = "updating a task";
+        let mut tx = self.pool.begin().await.map_err(db(action))?;
         let done = sqlx::query(
             "UPDATE tasks SET name = $2, device = $3, definition = $4, enabled = $5, \
              updated_at_ms = $6 WHERE id = $1",
@@ -84,12 +86,14 @@ impl Store {
         .bind(&new.definition)
         .bind(flag(new.enabled))
         .bind(now_ms())
-        .execute(&self.pool)
+        .execute(&mut *tx)
         .await
-        .map_err(|e| name_taken_or(e, &new.name, "updating a task"))?;
+        .map_err(|e| name_taken_or(e, &new.name, action))?;
         if done.rows_affected() == 0 {
             return Err(no_task(id));
         }
+        mirror_switch(&mut tx, id, new.enabled).await?;
+        tx.commit().await.map_err(db(action))?;
         self.task(id).await
     }
 
@@ -98,16 +102,20 @@ impl Store {
     /// re-arms them from now (deft-tasks `scheduler::rearm_task`) so that the time it was off
     /// does not count as missed.
     pub async fn set_task_enabled(&self, id: &str, enabled: bool) -> Result<Task> {
+        let action = "switching a task";
+        let mut tx = self.pool.begin().await.map_err(db(action))?;
         let done = sqlx::query("UPDATE tasks SET enabled = $2, updated_at_ms = $3 WHERE id = $1")
             .bind(id)
             .bind(flag(enabled))
             .bind(now_ms())
-            .execute(&self.pool)
+            .execute(&mut *tx)
             .await
-            .map_err(db("switching a task"))?;
+            .map_err(db(action))?;
         if done.rows_affected() == 0 {
             return Err(no_task(id));
         }
+        mirror_switch(&mut tx, id, enabled).await?;
+        tx.commit().await.map_err(db(action))?;
         self.task(id).await
     }
 
@@ -144,7 +152,8 @@ impl Store {
             "SELECT {task_cols}, {run_cols}, \
              (SELECT COUNT(*) FROM schedules s WHERE s.task_id = t.id) AS schedule_count, \
              (SELECT MIN(s.next_fire_at_ms) FROM schedules s \
-              WHERE s.task_id = t.id AND s.enabled = 1) AS next_fire_at_ms \
+              WHERE s.task_id = t.id AND s.enabled = 1 AND s.task_enabled = 1) \
+              AS next_fire_at_ms \
              FROM tasks t LEFT JOIN task_runs r ON r.id = \
              (SELECT r2.id FROM task_runs r2 WHERE r2.task_id = t.id \
               ORDER BY r2.started_at_ms DESC, r2.id DESC LIMIT 1) \
@@ -169,6 +178,25 @@ impl Store {
             total: from_db("task count", total)?,
         })
     }
+}
+
+/// Copies a task's switch into its schedules' `task_enabled` (in the caller's transaction);
+/// a claim read before the change then loses.
+async fn mirror_switch(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    task_id: &str,
+    enabled: bool,
+) -> Result<()> {
+    sqlx::query(
+        "UPDATE schedules SET task_enabled = $2, version = version + 1 \
+         WHERE task_id = $1 AND task_enabled <> $2",
+    )
+    .bind(task_id)
+    .bind(flag(enabled))
+    .execute(&mut **tx)
+    .await
+    .map_err(db("switching a task's schedules"))?;
+    Ok(())
 }
 
 /// The store's own checks of a task: a name and a device.

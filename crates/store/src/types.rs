@@ -180,7 +180,8 @@ pub struct TaskListing {
     pub task: Task,
     /// How many schedules it has (enabled or not).
     pub schedule_count: u64,
-    /// The earliest next fire among its enabled schedules (`None`: nothing scheduled).
+    /// The earliest next fire among its enabled schedules (`None`: nothing scheduled, or the
+    /// task is off).
     pub next_fire_at_ms: Option<i64>,
     /// Its most recently started run, if any.
     pub last_run: Option<TaskRun>,
@@ -249,7 +250,8 @@ pub struct Schedule {
     pub next_fire_at_ms: Option<i64>,
     /// The last claimed fire, ms since the epoch.
     pub last_fire_at_ms: Option<i64>,
-    /// Grows with every change (claims included); [`crate::Store::claim_fire`] compares it.
+    /// Grows with every change (claims and switching its task included);
+    /// [`crate::Store::claim_fire`] compares it.
     pub version: u64,
     /// Creation time, ms since the epoch.
     pub created_at_ms: i64,

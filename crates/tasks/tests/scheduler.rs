@@ -165,6 +165,7 @@ async fn switched_off_schedules_and_tasks_do_not_fire() {
     )
     .await;
     store.set_task_enabled(&off_task.id, false).await.unwrap();
+    let b = store.schedule(&b.id).await.unwrap(); // switching its task moved its version
     let c = every(
         &store,
         &on,

@@ -374,8 +374,16 @@ pub async fn schedule_crud_and_claim(store: &Store) {
         (None, Some(3_000))
     );
 
-    // A switched-off task's schedules do not fire.
+    // A switched-off task's schedules do not fire, and a claim read before the switch loses.
+    let read = store.schedule(&cron.id).await.unwrap();
     store.set_task_enabled(&task.id, false).await.unwrap();
+    let before_switch = FireClaim {
+        schedule_id: cron.id.clone(),
+        version: read.version,
+        fire_at_ms: 87_000,
+        next_fire_at_ms: Some(173_000),
+    };
+    assert!(!store.claim_fire(&before_switch).await.unwrap());
     assert_eq!(store.earliest_fire_at().await.unwrap(), None);
     assert!(store.due_schedules(i64::MAX, 10).await.unwrap().is_empty());
     store.set_task_enabled(&task.id, true).await.unwrap();
