@@ -24,15 +24,21 @@ const MAX_CONNECTIONS: u32 = 8;
 /// How long a caller waits for a free pooled connection.
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// The schema, embedded. The same DDL serves both backends.
+/// The schema, embedded, one migration per version. The same DDL serves both backends.
 fn migrator() -> Migrator {
-    Migrator::with_migrations(vec![Migration::new(
-        1,
-        "initial".into(),
-        MigrationType::Simple,
-        include_str!("../migrations/0001_initial.sql").into_sql_str(),
-        false,
-    )])
+    let migration = |version, name: &str, sql: &'static str| {
+        Migration::new(
+            version,
+            name.to_owned().into(),
+            MigrationType::Simple,
+            sql.into_sql_str(),
+            false,
+        )
+    };
+    Migrator::with_migrations(vec![
+        migration(1, "initial", include_str!("../migrations/0001_initial.sql")),
+        migration(2, "tasks", include_str!("../migrations/0002_tasks.sql")),
+    ])
 }
 
 /// The backend a DATABASE_URL-style URL names, if any.

@@ -1,5 +1,5 @@
-//! Conversions between Rust values and columns: unsigned counters in signed BIGINTs, JSON in
-//! TEXT, the clock, the reasoning cap.
+//! Conversions between Rust values and columns: unsigned counters in signed BIGINTs, flags in
+//! BIGINT 0/1, JSON in TEXT, pages as LIMIT/OFFSET, the clock, the reasoning cap.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -7,8 +7,8 @@ use deft_protocol::Usage;
 use sqlx::any::AnyRow;
 use sqlx::{Any, Row};
 
-use crate::MAX_REASONING_CHARS;
 use crate::error::{Result, StoreError, db};
+use crate::{MAX_PAGE, MAX_REASONING_CHARS, Page};
 
 /// One column of a row; `action` says what the store was doing, for the error.
 pub(crate) fn column<'r, T>(row: &'r AnyRow, col: &str, action: &'static str) -> Result<T>
@@ -77,6 +77,28 @@ pub(crate) fn from_json<T: serde::de::DeserializeOwned>(what: &str, text: &str) 
 /// Serializes a value for a JSON column. Values the store takes always serialize.
 pub(crate) fn to_json<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_string(value).unwrap_or_else(|_| "null".to_owned())
+}
+
+/// A flag as the database stores it (BIGINT 0/1: one type on both backends).
+pub(crate) fn flag(value: bool) -> i64 {
+    i64::from(value)
+}
+
+/// A stored flag back: anything but 0 is set.
+pub(crate) fn flag_from(row: &AnyRow, col: &str, action: &'static str) -> Result<bool> {
+    Ok(column::<i64>(row, col, action)? != 0)
+}
+
+/// `LIMIT` and `OFFSET` of a page; [`StoreError::Invalid`] for a limit outside 1 to
+/// [`MAX_PAGE`].
+pub(crate) fn page_bounds(page: Page) -> Result<(i64, i64)> {
+    if page.limit == 0 || page.limit > MAX_PAGE {
+        return Err(StoreError::Invalid(format!(
+            "a page holds 1 to {MAX_PAGE} items, not {}",
+            page.limit
+        )));
+    }
+    Ok((i64::from(page.limit), to_db("a page offset", page.offset)?))
 }
 
 /// The first [`MAX_REASONING_CHARS`] characters of `text` (cut on a character boundary).

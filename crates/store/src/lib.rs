@@ -1,6 +1,7 @@
 //! Persistence for the console: app settings (`app_meta`), the admin user and login sessions,
-//! conversations with their messages, and agent runs with their event log (the SSE replay
-//! source). One interface over two backends: a SQLite file in the data folder by default, or
+//! conversations with their messages, agent runs with their event log (the SSE replay
+//! source), and tasks with their schedules and task runs (with each run's step results). One
+//! interface over two backends: a SQLite file in the data folder by default, or
 //! PostgreSQL when a `postgres://` URL is given.
 //!
 //! ```no_run
@@ -15,7 +16,11 @@
 //! ```
 //!
 //! **Invariant:** no SQL leaves this crate; callers see only the types below. The store knows
-//! nothing of HTTP, passwords (it keeps the hash it is given) or the agent.
+//! nothing of HTTP, passwords (it keeps the hash it is given) or the agent; it keeps a task's
+//! definition and a schedule's spec as given and never computes a fire time (deft-tasks does).
+//!
+//! Deleting a task deletes its schedules and keeps its runs: the history (with the task's name
+//! at the time) stays readable until [`Store::delete_task_runs`] purges it.
 
 #![forbid(unsafe_code)]
 
@@ -25,6 +30,9 @@ mod convert;
 mod error;
 mod meta;
 mod runs;
+mod schedules;
+mod task_runs;
+mod tasks;
 mod types;
 mod users;
 
@@ -34,13 +42,21 @@ use sqlx::AnyPool;
 
 pub use deft_protocol::Usage;
 pub use error::{Result, StoreError};
-pub use types::{Conversation, ConversationSummary, Message, RunRecord, SessionRow, User};
+pub use types::{
+    BusyPolicy, Conversation, ConversationSummary, FireClaim, MatchedControl, Message,
+    MisfirePolicy, NewSchedule, NewTask, NewTaskRun, Page, Paged, RunRecord, RunStart, Schedule,
+    ScheduleKind, SessionRow, StepCounts, StepStatus, Task, TaskListing, TaskRun, TaskRunFilter,
+    TaskRunStatus, TaskRunStep, TaskTrigger, User,
+};
 
 /// A conversation keeps at most this many messages; appending drops the oldest.
 pub const MAX_MESSAGES: usize = 60;
 
 /// A message's stored reasoning is cut to this many characters.
 pub const MAX_REASONING_CHARS: usize = 6_000;
+
+/// A page of a list holds at most this many items.
+pub const MAX_PAGE: u32 = 1_000;
 
 /// Which database a [`Store`] talks to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

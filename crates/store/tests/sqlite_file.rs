@@ -258,3 +258,41 @@ async fn a_missing_file_without_rwc_is_unavailable() {
         "{err}"
     );
 }
+
+/// A database made before tasks existed (schema version 1) gains the task tables on open and
+/// keeps what it had.
+#[tokio::test]
+async fn a_version_1_database_is_migrated_to_tasks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = Store::open(tmp.path(), None).await.unwrap();
+    let conv = store.create_conversation("before tasks").await.unwrap();
+    store.close().await;
+
+    // Back to version 1: without the task tables and without migration 2's record.
+    let url = format!("sqlite://{}", tmp.path().join("deft.db").display());
+    let mut raw = AnyConnection::connect(&url).await.unwrap();
+    for sql in [
+        "DROP TABLE task_run_steps",
+        "DROP TABLE task_runs",
+        "DROP TABLE schedules",
+        "DROP TABLE tasks",
+        "DELETE FROM _sqlx_migrations WHERE version = 2",
+    ] {
+        sqlx::query(sql).execute(&mut raw).await.unwrap();
+    }
+    raw.close().await.unwrap();
+
+    let store = Store::open(tmp.path(), None).await.unwrap();
+    assert!(store.conversation(&conv.id).await.unwrap().is_some());
+    let task = store
+        .create_task(&deft_store::NewTask {
+            name: "after".into(),
+            device: "local".into(),
+            definition: "{}".into(),
+            enabled: true,
+        })
+        .await
+        .unwrap();
+    assert_eq!(store.task(&task.id).await.unwrap(), task);
+    store.close().await;
+}

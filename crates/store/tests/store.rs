@@ -63,6 +63,12 @@ on_both_backends!(
     steps_json_round_trip,
     concurrent_appends_serialize,
     runs_create_finish_unfinished,
-    events_idempotent_filtered_ordered;
-    with_url: corrupt_json_is_reported,
+    events_idempotent_filtered_ordered,
+    task_crud_and_listing,
+    schedule_crud_and_claim,
+    concurrent_claims_have_one_winner,
+    task_runs_one_running_per_task,
+    task_run_steps_and_counts,
+    task_runs_paged_newest_first;
+    with_url: corrupt_json_is_reported, corrupt_task_rows_are_reported,
 );

@@ -13,6 +13,8 @@
 #![forbid(unsafe_code)]
 
 pub mod runner;
+pub mod schedule;
+pub mod scheduler;
 pub mod schema;
 pub mod step;
 pub mod texts;

@@ -7,6 +7,7 @@
 //! - [`net`]: free loopback ports and waiting for a port to open.
 //! - [`web`]: the loopback page server for browser tests (fixture pages in `fixtures/web/`).
 //! - [`desktop`]: the GTK3 form app (`fixtures/desktop/`) and running apps with captured output.
+//! - [`postgres`]: scratch databases on the test PostgreSQL, dropped afterwards.
 //! - [`TempDataDir`]: a temporary deft data folder removed on drop.
 //! - [`repo_root`] and [`interop_python`]: the checkout, and the Python with the official MCP
 //!   SDK that the interop tests drive deft with.
@@ -17,6 +18,7 @@ pub mod desktop;
 pub mod fixture;
 pub mod model;
 pub mod net;
+pub mod postgres;
 pub mod proc;
 pub mod web;
 

@@ -4,10 +4,12 @@
 mod conversations;
 mod meta_users;
 mod runs;
+mod tasks;
 
 pub use conversations::*;
 pub use meta_users::*;
 pub use runs::*;
+pub use tasks::*;
 
 use deft_store::{Message, Usage};
 

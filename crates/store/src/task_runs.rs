@@ -1,0 +1,424 @@
+//! Task runs and their step results: starting a run (at most one running per task, across
+//! servers), recording a run that never started, finishing, the paged history (newest first),
+//! the running instance of a task, and each run's executed steps.
+
+use serde_json::{Map, Value};
+use sqlx::AssertSqlSafe;
+use sqlx::any::AnyRow;
+
+use crate::convert::{column, from_db, from_json, page_bounds, to_db, to_json};
+use crate::error::{Result, StoreError, db, is_unique_violation};
+use crate::tasks::{no_task, prefixed};
+use crate::{
+    MatchedControl, NewTaskRun, Page, Paged, RunStart, StepCounts, StepStatus, Store, TaskRun,
+    TaskRunFilter, TaskRunStatus, TaskRunStep, TaskTrigger,
+};
+
+const RUN_COLUMNS: &str = "id, task_id, task_name, triggered_by, schedule_id, fire_at_ms, device, \
+     status, started_at_ms, ended_at_ms, error, variables, steps_ok, steps_failed, steps_skipped, \
+     steps_healed";
+
+const STEP_COLUMNS: &str = "seq, path, step_type, status, started_at_ms, duration_ms, matched, \
+     healed_from, error";
+
+/// How often [`Store::start_task_run`] retries when the run that made it busy ended before it
+/// could be read.
+const START_ATTEMPTS: usize = 3;
+
+impl Store {
+    /// Records a run of a task as running, unless another run of the task is running: then
+    /// nothing is recorded and the answer is [`RunStart::Busy`] with that run. The check and
+    /// the insert are one statement against a unique index, so two servers on one database
+    /// never both start the task. The task's name (and device when `new.device` is `None`) are
+    /// copied into the run. [`StoreError::NotFound`] for an unknown task.
+    pub async fn start_task_run(&self, new: &NewTaskRun) -> Result<RunStart> {
+        for _ in 0..START_ATTEMPTS {
+            match self.insert_run(new, TaskRunStatus::Running, None).await {
+                Ok(run) => return Ok(RunStart::Started(run)),
+                Err(InsertError::Busy) => {
+                    if let Some(running) = self.running_task_run(&new.task_id).await? {
+                        return Ok(RunStart::Busy(running));
+                    }
+                    // It ended between the insert and the read: try again.
+                }
+                Err(InsertError::Store(e)) => return Err(e),
+            }
+        }
+        Err(StoreError::Conflict(format!(
+            "task {:?} kept starting and ending runs; try again",
+            new.task_id
+        )))
+    }
+
+    /// Records a run that never started, as `status` ([`TaskRunStatus::Skipped`] or
+    /// [`TaskRunStatus::Failed`]) with `reason`, ended when it started. Any other status is
+    /// [`StoreError::Invalid`]; an unknown task [`StoreError::NotFound`].
+    pub async fn record_unstarted_run(
+        &self,
+        new: &NewTaskRun,
+        status: TaskRunStatus,
+        reason: &str,
+    ) -> Result<TaskRun> {
+        if !matches!(status, TaskRunStatus::Skipped | TaskRunStatus::Failed) {
+            return Err(StoreError::Invalid(format!(
+                "a run that never started is recorded as skipped or failed, not {status}"
+            )));
+        }
+        match self.insert_run(new, status, Some(reason)).await {
+            Ok(run) => Ok(run),
+            Err(InsertError::Busy) => Err(StoreError::Conflict(format!(
+                "cannot record an unstarted run of task {:?}",
+                new.task_id
+            ))),
+            Err(InsertError::Store(e)) => Err(e),
+        }
+    }
+
+    /// Ends a running run with its outcome (`error`: why it failed or was stopped) and returns
+    /// it. [`StoreError::NotFound`] for an unknown run, [`StoreError::Conflict`] when it has
+    /// already ended (a stop racing the last step), [`StoreError::Invalid`] for
+    /// [`TaskRunStatus::Running`].
+    pub async fn finish_task_run(
+        &self,
+        run_id: &str,
+        status: TaskRunStatus,
+        error: Option<&str>,
+        ended_at_ms: i64,
+    ) -> Result<TaskRun> {
+        if status == TaskRunStatus::Running {
+            return Err(StoreError::Invalid(format!(
+                "cannot finish task run {run_id:?} as running: give how it ended"
+            )));
+        }
+        let done = sqlx::query(
+            "UPDATE task_runs SET status = $2, error = $3, ended_at_ms = $4 \
+             WHERE id = $1 AND status = $5",
+        )
+        .bind(run_id)
+        .bind(status.as_str())
+        .bind(error)
+        .bind(ended_at_ms)
+        .bind(TaskRunStatus::Running.as_str())
+        .execute(&self.pool)
+        .await
+        .map_err(db("finishing a task run"))?;
+        let run = self.task_run(run_id).await?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::Conflict(format!(
+                "task run {run_id:?} has already ended ({})",
+                run.status
+            )));
+        }
+        Ok(run)
+    }
+
+    /// The task run with this id; [`StoreError::NotFound`] when there is none.
+    pub async fn task_run(&self, run_id: &str) -> Result<TaskRun> {
+        let sql = format!("SELECT {RUN_COLUMNS} FROM task_runs WHERE id = $1");
+        let row = sqlx::query(AssertSqlSafe(sql))
+            .bind(run_id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(db("reading a task run"))?;
+        match row {
+            Some(row) => task_run_from_row(&row, ""),
+            None => Err(no_run(run_id)),
+        }
+    }
+
+    /// The running instance of a task, if any (there is at most one).
+    pub async fn running_task_run(&self, task_id: &str) -> Result<Option<TaskRun>> {
+        let sql = format!("SELECT {RUN_COLUMNS} FROM task_runs WHERE task_id = $1 AND status = $2");
+        let row = sqlx::query(AssertSqlSafe(sql))
+            .bind(task_id)
+            .bind(TaskRunStatus::Running.as_str())
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(db("reading a task's running run"))?;
+        row.as_ref().map(|r| task_run_from_row(r, "")).transpose()
+    }
+
+    /// Every running task run, oldest first: the monitor's list, and after a restart the runs
+    /// it cut off.
+    pub async fn running_task_runs(&self) -> Result<Vec<TaskRun>> {
+        let sql = format!(
+            "SELECT {RUN_COLUMNS} FROM task_runs WHERE status = $1 ORDER BY started_at_ms, id"
+        );
+        let rows = sqlx::query(AssertSqlSafe(sql))
+            .bind(TaskRunStatus::Running.as_str())
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db("listing running task runs"))?;
+        rows.iter().map(|r| task_run_from_row(r, "")).collect()
+    }
+
+    /// A page of task runs matching `filter`, newest first (by start).
+    pub async fn task_runs(&self, filter: &TaskRunFilter, page: Page) -> Result<Paged<TaskRun>> {
+        let (limit, offset) = page_bounds(page)?;
+        let action = "listing task runs";
+        // Each condition is either off (its parameter NULL) or compared: one statement for
+        // every combination.
+        let filter_sql = "($1 IS NULL OR task_id = $1) AND ($2 IS NULL OR schedule_id = $2) \
+             AND ($3 IS NULL OR status = $3)";
+        let sql = format!(
+            "SELECT {RUN_COLUMNS} FROM task_runs WHERE {filter_sql} \
+             ORDER BY started_at_ms DESC, id DESC LIMIT $4 OFFSET $5"
+        );
+        let status = filter.status.map(TaskRunStatus::as_str);
+        let rows = sqlx::query(AssertSqlSafe(sql))
+            .bind(filter.task_id.as_deref())
+            .bind(filter.schedule_id.as_deref())
+            .bind(status)
+            .bind(limit)
+            .bind(offset)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db(action))?;
+        let items = rows
+            .iter()
+            .map(|r| task_run_from_row(r, ""))
+            .collect::<Result<Vec<_>>>()?;
+        let count_sql = format!("SELECT COUNT(*) FROM task_runs WHERE {filter_sql}");
+        let total: i64 = sqlx::query_scalar(AssertSqlSafe(count_sql))
+            .bind(filter.task_id.as_deref())
+            .bind(filter.schedule_id.as_deref())
+            .bind(status)
+            .fetch_one(&self.pool)
+            .await
+            .map_err(db(action))?;
+        Ok(Paged {
+            items,
+            total: from_db("task run count", total)?,
+        })
+    }
+
+    /// Deletes a task's ended runs and their steps (a running one stays); how many went.
+    pub async fn delete_task_runs(&self, task_id: &str) -> Result<u64> {
+        let action = "deleting task runs";
+        let mut tx = self.pool.begin().await.map_err(db(action))?;
+        sqlx::query(
+            "DELETE FROM task_run_steps WHERE run_id IN \
+             (SELECT id FROM task_runs WHERE task_id = $1 AND status <> $2)",
+        )
+        .bind(task_id)
+        .bind(TaskRunStatus::Running.as_str())
+        .execute(&mut *tx)
+        .await
+        .map_err(db(action))?;
+        let done = sqlx::query("DELETE FROM task_runs WHERE task_id = $1 AND status <> $2")
+            .bind(task_id)
+            .bind(TaskRunStatus::Running.as_str())
+            .execute(&mut *tx)
+            .await
+            .map_err(db(action))?;
+        tx.commit().await.map_err(db(action))?;
+        Ok(done.rows_affected())
+    }
+
+    /// Appends one executed step to a run and adds it to the run's counts, in one transaction.
+    /// [`StoreError::NotFound`] for an unknown run, [`StoreError::Conflict`] when the run already
+    /// has a step with this `seq`.
+    pub async fn append_task_run_step(&self, run_id: &str, step: &TaskRunStep) -> Result<()> {
+        let action = "recording a task run step";
+        let seq = to_db("a step's seq", step.seq)?;
+        let duration = to_db("a step's duration", step.duration_ms)?;
+        let count = |status: StepStatus| i64::from(step.status == status);
+        let mut tx = self.pool.begin().await.map_err(db(action))?;
+        // The UPDATE first: it takes the run's write lock before the insert.
+        let done = sqlx::query(
+            "UPDATE task_runs SET steps_ok = steps_ok + $2, steps_failed = steps_failed + $3, \
+             steps_skipped = steps_skipped + $4, steps_healed = steps_healed + $5 WHERE id = $1",
+        )
+        .bind(run_id)
+        .bind(count(StepStatus::Ok))
+        .bind(count(StepStatus::Failed))
+        .bind(count(StepStatus::Skipped))
+        .bind(i64::from(step.healed_from.is_some()))
+        .execute(&mut *tx)
+        .await
+        .map_err(db(action))?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::NotFound(format!(
+                "cannot record a step of task run {run_id:?}: no such run"
+            )));
+        }
+        let sql = format!(
+            "INSERT INTO task_run_steps (run_id, {STEP_COLUMNS}) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+        );
+        sqlx::query(AssertSqlSafe(sql))
+            .bind(run_id)
+            .bind(seq)
+            .bind(&step.path)
+            .bind(&step.step_type)
+            .bind(step.status.as_str())
+            .bind(step.started_at_ms)
+            .bind(duration)
+            .bind(step.matched.as_ref().map(to_json))
+            .bind(step.healed_from.as_ref().map(to_json))
+            .bind(step.error.as_deref())
+            .execute(&mut *tx)
+            .await
+            .map_err(|e| {
+                if is_unique_violation(&e) {
+                    StoreError::Conflict(format!(
+                        "task run {run_id:?} already has a step {}",
+                        step.seq
+                    ))
+                } else {
+                    db(action)(e)
+                }
+            })?;
+        tx.commit().await.map_err(db(action))?;
+        Ok(())
+    }
+
+    /// A run's executed steps in order. [`StoreError::NotFound`] for an unknown run.
+    pub async fn task_run_steps(&self, run_id: &str) -> Result<Vec<TaskRunStep>> {
+        let action = "reading task run steps";
+        let mut tx = self.pool.begin().await.map_err(db(action))?;
+        let exists: Option<String> = sqlx::query_scalar("SELECT id FROM task_runs WHERE id = $1")
+            .bind(run_id)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(db(action))?;
+        if exists.is_none() {
+            return Err(no_run(run_id));
+        }
+        let sql =
+            format!("SELECT {STEP_COLUMNS} FROM task_run_steps WHERE run_id = $1 ORDER BY seq");
+        let rows = sqlx::query(AssertSqlSafe(sql))
+            .bind(run_id)
+            .fetch_all(&mut *tx)
+            .await
+            .map_err(db(action))?;
+        tx.commit().await.map_err(db(action))?;
+        rows.iter().map(|r| step_from_row(r, run_id)).collect()
+    }
+
+    /// Inserts a run row copied from its task; [`InsertError::Busy`] when the task's
+    /// one-running index refuses it.
+    async fn insert_run(
+        &self,
+        new: &NewTaskRun,
+        status: TaskRunStatus,
+        error: Option<&str>,
+    ) -> Result<TaskRun, InsertError> {
+        let id = uuid::Uuid::new_v4().to_string();
+        let ended = (status != TaskRunStatus::Running).then_some(new.started_at_ms);
+        let done = sqlx::query(
+            "INSERT INTO task_runs (id, task_id, task_name, triggered_by, schedule_id, \
+             fire_at_ms, device, status, started_at_ms, ended_at_ms, error, variables) \
+             SELECT $1, t.id, t.name, $3, $4, $5, COALESCE($6, t.device), $7, $8, $9, $10, $11 \
+             FROM tasks t WHERE t.id = $2",
+        )
+        .bind(&id)
+        .bind(&new.task_id)
+        .bind(new.trigger.as_str())
+        .bind(new.schedule_id.as_deref())
+        .bind(new.fire_at_ms)
+        .bind(new.device.as_deref())
+        .bind(status.as_str())
+        .bind(new.started_at_ms)
+        .bind(ended)
+        .bind(error)
+        .bind(to_json(&new.variables))
+        .execute(&self.pool)
+        .await
+        .map_err(|e| {
+            if is_unique_violation(&e) {
+                InsertError::Busy
+            } else {
+                InsertError::Store(db("recording a task run")(e))
+            }
+        })?;
+        if done.rows_affected() == 0 {
+            return Err(InsertError::Store(no_task(&new.task_id)));
+        }
+        self.task_run(&id).await.map_err(InsertError::Store)
+    }
+}
+
+/// Why [`Store::insert_run`] did not insert.
+enum InsertError {
+    /// Another run of the task is running.
+    Busy,
+    /// Anything else.
+    Store(StoreError),
+}
+
+fn no_run(run_id: &str) -> StoreError {
+    StoreError::NotFound(format!("no task run has the id {run_id:?}"))
+}
+
+/// The run columns of table alias `table`, renamed with `prefix` (for joins).
+pub(crate) fn prefixed_run_columns(table: &str, prefix: &str) -> String {
+    prefixed(table, prefix, RUN_COLUMNS)
+}
+
+/// A task run from columns named `prefix` + the column.
+pub(crate) fn task_run_from_row(row: &AnyRow, prefix: &str) -> Result<TaskRun> {
+    const READ: &str = "reading a task run";
+    let col = |name: &str| format!("{prefix}{name}");
+    let id: String = column(row, &col("id"), READ)?;
+    let what = |c: &str| format!("task run {id}, column {c}");
+    let count = |c: &str| -> Result<u64> { from_db(&what(c), column(row, &col(c), READ)?) };
+    let trigger: String = column(row, &col("triggered_by"), READ)?;
+    let status: String = column(row, &col("status"), READ)?;
+    let variables: String = column(row, &col("variables"), READ)?;
+    Ok(TaskRun {
+        task_id: column(row, &col("task_id"), READ)?,
+        task_name: column(row, &col("task_name"), READ)?,
+        trigger: TaskTrigger::from_name(&trigger).ok_or_else(|| StoreError::Corrupt {
+            what: what("triggered_by"),
+            cause: format!("unknown trigger {trigger:?}"),
+        })?,
+        schedule_id: column(row, &col("schedule_id"), READ)?,
+        fire_at_ms: column(row, &col("fire_at_ms"), READ)?,
+        device: column(row, &col("device"), READ)?,
+        status: TaskRunStatus::from_name(&status).ok_or_else(|| StoreError::Corrupt {
+            what: what("status"),
+            cause: format!("unknown task run status {status:?}"),
+        })?,
+        started_at_ms: column(row, &col("started_at_ms"), READ)?,
+        ended_at_ms: column(row, &col("ended_at_ms"), READ)?,
+        error: column(row, &col("error"), READ)?,
+        variables: from_json::<Map<String, Value>>(&what("variables"), &variables)?,
+        steps: StepCounts {
+            ok: count("steps_ok")?,
+            failed: count("steps_failed")?,
+            skipped: count("steps_skipped")?,
+            healed: count("steps_healed")?,
+        },
+        id,
+    })
+}
+
+fn step_from_row(row: &AnyRow, run_id: &str) -> Result<TaskRunStep> {
+    const READ: &str = "reading task run steps";
+    let seq: i64 = column(row, "seq", READ)?;
+    let what = |c: &str| format!("step {seq} of task run {run_id}, column {c}");
+    let status: String = column(row, "status", READ)?;
+    let matched = match column::<Option<String>>(row, "matched", READ)? {
+        Some(json) => Some(from_json::<MatchedControl>(&what("matched"), &json)?),
+        None => None,
+    };
+    let healed_from = match column::<Option<String>>(row, "healed_from", READ)? {
+        Some(json) => Some(from_json::<Value>(&what("healed_from"), &json)?),
+        None => None,
+    };
+    Ok(TaskRunStep {
+        seq: from_db(&what("seq"), seq)?,
+        path: column(row, "path", READ)?,
+        step_type: column(row, "step_type", READ)?,
+        status: StepStatus::from_name(&status).ok_or_else(|| StoreError::Corrupt {
+            what: what("status"),
+            cause: format!("unknown step status {status:?}"),
+        })?,
+        started_at_ms: column(row, "started_at_ms", READ)?,
+        duration_ms: from_db(&what("duration_ms"), column(row, "duration_ms", READ)?)?,
+        matched,
+        healed_from,
+        error: column(row, "error", READ)?,
+    })
+}

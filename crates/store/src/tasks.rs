@@ -1,0 +1,276 @@
+//! Tasks: create, read, rename/replace, switch on and off, delete (with their schedules; their
+//! runs stay), and the task list with each task's next fire and last run.
+
+use sqlx::AssertSqlSafe;
+use sqlx::any::AnyRow;
+
+use crate::convert::{column, flag, flag_from, from_db, now_ms, page_bounds};
+use crate::error::{Result, StoreError, db, is_unique_violation};
+use crate::task_runs::{prefixed_run_columns, task_run_from_row};
+use crate::{NewTask, Page, Paged, Store, Task, TaskListing};
+
+const TASK_COLUMNS: &str = "id, name, device, definition, enabled, created_at_ms, updated_at_ms";
+
+impl Store {
+    /// Stores a new task with a fresh id. [`StoreError::Conflict`] when the name is taken,
+    /// [`StoreError::Invalid`] for a blank name or device.
+    pub async fn create_task(&self, new: &NewTask) -> Result<Task> {
+        check_task(new)?;
+        let now = now_ms();
+        let task = Task {
+            id: uuid::Uuid::new_v4().to_string(),
+            name: new.name.clone(),
+            device: new.device.clone(),
+            definition: new.definition.clone(),
+            enabled: new.enabled,
+            created_at_ms: now,
+            updated_at_ms: now,
+        };
+        sqlx::query(
+            "INSERT INTO tasks (id, name, device, definition, enabled, created_at_ms, \
+             updated_at_ms) VALUES ($1, $2, $3, $4, $5, $6, $6)",
+        )
+        .bind(&task.id)
+        .bind(&task.name)
+        .bind(&task.device)
+        .bind(&task.definition)
+        .bind(flag(task.enabled))
+        .bind(now)
+        .execute(&self.pool)
+        .await
+        .map_err(|e| name_taken_or(e, &new.name, "creating a task"))?;
+        Ok(task)
+    }
+
+    /// The task with this id; [`StoreError::NotFound`] when there is none.
+    pub async fn task(&self, id: &str) -> Result<Task> {
+        let sql = format!("SELECT {TASK_COLUMNS} FROM tasks WHERE id = $1");
+        let row = sqlx::query(AssertSqlSafe(sql))
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(db("reading a task"))?;
+        match row {
+            Some(row) => task_from_row(&row, ""),
+            None => Err(no_task(id)),
+        }
+    }
+
+    /// The task with this name; [`StoreError::NotFound`] when there is none.
+    pub async fn task_by_name(&self, name: &str) -> Result<Task> {
+        let sql = format!("SELECT {TASK_COLUMNS} FROM tasks WHERE name = $1");
+        let row = sqlx::query(AssertSqlSafe(sql))
+            .bind(name)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(db("reading a task"))?;
+        match row {
+            Some(row) => task_from_row(&row, ""),
+            None => Err(StoreError::NotFound(format!("no task is named {name:?}"))),
+        }
+    }
+
+    /// Replaces a task's name, device, definition and switch. [`StoreError::NotFound`] for an
+    /// unknown id, [`StoreError::Conflict`] when another task has the name.
+    pub async fn update_task(&self, id: &str, new: &NewTask) -> Result<Task> {
+        check_task(new)?;
+        let action = "updating a task";
+        let mut tx = self.pool.begin().await.map_err(db(action))?;
+        let done = sqlx::query(
+            "UPDATE tasks SET name = $2, device = $3, definition = $4, enabled = $5, \
+             updated_at_ms = $6 WHERE id = $1",
+        )
+        .bind(id)
+        .bind(&new.name)
+        .bind(&new.device)
+        .bind(&new.definition)
+        .bind(flag(new.enabled))
+        .bind(now_ms())
+        .execute(&mut *tx)
+        .await
+        .map_err(|e| name_taken_or(e, &new.name, action))?;
+        if done.rows_affected() == 0 {
+            return Err(no_task(id));
+        }
+        mirror_switch(&mut tx, id, new.enabled).await?;
+        tx.commit().await.map_err(db(action))?;
+        self.task(id).await
+    }
+
+    /// Switches a task on or off (off: its schedules do not fire). [`StoreError::NotFound`]
+    /// for an unknown id. Switching on does not move its schedules' next fires: the caller
+    /// re-arms them from now (deft-tasks `scheduler::rearm_task`) so that the time it was off
+    /// does not count as missed.
+    pub async fn set_task_enabled(&self, id: &str, enabled: bool) -> Result<Task> {
+        let action = "switching a task";
+        let mut tx = self.pool.begin().await.map_err(db(action))?;
+        let done = sqlx::query("UPDATE tasks SET enabled = $2, updated_at_ms = $3 WHERE id = $1")
+            .bind(id)
+            .bind(flag(enabled))
+            .bind(now_ms())
+            .execute(&mut *tx)
+            .await
+            .map_err(db(action))?;
+        if done.rows_affected() == 0 {
+            return Err(no_task(id));
+        }
+        mirror_switch(&mut tx, id, enabled).await?;
+        tx.commit().await.map_err(db(action))?;
+        self.task(id).await
+    }
+
+    /// Deletes a task and its schedules. Its runs stay (with the task's name) until
+    /// [`Store::delete_task_runs`]. [`StoreError::NotFound`] for an unknown id.
+    pub async fn delete_task(&self, id: &str) -> Result<()> {
+        let action = "deleting a task";
+        let mut tx = self.pool.begin().await.map_err(db(action))?;
+        sqlx::query("DELETE FROM schedules WHERE task_id = $1")
+            .bind(id)
+            .execute(&mut *tx)
+            .await
+            .map_err(db("deleting a task's schedules"))?;
+        let done = sqlx::query("DELETE FROM tasks WHERE id = $1")
+            .bind(id)
+            .execute(&mut *tx)
+            .await
+            .map_err(db(action))?;
+        if done.rows_affected() == 0 {
+            return Err(no_task(id));
+        }
+        tx.commit().await.map_err(db(action))?;
+        Ok(())
+    }
+
+    /// A page of the task list, by name, each task with its schedule count, its earliest next
+    /// fire among enabled schedules and its most recently started run.
+    pub async fn tasks(&self, page: Page) -> Result<Paged<TaskListing>> {
+        let (limit, offset) = page_bounds(page)?;
+        let action = "listing tasks";
+        let task_cols = prefixed("t", "", TASK_COLUMNS);
+        let run_cols = prefixed_run_columns("r", "r_");
+        let sql = format!(
+            "SELECT {task_cols}, {run_cols}, \
+             (SELECT COUNT(*) FROM schedules s WHERE s.task_id = t.id) AS schedule_count, \
+             (SELECT MIN(s.next_fire_at_ms) FROM schedules s \
+              WHERE s.task_id = t.id AND s.enabled = 1 AND s.task_enabled = 1) \
+              AS next_fire_at_ms \
+             FROM tasks t LEFT JOIN task_runs r ON r.id = \
+             (SELECT r2.id FROM task_runs r2 WHERE r2.task_id = t.id \
+              ORDER BY r2.started_at_ms DESC, r2.id DESC LIMIT 1) \
+             ORDER BY t.name, t.id LIMIT $1 OFFSET $2"
+        );
+        let rows = sqlx::query(AssertSqlSafe(sql))
+            .bind(limit)
+            .bind(offset)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db(action))?;
+        let items = rows
+            .iter()
+            .map(listing_from_row)
+            .collect::<Result<Vec<_>>>()?;
+        let total: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM tasks")
+            .fetch_one(&self.pool)
+            .await
+            .map_err(db(action))?;
+        Ok(Paged {
+            items,
+            total: from_db("task count", total)?,
+        })
+    }
+}
+
+/// Copies a task's switch into its schedules' `task_enabled` (in the caller's transaction);
+/// a claim read before the change then loses.
+async fn mirror_switch(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    task_id: &str,
+    enabled: bool,
+) -> Result<()> {
+    sqlx::query(
+        "UPDATE schedules SET task_enabled = $2, version = version + 1 \
+         WHERE task_id = $1 AND task_enabled <> $2",
+    )
+    .bind(task_id)
+    .bind(flag(enabled))
+    .execute(&mut **tx)
+    .await
+    .map_err(db("switching a task's schedules"))?;
+    Ok(())
+}
+
+/// The store's own checks of a task: a name and a device.
+fn check_task(new: &NewTask) -> Result<()> {
+    if new.name.trim().is_empty() {
+        return Err(StoreError::Invalid("a task needs a name".into()));
+    }
+    if new.device.trim().is_empty() {
+        return Err(StoreError::Invalid(format!(
+            "task {:?} needs a device (e.g. \"local\")",
+            new.name
+        )));
+    }
+    Ok(())
+}
+
+fn name_taken_or(e: sqlx::Error, name: &str, action: &'static str) -> StoreError {
+    if is_unique_violation(&e) {
+        StoreError::Conflict(format!("a task named {name:?} already exists"))
+    } else {
+        db(action)(e)
+    }
+}
+
+/// The error for an unknown task id.
+pub(crate) fn no_task(id: &str) -> StoreError {
+    StoreError::NotFound(format!("no task has the id {id:?}"))
+}
+
+/// `cols` (comma-separated) qualified by `table` and renamed with `prefix`:
+/// `t.id AS p_id, …` (no `AS` when the prefix is empty).
+pub(crate) fn prefixed(table: &str, prefix: &str, cols: &str) -> String {
+    cols.split(',')
+        .map(str::trim)
+        .map(|c| {
+            if prefix.is_empty() {
+                format!("{table}.{c}")
+            } else {
+                format!("{table}.{c} AS {prefix}{c}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A task from columns named `prefix` + the column.
+fn task_from_row(row: &AnyRow, prefix: &str) -> Result<Task> {
+    const READ: &str = "reading a task";
+    let col = |name: &str| format!("{prefix}{name}");
+    Ok(Task {
+        id: column(row, &col("id"), READ)?,
+        name: column(row, &col("name"), READ)?,
+        device: column(row, &col("device"), READ)?,
+        definition: column(row, &col("definition"), READ)?,
+        enabled: flag_from(row, &col("enabled"), READ)?,
+        created_at_ms: column(row, &col("created_at_ms"), READ)?,
+        updated_at_ms: column(row, &col("updated_at_ms"), READ)?,
+    })
+}
+
+fn listing_from_row(row: &AnyRow) -> Result<TaskListing> {
+    const READ: &str = "listing tasks";
+    let task = task_from_row(row, "")?;
+    let last_run = match column::<Option<String>>(row, "r_id", READ)? {
+        Some(_) => Some(task_run_from_row(row, "r_")?),
+        None => None,
+    };
+    Ok(TaskListing {
+        schedule_count: from_db(
+            &format!("task {}, schedule count", task.id),
+            column(row, "schedule_count", READ)?,
+        )?,
+        next_fire_at_ms: column(row, "next_fire_at_ms", READ)?,
+        last_run,
+        task,
+    })
+}

@@ -1,0 +1,840 @@
+//! Tasks, their schedules (with the fire claim) and task runs with their steps.
+
+use deft_store::{
+    BusyPolicy, FireClaim, MatchedControl, MisfirePolicy, NewSchedule, NewTask, NewTaskRun, Page,
+    RunStart, ScheduleKind, StepCounts, StepStatus, Store, StoreError, TaskRunFilter,
+    TaskRunStatus, TaskRunStep, TaskTrigger,
+};
+use serde_json::json;
+
+fn new_task(name: &str) -> NewTask {
+    NewTask {
+        name: name.into(),
+        device: "local".into(),
+        definition: json!({"name": name, "steps": [{"type": "wait", "seconds": 1}]}).to_string(),
+        enabled: true,
+    }
+}
+
+fn every(seconds: u64, next: Option<i64>) -> NewSchedule {
+    NewSchedule {
+        kind: ScheduleKind::Every { seconds },
+        misfire: MisfirePolicy::RunOnce,
+        busy: BusyPolicy::Skip,
+        enabled: true,
+        next_fire_at_ms: next,
+    }
+}
+
+fn manual_run(task_id: &str, started_at_ms: i64) -> NewTaskRun {
+    NewTaskRun {
+        task_id: task_id.into(),
+        trigger: TaskTrigger::Manual,
+        schedule_id: None,
+        fire_at_ms: None,
+        device: None,
+        variables: serde_json::Map::new(),
+        started_at_ms,
+    }
+}
+
+fn not_found(err: StoreError, text: &str) {
+    assert!(matches!(err, StoreError::NotFound(_)), "{err:?}");
+    assert_eq!(err.to_string(), text);
+}
+
+pub async fn task_crud_and_listing(store: &Store) {
+    let backup = store.create_task(&new_task("backup")).await.unwrap();
+    assert_eq!(backup.name, "backup");
+    assert!(backup.enabled);
+    assert_eq!(store.task(&backup.id).await.unwrap(), backup);
+    assert_eq!(store.task_by_name("backup").await.unwrap(), backup);
+
+    let err = store.create_task(&new_task("backup")).await.unwrap_err();
+    assert!(matches!(err, StoreError::Conflict(_)), "{err:?}");
+    assert_eq!(err.to_string(), "a task named \"backup\" already exists");
+    let blank = store.create_task(&new_task("  ")).await.unwrap_err();
+    assert!(matches!(blank, StoreError::Invalid(_)), "{blank:?}");
+    let no_device = NewTask {
+        device: String::new(),
+        ..new_task("x")
+    };
+    let err = store.create_task(&no_device).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "task \"x\" needs a device (e.g. \"local\")"
+    );
+
+    let report = store.create_task(&new_task("report")).await.unwrap();
+    let changed = NewTask {
+        device: "browser".into(),
+        definition: "{\"name\":\"report v2\",\"steps\":[]}".into(),
+        ..new_task("report v2")
+    };
+    let updated = store.update_task(&report.id, &changed).await.unwrap();
+    assert_eq!(
+        (updated.name.as_str(), updated.device.as_str()),
+        ("report v2", "browser")
+    );
+    assert_eq!(updated.definition, changed.definition, "kept verbatim");
+    assert_eq!(updated.created_at_ms, report.created_at_ms);
+    let err = store
+        .update_task(&report.id, &new_task("backup"))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Conflict(_)), "{err:?}");
+    let off = store.set_task_enabled(&report.id, false).await.unwrap();
+    assert!(!off.enabled);
+
+    not_found(
+        store.task("ghost").await.unwrap_err(),
+        "no task has the id \"ghost\"",
+    );
+    not_found(
+        store.task_by_name("ghost").await.unwrap_err(),
+        "no task is named \"ghost\"",
+    );
+    for err in [
+        store
+            .update_task("ghost", &new_task("g"))
+            .await
+            .unwrap_err(),
+        store.set_task_enabled("ghost", true).await.unwrap_err(),
+        store.delete_task("ghost").await.unwrap_err(),
+    ] {
+        not_found(err, "no task has the id \"ghost\"");
+    }
+
+    listing_shows_next_fire_and_last_run(store, &backup.id, &report.id).await;
+    deleting_keeps_runs(store, &backup.id).await;
+}
+
+async fn listing_shows_next_fire_and_last_run(store: &Store, backup: &str, report: &str) {
+    store
+        .create_schedule(backup, &every(60, Some(9_000)))
+        .await
+        .unwrap();
+    store
+        .create_schedule(backup, &every(60, Some(5_000)))
+        .await
+        .unwrap();
+    let off = NewSchedule {
+        enabled: false,
+        ..every(60, Some(1_000))
+    };
+    store.create_schedule(backup, &off).await.unwrap();
+    let first = store
+        .start_task_run(&manual_run(backup, 100))
+        .await
+        .unwrap();
+    let RunStart::Started(first) = first else {
+        panic!("{first:?}")
+    };
+    store
+        .finish_task_run(&first.id, TaskRunStatus::Ok, None, 200)
+        .await
+        .unwrap();
+    let second = store
+        .start_task_run(&manual_run(backup, 300))
+        .await
+        .unwrap();
+    let RunStart::Started(second) = second else {
+        panic!("{second:?}")
+    };
+
+    let all = store.tasks(Page::default()).await.unwrap();
+    assert_eq!(all.total, 2);
+    let names: Vec<_> = all.items.iter().map(|l| l.task.name.as_str()).collect();
+    assert_eq!(names, ["backup", "report v2"], "by name");
+    let b = &all.items[0];
+    assert_eq!(b.schedule_count, 3);
+    assert_eq!(b.next_fire_at_ms, Some(5_000), "earliest enabled schedule");
+    assert_eq!(b.last_run.as_ref(), Some(&second), "the latest started run");
+    let r = &all.items[1];
+    assert_eq!(r.task.id, report);
+    assert_eq!((r.schedule_count, r.next_fire_at_ms), (0, None));
+    assert_eq!(r.last_run, None);
+
+    let page = store
+        .tasks(Page {
+            limit: 1,
+            offset: 1,
+        })
+        .await
+        .unwrap();
+    assert_eq!(page.total, 2);
+    assert_eq!(page.items.len(), 1);
+    assert_eq!(page.items[0].task.id, report);
+    let err = store
+        .tasks(Page {
+            limit: 0,
+            offset: 0,
+        })
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Invalid(_)), "{err:?}");
+    assert_eq!(err.to_string(), "a page holds 1 to 1000 items, not 0");
+    store
+        .finish_task_run(
+            &second.id,
+            TaskRunStatus::Stopped,
+            Some("stopped by admin"),
+            400,
+        )
+        .await
+        .unwrap();
+}
+
+async fn deleting_keeps_runs(store: &Store, task_id: &str) {
+    let schedules = store.schedules_of_task(task_id).await.unwrap();
+    assert_eq!(schedules.len(), 3);
+    let runs_before = store
+        .task_runs(
+            &TaskRunFilter {
+                task_id: Some(task_id.into()),
+                ..TaskRunFilter::default()
+            },
+            Page::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(runs_before.total, 2);
+
+    store.delete_task(task_id).await.unwrap();
+    not_found(
+        store.task(task_id).await.unwrap_err(),
+        &format!("no task has the id {task_id:?}"),
+    );
+    for s in &schedules {
+        not_found(
+            store.schedule(&s.id).await.unwrap_err(),
+            &format!("no schedule has the id {:?}", s.id),
+        );
+    }
+    assert!(store.schedules_of_task(task_id).await.is_err());
+    let runs_after = store
+        .task_runs(
+            &TaskRunFilter {
+                task_id: Some(task_id.into()),
+                ..TaskRunFilter::default()
+            },
+            Page::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(runs_after, runs_before, "the history outlives the task");
+    assert_eq!(runs_after.items[0].task_name, "backup");
+    assert_eq!(store.delete_task_runs(task_id).await.unwrap(), 2);
+    assert!(store.task_run(&runs_after.items[0].id).await.is_err());
+}
+
+#[allow(clippy::too_many_lines)] // one walk through every schedule call, in order
+pub async fn schedule_crud_and_claim(store: &Store) {
+    let task = store.create_task(&new_task("t")).await.unwrap();
+    let err = store
+        .create_schedule("ghost", &every(5, Some(1)))
+        .await
+        .unwrap_err();
+    not_found(err, "no task has the id \"ghost\"");
+
+    let kinds = [
+        ScheduleKind::Cron {
+            expr: "47 3 * * *".into(),
+            tz: "Europe/Berlin".into(),
+        },
+        ScheduleKind::Every { seconds: 300 },
+        ScheduleKind::Once {
+            at_ms: 1_796_461_200_000,
+        },
+    ];
+    let mut created = Vec::new();
+    for (i, kind) in kinds.iter().enumerate() {
+        let new = NewSchedule {
+            kind: kind.clone(),
+            misfire: MisfirePolicy::Skip,
+            busy: BusyPolicy::Wait,
+            enabled: true,
+            next_fire_at_ms: Some(1_000 * (i as i64 + 1)),
+        };
+        let s = store.create_schedule(&task.id, &new).await.unwrap();
+        assert_eq!(
+            (&s.kind, s.misfire, s.busy, s.enabled),
+            (kind, MisfirePolicy::Skip, BusyPolicy::Wait, true)
+        );
+        assert_eq!((s.version, s.last_fire_at_ms), (0, None));
+        assert_eq!(store.schedule(&s.id).await.unwrap(), s);
+        created.push(s);
+    }
+    assert_eq!(store.schedules_of_task(&task.id).await.unwrap(), created);
+    not_found(
+        store.schedules_of_task("ghost").await.unwrap_err(),
+        "no task has the id \"ghost\"",
+    );
+
+    let [cron, interval, once] = &created[..] else {
+        unreachable!()
+    };
+    assert_eq!(store.earliest_fire_at().await.unwrap(), Some(1_000));
+    let due = store.due_schedules(2_000, 10).await.unwrap();
+    assert_eq!(
+        due.iter().map(|s| &s.id).collect::<Vec<_>>(),
+        [&cron.id, &interval.id],
+        "due at 2000, earliest first"
+    );
+    assert_eq!(store.due_schedules(2_000, 1).await.unwrap().len(), 1);
+
+    // The claim: one winner per (version, fire).
+    let claim = FireClaim {
+        schedule_id: cron.id.clone(),
+        version: cron.version,
+        fire_at_ms: 1_000,
+        next_fire_at_ms: Some(87_000),
+    };
+    assert!(store.claim_fire(&claim).await.unwrap());
+    assert!(
+        !store.claim_fire(&claim).await.unwrap(),
+        "the same fire twice"
+    );
+    let moved = store.schedule(&cron.id).await.unwrap();
+    assert_eq!(
+        (moved.version, moved.next_fire_at_ms, moved.last_fire_at_ms),
+        (1, Some(87_000), Some(1_000))
+    );
+    let stale_fire = FireClaim {
+        version: 1,
+        ..claim.clone()
+    };
+    assert!(
+        !store.claim_fire(&stale_fire).await.unwrap(),
+        "due at 87000 now"
+    );
+
+    // A person's change bumps the version: a claim read before it loses.
+    let read = store.schedule(&interval.id).await.unwrap();
+    let changed = store
+        .update_schedule(
+            &interval.id,
+            &NewSchedule {
+                kind: ScheduleKind::Every { seconds: 60 },
+                misfire: MisfirePolicy::RunOnce,
+                busy: BusyPolicy::Skip,
+                enabled: true,
+                next_fire_at_ms: Some(2_000),
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(changed.version, read.version + 1);
+    assert_eq!(changed.kind, ScheduleKind::Every { seconds: 60 });
+    assert_eq!(
+        (changed.misfire, changed.busy),
+        (MisfirePolicy::RunOnce, BusyPolicy::Skip)
+    );
+    let before_change = FireClaim {
+        schedule_id: interval.id.clone(),
+        version: read.version,
+        fire_at_ms: 2_000,
+        next_fire_at_ms: Some(62_000),
+    };
+    assert!(!store.claim_fire(&before_change).await.unwrap());
+
+    // Off: not due, not claimable; on again with a new next fire.
+    let off = store
+        .set_schedule_enabled(&interval.id, false, Some(2_000))
+        .await
+        .unwrap();
+    assert!(!off.enabled);
+    let claim_off = FireClaim {
+        version: off.version,
+        ..before_change.clone()
+    };
+    assert!(!store.claim_fire(&claim_off).await.unwrap());
+    assert_eq!(
+        store.due_schedules(1_000_000, 10).await.unwrap().len(),
+        2,
+        "cron (87000) and once (3000)"
+    );
+    let on = store
+        .set_schedule_enabled(&interval.id, true, Some(500))
+        .await
+        .unwrap();
+    assert_eq!(store.earliest_fire_at().await.unwrap(), Some(500));
+
+    // A once schedule that fired has no next fire: never due again.
+    let last = FireClaim {
+        schedule_id: once.id.clone(),
+        version: once.version,
+        fire_at_ms: 3_000,
+        next_fire_at_ms: None,
+    };
+    assert!(store.claim_fire(&last).await.unwrap());
+    let fired = store.schedule(&once.id).await.unwrap();
+    assert_eq!(
+        (fired.next_fire_at_ms, fired.last_fire_at_ms),
+        (None, Some(3_000))
+    );
+
+    // A switched-off task's schedules do not fire, and a claim read before the switch loses.
+    let read = store.schedule(&cron.id).await.unwrap();
+    store.set_task_enabled(&task.id, false).await.unwrap();
+    let before_switch = FireClaim {
+        schedule_id: cron.id.clone(),
+        version: read.version,
+        fire_at_ms: 87_000,
+        next_fire_at_ms: Some(173_000),
+    };
+    assert!(!store.claim_fire(&before_switch).await.unwrap());
+    assert_eq!(store.earliest_fire_at().await.unwrap(), None);
+    assert!(store.due_schedules(i64::MAX, 10).await.unwrap().is_empty());
+    store.set_task_enabled(&task.id, true).await.unwrap();
+    assert_eq!(store.earliest_fire_at().await.unwrap(), Some(500));
+
+    store.delete_schedule(&on.id).await.unwrap();
+    for err in [
+        store.schedule(&on.id).await.unwrap_err(),
+        store.delete_schedule(&on.id).await.unwrap_err(),
+        store
+            .update_schedule(&on.id, &every(1, None))
+            .await
+            .unwrap_err(),
+        store
+            .set_schedule_enabled(&on.id, true, None)
+            .await
+            .unwrap_err(),
+    ] {
+        not_found(err, &format!("no schedule has the id {:?}", on.id));
+    }
+    assert_eq!(store.earliest_fire_at().await.unwrap(), Some(87_000));
+}
+
+/// Many claimers on the pool race for the same fires: each fire has exactly one winner.
+pub async fn concurrent_claims_have_one_winner(store: &Store) {
+    const SCHEDULES: usize = 20;
+    const CLAIMERS: usize = 6;
+    let task = store.create_task(&new_task("race")).await.unwrap();
+    let mut ids = Vec::new();
+    for _ in 0..SCHEDULES {
+        let s = store
+            .create_schedule(&task.id, &every(1, Some(1_000)))
+            .await
+            .unwrap();
+        ids.push(s.id);
+    }
+    let mut claimers = tokio::task::JoinSet::new();
+    for _ in 0..CLAIMERS {
+        let store = store.clone();
+        let ids = ids.clone();
+        claimers.spawn(async move {
+            let mut won = Vec::new();
+            for round in 0..3_i64 {
+                for id in &ids {
+                    let s = store.schedule(id).await.unwrap();
+                    let fire = 1_000 + round * 1_000;
+                    if s.next_fire_at_ms != Some(fire) {
+                        continue; // someone else moved it on already
+                    }
+                    let claim = FireClaim {
+                        schedule_id: id.clone(),
+                        version: s.version,
+                        fire_at_ms: fire,
+                        next_fire_at_ms: Some(fire + 1_000),
+                    };
+                    if store.claim_fire(&claim).await.unwrap() {
+                        won.push((id.clone(), fire));
+                    }
+                }
+            }
+            won
+        });
+    }
+    let mut all = Vec::new();
+    while let Some(won) = claimers.join_next().await {
+        all.extend(won.unwrap());
+    }
+    all.sort();
+    let mut unique = all.clone();
+    unique.dedup();
+    assert_eq!(all, unique, "no fire claimed twice");
+    for id in &ids {
+        let s = store.schedule(id).await.unwrap();
+        let fires = all.iter().filter(|(i, _)| i == id).count();
+        // Every claim moves the schedule on by one fire; version counts claims.
+        assert_eq!(s.version as usize, fires, "{id}");
+        assert_eq!(s.next_fire_at_ms, Some(1_000 + 1_000 * fires as i64));
+    }
+}
+
+#[allow(clippy::too_many_lines)] // the life of a run: start, busy, skip, finish, errors
+pub async fn task_runs_one_running_per_task(store: &Store) {
+    let task = store.create_task(&new_task("one at a time")).await.unwrap();
+    let scheduled = NewTaskRun {
+        trigger: TaskTrigger::Schedule,
+        schedule_id: Some("sched-1".into()),
+        fire_at_ms: Some(990),
+        variables: json!({"who": "Grüße", "n": 3}).as_object().unwrap().clone(),
+        ..manual_run(&task.id, 1_000)
+    };
+    let RunStart::Started(run) = store.start_task_run(&scheduled).await.unwrap() else {
+        panic!("the first run starts")
+    };
+    assert_eq!(run.status, TaskRunStatus::Running);
+    assert_eq!(
+        (run.task_name.as_str(), run.device.as_str()),
+        ("one at a time", "local"),
+        "copied from the task"
+    );
+    assert_eq!(
+        (run.trigger, run.schedule_id.as_deref(), run.fire_at_ms),
+        (TaskTrigger::Schedule, Some("sched-1"), Some(990))
+    );
+    assert_eq!(run.variables, scheduled.variables);
+    assert_eq!((run.ended_at_ms, run.error.as_deref()), (None, None));
+    assert_eq!(store.task_run(&run.id).await.unwrap(), run);
+    assert_eq!(
+        store.running_task_run(&task.id).await.unwrap(),
+        Some(run.clone())
+    );
+
+    let again = store
+        .start_task_run(&NewTaskRun {
+            device: Some("browser".into()),
+            ..manual_run(&task.id, 1_100)
+        })
+        .await
+        .unwrap();
+    assert_eq!(again, RunStart::Busy(run.clone()), "nothing recorded");
+    let skipped = store
+        .record_unstarted_run(&manual_run(&task.id, 1_200), TaskRunStatus::Skipped, "busy")
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            skipped.status,
+            skipped.ended_at_ms,
+            skipped.error.as_deref()
+        ),
+        (TaskRunStatus::Skipped, Some(1_200), Some("busy"))
+    );
+    let err = store
+        .record_unstarted_run(&manual_run(&task.id, 1), TaskRunStatus::Ok, "x")
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Invalid(_)), "{err:?}");
+
+    let done = store
+        .finish_task_run(&run.id, TaskRunStatus::Failed, Some("step 2 failed"), 2_000)
+        .await
+        .unwrap();
+    assert_eq!(
+        (done.status, done.ended_at_ms, done.error.as_deref()),
+        (TaskRunStatus::Failed, Some(2_000), Some("step 2 failed"))
+    );
+    assert_eq!(store.running_task_run(&task.id).await.unwrap(), None);
+    let err = store
+        .finish_task_run(&run.id, TaskRunStatus::Stopped, None, 2_100)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Conflict(_)), "{err:?}");
+    assert_eq!(
+        err.to_string(),
+        format!("task run {:?} has already ended (failed)", run.id)
+    );
+    let err = store
+        .finish_task_run(&run.id, TaskRunStatus::Running, None, 1)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Invalid(_)), "{err:?}");
+
+    let RunStart::Started(next) = store
+        .start_task_run(&NewTaskRun {
+            device: Some("browser".into()),
+            ..manual_run(&task.id, 3_000)
+        })
+        .await
+        .unwrap()
+    else {
+        panic!("free again")
+    };
+    assert_eq!(next.device, "browser", "the run's own device");
+    assert_eq!(store.running_task_runs().await.unwrap(), vec![next.clone()]);
+
+    not_found(
+        store
+            .start_task_run(&manual_run("ghost", 1))
+            .await
+            .unwrap_err(),
+        "no task has the id \"ghost\"",
+    );
+    not_found(
+        store
+            .record_unstarted_run(&manual_run("ghost", 1), TaskRunStatus::Skipped, "x")
+            .await
+            .unwrap_err(),
+        "no task has the id \"ghost\"",
+    );
+    not_found(
+        store.task_run("ghost").await.unwrap_err(),
+        "no task run has the id \"ghost\"",
+    );
+    not_found(
+        store
+            .finish_task_run("ghost", TaskRunStatus::Ok, None, 1)
+            .await
+            .unwrap_err(),
+        "no task run has the id \"ghost\"",
+    );
+    store
+        .finish_task_run(&next.id, TaskRunStatus::Ok, None, 4_000)
+        .await
+        .unwrap();
+    concurrent_starts_have_one_winner(store, &task.id).await;
+}
+
+async fn concurrent_starts_have_one_winner(store: &Store, task_id: &str) {
+    let mut starts = tokio::task::JoinSet::new();
+    for i in 0..8 {
+        let store = store.clone();
+        let new = manual_run(task_id, 10_000 + i);
+        starts.spawn(async move { store.start_task_run(&new).await.unwrap() });
+    }
+    let mut started = Vec::new();
+    let mut busy = 0;
+    while let Some(outcome) = starts.join_next().await {
+        match outcome.unwrap() {
+            RunStart::Started(run) => started.push(run),
+            RunStart::Busy(_) => busy += 1,
+        }
+    }
+    assert_eq!((started.len(), busy), (1, 7), "one instance at a time");
+    assert_eq!(
+        store.running_task_run(task_id).await.unwrap().as_ref(),
+        Some(&started[0])
+    );
+}
+
+pub async fn task_run_steps_and_counts(store: &Store) {
+    let task = store.create_task(&new_task("calc")).await.unwrap();
+    let RunStart::Started(run) = store
+        .start_task_run(&manual_run(&task.id, 1))
+        .await
+        .unwrap()
+    else {
+        panic!("starts")
+    };
+    let step = |seq: u64, status: StepStatus| TaskRunStep {
+        seq,
+        path: format!("steps[{seq}]"),
+        step_type: "click".into(),
+        status,
+        started_at_ms: 10 + seq as i64,
+        duration_ms: 7,
+        matched: None,
+        healed_from: None,
+        error: None,
+    };
+    let healed = TaskRunStep {
+        matched: Some(MatchedControl {
+            id: "42".into(),
+            name: "Multiply ×".into(),
+            score: 86,
+        }),
+        healed_from: Some(json!({"text": "Multiply", "match": "exact"})),
+        ..step(1, StepStatus::Ok)
+    };
+    let failed = TaskRunStep {
+        error: Some("steps[2].selector matched nothing: no control named \"=\"".into()),
+        ..step(2, StepStatus::Failed)
+    };
+    let steps = vec![
+        step(0, StepStatus::Ok),
+        healed,
+        failed,
+        step(3, StepStatus::Skipped),
+    ];
+    // Recorded out of order; read back in order.
+    for s in steps.iter().rev() {
+        store.append_task_run_step(&run.id, s).await.unwrap();
+    }
+    assert_eq!(store.task_run_steps(&run.id).await.unwrap(), steps);
+    assert_eq!(
+        store.task_run(&run.id).await.unwrap().steps,
+        StepCounts {
+            ok: 2,
+            failed: 1,
+            skipped: 1,
+            healed: 1
+        }
+    );
+
+    let err = store
+        .append_task_run_step(&run.id, &step(3, StepStatus::Ok))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Conflict(_)), "{err:?}");
+    assert_eq!(
+        store.task_run(&run.id).await.unwrap().steps.ok,
+        2,
+        "a refused step is not counted"
+    );
+    not_found(
+        store
+            .append_task_run_step("ghost", &step(0, StepStatus::Ok))
+            .await
+            .unwrap_err(),
+        "cannot record a step of task run \"ghost\": no such run",
+    );
+    not_found(
+        store.task_run_steps("ghost").await.unwrap_err(),
+        "no task run has the id \"ghost\"",
+    );
+}
+
+pub async fn task_runs_paged_newest_first(store: &Store) {
+    let a = store.create_task(&new_task("a")).await.unwrap();
+    let b = store.create_task(&new_task("b")).await.unwrap();
+    let mut ids = Vec::new();
+    for i in 0..25_i64 {
+        let task = if i % 2 == 0 { &a } else { &b };
+        let status = if i % 5 == 0 {
+            TaskRunStatus::Failed
+        } else {
+            TaskRunStatus::Skipped
+        };
+        let new = NewTaskRun {
+            schedule_id: (i % 3 == 0).then(|| "s3".to_owned()),
+            ..manual_run(&task.id, 1_000 + i)
+        };
+        let run = store
+            .record_unstarted_run(&new, status, "reason")
+            .await
+            .unwrap();
+        ids.push(run.id);
+    }
+    let all = store
+        .task_runs(&TaskRunFilter::default(), Page::default())
+        .await
+        .unwrap();
+    assert_eq!(all.total, 25);
+    let newest_first: Vec<_> = ids.iter().rev().cloned().collect();
+    assert_eq!(
+        all.items.iter().map(|r| r.id.clone()).collect::<Vec<_>>(),
+        newest_first
+    );
+    let page = Page {
+        limit: 10,
+        offset: 20,
+    };
+    let last = store
+        .task_runs(&TaskRunFilter::default(), page)
+        .await
+        .unwrap();
+    assert_eq!((last.total, last.items.len()), (25, 5));
+    assert_eq!(last.items[4].id, ids[0]);
+
+    let of = |task_id: Option<&str>, schedule: Option<&str>, status| TaskRunFilter {
+        task_id: task_id.map(str::to_owned),
+        schedule_id: schedule.map(str::to_owned),
+        status,
+    };
+    let count = |f: TaskRunFilter| async move {
+        let p = store.task_runs(&f, Page::default()).await.unwrap();
+        assert_eq!(p.total as usize, p.items.len());
+        p.total
+    };
+    assert_eq!(count(of(Some(&a.id), None, None)).await, 13);
+    assert_eq!(count(of(Some(&b.id), None, None)).await, 12);
+    assert_eq!(count(of(None, Some("s3"), None)).await, 9);
+    assert_eq!(count(of(None, None, Some(TaskRunStatus::Failed))).await, 5);
+    assert_eq!(
+        count(of(Some(&a.id), None, Some(TaskRunStatus::Failed))).await,
+        3,
+        "0, 10, 20"
+    );
+    assert_eq!(count(of(Some("ghost"), None, None)).await, 0);
+
+    // Purging keeps a running run.
+    let RunStart::Started(running) = store
+        .start_task_run(&manual_run(&a.id, 5_000))
+        .await
+        .unwrap()
+    else {
+        panic!("starts")
+    };
+    assert_eq!(store.delete_task_runs(&a.id).await.unwrap(), 13);
+    assert_eq!(count(of(Some(&a.id), None, None)).await, 1);
+    assert_eq!(store.task_run(&running.id).await.unwrap(), running);
+}
+
+pub async fn corrupt_task_rows_are_reported(store: &Store, url: &str) {
+    use sqlx::{AnyConnection, Connection};
+    let task = store.create_task(&new_task("corrupt")).await.unwrap();
+    let schedule = store
+        .create_schedule(&task.id, &every(5, Some(1)))
+        .await
+        .unwrap();
+    let RunStart::Started(run) = store
+        .start_task_run(&manual_run(&task.id, 1))
+        .await
+        .unwrap()
+    else {
+        panic!("starts")
+    };
+    let mut raw = AnyConnection::connect(url).await.unwrap();
+    let mut corrupt = async |sql: &str, id: &str| {
+        sqlx::query(sqlx::AssertSqlSafe(sql.to_owned()))
+            .bind(id)
+            .execute(&mut raw)
+            .await
+            .unwrap();
+    };
+    corrupt(
+        "UPDATE task_runs SET status = 'exploded' WHERE id = $1",
+        &run.id,
+    )
+    .await;
+    let err = store.task_run(&run.id).await.unwrap_err();
+    assert!(matches!(err, StoreError::Corrupt { .. }), "{err:?}");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "corrupt data in task run {}, column status: unknown task run status \"exploded\"",
+            run.id
+        )
+    );
+    corrupt(
+        "UPDATE task_runs SET status = 'ok', variables = '[1' WHERE id = $1",
+        &run.id,
+    )
+    .await;
+    let err = store.task_run(&run.id).await.unwrap_err().to_string();
+    assert!(
+        err.contains("column variables: not the expected JSON"),
+        "{err}"
+    );
+
+    corrupt(
+        "UPDATE schedules SET every_seconds = NULL WHERE id = $1",
+        &schedule.id,
+    )
+    .await;
+    let err = store.schedule(&schedule.id).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "corrupt data in schedule {}, column every_seconds: the every schedule has no \
+             every_seconds",
+            schedule.id
+        )
+    );
+    corrupt(
+        "UPDATE schedules SET every_seconds = 5, busy = 'panic' WHERE id = $1",
+        &schedule.id,
+    )
+    .await;
+    let err = store.schedule(&schedule.id).await.unwrap_err().to_string();
+    assert!(
+        err.ends_with("column busy: unknown busy policy \"panic\""),
+        "{err}"
+    );
+    raw.close().await.unwrap();
+}
