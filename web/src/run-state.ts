@@ -125,6 +125,11 @@ export function applyEvent(run: RunView, ev: AgentEvent): RunView {
         confirm: { reason: s?.confirm?.reason ?? "", answer: ev.approve },
       }));
       return r;
+    case "task_step_start":
+    case "task_step":
+      // A task run's own step events; a chat run never has them, and the tool calls they make
+      // arrive as step events of their own.
+      return r;
     case "error":
       r.errors = [...run.errors, ev.message];
       return r;
