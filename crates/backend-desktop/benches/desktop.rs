@@ -7,7 +7,8 @@
 //! - find_controls on both windows: the first on a fresh session (the walk included) and
 //!   repeats;
 //! - wait_for_control on the appear app: from the moment the app shows a button (its own
-//!   timestamp, after its delay) to the answer in the client, and the same for `gone`.
+//!   timestamp, after its delay), and from the frame that lays it out, to the answer in the
+//!   client; and from destroying it to the answer of a `gone` wait.
 //!
 //! Everything goes through the MCP tools over an in-process duplex, on a private managed desktop.
 
@@ -270,7 +271,7 @@ async fn wait_figures(target: &DesktopTarget, env: &[(String, String)]) {
     let show = id_of("Show later").await;
     let hide = id_of("Hide later").await;
     let sel = json!({"text": "Details ready", "match": "exact", "type": "button"});
-    let (mut appear, mut gone, mut early) = (Vec::new(), Vec::new(), 0);
+    let (mut appear, mut laid, mut gone, mut early) = (Vec::new(), Vec::new(), Vec::new(), 0);
     for n in 0..N {
         for (button, name, event, gone_too, out) in [
             (&show, "Show later", "shown", false, &mut appear),
@@ -289,8 +290,13 @@ async fn wait_figures(target: &DesktopTarget, env: &[(String, String)]) {
             if at < asked {
                 // The app was faster than the click's own effect detection: no wait to time.
                 early += 1;
-            } else {
-                out.push(Duration::from_secs_f64(answered - at));
+                continue;
+            }
+            out.push(Duration::from_secs_f64(answered - at));
+            if !gone_too {
+                // From the frame that lays the button out: on screen, as a person sees it.
+                let laid_out = stamp(&app, "laid_out", n);
+                laid.push(Duration::from_secs_f64((answered - laid_out).max(0.0)));
             }
         }
     }
@@ -299,6 +305,7 @@ async fn wait_figures(target: &DesktopTarget, env: &[(String, String)]) {
         appear,
         30.0,
     );
+    report("wait_for_control: button laid out → answer", laid, 30.0);
     report(
         "wait_for_control gone: button destroyed → answer",
         gone,
