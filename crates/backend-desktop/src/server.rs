@@ -5,7 +5,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use base64::Engine;
-use deft_protocol::found;
 use deft_protocol::observation::{self, ControlType, ListingFormat, WindowListOptions};
 use deft_protocol::selector::{self, MatchOptions, Selector};
 use deft_protocol::timeout_meta;
@@ -14,6 +13,7 @@ use deft_protocol::tool_args::{
     ScreenshotArgs, SelectOptionArgs, SetTextArgs, SummaryArgs, Target, WaitArgs,
     WaitForControlArgs, WheelArgs,
 };
+use deft_protocol::{changes, found};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
@@ -279,14 +279,17 @@ impl DesktopServer {
     ) -> CallToolResult {
         let opts = or_fail!(p.options());
         match self.session.list_controls(opts.subtree.as_deref()).await {
-            Ok((window, controls)) => match opts.format {
-                ListingFormat::Compact => CallToolResult::success(vec![Content::text(
-                    observation::render_compact(&window, &controls, &opts),
-                )]),
-                ListingFormat::Json => {
-                    CallToolResult::structured(observation::render_json(&window, &controls, &opts))
+            Ok((window, controls, before)) => {
+                let prev = before.as_deref();
+                match opts.format {
+                    ListingFormat::Compact => CallToolResult::success(vec![Content::text(
+                        changes::render_listing(&window, prev, &controls, &opts),
+                    )]),
+                    ListingFormat::Json => CallToolResult::structured(
+                        changes::render_listing_json(&window, prev, &controls, &opts),
+                    ),
                 }
-            },
+            }
             Err(e) => fail(e),
         }
     }

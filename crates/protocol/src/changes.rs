@@ -215,36 +215,49 @@ pub const NO_PREVIOUS_NOTE: &str =
 
 /// What `get_app_window_controls_info` prints: with `changes` and a previous listing of the
 /// window, the change listing; with `changes` and none, the whole listing with
-/// [`NO_PREVIOUS_NOTE`] as its last footer (the JSON form says `"changes": "no_previous"`);
-/// otherwise the listing of [`crate::observation::render`].
+/// [`NO_PREVIOUS_NOTE`] as its last footer; otherwise the listing of
+/// [`crate::observation::render`]. The JSON form is [`render_listing_json`] as text.
 pub fn render_listing(
     window: &WindowSummary,
     previous: Option<&[Control]>,
     now: &[Control],
     opts: &ListingOptions,
 ) -> String {
-    use crate::observation::{ListingFormat, render_compact, render_json};
-    match (opts.changes, previous, opts.format) {
-        (true, Some(prev), ListingFormat::Compact) => {
+    use crate::observation::{ListingFormat, render_compact};
+    match (opts.format, opts.changes, previous) {
+        (ListingFormat::Json, _, _) => render_listing_json(window, previous, now, opts).to_string(),
+        (ListingFormat::Compact, true, Some(prev)) => {
             render_changes_compact(window, prev, now, opts)
         }
-        (true, Some(prev), ListingFormat::Json) => {
-            render_changes_json(window, prev, now, opts).to_string()
-        }
-        (true, None, ListingFormat::Compact) => {
+        (ListingFormat::Compact, true, None) => {
             format!(
                 "{}{ELLIPSIS} {NO_PREVIOUS_NOTE}\n",
                 render_compact(window, now, opts)
             )
         }
-        (true, None, ListingFormat::Json) => {
+        (ListingFormat::Compact, false, _) => render_compact(window, now, opts),
+    }
+}
+
+/// The JSON form of [`render_listing`]: the change listing's JSON, or the listing's with
+/// `"changes": "no_previous"` when changes were asked for a first listing.
+pub fn render_listing_json(
+    window: &WindowSummary,
+    previous: Option<&[Control]>,
+    now: &[Control],
+    opts: &ListingOptions,
+) -> Value {
+    use crate::observation::render_json;
+    match (opts.changes, previous) {
+        (true, Some(prev)) => render_changes_json(window, prev, now, opts),
+        (true, None) => {
             let mut v = render_json(window, now, opts);
             if let Value::Object(o) = &mut v {
                 o.insert("changes".into(), json!("no_previous"));
             }
-            v.to_string()
+            v
         }
-        (false, _, _) => crate::observation::render(window, now, opts),
+        (false, _) => render_json(window, now, opts),
     }
 }
 

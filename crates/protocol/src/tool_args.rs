@@ -60,6 +60,9 @@ pub struct AppInfoArgs {
     pub refresh_app_windows: Option<bool>,
 }
 
+/// `changes` and `subtree` together: the change listing compares whole windows.
+pub const CHANGES_WITH_SUBTREE: &str = "Invalid arguments: changes compares the whole window with its previous listing; leave out subtree, or list the subtree without changes.";
+
 /// `get_app_window_controls_info` (docs/observation.md "Tools"); [`ListingArgs::options`]
 /// parses it leniently.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
@@ -94,9 +97,13 @@ pub struct ListingArgs {
 impl ListingArgs {
     /// The listing options these arguments ask for; the error says which argument is wrong.
     pub fn options(&self) -> Result<ListingOptions, String> {
-        serde_json::to_value(self)
+        let opts: ListingOptions = serde_json::to_value(self)
             .and_then(serde_json::from_value)
-            .map_err(|e| format!("Invalid arguments: {e}"))
+            .map_err(|e| format!("Invalid arguments: {e}"))?;
+        if opts.changes && opts.subtree.is_some() {
+            return Err(CHANGES_WITH_SUBTREE.to_owned());
+        }
+        Ok(opts)
     }
 }
 

@@ -309,6 +309,34 @@ fn doc_found_json_example_is_what_render_found_json_returns() {
 }
 
 #[test]
+fn doc_change_example_is_what_render_listing_prints() {
+    let w = WindowSummary::new("3", "Shop", WindowType::Page, "localhost");
+    let before = vec![
+        Control::new("10", T::Edit, "Search").with_value(""),
+        Control::new("11", T::Button, "Go"),
+        Control::new("30", T::Button, "Close"),
+        Control::new("31", T::Text, "Welcome"),
+    ];
+    let after = vec![
+        Control::new("10", T::Edit, "Search")
+            .with_value("ap")
+            .with_states([Focused]),
+        Control::new("11", T::Button, "Go").with_rect([0, 0, 40, 20]),
+        Control::new("45", T::Menuitem, "Apples").new_since_last(),
+        Control::new("46", T::Menuitem, "Pears").new_since_last(),
+        Control::new("31", T::Text, "Welcome"),
+    ];
+    let opts = ListingOptions {
+        changes: true,
+        ..Default::default()
+    };
+    assert_eq!(
+        deft_protocol::changes::render_listing(&w, Some(&before), &after, &opts),
+        doc_block("example-changes", "shop")
+    );
+}
+
+#[test]
 fn doc_json_example_is_what_render_json_returns() {
     let (w, c, o) = web_form_json();
     let doc: Value = serde_json::from_str(&doc_block("example-json", "web_form_json"))

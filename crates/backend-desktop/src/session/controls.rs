@@ -22,15 +22,17 @@ impl Session {
     /// Lists the selected window's controls: assigns ids, marks new controls, remembers the list.
     /// With `subtree` (a control id), returns only that control and its descendants; an id that
     /// is unknown, stale or of another window fails with the texts of an action on it, and a
-    /// failed call is not a listing (the new markers of the next one are unchanged).
+    /// failed call is not a listing (the new markers of the next one are unchanged). Also
+    /// returns the window's previous listing (the whole window), for the change listing.
     pub async fn list_controls(
         &self,
         subtree: Option<&str>,
-    ) -> ToolResult<(WindowSummary, Vec<Control>)> {
+    ) -> ToolResult<(WindowSummary, Vec<Control>, Option<Vec<Control>>)> {
         let window = self.selected().await?;
         let snap = self.snapshot(&window).await?;
         let mut maps = self.maps.lock().await;
         let (listed, seen) = register(&mut maps, &window, &snap);
+        let whole: Vec<Control> = listed.iter().map(|l| l.control.clone()).collect();
         let controls = match subtree {
             None => listed.into_iter().map(|l| l.control).collect(),
             Some(id) => {
@@ -47,13 +49,15 @@ impl Session {
             }
         };
         let root_rect = snap.tree.nodes.first().and_then(|n| n.rect);
+        let mut before = None;
         if let Some(w) = maps.window_info.get_mut(&window.id) {
             w.previous = Some(seen);
+            before = w.last_listing.replace(whole);
             if root_rect.is_some() {
                 w.rect = root_rect;
             }
         }
-        Ok((summary_of(&maps, &window), controls))
+        Ok((summary_of(&maps, &window), controls, before))
     }
 
     /// The selected window's controls exactly as a listing would give them (the same ids, which

@@ -60,6 +60,8 @@ pub struct WindowEntry {
     pub open: bool,
     /// Controls of its previous listing (for the new marker).
     pub previous: Option<HashSet<ObjKey>>,
+    /// The previous listing's controls, the whole window (for the change listing).
+    pub last_listing: Option<Vec<deft_protocol::observation::Control>>,
     /// Screen rect at the last look.
     pub rect: Option<[i32; 4]>,
 }

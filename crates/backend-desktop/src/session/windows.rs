@@ -66,6 +66,7 @@ impl Session {
                 pid: None,
                 open: true,
                 previous: None,
+                last_listing: None,
                 rect: None,
             });
             entry.name = f.name;
