@@ -96,39 +96,46 @@
   let dispatching = false;
   let settling = false;
   let cur;
-  let curFn = null;
+  // Whether the running code descends from one of the action's timers or frames (rather than
+  // directly from its event handlers).
+  let nested = false;
   const timers = new Map();
   const frames = new Set();
   let claimed = [];
   let seenAnims = new WeakSet();
   let lastHeld = -Infinity;
   const context = () => (cur !== undefined ? cur : (dispatching ? action : 0));
-  // The context a callback `fn` scheduled now (due in `delay` ms) runs in, and whether it holds
-  // the action's settle: a short timer of the action does; a callback that re-arms itself (a
-  // poll, an animation loop) only while it is due within timerMs of the action.
-  const lineage = (fn, delay) => {
+  // The context a callback scheduled now (due in `delay` ms) runs in, and whether it holds the
+  // action's settle: a short timer its handlers schedule does; one that a timer or frame of the
+  // action schedules in turn (a chain, a poll, an animation loop) only while it is due within
+  // timerMs of the action, and after that the chain is no longer the action's.
+  const lineage = (delay) => {
     const ctx = context();
     if (ctx === 0 || ctx !== action) return [ctx, false];
-    if (fn === curFn && performance.now() + delay - armedAt > timerMs) return [0, false];
+    if (nested && performance.now() + delay - armedAt > timerMs) return [0, false];
     return [ctx, delay <= timerMs];
   };
   // `fn` wrapped to run in context `ctx`; `started` (if any) is told when it starts.
   const inContext = (fn, ctx, started) => function () {
     if (started) started();
-    const pc = cur, pf = curFn;
-    cur = ctx; curFn = fn;
+    const pc = cur, pn = nested;
+    cur = ctx; nested = true;
     try { return apply(fn, this, arguments); } finally {
-      cur = pc; curFn = pf;
+      cur = pc; nested = pn;
       if (started) lastHeld = performance.now();
       // What a page's own timer starts while an action settles is not the action's.
       if ((settling || dispatching) && ctx !== action) markAnimations();
     }
   };
-  const inMicrotask = (fn, ctx) => (typeof fn !== 'function' ? fn : function () {
-    const pc = cur;
-    cur = ctx;
-    try { return apply(fn, this, arguments); } finally { cur = pc; }
-  });
+  const inMicrotask = (fn, ctx) => {
+    if (typeof fn !== 'function') return fn;
+    const n = nested;
+    return function () {
+      const pc = cur, pn = nested;
+      cur = ctx; nested = n;
+      try { return apply(fn, this, arguments); } finally { cur = pc; nested = pn; }
+    };
+  };
   const withCallback = (args, fn) => {
     const a = [fn];
     for (let i = 1; i < args.length; i++) a.push(args[i]);
@@ -138,7 +145,7 @@
     setTimeout(handler, timeout) {
       if (typeof handler !== 'function') return apply(native, this, arguments);
       const delay = Math.max(0, +timeout || 0);
-      const [ctx, held] = lineage(handler, delay);
+      const [ctx, held] = lineage(delay);
       let id = 0;
       id = apply(native, this, withCallback(arguments, inContext(handler, ctx, held ? () => timers.delete(id) : null)));
       if (held) timers.set(id, performance.now() + delay);
@@ -150,7 +157,7 @@
     setInterval(handler, timeout) {
       if (typeof handler !== 'function') return apply(native, this, arguments);
       const delay = Math.max(0, +timeout || 0);
-      const [ctx, held] = lineage(handler, delay);
+      const [ctx, held] = lineage(delay);
       let id = 0, first = true;
       const once = inContext(handler, ctx, held ? () => timers.delete(id) : null);
       const later = inContext(handler, 0, null);
@@ -171,7 +178,7 @@
   patch(window, 'requestAnimationFrame', (native) => ({
     requestAnimationFrame(callback) {
       if (typeof callback !== 'function') return apply(native, this, arguments);
-      const [ctx, held] = lineage(callback, 16);
+      const [ctx, held] = lineage(16);
       let id = 0;
       id = apply(native, this, [inContext(callback, ctx, held ? () => frames.delete(id) : null)]);
       if (held) frames.add(id);

@@ -30,6 +30,21 @@ fn text_starting(listing: &str, prefix: &str) -> String {
         .to_owned()
 }
 
+/// The browser example `name` of docs/observation.md (the text block after its marker).
+fn doc_example(name: &str) -> String {
+    const DOC: &str = include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/observation.md"
+    ));
+    let marker = format!("<!-- browser-example: {name} -->\n```text\n");
+    let start = DOC
+        .find(&marker)
+        .unwrap_or_else(|| panic!("no browser example {name} in docs/observation.md"))
+        + marker.len();
+    let len = DOC[start..].find("```").expect("the example's block ends");
+    DOC[start..start + len].to_owned()
+}
+
 /// Clicks control `id` (named `name`) and expects the page to change.
 async fn click(h: &Harness, id: &str, name: &str) {
     let r = h.ok("click_input", json!({"id": id, "name": name})).await;
@@ -58,6 +73,7 @@ async fn clickable_words_in_a_long_paragraph_are_listed_as_its_children() {
     );
     // They are the paragraph's children: its subtree holds them and nothing after it.
     let sub = h.listing(json!({"subtree": para})).await;
+    assert_eq!(sub, doc_example("prose"), "docs/observation.md shows it");
     let body: Vec<&str> = sub.lines().skip(1).collect();
     assert_eq!(body.len(), 3, "{sub}");
     assert!(body[1].ends_with("button \"pick another day\""), "{sub}");
