@@ -336,16 +336,18 @@
   // with onClick and the like, Solid's delegated $$click); -1: a framework's root container,
   // whose delegated listeners are not its own; 0: neither.
   function frameworkClick(el) {
-    for (const k of Object.keys(el)) {
-      if (k.startsWith('__reactProps$') || k.startsWith('__reactEventHandlers$')) {
-        const p = el[k];
-        if (p && typeof p === 'object' && CLICK_PROPS.some((n) => typeof p[n] === 'function')) return 1;
-      } else if (k.startsWith('__reactContainer$') || k === '_reactRootContainer') {
-        return -1;
-      } else if (k.startsWith('$$') && CLICK_TYPES.has(k.slice(2)) && typeof el[k] === 'function') {
-        return 1;
+    try {
+      for (const k of Object.keys(el)) {
+        if (k.startsWith('__reactProps$') || k.startsWith('__reactEventHandlers$')) {
+          const p = el[k];
+          if (p && typeof p === 'object' && CLICK_PROPS.some((n) => typeof p[n] === 'function')) return 1;
+        } else if (k.startsWith('__reactContainer$') || k === '_reactRootContainer') {
+          return -1;
+        } else if (k.startsWith('$$') && CLICK_TYPES.has(k.slice(2)) && typeof el[k] === 'function') {
+          return 1;
+        }
       }
-    }
+    } catch (e) { /* a property of the page's that throws */ }
     return 0;
   }
   const onHandler = (el) => el.attributes.length > 0 && ON_HANDLERS.some((a) => el.hasAttribute(a)) ||
@@ -379,8 +381,9 @@
     const mask = listened.get(el) | 0;
     const own = fw > 0 || onHandler(el) || (mask !== 0 && bits(mask) < 6);
     // The pointer cursor starts here, or is inherited from a list-like container whose items
-    // are what takes the clicks.
-    const p = el.parentElement;
+    // are what takes the clicks. The parent is the one the cursor inherits from: a slot, or the
+    // shadow host for a shadow tree's top element.
+    const p = el.assignedSlot || el.parentElement || (el.parentNode && el.parentNode.host) || null;
     const ownPointer = pointer(el) && (!p || !pointer(p) || ITEM_CONTAINERS.has(roleOf(p)));
     if (fw >= 0 && (ownPointer || (own && !delegates(el)))) v = true;
     m.set(el, v);
@@ -787,9 +790,10 @@
         el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
       }
     }
-    // A word wrapped over two lines is clicked on its first line.
-    const lines = el.getClientRects();
-    let r = lines.length > 1 ? lines[0] : el.getBoundingClientRect();
+    // A word wrapped over two lines is clicked on its first line (the first box with an area:
+    // an inline element around a block has empty boxes too).
+    const boxes = Array.from(el.getClientRects()).filter((b) => b.width > 0 && b.height > 0);
+    let r = boxes.length > 1 ? boxes[0] : el.getBoundingClientRect();
     let x = (r.left + r.right) / 2, y = (r.top + r.bottom) / 2;
     let w = el.ownerDocument.defaultView;
     while (w && w !== window && w.frameElement) {

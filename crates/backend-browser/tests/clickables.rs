@@ -82,6 +82,18 @@ async fn clickable_words_in_a_long_paragraph_are_listed_as_its_children() {
     let only = h.listing(json!({"only_interactive": true})).await;
     assert!(only.contains("button \"cancel the delivery\""), "{only}");
 
+    // The phrase wraps over two lines (the fixture's layout); the click lands on its first.
+    let rects = h.listing(json!({"field_list": ["rect"]})).await;
+    let rect: Vec<i64> = line_of(&rects, &cancel)
+        .split("rect=[")
+        .nth(1)
+        .and_then(|r| r.strip_suffix(']'))
+        .map(|r| r.split(',').filter_map(|n| n.parse().ok()).collect())
+        .unwrap_or_default();
+    assert!(
+        rect.len() == 4 && rect[3] - rect[1] > 30,
+        "the phrase spans two lines: {rect:?}"
+    );
     click(&h, &cancel, "cancel the delivery").await;
     let l = h.listing(json!({})).await;
     assert!(
@@ -167,8 +179,12 @@ async fn a_pointer_card_is_one_button_and_its_texts_are_not() {
     h.open("cards.html").await;
     let l = h.listing(json!({})).await;
     let buttons: Vec<&str> = l.lines().filter(|x| x.contains(" button ")).collect();
-    assert_eq!(buttons.len(), 3, "one button per card:\n{l}");
-    for inner in ["\"grippy\"", "\"€89\"", "\"Trail Runner\""] {
+    assert_eq!(
+        buttons.len(),
+        4,
+        "one button per card and the compare toggle:\n{l}"
+    );
+    for inner in ["\"grippy\"", "\"€89\"", "\"Trail Runner\"", "\"Compare\""] {
         assert!(
             !l.contains(inner),
             "{inner} inherits the cursor: no line of its own:\n{l}"
@@ -186,6 +202,14 @@ async fn a_pointer_card_is_one_button_and_its_texts_are_not() {
         h.listing(json!({}))
             .await
             .contains("text \"In your basket: Summit GTX.\"")
+    );
+    // A shadow tree inherits its host's cursor: the host is the one button.
+    let compare = Harness::id_of(&l, "button", "Compare boots");
+    click(&h, &compare, "Compare boots").await;
+    assert!(
+        h.listing(json!({}))
+            .await
+            .contains("text \"Comparing boots.\"")
     );
     assert!(h.shutdown().await);
 }
@@ -232,6 +256,11 @@ async fn the_hooks_are_invisible_and_survive_a_pages_own_wrapper() {
     let here = Harness::id_of(&l, "button", "here");
     click(&h, &here, "here").await;
     assert!(h.listing(json!({})).await.contains("text \"Went on.\""));
+    // The hooked fetch still holds settling until its answer.
+    let fetch = Harness::id_of(&l, "button", "Fetch data");
+    click(&h, &fetch, "Fetch data").await;
+    let l = h.listing(json!({})).await;
+    assert!(l.contains("text \"Fetched 42 items.\""), "{l}");
     assert!(h.shutdown().await);
 }
 
@@ -262,7 +291,7 @@ async fn script_clickable_pages_list_within_budget() {
             &["Trail Runner", "Summit GTX", "Meadow Low"],
         ),
         ("onclick.html", 100, &["Express, next day, €9"]),
-        ("hooks_probe.html", 80, &["here"]),
+        ("hooks_probe.html", 90, &["here"]),
     ];
     for (page, budget, clickables) in pages {
         h.open(page).await;
