@@ -184,3 +184,49 @@ async fn settle_timers_ms_decides_which_timers_an_action_waits_for() {
         "{bad}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clickables_and_timers_work_in_same_and_cross_site_frames() {
+    let h = Harness::start().await;
+    h.open("framed_widgets.html").await;
+    let l = h.listing(json!({})).await;
+    let ids = |kind: &str, name: &str| -> Vec<String> {
+        let needle = format!(" {kind} \"{name}\"");
+        l.lines()
+            .filter(|x| x.ends_with(&needle) || x.contains(&format!("{needle} ")))
+            .filter_map(|x| {
+                x.trim_start_matches('*')
+                    .split(' ')
+                    .next()
+                    .map(str::to_owned)
+            })
+            .collect()
+    };
+    let maps = ids("button", "open the map");
+    let checks = ids("button", "Check stock");
+    assert_eq!(
+        (maps.len(), checks.len()),
+        (2, 2),
+        "one of each per frame:\n{l}"
+    );
+    for (frame, (map, check)) in ["same", "cross"].iter().zip(maps.iter().zip(&checks)) {
+        h.ok("click_input", json!({"id": map, "name": "open the map"}))
+            .await;
+        assert!(
+            h.listing(json!({}))
+                .await
+                .contains(&format!("text \"Map open ({frame}).\"")),
+            "{frame}"
+        );
+        let r = h
+            .ok("click_input", json!({"id": check, "name": "Check stock"}))
+            .await;
+        waited_for(&r, 300);
+        let l = h.listing(json!({})).await;
+        assert!(
+            l.contains(&format!("text \"In stock ({frame}).\"")),
+            "{frame}:\n{l}"
+        );
+    }
+    assert!(h.shutdown().await);
+}
