@@ -365,7 +365,7 @@
   // Whether element `el` (of role `role`, '' for none) takes clicks through script: a click
   // listener, an on… handler or a framework's handler prop of its own (a container that only
   // delegates does not count, nor does a root listening to every click type), or the pointer
-  // cursor where it starts (not inherited from a parent that takes clicks itself).
+  // cursor where it starts (not inherited from its parent, unless that is a list-like container).
   function takesClicks(el, role) {
     if (NOT_CLICKABLE_TAGS.has(el.tagName) || NOT_CLICKABLE_ROLES.has(role)) return false;
     if (el.ownerDocument !== document) {
