@@ -1,8 +1,10 @@
 //! Browser tool figures (issue #4), measured through the MCP tools on a real headless Chromium:
 //! browser start to first page, the 200-row table page's control listing, click + settle on a
-//! static page, a viewport screenshot, tokens per interactive control on the table page, and
+//! static page, a viewport screenshot, tokens per interactive control on the table page;
 //! (issue #15) find_controls on the table page (the whole tool, and the matcher alone) and how
-//! soon wait_for_control answers after the page inserts the control it waits for.
+//! soon wait_for_control answers after the page inserts the control it waits for; then issue
+//! 14's: tokens of the script-clickable pages, settle of the timer pages' actions and what the
+//! page hooks cost per call.
 //!
 //! Run: `cargo bench -p deft-backend-browser --bench browser` (prints p50 and p90 of each).
 
@@ -167,6 +169,7 @@ async fn main() {
         "≤ 30 ms",
     );
     report("  whole call (page delay 1200 ms)", waits, "—");
+    script_pages(&client, &pages).await;
     let _ = client.cancel().await;
     if let Ok(b) = server.browser().await {
         b.stop().await;
@@ -257,4 +260,92 @@ async fn wait_figures(client: &Client, pages: &PageServer) -> (Vec<Duration>, Ve
         ));
     }
     (latency, whole)
+}
+
+/// Issue 14's figures: the listing tokens of each script-clickable page, the settle of each
+/// timer page's action with whether the next listing shows its outcome, and what the page hooks
+/// cost per call.
+async fn script_pages(client: &Client, pages: &PageServer) {
+    let listing = |page: &'static str| async move {
+        call(client, "navigate", json!({"url": pages.url(page)})).await;
+        text(&call(client, "get_app_window_controls_info", json!({})).await)
+    };
+    println!("\nscript-only clickables: default listing of each page");
+    for page in [
+        "clickable_prose.html",
+        "tab_words.html",
+        "react_like.html",
+        "cards.html",
+        "onclick.html",
+    ] {
+        let l = listing(page).await;
+        let buttons = l.lines().filter(|x| x.contains(" button ")).count();
+        println!(
+            "  {page:<24} {:>4} cl100k tokens, {:>2} lines, {buttons} buttons",
+            common::tokens(&l),
+            l.lines().count()
+        );
+    }
+    println!(
+        "\ntimer-driven pages: settle_ms of the action (5 rounds), outcome in the next listing"
+    );
+    let tasks: [(&str, &str, &str, Value, &str); 4] = [
+        (
+            "autocomplete.html",
+            "set_edit_text",
+            "combobox \"City\"",
+            json!({"name": "City", "text": "Ber"}),
+            " listitem \"Berlin\"",
+        ),
+        (
+            "timed_panel.html",
+            "click_input",
+            "button \"Show details\"",
+            json!({"name": "Show details"}),
+            " button \"Confirm order\"\n",
+        ),
+        (
+            "clock.html",
+            "click_input",
+            "button \"Save layout\"",
+            json!({"name": "Save layout"}),
+            " text \"Layout saved.\"",
+        ),
+        (
+            "clock.html",
+            "click_input",
+            "button \"Watch prices\"",
+            json!({"name": "Watch prices"}),
+            " text \"Watching prices.\"",
+        ),
+    ];
+    for (page, tool, control, mut args, outcome) in tasks {
+        let mut settles = Vec::new();
+        let mut seen = 0;
+        for _ in 0..5 {
+            let l = listing(page).await;
+            args["id"] = json!(id_of(&l, control));
+            let r = call(client, tool, args.clone()).await;
+            let ms = r.structured_content.as_ref().expect("result")["settle_ms"]
+                .as_u64()
+                .unwrap_or(0);
+            settles.push(ms);
+            let after = text(&call(client, "get_app_window_controls_info", json!({})).await);
+            seen += usize::from(after.contains(outcome));
+        }
+        settles.sort_unstable();
+        println!("  {page:<18} {control:<24} settle_ms {settles:?}, outcome listed {seen}/5");
+    }
+    call(
+        client,
+        "navigate",
+        json!({"url": pages.url("listener_cost.html")}),
+    )
+    .await;
+    let cost = text(&call(client, "get_page_text", json!({})).await);
+    let cost = cost
+        .lines()
+        .find(|l| l.contains(" ns"))
+        .unwrap_or("not measured");
+    println!("\npage hooks, per add+remove (or set+clear) pair: {cost}");
 }

@@ -12,31 +12,401 @@
   let lastMutation = performance.now();
   let mutationCount = 0;
 
+  // ---- Page hooks, installed at document start (Page.addScriptToEvaluateOnNewDocument, every
+  // frame): which elements have click listeners, and the timers, animation frames and
+  // animations an action's own handlers start, so settling waits for them. Invisible to the
+  // page: no enumerable global, patched functions keep their native name, length and
+  // toString, and addEventListener pays one Map lookup per call (a bit set for click types).
+  const apply = Reflect.apply;
+  const nativeSetTimeout = window.setTimeout;
+  const nativeQueueMicrotask = window.queueMicrotask;
+  const nativeRequestAnimationFrame = window.requestAnimationFrame;
+  // The agent is reachable as window.__deft but not enumerable, and the page cannot replace it.
+  Object.defineProperty(window, '__deft', {
+    configurable: true, enumerable: false,
+    set(v) {
+      // The hooks' entry points join the agent as it is published.
+      Object.assign(v, { arm, settlingNow, held, takesClicks });
+      Object.defineProperty(window, '__deft', { value: v, enumerable: false, writable: false, configurable: false });
+    },
+  });
+  const disguised = new WeakMap();
+  // Replaces `owner[name]` (a function) by `make(native)`, which must be a method (no
+  // prototype, not constructible, like a native), keeping the property's attributes.
+  const patch = (owner, name, make) => {
+    try {
+      const d = Object.getOwnPropertyDescriptor(owner, name);
+      if (!d || typeof d.value !== 'function') return;
+      const native = d.value;
+      const repl = make(native);
+      disguised.set(repl, native);
+      Object.defineProperty(repl, 'name', { value: native.name });
+      Object.defineProperty(repl, 'length', { value: native.length });
+      Object.defineProperty(owner, name, { value: repl, writable: d.writable, enumerable: d.enumerable, configurable: d.configurable });
+    } catch (e) { /* a frozen owner keeps its own */ }
+  };
+  patch(Function.prototype, 'toString', (native) => ({
+    toString() { return apply(native, disguised.get(this) || this, []); },
+  }).toString);
+
   // Requests in flight, so settling waits for XHR/fetch answers.
-  try {
-    const XO = XMLHttpRequest.prototype.open, XS = XMLHttpRequest.prototype.send;
-    XMLHttpRequest.prototype.send = function () {
+  patch(XMLHttpRequest.prototype, 'send', (native) => ({
+    send() {
       pending++;
       let done = false;
       const fin = () => { if (!done) { done = true; pending--; } };
       this.addEventListener('loadend', fin);
-      try { return XS.apply(this, arguments); } catch (e) { fin(); throw e; }
-    };
-    XMLHttpRequest.prototype.open = XO;
-    const F = window.fetch;
-    if (F) {
-      window.fetch = function () {
-        pending++;
-        let done = false;
-        const fin = () => { if (!done) { done = true; pending--; } };
-        try {
-          const p = F.apply(this, arguments);
-          p.then(fin, fin);
-          return p;
-        } catch (e) { fin(); throw e; }
-      };
+      try { return apply(native, this, arguments); } catch (e) { fin(); throw e; }
+    },
+  }).send);
+  patch(window, 'fetch', (native) => ({
+    fetch() {
+      pending++;
+      let done = false;
+      const fin = () => { if (!done) { done = true; pending--; } };
+      try {
+        const p = apply(native, this, arguments);
+        p.then(fin, fin);
+        return p;
+      } catch (e) { fin(); throw e; }
+    },
+  }).fetch);
+
+  // Click-ish listeners per target, as a bit set of these types (a removed listener still counts).
+  const CLICK_TYPES = new Map([['click', 1], ['mousedown', 2], ['mouseup', 4], ['pointerdown', 8],
+    ['pointerup', 16], ['touchstart', 32], ['dblclick', 64], ['contextmenu', 128]]);
+  const listened = new WeakMap();
+  patch(EventTarget.prototype, 'addEventListener', (native) => ({
+    addEventListener(type, listener) {
+      const bit = CLICK_TYPES.get(type);
+      if (bit !== undefined && listener && this !== null && typeof this === 'object') {
+        listened.set(this, (listened.get(this) | 0) | bit);
+      }
+      return apply(native, this, arguments);
+    },
+  }).addEventListener);
+
+  // The causal context of the running callback: the action whose input (or whose timers,
+  // frames and promise callbacks, transitively) is running, 0 for none. `cur` is the context of
+  // the wrapped callback running now (undefined: none of ours); outside one, code that runs
+  // while an action's input is being dispatched (its event handlers) belongs to the action.
+  let action = 0;
+  let armedAt = 0;
+  let timerMs = 1000;
+  let dispatching = false;
+  let settling = false;
+  let cur;
+  // Whether the running code descends from one of the action's timers or frames (rather than
+  // directly from its event handlers).
+  let nested = false;
+  const timers = new Map();
+  const frames = new Set();
+  let claimed = [];
+  let seenAnims = new WeakSet();
+  let lastHeld = -Infinity;
+  const context = () => (cur !== undefined ? cur : (dispatching ? action : 0));
+  // The context a callback scheduled now (due in `delay` ms) runs in, and whether it holds the
+  // action's settle: a short timer its handlers schedule does; one that a timer or frame of the
+  // action schedules in turn (a chain, a poll, an animation loop) only while it is due within
+  // timerMs of the action, and after that the chain is no longer the action's.
+  const lineage = (delay) => {
+    const ctx = context();
+    if (ctx === 0 || ctx !== action) return [ctx, false];
+    if (nested && performance.now() + delay - armedAt > timerMs) return [0, false];
+    return [ctx, delay <= timerMs];
+  };
+  // `fn` wrapped to run in context `ctx`; `started` (if any) is told when it starts.
+  const inContext = (fn, ctx, started) => function () {
+    if (started) started();
+    const pc = cur, pn = nested;
+    cur = ctx; nested = true;
+    try { return apply(fn, this, arguments); } finally {
+      cur = pc; nested = pn;
+      if (started) lastHeld = performance.now();
+      // What a page's own timer starts while an action settles is not the action's.
+      if ((settling || dispatching) && ctx !== action) markAnimations();
     }
-  } catch (e) { /* a page that froze these keeps them */ }
+  };
+  const inMicrotask = (fn, ctx) => {
+    if (typeof fn !== 'function') return fn;
+    const n = nested;
+    return function () {
+      const pc = cur, pn = nested;
+      cur = ctx; nested = n;
+      try { return apply(fn, this, arguments); } finally { cur = pc; nested = pn; }
+    };
+  };
+  const withCallback = (args, fn) => {
+    const a = [fn];
+    for (let i = 1; i < args.length; i++) a.push(args[i]);
+    return a;
+  };
+  patch(window, 'setTimeout', (native) => ({
+    setTimeout(handler, timeout) {
+      if (typeof handler !== 'function') return apply(native, this, arguments);
+      const delay = Math.max(0, +timeout || 0);
+      const [ctx, held] = lineage(delay);
+      let id = 0;
+      id = apply(native, this, withCallback(arguments, inContext(handler, ctx, held ? () => timers.delete(id) : null)));
+      if (held) timers.set(id, performance.now() + delay);
+      return id;
+    },
+  }).setTimeout);
+  // An interval is periodic: only its first tick belongs to (and holds) the action.
+  patch(window, 'setInterval', (native) => ({
+    setInterval(handler, timeout) {
+      if (typeof handler !== 'function') return apply(native, this, arguments);
+      const delay = Math.max(0, +timeout || 0);
+      const [ctx, held] = lineage(delay);
+      let id = 0, first = true;
+      const once = inContext(handler, ctx, held ? () => timers.delete(id) : null);
+      const later = inContext(handler, 0, null);
+      id = apply(native, this, withCallback(arguments, function () {
+        const f = first ? once : later;
+        first = false;
+        return apply(f, this, arguments);
+      }));
+      if (held) timers.set(id, performance.now() + delay);
+      return id;
+    },
+  }).setInterval);
+  for (const name of ['clearTimeout', 'clearInterval']) {
+    patch(window, name, (native) => ({
+      [name](id) { timers.delete(id); return apply(native, this, arguments); },
+    })[name]);
+  }
+  patch(window, 'requestAnimationFrame', (native) => ({
+    requestAnimationFrame(callback) {
+      if (typeof callback !== 'function') return apply(native, this, arguments);
+      const [ctx, held] = lineage(16);
+      let id = 0;
+      id = apply(native, this, [inContext(callback, ctx, held ? () => frames.delete(id) : null)]);
+      if (held) frames.add(id);
+      return id;
+    },
+  }).requestAnimationFrame);
+  patch(window, 'cancelAnimationFrame', (native) => ({
+    cancelAnimationFrame(id) { frames.delete(id); return apply(native, this, arguments); },
+  }).cancelAnimationFrame);
+  // Promise callbacks and microtasks carry the context they were queued in (only while there
+  // is one to carry: otherwise the call goes straight through).
+  patch(Promise.prototype, 'then', (native) => ({
+    then(onFulfilled, onRejected) {
+      if (cur === undefined && !dispatching) return apply(native, this, arguments);
+      const ctx = context();
+      return apply(native, this, [inMicrotask(onFulfilled, ctx), inMicrotask(onRejected, ctx)]);
+    },
+  }).then);
+  patch(window, 'queueMicrotask', (native) => ({
+    queueMicrotask(callback) {
+      if (cur === undefined && !dispatching) return apply(native, this, arguments);
+      return apply(native, this, [inMicrotask(callback, context())]);
+    },
+  }).queueMicrotask);
+
+  // Animations (CSS transitions and animations, element.animate) the action started hold its
+  // settle until they finish, when they are finite, end within timerMs and move more than
+  // colours and shadows. Those running when it was armed, and those a page's own timers start
+  // meanwhile, are not the action's.
+  const COSMETIC = new Set(['color', 'background', 'background-color', 'border-color',
+    'border-top-color', 'border-right-color', 'border-bottom-color', 'border-left-color',
+    'outline', 'outline-color', 'outline-width', 'outline-offset', 'box-shadow', 'text-shadow',
+    'fill', 'stroke', 'caret-color', 'text-decoration-color', 'filter', 'backdrop-filter',
+    'accent-color', 'column-rule-color']);
+  const KEYFRAME_KEYS = new Set(['offset', 'computedOffset', 'easing', 'composite']);
+  const animations = () => {
+    try { return document.getAnimations ? document.getAnimations() : []; } catch (e) { return []; }
+  };
+  const markAnimations = () => { for (const a of animations()) seenAnims.add(a); };
+  const movesLayout = (a) => {
+    const e = a.effect;
+    if (!e || !e.getComputedTiming) return false;
+    if (!(e.getComputedTiming().endTime <= timerMs)) return false;
+    let props = [];
+    if (a.transitionProperty) props = [a.transitionProperty];
+    else if (e.getKeyframes) {
+      for (const f of e.getKeyframes()) {
+        for (const k of Object.keys(f)) {
+          if (!KEYFRAME_KEYS.has(k)) props.push(k.replace(/[A-Z]/g, (m) => '-' + m.toLowerCase()));
+        }
+      }
+    }
+    return props.some((p) => !COSMETIC.has(p));
+  };
+  // After a claimed animation ends, one more frame is held: the frame that sends its end events.
+  let tailFrames = 0;
+  const claimAnimations = () => {
+    for (const a of animations()) {
+      if (seenAnims.has(a)) continue;
+      seenAnims.add(a);
+      if (movesLayout(a)) claimed.push(a);
+    }
+    const before = claimed.length;
+    claimed = claimed.filter((a) => a.playState === 'running');
+    if (claimed.length < before && document.visibilityState !== 'hidden') {
+      tailFrames++;
+      apply(nativeRequestAnimationFrame, window, [() => {
+        if (tailFrames > 0) tailFrames--;
+        lastHeld = performance.now();
+      }]);
+    }
+  };
+
+  // Arms this document (and its same-origin frames) for an action about to be dispatched:
+  // timers up to `ms` that its handlers schedule will hold the settle that follows.
+  function arm(ms) {
+    action++;
+    armedAt = performance.now();
+    timerMs = ms;
+    dispatching = true;
+    timers.clear();
+    frames.clear();
+    claimed = [];
+    tailFrames = 0;
+    seenAnims = new WeakSet();
+    markAnimations();
+    for (const c of childAgents()) {
+      try { c.arm(ms); } catch (e) { /* a frame going away */ }
+    }
+  }
+
+  // The action's input is dispatched; settling begins (`on`) or ends.
+  function settlingNow(on) {
+    dispatching = false;
+    settling = on;
+    for (const c of childAgents()) {
+      try { c.settlingNow(on); } catch (e) { /* a frame going away */ }
+    }
+  }
+
+  // What of the action still runs here and in same-origin frames: timers, animation frames and
+  // animations held, and milliseconds since the last of them ended.
+  function held() {
+    claimAnimations();
+    const visible = document.visibilityState !== 'hidden';
+    const h = { n: timers.size + (visible ? frames.size + tailFrames : 0) + claimed.length,
+      quiet: performance.now() - lastHeld };
+    for (const c of childAgents()) {
+      try {
+        const b = c.held();
+        h.n += b.n;
+        h.quiet = Math.min(h.quiet, b.quiet);
+      } catch (e) { /* a frame going away */ }
+    }
+    return h;
+  }
+
+  // ---- Script-only clickables: elements that take clicks without being native controls or
+  // having a widget role.
+  const CLICK_PROPS = ['onClick', 'onClickCapture', 'onMouseDown', 'onMouseDownCapture', 'onMouseUp',
+    'onMouseUpCapture', 'onPointerDown', 'onPointerDownCapture', 'onPointerUp', 'onPointerUpCapture',
+    'onTouchStart', 'onDoubleClick', 'onContextMenu'];
+  const ON_HANDLERS = ['onclick', 'onmousedown', 'onmouseup', 'onpointerdown', 'onpointerup',
+    'ontouchstart', 'ondblclick', 'oncontextmenu'];
+  const NOT_CLICKABLE_TAGS = new Set(['HTML', 'BODY', 'LABEL', 'OPTION', 'OPTGROUP', 'IFRAME',
+    'TBODY', 'THEAD', 'TFOOT', 'TR', 'COLGROUP', 'COL', 'FORM', 'LEGEND', 'CAPTION']);
+  const NOT_CLICKABLE_ROLES = new Set(['dialog', 'alertdialog', 'table', 'grid', 'list', 'tree',
+    'treegrid', 'tablist', 'tabpanel', 'menu', 'menubar', 'toolbar', 'group', 'region', 'form',
+    'navigation', 'main', 'document', 'listbox', 'radiogroup', 'row', 'rowgroup', 'Iframe',
+    'presentation', 'none']);
+  const ITEM_CONTAINERS = new Set(['list', 'listbox', 'menu', 'menubar', 'tablist', 'tree', 'treegrid',
+    'grid', 'table', 'row', 'rowgroup', 'toolbar', 'radiogroup']);
+  const CONTROLS_IN = 'a[href],button,input,select,textarea,summary,[tabindex],[contenteditable],[onclick],' +
+    '[role=button],[role=link],[role=checkbox],[role=radio],[role=switch],[role=tab],[role=menuitem],' +
+    '[role=option],[role=treeitem],[role=gridcell]';
+  // Per-run caches (a listing is one synchronous run; they are dropped after it).
+  let memo = null;
+  const cache = () => {
+    if (!memo) {
+      memo = { cursor: new Map(), clicks: new Map() };
+      apply(nativeQueueMicrotask, window, [() => { memo = null; }]);
+    }
+    return memo;
+  };
+  const pointer = (el) => {
+    const m = cache().cursor;
+    let v = m.get(el);
+    if (v === undefined) {
+      v = getComputedStyle(el).cursor === 'pointer';
+      m.set(el, v);
+    }
+    return v;
+  };
+  // 1: framework handler props on the node (React's __reactProps$… / __reactEventHandlers$…
+  // with onClick and the like, Solid's delegated $$click); -1: a framework's root container,
+  // whose delegated listeners are not its own; 0: neither.
+  function frameworkClick(el) {
+    try {
+      for (const k of Object.keys(el)) {
+        if (k.startsWith('__reactProps$') || k.startsWith('__reactEventHandlers$')) {
+          const p = el[k];
+          if (p && typeof p === 'object' && CLICK_PROPS.some((n) => typeof p[n] === 'function')) return 1;
+        } else if (k.startsWith('__reactContainer$') || k === '_reactRootContainer') {
+          return -1;
+        } else if (k.startsWith('$$') && CLICK_TYPES.has(k.slice(2)) && typeof el[k] === 'function') {
+          return 1;
+        }
+      }
+    } catch (e) { /* a property of the page's that throws */ }
+    return 0;
+  }
+  const onHandler = (el) => el.attributes.length > 0 && ON_HANDLERS.some((a) => el.hasAttribute(a)) ||
+    ON_HANDLERS.some((a) => typeof el[a] === 'function');
+  const bits = (m) => { let n = 0; for (; m; m &= m - 1) n++; return n; };
+  // Whether a handler-only element is a container delegating its children's clicks: it holds
+  // controls, or more than a card's worth of elements.
+  function delegates(el) {
+    if (el.querySelector(CONTROLS_IN)) return true;
+    const all = el.getElementsByTagName('*');
+    if (all.length > 40) return true;
+    for (const d of all) if (listened.has(d) || frameworkClick(d) > 0) return true;
+    return false;
+  }
+  // Whether element `el` (of role `role`, '' for none) takes clicks through script: a click
+  // listener, an on… handler or a framework's handler prop of its own (a container that only
+  // delegates does not count, nor does a root listening to every click type), or the pointer
+  // cursor where it starts (not inherited from its parent, unless that is a list-like container).
+  function takesClicks(el, role) {
+    if (NOT_CLICKABLE_TAGS.has(el.tagName) || NOT_CLICKABLE_ROLES.has(role)) return false;
+    if (el.ownerDocument !== document) {
+      // A same-origin frame's element: its own agent saw its listeners.
+      const w = el.ownerDocument.defaultView;
+      return !!(w && w.__deft && w.__deft.takesClicks && w.__deft.takesClicks(el, role));
+    }
+    const m = cache().clicks;
+    let v = m.get(el);
+    if (v !== undefined) return v;
+    v = false;
+    const fw = frameworkClick(el);
+    const mask = listened.get(el) | 0;
+    const own = fw > 0 || onHandler(el) || (mask !== 0 && bits(mask) < 6);
+    // The pointer cursor starts here, or is inherited from a list-like container whose items
+    // are what takes the clicks. The parent is the one the cursor inherits from: a slot, or the
+    // shadow host for a shadow tree's top element.
+    const p = el.assignedSlot || el.parentElement || (el.parentNode && el.parentNode.host) || null;
+    const ownPointer = pointer(el) && (!p || !pointer(p) || ITEM_CONTAINERS.has(roleOf(p)));
+    if (fw >= 0 && (ownPointer || (own && !delegates(el)))) v = true;
+    m.set(el, v);
+    return v;
+  }
+  // The role of an element that takes clicks through script: its own, else button.
+  const clickRole = (el) => (takesClicks(el, '') ? 'button' : '');
+  // Whether node `c` is prose: text, or an inline element or link with no form control in it.
+  const isProse = (c) => c.nodeType === 3 || (c.nodeType === 1 && (INLINE.has(c.tagName) ||
+    c.tagName === 'A') && !c.querySelector('button,input,select,textarea'));
+  // Whether element `el` holds a link or clickable word (for a block of prose).
+  function holdsControls(el) {
+    for (const d of el.getElementsByTagName('*')) if (isInteractive(d, roleOf(d))) return true;
+    return false;
+  }
+  // Whether `n` has text outside the controls in it.
+  function textAround(n) {
+    for (const c of n.childNodes) {
+      if (c.nodeType === 3 && clean(c.data)) return true;
+      if (c.nodeType === 1 && !isInteractive(c, roleOf(c)) && textAround(c)) return true;
+    }
+    return false;
+  }
 
   // DOM mutations of the document, and of each open shadow root once a listing has walked it
   // (a document observer does not see inside shadow trees).
@@ -127,7 +497,8 @@
       default: return '';
     }
   }
-  const roleOf = (el) => clean(el.getAttribute('role')).split(' ')[0].toLowerCase() || implicitRole(el);
+  const roleOf = (el) => clean(el.getAttribute('role')).split(' ')[0].toLowerCase() || implicitRole(el) ||
+    clickRole(el);
 
   function textOf(el) {
     if (el.tagName === 'IMG') return el.getAttribute('alt') || '';
@@ -193,6 +564,7 @@
     if (tag === 'INPUT') return (el.getAttribute('type') || '').toLowerCase() !== 'hidden';
     if (el.isContentEditable && (!el.parentElement || !el.parentElement.isContentEditable)) return true;
     if (WIDGET_ROLES.has(role)) return true;
+    if (role && takesClicks(el, role)) return true;
     const ti = el.getAttribute('tabindex');
     return ti !== null && parseInt(ti, 10) >= 0;
   }
@@ -461,14 +833,17 @@
       }
       void emitted;
       const kids = el.shadowRoot ? el.shadowRoot.childNodes : el.childNodes;
-      // A block of inline text becomes one text line.
-      if (!consumesText && kids.length > 1 && Array.from(kids).every((c) =>
-        c.nodeType === 3 || (c.nodeType === 1 && INLINE.has(c.tagName) && !c.querySelector('a,button,input,select,textarea,[tabindex]')))) {
+      // A block of prose (inline text, links and clickable words in it) becomes one text line;
+      // its links and clickable words follow as its children.
+      if (!consumesText && kids.length > 1 && Array.from(kids).every(isProse)) {
         const t = textOf(el);
-        if (t) {
+        const controls = holdsControls(el);
+        const line = t && (!controls || textAround(el));
+        if (line) {
           out.push({ k: key(el), role: 'StaticText', name: t, interactive: false, text: true, d: depth,
             row: ctx ? ctx.id : 0, rect: rectOf(el, off) });
         }
+        if (controls) for (const c of kids) walk(c, off, true, ctx, line ? depth + 1 : depth);
         return;
       }
       const childDepth = emitted ? depth + 1 : depth;
@@ -492,7 +867,10 @@
         el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
       }
     }
-    let r = el.getBoundingClientRect();
+    // A word wrapped over two lines is clicked on its first line (the first box with an area:
+    // an inline element around a block has empty boxes too).
+    const boxes = Array.from(el.getClientRects()).filter((b) => b.width > 0 && b.height > 0);
+    let r = boxes.length > 1 ? boxes[0] : el.getBoundingClientRect();
     let x = (r.left + r.right) / 2, y = (r.top + r.bottom) / 2;
     let w = el.ownerDocument.defaultView;
     while (w && w !== window && w.frameElement) {
@@ -605,20 +983,25 @@
     return a;
   }
 
-  // Resolves when no XHR/fetch is in flight and the DOM has been quiet for `quietMs` in this
-  // document and its same-origin frames, or at `capMs`.
+  // Resolves when no XHR/fetch is in flight, nothing the armed action started (short timers,
+  // animation frames, animations) still runs, and the DOM and those have been quiet for
+  // `quietMs` in this document and its same-origin frames, or at `capMs`.
   function settle(quietMs, capMs) {
     const t0 = performance.now();
+    settlingNow(true);
     return new Promise((resolve) => {
       const tick = () => {
         const now = performance.now();
         const a = activity();
-        if ((a.pending === 0 && a.quiet >= quietMs) || now - t0 >= capMs) {
-          resolve({ ms: Math.round(now - t0), pending: a.pending, capped: now - t0 >= capMs });
+        const h = held();
+        const quiet = Math.min(a.quiet, h.quiet);
+        if ((a.pending === 0 && h.n === 0 && quiet >= quietMs) || now - t0 >= capMs) {
+          settlingNow(false);
+          resolve({ ms: Math.round(now - t0), pending: a.pending, held: h.n, capped: now - t0 >= capMs });
           return;
         }
-        const wait = a.pending > 0 ? 5 : Math.max(1, quietMs - a.quiet);
-        setTimeout(tick, wait);
+        const wait = a.pending > 0 || h.n > 0 ? 5 : Math.max(1, quietMs - quiet);
+        apply(nativeSetTimeout, window, [tick, wait]);
       };
       tick();
     });

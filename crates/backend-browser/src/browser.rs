@@ -45,6 +45,8 @@ pub(crate) struct Inner {
     policy: UrlPolicy,
     downloads: PathBuf,
     upload_dirs: Vec<PathBuf>,
+    /// The longest timer of an action's handlers its settling waits for (ms).
+    settle_timers_ms: u64,
     _downloads_tmp: Option<tempfile::TempDir>,
 }
 
@@ -104,6 +106,9 @@ impl Browser {
             state: Mutex::new(State::default()),
             policy: config.policy.clone(),
             upload_dirs: config.upload_dirs.clone(),
+            settle_timers_ms: config
+                .settle_timers_ms
+                .unwrap_or(config::DEFAULT_SETTLE_TIMERS_MS),
             downloads,
             _downloads_tmp: tmp,
         });

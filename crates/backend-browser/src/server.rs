@@ -879,11 +879,13 @@ impl Before {
     /// Fingerprints tab `window` (page session `page`); `control_session` is the session of the
     /// control acted on, if any.
     async fn take(b: &Browser, window: u64, page: &str, control_session: Option<&str>) -> Before {
+        let frame = control_session.filter(|s| *s != page).map(str::to_owned);
+        let armed: Vec<&str> = frame.as_deref().into_iter().collect();
         Before {
             window,
             page: page.to_owned(),
-            frame: control_session.filter(|s| *s != page).map(str::to_owned),
-            fingerprint: b.fingerprint(page).await,
+            fingerprint: b.fingerprint_before_action(page, &armed).await,
+            frame,
             t0: Instant::now(),
         }
     }

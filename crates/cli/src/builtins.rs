@@ -43,7 +43,7 @@ pub fn registry(data_dir: &Path) -> Arc<BuiltinRegistry> {
     ));
     r.register(Builtin::new(
         deft_backend_browser::NAME,
-        "headless Chromium over CDP: tabs, compact control listings, real input (options: cdp_url, chromium, chromium_args, downloads_dir, allowed_domains, blocked_domains, allow_file_urls, allow_chrome_urls)",
+        "headless Chromium over CDP: tabs, compact control listings, real input (options: cdp_url, chromium, chromium_args, downloads_dir, allowed_domains, blocked_domains, allow_file_urls, allow_chrome_urls, upload_dirs, settle_timers_ms)",
         |options| {
             deft_backend_browser::BrowserConfig::from_options(options)
                 .map(deft_backend_browser::BrowserServer::new)

@@ -23,10 +23,18 @@ pub struct BrowserConfig {
     /// and the system temp folder always count; a path must be absolute and name an existing
     /// file whose real path (links resolved) lies inside one of them.
     pub upload_dirs: Vec<PathBuf>,
+    /// How long a timer an action's own event handlers start may be (milliseconds, default
+    /// 1000) for the action's settling to wait for it: such timers, the
+    /// animation frames and the animations they start hold the settle (never past its cap).
+    /// 0 waits for none.
+    pub settle_timers_ms: Option<u64>,
     /// Allowed/blocked domains and schemes.
     #[serde(flatten)]
     pub policy: UrlPolicy,
 }
+
+/// The default of [`BrowserConfig::settle_timers_ms`].
+pub(crate) const DEFAULT_SETTLE_TIMERS_MS: u64 = 1000;
 
 impl BrowserConfig {
     /// Parses routing-table options (`null` or `{}`: defaults). The error names the bad key.

@@ -340,6 +340,10 @@ fn perform(cdp: &Cdp, f: FollowUp) {
             FollowUp::PrepareFrame { session, intercept } => {
                 if let Err(err) = prepare_session(&cdp, &session, false, intercept).await {
                     tracing::debug!("iframe session not prepared: {err}");
+                    // It waits for us since it started: let it run unprepared.
+                    let _ = cdp
+                        .call(Some(&session), "Runtime.runIfWaitingForDebugger", json!({}))
+                        .await;
                 }
             }
             FollowUp::Resume { session } => {

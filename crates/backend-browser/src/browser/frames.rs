@@ -102,7 +102,8 @@ impl Browser {
 }
 
 /// Enables what a page or frame session needs: Page events, the agent on every new document,
-/// and auto-attach to cross-origin iframes.
+/// and auto-attach to cross-origin iframes (paused until prepared). A frame session is let run
+/// at the end.
 pub(super) async fn prepare_session(
     cdp: &Cdp,
     session: &str,
@@ -138,10 +139,12 @@ pub(super) async fn prepare_session(
         json!({"source": AGENT_JS}),
     )
     .await?;
+    // Frames and workers wait for us when they start, so a frame's agent (and its hooks) is in
+    // place before the frame's own scripts run; the event loop lets each one go once prepared.
     cdp.call(
         s,
         "Target.setAutoAttach",
-        json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}),
+        json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true}),
     )
     .await?;
     cdp.call(

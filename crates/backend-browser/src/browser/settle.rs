@@ -1,5 +1,6 @@
-//! Settling after an action (no request in flight, the DOM quiet, a new document loaded) and
-//! the page fingerprint that tells `effect`.
+//! Settling after an action (no request in flight, the short timers, animation frames and
+//! animations its own handlers started done, the DOM quiet, a new document loaded) and the page
+//! fingerprint that tells `effect`, taken before the action with the page agents armed.
 
 use std::time::{Duration, Instant};
 
@@ -11,8 +12,10 @@ pub(crate) const SETTLE_QUIET_MS: u64 = 20;
 pub(crate) const SETTLE_CAP_MS: u64 = 3000;
 
 impl Browser {
-    /// Waits until the page settles: no XHR/fetch in flight and the DOM quiet for
-    /// [`SETTLE_QUIET_MS`], capped at [`SETTLE_CAP_MS`]. Returns the milliseconds waited.
+    /// Waits until the page settles: no XHR/fetch in flight, nothing the armed action started
+    /// still running (timers up to `settle_timers_ms`, animation frames, animations) and the DOM
+    /// quiet for [`SETTLE_QUIET_MS`], capped at [`SETTLE_CAP_MS`]. Returns the milliseconds
+    /// waited.
     pub(crate) async fn settle(&self, session: &str) -> u64 {
         let t0 = Instant::now();
         let call = format!("__deft.settle({SETTLE_QUIET_MS}, {SETTLE_CAP_MS})");
@@ -79,14 +82,35 @@ impl Browser {
     /// A page fingerprint for `effect`: URL, title, DOM mutations, focus, form state and scroll
     /// of the page, its same-origin frames and its cross-origin frames (their own sessions).
     pub(crate) async fn fingerprint(&self, session: &str) -> String {
+        self.fingerprint_arming(session, &[]).await
+    }
+
+    /// [`Browser::fingerprint`] taken just before an action's input is dispatched, arming the
+    /// page agents of `session` and of the frame sessions in `armed` (with their same-origin
+    /// frames): the short timers, animation frames and animations the action's handlers start
+    /// from now on hold the settle that follows.
+    pub(crate) async fn fingerprint_before_action(&self, session: &str, armed: &[&str]) -> String {
+        let mut all = vec![session];
+        all.extend_from_slice(armed);
+        self.fingerprint_arming(session, &all).await
+    }
+
+    async fn fingerprint_arming(&self, session: &str, armed: &[&str]) -> String {
         let mut sessions = self.child_frames(session);
         sessions.sort();
         sessions.insert(0, session.to_owned());
-        let parts = futures::future::join_all(
-            sessions
-                .iter()
-                .map(|s| self.eval(s, "__deft.fingerprint()")),
-        )
+        let arm = format!(
+            "(__deft.arm({}), __deft.fingerprint())",
+            self.inner.settle_timers_ms
+        );
+        let parts = futures::future::join_all(sessions.iter().map(|s| {
+            let call = if armed.contains(&s.as_str()) {
+                arm.as_str()
+            } else {
+                "__deft.fingerprint()"
+            };
+            self.eval(s, call)
+        }))
         .await;
         parts
             .into_iter()

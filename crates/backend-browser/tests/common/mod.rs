@@ -28,6 +28,14 @@ pub fn require_chromium() {
     }
 }
 
+/// The cl100k tokens of `text` (what a listing costs the model).
+pub fn tokens(text: &str) -> usize {
+    tiktoken_rs::cl100k_base()
+        .expect("cl100k tables ship with tiktoken-rs")
+        .encode_with_special_tokens(text)
+        .len()
+}
+
 /// A browser tool server for `config`, served in-process, and a client connected to it.
 pub async fn connect(config: BrowserConfig) -> (BrowserServer, Client) {
     let server = BrowserServer::new(config);
