@@ -3,9 +3,10 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use deft_protocol::changes;
 use deft_protocol::found::{render_found, render_found_json, wait_result, wait_timeout_text};
 use deft_protocol::observation::ListingFormat;
-use deft_protocol::observation::{clean_name, render_compact, render_json, render_window_list};
+use deft_protocol::observation::{clean_name, render_window_list};
 use deft_protocol::selector::{self, MatchOptions, Selector};
 use deft_protocol::timeout_meta;
 use deft_protocol::tool_args::{
@@ -184,17 +185,24 @@ impl BrowserServer {
                     .dialog
                     .as_ref()
                     .map(|d| texts::listing_dialog_note(&d.kind, &d.message));
+                let previous = listing.previous.as_deref();
                 let mut result = match opts.format {
                     deft_protocol::observation::ListingFormat::Compact => {
-                        CallToolResult::success(vec![ContentBlock::text(render_compact(
+                        CallToolResult::success(vec![ContentBlock::text(changes::render_listing(
                             &listing.window,
+                            previous,
                             &listing.controls,
                             &opts,
                         ))])
                     }
-                    deft_protocol::observation::ListingFormat::Json => CallToolResult::structured(
-                        render_json(&listing.window, &listing.controls, &opts),
-                    ),
+                    deft_protocol::observation::ListingFormat::Json => {
+                        CallToolResult::structured(changes::render_listing_json(
+                            &listing.window,
+                            previous,
+                            &listing.controls,
+                            &opts,
+                        ))
+                    }
                 };
                 if let Some(n) = note {
                     result.content.push(ContentBlock::text(n));

@@ -412,6 +412,7 @@ mod tests {
                 title: "Shop".into(),
                 url: "http://shop.test/".into(),
                 previous: None,
+                last_listing: None,
             },
         );
         st.selected = Some(id);

@@ -65,6 +65,9 @@ pub struct Listing {
     pub depths: Vec<u32>,
     /// A dialog open on the tab.
     pub dialog: Option<Dialog>,
+    /// The tab's previous listing (the whole tab) when this one was marked, for the change
+    /// listing.
+    pub previous: Option<Vec<Control>>,
 }
 
 /// A frame's listing with every control tagged by its frame session, document and hops.
@@ -89,6 +92,10 @@ impl Browser {
         let mut st = self.state();
         let (mut controls, ids) = st.take_controls(id, &raw, &fields, mark);
         let window = st.remember_listing(id, &raw, ids, mark)?;
+        let previous = match st.tabs.get_mut(&id) {
+            Some(tab) if mark => tab.last_listing.replace(controls.clone()),
+            _ => None,
+        };
         let dialog = st.dialog_of_window(id);
         let mut depths: Vec<u32> = raw.controls.iter().map(|(_, _, _, c)| c.d).collect();
         if let Some(root) = subtree {
@@ -109,6 +116,7 @@ impl Browser {
             controls,
             depths,
             dialog,
+            previous,
         })
     }
 

@@ -14,6 +14,8 @@ pub(super) struct Tab {
     pub(super) url: String,
     /// Control ids of the previous listing (for the `*` new marker).
     pub(super) previous: Option<HashSet<u64>>,
+    /// The previous listing's controls, the whole tab (for the change listing).
+    pub(super) last_listing: Option<Vec<deft_protocol::observation::Control>>,
 }
 
 /// A cross-origin frame's session: the session it attached under, its target and URL.

@@ -41,6 +41,7 @@ impl Browser {
                 title: String::new(),
                 url: String::new(),
                 previous: None,
+                last_listing: None,
             });
             tab.title = title;
             tab.url = url;
@@ -175,6 +176,7 @@ impl Browser {
                     title: String::new(),
                     url: "about:blank".into(),
                     previous: None,
+                    last_listing: None,
                 },
             );
             id
