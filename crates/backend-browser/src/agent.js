@@ -384,7 +384,10 @@
     // are what takes the clicks. The parent is the one the cursor inherits from: a slot, or the
     // shadow host for a shadow tree's top element.
     const p = el.assignedSlot || el.parentElement || (el.parentNode && el.parentNode.host) || null;
-    const ownPointer = pointer(el) && (!p || !pointer(p) || ITEM_CONTAINERS.has(roleOf(p)));
+    // A pointer element that holds a control of its own (a menu's <li> around its focusable
+    // item) is not what takes the clicks: the control is.
+    const ownPointer = pointer(el) && (!p || !pointer(p) || ITEM_CONTAINERS.has(roleOf(p))) &&
+      !el.querySelector(HOLDS_CONTROL);
     if (fw >= 0 && (ownPointer || (own && !delegates(el)))) v = true;
     m.set(el, v);
     return v;
@@ -497,8 +500,9 @@
       default: return '';
     }
   }
-  const roleOf = (el) => clean(el.getAttribute('role')).split(' ')[0].toLowerCase() || implicitRole(el) ||
-    clickRole(el);
+  // The role an element declares or has by its tag; roleOf adds the button of a script clickable.
+  const plainRole = (el) => clean(el.getAttribute('role')).split(' ')[0].toLowerCase() || implicitRole(el);
+  const roleOf = (el) => plainRole(el) || clickRole(el);
 
   function textOf(el) {
     if (el.tagName === 'IMG') return el.getAttribute('alt') || '';
@@ -610,7 +614,9 @@
     const tag = el.tagName;
     const ti = el.getAttribute('tabindex');
     if (tag !== 'LI' && tag !== 'TD' && ti === null) return '';
-    const own = roleOf(el);
+    // An item's role is its declared or native one: the pointer cursor an item has as a rule
+    // must not turn it into a script clickable's button.
+    const own = plainRole(el);
     const minus = ti !== null && parseInt(ti, 10) < 0;
     if (!((tag === 'LI' && own === 'listitem') || (tag === 'TD' && own === 'cell') || (minus && own === ''))) {
       return '';
