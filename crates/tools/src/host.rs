@@ -81,7 +81,9 @@ pub fn no_delay(tcp: &mut tokio::net::TcpStream) {
 
 async fn check_request(State(guard): State<Guard>, request: Request, next: Next) -> Response {
     if let Err((status, why)) = admit(&guard, request.headers()) {
-        return (status, why).into_response();
+        // The refused request's body is never read, so the connection cannot carry another
+        // request: say so, or a keep-alive client sends its next request into a closed socket.
+        return (status, [(header::CONNECTION, "close")], why).into_response();
     }
     next.run(request).await
 }

@@ -156,6 +156,32 @@ async fn http_server_tools_are_called_like_any_other() {
     stop.cancel();
 }
 
+/// A refused request's body is never read, so the server closes that connection and says so
+/// (`Connection: close`): a keep-alive client's next request goes on a new connection instead
+/// of into a closed socket (the official Python SDK's pool hit that under load).
+#[tokio::test]
+async fn a_refused_request_closes_its_connection_and_says_so() {
+    let (addr, stop) = serve_fixture_http(Some("tok-123")).await;
+    let client = reqwest::Client::new();
+    let url = format!("http://{addr}/mcp");
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).to_string();
+    for _ in 0..20 {
+        let denied = client.post(&url).body(body.clone()).send().await.unwrap();
+        assert_eq!(denied.status(), 401);
+        assert_eq!(denied.headers()["connection"], "close");
+        let forbidden = client
+            .post(&url)
+            .header("host", "evil.example")
+            .header("authorization", "Bearer tok-123")
+            .body(body.clone())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(forbidden.status(), 403);
+    }
+    stop.cancel();
+}
+
 #[tokio::test]
 async fn http_server_with_a_token_needs_it() {
     let (addr, stop) = serve_fixture_http(Some("tok-123")).await;
