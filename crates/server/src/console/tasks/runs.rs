@@ -318,9 +318,13 @@ pub struct RunsQuery {
     /// A status name.
     #[serde(default)]
     status: Option<String>,
-    /// Paging.
-    #[serde(flatten)]
-    page: PageQuery,
+    /// At most this many (1–1,000, default 50). Not a flattened [`PageQuery`]: query strings
+    /// carry numbers as text, which a flattened struct cannot parse.
+    #[serde(default)]
+    limit: Option<u32>,
+    /// Skip this many.
+    #[serde(default)]
+    offset: Option<u64>,
 }
 
 /// `GET /api/task-runs?task=&schedule=&status=&limit=&offset=`: `{items, total}`, newest first.
@@ -350,7 +354,11 @@ pub async fn list(
         schedule_id: q.schedule.filter(|s| !s.is_empty()),
         status,
     };
-    let page = console.store().task_runs(&filter, q.page.page()).await?;
+    let paging = PageQuery {
+        limit: q.limit,
+        offset: q.offset,
+    };
+    let page = console.store().task_runs(&filter, paging.page()).await?;
     let items: Vec<TaskRunView> = page.items.iter().map(TaskRunView::from).collect();
     Ok(Json(serde_json::json!({"items": items, "total": page.total})).into_response())
 }
