@@ -394,6 +394,13 @@ async fn run_now_and_replay(h: &ConsoleHub) {
         .collect();
     assert_eq!(steps, ["steps[0]", "steps[1].steps[0]", "steps[1]"]);
     assert_eq!(r["variables"], json!({"second": "c"}));
+    assert_eq!(
+        h.get(&format!("/api/task-runs/{run}/images/img-1"))
+            .await
+            .status,
+        404,
+        "no step kept an image"
+    );
 
     let runs = h
         .get("/api/task-runs?task=keys&status=ok&limit=5&offset=0")

@@ -108,4 +108,8 @@ pub fn routes() -> axum::Router<AppState> {
         .route("/task-runs/{id}", get(runs::get_one))
         .route("/task-runs/{id}/stop", post(runs::stop))
         .route("/task-runs/{id}/events", get(runs::events))
+        .route(
+            "/task-runs/{run_id}/images/{image_id}",
+            get(crate::console::images::serve_task_run),
+        )
 }
