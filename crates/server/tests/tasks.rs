@@ -314,6 +314,7 @@ async fn bad_tasks_are_refused_with_their_paths_and_nothing_is_stored() {
 }
 
 /// Runs a task now and checks its stream, replay, stored steps and trace.
+#[allow(clippy::too_many_lines)] // one run followed through every view of it
 async fn run_now_and_replay(h: &ConsoleHub) {
     let t = create(h, &keys_task("keys")).await;
     let id = t["id"].as_str().unwrap();
@@ -635,6 +636,92 @@ async fn schedules_fire_through_the_real_scheduler_and_a_busy_device_skips_per_p
         )
         .await;
     assert_eq!(a.body["enabled"], false);
+    h.shutdown().await;
+}
+
+/// Waits (30 s at most) for a scheduler event `pick` accepts.
+async fn scheduler_event(
+    events: &mut tokio::sync::broadcast::Receiver<deft_tasks::scheduler::SchedulerEvent>,
+    pick: impl Fn(&deft_tasks::scheduler::SchedulerEvent) -> bool,
+) -> deft_tasks::scheduler::SchedulerEvent {
+    tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            let e = events.recv().await.unwrap();
+            if pick(&e) {
+                return e;
+            }
+        }
+    })
+    .await
+    .expect("the scheduler event within 30 s")
+}
+
+#[tokio::test]
+async fn a_fire_on_a_busy_device_waits_and_runs_the_moment_the_device_is_free() {
+    use deft_tasks::scheduler::SchedulerEvent;
+    let dir = tempfile::tempdir().unwrap();
+    // No periodic recheck within the test: only the device's release can start the run.
+    let h = ConsoleHub::start_with(
+        dir.path(),
+        None,
+        vec![fixture_device::fixture_device()],
+        |c| {
+            c.scheduler.busy_recheck = Duration::from_secs(3_600);
+        },
+    )
+    .await;
+    // The scheduler starts with serve, which the hub spawned.
+    let mut events = loop {
+        match h.console.tasks().scheduler_events() {
+            Some(e) => break e,
+            None => tokio::task::yield_now().await,
+        }
+    };
+    let t = create(&h, &keys_task("waits for the device")).await;
+    let id = t["id"].as_str().unwrap().to_owned();
+    let hold = json!({"commands": [{"tool_name": "sleep", "parameters": {"ms": 120000}}]});
+    let mut batch = Box::pin(h.post("/api/devices/fixture/exec", &hold));
+    let busy = h.until("/api/devices", |b| {
+        b.as_array()
+            .is_some_and(|a| a.iter().any(|d| d["id"] == "fixture" && d["busy"] == true))
+    });
+    tokio::select! {
+        _ = busy => {}
+        a = &mut batch => panic!("the batch ended first: {a:?}"),
+    }
+    let soon = deft_server::console::now_ms() + 1_000;
+    let a = h
+        .post(
+            &format!("/api/tasks/{id}/schedules"),
+            &json!({"kind": "once", "at_ms": soon, "busy": "wait"}),
+        )
+        .await;
+    assert_eq!(a.status, 201, "{}", a.body);
+    let waiting =
+        scheduler_event(&mut events, |e| matches!(e, SchedulerEvent::Waiting { .. })).await;
+    let SchedulerEvent::Waiting { reason, .. } = waiting else {
+        unreachable!()
+    };
+    assert!(reason.contains("busy"), "{reason}");
+    // The caller goes away: the batch is cancelled and the device freed.
+    drop(batch);
+    let started =
+        scheduler_event(&mut events, |e| matches!(e, SchedulerEvent::Started { .. })).await;
+    let SchedulerEvent::Started { fire, run_id } = started else {
+        unreachable!()
+    };
+    assert_eq!((fire.fire_at_ms, fire.attempt), (soon, 2));
+    let r = h
+        .until(&format!("/api/task-runs/{run_id}"), |b| b["status"] == "ok")
+        .await;
+    assert_eq!(r["trigger"], "schedule");
+    assert_eq!(
+        h.get(&format!("/api/task-runs?task={id}&status=skipped"))
+            .await
+            .body["total"],
+        0,
+        "nothing skipped"
+    );
     h.shutdown().await;
 }
 

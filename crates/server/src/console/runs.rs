@@ -601,6 +601,8 @@ async fn finish(
         tracing::warn!(run = %run.run_id, error = %e, "cannot store the answer (conversation deleted?)");
     }
     console.runs().release(&run.run_id);
+    // Its device was freed when the agent returned: fires that found it busy try again.
+    console.tasks().device_freed(&run.device);
     run.log.push(done);
 }
 

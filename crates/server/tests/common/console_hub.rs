@@ -51,6 +51,16 @@ pub struct Sse {
 impl ConsoleHub {
     /// A server over `data_dir` (SQLite there, or `database_url`) with `devices`.
     pub async fn start(data_dir: &Path, database_url: Option<&str>, devices: Vec<Device>) -> Self {
+        Self::start_with(data_dir, database_url, devices, |_| {}).await
+    }
+
+    /// [`ConsoleHub::start`] with the console's config changed by `tweak`.
+    pub async fn start_with(
+        data_dir: &Path,
+        database_url: Option<&str>,
+        devices: Vec<Device>,
+        tweak: impl FnOnce(&mut ConsoleConfig),
+    ) -> Self {
         let store = Store::open(data_dir, database_url).await.unwrap();
         let mut cc = ConsoleConfig::new(store, data_dir.to_owned());
         // A model that is configured but never reached: agent runs in these tests are refused
@@ -60,6 +70,7 @@ impl ConsoleHub {
             model: Some("never-called".to_owned()),
             api_key: None,
         };
+        tweak(&mut cc);
         let console = Console::start(cc).await.unwrap();
         let mut config = ServerConfig::new("127.0.0.1:0".parse().unwrap(), DEVICE_TOKEN, API_TOKEN);
         config.devices = devices;

@@ -73,6 +73,8 @@ pub struct TaskRuns {
     active: Mutex<HashMap<String, Arc<ActiveTaskRun>>>,
     recent: Mutex<VecDeque<(String, Arc<RunLog>)>>,
     scheduler: OnceLock<SchedulerHandle>,
+    /// By device: tasks that found it busy (a fire of theirs may wait for it).
+    blocked: Mutex<HashMap<String, Vec<String>>>,
 }
 
 impl TaskRuns {
@@ -119,6 +121,32 @@ impl TaskRuns {
         }
     }
 
+    /// What the scheduler does from now on (`None` before `deft serve` started it).
+    pub fn scheduler_events(
+        &self,
+    ) -> Option<tokio::sync::broadcast::Receiver<deft_tasks::scheduler::SchedulerEvent>> {
+        self.scheduler.get().map(SchedulerHandle::subscribe)
+    }
+
+    /// `device` is free again (an agent run, a batch or a task run on it ended): fires of
+    /// tasks that found it busy try again now instead of at their next recheck.
+    pub fn device_freed(&self, device: &str) {
+        let tasks = self.blocked.lock().remove(device).unwrap_or_default();
+        if let Some(s) = self.scheduler.get() {
+            for task in tasks {
+                s.run_ended(&task);
+            }
+        }
+    }
+
+    fn note_blocked(&self, device: &str, task_id: &str) {
+        let mut blocked = self.blocked.lock();
+        let tasks = blocked.entry(device.to_owned()).or_default();
+        if !tasks.iter().any(|t| t == task_id) {
+            tasks.push(task_id.to_owned());
+        }
+    }
+
     fn insert(&self, run: Arc<ActiveTaskRun>) {
         self.active.lock().insert(run.run_id.clone(), run);
     }
@@ -136,6 +164,30 @@ impl TaskRuns {
         if let Some(s) = self.scheduler.get() {
             s.run_ended(&run.task_id);
         }
+        self.device_freed(&run.device);
+    }
+}
+
+/// Tells the task runs when dropped that a device is free (held next to a busy guard, declared
+/// before it, so the guard is dropped first).
+pub struct FreeNotice {
+    console: Console,
+    device: String,
+}
+
+impl FreeNotice {
+    /// A notice for `device`.
+    pub fn new(console: &Console, device: &str) -> Self {
+        FreeNotice {
+            console: console.clone(),
+            device: device.to_owned(),
+        }
+    }
+}
+
+impl Drop for FreeNotice {
+    fn drop(&mut self) {
+        self.console.tasks().device_freed(&self.device);
     }
 }
 
@@ -204,9 +256,10 @@ pub async fn start(app: &AppState, console: &Console, order: Order) -> Result<Ta
         let known: Vec<String> = app.registry.list().into_iter().map(|d| d.id).collect();
         Refusal::NoDevice(texts::task_device_unknown(&device_id, &known))
     })?;
-    let busy = device
-        .try_reserve()
-        .ok_or_else(|| Refusal::Busy(console.device_busy_text(&device_id)))?;
+    let Some(busy) = device.try_reserve() else {
+        console.tasks().note_blocked(&device_id, &order.task.id);
+        return Err(Refusal::Busy(console.device_busy_text(&device_id)));
+    };
     let mut new = order.new;
     new.device = Some(device_id.clone());
     let run = match console
