@@ -725,6 +725,99 @@ async fn a_fire_on_a_busy_device_waits_and_runs_the_moment_the_device_is_free() 
     h.shutdown().await;
 }
 
+#[tokio::test]
+async fn an_agent_run_on_the_device_makes_fires_skip_or_wait_per_their_busy_policy() {
+    use deft_tasks::scheduler::SchedulerEvent;
+    use deft_test_support::model::{Reply, ScriptedModel};
+    // An answer that streams for minutes: the agent run holds the device until it is stopped.
+    let slow = Reply::text(&"slowly ".repeat(2_000)).with_delay(Duration::from_millis(100));
+    let model = ScriptedModel::start(vec![slow.into()]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let h = ConsoleHub::start_with(
+        dir.path(),
+        None,
+        vec![fixture_device::fixture_device()],
+        |c| {
+            c.defaults.api_base = Some(model.base_url());
+            c.scheduler.busy_recheck = Duration::from_secs(3_600);
+        },
+    )
+    .await;
+    let mut events = loop {
+        match h.console.tasks().scheduler_events() {
+            Some(e) => break e,
+            None => tokio::task::yield_now().await,
+        }
+    };
+    let skips = create(&h, &keys_task("skips")).await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let waits = create(&h, &keys_task("waits")).await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let a = h
+        .post(
+            "/api/agent/run",
+            &json!({"prompt": "talk slowly", "device": "fixture"}),
+        )
+        .await;
+    assert_eq!(a.status, 202, "{}", a.body);
+    let agent_run = a.body["run_id"].as_str().unwrap().to_owned();
+    let soon = deft_server::console::now_ms() + 1_000;
+    for (task, busy) in [(&skips, "skip"), (&waits, "wait")] {
+        let a = h
+            .post(
+                &format!("/api/tasks/{task}/schedules"),
+                &json!({"kind": "once", "at_ms": soon, "busy": busy}),
+            )
+            .await;
+        assert_eq!(a.status, 201, "{}", a.body);
+    }
+    let (mut skipped, mut waiting) = (None, None);
+    while skipped.is_none() || waiting.is_none() {
+        match scheduler_event(&mut events, |_| true).await {
+            SchedulerEvent::Skipped {
+                fire,
+                run_id,
+                reason,
+            } if fire.task_id == skips => skipped = Some((run_id, reason)),
+            SchedulerEvent::Waiting { fire, .. } if fire.task_id == waits => waiting = Some(fire),
+            other => panic!("unexpected while the agent runs: {other:?}"),
+        }
+    }
+    let (skipped_run, reason) = skipped.unwrap();
+    assert!(reason.contains("busy"), "{reason}");
+    let r = h.get(&format!("/api/task-runs/{skipped_run}")).await.body;
+    assert_eq!(
+        (r["status"].clone(), r["trigger"].clone()),
+        (json!("skipped"), json!("schedule")),
+        "recorded: {r}"
+    );
+    assert_eq!(
+        h.get("/api/agent/run").await.body["run"]["run_id"],
+        json!(agent_run),
+        "the agent run went on"
+    );
+
+    let a = h
+        .post("/api/agent/stop", &json!({"run_id": agent_run}))
+        .await;
+    assert_eq!(a.status, 200, "{}", a.body);
+    let started =
+        scheduler_event(&mut events, |e| matches!(e, SchedulerEvent::Started { .. })).await;
+    let SchedulerEvent::Started { fire, run_id } = started else {
+        unreachable!()
+    };
+    assert_eq!(fire.task_id, waits);
+    let r = h
+        .until(&format!("/api/task-runs/{run_id}"), |b| b["status"] == "ok")
+        .await;
+    assert_eq!(r["schedule_id"], json!(fire.schedule_id));
+    h.shutdown().await;
+}
+
 /// A raw WebSocket device that answers every command with success and reports the tools it
 /// was asked for.
 async fn remote_device(
