@@ -313,6 +313,89 @@ async fn bad_tasks_are_refused_with_their_paths_and_nothing_is_stored() {
     h.shutdown().await;
 }
 
+#[tokio::test]
+async fn the_task_routes_need_a_login_and_cookie_changes_need_the_csrf_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = ConsoleHub::start_with(
+        dir.path(),
+        None,
+        vec![fixture_device::fixture_device()],
+        |c| {
+            c.admin_password = Some("correct horse battery".to_owned());
+            c.cookie_secure = false;
+        },
+    )
+    .await;
+    let http = reqwest::Client::new();
+    for (method, path) in [
+        ("GET", "/api/tasks"),
+        ("POST", "/api/tasks"),
+        ("POST", "/api/tasks/validate"),
+        ("GET", "/api/task-runs"),
+        ("POST", "/api/task-runs/x/stop"),
+    ] {
+        let r = http
+            .request(
+                reqwest::Method::from_bytes(method.as_bytes()).unwrap(),
+                format!("{}{path}", h.url),
+            )
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 401, "{method} {path}");
+    }
+    let login = http
+        .post(format!("{}/api/auth/login", h.url))
+        .json(&json!({"username": "admin", "password": "correct horse battery"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(login.status(), 200);
+    let cookie = login.headers()["set-cookie"]
+        .to_str()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned();
+    let csrf = login.json::<Value>().await.unwrap()["csrf_token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let post = |with_csrf: bool| {
+        let mut r = http
+            .post(format!("{}/api/tasks", h.url))
+            .header("cookie", &cookie)
+            .json(&keys_task("by a person"));
+        if with_csrf {
+            r = r.header("x-csrf-token", &csrf);
+        }
+        r.send()
+    };
+    assert_eq!(post(false).await.unwrap().status(), 403);
+    assert_eq!(
+        h.get("/api/tasks").await.body["total"],
+        0,
+        "nothing stored without the token"
+    );
+    assert_eq!(post(true).await.unwrap().status(), 201);
+    let run = http
+        .post(format!("{}/api/tasks/by%20a%20person/run", h.url))
+        .header("cookie", &cookie)
+        .header("x-csrf-token", &csrf)
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(run.status(), 202);
+    assert_eq!(
+        run.json::<Value>().await.unwrap()["trigger"],
+        "manual",
+        "a person's run from the console"
+    );
+    h.shutdown().await;
+}
+
 /// Runs a task now and checks its stream, replay, stored steps and trace.
 #[allow(clippy::too_many_lines)] // one run followed through every view of it
 async fn run_now_and_replay(h: &ConsoleHub) {
