@@ -558,6 +558,345 @@ usage: Usage,
  */
 status: DoneStatus, });
 
+/** One problem the validator found, at its path. */
+export type Issue = { path: string, message: string, line?: number, column?: number, };
+
+/** The validator's report. */
+export type ValidationReport = { valid: boolean, errors: Array<Issue>, warnings: Array<Issue>, };
+
+/** What started a task run. */
+export type TaskTrigger = "manual" | "schedule" | "api";
+
+/** Where a task run is, or how it ended. */
+export type TaskRunStatus = "running" | "ok" | "failed" | "stopped" | "skipped" | "timed_out" | "interrupted";
+
+export type StepCounts = { 
+/**
+ * Succeeded.
+ */
+ok: number, 
+/**
+ * Failed.
+ */
+failed: number, 
+/**
+ * Skipped.
+ */
+skipped: number, 
+/**
+ * Found their control only by the fuzzy fallback.
+ */
+healed: number, };
+
+export type TaskRun = { 
+/**
+ * Run id.
+ */
+id: string, 
+/**
+ * Its task (which may since have been deleted).
+ */
+task_id: string, 
+/**
+ * The task's name when it ran.
+ */
+task_name: string, 
+/**
+ * What started it.
+ */
+trigger: TaskTrigger, 
+/**
+ * The schedule that fired.
+ */
+schedule_id?: string, 
+/**
+ * When that fire was due (ISO-8601 UTC).
+ */
+fire_at?: string, 
+/**
+ * The device it ran on.
+ */
+device: string, 
+/**
+ * Where it is, or how it ended.
+ */
+status: TaskRunStatus, 
+/**
+ * Started (ISO-8601 UTC).
+ */
+started_at: string, 
+/**
+ * Ended (ISO-8601 UTC).
+ */
+ended_at?: string, 
+/**
+ * Why it failed, was stopped or skipped.
+ */
+error?: string, 
+/**
+ * The variables it ran with.
+ */
+variables: Record<string, unknown>, 
+/**
+ * Its executed steps by outcome.
+ */
+steps: StepCounts, };
+
+export type TaskRunStep = { 
+/**
+ * Execution order, from 0.
+ */
+seq: number, 
+/**
+ * Where the step is in the task (`steps[3].then[0]`).
+ */
+path: string, 
+/**
+ * Its type.
+ */
+step_type: string, 
+/**
+ * `ok`, `failed` or `skipped`.
+ */
+status: StepStatus, 
+/**
+ * Started (ISO-8601 UTC).
+ */
+started_at: string, 
+/**
+ * How long it took.
+ */
+duration_ms: number, 
+/**
+ * The control it acted on: `{id, name, score}`.
+ */
+matched?: { id: string, name: string, score: number }, 
+/**
+ * The selector as written when only the fuzzy fallback found the control.
+ */
+healed_from?: unknown, 
+/**
+ * What went wrong.
+ */
+error?: string, };
+
+export type TaskRunDetail = { 
+/**
+ * Its executed steps, in order.
+ */
+step_results: Array<TaskRunStep>, 
+/**
+ * The step running now (a running run).
+ */
+current_step?: TaskStepStart, 
+/**
+ * The newest event's seq (0 before the first); the event stream continues after it.
+ */
+last_seq: number, 
+/**
+ * Run id.
+ */
+id: string, 
+/**
+ * Its task (which may since have been deleted).
+ */
+task_id: string, 
+/**
+ * The task's name when it ran.
+ */
+task_name: string, 
+/**
+ * What started it.
+ */
+trigger: TaskTrigger, 
+/**
+ * The schedule that fired.
+ */
+schedule_id?: string, 
+/**
+ * When that fire was due (ISO-8601 UTC).
+ */
+fire_at?: string, 
+/**
+ * The device it ran on.
+ */
+device: string, 
+/**
+ * Where it is, or how it ended.
+ */
+status: TaskRunStatus, 
+/**
+ * Started (ISO-8601 UTC).
+ */
+started_at: string, 
+/**
+ * Ended (ISO-8601 UTC).
+ */
+ended_at?: string, 
+/**
+ * Why it failed, was stopped or skipped.
+ */
+error?: string, 
+/**
+ * The variables it ran with.
+ */
+variables: Record<string, unknown>, 
+/**
+ * Its executed steps by outcome.
+ */
+steps: StepCounts, };
+
+export type Schedule = { 
+/**
+ * Schedule id.
+ */
+id: string, 
+/**
+ * Its task.
+ */
+task_id: string, 
+/**
+ * `cron`, `every` or `once`.
+ */
+kind: "cron" | "every" | "once", 
+/**
+ * The cron expression (cron).
+ */
+expr?: string, 
+/**
+ * The IANA time zone (cron).
+ */
+tz?: string, 
+/**
+ * The interval in seconds (every).
+ */
+seconds?: number, 
+/**
+ * The moment (once, ISO-8601 UTC).
+ */
+at?: string, 
+/**
+ * When it fires, in words ("every day at 03:47 (Europe/Berlin)").
+ */
+description: string, 
+/**
+ * A missed fire: `run_once` or `skip`.
+ */
+misfire: "run_once" | "skip", 
+/**
+ * A fire while the task runs or its device is busy: `wait` or `skip`.
+ */
+busy: "wait" | "skip", 
+/**
+ * Off: it does not fire.
+ */
+enabled: boolean, 
+/**
+ * The coming fires (ISO-8601 UTC), at most three; empty when nothing is due (off, a
+ * once schedule that fired).
+ */
+next_fires: Array<string>, 
+/**
+ * The last fire claimed (ISO-8601 UTC).
+ */
+last_fire_at?: string, 
+/**
+ * Created (ISO-8601 UTC).
+ */
+created_at: string, 
+/**
+ * Last changed by a person (ISO-8601 UTC).
+ */
+updated_at: string, };
+
+export type Task = { 
+/**
+ * Task id.
+ */
+id: string, 
+/**
+ * Its unique name.
+ */
+name: string, 
+/**
+ * The device its runs use.
+ */
+device: string, 
+/**
+ * Off: its schedules do not fire.
+ */
+enabled: boolean, 
+/**
+ * How many schedules it has.
+ */
+schedule_count: number, 
+/**
+ * The earliest next fire of its enabled schedules (ISO-8601 UTC).
+ */
+next_fire_at?: string, 
+/**
+ * Its most recent run.
+ */
+last_run?: TaskRun, 
+/**
+ * Created (ISO-8601 UTC).
+ */
+created_at: string, 
+/**
+ * Last changed (ISO-8601 UTC).
+ */
+updated_at: string, };
+
+export type TaskDetail = { 
+/**
+ * The task file.
+ */
+definition: unknown, 
+/**
+ * Its schedules, oldest first.
+ */
+schedules: Array<Schedule>, 
+/**
+ * What the validator found suspect when it was stored by this request (else empty).
+ */
+warnings: Array<Issue>, 
+/**
+ * Task id.
+ */
+id: string, 
+/**
+ * Its unique name.
+ */
+name: string, 
+/**
+ * The device its runs use.
+ */
+device: string, 
+/**
+ * Off: its schedules do not fire.
+ */
+enabled: boolean, 
+/**
+ * How many schedules it has.
+ */
+schedule_count: number, 
+/**
+ * The earliest next fire of its enabled schedules (ISO-8601 UTC).
+ */
+next_fire_at?: string, 
+/**
+ * Its most recent run.
+ */
+last_run?: TaskRun, 
+/**
+ * Created (ISO-8601 UTC).
+ */
+created_at: string, 
+/**
+ * Last changed (ISO-8601 UTC).
+ */
+updated_at: string, };
+
 /** The event type names of the stream. */
 export const EVENT_TYPES = [
   "delta",

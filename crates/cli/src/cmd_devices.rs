@@ -34,13 +34,22 @@ pub async fn run(args: Args, _globals: &Globals) -> anyhow::Result<ExitCode> {
         println!("{}", serde_json::to_string_pretty(&devices)?);
         return Ok(ExitCode::SUCCESS);
     }
-    let rows: Vec<[String; 6]> = devices
+    let rows: Vec<Vec<String>> = devices
         .as_array()
-        .map(|a| a.iter().map(row).collect())
+        .map(|a| a.iter().map(|d| row(d).to_vec()).collect())
         .unwrap_or_default();
-    let header = ["ID", "PROFILE", "STATE", "KIND", "LAST HEARTBEAT", "TOOLS"].map(str::to_owned);
-    let mut widths = header.clone().map(|h| h.len());
-    for r in &rows {
+    print_table(
+        &["ID", "PROFILE", "STATE", "KIND", "LAST HEARTBEAT", "TOOLS"],
+        &rows,
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Prints `rows` under `header` in left-aligned columns as wide as their widest cell.
+pub(crate) fn print_table(header: &[&str], rows: &[Vec<String>]) {
+    let header: Vec<String> = header.iter().map(|h| (*h).to_owned()).collect();
+    let mut widths: Vec<usize> = header.iter().map(String::len).collect();
+    for r in rows {
         for (w, c) in widths.iter_mut().zip(r) {
             *w = (*w).max(c.chars().count());
         }
@@ -48,12 +57,11 @@ pub async fn run(args: Args, _globals: &Globals) -> anyhow::Result<ExitCode> {
     for r in std::iter::once(&header).chain(rows.iter()) {
         let line: Vec<String> = r
             .iter()
-            .zip(widths)
+            .zip(&widths)
             .map(|(c, w)| format!("{c:<w$}"))
             .collect();
         println!("{}", line.join("  ").trim_end());
     }
-    Ok(ExitCode::SUCCESS)
 }
 
 fn row(d: &Value) -> [String; 6] {

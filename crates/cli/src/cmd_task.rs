@@ -1,6 +1,8 @@
 //! `deft task validate FILE` and `deft task run FILE`: check a task file against the step
 //! language (docs/tasks.md), and run one on a device of this machine without a server — a
-//! line per step, a trace, exit status 0 when it completed and 1 otherwise.
+//! line per step, a trace, exit status 0 when it completed and 1 otherwise. The subcommands
+//! that talk to a `deft serve` (`list`, `run NAME --server`, `stop`, `runs`) are in
+//! [`crate::cmd_task_server`].
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -13,6 +15,7 @@ use deft_tasks::runner::{RunRequest, RunSinks, run_task};
 use deft_tasks::validate::{DeviceKind, Mode, Options};
 use deft_tools::devices;
 
+use crate::cmd_task_server::{self, ServerArgs};
 use crate::{Globals, cmd_run, local_devices};
 
 /// `deft task` arguments.
@@ -38,10 +41,22 @@ enum TaskCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Run a task file on a device of this machine, without a server.
+    /// Run a task file on a device of this machine, without a server; or, with --server, a
+    /// stored task by its name or id on that server (following its steps until it ends).
     Run {
-        /// The task file (JSON).
+        /// The task file (JSON), or with --server a task's name or id.
         file: PathBuf,
+        /// Run the stored task of this server instead of a file (http(s)://host:port).
+        #[arg(long, env = "DEFT_SERVER", value_name = "URL")]
+        server: Option<String>,
+        /// The server's API token (with --server).
+        #[arg(
+            long,
+            env = "DEFT_API_TOKEN",
+            hide_env_values = true,
+            value_name = "TOKEN"
+        )]
+        api_token: Option<String>,
         /// The device (default: the task's own, else local).
         #[arg(long)]
         device: Option<String>,
@@ -51,6 +66,38 @@ enum TaskCommand {
         /// Where the run's trace goes (default: <data dir>/traces).
         #[arg(long, value_name = "DIR")]
         trace_dir: Option<PathBuf>,
+    },
+    /// List a server's tasks: device, schedules, next run, last result.
+    List {
+        #[command(flatten)]
+        server: ServerArgs,
+        /// Print the JSON the server answers.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Stop a task run on a server (it ends within a second as stopped).
+    Stop {
+        /// The run's id.
+        run_id: String,
+        #[command(flatten)]
+        server: ServerArgs,
+    },
+    /// A server's task runs, newest first: all, or one task's (by name or id).
+    Runs {
+        /// Only this task's runs.
+        task: Option<String>,
+        /// Only runs with this status (running, ok, failed, stopped, skipped, timed_out,
+        /// interrupted).
+        #[arg(long)]
+        status: Option<String>,
+        /// How many.
+        #[arg(long, default_value_t = 20)]
+        limit: u32,
+        #[command(flatten)]
+        server: ServerArgs,
+        /// Print the JSON the server answers.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -65,10 +112,33 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
         } => validate(&file, library, device.as_deref(), json),
         TaskCommand::Run {
             file,
+            server,
+            api_token,
             device,
             vars,
             trace_dir,
-        } => run_file(&file, device, &vars, trace_dir, globals).await,
+        } => match server {
+            // A file that exists runs here; anything else with a server is a stored task.
+            Some(url) if !file.is_file() => {
+                let server = ServerArgs::new(url, api_token)?;
+                if device.is_some() || trace_dir.is_some() {
+                    anyhow::bail!(
+                        "--device and --trace-dir are for task files; a server's task runs on its own device and keeps its trace on the server"
+                    );
+                }
+                cmd_task_server::run(&server, &file.to_string_lossy(), &parse_vars(&vars)?).await
+            }
+            _ => run_file(&file, device, &vars, trace_dir, globals).await,
+        },
+        TaskCommand::List { server, json } => cmd_task_server::list(&server, json).await,
+        TaskCommand::Stop { run_id, server } => cmd_task_server::stop(&server, &run_id).await,
+        TaskCommand::Runs {
+            task,
+            status,
+            limit,
+            server,
+            json,
+        } => cmd_task_server::runs(&server, task.as_deref(), status.as_deref(), limit, json).await,
     }
 }
 
@@ -102,7 +172,7 @@ fn validate(
 }
 
 /// `NAME=VALUE` pairs.
-fn parse_vars(pairs: &[String]) -> anyhow::Result<BTreeMap<String, String>> {
+pub(crate) fn parse_vars(pairs: &[String]) -> anyhow::Result<BTreeMap<String, String>> {
     pairs
         .iter()
         .map(|p| {

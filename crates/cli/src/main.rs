@@ -13,6 +13,7 @@ mod cmd_mcp;
 mod cmd_run;
 mod cmd_serve;
 mod cmd_task;
+mod cmd_task_server;
 mod cmd_tools;
 mod local_devices;
 mod paths;
@@ -67,7 +68,8 @@ enum Command {
     Client(cmd_client::Args),
     /// List the devices a server knows.
     Devices(cmd_devices::Args),
-    /// Tasks (docs/tasks.md): validate a task file, or run one on a device of this machine.
+    /// Tasks (docs/tasks.md): validate a task file, run one on a device of this machine, or
+    /// list, run and stop a server's tasks.
     Task(cmd_task::Args),
 }
 

@@ -122,9 +122,19 @@ pub async fn exec(
     let input = ExecInput::parse(text)
         .map_err(|e| ApiError(StatusCode::BAD_REQUEST, texts::bad_batch(&e)))?;
     let device = app.registry.get(&id).ok_or_else(|| unknown(&app, &id))?;
-    let _busy = device
-        .try_reserve()
-        .ok_or_else(|| ApiError(StatusCode::CONFLICT, texts::device_busy(&id)))?;
+    // Declared before the busy guard: dropped after it, when the device is free (also when
+    // the caller goes away mid-batch).
+    let _freed = app
+        .console
+        .as_ref()
+        .map(|c| crate::console::tasks::runs::FreeNotice::new(c, &id));
+    let _busy = device.try_reserve().ok_or_else(|| {
+        let text = match &app.console {
+            Some(console) => console.device_busy_text(&id),
+            None => texts::device_busy(&id),
+        };
+        ApiError(StatusCode::CONFLICT, text)
+    })?;
     let single = matches!(input, ExecInput::One(_));
     // A caller that goes away drops this future, and with it the batch in flight.
     let mut all = device

@@ -1,4 +1,5 @@
-//! The API from the caller's side: what `deft devices` and `deft exec --server` use.
+//! The API from the caller's side: what `deft devices`, `deft exec --server` and
+//! `deft task … --server` use.
 
 use serde_json::Value;
 
@@ -86,6 +87,101 @@ impl ApiClient {
         self.send(url, request).await
     }
 
+    /// `GET /api/tasks` (the first 500).
+    pub async fn tasks(&self) -> Result<Value, ApiClientError> {
+        self.get("/api/tasks?limit=500").await
+    }
+
+    /// `GET /api/tasks/{id}` (an id or a name).
+    pub async fn task(&self, id_or_name: &str) -> Result<Value, ApiClientError> {
+        self.get(&format!("/api/tasks/{}", path_segment(id_or_name)))
+            .await
+    }
+
+    /// `POST /api/tasks/{id}/run` with `variables` (trigger `manual`: a person asked).
+    pub async fn run_task(
+        &self,
+        id_or_name: &str,
+        variables: &std::collections::BTreeMap<String, String>,
+    ) -> Result<Value, ApiClientError> {
+        let body = serde_json::json!({"variables": variables, "trigger": "manual"});
+        self.post(
+            &format!("/api/tasks/{}/run", path_segment(id_or_name)),
+            &body,
+        )
+        .await
+    }
+
+    /// `POST /api/task-runs/{id}/stop`.
+    pub async fn stop_task_run(&self, run_id: &str) -> Result<Value, ApiClientError> {
+        self.post(
+            &format!("/api/task-runs/{}/stop", path_segment(run_id)),
+            &serde_json::json!({}),
+        )
+        .await
+    }
+
+    /// `GET /api/task-runs?task=&status=&limit=`.
+    pub async fn task_runs(
+        &self,
+        task: Option<&str>,
+        status: Option<&str>,
+        limit: u32,
+    ) -> Result<Value, ApiClientError> {
+        let mut path = format!("/api/task-runs?limit={limit}");
+        for (key, value) in [("task", task), ("status", status)] {
+            if let Some(v) = value {
+                path.push_str(&format!("&{key}={}", path_segment(v)));
+            }
+        }
+        self.get(&path).await
+    }
+
+    /// `GET /api/task-runs/{id}/events`: the run's events from the start, then live, until
+    /// `done`.
+    pub async fn task_events(&self, run_id: &str) -> Result<EventStream, ApiClientError> {
+        let url = format!(
+            "{}/api/task-runs/{}/events",
+            self.base,
+            path_segment(run_id)
+        );
+        let response = self
+            .http
+            .get(&url)
+            .bearer_auth(&self.token)
+            .send()
+            .await
+            .map_err(|source| ApiClientError::Unreachable {
+                url: url.clone(),
+                source,
+            })?;
+        if !response.status().is_success() {
+            let status = response.status().as_u16();
+            let bytes = response.bytes().await.unwrap_or_default();
+            return Err(ApiClientError::Refused {
+                status,
+                message: error_text(&bytes),
+            });
+        }
+        Ok(EventStream {
+            url,
+            response,
+            buf: Vec::new(),
+        })
+    }
+
+    async fn get(&self, path: &str) -> Result<Value, ApiClientError> {
+        let url = format!("{}{path}", self.base);
+        let request = self.http.get(&url).bearer_auth(&self.token);
+        self.send(url, request).await
+    }
+
+    async fn post(&self, path: &str, body: &Value) -> Result<Value, ApiClientError> {
+        let url = format!("{}{path}", self.base);
+        let request = self.http.post(&url).bearer_auth(&self.token).json(body);
+        self.send(url, request).await
+    }
+
     async fn send(
         &self,
         url: String,
@@ -107,19 +203,70 @@ impl ApiClient {
                 source,
             })?;
         if !status.is_success() {
-            let message = serde_json::from_slice::<Value>(&bytes)
-                .ok()
-                .and_then(|v| v.get("error").and_then(Value::as_str).map(str::to_owned))
-                .unwrap_or_else(|| String::from_utf8_lossy(&bytes).into_owned());
             return Err(ApiClientError::Refused {
                 status: status.as_u16(),
-                message,
+                message: error_text(&bytes),
             });
         }
         serde_json::from_slice(&bytes).map_err(|e| ApiClientError::BadAnswer {
             url,
             detail: e.to_string(),
         })
+    }
+}
+
+/// The server's `error` text, with the paths of a refused task (`errors`), else the body.
+fn error_text(bytes: &[u8]) -> String {
+    let Ok(v) = serde_json::from_slice::<Value>(bytes) else {
+        return String::from_utf8_lossy(bytes).into_owned();
+    };
+    let mut text = v
+        .get("error")
+        .and_then(Value::as_str)
+        .map_or_else(|| v.to_string(), str::to_owned);
+    let issues = v.get("errors").and_then(Value::as_array);
+    for issue in issues.into_iter().flatten().skip(1) {
+        let path = issue.get("path").and_then(Value::as_str).unwrap_or("");
+        let message = issue.get("message").and_then(Value::as_str).unwrap_or("");
+        text.push_str(&format!("\n  {path}: {message}"));
+    }
+    text
+}
+
+/// A run's Server-Sent Events, read as they come.
+pub struct EventStream {
+    url: String,
+    response: reqwest::Response,
+    buf: Vec<u8>,
+}
+
+impl EventStream {
+    /// The next event; `None` when the stream ended (after `done`). Keep-alive comments and
+    /// frames that are not events are passed over.
+    pub async fn next(&mut self) -> Result<Option<deft_protocol::AgentEvent>, ApiClientError> {
+        loop {
+            if let Some(end) = self.buf.windows(2).position(|w| w == b"\n\n") {
+                let frame: Vec<u8> = self.buf.drain(..end + 2).collect();
+                let text = String::from_utf8_lossy(&frame);
+                let data = text.lines().find_map(|l| l.strip_prefix("data: "));
+                if let Some(event) = data.and_then(|d| serde_json::from_str(d).ok()) {
+                    return Ok(Some(event));
+                }
+                continue;
+            }
+            let chunk =
+                self.response
+                    .chunk()
+                    .await
+                    .map_err(|source| ApiClientError::Unreachable {
+                        url: self.url.clone(),
+                        source,
+                    })?;
+            match chunk {
+                Some(bytes) => self.buf.extend_from_slice(&bytes),
+                None => return Ok(None),
+            }
+        }
     }
 }
 

@@ -214,20 +214,29 @@ impl Server {
         self.state.registry.clone()
     }
 
-    /// Serves until `shutdown` fires; then stops the active run (its watchers see `done`),
+    /// Serves until `shutdown` fires, with the task scheduler running (when there is a
+    /// console); then stops the scheduler, the active run and the task runs (their watchers
+    /// see `done`),
     /// ends every stream, closes every device connection (code 1001) and waits a moment for
     /// the close frames to go out. A connection still open [`SHUTDOWN_GRACE`] later is cut.
     pub async fn serve(self, shutdown: CancellationToken) -> std::io::Result<()> {
         let stopping = self.state.stopping.clone();
         let registry = self.state.registry.clone();
         let console = self.state.console.clone();
+        let scheduler_stop = CancellationToken::new();
+        let scheduler = console::tasks::fire::start_scheduler(&self.state, scheduler_stop.clone());
         let app = router(self.state).into_make_service_with_connect_info::<SocketAddr>();
         let signal = stopping.clone();
         let graceful = axum::serve(self.listener.tap_io(deft_tools::host::no_delay), app)
             .with_graceful_shutdown(async move {
                 shutdown.cancelled().await;
+                // No fire starts a run from now on; the runs under way stop.
+                scheduler_stop.cancel();
                 if let Some(console) = console {
-                    console.stop_active_run(Duration::from_secs(3)).await;
+                    tokio::join!(
+                        console.stop_active_run(Duration::from_secs(3)),
+                        console.stop_task_runs(Duration::from_secs(3)),
+                    );
                 }
                 signal.cancel();
             });
@@ -238,6 +247,10 @@ impl Server {
                 tokio::time::sleep(SHUTDOWN_GRACE).await;
             } => Ok(()),
         };
+        if let Some(scheduler) = scheduler {
+            // It records the fires still waiting for a busy task as skipped (bounded).
+            let _ = tokio::time::timeout(Duration::from_secs(6), scheduler).await;
+        }
         for _ in 0..50 {
             if registry.remote_count() == 0 {
                 break;

@@ -64,16 +64,33 @@ pub async fn serve(
     Path((run_id, image_id)): Path<(String, String)>,
 ) -> Result<Response, ApiError> {
     let console = app.console()?;
+    let dir = console.runs_dir().join(&run_id);
+    serve_from(dir, &run_id, &image_id).await
+}
+
+/// `GET /api/task-runs/{run_id}/images/{image_id}`: the images a task run's steps kept (in
+/// its trace folder).
+pub async fn serve_task_run(
+    State(app): State<AppState>,
+    Path((run_id, image_id)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
+    let console = app.console()?;
+    let dir = super::tasks::record::trace_dir(console, &run_id).join("images");
+    serve_from(dir, &run_id, &image_id).await
+}
+
+/// The image `image_id` of run `run_id` from `dir`, whatever its format; 404 for names that
+/// are not plain ids.
+async fn serve_from(dir: PathBuf, run_id: &str, image_id: &str) -> Result<Response, ApiError> {
     let not_found = || {
         ApiError(
             StatusCode::NOT_FOUND,
             format!("no image '{image_id}' in run '{run_id}'"),
         )
     };
-    if !plain_id(&run_id) || !plain_id(&image_id) {
+    if !plain_id(run_id) || !plain_id(image_id) {
         return Err(not_found());
     }
-    let dir = console.runs_dir().join(&run_id);
     for (ext, mime) in [
         ("png", "image/png"),
         ("jpg", "image/jpeg"),

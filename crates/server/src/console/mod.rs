@@ -7,6 +7,8 @@
 //! - [`runs`]: the one run slot, starting and stopping runs, approvals ([`approvals`]); every
 //!   event goes to a [`run_log::RunLog`] (fan-out to any number of SSE watchers) and to the store
 //!   (replay after a restart); [`stream`] serves them as SSE, [`images`] the step images.
+//! - [`tasks`]: tasks, their schedules and runs (each run holds its device), the scheduler's
+//!   fire handler.
 //! - [`live`]: MJPEG of a device's screen, captured only while someone watches.
 //! - [`assets`]: the web UI bundle embedded in the binary.
 
@@ -22,6 +24,7 @@ pub mod secrets;
 pub mod sessions;
 pub mod settings;
 pub mod stream;
+pub mod tasks;
 pub mod texts;
 pub mod views;
 
@@ -64,6 +67,10 @@ pub struct ConsoleConfig {
     pub agent: AgentConfig,
     /// Frames per second of the live view.
     pub live_fps: f64,
+    /// The scheduler's clock (the system clock; tests may pass a manual one).
+    pub clock: Arc<dyn deft_tasks::scheduler::Clock>,
+    /// The scheduler's settings.
+    pub scheduler: deft_tasks::scheduler::SchedulerConfig,
 }
 
 impl ConsoleConfig {
@@ -77,6 +84,8 @@ impl ConsoleConfig {
             cookie_secure: true,
             agent: AgentConfig::default(),
             live_fps: 2.0,
+            clock: Arc::new(deft_tasks::scheduler::SystemClock),
+            scheduler: deft_tasks::scheduler::SchedulerConfig::default(),
         }
     }
 }
@@ -98,6 +107,9 @@ struct Inner {
     logins: sessions::LoginLimiter,
     runs: runs::Runs,
     live: live::LiveFeeds,
+    tasks: tasks::runs::TaskRuns,
+    clock: Arc<dyn deft_tasks::scheduler::Clock>,
+    scheduler: deft_tasks::scheduler::SchedulerConfig,
 }
 
 /// Starting the console failed.
@@ -139,9 +151,13 @@ impl Console {
                 live: live::LiveFeeds::new(Duration::from_secs_f64(
                     1.0 / config.live_fps.clamp(0.1, 30.0),
                 )),
+                tasks: tasks::runs::TaskRuns::default(),
+                clock: config.clock,
+                scheduler: config.scheduler,
             }),
         };
         runs::recover_interrupted(&console).await?;
+        tasks::runs::recover_interrupted(console.store()).await?;
         Ok(console)
     }
 
@@ -158,6 +174,37 @@ impl Console {
     /// The run slot.
     pub fn runs(&self) -> &runs::Runs {
         &self.inner.runs
+    }
+
+    /// The task runs.
+    pub fn tasks(&self) -> &tasks::runs::TaskRuns {
+        &self.inner.tasks
+    }
+
+    /// The 409 text for a busy device: which task run holds it, when one does.
+    pub fn device_busy_text(&self, device: &str) -> String {
+        match self.tasks().on_device(device) {
+            Some(run) => texts::device_running_task(device, &run.task_name, &run.run_id),
+            None => crate::texts::device_busy(device),
+        }
+    }
+
+    /// Stops every task run of this server and waits up to `limit` for their ends to be
+    /// stored (server shutdown).
+    pub async fn stop_task_runs(&self, limit: Duration) {
+        let running = self.tasks().all_active();
+        for run in &running {
+            run.stop();
+        }
+        let until = tokio::time::Instant::now() + limit;
+        while !self.tasks().all_active().is_empty() && tokio::time::Instant::now() < until {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// Where task runs' trace folders go.
+    pub fn task_traces_dir(&self) -> PathBuf {
+        self.inner.data_dir.join("task-runs")
     }
 
     /// Stops the active run, if any, and waits up to `limit` for it to be stored and its
@@ -219,6 +266,7 @@ pub fn api_routes() -> Router<AppState> {
         .route("/agent/stream", get(stream::events))
         .route("/runs/{run_id}/images/{image_id}", get(images::serve))
         .route("/devices/{id}/live", get(live::serve))
+        .merge(tasks::routes())
 }
 
 /// The console routes open to everyone (nested under `/api`).

@@ -389,7 +389,7 @@ impl RunPlan {
         }
         let Some(busy) = self.device.try_reserve() else {
             console.runs().unclaim(&run.run_id);
-            return Err(refused(crate::texts::device_busy(&run.device)).await);
+            return Err(refused(console.device_busy_text(&run.device)).await);
         };
         let guard = SlotGuard {
             console: console.clone(),
@@ -540,11 +540,11 @@ impl ClaimedRun {
     }
 }
 
-/// Where agent runs execute: a runtime with one thread of its own, so the model's stream and
+/// Where agent runs (and task runs) execute: a runtime with one thread of its own, so the model's stream and
 /// the tools never wait behind the server's other work (a thousand watchers mean a thousand
 /// socket writes per batch of events on the server's workers). Lives as long as the process.
 /// Falls back to the server's runtime when a thread cannot be started.
-fn agent_runtime() -> tokio::runtime::Handle {
+pub(crate) fn agent_runtime() -> tokio::runtime::Handle {
     static RUNTIME: OnceLock<Option<tokio::runtime::Runtime>> = OnceLock::new();
     let own = RUNTIME.get_or_init(|| {
         tokio::runtime::Builder::new_multi_thread()
@@ -601,6 +601,8 @@ async fn finish(
         tracing::warn!(run = %run.run_id, error = %e, "cannot store the answer (conversation deleted?)");
     }
     console.runs().release(&run.run_id);
+    // Its device was freed when the agent returned: fires that found it busy try again.
+    console.tasks().device_freed(&run.device);
     run.log.push(done);
 }
 

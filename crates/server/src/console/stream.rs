@@ -31,7 +31,8 @@ pub struct StreamQuery {
     after: Option<u64>,
 }
 
-fn last_event_id(headers: &HeaderMap) -> Option<u64> {
+/// The `Last-Event-ID` header's seq.
+pub(crate) fn last_event_id(headers: &HeaderMap) -> Option<u64> {
     headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
@@ -64,11 +65,17 @@ pub async fn events(
             )
         }
     };
+    Ok(serve_log(log, after, app.stopping.clone()))
+}
+
+/// A run log's stream after `after` (agent runs and task runs alike): 204 when the log is
+/// closed and nothing is left to send (tells `EventSource` to stop reconnecting), else SSE.
+pub fn serve_log(log: Arc<RunLog>, after: u64, stopping: CancellationToken) -> Response {
     let (pending, closed) = log.since(after);
     if pending.is_empty() && closed {
-        return Ok(StatusCode::NO_CONTENT.into_response());
+        return StatusCode::NO_CONTENT.into_response();
     }
-    Ok(sse_response(log, after, app.stopping.clone()))
+    sse_response(log, after, stopping)
 }
 
 /// The streaming response: frames of `log` after `after`, with keep-alive comments, until the

@@ -92,6 +92,153 @@ pub fn store_failed(detail: &str) -> String {
     format!("the console's database failed: {detail}")
 }
 
+/// 400 summary of a task or schedule that does not validate (the body lists every problem).
+pub fn invalid_task(errors: &[deft_tasks::validate::Issue]) -> String {
+    match errors {
+        [] => "the task is invalid".to_owned(),
+        [one] => format!("the task is invalid: {one}"),
+        [first, rest @ ..] => format!(
+            "the task is invalid: {first} (and {} more; see \"errors\")",
+            rest.len()
+        ),
+    }
+}
+
+/// 404 for an unknown task.
+pub fn unknown_task(id_or_name: &str) -> String {
+    format!("no task has the id or name {id_or_name:?}: list the tasks with GET /api/tasks")
+}
+
+/// 400 for a task body larger than the validator reads.
+pub fn task_body_too_large(max: usize) -> String {
+    format!(
+        "the task is larger than {max} bytes ({} KiB), the most a task file may be",
+        max / 1024
+    )
+}
+
+/// 400 (at `device`) for a device the server does not know.
+pub fn task_device_unknown(device: &str, known: &[String]) -> String {
+    format!(
+        "no device {device:?} is known to this server (known: {}); name one of them, or connect the client first",
+        if known.is_empty() {
+            "none".to_owned()
+        } else {
+            known.join(", ")
+        }
+    )
+}
+
+/// 409 when another task has the name.
+pub fn task_name_taken(name: &str) -> String {
+    format!("a task named {name:?} exists already: choose another name or replace that task")
+}
+
+/// 409 when the task runs already.
+pub fn task_running(name: &str, run_id: &str) -> String {
+    format!(
+        "the task {name:?} is running already (run {run_id}): one run at a time per task; stop it or wait for it to end"
+    )
+}
+
+/// 409 for an agent run, a batch or a task on a device a task run holds.
+pub fn device_running_task(device: &str, task: &str, run_id: &str) -> String {
+    format!(
+        "the device '{device}' is running task {task:?} (run {run_id}): stop that run or try again when it ends"
+    )
+}
+
+/// 400 for a run request that says it came from a schedule.
+pub const BAD_TRIGGER: &str =
+    "trigger is \"manual\" or \"api\"; \"schedule\" is for runs the scheduler starts";
+
+/// 400 for an unknown status filter.
+pub fn bad_run_status(given: &str) -> String {
+    let names: Vec<&str> = deft_store::TaskRunStatus::ALL
+        .iter()
+        .map(|s| s.as_str())
+        .collect();
+    format!("unknown status {given:?}: use one of {}", names.join(", "))
+}
+
+/// 404 for an unknown task run.
+pub fn unknown_task_run(id: &str) -> String {
+    format!("no task run has the id {id:?}: list runs with GET /api/task-runs")
+}
+
+/// 409 when stopping a run another server runs.
+pub fn task_run_elsewhere(id: &str) -> String {
+    format!("task run {id} runs on another server sharing this database: stop it there")
+}
+
+/// 409 when stopping a run that has ended; also the `done` text of a run without one.
+pub fn task_run_ended(id: &str, status: &str) -> String {
+    format!("task run {id} has ended already ({status})")
+}
+
+/// A task run a restart cut off.
+pub const TASK_RUN_INTERRUPTED: &str =
+    "the server stopped while this task ran; the run was cut off (its steps so far are kept)";
+
+/// A task run whose runner failed.
+pub const TASK_RUN_CRASHED: &str =
+    "the task runner failed unexpectedly; the server log has the details";
+
+/// 400 for a schedule body that is not an object.
+pub const SCHEDULE_NOT_OBJECT: &str = "a schedule is a JSON object such as {\"kind\": \"cron\", \"expr\": \"47 3 * * *\", \"tz\": \"Europe/Berlin\"}";
+
+/// 400 for an unknown field of a schedule.
+pub fn schedule_unknown_field(key: &str, fields: &[&str]) -> String {
+    format!(
+        "unknown field {key:?}: a schedule takes {}",
+        fields.join(", ")
+    )
+}
+
+/// 400 for a non-boolean `enabled`.
+pub const SCHEDULE_ENABLED_BOOL: &str = "enabled is true or false";
+
+/// 400 for a missing or non-string `kind`.
+pub const SCHEDULE_KIND: &str =
+    "kind is \"cron\" (with expr and tz), \"every\" (with seconds) or \"once\" (with at)";
+
+/// 400 for a field of the wrong type.
+pub fn schedule_field_type(key: &str, wanted: &str) -> String {
+    format!("{key} must be {wanted}")
+}
+
+/// 400 for a cron schedule without `expr`.
+pub const SCHEDULE_CRON_EXPR: &str = "a cron schedule needs expr: 5 fields (minute hour day-of-month month day-of-week), e.g. \"47 3 * * *\"";
+
+/// 400 for an interval that is not a whole number of seconds.
+pub const SCHEDULE_SECONDS: &str =
+    "an every schedule needs seconds: a whole number of seconds, e.g. 900 for every 15 minutes";
+
+/// 400 for a once schedule without its moment.
+pub const SCHEDULE_AT: &str = "a once schedule needs at (RFC 3339, e.g. \"2027-01-31T08:00:00+01:00\") or at_ms (ms since the epoch), one of them";
+
+/// 400 for a moment that does not parse.
+pub fn schedule_bad_moment(at: &str, why: &str) -> String {
+    format!("{at:?} is not an RFC 3339 moment ({why}): write e.g. \"2027-01-31T08:00:00Z\"")
+}
+
+/// 400 for an unknown kind.
+pub fn schedule_unknown_kind(kind: &str) -> String {
+    format!("unknown kind {kind:?}: {SCHEDULE_KIND}")
+}
+
+/// 400 for an unknown policy.
+pub fn schedule_policy(key: &str, allowed: &str) -> String {
+    format!("{key} is {allowed}")
+}
+
+/// 404 for an unknown schedule of a task.
+pub fn unknown_schedule(id: &str, task: &str) -> String {
+    format!(
+        "the task {task:?} has no schedule {id:?}: list them with GET /api/tasks/{{id}}/schedules"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -236,7 +236,9 @@ mod tests {
             deft_protocol::task_run::TaskStepResult::decl(&cfg),
             EventKind::decl(&cfg),
             AgentEvent::decl(&cfg),
-        ];
+        ]
+        .into_iter()
+        .chain(crate::console::tasks::views::ts_decls::declarations(&cfg));
         let mut out = String::from(
             "// Generated from the Rust types by `crates/server/src/console/views.rs` (the\n\
              // typescript_types_are_current test): do not edit. DEFT_UPDATE_TS=1 cargo test -p\n\

@@ -15,6 +15,8 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_util::sync::CancellationToken;
 
+pub mod console_hub;
+
 pub const DEVICE_TOKEN: &str = "device-secret";
 pub const API_TOKEN: &str = "api-secret";
 

@@ -1,0 +1,231 @@
+//! `deft task list|run|stop|runs` against a real `deft serve` process (SQLite in a temporary
+//! data folder) whose `local` device has the fixture MCP server's keyboard tool, a schedule
+//! firing in that process, and a task on a real `deft client`.
+
+#![allow(clippy::unwrap_used)] // test helpers: an unwrap that fails is a failing test
+
+#[path = "common/console.rs"]
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use deft_test_support::TempDataDir;
+use deft_test_support::proc::fixture_bin;
+use serde_json::{Value, json};
+use support::{API_TOKEN, Serve, ServeOptions};
+
+/// `shell` with the fixture server's keyboard and sleep tools on both agent halves (what the
+/// runner's key_event calls).
+fn tools(dir: &Path) -> PathBuf {
+    let path = dir.join("task-tools.yaml");
+    let fixture = format!(
+        "{{namespace: fixture, type: stdio, command: \"{}\", tools: [keyboard_input, sleep, echo]}}",
+        fixture_bin().display()
+    );
+    let yaml = format!(
+        "profiles:\n  shell:\n    HostAgent:\n      default:\n        action:\n          - {fixture}\n    AppAgent:\n      default:\n        action:\n          - {fixture}\n"
+    );
+    std::fs::write(&path, yaml).unwrap();
+    path
+}
+
+fn serve(dir: &Path) -> Serve {
+    let mut opts = ServeOptions::shell("http://127.0.0.1:9/v1", dir);
+    opts.tools = Some(tools(dir));
+    Serve::start(dir, &opts)
+}
+
+/// `deft task ARGS --server URL --api-token T`.
+async fn deft_task(serve: &Serve, args: &[&str]) -> std::process::Output {
+    deft_test_support::proc::deft_command(env!("CARGO_BIN_EXE_deft"))
+        .arg("task")
+        .args(args)
+        .args(["--server", &serve.url, "--api-token", API_TOKEN])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap()
+}
+
+fn text(out: &std::process::Output) -> String {
+    format!(
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+async fn create(serve: &Serve, task: &Value) -> Value {
+    let r = serve.api().post("/api/tasks", task).await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    r.body
+}
+
+/// GETs `path` until `done` accepts the body (30 s at most).
+async fn until(serve: &Serve, path: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let api = serve.api();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let r = api.get(path).await;
+        if done(&r.body) {
+            return r.body;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{path}: {}", r.text);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// A page with at least one run (not its `total`: the store reads items and total in two
+/// statements, so a run that changes in between can be counted but not listed).
+fn any_item(page: &Value) -> bool {
+    page["items"].as_array().is_some_and(|a| !a.is_empty())
+}
+
+#[tokio::test]
+async fn the_cli_lists_runs_follows_and_stops_a_servers_tasks() {
+    let dir = TempDataDir::new().unwrap();
+    let serve = serve(dir.path());
+    create(
+        &serve,
+        &json!({"name": "type keys", "device": "local", "variables": {"k": "a"},
+            "steps": [{"type": "key_event", "keys": "{{k}}"}, {"type": "key_event", "keys": "b"}]}),
+    )
+    .await;
+
+    let out = deft_task(&serve, &["list"]).await;
+    assert!(out.status.success(), "{}", text(&out));
+    let listed = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        listed.contains("type keys") && listed.contains("local"),
+        "{listed}"
+    );
+
+    let out = deft_task(&serve, &["run", "type keys", "--var", "k=c"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("keyboard_input"),
+        "a line per tool step: {}",
+        text(&out)
+    );
+
+    let out = deft_task(&serve, &["runs", "type keys"]).await;
+    assert!(out.status.success(), "{}", text(&out));
+    let runs = String::from_utf8_lossy(&out.stdout);
+    assert!(runs.contains(" ok ") && runs.contains("manual"), "{runs}");
+
+    let out = deft_task(&serve, &["run", "no such task"]).await;
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "an error, not a failed run: {}",
+        text(&out)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no task has the id or name"),
+        "{}",
+        text(&out)
+    );
+
+    // Stop: a run waiting 300 s ends as stopped, and its follower exits 1.
+    create(
+        &serve,
+        &json!({"name": "wait long", "device": "local", "steps": [{"type": "wait", "seconds": 300}]}),
+    )
+    .await;
+    let follower = deft_test_support::proc::deft_command(env!("CARGO_BIN_EXE_deft"))
+        .args([
+            "task",
+            "run",
+            "wait long",
+            "--server",
+            &serve.url,
+            "--api-token",
+            API_TOKEN,
+        ])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let running = until(&serve, "/api/task-runs?status=running", any_item).await;
+    let run_id = running["items"][0]["id"].as_str().unwrap().to_owned();
+    let out = deft_task(&serve, &["stop", &run_id]).await;
+    assert!(out.status.success(), "{}", text(&out));
+    let out = tokio::task::spawn_blocking(move || follower.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let r = serve.api().get(&format!("/api/task-runs/{run_id}")).await;
+    assert_eq!(r.body["status"], "stopped", "{}", r.text);
+    serve.interrupt();
+}
+
+#[tokio::test]
+async fn deft_serve_fires_schedules_and_runs_tasks_on_a_real_client() {
+    let dir = TempDataDir::new().unwrap();
+    let serve = serve(dir.path());
+    let client_dir = TempDataDir::new().unwrap();
+    let mut client = deft_test_support::proc::GroupChild::spawn({
+        let mut cmd = deft_test_support::proc::deft_command(env!("CARGO_BIN_EXE_deft"));
+        cmd.arg("--data-dir")
+            .arg(client_dir.path())
+            .arg("--tools-config")
+            .arg(tools(client_dir.path()))
+            .args([
+                "client",
+                "--server",
+                &serve.url,
+                "--token",
+                support::DEVICE_TOKEN,
+            ])
+            .args(["--id", "pc1", "--profile", "shell"])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null());
+        cmd
+    })
+    .unwrap();
+    until(&serve, "/api/devices", |b| {
+        b.as_array()
+            .is_some_and(|a| a.iter().any(|d| d["id"] == "pc1"))
+    })
+    .await;
+    let t = create(
+        &serve,
+        &json!({"name": "on the client", "device": "pc1",
+            "steps": [{"type": "key_event", "keys": "x"}]}),
+    )
+    .await;
+    let id = t["id"].as_str().unwrap();
+    let r = serve
+        .api()
+        .post(
+            &format!("/api/tasks/{id}/schedules"),
+            &json!({"kind": "every", "seconds": 1}),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    let runs = until(
+        &serve,
+        &format!("/api/task-runs?task={id}&status=ok"),
+        any_item,
+    )
+    .await;
+    let run = &runs["items"][0];
+    assert_eq!(
+        (run["trigger"].clone(), run["device"].clone()),
+        (json!("schedule"), json!("pc1")),
+        "{run}"
+    );
+    let steps = serve
+        .api()
+        .get(&format!("/api/task-runs/{}", run["id"].as_str().unwrap()))
+        .await;
+    assert_eq!(
+        steps.body["step_results"][0]["status"], "ok",
+        "{}",
+        steps.text
+    );
+    let _ = client.child.kill();
+    serve.interrupt();
+}

@@ -1,0 +1,330 @@
+//! `GET/POST /api/tasks`, `GET/PUT/PATCH/DELETE /api/tasks/{id}` and
+//! `POST /api/tasks/validate`. A task is created and replaced from a task file (the JSON
+//! `deft task validate` reads), checked by the validator and against the server's devices;
+//! nothing is stored unless every check passes. `{id}` is a task's id or its name.
+
+use axum::Json;
+use axum::extract::{Path, Query, Request, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use deft_store::{NewTask, Page, StoreError};
+use deft_tasks::step::limits::MAX_FILE_BYTES;
+use deft_tasks::validate::{DeviceKind, Mode, Options, Report};
+use deft_tools::Devices;
+use serde::Deserialize;
+
+use super::views::{TaskDetailView, TaskView, ValidationView};
+use super::{TaskError, store_error};
+use crate::AppState;
+use crate::api::{ApiError, JsonBody};
+use crate::console::{Console, texts};
+
+/// Paging of a list route.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PageQuery {
+    /// At most this many (1–500, default 50).
+    #[serde(default)]
+    pub limit: Option<u32>,
+    /// Skip this many.
+    #[serde(default)]
+    pub offset: Option<u64>,
+}
+
+impl PageQuery {
+    /// The store's page.
+    pub fn page(&self) -> Page {
+        Page {
+            limit: self.limit.unwrap_or(50).clamp(1, deft_store::MAX_PAGE),
+            offset: self.offset.unwrap_or(0),
+        }
+    }
+}
+
+/// `GET /api/tasks`: a page of tasks with their next fire and last run, by name.
+pub async fn list(
+    State(app): State<AppState>,
+    Query(q): Query<PageQuery>,
+) -> Result<Response, TaskError> {
+    let console = app.console()?;
+    let page = console.store().tasks(q.page()).await?;
+    let items: Vec<TaskView> = page.items.iter().map(TaskView::from).collect();
+    Ok(Json(serde_json::json!({"items": items, "total": page.total})).into_response())
+}
+
+/// The task named by `id_or_name` (its id, else its name); 404 naming what was looked for.
+pub async fn resolve(console: &Console, id_or_name: &str) -> Result<deft_store::Task, ApiError> {
+    let store = console.store();
+    match store.task(id_or_name).await {
+        Ok(t) => return Ok(t),
+        Err(StoreError::NotFound(_)) => {}
+        Err(e) => return Err(store_error(e)),
+    }
+    match store.task_by_name(id_or_name).await {
+        Ok(t) => Ok(t),
+        Err(StoreError::NotFound(_)) => Err(ApiError(
+            StatusCode::NOT_FOUND,
+            texts::unknown_task(id_or_name),
+        )),
+        Err(e) => Err(store_error(e)),
+    }
+}
+
+/// `GET /api/tasks/{id}`: the task with its definition and schedules.
+pub async fn get_one(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, TaskError> {
+    let console = app.console()?;
+    let task = resolve(console, &id).await?;
+    Ok(Json(detail(console, &task, Report::default()).await?).into_response())
+}
+
+/// The detail view of a stored task (`warnings` from the validation that stored it).
+async fn detail(
+    console: &Console,
+    task: &deft_store::Task,
+    report: Report,
+) -> Result<TaskDetailView, TaskError> {
+    let store = console.store();
+    let schedules = store.schedules_of_task(&task.id).await?;
+    let listing = deft_store::TaskListing {
+        task: task.clone(),
+        schedule_count: schedules.len() as u64,
+        next_fire_at_ms: task
+            .enabled
+            .then(|| {
+                schedules
+                    .iter()
+                    .filter(|s| s.enabled)
+                    .filter_map(|s| s.next_fire_at_ms)
+                    .min()
+            })
+            .flatten(),
+        last_run: store
+            .task_runs(
+                &deft_store::TaskRunFilter {
+                    task_id: Some(task.id.clone()),
+                    ..Default::default()
+                },
+                Page {
+                    limit: 1,
+                    offset: 0,
+                },
+            )
+            .await?
+            .items
+            .into_iter()
+            .next(),
+    };
+    Ok(TaskDetailView::new(&listing, &schedules, report))
+}
+
+/// Query of the create, replace and validate routes.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileQuery {
+    /// Validate in library mode (validate only).
+    #[serde(default)]
+    pub mode: Option<Mode>,
+    /// The device to check against (validate only; default: the file's).
+    #[serde(default)]
+    pub device: Option<String>,
+    /// Create the task switched off (create only; default on).
+    #[serde(default)]
+    pub enabled: Option<bool>,
+}
+
+/// Reads a task file body: at most [`MAX_FILE_BYTES`], refused with its size when larger.
+async fn file_body(request: Request) -> Result<axum::body::Bytes, TaskError> {
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    if let Some(len) = declared.filter(|&l| l > MAX_FILE_BYTES) {
+        return Err(TaskError::at(
+            "",
+            deft_tasks::texts::too_large(len, MAX_FILE_BYTES),
+        ));
+    }
+    axum::body::to_bytes(request.into_body(), MAX_FILE_BYTES)
+        .await
+        .map_err(|_| TaskError::at("", texts::task_body_too_large(MAX_FILE_BYTES)))
+}
+
+/// `POST /api/tasks/validate`: the validator's report (`{valid, errors, warnings}`), always
+/// 200; nothing is stored.
+pub async fn validate(
+    State(app): State<AppState>,
+    Query(q): Query<FileQuery>,
+    request: Request,
+) -> Result<Response, TaskError> {
+    let bytes = match file_body(request).await {
+        Ok(b) => b,
+        Err(TaskError::Invalid(report)) => return Ok(Json(ValidationView(report)).into_response()),
+        Err(e) => return Err(e),
+    };
+    let opts = Options {
+        mode: q.mode.unwrap_or_default(),
+        device: q.device.as_deref().map(|d| kind_of(&app, d)),
+        provided: Vec::new(),
+    };
+    let v = deft_tasks::validate_task(bytes.as_ref(), &opts);
+    Ok(Json(ValidationView(v.report)).into_response())
+}
+
+/// The validator's device kind of a device this server knows: its profile decides
+/// (`browser`, a desktop profile, else a client whose kind is not known).
+fn kind_of(app: &AppState, device: &str) -> DeviceKind {
+    match app.registry.get(device).map(|d| d.profile.clone()) {
+        Some(p) if p == "browser" => DeviceKind::Browser,
+        Some(p) if p.starts_with("desktop") => DeviceKind::Desktop,
+        Some(_) => DeviceKind::Remote,
+        None => DeviceKind::of_device(device),
+    }
+}
+
+/// A task file checked for storing: the validator without errors, and a device this server
+/// knows (the file's `device`, else the default device, else `local`).
+async fn checked(
+    app: &AppState,
+    console: &Console,
+    bytes: &[u8],
+    enabled: bool,
+) -> Result<(NewTask, Report), TaskError> {
+    let raw = deft_tasks::validate_task(bytes, &Options::default());
+    let (task, _) = raw.into_result().map_err(TaskError::Invalid)?;
+    let device = match task.device.clone() {
+        Some(d) => d,
+        None => {
+            let default = console.settings().await?.default_device;
+            if default.is_empty() {
+                deft_tools::devices::LOCAL.to_owned()
+            } else {
+                default
+            }
+        }
+    };
+    if app.registry.get(&device).is_none() {
+        let known: Vec<String> = app.registry.list().into_iter().map(|d| d.id).collect();
+        return Err(TaskError::at(
+            "device",
+            texts::task_device_unknown(&device, &known),
+        ));
+    }
+    // Again with the device's kind, for the warnings about steps it cannot do.
+    let opts = Options {
+        device: Some(kind_of(app, &device)),
+        ..Options::default()
+    };
+    let (_, report) = deft_tasks::validate_task(bytes, &opts)
+        .into_result()
+        .map_err(TaskError::Invalid)?;
+    let definition = std::str::from_utf8(bytes)
+        .map_err(|e| TaskError::at("", e.to_string()))?
+        .to_owned();
+    Ok((
+        NewTask {
+            name: task.name,
+            device,
+            definition,
+            enabled,
+        },
+        report,
+    ))
+}
+
+/// `POST /api/tasks` with a task file: 201 with the stored task and the validator's
+/// warnings; 400 with every error at its path; 409 when the name is taken.
+pub async fn create(
+    State(app): State<AppState>,
+    Query(q): Query<FileQuery>,
+    request: Request,
+) -> Result<Response, TaskError> {
+    let console = app.console()?.clone();
+    let bytes = file_body(request).await?;
+    let (new, report) = checked(&app, &console, &bytes, q.enabled.unwrap_or(true)).await?;
+    let task = console
+        .store()
+        .create_task(&new)
+        .await
+        .map_err(|e| name_taken(e, &new.name))?;
+    let view = detail(&console, &task, report).await?;
+    Ok((StatusCode::CREATED, Json(view)).into_response())
+}
+
+fn name_taken(e: StoreError, name: &str) -> TaskError {
+    match e {
+        StoreError::Conflict(_) => {
+            TaskError::Api(ApiError(StatusCode::CONFLICT, texts::task_name_taken(name)))
+        }
+        other => other.into(),
+    }
+}
+
+/// `PUT /api/tasks/{id}` with a task file: replaces the definition (name and device from the
+/// file; on/off and schedules stay). A run in progress keeps the version it started with.
+pub async fn replace(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    request: Request,
+) -> Result<Response, TaskError> {
+    let console = app.console()?.clone();
+    let old = resolve(&console, &id).await?;
+    let bytes = file_body(request).await?;
+    let (new, report) = checked(&app, &console, &bytes, old.enabled).await?;
+    let task = console
+        .store()
+        .update_task(&old.id, &new)
+        .await
+        .map_err(|e| name_taken(e, &new.name))?;
+    console.tasks().schedules_changed();
+    Ok(Json(detail(&console, &task, report).await?).into_response())
+}
+
+/// `PATCH /api/tasks/{id}` body.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PatchBody {
+    /// Switch the task's schedules on or off.
+    enabled: bool,
+}
+
+/// `PATCH /api/tasks/{id}` `{"enabled"}`: a task switched back on fires from now on (the time
+/// it was off does not count as missed).
+pub async fn patch(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<PatchBody>,
+) -> Result<Response, TaskError> {
+    let console = app.console()?;
+    let old = resolve(console, &id).await?;
+    let store = console.store();
+    let task = store.set_task_enabled(&old.id, body.enabled).await?;
+    if body.enabled && !old.enabled {
+        deft_tasks::scheduler::rearm_task(store, &task.id, crate::console::now_ms()).await?;
+    }
+    console.tasks().schedules_changed();
+    Ok(Json(detail(console, &task, Report::default()).await?).into_response())
+}
+
+/// `DELETE /api/tasks/{id}`: 204; its schedules go with it, its runs' records stay. 409 while
+/// it runs.
+pub async fn delete(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, TaskError> {
+    let console = app.console()?;
+    let task = resolve(console, &id).await?;
+    if let Some(run) = console.store().running_task_run(&task.id).await? {
+        return Err(ApiError(
+            StatusCode::CONFLICT,
+            texts::task_running(&task.name, &run.id),
+        )
+        .into());
+    }
+    console.store().delete_task(&task.id).await?;
+    console.tasks().schedules_changed();
+    Ok(StatusCode::NO_CONTENT.into_response())
+}

@@ -1,0 +1,258 @@
+//! Where a task run's events go, and its end: the trace folder (`trace.jsonl`, images,
+//! `report.html`), the store (each `task_step` as a step row, the end through
+//! `finish_task_run`) and the run's [`RunLog`] for SSE watchers. A writer task stores each
+//! step before its event is shown, so a step a watcher saw is in the store; `done` waits until
+//! the store has the run's end and the device is free.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use deft_protocol::task_run::TaskStepResult;
+use deft_protocol::{AgentEvent, EventKind, EventSink, ImageSink};
+use deft_store::{MatchedControl, StepStatus, TaskRun, TaskRunStatus, TaskRunStep};
+use deft_tasks::Task;
+use deft_tasks::runner::{RunReport, RunRequest, RunSinks, run_task};
+use deft_tools::Device;
+use deft_tools::devices::BusyGuard;
+use parking_lot::Mutex;
+use tokio::sync::mpsc;
+
+use super::runs::{ActiveTaskRun, done_logged, done_of, status_of};
+use crate::console::run_log::{LoggedEvent, RunLog};
+use crate::console::runs::agent_runtime;
+use crate::console::{Console, now_ms, texts};
+
+/// What the runner gets.
+pub struct Launch {
+    /// The validated task.
+    pub task: Task,
+    /// Its device.
+    pub device: Device,
+    /// The device's busy flag, held until the run's end is stored.
+    pub busy: BusyGuard,
+    /// The variables.
+    pub request: RunRequest,
+}
+
+/// One event on its way to the watchers, with the step row it carries.
+struct Persist {
+    event: LoggedEvent,
+    step: Option<(TaskStepResult, i64)>,
+}
+
+/// The run's event sink: the step under way, the writer's queue, the held-back `done`.
+struct TaskSink {
+    run: Arc<ActiveTaskRun>,
+    tx: mpsc::UnboundedSender<Persist>,
+    done: Mutex<Option<AgentEvent>>,
+}
+
+impl EventSink for TaskSink {
+    fn send(&self, event: &AgentEvent) {
+        let step = match &event.kind {
+            EventKind::Done { .. } => {
+                *self.done.lock() = Some(event.clone());
+                return;
+            }
+            EventKind::TaskStepStart(s) => {
+                *self.run.current.lock() = Some(s.clone());
+                None
+            }
+            EventKind::TaskStep(r) => {
+                let started = now_ms().saturating_sub(i64::try_from(r.duration_ms).unwrap_or(0));
+                Some((r.clone(), started))
+            }
+            _ => None,
+        };
+        let _ = self.tx.send(Persist {
+            event: LoggedEvent::new(event),
+            step,
+        });
+    }
+}
+
+/// The trace folder of a run.
+pub fn trace_dir(console: &Console, run_id: &str) -> PathBuf {
+    console.task_traces_dir().join(deft_trace::sanitize(run_id))
+}
+
+/// Starts the runner for `run` on the agent runtime and a task that records its end.
+pub(super) fn spawn(console: &Console, run: Arc<ActiveTaskRun>, launch: Launch) {
+    let Launch {
+        task,
+        device,
+        busy,
+        request,
+    } = launch;
+    let trace = deft_trace::TraceWriter::create(
+        &console.task_traces_dir(),
+        &run.run_id,
+        deft_trace::TraceMeta {
+            goal: format!("task: {}", task.name),
+            device: device.id.clone(),
+            model: "none (task)".to_owned(),
+        },
+    )
+    .inspect_err(
+        |e| tracing::warn!(run = %run.run_id, error = %e, "no trace folder for the task run"),
+    )
+    .ok()
+    .map(Arc::new);
+    let (tx, rx) = mpsc::unbounded_channel();
+    let writer = tokio::spawn(write_steps(console.store().clone(), run.clone(), rx));
+    let sink = Arc::new(TaskSink {
+        run: run.clone(),
+        tx,
+        done: Mutex::new(None),
+    });
+    let mut events: Vec<Arc<dyn EventSink>> = Vec::new();
+    let images: Arc<dyn ImageSink> = match &trace {
+        Some(t) => {
+            events.push(t.clone());
+            t.clone()
+        }
+        None => Arc::new(deft_protocol::NullImages::default()),
+    };
+    events.push(sink.clone());
+    let cancel = run.cancel_token();
+    let running = agent_runtime().spawn(async move {
+        let report = run_task(
+            &task,
+            &device,
+            &request,
+            RunSinks { events, images },
+            cancel,
+        )
+        .await;
+        (report, busy)
+    });
+    let console = console.clone();
+    tokio::spawn(async move {
+        let (report, busy) = match running.await {
+            Ok((report, busy)) => (Some(report), Some(busy)),
+            Err(e) => {
+                tracing::error!(run = %run.run_id, error = %e, "the task runner failed");
+                (None, None)
+            }
+        };
+        let done = sink.done.lock().take();
+        // The runner's sinks are gone; this was the last sender: the writer drains and ends.
+        drop(sink);
+        let _ = writer.await;
+        let done = finish(&console, &run, report.as_ref(), done).await;
+        if report.is_none()
+            && let Some(t) = &trace
+        {
+            t.finish();
+        }
+        // Free first, then done: whoever sees done may start the next run on the device.
+        drop(busy);
+        console.tasks().release(&run);
+        run.log.push(done);
+    });
+}
+
+/// Stores each step row, then shows its event.
+async fn write_steps(
+    store: deft_store::Store,
+    run: Arc<ActiveTaskRun>,
+    mut rx: mpsc::UnboundedReceiver<Persist>,
+) {
+    let mut seq = 0u64;
+    while let Some(p) = rx.recv().await {
+        if let Some((result, started_at_ms)) = p.step {
+            let step = step_row(seq, &result, started_at_ms);
+            seq += 1;
+            store_step(&store, &run.run_id, &step).await;
+        }
+        run.log.push(p.event);
+    }
+}
+
+/// The store's row of a step result.
+fn step_row(seq: u64, r: &TaskStepResult, started_at_ms: i64) -> TaskRunStep {
+    TaskRunStep {
+        seq,
+        path: r.path.clone(),
+        step_type: r.step_type.clone(),
+        status: match r.status {
+            deft_protocol::task_run::StepStatus::Ok => StepStatus::Ok,
+            deft_protocol::task_run::StepStatus::Failed => StepStatus::Failed,
+            deft_protocol::task_run::StepStatus::Skipped => StepStatus::Skipped,
+        },
+        started_at_ms,
+        duration_ms: r.duration_ms,
+        matched: r.matched.as_ref().map(|m| MatchedControl {
+            id: m.id.clone(),
+            name: m.name.clone(),
+            score: m.score,
+        }),
+        healed_from: r.healed_from.clone().map(serde_json::Value::String),
+        error: r.error.clone(),
+    }
+}
+
+/// Appends a step, retrying a few times (a step the store never takes is logged and left out;
+/// the run goes on).
+async fn store_step(store: &deft_store::Store, run_id: &str, step: &TaskRunStep) {
+    for attempt in 0u32..5 {
+        match store.append_task_run_step(run_id, step).await {
+            Ok(()) => return,
+            Err(e) if attempt == 4 => {
+                tracing::error!(run = %run_id, seq = step.seq, error = %e, "cannot store a task run step; it is left out");
+            }
+            Err(e) => {
+                tracing::warn!(run = %run_id, seq = step.seq, error = %e, "cannot store a task run step; retrying");
+                tokio::time::sleep(Duration::from_millis(100 << attempt)).await;
+            }
+        }
+    }
+}
+
+/// Stores the run's end; the `done` to show once the device is free.
+async fn finish(
+    console: &Console,
+    run: &ActiveTaskRun,
+    report: Option<&RunReport>,
+    done: Option<AgentEvent>,
+) -> LoggedEvent {
+    let (status, message) = match report {
+        Some(r) => (status_of(r.status), r.message.clone()),
+        None => (TaskRunStatus::Failed, texts::TASK_RUN_CRASHED.to_owned()),
+    };
+    let error = (status != TaskRunStatus::Ok).then_some(message.as_str());
+    if let Err(e) = console
+        .store()
+        .finish_task_run(&run.run_id, status, error, now_ms())
+        .await
+    {
+        tracing::error!(run = %run.run_id, error = %e, "cannot store the end of the task run");
+    }
+    match done {
+        Some(d) => LoggedEvent::new(&d),
+        None => done_logged(run.log.last_seq() + 1, &message, done_of(status)),
+    }
+}
+
+/// The log of a run not in memory: its trace's events (the run's stream as it was), closed
+/// with a `done` from the store when the trace has none (a run cut off, one that never
+/// started).
+pub fn stored_log(console: &Console, run: &TaskRun) -> Arc<RunLog> {
+    let path = trace_dir(console, &run.id).join("trace.jsonl");
+    let mut events: Vec<LoggedEvent> = std::fs::read_to_string(&path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<deft_trace::Line>(l).ok())
+        .map(|l| LoggedEvent::new(&l.event))
+        .collect();
+    if run.status != TaskRunStatus::Running && !events.last().is_some_and(LoggedEvent::is_done) {
+        let seq = events.last().map_or(0, |e| e.seq) + 1;
+        let answer = run
+            .error
+            .clone()
+            .unwrap_or_else(|| texts::task_run_ended(&run.id, run.status.as_str()));
+        events.push(done_logged(seq, &answer, done_of(run.status)));
+    }
+    RunLog::finished(events)
+}

@@ -1,0 +1,568 @@
+//! Task runs in the server: the runs in progress (each holds its device's busy flag, so an
+//! agent run or exec batch on that device gets 409 and a scheduled fire waits or is skipped),
+//! starting one (a person, a program or the scheduler), stopping one, and the routes that
+//! list runs, show one with its steps and stream its events.
+//!
+//! A run's events go through [`record`](super::record): to its trace folder
+//! (`<data>/task-runs/<run id>/`, with `report.html`), to the store (its steps) and to a
+//! [`RunLog`] that SSE watchers read exactly as they read an agent run's. `done` is shown only
+//! after the store has the run's end and the device is free again.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::{Arc, OnceLock};
+
+use axum::Json;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use deft_protocol::task_run::TaskStepStart;
+use deft_protocol::{AgentEvent, DoneStatus, EventKind, Usage};
+use deft_store::{
+    NewTaskRun, RunStart, StoreError, TaskRun, TaskRunFilter, TaskRunStatus, TaskTrigger,
+};
+use deft_tasks::runner::RunRequest;
+use deft_tasks::scheduler::SchedulerHandle;
+use deft_tasks::validate::{DeviceKind, Options, Report};
+use deft_tools::Devices;
+use parking_lot::Mutex;
+use serde::Deserialize;
+use tokio_util::sync::CancellationToken;
+
+use super::crud::{PageQuery, resolve};
+use super::views::{TaskRunDetailView, TaskRunStepView, TaskRunView};
+use super::{TaskError, record};
+use crate::AppState;
+use crate::api::{ApiError, JsonBody};
+use crate::console::run_log::{LoggedEvent, RunLog};
+use crate::console::{Console, now_ms, stream, texts};
+
+/// Finished runs whose logs stay in memory (older ones are read from their trace).
+const RECENT_LOGS: usize = 32;
+
+/// A task run in progress.
+pub struct ActiveTaskRun {
+    /// Run id.
+    pub run_id: String,
+    /// Its task.
+    pub task_id: String,
+    /// The task's name.
+    pub task_name: String,
+    /// The device it holds.
+    pub device: String,
+    /// Its events.
+    pub log: Arc<RunLog>,
+    /// The step running now.
+    pub(super) current: Mutex<Option<TaskStepStart>>,
+    cancel: CancellationToken,
+}
+
+impl ActiveTaskRun {
+    pub(super) fn cancel_token(&self) -> CancellationToken {
+        self.cancel.clone()
+    }
+
+    /// Asks the run to stop: the tool call in flight is cancelled and no step starts after it.
+    pub fn stop(&self) {
+        self.cancel.cancel();
+    }
+}
+
+/// The task runs of this server.
+#[derive(Default)]
+pub struct TaskRuns {
+    active: Mutex<HashMap<String, Arc<ActiveTaskRun>>>,
+    recent: Mutex<VecDeque<(String, Arc<RunLog>)>>,
+    scheduler: OnceLock<SchedulerHandle>,
+    /// By device: tasks that found it busy (a fire of theirs may wait for it).
+    blocked: Mutex<HashMap<String, Vec<String>>>,
+}
+
+impl TaskRuns {
+    /// The run in progress with this id.
+    pub fn active(&self, run_id: &str) -> Option<Arc<ActiveTaskRun>> {
+        self.active.lock().get(run_id).cloned()
+    }
+
+    /// Every run in progress.
+    pub fn all_active(&self) -> Vec<Arc<ActiveTaskRun>> {
+        self.active.lock().values().cloned().collect()
+    }
+
+    /// The run holding `device`, if a task run does.
+    pub fn on_device(&self, device: &str) -> Option<Arc<ActiveTaskRun>> {
+        self.active
+            .lock()
+            .values()
+            .find(|r| r.device == device)
+            .cloned()
+    }
+
+    /// The in-memory log of a run (in progress or recent).
+    pub fn log(&self, run_id: &str) -> Option<Arc<RunLog>> {
+        if let Some(run) = self.active(run_id) {
+            return Some(run.log.clone());
+        }
+        self.recent
+            .lock()
+            .iter()
+            .find(|(id, _)| id == run_id)
+            .map(|(_, log)| log.clone())
+    }
+
+    /// Ties the scheduler to the API (once, when `deft serve` starts it).
+    pub fn set_scheduler(&self, handle: SchedulerHandle) {
+        let _ = self.scheduler.set(handle);
+    }
+
+    /// Tasks or schedules changed: the scheduler reads the store again now.
+    pub fn schedules_changed(&self) {
+        if let Some(s) = self.scheduler.get() {
+            s.schedules_changed();
+        }
+    }
+
+    /// What the scheduler does from now on (`None` before `deft serve` started it).
+    pub fn scheduler_events(
+        &self,
+    ) -> Option<tokio::sync::broadcast::Receiver<deft_tasks::scheduler::SchedulerEvent>> {
+        self.scheduler.get().map(SchedulerHandle::subscribe)
+    }
+
+    /// `device` is free again (an agent run, a batch or a task run on it ended): fires of
+    /// tasks that found it busy try again now instead of at their next recheck.
+    pub fn device_freed(&self, device: &str) {
+        let tasks = self.blocked.lock().remove(device).unwrap_or_default();
+        if let Some(s) = self.scheduler.get() {
+            for task in tasks {
+                s.run_ended(&task);
+            }
+        }
+    }
+
+    fn note_blocked(&self, device: &str, task_id: &str) {
+        let mut blocked = self.blocked.lock();
+        let tasks = blocked.entry(device.to_owned()).or_default();
+        if !tasks.iter().any(|t| t == task_id) {
+            tasks.push(task_id.to_owned());
+        }
+    }
+
+    fn insert(&self, run: Arc<ActiveTaskRun>) {
+        self.active.lock().insert(run.run_id.clone(), run);
+    }
+
+    /// Moves a run that ended among the recent ones and tells the scheduler (fires waiting
+    /// for the task try again).
+    pub(super) fn release(&self, run: &ActiveTaskRun) {
+        if let Some(r) = self.active.lock().remove(&run.run_id) {
+            let mut recent = self.recent.lock();
+            recent.push_back((r.run_id.clone(), r.log.clone()));
+            while recent.len() > RECENT_LOGS {
+                recent.pop_front();
+            }
+        }
+        if let Some(s) = self.scheduler.get() {
+            s.run_ended(&run.task_id);
+        }
+        self.device_freed(&run.device);
+    }
+}
+
+/// Tells the task runs when dropped that a device is free (held next to a busy guard, declared
+/// before it, so the guard is dropped first).
+pub struct FreeNotice {
+    console: Console,
+    device: String,
+}
+
+impl FreeNotice {
+    /// A notice for `device`.
+    pub fn new(console: &Console, device: &str) -> Self {
+        FreeNotice {
+            console: console.clone(),
+            device: device.to_owned(),
+        }
+    }
+}
+
+impl Drop for FreeNotice {
+    fn drop(&mut self) {
+        self.console.tasks().device_freed(&self.device);
+    }
+}
+
+/// What a run is started with.
+pub struct Order {
+    /// The task as stored.
+    pub task: deft_store::Task,
+    /// The run's record (trigger, schedule, device, variables).
+    pub new: NewTaskRun,
+    /// The run's variables.
+    pub variables: BTreeMap<String, String>,
+}
+
+/// Why a run did not start.
+pub enum Refusal {
+    /// The task runs already, or its device is busy.
+    Busy(String),
+    /// The stored task no longer validates (with these variables).
+    Invalid(Report),
+    /// The device is not connected.
+    NoDevice(String),
+    /// The store failed.
+    Store(StoreError),
+}
+
+impl Refusal {
+    /// The reason as a sentence (the scheduler records it).
+    pub fn text(&self) -> String {
+        match self {
+            Refusal::Busy(t) | Refusal::NoDevice(t) => t.clone(),
+            Refusal::Invalid(r) => texts::invalid_task(&r.errors),
+            Refusal::Store(e) => texts::store_failed(&e.to_string()),
+        }
+    }
+}
+
+impl From<Refusal> for TaskError {
+    fn from(r: Refusal) -> Self {
+        match r {
+            Refusal::Busy(t) => TaskError::Api(ApiError(StatusCode::CONFLICT, t)),
+            Refusal::NoDevice(t) => TaskError::at("device", t),
+            Refusal::Invalid(report) => TaskError::Invalid(report),
+            Refusal::Store(e) => e.into(),
+        }
+    }
+}
+
+/// Starts a run: the task validated again (with the run's variables), the device found and
+/// reserved, the run recorded (the store refuses a second running instance of the task,
+/// across servers), then the runner started; answers at once with the recorded run.
+pub async fn start(app: &AppState, console: &Console, order: Order) -> Result<TaskRun, Refusal> {
+    let device_id = order
+        .new
+        .device
+        .clone()
+        .unwrap_or_else(|| order.task.device.clone());
+    let opts = Options {
+        device: Some(DeviceKind::of_device(&device_id)),
+        provided: order.variables.keys().cloned().collect(),
+        ..Options::default()
+    };
+    let (task, _) = deft_tasks::validate_task(order.task.definition.as_bytes(), &opts)
+        .into_result()
+        .map_err(Refusal::Invalid)?;
+    let device = app.registry.get(&device_id).ok_or_else(|| {
+        let known: Vec<String> = app.registry.list().into_iter().map(|d| d.id).collect();
+        Refusal::NoDevice(texts::task_device_unknown(&device_id, &known))
+    })?;
+    let Some(busy) = device.try_reserve() else {
+        console.tasks().note_blocked(&device_id, &order.task.id);
+        return Err(Refusal::Busy(console.device_busy_text(&device_id)));
+    };
+    let mut new = order.new;
+    new.device = Some(device_id.clone());
+    let run = match console
+        .store()
+        .start_task_run(&new)
+        .await
+        .map_err(Refusal::Store)?
+    {
+        RunStart::Started(run) => run,
+        RunStart::Busy(other) => {
+            return Err(Refusal::Busy(texts::task_running(
+                &order.task.name,
+                &other.id,
+            )));
+        }
+    };
+    let active = Arc::new(ActiveTaskRun {
+        run_id: run.id.clone(),
+        task_id: run.task_id.clone(),
+        task_name: run.task_name.clone(),
+        device: device_id,
+        log: RunLog::new(),
+        current: Mutex::new(None),
+        cancel: CancellationToken::new(),
+    });
+    console.tasks().insert(active.clone());
+    record::spawn(
+        console,
+        active,
+        record::Launch {
+            task,
+            device,
+            busy,
+            request: RunRequest {
+                variables: order.variables,
+            },
+        },
+    );
+    Ok(run)
+}
+
+/// `POST /api/tasks/{id}/run` body.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunBody {
+    /// Values of the task's variables for this run.
+    #[serde(default)]
+    variables: BTreeMap<String, String>,
+    /// Run on this device instead of the task's.
+    #[serde(default)]
+    device: Option<String>,
+    /// `manual` (a person) or `api` (a program); default: `manual` for a console session,
+    /// `api` for an API-token caller.
+    #[serde(default)]
+    trigger: Option<TaskTrigger>,
+}
+
+/// `POST /api/tasks/{id}/run`: 202 with the run; 409 when the task runs already or its
+/// device is busy; 400 when the task does not validate with these variables or the device is
+/// not connected.
+pub async fn start_now(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody<RunBody>,
+) -> Result<Response, TaskError> {
+    let console = app.console()?.clone();
+    let task = resolve(&console, &id).await?;
+    let trigger = match body.trigger {
+        Some(TaskTrigger::Schedule) => {
+            return Err(TaskError::at("trigger", texts::BAD_TRIGGER));
+        }
+        Some(t) => t,
+        None if headers.contains_key(axum::http::header::AUTHORIZATION) => TaskTrigger::Api,
+        None => TaskTrigger::Manual,
+    };
+    let new = NewTaskRun {
+        task_id: task.id.clone(),
+        trigger,
+        schedule_id: None,
+        fire_at_ms: None,
+        device: body.device.filter(|d| !d.trim().is_empty()),
+        variables: body
+            .variables
+            .iter()
+            .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
+            .collect(),
+        started_at_ms: now_ms(),
+    };
+    let order = Order {
+        task,
+        new,
+        variables: body.variables,
+    };
+    let run = start(&app, &console, order).await?;
+    Ok((StatusCode::ACCEPTED, Json(TaskRunView::from(&run))).into_response())
+}
+
+/// `GET /api/task-runs` query.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunsQuery {
+    /// A task's id or name.
+    #[serde(default)]
+    task: Option<String>,
+    /// A schedule's id.
+    #[serde(default)]
+    schedule: Option<String>,
+    /// A status name.
+    #[serde(default)]
+    status: Option<String>,
+    /// At most this many (1–1,000, default 50). Not a flattened [`PageQuery`]: query strings
+    /// carry numbers as text, which a flattened struct cannot parse.
+    #[serde(default)]
+    limit: Option<u32>,
+    /// Skip this many.
+    #[serde(default)]
+    offset: Option<u64>,
+}
+
+/// `GET /api/task-runs?task=&schedule=&status=&limit=&offset=`: `{items, total}`, newest first.
+pub async fn list(
+    State(app): State<AppState>,
+    Query(q): Query<RunsQuery>,
+) -> Result<Response, TaskError> {
+    let console = app.console()?;
+    let status = match q.status.as_deref().filter(|s| !s.is_empty()) {
+        None => None,
+        Some(s) => Some(
+            TaskRunStatus::from_name(s)
+                .ok_or_else(|| TaskError::at("status", texts::bad_run_status(s)))?,
+        ),
+    };
+    let task_id = match q.task.as_deref().filter(|t| !t.is_empty()) {
+        None => None,
+        // A deleted task's runs stay listed by its id.
+        Some(t) => Some(match resolve(console, t).await {
+            Ok(task) => task.id,
+            Err(ApiError(StatusCode::NOT_FOUND, _)) => t.to_owned(),
+            Err(e) => return Err(e.into()),
+        }),
+    };
+    let filter = TaskRunFilter {
+        task_id,
+        schedule_id: q.schedule.filter(|s| !s.is_empty()),
+        status,
+    };
+    let paging = PageQuery {
+        limit: q.limit,
+        offset: q.offset,
+    };
+    let page = console.store().task_runs(&filter, paging.page()).await?;
+    let items: Vec<TaskRunView> = page.items.iter().map(TaskRunView::from).collect();
+    Ok(Json(serde_json::json!({"items": items, "total": page.total})).into_response())
+}
+
+/// `GET /api/task-runs/{id}`: the run with its executed steps.
+pub async fn get_one(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, TaskError> {
+    let console = app.console()?;
+    let store = console.store();
+    let run = store.task_run(&id).await.map_err(unknown_run(&id))?;
+    let steps = store.task_run_steps(&id).await?;
+    let active = console.tasks().active(&id);
+    let last_seq = match console.tasks().log(&id) {
+        Some(log) => log.last_seq(),
+        None => record::stored_log(console, &run).last_seq(),
+    };
+    Ok(Json(TaskRunDetailView {
+        run: TaskRunView::from(&run),
+        step_results: steps.iter().map(TaskRunStepView::from).collect(),
+        current_step: active.and_then(|a| a.current.lock().clone()),
+        last_seq,
+    })
+    .into_response())
+}
+
+fn unknown_run(id: &str) -> impl FnOnce(StoreError) -> TaskError + '_ {
+    move |e| match e {
+        StoreError::NotFound(_) => {
+            TaskError::Api(ApiError(StatusCode::NOT_FOUND, texts::unknown_task_run(id)))
+        }
+        other => other.into(),
+    }
+}
+
+/// `POST /api/task-runs/{id}/stop`: 200 `{"run_id", "stopping": true}`; the run ends within
+/// a second as `stopped`. 409 when it has ended already, 404 for an unknown run.
+pub async fn stop(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, TaskError> {
+    let console = app.console()?;
+    if let Some(run) = console.tasks().active(&id) {
+        run.stop();
+        return Ok(Json(serde_json::json!({"run_id": id, "stopping": true})).into_response());
+    }
+    let run = console
+        .store()
+        .task_run(&id)
+        .await
+        .map_err(unknown_run(&id))?;
+    let text = if run.status == TaskRunStatus::Running {
+        texts::task_run_elsewhere(&id)
+    } else {
+        texts::task_run_ended(&id, run.status.as_str())
+    };
+    Err(ApiError(StatusCode::CONFLICT, text).into())
+}
+
+/// `GET /api/task-runs/{id}/events` query.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EventsQuery {
+    /// Start after this seq (the `Last-Event-ID` header wins).
+    #[serde(default)]
+    after: Option<u64>,
+}
+
+/// `GET /api/task-runs/{id}/events`: the run's events as SSE, exactly as an agent run's
+/// stream (`Last-Event-ID` / `after=` replay, live events, `done` once, 204 after it).
+pub async fn events(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    Query(q): Query<EventsQuery>,
+    headers: HeaderMap,
+) -> Result<Response, TaskError> {
+    let console = app.console()?;
+    let after = stream::last_event_id(&headers).or(q.after).unwrap_or(0);
+    let log = match console.tasks().log(&id) {
+        Some(log) => log,
+        None => {
+            let run = console
+                .store()
+                .task_run(&id)
+                .await
+                .map_err(unknown_run(&id))?;
+            record::stored_log(console, &run)
+        }
+    };
+    Ok(stream::serve_log(log, after, app.stopping.clone()))
+}
+
+/// How a run's end reads in the store.
+pub fn status_of(done: DoneStatus) -> TaskRunStatus {
+    match done {
+        DoneStatus::Completed => TaskRunStatus::Ok,
+        DoneStatus::Failed | DoneStatus::MaxSteps => TaskRunStatus::Failed,
+        DoneStatus::Stopped => TaskRunStatus::Stopped,
+        DoneStatus::Timeout => TaskRunStatus::TimedOut,
+    }
+}
+
+/// The stream's `done` of a run that ended as `status`.
+pub fn done_of(status: TaskRunStatus) -> DoneStatus {
+    match status {
+        TaskRunStatus::Ok => DoneStatus::Completed,
+        TaskRunStatus::Stopped => DoneStatus::Stopped,
+        TaskRunStatus::TimedOut => DoneStatus::Timeout,
+        _ => DoneStatus::Failed,
+    }
+}
+
+/// A closing `done` event numbered `seq`.
+pub fn done_event(seq: u64, answer: &str, status: DoneStatus) -> AgentEvent {
+    AgentEvent {
+        seq,
+        kind: EventKind::Done {
+            answer: answer.to_owned(),
+            usage: Usage::default(),
+            status,
+        },
+    }
+}
+
+/// Frames a `done`.
+pub fn done_logged(seq: u64, answer: &str, status: DoneStatus) -> LoggedEvent {
+    LoggedEvent::new(&done_event(seq, answer, status))
+}
+
+/// Ends task runs a previous process of this server left `running`, as `interrupted`.
+///
+/// Single-server safe: with several servers on one database, a server that starts while
+/// another one runs a task marks that run interrupted too (the other server's run goes on,
+/// and its end is then refused by the store as already ended).
+pub async fn recover_interrupted(store: &deft_store::Store) -> Result<(), StoreError> {
+    for run in store.running_task_runs().await? {
+        match store
+            .finish_task_run(
+                &run.id,
+                TaskRunStatus::Interrupted,
+                Some(texts::TASK_RUN_INTERRUPTED),
+                now_ms(),
+            )
+            .await
+        {
+            Ok(_) | Err(StoreError::Conflict(_)) => {
+                tracing::info!(run = %run.id, task = %run.task_name, "marked a task run the previous server process left running as interrupted");
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
