@@ -27,6 +27,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::a11y;
+use crate::close::{self, Launches};
 use crate::error::{ToolError, ToolResult};
 use crate::keys::{self, KeyStep};
 use crate::launch::{self, LaunchPolicy};
@@ -58,11 +59,20 @@ pub struct LaunchParams {
     pub args: Option<Vec<String>>,
 }
 
+/// Arguments of `close_app`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct CloseParams {
+    /// The application as `launch_app` names it ("mousepad", "org.gnome.Calculator") or its
+    /// root name (the `app` of `get_desktop_app_info`: "gnome-calculator").
+    pub app: String,
+}
+
 /// deft's desktop tool server. Clones share one [`Session`] (ids, selected window).
 #[derive(Clone)]
 pub struct DesktopServer {
     session: Arc<Session>,
     launch: Arc<LaunchPolicy>,
+    launches: Arc<Launches>,
     tool_router: ToolRouter<Self>,
 }
 
@@ -82,6 +92,13 @@ fn wait_meta() -> MetaObject {
 /// `launch_app`'s `_meta`: the window wait, with room to answer.
 fn launch_meta() -> MetaObject {
     MetaObject(timeout_meta(30))
+}
+
+/// `close_app`'s `_meta`: the close wait, SIGTERM's grace and SIGKILL's, with room to answer.
+fn close_meta() -> MetaObject {
+    MetaObject(timeout_meta(
+        (close::CLOSE_WAIT + close::TERM_GRACE).as_secs() + 5,
+    ))
 }
 
 fn fail(text: impl std::fmt::Display) -> CallToolResult {
@@ -235,6 +252,7 @@ impl DesktopServer {
         DesktopServer {
             session: Arc::new(Session::new(target)),
             launch: Arc::new(launch),
+            launches: Arc::new(Launches::default()),
             tool_router: Self::tool_router(),
         }
     }
@@ -466,6 +484,7 @@ impl DesktopServer {
             Err(e) => return fail(e),
         };
         let launched = or_fail!(launch::spawn(&plan, self.session.target()));
+        self.launches.record(&plan.root, launched.clone());
         let pid = launched.pid;
         let program = plan.program.display().to_string();
         let wait = self.launch.window_wait();
@@ -508,6 +527,27 @@ impl DesktopServer {
                 ));
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    #[tool(
+        name = "close_app",
+        description = describe::CLOSE_APP,
+        meta = close_meta()
+    )]
+    async fn close_app(&self, Parameters(p): Parameters<CloseParams>) -> CallToolResult {
+        let app = p.app.trim();
+        if app.is_empty() {
+            return fail(texts::CLOSE_NEEDS_APP);
+        }
+        let mut roots = std::collections::BTreeSet::from([app.to_owned()]);
+        if let Ok(plan) = self.launch.resolve(app, &[]) {
+            roots.insert(plan.root);
+        }
+        let protected: Vec<i32> = self.session.target().pgid.into_iter().collect();
+        match close::close_app(&self.session, &self.launches, app, &roots, &protected).await {
+            Ok(v) => CallToolResult::structured(v),
+            Err(e) => fail(e),
         }
     }
 
