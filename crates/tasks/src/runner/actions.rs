@@ -126,11 +126,48 @@ impl Driver<'_> {
         }
     }
 
+    /// `close_app` on a desktop (its windows, then its processes); in the browser, which has no
+    /// processes per app, `close_tab` on every tab whose app (the page's host) is `app`.
     async fn stop_app(&mut self, s: &StopApp) -> Result<Done, StepError> {
+        if self.profile() == deft_tools::devices::BROWSER {
+            return self.close_tabs(&s.app).await;
+        }
         let answer = self
             .must(ToolType::Action, "close_app", json!({"app": s.app}), false)
             .await?;
-        Ok(Done::message(answer.to_string()))
+        self.forget_app();
+        Ok(Done::message(
+            answer["message"]
+                .as_str()
+                .map_or_else(|| answer.to_string(), str::to_owned),
+        ))
+    }
+
+    async fn close_tabs(&mut self, app: &str) -> Result<Done, StepError> {
+        let listed = self
+            .must(
+                ToolType::DataCollection,
+                "get_desktop_app_info",
+                json!({"remove_empty": false}),
+                false,
+            )
+            .await?;
+        let tabs: Vec<String> = listed["windows"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|w| w["app"].as_str() == Some(app))
+            .filter_map(|w| w["id"].as_str().map(str::to_owned))
+            .collect();
+        if tabs.is_empty() {
+            return Err(StepError(texts::no_tab_of(app, self.device_id())));
+        }
+        for id in &tabs {
+            self.must(ToolType::Action, "close_tab", json!({"id": id}), false)
+                .await?;
+        }
+        self.forget_app();
+        Ok(Done::message(texts::closed_tabs(app, tabs.len())))
     }
 
     async fn click(&mut self, c: &Click) -> Result<Done, StepError> {
