@@ -564,16 +564,28 @@ impl DesktopServer {
         );
         let key = resolved.entry.described.key.clone();
         let double = p.double.unwrap_or(false);
+        let hold = or_fail!(p.hold());
+        if hold.is_some() && rect.is_none() {
+            return fail(texts::cannot_hold(
+                &resolved.entry.id.to_string(),
+                &resolved.entry.described.name,
+            ));
+        }
         let result = self
             .session
             .with_effect(|c| async move {
-                match rect {
-                    Some(r) => {
+                match (rect, hold) {
+                    (Some(r), Some(hold)) => {
+                        let (x, y) = centre(r);
+                        on_x(&c, move |xx| xx.long_press(x, y, button, hold)).await?;
+                        Ok(json!({ "via": "pointer", "point": [x, y], "held_ms": hold.as_millis() }))
+                    }
+                    (Some(r), None) => {
                         let (x, y) = centre(r);
                         on_x(&c, move |xx| xx.click(x, y, button, double)).await?;
                         Ok(json!({ "via": "pointer", "point": [x, y] }))
                     }
-                    None => {
+                    (None, _) => {
                         a11y::do_action(&c.a11y, &key, 0).await.map_err(|e| {
                             ToolError::model(texts::no_position_action_failed(&e.to_string()))
                         })?;

@@ -151,6 +151,13 @@ pub fn no_text(id: &str, name: &str) -> String {
     format!("Control {id}: {name} has no text to read.")
 }
 
+/// click_input with hold_s on a control that has no position on screen.
+pub fn cannot_hold(id: &str, name: &str) -> String {
+    format!(
+        "Control {id}: {name} has no position on screen, so it cannot be pressed and held (hold_s needs the pointer). Scroll it into view, or click it without hold_s."
+    )
+}
+
 /// close_app without an application name.
 pub const CLOSE_NEEDS_APP: &str = "close_app needs the application's name: the name launch_app took (\"mousepad\") or its root name, the app of get_desktop_app_info (\"gnome-calculator\").";
 
@@ -345,7 +352,7 @@ pub mod describe {
     pub const CLOSE_APP: &str = "Close an application by the name launch_app takes or its root name (the app of get_desktop_app_info): asks its windows to close as a person would (the window manager's close), gives its processes 3 s to exit, then ends the rest (SIGTERM, SIGKILL after 2 s). Only the processes of its windows and those launch_app started for it are touched. Returns {closed_windows, ended_pids, forced}. An application that asks to save is ended without saving: save first.";
 
     /// `click_input`.
-    pub const CLICK_INPUT: &str = "Click a control by id (name as a check) with a real pointer click at its centre; button left/right/middle, double for a double-click. Result has effect: changed | no_change.";
+    pub const CLICK_INPUT: &str = "Click a control by id (name as a check) with a real pointer click at its centre; button left/right/middle, double for a double-click, hold_s (0.05-10) to press and hold that long before releasing (a long press). Result has effect: changed | no_change.";
 
     /// `click_on_coordinates`.
     pub const CLICK_ON_COORDINATES: &str = "Click at a point of the selected window given as fractions (x, y from 0.0 to 1.0 of its width and height).";

@@ -171,6 +171,25 @@ impl X11 {
         self.sync()
     }
 
+    /// Presses `button` at `(x, y)`, holds it for `hold`, releases (a long press). Blocks for
+    /// the hold; the release is sent whatever the hold was cut short by.
+    pub fn long_press(
+        &self,
+        x: i32,
+        y: i32,
+        button: Button,
+        hold: std::time::Duration,
+    ) -> Result<(), XError> {
+        self.fake(MOTION, 0, clamp16(x), clamp16(y))?;
+        self.fake(BUTTON_PRESS, button.detail(), 0, 0)?;
+        self.conn.flush().map_err(xe)?;
+        let pressed = self.sync();
+        std::thread::sleep(hold);
+        self.fake(BUTTON_RELEASE, button.detail(), 0, 0)?;
+        self.conn.flush().map_err(xe)?;
+        pressed.and_then(|()| self.sync())
+    }
+
     /// Presses at `from`, moves in steps to `to`, releases.
     pub fn drag(&self, from: (i32, i32), to: (i32, i32), button: Button) -> Result<(), XError> {
         self.fake(MOTION, 0, clamp16(from.0), clamp16(from.1))?;

@@ -145,3 +145,54 @@ async fn stop_app_closes_the_tabs_of_a_site_and_then_finds_none() {
         "{lines:#?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_click_holds_the_button_for_its_duration() {
+    if let Err(e) = deft_backend_browser::launch::find_chromium(None) {
+        panic!("{e} (scripts/test.sh installs it)");
+    }
+    let pages = deft_test_support::web::PageServer::start()
+        .await
+        .expect("page server");
+    let t = fixture_device::task(json!({"name": "long press", "steps": [
+        {"type": "open_app", "url": pages.url("press.html")},
+        {"type": "long_click", "selector": {"text": "Press and hold", "type": "button"}, "duration_s": 0.5},
+        {"type": "wait_el", "selector": {"text": "^held \\d+ ms$", "match": "regex"}, "timeout_s": 20},
+        {"type": "wait_el", "selector": {"text": "clicked", "match": "exact"}, "timeout_s": 20},
+        // The page's own clock: 500 ms or more between mousedown and mouseup.
+        {"type": "if_el", "selector": {"text": "^held ([5-9]\\d\\d|\\d{4,}) ms$", "match": "regex"},
+         "then": [{"type": "mark_done", "message": "held long enough"}],
+         "else": [{"type": "stop_self", "message": "released too early"}]},
+    ]}));
+    let (_rec, sinks, _rx) = fixture_device::recorder();
+    let report = run_task(
+        &t,
+        &browser_device(),
+        &RunRequest::default(),
+        sinks,
+        CancellationToken::new(),
+    )
+    .await;
+    let lines: Vec<String> = report
+        .steps
+        .iter()
+        .map(|s| format!("{} {:?} {:?} {:?}", s.path, s.status, s.matched, s.error))
+        .collect();
+    assert_eq!(
+        report.status,
+        DoneStatus::Completed,
+        "{}\n{lines:#?}",
+        report.message
+    );
+    assert!(
+        report.message.ends_with(": held long enough"),
+        "{}",
+        report.message
+    );
+    let held = &report.steps[1];
+    assert_eq!(
+        held.matched.as_ref().map(|m| m.name.as_str()),
+        Some("Press and hold")
+    );
+    assert!(held.duration_ms >= 500, "{lines:#?}");
+}
