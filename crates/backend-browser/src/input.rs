@@ -99,6 +99,43 @@ pub async fn click(
     Ok(Dispatched::Done)
 }
 
+/// Presses `button` at `(x, y)`, holds it for `hold`, releases (a long press: the page sees
+/// `mousedown`, then `mouseup` and `click` `hold` later).
+pub async fn press_hold(
+    cdp: &Cdp,
+    session: &str,
+    x: f64,
+    y: f64,
+    button: &str,
+    hold: std::time::Duration,
+) -> Result<Dispatched, CdpError> {
+    dispatch(
+        cdp,
+        session,
+        "Input.dispatchMouseEvent",
+        json!({"type": "mouseMoved", "x": x, "y": y}),
+    )
+    .await?;
+    let pressed = dispatch(
+        cdp,
+        session,
+        "Input.dispatchMouseEvent",
+        json!({"type": "mousePressed", "x": x, "y": y, "button": button, "buttons": button_mask(button), "clickCount": 1}),
+    )
+    .await?;
+    if pressed == Dispatched::DialogOpened {
+        return Ok(pressed);
+    }
+    tokio::time::sleep(hold).await;
+    dispatch(
+        cdp,
+        session,
+        "Input.dispatchMouseEvent",
+        json!({"type": "mouseReleased", "x": x, "y": y, "button": button, "buttons": 0, "clickCount": 1}),
+    )
+    .await
+}
+
 /// Presses at `from`, moves in steps to `to`, releases; `hold` is a modifier key held down
 /// for the whole drag (its key events included, so the page sees e.g. Ctrl go down).
 pub async fn drag(

@@ -219,6 +219,7 @@ impl BrowserServer {
             async {
                 let button = input::button_name(args.button.as_deref())?;
                 let count = if args.double.unwrap_or(false) { 2 } else { 1 };
+                let hold = args.hold().map_err(BrowserError::Model)?;
                 let b = self.browser().await?;
                 // Seen in socket order: a chooser the click opened is here before its answer.
                 let mut events = b.cdp().events();
@@ -229,9 +230,16 @@ impl BrowserServer {
                         true,
                         |b, page, _id, _c, p| {
                             Box::pin(async move {
-                                input::click(b.cdp(), &page, p.x, p.y, button, count)
-                                    .await
-                                    .map_err(BrowserError::from)
+                                match hold {
+                                    Some(hold) => {
+                                        input::press_hold(b.cdp(), &page, p.x, p.y, button, hold)
+                                            .await
+                                    }
+                                    None => {
+                                        input::click(b.cdp(), &page, p.x, p.y, button, count).await
+                                    }
+                                }
+                                .map_err(BrowserError::from)
                             })
                         },
                     )

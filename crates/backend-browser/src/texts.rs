@@ -277,7 +277,7 @@ pub mod describe {
     /// get_app_window_controls_info.
     pub const CONTROLS: &str = "List the selected tab's controls, one line each: id, type, \"name\", = \"value\", state flags. Controls new since the previous listing start with '*'. Options: field_list (e.g. [\"rect\",\"text\",\"url\"]), only_interactive, max_controls, format (\"compact\" or \"json\"), subtree (a control id: only that control and what it contains).";
     /// click_input.
-    pub const CLICK: &str = "Click a control (by id, with its name as a check) with a real mouse click at its centre, after scrolling it into view. button: left|right|middle; double: true for a double click.";
+    pub const CLICK: &str = "Click a control (by id, with its name as a check) with a real mouse click at its centre, after scrolling it into view. button: left|right|middle; double: true for a double click; hold_s (0.05-10): press and hold that long before releasing (a long press).";
     /// set_edit_text.
     pub const SET_TEXT: &str = "Focus an edit control and type the text into it, replacing its content unless clear_current_text is false. On a file input, text is the absolute path of an existing file (one per line for several) inside the downloads folder, the system temp folder or an upload_dirs folder; an empty text clears it.";
     /// keyboard_input.

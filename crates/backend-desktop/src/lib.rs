@@ -8,7 +8,8 @@
 //!   `find_controls` (the listing's controls matched by a `deft_protocol::selector`) and
 //!   `wait_for_control` (the same match, again on each AT-SPI event of the window's
 //!   application, until it picks a control or none).
-//! - Host actions: `select_application_window`, `launch_app`.
+//! - Host actions: `select_application_window`, `launch_app`, `close_app` (its windows closed
+//!   through the window manager, then what is left of its processes ended).
 //! - App actions: `click_input`, `click_on_coordinates`, `drag_on_coordinates`, `set_edit_text`,
 //!   `keyboard_input` (the key syntax of `deft_protocol::keys`), `wheel_mouse_input`, `texts`,
 //!   `select_option`, `wait`, `summary`. Every action result carries `effect: changed |
@@ -41,6 +42,7 @@
 #![forbid(unsafe_code)]
 
 mod a11y;
+mod close;
 mod describe;
 mod error;
 mod events;

@@ -1,14 +1,16 @@
-//! Processes: liveness, process group and name from `/proc`, programs on PATH, signals, and
-//! descriptors a child inherits (rustix's safe wrappers: std has no kill(2) for a process, or
+//! Processes: liveness, process group and name from `/proc`, programs on PATH, signals, waiting
+//! for a process to exit (a pidfd: woken by the exit itself), and descriptors a child inherits (rustix's safe wrappers: std has no kill(2) for a process, or
 //! a process group, that is not a `Child` of ours, nor a way to pass a descriptor other than
 //! stdio to a child).
 
 use std::fs;
 use std::os::fd::AsFd;
 use std::path::PathBuf;
+use std::time::Duration;
 
+use rustix::event::{PollFd, PollFlags};
 pub use rustix::process::Signal;
-use rustix::process::{Pid, kill_process, kill_process_group};
+use rustix::process::{Pid, PidfdFlags, kill_process, kill_process_group, pidfd_open};
 
 /// Sends `signal` to process `pid` (ignored for pids below 1, which name groups or everyone).
 pub fn signal(pid: i32, signal: Signal) {
@@ -76,4 +78,59 @@ pub fn which(program: &str) -> Option<PathBuf> {
     std::env::split_paths(&path)
         .map(|d| d.join(program))
         .find(|p| p.is_file())
+}
+
+/// Waits until every process of `pids` has exited, for at most `within`; answers the ones still
+/// alive then. Each wait is woken by the exit itself (a pidfd becomes readable); where a pidfd
+/// cannot be had (an old kernel), `/proc` is looked at every 20 ms instead.
+pub async fn wait_exits(pids: &[i32], within: Duration) -> Vec<i32> {
+    let waits = pids.iter().map(|&pid| async move {
+        let exited = exit_of(pid, within).await;
+        (pid, exited)
+    });
+    futures::future::join_all(waits)
+        .await
+        .into_iter()
+        .filter(|&(pid, exited)| !exited && pid_alive(pid))
+        .map(|(pid, _)| pid)
+        .collect()
+}
+
+/// Returns once process `pid` has exited (at once when it is gone or a zombie). The pidfd is
+/// polled on a blocking thread, for at most `within`.
+async fn exit_of(pid: i32, within: Duration) -> bool {
+    let Some(fd) = Pid::from_raw(pid).and_then(|p| pidfd_open(p, PidfdFlags::empty()).ok()) else {
+        return !pid_alive(pid) || poll_proc(pid, within).await;
+    };
+    let polled = tokio::task::spawn_blocking(move || {
+        let timeout = rustix::event::Timespec::try_from(within).ok();
+        let mut fds = [PollFd::new(&fd, PollFlags::IN)];
+        loop {
+            match rustix::event::poll(&mut fds, timeout.as_ref()) {
+                Ok(n) => return Some(n > 0),
+                Err(rustix::io::Errno::INTR) => {}
+                Err(_) => return None,
+            }
+        }
+    })
+    .await
+    .ok()
+    .flatten();
+    match polled {
+        Some(exited) => exited,
+        // The descriptor was of no use: look at /proc instead.
+        None => poll_proc(pid, within).await,
+    }
+}
+
+/// Looks at `/proc` every 20 ms until `pid` is gone or `within` has passed.
+async fn poll_proc(pid: i32, within: Duration) -> bool {
+    let until = tokio::time::Instant::now() + within;
+    while pid_alive(pid) {
+        if tokio::time::Instant::now() >= until {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    true
 }

@@ -27,6 +27,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::a11y;
+use crate::close::{self, Launches};
 use crate::error::{ToolError, ToolResult};
 use crate::keys::{self, KeyStep};
 use crate::launch::{self, LaunchPolicy};
@@ -58,11 +59,20 @@ pub struct LaunchParams {
     pub args: Option<Vec<String>>,
 }
 
+/// Arguments of `close_app`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct CloseParams {
+    /// The application as `launch_app` names it ("mousepad", "org.gnome.Calculator") or its
+    /// root name (the `app` of `get_desktop_app_info`: "gnome-calculator").
+    pub app: String,
+}
+
 /// deft's desktop tool server. Clones share one [`Session`] (ids, selected window).
 #[derive(Clone)]
 pub struct DesktopServer {
     session: Arc<Session>,
     launch: Arc<LaunchPolicy>,
+    launches: Arc<Launches>,
     tool_router: ToolRouter<Self>,
 }
 
@@ -82,6 +92,13 @@ fn wait_meta() -> MetaObject {
 /// `launch_app`'s `_meta`: the window wait, with room to answer.
 fn launch_meta() -> MetaObject {
     MetaObject(timeout_meta(30))
+}
+
+/// `close_app`'s `_meta`: the close wait, SIGTERM's grace and SIGKILL's, with room to answer.
+fn close_meta() -> MetaObject {
+    MetaObject(timeout_meta(
+        (close::CLOSE_WAIT + close::TERM_GRACE).as_secs() + 5,
+    ))
 }
 
 fn fail(text: impl std::fmt::Display) -> CallToolResult {
@@ -235,6 +252,7 @@ impl DesktopServer {
         DesktopServer {
             session: Arc::new(Session::new(target)),
             launch: Arc::new(launch),
+            launches: Arc::new(Launches::default()),
             tool_router: Self::tool_router(),
         }
     }
@@ -469,6 +487,7 @@ impl DesktopServer {
             Err(e) => return fail(e),
         };
         let launched = or_fail!(launch::spawn(&plan, self.session.target()));
+        self.launches.record(&plan.root, launched.clone());
         let pid = launched.pid;
         let program = plan.program.display().to_string();
         let wait = self.launch.window_wait();
@@ -515,6 +534,27 @@ impl DesktopServer {
     }
 
     #[tool(
+        name = "close_app",
+        description = describe::CLOSE_APP,
+        meta = close_meta()
+    )]
+    async fn close_app(&self, Parameters(p): Parameters<CloseParams>) -> CallToolResult {
+        let app = p.app.trim();
+        if app.is_empty() {
+            return fail(texts::CLOSE_NEEDS_APP);
+        }
+        let mut roots = std::collections::BTreeSet::from([app.to_owned()]);
+        if let Ok(plan) = self.launch.resolve(app, &[]) {
+            roots.insert(plan.root);
+        }
+        let protected: Vec<i32> = self.session.target().pgid.into_iter().collect();
+        match close::close_app(&self.session, &self.launches, app, &roots, &protected).await {
+            Ok(v) => CallToolResult::structured(v),
+            Err(e) => fail(e),
+        }
+    }
+
+    #[tool(
         name = "click_input",
         description = describe::CLICK_INPUT
     )]
@@ -527,16 +567,28 @@ impl DesktopServer {
         );
         let key = resolved.entry.described.key.clone();
         let double = p.double.unwrap_or(false);
+        let hold = or_fail!(p.hold());
+        if hold.is_some() && rect.is_none() {
+            return fail(texts::cannot_hold(
+                &resolved.entry.id.to_string(),
+                &resolved.entry.described.name,
+            ));
+        }
         let result = self
             .session
             .with_effect(|c| async move {
-                match rect {
-                    Some(r) => {
+                match (rect, hold) {
+                    (Some(r), Some(hold)) => {
+                        let (x, y) = centre(r);
+                        on_x(&c, move |xx| xx.long_press(x, y, button, hold)).await?;
+                        Ok(json!({ "via": "pointer", "point": [x, y], "held_ms": hold.as_millis() }))
+                    }
+                    (Some(r), None) => {
                         let (x, y) = centre(r);
                         on_x(&c, move |xx| xx.click(x, y, button, double)).await?;
                         Ok(json!({ "via": "pointer", "point": [x, y] }))
                     }
-                    None => {
+                    (None, _) => {
                         a11y::do_action(&c.a11y, &key, 0).await.map_err(|e| {
                             ToolError::model(texts::no_position_action_failed(&e.to_string()))
                         })?;

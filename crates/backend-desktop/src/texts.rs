@@ -151,6 +151,44 @@ pub fn no_text(id: &str, name: &str) -> String {
     format!("Control {id}: {name} has no text to read.")
 }
 
+/// click_input with hold_s on a control that has no position on screen.
+pub fn cannot_hold(id: &str, name: &str) -> String {
+    format!(
+        "Control {id}: {name} has no position on screen, so it cannot be pressed and held (hold_s needs the pointer). Scroll it into view, or click it without hold_s."
+    )
+}
+
+/// close_app without an application name.
+pub const CLOSE_NEEDS_APP: &str = "close_app needs the application's name: the name launch_app took (\"mousepad\") or its root name, the app of get_desktop_app_info (\"gnome-calculator\").";
+
+/// close_app of an application with no window and no process deft started.
+pub fn close_nothing(app: &str) -> String {
+    format!(
+        "No window or process of {app} is running: nothing to close. get_desktop_app_info lists the open windows with their app (root) names."
+    )
+}
+
+/// close_app's answer.
+pub fn closed_app(app: &str, windows: usize, processes: usize, forced: usize) -> String {
+    let how = if forced == 0 {
+        "they exited after their windows closed".to_owned()
+    } else {
+        format!(
+            "{forced} signal(s) were needed (a process that did not exit after its windows were asked to close, e.g. one asking to save, was ended without saving)"
+        )
+    };
+    format!("Closed {app}: {windows} window(s) closed, {processes} process(es) ended; {how}.")
+}
+
+/// close_app when a process outlived SIGKILL (stuck in the kernel, or not ours to signal).
+pub fn close_survivors(app: &str, pids: &[i32]) -> String {
+    let list: Vec<String> = pids.iter().map(i32::to_string).collect();
+    format!(
+        "Processes of {app} still run after SIGTERM and SIGKILL: {}. They may be stuck or owned by another user; check them with run_shell (ps).",
+        list.join(", ")
+    )
+}
+
 /// launch_app with an app that is neither a desktop entry nor allowed.
 pub fn launch_refused(app: &str, allowed: &[String]) -> String {
     format!(
@@ -310,8 +348,11 @@ pub mod describe {
     /// `launch_app`.
     pub const LAUNCH_APP: &str = "Start an installed desktop application by its desktop-entry name (e.g. \"mousepad\") or an allow-listed executable, detached; waits for its window (15 s unless configured) and returns it ({id, name, type, app}). Select it with select_application_window. A program that opens no window fails with what to do instead.";
 
+    /// `close_app`.
+    pub const CLOSE_APP: &str = "Close an application by the name launch_app takes or its root name (the app of get_desktop_app_info): asks its windows to close as a person would (the window manager's close), gives its processes 3 s to exit, then ends the rest (SIGTERM, SIGKILL after 2 s). Only the processes of its windows and those launch_app started for it are touched. Returns {closed_windows, ended_pids, forced}. An application that asks to save is ended without saving: save first.";
+
     /// `click_input`.
-    pub const CLICK_INPUT: &str = "Click a control by id (name as a check) with a real pointer click at its centre; button left/right/middle, double for a double-click. Result has effect: changed | no_change.";
+    pub const CLICK_INPUT: &str = "Click a control by id (name as a check) with a real pointer click at its centre; button left/right/middle, double for a double-click, hold_s (0.05-10) to press and hold that long before releasing (a long press). Result has effect: changed | no_change.";
 
     /// `click_on_coordinates`.
     pub const CLICK_ON_COORDINATES: &str = "Click at a point of the selected window given as fractions (x, y from 0.0 to 1.0 of its width and height).";

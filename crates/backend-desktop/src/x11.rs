@@ -1,5 +1,5 @@
 //! The X side of the desktop: real input through XTest, screen capture, and top-level windows
-//! (`_NET_CLIENT_LIST`, `_NET_WM_PID`, `_NET_ACTIVE_WINDOW`).
+//! (`_NET_CLIENT_LIST`, `_NET_WM_PID`, `_NET_ACTIVE_WINDOW`, `_NET_CLOSE_WINDOW`).
 //!
 //! Calls here block for a round trip or two; the server runs them off the async runtime.
 
@@ -49,6 +49,7 @@ struct Atoms {
     wm_name: u32,
     utf8: u32,
     active: u32,
+    close: u32,
 }
 
 /// Keyboard state: where each keysym sits, and spare keycodes rebound for other characters.
@@ -122,6 +123,7 @@ impl X11 {
             wm_name: atom(b"_NET_WM_NAME")?,
             utf8: atom(b"UTF8_STRING")?,
             active: atom(b"_NET_ACTIVE_WINDOW")?,
+            close: atom(b"_NET_CLOSE_WINDOW")?,
         };
         // The extension must be there for input.
         conn.xtest_get_version(2, 2)
@@ -167,6 +169,25 @@ impl X11 {
         }
         self.conn.flush().map_err(xe)?;
         self.sync()
+    }
+
+    /// Presses `button` at `(x, y)`, holds it for `hold`, releases (a long press). Blocks for
+    /// the hold; the release is sent whatever the hold was cut short by.
+    pub fn long_press(
+        &self,
+        x: i32,
+        y: i32,
+        button: Button,
+        hold: std::time::Duration,
+    ) -> Result<(), XError> {
+        self.fake(MOTION, 0, clamp16(x), clamp16(y))?;
+        self.fake(BUTTON_PRESS, button.detail(), 0, 0)?;
+        self.conn.flush().map_err(xe)?;
+        let pressed = self.sync();
+        std::thread::sleep(hold);
+        self.fake(BUTTON_RELEASE, button.detail(), 0, 0)?;
+        self.conn.flush().map_err(xe)?;
+        pressed.and_then(|()| self.sync())
     }
 
     /// Presses at `from`, moves in steps to `to`, releases.
@@ -332,6 +353,28 @@ impl X11 {
             .configure_window(
                 window,
                 &ConfigureWindowAux::new().stack_mode(StackMode::ABOVE),
+            )
+            .map_err(xe)?;
+        self.conn.flush().map_err(xe)?;
+        self.sync()
+    }
+
+    /// Asks the window manager to close `window` politely (EWMH `_NET_CLOSE_WINDOW`, as a pager
+    /// would): the application gets its delete-window request and may still ask to save.
+    pub fn close(&self, window: Window) -> Result<(), XError> {
+        // data: timestamp, source indication 2 (a pager or a tool acting for the user).
+        let event = ClientMessageEvent::new(
+            32,
+            window,
+            self.atoms.close,
+            [x11rb::CURRENT_TIME, 2, 0, 0, 0],
+        );
+        self.conn
+            .send_event(
+                false,
+                self.root,
+                EventMask::SUBSTRUCTURE_REDIRECT | EventMask::SUBSTRUCTURE_NOTIFY,
+                event,
             )
             .map_err(xe)?;
         self.conn.flush().map_err(xe)?;

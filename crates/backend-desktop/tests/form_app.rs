@@ -264,6 +264,52 @@ async fn drag_wheel_and_coordinate_clicks_arrive_as_pointer_events() {
     );
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn a_long_press_holds_the_button_down_for_hold_s() {
+    let (h, app) = form().await;
+    let submit = h.id_of("button", "Submit").await;
+    let r = h
+        .ok(
+            "click_input",
+            json!({"id": submit, "name": "Submit", "hold_s": 0.6}),
+        )
+        .await;
+    assert_eq!(r["held_ms"], 600, "{r}");
+    let release = app
+        .wait_record(T, |r| {
+            r["event"] == "button_release" && r["widget"] == "submit"
+        })
+        .unwrap_or_else(|| panic!("no release on Submit: {:?}", app.lines()));
+    let press = app
+        .records()
+        .into_iter()
+        .find(|r| r["event"] == "button_press" && r["widget"] == "submit")
+        .expect("a press on Submit");
+    // The X server's own clock: the release came at least the hold after the press.
+    let held = release["time"].as_i64().unwrap() - press["time"].as_i64().unwrap();
+    assert!(held >= 600, "held {held} ms");
+    // Still a click: the button's handler ran on the release.
+    assert!(
+        app.wait_record(T, |r| r["event"] == "submit").is_some(),
+        "{:?}",
+        app.lines()
+    );
+    // A hold is a single press: not with double, and within 0.05-10 s.
+    assert_eq!(
+        h.err(
+            "click_input",
+            json!({"id": submit, "name": "Submit", "hold_s": 1, "double": true})
+        )
+        .await,
+        "hold_s is a long press and double a double-click: give one of them."
+    );
+    assert_eq!(
+        h.err("click_input", json!({"id": submit, "hold_s": 30}))
+            .await,
+        "hold_s must be between 0.05 and 10 seconds, got 30."
+    );
+}
+
 // Every way an id can be wrong, each with its text: long because the list is.
 #[allow(clippy::too_many_lines)]
 #[tokio::test(flavor = "multi_thread")]

@@ -127,6 +127,37 @@ pub struct ClickArgs {
     /// Double-click.
     #[serde(default)]
     pub double: Option<bool>,
+    /// Press and hold this many seconds before releasing (a long press), 0.05–10; not with
+    /// `double`. Default: an ordinary click.
+    #[serde(default)]
+    pub hold_s: Option<f64>,
+}
+
+/// The longest `click_input` hold (`hold_s`), in seconds.
+pub const MAX_HOLD_SECS: f64 = 10.0;
+
+/// The shortest `click_input` hold (`hold_s`), in seconds.
+pub const MIN_HOLD_SECS: f64 = 0.05;
+
+impl ClickArgs {
+    /// How long to hold the button down, when asked: `hold_s` checked against its range and
+    /// against `double`.
+    pub fn hold(&self) -> Result<Option<std::time::Duration>, String> {
+        let Some(secs) = self.hold_s else {
+            return Ok(None);
+        };
+        if secs.is_nan() || !(MIN_HOLD_SECS..=MAX_HOLD_SECS).contains(&secs) {
+            return Err(format!(
+                "hold_s must be between {MIN_HOLD_SECS} and {MAX_HOLD_SECS} seconds, got {secs}."
+            ));
+        }
+        if self.double.unwrap_or(false) {
+            return Err(
+                "hold_s is a long press and double a double-click: give one of them.".to_owned(),
+            );
+        }
+        Ok(Some(std::time::Duration::from_secs_f64(secs)))
+    }
 }
 
 /// `click_on_coordinates`.
@@ -385,5 +416,26 @@ mod tests {
         assert!(w(301.0).duration().is_err());
         assert!(w(-1.0).duration().is_err());
         assert!(w(f64::NAN).duration().is_err());
+    }
+
+    #[test]
+    fn a_hold_is_in_range_and_not_a_double_click() {
+        let c = |v: serde_json::Value| -> ClickArgs { serde_json::from_value(v).unwrap() };
+        assert_eq!(c(json!({"id": "3"})).hold().unwrap(), None);
+        assert_eq!(
+            c(json!({"id": "3", "hold_s": 1.5})).hold().unwrap(),
+            Some(std::time::Duration::from_millis(1500))
+        );
+        assert_eq!(
+            c(json!({"id": "3", "hold_s": 11})).hold().unwrap_err(),
+            "hold_s must be between 0.05 and 10 seconds, got 11."
+        );
+        assert!(c(json!({"id": "3", "hold_s": 0.01})).hold().is_err());
+        assert_eq!(
+            c(json!({"id": "3", "hold_s": 1, "double": true}))
+                .hold()
+                .unwrap_err(),
+            "hold_s is a long press and double a double-click: give one of them."
+        );
     }
 }

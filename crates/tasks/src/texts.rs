@@ -416,9 +416,12 @@ pub const URL_ON_DESKTOP: &str = "the desktop opens applications, not addresses:
 /// `open_app` with an `app` in the browser.
 pub const APP_IN_BROWSER: &str = "a browser device opens addresses, not applications: give a url, or run the task on the desktop (\"device\": \"local\")";
 
-/// `stop_app` in the browser.
-pub const STOP_APP_IN_BROWSER: &str =
-    "a browser device has no applications to stop: stop_app fails there";
+/// `stop_app` in the browser with an app that is no site.
+pub fn stop_app_in_browser(app: &str) -> String {
+    format!(
+        "a browser device has no applications to stop: there stop_app closes the tabs of a site, named by the page's host as the tab list shows it (\"example.org\", \"file\"); {app:?} is no host"
+    )
+}
 
 /// A gesture of more than two points where only straight drags exist.
 pub fn gesture_straight(device: &str) -> String {

@@ -97,3 +97,102 @@ async fn a_late_button_is_waited_for_and_a_renamed_one_heals() {
     assert!((70..100).contains(&m.score), "a fuzzy score: {}", m.score);
     assert_eq!(by_path("steps[7].else[0]").status, StepStatus::Skipped);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stop_app_closes_the_tabs_of_a_site_and_then_finds_none() {
+    if let Err(e) = deft_backend_browser::launch::find_chromium(None) {
+        panic!("{e} (scripts/test.sh installs it)");
+    }
+    let pages = deft_test_support::web::PageServer::start()
+        .await
+        .expect("page server");
+    let t = fixture_device::task(
+        json!({"name": "close a site", "on_error": "continue", "steps": [
+            {"type": "open_app", "url": pages.url("appear.html?ms=300")},
+            {"type": "open_app", "url": pages.url("appear.html?ms=900"), "new_tab": true},
+            {"type": "stop_app", "app": "127.0.0.1"},
+            {"type": "stop_app", "app": "127.0.0.1"},
+        ]}),
+    );
+    let (_rec, sinks, _rx) = fixture_device::recorder();
+    let report = run_task(
+        &t,
+        &browser_device(),
+        &RunRequest::default(),
+        sinks,
+        CancellationToken::new(),
+    )
+    .await;
+    let lines: Vec<String> = report
+        .steps
+        .iter()
+        .map(|s| format!("{} {:?} {:?} {:?}", s.path, s.status, s.message, s.error))
+        .collect();
+    let closed = &report.steps[2];
+    assert_eq!(closed.status, StepStatus::Ok, "{lines:#?}");
+    assert_eq!(
+        closed.message.as_deref(),
+        Some("closed 2 tab(s) of 127.0.0.1"),
+        "{lines:#?}"
+    );
+    let again = &report.steps[3];
+    assert_eq!(again.status, StepStatus::Failed, "{lines:#?}");
+    assert!(
+        again
+            .error
+            .as_deref()
+            .is_some_and(|e| e.starts_with("no tab of 127.0.0.1 is open on browser")),
+        "{lines:#?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_click_holds_the_button_for_its_duration() {
+    if let Err(e) = deft_backend_browser::launch::find_chromium(None) {
+        panic!("{e} (scripts/test.sh installs it)");
+    }
+    let pages = deft_test_support::web::PageServer::start()
+        .await
+        .expect("page server");
+    let t = fixture_device::task(json!({"name": "long press", "steps": [
+        {"type": "open_app", "url": pages.url("press.html")},
+        {"type": "long_click", "selector": {"text": "Press and hold", "type": "button"}, "duration_s": 0.5},
+        {"type": "wait_el", "selector": {"text": "^held \\d+ ms$", "match": "regex"}, "timeout_s": 20},
+        {"type": "wait_el", "selector": {"text": "clicked", "match": "exact"}, "timeout_s": 20},
+        // The page's own clock: 500 ms or more between mousedown and mouseup.
+        {"type": "if_el", "selector": {"text": "^held ([5-9]\\d\\d|\\d{4,}) ms$", "match": "regex"},
+         "then": [{"type": "mark_done", "message": "held long enough"}],
+         "else": [{"type": "stop_self", "message": "released too early"}]},
+    ]}));
+    let (_rec, sinks, _rx) = fixture_device::recorder();
+    let report = run_task(
+        &t,
+        &browser_device(),
+        &RunRequest::default(),
+        sinks,
+        CancellationToken::new(),
+    )
+    .await;
+    let lines: Vec<String> = report
+        .steps
+        .iter()
+        .map(|s| format!("{} {:?} {:?} {:?}", s.path, s.status, s.matched, s.error))
+        .collect();
+    assert_eq!(
+        report.status,
+        DoneStatus::Completed,
+        "{}\n{lines:#?}",
+        report.message
+    );
+    assert!(
+        report.message.ends_with(": held long enough"),
+        "{}",
+        report.message
+    );
+    let held = &report.steps[1];
+    assert_eq!(
+        held.matched.as_ref().map(|m| m.name.as_str()),
+        Some("Press and hold")
+    );
+    assert!(held.duration_ms >= 500, "{lines:#?}");
+}

@@ -61,7 +61,8 @@ fn steps_a_browser_cannot_do() {
         "browser",
         json!([
             {"type": "open_app", "app": "mousepad"}, {"type": "stop_app", "app": "mousepad"},
-            {"type": "screen_off"}, {"type": "open_app", "url": "https://example.org"}
+            {"type": "screen_off"}, {"type": "open_app", "url": "https://example.org"},
+            {"type": "stop_app", "app": "example.org"}
         ]),
     );
     assert_issues(
@@ -71,7 +72,10 @@ fn steps_a_browser_cannot_do() {
                 "steps[0]",
                 "a browser device opens addresses, not applications",
             ),
-            ("steps[1]", "a browser device has no applications to stop"),
+            (
+                "steps[1]",
+                "a browser device has no applications to stop: there stop_app closes the tabs of a site",
+            ),
             ("steps[2]", "a browser device has no screen power"),
         ],
     );

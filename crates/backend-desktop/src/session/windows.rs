@@ -236,6 +236,22 @@ impl Session {
             .map(|w| (*w).clone()))
     }
 
+    /// The open windows whose root name is one of `roots`, enumerating again.
+    pub async fn windows_of(
+        &self,
+        roots: &std::collections::BTreeSet<String>,
+    ) -> ToolResult<Vec<WindowEntry>> {
+        self.list_windows(false, true).await?;
+        let maps = self.maps.lock().await;
+        Ok(maps
+            .listed_windows
+            .iter()
+            .filter_map(|id| maps.window_info.get(id))
+            .filter(|w| roots.contains(&w.app))
+            .cloned()
+            .collect())
+    }
+
     /// Keys of the windows open now.
     pub async fn open_window_keys(&self) -> HashSet<ObjKey> {
         let maps = self.maps.lock().await;

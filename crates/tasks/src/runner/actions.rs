@@ -11,8 +11,8 @@ use super::driver::{Driver, Located, StepError};
 use super::exec::Exec;
 use super::texts;
 use crate::step::{
-    Action, Click, ClickXy, Direction, Gesture, InputMode, InputText, KeyEvent, OpenApp, Step,
-    StopApp, Swipe, SwipeUntil, WaitEl,
+    Action, Click, ClickXy, Direction, Gesture, InputMode, InputText, KeyEvent, LongClick, OpenApp,
+    Step, StopApp, Swipe, SwipeUntil, WaitEl,
 };
 
 /// Wheel notches per whole area a swipe moves (`amount` 1.0); a notch is about three lines.
@@ -53,6 +53,7 @@ impl Exec<'_> {
             Action::Swipe(s) => self.d.swipe(s).await,
             Action::SwipeUntil(s) => self.d.swipe_until(s).await,
             Action::Click(c) => self.d.click(c).await,
+            Action::LongClick(c) => self.d.long_click(c).await,
             Action::WaitEl(w) => self.d.wait_el(w, step.timeout_s).await,
             Action::InputText(i) => self.d.input_text(i).await,
             Action::Wait(w) => {
@@ -69,14 +70,12 @@ impl Exec<'_> {
             Action::MarkDone(f) | Action::StopSelf(f) => {
                 Ok(Done::message(f.message.clone().unwrap_or_default()))
             }
-            Action::LongClick(_)
-            | Action::Clipboard(_)
-            | Action::ScreenOn
-            | Action::ScreenOff
-            | Action::KeepScreen(_) => Err(StepError(texts::not_supported(
-                action.step_type().as_str(),
-                self.d.device_id(),
-            ))),
+            Action::Clipboard(_) | Action::ScreenOn | Action::ScreenOff | Action::KeepScreen(_) => {
+                Err(StepError(texts::not_supported(
+                    action.step_type().as_str(),
+                    self.d.device_id(),
+                )))
+            }
             Action::Group(_) | Action::Loop(_) | Action::IfEl(_) => unreachable_container(action),
         }
     }
@@ -126,11 +125,48 @@ impl Driver<'_> {
         }
     }
 
+    /// `close_app` on a desktop (its windows, then its processes); in the browser, which has no
+    /// processes per app, `close_tab` on every tab whose app (the page's host) is `app`.
     async fn stop_app(&mut self, s: &StopApp) -> Result<Done, StepError> {
+        if self.profile() == deft_tools::devices::BROWSER {
+            return self.close_tabs(&s.app).await;
+        }
         let answer = self
             .must(ToolType::Action, "close_app", json!({"app": s.app}), false)
             .await?;
-        Ok(Done::message(answer.to_string()))
+        self.forget_app();
+        Ok(Done::message(
+            answer["message"]
+                .as_str()
+                .map_or_else(|| answer.to_string(), str::to_owned),
+        ))
+    }
+
+    async fn close_tabs(&mut self, app: &str) -> Result<Done, StepError> {
+        let listed = self
+            .must(
+                ToolType::DataCollection,
+                "get_desktop_app_info",
+                json!({"remove_empty": false}),
+                false,
+            )
+            .await?;
+        let tabs: Vec<String> = listed["windows"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|w| w["app"].as_str() == Some(app))
+            .filter_map(|w| w["id"].as_str().map(str::to_owned))
+            .collect();
+        if tabs.is_empty() {
+            return Err(StepError(texts::no_tab_of(app, self.device_id())));
+        }
+        for id in &tabs {
+            self.must(ToolType::Action, "close_tab", json!({"id": id}), false)
+                .await?;
+        }
+        self.forget_app();
+        Ok(Done::message(texts::closed_tabs(app, tabs.len())))
     }
 
     async fn click(&mut self, c: &Click) -> Result<Done, StepError> {
@@ -138,6 +174,17 @@ impl Driver<'_> {
         self.act(
             "click_input",
             json!({"id": l.control.id, "name": l.control.name, "button": c.button.as_str(), "double": c.double}),
+        )
+        .await?;
+        Ok(Done::located(l))
+    }
+
+    /// A press held `duration_s` at the control's centre (`click_input`'s `hold_s`).
+    async fn long_click(&mut self, c: &LongClick) -> Result<Done, StepError> {
+        let l = self.locate(&c.selector).await?;
+        self.act(
+            "click_input",
+            json!({"id": l.control.id, "name": l.control.name, "hold_s": c.duration_s}),
         )
         .await?;
         Ok(Done::located(l))

@@ -69,6 +69,16 @@ impl<'a> Driver<'a> {
         &self.device.id
     }
 
+    /// The device's profile (`desktop`, `browser`, …): which tools it has.
+    pub(crate) fn profile(&self) -> &str {
+        &self.device.profile
+    }
+
+    /// Drops the window selection (its application was stopped).
+    pub(crate) fn forget_app(&mut self) {
+        self.app = None;
+    }
+
     /// Whether an application window is selected (controls can be located).
     pub(crate) fn has_app(&self) -> bool {
         self.app.is_some()

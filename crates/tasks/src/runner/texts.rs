@@ -70,6 +70,18 @@ pub fn not_supported(step_type: &str, device: &str) -> String {
     format!("{step_type} is not supported on this device ({device}): it has no tool for it")
 }
 
+/// `stop_app` in a browser with no tab of the app.
+pub fn no_tab_of(app: &str, device: &str) -> String {
+    format!(
+        "no tab of {app} is open on {device}: stop_app closes the tabs whose app (the page's host, as the tab list shows it: \"example.org\", \"file\") is {app}"
+    )
+}
+
+/// `stop_app` in a browser closed the app's tabs.
+pub fn closed_tabs(app: &str, n: usize) -> String {
+    format!("closed {n} tab(s) of {app}")
+}
+
 /// `launch_app` answered without the window it opened.
 pub fn launched_without_window(app: &str) -> String {
     format!("{app} started but the device did not say which window it opened")

@@ -69,14 +69,25 @@ pub fn cannot(kind: DeviceKind, action: &Action) -> Option<String> {
         Action::OpenApp(OpenApp::App { .. }) if kind == DeviceKind::Browser => {
             Some(texts::APP_IN_BROWSER.to_owned())
         }
-        Action::StopApp(_) if kind == DeviceKind::Browser => {
-            Some(texts::STOP_APP_IN_BROWSER.to_owned())
+        Action::StopApp(s) if kind == DeviceKind::Browser && !looks_like_site(&s.app) => {
+            Some(texts::stop_app_in_browser(&s.app))
         }
         Action::Gesture(g) if screenless && g.points.len() > 2 => {
             Some(texts::gesture_straight(kind.called()))
         }
         _ => None,
     }
+}
+
+/// Whether `app` can be a page's root name as a browser lists its tabs: a host (`example.org`,
+/// `127.0.0.1`, `localhost`), a scheme without hosts (`file`, `about`, `data`, `blob`), or a
+/// variable filled in at run time.
+fn looks_like_site(app: &str) -> bool {
+    let app = app.trim();
+    app.contains('.')
+        || app.contains(':')
+        || app.contains("{{")
+        || matches!(app, "localhost" | "file" | "about" | "data" | "blob")
 }
 
 pub(super) fn warn(ctx: &mut Ctx<'_>, action: &Action, path: &str) {

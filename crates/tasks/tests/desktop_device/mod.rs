@@ -1,0 +1,86 @@
+//! The `local` device of the runner's desktop tests and bench: a private managed virtual desktop
+//! (its own Xvfb, buses and openbox, stopped on drop) behind the real tool layer with the
+//! shipped routing table's `desktop` profile, as `deft task run --device local` builds it.
+
+#![allow(clippy::unwrap_used)] // test helpers: a failed set-up is a failed test
+#![allow(dead_code)] // each test file uses some of the helpers
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use deft_backend_desktop::vdesktop;
+use deft_backend_desktop::{DesktopServer, DesktopTarget, LaunchPolicy};
+use deft_tools::builtin::{Builtin, BuiltinRegistry};
+use deft_tools::table::RoutingTable;
+use deft_tools::{Device, LocalDispatcher};
+
+/// A managed desktop and the `local` device on it. Stops the desktop when dropped.
+pub struct DesktopDevice {
+    /// The device the runner plays tasks on.
+    pub device: Device,
+    state_file: PathBuf,
+    _tmp: tempfile::TempDir,
+}
+
+impl Drop for DesktopDevice {
+    fn drop(&mut self) {
+        let _ = vdesktop::stop(&self.state_file);
+    }
+}
+
+/// Fails with the package to install when a program the desktop tests need is missing.
+pub fn require_apps(apps: &[(&str, &str)]) {
+    for (program, package) in [
+        ("Xvfb", "xvfb"),
+        ("dbus-daemon", "dbus-daemon"),
+        ("openbox", "openbox"),
+        ("/usr/libexec/at-spi-bus-launcher", "at-spi2-core"),
+    ]
+    .iter()
+    .chain(apps)
+    {
+        deft_test_support::desktop::require_program(program, package);
+    }
+}
+
+/// Starts a managed desktop and builds the `local` device (profile `desktop`) on it.
+pub async fn start() -> DesktopDevice {
+    let tmp = tempfile::Builder::new()
+        .prefix("deft-runner-desktop-")
+        .tempdir()
+        .unwrap();
+    let state_file = vdesktop::state_path(tmp.path());
+    let (state, _) = vdesktop::start(&state_file, &tmp.path().join(vdesktop::WORK_DIR))
+        .await
+        .expect("managed desktop starts");
+    let target = DesktopTarget::from_state(&state);
+    let mut registry = BuiltinRegistry::new();
+    registry.register(Builtin::new(
+        deft_backend_desktop::NAME,
+        "desktop",
+        move |_| Ok(DesktopServer::new(target.clone(), LaunchPolicy::default())),
+    ));
+    registry.register(Builtin::new(deft_backend_shell::NAME, "shell", |o| {
+        deft_backend_shell::ShellPolicy::from_options(o).map(deft_backend_shell::ShellServer::new)
+    }));
+    let d = LocalDispatcher::new(Arc::new(RoutingTable::builtin()), Arc::new(registry));
+    DesktopDevice {
+        device: Device::new("local", "desktop", Arc::new(d)),
+        state_file,
+        _tmp: tmp,
+    }
+}
+
+/// A task file of `examples/tasks/`, through the validator (which must accept it with no
+/// warning).
+pub fn example(name: &str) -> deft_tasks::Task {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/tasks")
+        .join(name);
+    let bytes = std::fs::read(&path).unwrap();
+    let v = deft_tasks::validate_task(&bytes, &Default::default());
+    let report = v.report.clone();
+    assert!(report.warnings.is_empty(), "{}: {report}", path.display());
+    v.value
+        .unwrap_or_else(|| panic!("{} does not validate: {report}", path.display()))
+}

@@ -1,0 +1,244 @@
+//! The runner on the managed virtual desktop (the `local` device through the real tool layer):
+//! examples/tasks/calculator.json as it is committed — gnome-calculator computes 7 × 8 by
+//! selectors, `wait_el` sees 56 on the display, `if_el` takes `then`, `stop_app` closes it; and
+//! a mousepad task that types non-ASCII text with `input_text` and `key_event`, whose document
+//! is then read back through `find_controls`, then stopped.
+
+mod desktop_device;
+mod fixture_device;
+
+use deft_protocol::task_run::{StepStatus, TaskStepResult};
+use deft_protocol::{Command, DoneStatus, ResultStatus, ToolType};
+use deft_tasks::runner::{RunReport, RunRequest, run_task};
+use deft_tools::{AppSelection, Device, ExecContext};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+async fn run(task: &deft_tasks::Task, device: &Device) -> RunReport {
+    let (_rec, sinks, _rx) = fixture_device::recorder();
+    run_task(
+        task,
+        device,
+        &RunRequest::default(),
+        sinks,
+        CancellationToken::new(),
+    )
+    .await
+}
+
+fn lines(report: &RunReport) -> Vec<String> {
+    report
+        .steps
+        .iter()
+        .map(|s| {
+            format!(
+                "{} {} {:?} {:?} {:?} {:?}",
+                s.path, s.step_type, s.status, s.matched, s.message, s.error
+            )
+        })
+        .collect()
+}
+
+fn step<'a>(report: &'a RunReport, path: &str) -> &'a TaskStepResult {
+    report
+        .steps
+        .iter()
+        .find(|s| s.path == path)
+        .unwrap_or_else(|| panic!("no {path} in {:#?}", lines(report)))
+}
+
+/// One tool call on the device: the HostAgent's, or the AppAgent's of `app` when given.
+async fn call(
+    device: &Device,
+    kind: ToolType,
+    tool: &str,
+    args: Value,
+    app: Option<&AppSelection>,
+) -> Value {
+    let mut ctx = ExecContext::new(&device.id, &device.profile);
+    if let Some(app) = app {
+        app.apply(&mut ctx);
+    }
+    let cmd = Command::new(tool, Some(kind), args).with_call_id("t");
+    let r = device.dispatcher.execute(&ctx, vec![cmd]).await.remove(0);
+    assert_eq!(r.status, ResultStatus::Success, "{tool}: {r:?}");
+    r.result
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_calculator_example_computes_7_times_8_by_selectors() {
+    desktop_device::require_apps(&[("gnome-calculator", "gnome-calculator")]);
+    let task = desktop_device::example("calculator.json");
+    let desk = desktop_device::start().await;
+    let report = run(&task, &desk.device).await;
+    let all = lines(&report);
+    assert_eq!(
+        report.status,
+        DoneStatus::Completed,
+        "{}\n{all:#?}",
+        report.message
+    );
+    for (path, name) in [
+        ("steps[1]", "7"),
+        ("steps[2]", "×"),
+        ("steps[3]", "8"),
+        ("steps[4]", "="),
+    ] {
+        let s = step(&report, path);
+        let m = s.matched.as_ref().unwrap_or_else(|| panic!("{all:#?}"));
+        assert_eq!(
+            (m.kind.as_str(), m.score, s.healed_from.as_deref()),
+            ("button", 100, None),
+            "{path} clicks button {name} as written: {all:#?}"
+        );
+    }
+    let shown = step(&report, "steps[5]");
+    assert_eq!(
+        shown.matched.as_ref().map(|m| m.kind.as_str()),
+        Some("edit"),
+        "{all:#?}"
+    );
+    assert_eq!(step(&report, "steps[6].then[0]").status, StepStatus::Ok);
+    assert_eq!(
+        step(&report, "steps[6].then[0]").message.as_deref(),
+        Some("info: 7 × 8 = 56")
+    );
+    assert_eq!(
+        step(&report, "steps[6].else[0]").status,
+        StepStatus::Skipped
+    );
+    let stopped = step(&report, "steps[7]");
+    assert!(
+        stopped
+            .message
+            .as_deref()
+            .is_some_and(|m| m.starts_with("Closed gnome-calculator: 1 window(s) closed")),
+        "{all:#?}"
+    );
+    // Nothing of it is left on the desktop.
+    let windows = call(
+        &desk.device,
+        ToolType::DataCollection,
+        "get_desktop_app_info",
+        json!({}),
+        None,
+    )
+    .await;
+    assert!(
+        !windows.to_string().contains("gnome-calculator"),
+        "{windows}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mousepad_takes_non_ascii_text_and_keys_and_is_stopped() {
+    desktop_device::require_apps(&[("mousepad", "mousepad")]);
+    let desk = desktop_device::start().await;
+    let write = fixture_device::task(
+        json!({"name": "mousepad: a note", "device": "local", "steps": [
+            {"type": "open_app", "app": "mousepad"},
+            {"type": "wait_el", "selector": {"type": "edit"}, "timeout_s": 30},
+            {"type": "input_text", "selector": {"type": "edit"}, "text": "Grüße, 苏州 ✓"},
+            {"type": "key_event", "selector": {"type": "edit"}, "keys": "^{END}{ENTER}Zoë 東京{+}1"},
+            {"type": "wait_el", "selector": {"type": "edit", "text": "Zoë 東京+1", "match": "contains"}, "timeout_s": 10},
+        ]}),
+    );
+    let report = run(&write, &desk.device).await;
+    let all = lines(&report);
+    assert_eq!(
+        report.status,
+        DoneStatus::Completed,
+        "{}\n{all:#?}",
+        report.message
+    );
+    let edit = step(&report, "steps[2]")
+        .matched
+        .clone()
+        .unwrap_or_else(|| panic!("{all:#?}"));
+    assert_eq!(edit.kind, "edit");
+
+    // The document as the device lists it: exactly what was typed, on two lines.
+    let selected = call(
+        &desk.device,
+        ToolType::DataCollection,
+        "get_desktop_app_info",
+        json!({}),
+        None,
+    )
+    .await;
+    let window = selected["windows"]
+        .as_array()
+        .and_then(|ws| ws.iter().find(|w| w["app"] == "mousepad"))
+        .cloned()
+        .unwrap_or_else(|| panic!("{selected}"));
+    let chosen = call(
+        &desk.device,
+        ToolType::Action,
+        "select_application_window",
+        json!({"id": window["id"]}),
+        None,
+    )
+    .await;
+    let app = AppSelection::from_result(&deft_protocol::CommandResult::success("t", chosen, None))
+        .expect("a selection");
+    let found = call(
+        &desk.device,
+        ToolType::DataCollection,
+        "find_controls",
+        json!({"selector": {"type": "edit"}, "format": "json"}),
+        Some(&app),
+    )
+    .await;
+    let doc = found["matches"]
+        .as_array()
+        .and_then(|m| m.iter().find(|m| m["id"] == edit.id.as_str()))
+        .unwrap_or_else(|| panic!("the edit {} in {found}", edit.id));
+    assert_eq!(
+        doc["value"].as_str(),
+        Some("Grüße, 苏州 ✓\nZoë 東京+1"),
+        "{doc}"
+    );
+
+    // An edited document: the close asks to save, so the process is ended by a signal.
+    let stop = fixture_device::task(json!({"name": "stop mousepad", "steps": [
+        {"type": "stop_app", "app": "mousepad"},
+    ]}));
+    let report = run(&stop, &desk.device).await;
+    let all = lines(&report);
+    assert_eq!(report.status, DoneStatus::Completed, "{all:#?}");
+    let windows = call(
+        &desk.device,
+        ToolType::DataCollection,
+        "get_desktop_app_info",
+        json!({}),
+        None,
+    )
+    .await;
+    assert!(!windows.to_string().contains("\"mousepad\""), "{windows}");
+    let again = run(&stop, &desk.device).await;
+    assert_eq!(again.status, DoneStatus::Failed);
+    assert!(
+        again.steps[0]
+            .error
+            .as_deref()
+            .is_some_and(|e| e.starts_with("No window or process of mousepad is running")),
+        "{:#?}",
+        lines(&again)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_mousepad_example_runs() {
+    desktop_device::require_apps(&[("mousepad", "mousepad")]);
+    let task = desktop_device::example("mousepad.json");
+    let desk = desktop_device::start().await;
+    let report = run(&task, &desk.device).await;
+    let all = lines(&report);
+    assert_eq!(
+        report.status,
+        DoneStatus::Completed,
+        "{}\n{all:#?}",
+        report.message
+    );
+    assert_eq!(report.count(StepStatus::Failed), 0, "{all:#?}");
+}
