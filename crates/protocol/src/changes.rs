@@ -24,8 +24,9 @@ use crate::observation::{
     quote,
 };
 
-/// Most gone controls a change listing names; the rest are counted.
-pub const MAX_GONE_LINES: usize = 20;
+/// Most gone controls a change listing names, a line each; when more are gone (a re-rendered
+/// list, a new page) none is named and one footer gives their ids, as ranges.
+pub const MAX_GONE_LINES: usize = 5;
 
 /// What happened to one control between two listings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,6 +101,29 @@ pub fn diff<'a>(previous: &'a [Control], now: &'a [Control]) -> Diff<'a> {
     }
 }
 
+/// Ids as ascending ranges: `30–56, 61, 63`.
+fn id_ranges(controls: &[&Control]) -> String {
+    let mut ids: Vec<u64> = controls.iter().filter_map(|c| c.id.parse().ok()).collect();
+    ids.sort_unstable();
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < ids.len() {
+        let start = ids[i];
+        let mut end = start;
+        while i + 1 < ids.len() && ids[i + 1] == end + 1 {
+            i += 1;
+            end = ids[i];
+        }
+        parts.push(if end == start {
+            start.to_string()
+        } else {
+            format!("{start}–{end}")
+        });
+        i += 1;
+    }
+    parts.join(", ")
+}
+
 fn header(window: &WindowSummary, now: &[Control], d: &Diff<'_>) -> String {
     let count = |k| d.present.iter().filter(|(c, _)| *c == k).count();
     format!(
@@ -119,8 +143,8 @@ fn header(window: &WindowSummary, now: &[Control], d: &Diff<'_>) -> String {
 
 /// The compact change listing: the header with `changed`, `gone` and `unchanged` counts, a line
 /// per new (`*`) or changed (`~`) control — narrowed by `only_interactive` and `max_controls`
-/// with the listing's footers —, then a line per gone control (`-`, at most
-/// [`MAX_GONE_LINES`], the rest counted in a footer).
+/// with the listing's footers —, then a line per gone control (`-`) when at most
+/// [`MAX_GONE_LINES`] are gone, else one footer with their ids as ranges.
 pub fn render_changes_compact(
     window: &WindowSummary,
     previous: &[Control],
@@ -144,23 +168,25 @@ pub fn render_changes_compact(
         out.push_str(&line);
         out.push('\n');
     }
-    for c in d.gone.iter().take(MAX_GONE_LINES) {
-        out.push(Change::Gone.marker());
-        out.push_str(&format!(
-            "{} {} {}\n",
-            c.id,
-            c.kind.as_str(),
-            quote(&clean_name(&c.name))
-        ));
+    if d.gone.len() <= MAX_GONE_LINES {
+        for c in &d.gone {
+            out.push(Change::Gone.marker());
+            out.push_str(&format!(
+                "{} {} {}\n",
+                c.id,
+                c.kind.as_str(),
+                quote(&clean_name(&c.name))
+            ));
+        }
     }
     for o in &p.omitted {
         out.push_str(&format!("{ELLIPSIS} {}\n", o.note));
     }
-    let more_gone = d.gone.len().saturating_sub(MAX_GONE_LINES);
-    if more_gone > 0 {
+    if d.gone.len() > MAX_GONE_LINES {
         out.push_str(&format!(
-            "{ELLIPSIS} {more_gone} more gone control{} not named.\n",
-            if more_gone == 1 { "" } else { "s" }
+            "{ELLIPSIS} {} controls gone: {}.\n",
+            d.gone.len(),
+            id_ranges(&d.gone)
         ));
     }
     out
@@ -328,15 +354,38 @@ mod tests {
         assert_eq!(text.lines().filter(|l| l.starts_with('*')).count(), 2);
         assert_eq!(
             text.lines().filter(|l| l.starts_with('-')).count(),
-            MAX_GONE_LINES
+            0,
+            "too many gone to name: {text}"
         );
         assert!(
             text.contains("… 3 more controls (3 interactive) not listed: max_controls=2"),
             "{text}"
         );
+        assert!(text.ends_with("… 30 controls gone: 1–30.\n"), "{text}");
+    }
+
+    #[test]
+    fn a_few_gone_controls_are_named_and_ids_come_as_ranges() {
+        let previous: Vec<Control> = ["1", "2", "3", "7", "9", "10"]
+            .iter()
+            .map(|i| Control::new(*i, ControlType::Button, format!("B{i}")))
+            .collect();
+        let few = render_changes_compact(
+            &window(),
+            &previous[..5],
+            &previous[..1],
+            &ListingOptions::default(),
+        );
+        assert_eq!(
+            few.lines().filter(|l| l.starts_with('-')).count(),
+            4,
+            "{few}"
+        );
+        assert!(few.contains("-9 button \"B9\"\n"), "{few}");
+        let many = render_changes_compact(&window(), &previous, &[], &ListingOptions::default());
         assert!(
-            text.ends_with("… 10 more gone controls not named.\n"),
-            "{text}"
+            many.ends_with("… 6 controls gone: 1–3, 7, 9–10.\n"),
+            "{many}"
         );
     }
 
