@@ -265,6 +265,8 @@ pub async fn schedule_crud_and_claim(store: &Store) {
         assert_eq!(store.schedule(&s.id).await.unwrap(), s);
         created.push(s);
     }
+    // Oldest first; two made in the same millisecond are ordered by id (the store's promise).
+    created.sort_by(|a, b| (a.created_at_ms, &a.id).cmp(&(b.created_at_ms, &b.id)));
     assert_eq!(store.schedules_of_task(&task.id).await.unwrap(), created);
     not_found(
         store.schedules_of_task("ghost").await.unwrap_err(),
