@@ -34,4 +34,19 @@ test("settings show the key masked, refuse bad max steps and save good ones", as
   await expect(page.getByTestId("settings").getByLabel("Default device")).toHaveValue("local");
   await page.keyboard.press("Escape");
   await expect(page.getByTestId("settings")).toHaveCount(0);
+
+  // Opened before the settings have arrived (a slow server): the dialog waits for them and then
+  // shows what is stored, not the defaults.
+  let release = () => {};
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  await page.route("**/api/settings", async (route) => {
+    if (route.request().method() === "GET") await gate;
+    await route.continue();
+  });
+  await page.reload();
+  await page.getByTestId("open-settings").click();
+  await expect(page.getByTestId("settings").getByRole("button", { name: "Loading…" })).toBeDisabled();
+  release();
+  await expect(page.getByTestId("settings").getByLabel("Max steps")).toHaveValue("55");
+  await expect(page.getByTestId("settings").getByRole("button", { name: "Save" })).toBeEnabled();
 });

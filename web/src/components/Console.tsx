@@ -324,6 +324,9 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
 
       {showSettings && (
         <SettingsDialog
+          // Opened before the settings arrived: it starts again with them once they do, so
+          // the fields never show defaults in place of what is stored.
+          key={settings ? "loaded" : "loading"}
           settings={settings}
           devices={devices}
           onClose={() => setShowSettings(false)}

@@ -134,7 +134,7 @@ export function SettingsDialog({ settings, devices, onSaved, onClose }: Settings
           <button type="button" class="btn" onClick={onClose}>
             Cancel
           </button>
-          <SubmitButton busy={busy} label="Save" busyLabel="Saving…" />
+          <SubmitButton busy={busy || !settings} label="Save" busyLabel={settings ? "Saving…" : "Loading…"} />
         </div>
       </form>
     </dialog>
