@@ -10,7 +10,9 @@ use std::time::Duration;
 use deft_protocol::task_run::StepStatus;
 use deft_protocol::{DoneStatus, EventKind};
 use deft_tasks::runner::{RunRequest, run_task};
-use fixture_device::{fixture_device, kinds, recorder, step_results, task};
+use fixture_device::{
+    first_tool_step, fixture_device, kinds, recorder, run_on_fixture, step_results, task,
+};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -22,15 +24,7 @@ async fn loops_groups_and_paths_with_rounds() {
             {"type": "group", "name": "g", "steps": [{"type": "key_event", "keys": "b"}]}
         ]},
     ]}));
-    let (rec, sinks, _rx) = recorder();
-    let report = run_task(
-        &t,
-        &fixture_device(),
-        &RunRequest::default(),
-        sinks,
-        CancellationToken::new(),
-    )
-    .await;
+    let (report, events) = run_on_fixture(&t, &RunRequest::default()).await;
     assert_eq!(report.status, DoneStatus::Completed, "{}", report.message);
     let paths: Vec<(String, StepStatus)> = report
         .steps
@@ -54,7 +48,6 @@ async fn loops_groups_and_paths_with_rounds() {
         "three key_event calls through the tool layer"
     );
     assert_eq!(report.message, "6 ok, 0 failed, 0 skipped");
-    let events = rec.events.lock().clone();
     assert!(
         events
             .iter()
@@ -69,13 +62,7 @@ async fn loops_groups_and_paths_with_rounds() {
         &kinds(&events)[..4],
         ["task_step_start", "step_start", "step", "task_step"]
     );
-    let step = events
-        .iter()
-        .find_map(|e| match &e.kind {
-            EventKind::Step(s) => Some(s.clone()),
-            _ => None,
-        })
-        .unwrap();
+    let step = first_tool_step(&events);
     assert_eq!(step.tool, "keyboard_input");
     assert_eq!(step.result["result"]["keys"], "a");
 }
@@ -89,15 +76,7 @@ async fn a_failure_stops_the_run_unless_the_step_says_continue() {
         {"type": "key_event", "keys": "never"},
         {"type": "group", "name": "later", "steps": [{"type": "key_event", "keys": "never"}]},
     ]}));
-    let (rec, sinks, _rx) = recorder();
-    let report = run_task(
-        &t,
-        &fixture_device(),
-        &RunRequest::default(),
-        sinks,
-        CancellationToken::new(),
-    )
-    .await;
+    let (report, events) = run_on_fixture(&t, &RunRequest::default()).await;
     assert_eq!(report.status, DoneStatus::Failed);
     let s = &report.steps;
     assert_eq!(
@@ -120,7 +99,6 @@ async fn a_failure_stops_the_run_unless_the_step_says_continue() {
         Some("not run: the run ended at steps[2]")
     );
     assert_eq!(report.message, "1 ok, 2 failed, 2 skipped: steps[2] failed");
-    let events = rec.events.lock().clone();
     let done = events.last().unwrap();
     assert!(
         matches!(&done.kind, EventKind::Done { status: DoneStatus::Failed, answer, .. } if answer == &report.message)
@@ -141,15 +119,7 @@ async fn mark_done_ends_the_run_completed_and_the_rest_is_skipped() {
         ]},
         {"type": "key_event", "keys": "never"},
     ]}));
-    let (_rec, sinks, _rx) = recorder();
-    let report = run_task(
-        &t,
-        &fixture_device(),
-        &RunRequest::default(),
-        sinks,
-        CancellationToken::new(),
-    )
-    .await;
+    let (report, _events) = run_on_fixture(&t, &RunRequest::default()).await;
     assert_eq!(report.status, DoneStatus::Completed);
     assert!(
         report.message.ends_with(": nothing to do today"),
@@ -196,15 +166,7 @@ async fn a_stop_ends_a_step_in_flight_and_skips_the_rest() {
 async fn the_run_timeout_ends_it_as_timeout() {
     let t =
         task(json!({"name": "slow", "timeout_s": 5, "steps": [{"type": "wait", "seconds": 60}]}));
-    let (_rec, sinks, _rx) = recorder();
-    let report = run_task(
-        &t,
-        &fixture_device(),
-        &RunRequest::default(),
-        sinks,
-        CancellationToken::new(),
-    )
-    .await;
+    let (report, _events) = run_on_fixture(&t, &RunRequest::default()).await;
     assert_eq!(report.status, DoneStatus::Timeout);
     assert!(
         report.message.contains("timeout of 5 s"),
@@ -220,20 +182,12 @@ async fn variables_come_from_the_task_and_the_request() {
             {"type": "key_event", "keys": "{{word}} {{other}}"},
         ]}),
     );
-    let (rec, sinks, _rx) = recorder();
     let req = RunRequest {
         variables: [("word".to_owned(), "苏州".to_owned())].into(),
     };
-    let report = run_task(&t, &fixture_device(), &req, sinks, CancellationToken::new()).await;
+    let (report, events) = run_on_fixture(&t, &req).await;
     assert_eq!(report.status, DoneStatus::Completed, "{}", report.message);
-    let events = rec.events.lock().clone();
-    let step = events
-        .iter()
-        .find_map(|e| match &e.kind {
-            EventKind::Step(s) => Some(s.clone()),
-            _ => None,
-        })
-        .unwrap();
+    let step = first_tool_step(&events);
     assert_eq!(step.result["result"]["keys"], "苏州 kept");
 }
 
@@ -242,15 +196,7 @@ async fn control_steps_without_a_window_say_what_to_do_first() {
     let t = task(
         json!({"name": "no window", "steps": [{"type": "click", "selector": {"text": "OK"}}]}),
     );
-    let (_rec, sinks, _rx) = recorder();
-    let report = run_task(
-        &t,
-        &fixture_device(),
-        &RunRequest::default(),
-        sinks,
-        CancellationToken::new(),
-    )
-    .await;
+    let (report, _events) = run_on_fixture(&t, &RunRequest::default()).await;
     assert_eq!(report.status, DoneStatus::Failed);
     assert!(
         report.steps[0]

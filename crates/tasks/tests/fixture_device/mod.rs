@@ -77,3 +77,33 @@ pub fn step_results(events: &[AgentEvent]) -> Vec<deft_protocol::task_run::TaskS
         })
         .collect()
 }
+
+/// Runs `task` with `request` on a fresh fixture device, never stopped: the report and every
+/// event the run sent.
+pub async fn run_on_fixture(
+    task: &Task,
+    request: &deft_tasks::runner::RunRequest,
+) -> (deft_tasks::runner::RunReport, Vec<AgentEvent>) {
+    let (rec, sinks, _rx) = recorder();
+    let report = deft_tasks::runner::run_task(
+        task,
+        &fixture_device(),
+        request,
+        sinks,
+        tokio_util::sync::CancellationToken::new(),
+    )
+    .await;
+    let events = rec.events.lock().clone();
+    (report, events)
+}
+
+/// The first tool call's `step` event.
+pub fn first_tool_step(events: &[AgentEvent]) -> deft_protocol::ToolStep {
+    events
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::Step(s) => Some(s.clone()),
+            _ => None,
+        })
+        .expect("a tool call's step event")
+}
