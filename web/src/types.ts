@@ -809,6 +809,20 @@ created_at: string,
  */
 updated_at: string, };
 
+export type ScheduleSummary = { 
+/**
+ * Schedule id.
+ */
+id: string, 
+/**
+ * When it fires, in words ("every 15 minutes").
+ */
+description: string, 
+/**
+ * Off: it does not fire.
+ */
+enabled: boolean, };
+
 export type Task = { 
 /**
  * Task id.
@@ -830,6 +844,10 @@ enabled: boolean,
  * How many schedules it has.
  */
 schedule_count: number, 
+/**
+ * Its schedules in words, oldest first (the task list shows them).
+ */
+schedule_summaries: Array<ScheduleSummary>, 
 /**
  * The earliest next fire of its enabled schedules (ISO-8601 UTC).
  */
@@ -880,6 +898,10 @@ enabled: boolean,
  * How many schedules it has.
  */
 schedule_count: number, 
+/**
+ * Its schedules in words, oldest first (the task list shows them).
+ */
+schedule_summaries: Array<ScheduleSummary>, 
 /**
  * The earliest next fire of its enabled schedules (ISO-8601 UTC).
  */

@@ -314,6 +314,76 @@ async fn bad_tasks_are_refused_with_their_paths_and_nothing_is_stored() {
 }
 
 #[tokio::test]
+async fn the_task_list_filters_by_name_and_says_each_schedule_in_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = hub(dir.path()).await;
+    for name in ["daily Report", "nightly REPORT", "backup 100%"] {
+        create(&h, &keys_task(name)).await;
+    }
+    let s = "/api/tasks/daily%20Report/schedules";
+    let cron = h
+        .post(
+            s,
+            &json!({"kind": "cron", "expr": "47 3 * * 1-5", "tz": "Europe/Berlin"}),
+        )
+        .await;
+    assert_eq!(cron.status, 201, "{}", cron.body);
+    let every = h
+        .post(
+            s,
+            &json!({"kind": "every", "seconds": 900, "enabled": false}),
+        )
+        .await;
+    assert_eq!(every.status, 201, "{}", every.body);
+
+    let names = |page: &Value| -> Vec<String> {
+        page["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let a = h.get("/api/tasks?q=report").await;
+    assert_eq!(a.status, 200, "{}", a.body);
+    assert_eq!(
+        names(&a.body),
+        ["daily Report", "nightly REPORT"],
+        "any case"
+    );
+    assert_eq!(a.body["total"], 2, "the total counts the matches");
+    let daily = &a.body["items"][0];
+    assert_eq!(
+        daily["schedule_summaries"],
+        json!([
+            {"id": cron.body["id"], "description": cron.body["description"], "enabled": true},
+            {"id": every.body["id"], "description": every.body["description"], "enabled": false}
+        ]),
+        "{daily}"
+    );
+    assert!(
+        cron.body["description"].as_str().unwrap().contains("03:47"),
+        "{}",
+        cron.body
+    );
+    assert_eq!(a.body["items"][1]["schedule_summaries"], json!([]));
+
+    let a = h.get("/api/tasks?q=100%25").await;
+    assert_eq!(names(&a.body), ["backup 100%"], "% is a plain character");
+    let a = h.get("/api/tasks?q=%25%25").await;
+    assert_eq!(names(&a.body), Vec::<String>::new());
+    let a = h.get("/api/tasks?q=&limit=1&offset=1").await;
+    assert_eq!(
+        (names(&a.body), a.body["total"].clone()),
+        (vec!["daily Report".to_owned()], json!(3)),
+        "an empty filter lists every task, by name"
+    );
+    let a = h.get("/api/tasks?colour=red").await;
+    assert_eq!(a.status, 400, "{}", a.body);
+    h.shutdown().await;
+}
+
+#[tokio::test]
 async fn the_task_routes_need_a_login_and_cookie_changes_need_the_csrf_token() {
     let dir = tempfile::tempdir().unwrap();
     let h = ConsoleHub::start_with(

@@ -45,8 +45,8 @@ pub use error::{Result, StoreError};
 pub use types::{
     BusyPolicy, Conversation, ConversationSummary, FireClaim, MatchedControl, Message,
     MisfirePolicy, NewSchedule, NewTask, NewTaskRun, Page, Paged, RunRecord, RunStart, Schedule,
-    ScheduleKind, SessionRow, StepCounts, StepStatus, Task, TaskListing, TaskRun, TaskRunFilter,
-    TaskRunStatus, TaskRunStep, TaskTrigger, User,
+    ScheduleKind, SessionRow, StepCounts, StepStatus, Task, TaskFilter, TaskListing, TaskRun,
+    TaskRunFilter, TaskRunStatus, TaskRunStep, TaskTrigger, User,
 };
 
 /// A conversation keeps at most this many messages; appending drops the oldest.

@@ -107,6 +107,29 @@ impl Store {
         rows.iter().map(schedule_from_row).collect()
     }
 
+    /// The schedules of these tasks (unknown ids have none), by task, oldest first: one query
+    /// for a page of the task list.
+    pub(crate) async fn schedules_of_tasks(&self, task_ids: &[String]) -> Result<Vec<Schedule>> {
+        if task_ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let marks: Vec<String> = (1..=task_ids.len()).map(|i| format!("${i}")).collect();
+        let sql = format!(
+            "SELECT {SCHEDULE_COLUMNS} FROM schedules WHERE task_id IN ({}) \
+             ORDER BY task_id, created_at_ms, id",
+            marks.join(", ")
+        );
+        let mut query = sqlx::query(AssertSqlSafe(sql));
+        for id in task_ids {
+            query = query.bind(id);
+        }
+        let rows = query
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db("listing the schedules of a page of tasks"))?;
+        rows.iter().map(schedule_from_row).collect()
+    }
+
     /// Replaces a schedule's spec, policies, switch and next fire (a claim racing this loses).
     /// [`StoreError::NotFound`] for an unknown id.
     pub async fn update_schedule(&self, id: &str, new: &NewSchedule) -> Result<Schedule> {

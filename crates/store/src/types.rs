@@ -185,6 +185,16 @@ pub struct TaskListing {
     pub next_fire_at_ms: Option<i64>,
     /// Its most recently started run, if any.
     pub last_run: Option<TaskRun>,
+    /// Its schedules, oldest first (enabled or not).
+    pub schedules: Vec<Schedule>,
+}
+
+/// Which tasks [`crate::Store::tasks`] lists.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TaskFilter {
+    /// Only tasks whose name contains this text; case is ignored (for ASCII letters at
+    /// least: both sides are lowered by the database's `LOWER`).
+    pub name_contains: Option<String>,
 }
 
 /// When a schedule fires. Times are ms since the epoch; the store keeps the spec as given

@@ -2,7 +2,7 @@
 
 use deft_store::{
     BusyPolicy, FireClaim, MatchedControl, MisfirePolicy, NewSchedule, NewTask, NewTaskRun, Page,
-    RunStart, ScheduleKind, StepCounts, StepStatus, Store, StoreError, TaskRunFilter,
+    RunStart, ScheduleKind, StepCounts, StepStatus, Store, StoreError, TaskFilter, TaskRunFilter,
     TaskRunStatus, TaskRunStep, TaskTrigger,
 };
 use serde_json::json;
@@ -142,34 +142,74 @@ async fn listing_shows_next_fire_and_last_run(store: &Store, backup: &str, repor
         panic!("{second:?}")
     };
 
-    let all = store.tasks(Page::default()).await.unwrap();
+    let all = store
+        .tasks(&TaskFilter::default(), Page::default())
+        .await
+        .unwrap();
     assert_eq!(all.total, 2);
     let names: Vec<_> = all.items.iter().map(|l| l.task.name.as_str()).collect();
     assert_eq!(names, ["backup", "report v2"], "by name");
     let b = &all.items[0];
     assert_eq!(b.schedule_count, 3);
+    // Its schedules, the switched-off one too (in the store's order: created, then id).
+    let mut switches: Vec<_> = b.schedules.iter().map(|s| s.enabled).collect();
+    switches.sort_unstable();
+    assert_eq!(switches, [false, true, true]);
+    assert!(
+        b.schedules
+            .iter()
+            .all(|s| s.kind == ScheduleKind::Every { seconds: 60 })
+    );
+    assert!(b.schedules.iter().all(|s| s.task_id == backup));
     assert_eq!(b.next_fire_at_ms, Some(5_000), "earliest enabled schedule");
     assert_eq!(b.last_run.as_ref(), Some(&second), "the latest started run");
     let r = &all.items[1];
     assert_eq!(r.task.id, report);
     assert_eq!((r.schedule_count, r.next_fire_at_ms), (0, None));
+    assert!(r.schedules.is_empty());
     assert_eq!(r.last_run, None);
 
+    // The name filter: a part of the name, any case; `%` and `_` are plain characters.
+    let named = |text: &str| TaskFilter {
+        name_contains: Some(text.into()),
+    };
+    for (text, expected) in [
+        ("REPORT", vec!["report v2"]),
+        ("a", vec!["backup"]),
+        ("p", vec!["backup", "report v2"]),
+        ("_", vec![]),
+        ("%", vec![]),
+        ("", vec!["backup", "report v2"]),
+    ] {
+        let found = store.tasks(&named(text), Page::default()).await.unwrap();
+        let names: Vec<_> = found.items.iter().map(|l| l.task.name.as_str()).collect();
+        assert_eq!(names, expected, "name contains {text:?}");
+        assert_eq!(found.total, expected.len() as u64, "total for {text:?}");
+    }
+    let b_only = store.tasks(&named("back"), Page::default()).await.unwrap();
+    assert_eq!(b_only.items[0].schedules.len(), 3);
+
     let page = store
-        .tasks(Page {
-            limit: 1,
-            offset: 1,
-        })
+        .tasks(
+            &TaskFilter::default(),
+            Page {
+                limit: 1,
+                offset: 1,
+            },
+        )
         .await
         .unwrap();
     assert_eq!(page.total, 2);
     assert_eq!(page.items.len(), 1);
     assert_eq!(page.items[0].task.id, report);
     let err = store
-        .tasks(Page {
-            limit: 0,
-            offset: 0,
-        })
+        .tasks(
+            &TaskFilter::default(),
+            Page {
+                limit: 0,
+                offset: 0,
+            },
+        )
         .await
         .unwrap_err();
     assert!(matches!(err, StoreError::Invalid(_)), "{err:?}");
