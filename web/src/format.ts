@@ -81,3 +81,45 @@ export function statusLabel(status: string | undefined): string {
       return status ?? "";
   }
 }
+
+/** An RFC 3339 time as a full local date and time ("Dec 4, 2026, 03:47:00"). */
+export function dateTime(iso: string | undefined | null): string {
+  if (!iso) return "";
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return "";
+  return d.toLocaleString([], { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit" });
+}
+
+/** How far an RFC 3339 time is from `now`: "in 5 min", "3 h ago", "just now". */
+export function relative(iso: string | undefined | null, now = Date.now()): string {
+  if (!iso) return "";
+  const t = new Date(iso).getTime();
+  if (Number.isNaN(t)) return "";
+  const s = Math.round((t - now) / 1000);
+  const a = Math.abs(s);
+  if (a < 5) return "just now";
+  const [n, unit] =
+    a < 60 ? [a, "s"] : a < 3600 ? [Math.round(a / 60), "min"] : a < 86_400 ? [Math.round(a / 3600), "h"] : [Math.round(a / 86_400), "d"];
+  return s > 0 ? `in ${n} ${unit}` : `${n} ${unit} ago`;
+}
+
+/** The time from `start` to `end` (or to now while it runs), as `duration` writes it. */
+export function span(start: string | undefined | null, end: string | undefined | null, now = Date.now()): string {
+  if (!start) return "";
+  const a = new Date(start).getTime();
+  const b = end ? new Date(end).getTime() : now;
+  if (Number.isNaN(a) || Number.isNaN(b)) return "";
+  return duration(Math.max(0, b - a));
+}
+
+/** Words for a task run's status. */
+export function taskStatusLabel(status: string | undefined): string {
+  switch (status) {
+    case "ok":
+      return "ok";
+    case "timed_out":
+      return "timed out";
+    default:
+      return status ?? "";
+  }
+}

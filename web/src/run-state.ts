@@ -68,6 +68,33 @@ function resultText(v: unknown): string {
   }
 }
 
+/** A tool call's `step_start` or `step` folded into the step cards (a task run's tool calls too). */
+export function foldToolStep(
+  steps: StepView[],
+  ev: Extract<AgentEvent, { type: "step_start" }> | Extract<AgentEvent, { type: "step" }>,
+): StepView[] {
+  if (ev.type === "step_start") {
+    return upsertStep(steps, ev.call_id, (s) => ({
+      ...(s ?? { image_ids: [], status: "running" }),
+      call_id: ev.call_id,
+      tool: ev.tool,
+      args: ev.args,
+    }));
+  }
+  const res = ev.result ?? {};
+  return upsertStep(steps, ev.call_id, (s) => ({
+    ...(s ?? {}),
+    call_id: ev.call_id,
+    tool: ev.tool,
+    args: ev.args,
+    status: s?.status === "denied" ? "denied" : (res.status ?? "success"),
+    duration_ms: ev.duration_ms,
+    effect: ev.effect ?? null,
+    image_ids: ev.image_ids ?? [],
+    detail: res.status === "success" || res.status === undefined ? resultText(res.result) : (res.error ?? resultText(res.result)),
+  }));
+}
+
 /** Applies one event. */
 export function applyEvent(run: RunView, ev: AgentEvent): RunView {
   if (ev.seq <= run.lastSeq) return run;
@@ -78,28 +105,9 @@ export function applyEvent(run: RunView, ev: AgentEvent): RunView {
       else r.content = run.content + ev.text;
       return r;
     case "step_start":
-      r.steps = upsertStep(run.steps, ev.call_id, (s) => ({
-        ...(s ?? { image_ids: [], status: "running" }),
-        call_id: ev.call_id,
-        tool: ev.tool,
-        args: ev.args,
-      }));
+    case "step":
+      r.steps = foldToolStep(run.steps, ev);
       return r;
-    case "step": {
-      const res = ev.result ?? {};
-      r.steps = upsertStep(run.steps, ev.call_id, (s) => ({
-        ...(s ?? {}),
-        call_id: ev.call_id,
-        tool: ev.tool,
-        args: ev.args,
-        status: s?.status === "denied" ? "denied" : (res.status ?? "success"),
-        duration_ms: ev.duration_ms,
-        effect: ev.effect ?? null,
-        image_ids: ev.image_ids ?? [],
-        detail: res.status === "success" || res.status === undefined ? resultText(res.result) : (res.error ?? resultText(res.result)),
-      }));
-      return r;
-    }
     case "usage":
       r.usage = {
         prompt_tokens: ev.prompt_tokens,

@@ -11,6 +11,7 @@ import { ConversationList } from "./ConversationList";
 import { Lightbox } from "./Lightbox";
 import { LiveView } from "./LiveView";
 import { AssistantMessage, UserMessage } from "./MessageView";
+import { PageNav, UserFoot } from "./PageNav";
 import { SettingsDialog } from "./SettingsDialog";
 
 /** Sum of the usage of stored assistant messages. */
@@ -126,16 +127,6 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
     }
   };
 
-  const logout = async () => {
-    try {
-      await api.logout();
-    } catch {
-      // The session is gone either way.
-    }
-    runStream.close();
-    onLoggedOut();
-  };
-
   const openImage = useCallback((src: string, alt: string) => setLightbox({ src, alt }), []);
 
   // What the chat shows: stored messages, then the live run of this conversation.
@@ -171,6 +162,7 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
         <div class="brand">
           <span class="brand-mark">◆</span> deft <span class="muted small">console</span>
         </div>
+        <PageNav current="chat" />
         <ConversationList
           conversations={convs}
           current={currentId}
@@ -179,12 +171,7 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
           onNew={conversations.startNew}
           onDelete={(c) => void conversations.remove(c)}
         />
-        <div class="sidebar-foot">
-          <span class="muted small">{username}</span>
-          <button class="btn btn-ghost btn-small" onClick={() => void logout()}>
-            Log out
-          </button>
-        </div>
+        <UserFoot username={username} onLoggedOut={onLoggedOut} beforeLogout={runStream.close} />
       </aside>
 
       <main class="chat">
