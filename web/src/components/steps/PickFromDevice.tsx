@@ -79,7 +79,8 @@ export function PickFromDevice({ device, selector, onPick, onClose }: PickProps)
   const [win, setWin] = useState("");
   const [text, setText] = useState(typeof selector.text === "string" ? selector.text : "");
   const [type, setType] = useState(typeof selector.type === "string" ? selector.type : "");
-  const [match, setMatch] = useState(typeof selector.match === "string" ? selector.match : "contains");
+  // Searching is looser than the step: an exact selector is searched with `contains`.
+  const [match, setMatch] = useState(typeof selector.match === "string" && selector.match !== "exact" ? selector.match : "contains");
   const [controls, setControls] = useState<Control[] | null>(null);
   const [note, setNote] = useState("");
   const [error, setError] = useState("");
