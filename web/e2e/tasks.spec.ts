@@ -351,11 +351,21 @@ test("bad raw JSON shows the parse error with its line and column, and the form 
   const caret = await json.evaluate((t: HTMLTextAreaElement) => t.selectionStart);
   expect(caret).toBeGreaterThan('{"name": "E2E broken",\n'.length);
 
-  await json.fill('{"name": "E2E broken",\n "steps": [ {"type": "wait", "seconds": 1}]}');
+  await json.fill('{"name": "E2E broken",\n "steps": [ {"type": "wait", "seconds": 1}, {"type": "key_event", "keys": "a"}]}');
   await expect(page.getByTestId("validity")).toHaveText("✓ valid");
   await page.getByTestId("tab-form").click();
   await expect(card(page, "steps[0]")).toHaveAttribute("data-type", "wait");
   await expect(page.getByTestId("task-name")).toHaveValue("E2E broken");
+
+  // The keyboard: Alt+↑ moves the focused step up, and the focus stays with it; → shows the JSON.
+  await card(page, "steps[1]").getByTestId("step-toggle").focus();
+  await page.keyboard.press("Alt+ArrowUp");
+  await expect(card(page, "steps[0]")).toHaveAttribute("data-type", "key_event");
+  await expect(card(page, "steps[0]").getByTestId("step-toggle")).toBeFocused();
+  await page.getByTestId("tab-form").focus();
+  await page.keyboard.press("ArrowRight");
+  await expect(page.getByTestId("tab-json")).toBeFocused();
+  expect(JSON.parse(await json.inputValue()).steps.map((x: { type: string }) => x.type)).toEqual(["key_event", "wait"]);
 });
 
 test("unsaved changes ask before leaving; the list searches, switches, duplicates and deletes", async ({ page }) => {

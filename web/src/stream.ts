@@ -31,26 +31,25 @@ export interface StreamSource<I> {
   check(): Promise<{ running: boolean; lastSeq: number; info: I }>;
 }
 
-/** An agent run's stream. */
-export function agentRunSource(runId: string): StreamSource<RunInfo> {
+/** A run's stream at `url`; `get` asks the server for the run (its status and newest seq). */
+function sourceOf<I extends { status: string; last_seq: number }>(url: string, get: () => Promise<I>): StreamSource<I> {
   return {
-    url: streamUrl(runId),
+    url,
     check: async () => {
-      const info = await api.run(runId);
+      const info = await get();
       return { running: info.status === "running", lastSeq: info.last_seq, info };
     },
   };
 }
 
+/** An agent run's stream. */
+export function agentRunSource(runId: string): StreamSource<RunInfo> {
+  return sourceOf(streamUrl(runId), () => api.run(runId));
+}
+
 /** A task run's stream. */
 export function taskRunSource(runId: string): StreamSource<TaskRunDetail> {
-  return {
-    url: taskRunStreamUrl(runId),
-    check: async () => {
-      const info = await api.taskRun(runId);
-      return { running: info.status === "running", lastSeq: info.last_seq, info };
-    },
-  };
+  return sourceOf(taskRunStreamUrl(runId), () => api.taskRun(runId));
 }
 
 /** Follows an agent run `runId` from the event after `afterSeq` (0: from the start). */

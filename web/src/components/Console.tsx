@@ -7,6 +7,7 @@ import { runningRun, useRunStream } from "../hooks/useRunStream";
 import { storedStepView } from "../run-state";
 import type { Device, Message, Settings, Usage } from "../types";
 import { Composer } from "./Composer";
+import { ErrorBanner } from "./FormFields";
 import { ConversationList } from "./ConversationList";
 import { Lightbox } from "./Lightbox";
 import { LiveView } from "./LiveView";
@@ -218,14 +219,7 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
           </div>
         </header>
 
-        {banner && (
-          <div class="banner banner-error banner-top" role="alert" data-testid="banner">
-            <span>{banner}</span>
-            <button class="btn btn-ghost btn-small" onClick={() => setBanner(null)} aria-label="Dismiss">
-              ✕
-            </button>
-          </div>
-        )}
+        <ErrorBanner message={banner} onDismiss={() => setBanner(null)} />
 
         <div
           class="messages"

@@ -61,6 +61,18 @@ impl Browser {
     /// Selects tab `id`: attaches to it, brings it to front. Returns the window summary.
     pub(crate) async fn select(&self, id: u64) -> Result<WindowSummary> {
         let target_id = self.attach(id).await?;
+        self.activate(&target_id).await;
+        let mut st = self.state();
+        st.selected = Some(id);
+        let tab = st
+            .tabs
+            .get(&id)
+            .ok_or_else(|| BrowserError::model(texts::window_gone(id)))?;
+        Ok(summary(id, tab))
+    }
+
+    /// Brings a tab to the front (best effort: a browser that refuses still works on it).
+    async fn activate(&self, target_id: &str) {
         self.cdp()
             .call(
                 None,
@@ -69,13 +81,6 @@ impl Browser {
             )
             .await
             .ok();
-        let mut st = self.state();
-        st.selected = Some(id);
-        let tab = st
-            .tabs
-            .get(&id)
-            .ok_or_else(|| BrowserError::model(texts::window_gone(id)))?;
-        Ok(summary(id, tab))
     }
 
     /// Attaches a page session to tab `id` unless it has one; its target id.
@@ -143,14 +148,7 @@ impl Browser {
             let target_id = self.attach(id).await?;
             let chosen = self.state().select_if_none(id);
             if chosen {
-                self.cdp()
-                    .call(
-                        None,
-                        "Target.activateTarget",
-                        json!({"targetId": target_id}),
-                    )
-                    .await
-                    .ok();
+                self.activate(&target_id).await;
             }
         }
         self.current()

@@ -65,7 +65,7 @@ export function FieldRow({
 }
 
 /** The attributes that tie a control to its label and problems. */
-function aria(id: string, issues: Found[]) {
+export function aria(id: string, issues: Found[]) {
   return {
     id,
     "aria-invalid": issues.some((i) => i.severity === "error") ? ("true" as const) : undefined,

@@ -3,7 +3,9 @@
 // turns the control a person chooses into a selector — checked with find_controls, so the index
 // it gets picks that very control.
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, errorText, type ExecBatch } from "../../api";
+import { api, type ExecBatch } from "../../api";
+import { useSubmit } from "../../hooks/useSubmit";
+import { Modal } from "../FormFields";
 import type { CommandResult } from "../../types";
 import { CONTROL_TYPES_LIST, MATCH_MODES } from "./spec";
 
@@ -74,7 +76,6 @@ function searchSelector(text: string, type: string, match: string, within: unkno
 
 /** The dialog. */
 export function PickFromDevice({ device, selector, onPick, onClose }: PickProps) {
-  const ref = useRef<HTMLDialogElement>(null);
   const [windows, setWindows] = useState<Win[] | null>(null);
   const [win, setWin] = useState("");
   const [text, setText] = useState(typeof selector.text === "string" ? selector.text : "");
@@ -83,28 +84,13 @@ export function PickFromDevice({ device, selector, onPick, onClose }: PickProps)
   const [match, setMatch] = useState(typeof selector.match === "string" && selector.match !== "exact" ? selector.match : "contains");
   const [controls, setControls] = useState<Control[] | null>(null);
   const [note, setNote] = useState("");
-  const [error, setError] = useState("");
-  const [busy, setBusy] = useState(false);
+  const { error, busy, run: work } = useSubmit();
   // The AppAgent Computer of the selected window.
   const app = useRef<{ root: string; process: string } | null>(null);
 
   useEffect(() => {
-    const d = ref.current;
-    if (d && !d.open) d.showModal();
     void loadWindows();
   }, []);
-
-  const work = async (f: () => Promise<void>) => {
-    setBusy(true);
-    setError("");
-    try {
-      await f();
-    } catch (e) {
-      setError(errorText(e));
-    } finally {
-      setBusy(false);
-    }
-  };
 
   const loadWindows = () =>
     work(async () => {
@@ -172,16 +158,7 @@ export function PickFromDevice({ device, selector, onPick, onClose }: PickProps)
     });
 
   return (
-    <dialog
-      ref={ref}
-      class="dialog dialog-wide"
-      aria-labelledby="pick-title"
-      data-testid="picker"
-      onCancel={(e) => {
-        e.preventDefault();
-        onClose();
-      }}
-    >
+    <Modal labelledBy="pick-title" testId="picker" wide onClose={onClose}>
       <div class="form">
         <h2 id="pick-title">Pick a control on {device}</h2>
         <div class="pick-row">
@@ -279,6 +256,6 @@ export function PickFromDevice({ device, selector, onPick, onClose }: PickProps)
           </button>
         </div>
       </div>
-    </dialog>
+    </Modal>
   );
 }

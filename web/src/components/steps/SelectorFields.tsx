@@ -1,8 +1,9 @@
 // The selector picker: text, type, match, index and a nested `within`, each with the validator's
 // problems at it, and "Pick from device" where the step editor knows a device to ask.
+import type { ComponentChildren } from "preact";
 import { useContext, useId, useState } from "preact/hooks";
 import { EditorContext } from "./context";
-import { IssueLines, parseNumber } from "./Fields";
+import { aria, IssueLines, parseNumber } from "./Fields";
 import type { Found } from "./issues";
 import { PickFromDevice } from "./PickFromDevice";
 import { CONTROL_TYPES, CONTROL_TYPES_LIST, MATCH_MODES } from "./spec";
@@ -28,6 +29,18 @@ export function ControlTypeList() {
         <option key={t} value={t} />
       ))}
     </datalist>
+  );
+}
+
+/** One field of a selector: its label, control and problems. */
+function Cell(p: { id: string; label: string; issues: Found[]; grow?: boolean; children: ComponentChildren }) {
+  const bad = p.issues.some((i) => i.severity === "error");
+  return (
+    <div class={`pfield${p.grow ? " grow" : ""}${bad ? " pfield-error" : ""}`}>
+      <label for={p.id}>{p.label}</label>
+      {p.children}
+      <IssueLines issues={p.issues} id={`${p.id}-issues`} />
+    </div>
   );
 }
 
@@ -91,38 +104,31 @@ export function SelectorFields({ label, help, value, onChange, issues, required,
       {help && <small class="muted">{help}</small>}
       <IssueLines issues={own} id={`${id}-own`} />
       <div class="selector-row">
-        <div class={`pfield grow${at("text").some((i) => i.severity === "error") ? " pfield-error" : ""}`}>
-          <label for={`${id}-text`}>Text</label>
+        <Cell id={`${id}-text`} label="Text" issues={at("text")} grow>
           <input
-            id={`${id}-text`}
+            {...aria(`${id}-text`, at("text"))}
             value={typeof sel.text === "string" ? sel.text : sel.text === undefined ? "" : JSON.stringify(sel.text)}
             readOnly={readOnly}
             placeholder="the control's name or value"
-            aria-invalid={at("text").length ? "true" : undefined}
             onInput={(e) => set("text", e.currentTarget.value)}
             data-testid="selector-text"
           />
-          <IssueLines issues={at("text")} />
-        </div>
-        <div class={`pfield${at("type").length ? " pfield-error" : ""}`}>
-          <label for={`${id}-type`}>Type</label>
+        </Cell>
+        <Cell id={`${id}-type`} label="Type" issues={at("type")}>
           <input
-            id={`${id}-type`}
+            {...aria(`${id}-type`, at("type"))}
             list={CONTROL_TYPES_LIST}
             size={11}
             value={typeof sel.type === "string" ? sel.type : ""}
             readOnly={readOnly}
             placeholder="any"
-            aria-invalid={at("type").length ? "true" : undefined}
             onInput={(e) => set("type", e.currentTarget.value.trim())}
             data-testid="selector-type"
           />
-          <IssueLines issues={at("type")} />
-        </div>
-        <div class="pfield">
-          <label for={`${id}-match`}>Match</label>
+        </Cell>
+        <Cell id={`${id}-match`} label="Match" issues={at("match")}>
           <select
-            id={`${id}-match`}
+            {...aria(`${id}-match`, at("match"))}
             value={typeof sel.match === "string" ? sel.match : "contains"}
             disabled={readOnly}
             onChange={(e) => set("match", e.currentTarget.value)}
@@ -132,12 +138,10 @@ export function SelectorFields({ label, help, value, onChange, issues, required,
               <option key={m}>{m}</option>
             ))}
           </select>
-          <IssueLines issues={at("match")} />
-        </div>
-        <div class="pfield">
-          <label for={`${id}-index`}>Index</label>
+        </Cell>
+        <Cell id={`${id}-index`} label="Index" issues={at("index")}>
           <input
-            id={`${id}-index`}
+            {...aria(`${id}-index`, at("index"))}
             class="num"
             inputMode="numeric"
             size={4}
@@ -146,8 +150,7 @@ export function SelectorFields({ label, help, value, onChange, issues, required,
             placeholder="0"
             onInput={(e) => set("index", parseNumber(e.currentTarget.value, true))}
           />
-          <IssueLines issues={at("index")} />
-        </div>
+        </Cell>
       </div>
       {sel.within !== undefined && sel.within !== null ? (
         <div class="within">

@@ -296,7 +296,15 @@ function StepCard(p: StepCardProps) {
 
   return (
     <li class={`step-card${status}`} data-testid="step-card" data-path={p.path} data-type={type}>
-      <div class="step-card-head">
+      <div
+        class="step-card-head"
+        onKeyDown={(e) => {
+          // Alt+↑ / Alt+↓ move the step (the focus follows it).
+          if (ctx.readOnly || !e.altKey || (e.key !== "ArrowUp" && e.key !== "ArrowDown")) return;
+          e.preventDefault();
+          p.onMove(e.key === "ArrowUp" ? -1 : 1);
+        }}
+      >
         <span class="step-num" aria-hidden="true">
           {n}
         </span>
@@ -326,10 +334,10 @@ function StepCard(p: StepCardProps) {
         )}
         {!ctx.readOnly && (
           <span class="step-actions">
-            <button ref={up} type="button" class="icon-btn" aria-label={`Move step ${n} up`} title="Move up" disabled={p.index === 0} onClick={() => p.onMove(-1)}>
+            <button ref={up} type="button" class="icon-btn" aria-label={`Move step ${n} up`} title="Move up (Alt+↑)" aria-keyshortcuts="Alt+ArrowUp" disabled={p.index === 0} onClick={() => p.onMove(-1)}>
               ↑
             </button>
-            <button ref={down} type="button" class="icon-btn" aria-label={`Move step ${n} down`} title="Move down" disabled={p.index === p.count - 1} onClick={() => p.onMove(1)}>
+            <button ref={down} type="button" class="icon-btn" aria-label={`Move step ${n} down`} title="Move down (Alt+↓)" aria-keyshortcuts="Alt+ArrowDown" disabled={p.index === p.count - 1} onClick={() => p.onMove(1)}>
               ↓
             </button>
             <button type="button" class="icon-btn" aria-label={`Duplicate step ${n}`} title="Duplicate" onClick={p.onDuplicate}>

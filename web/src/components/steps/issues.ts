@@ -29,19 +29,15 @@ export interface Found extends Issue {
   field: string;
 }
 
+/** Every problem with its severity and where it belongs. */
+function found(issues: Issues): (Found & { step: string | null })[] {
+  const tag = (severity: Found["severity"]) => (i: Issue) => ({ ...i, severity, ...splitPath(i.path) });
+  return [...issues.errors.map(tag("error")), ...issues.warnings.map(tag("warning"))];
+}
+
 /** The problems of the step at `path` itself (not of its sub-steps). */
 export function issuesAt(issues: Issues, path: string): Found[] {
-  const out: Found[] = [];
-  for (const [severity, list] of [
-    ["error", issues.errors],
-    ["warning", issues.warnings],
-  ] as const) {
-    for (const i of list) {
-      const s = splitPath(i.path);
-      if (s.step === path) out.push({ ...i, severity, field: s.field });
-    }
-  }
-  return out;
+  return found(issues).filter((f) => f.step === path);
 }
 
 /** How many errors and warnings the sub-steps of the step at `path` have. */
@@ -60,16 +56,7 @@ export function fieldIssues(found: Found[], key: string): Found[] {
 
 /** The problems of the task file outside its steps, by top-level field (`name`, `variables`, `""`). */
 export function fileIssues(issues: Issues, key: string): Found[] {
-  const out: Found[] = [];
-  for (const [severity, list] of [
-    ["error", issues.errors],
-    ["warning", issues.warnings],
-  ] as const) {
-    for (const i of list) {
-      if (splitPath(i.path).step !== null) continue;
-      const top = i.path.split(/[.[]/)[0];
-      if (top === key) out.push({ ...i, severity, field: i.path });
-    }
-  }
-  return out;
+  return found(issues)
+    .filter((f) => f.step === null && f.path.split(/[.[]/)[0] === key)
+    .map((f) => ({ ...f, field: f.path }));
 }

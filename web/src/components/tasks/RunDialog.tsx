@@ -1,11 +1,11 @@
 // "Run now": the task's variables (prefilled with its defaults; a run may give others) and the
 // device (the task's unless another is chosen). Starting opens the run's monitor.
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { api, errorText } from "../../api";
 import { useSubmit } from "../../hooks/useSubmit";
 import { navigate } from "../../router";
 import type { Device, TaskDetail } from "../../types";
-import { FormError, SubmitButton } from "../FormFields";
+import { DialogButtons, FormError, Modal } from "../FormFields";
 
 /** Props of the dialog. */
 export interface RunDialogProps {
@@ -24,7 +24,6 @@ export function declaredVariables(definition: unknown): Record<string, string> {
 
 /** The dialog. */
 export function RunDialog({ taskId, devices, onClose }: RunDialogProps) {
-  const ref = useRef<HTMLDialogElement>(null);
   const [task, setTask] = useState<TaskDetail | null>(null);
   const [loadError, setLoadError] = useState("");
   const [vars, setVars] = useState<Record<string, string>>({});
@@ -32,8 +31,6 @@ export function RunDialog({ taskId, devices, onClose }: RunDialogProps) {
   const { error, busy, submit } = useSubmit();
 
   useEffect(() => {
-    const d = ref.current;
-    if (d && !d.open) d.showModal();
     api
       .task(taskId)
       .then((t) => {
@@ -57,16 +54,7 @@ export function RunDialog({ taskId, devices, onClose }: RunDialogProps) {
   const names = Object.keys(vars);
   const chosen = devices.find((d) => d.id === device);
   return (
-    <dialog
-      ref={ref}
-      class="dialog"
-      aria-labelledby="run-title"
-      data-testid="run-dialog"
-      onCancel={(e) => {
-        e.preventDefault();
-        onClose();
-      }}
-    >
+    <Modal labelledBy="run-title" testId="run-dialog" onClose={onClose}>
       <form class="form" onSubmit={onSubmit} noValidate>
         <h2 id="run-title">Run {task ? `“${task.name}”` : "…"} now</h2>
         {loadError && <FormError error={loadError} />}
@@ -99,13 +87,8 @@ export function RunDialog({ taskId, devices, onClose }: RunDialogProps) {
         )}
         {task && names.length === 0 && <p class="muted small">This task has no variables.</p>}
         <FormError error={error} testId="run-error" />
-        <div class="dialog-buttons">
-          <button type="button" class="btn" onClick={onClose}>
-            Cancel
-          </button>
-          <SubmitButton busy={busy || !task} label="▶ Run" busyLabel={task ? "Starting…" : "Loading…"} />
-        </div>
+        <DialogButtons onCancel={onClose} busy={busy || !task} label="▶ Run" busyLabel={task ? "Starting…" : "Loading…"} />
       </form>
-    </dialog>
+    </Modal>
   );
 }

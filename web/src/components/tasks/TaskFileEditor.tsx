@@ -104,11 +104,25 @@ export function TaskFileEditor({ draft, onChange, issues, devices, defaultDevice
   return (
     <div class="task-file-editor">
       <IssueSummary issues={issues} onGo={go} />
-      <div class="tabs" role="tablist" aria-label="Edit as">
+      <div
+        class="tabs"
+        role="tablist"
+        aria-label="Edit as"
+        onKeyDown={(e) => {
+          // ← and → move between the tabs, as a tab list does.
+          if (e.key !== "ArrowLeft" && e.key !== "ArrowRight") return;
+          const next = showForm ? "json" : "form";
+          if (next === "form" && !formOk) return;
+          e.preventDefault();
+          setTab(next);
+          requestAnimationFrame(() => document.querySelector<HTMLElement>(`[data-testid="tab-${next}"]`)?.focus());
+        }}
+      >
         <button
           type="button"
           role="tab"
           aria-selected={showForm}
+          tabIndex={showForm ? 0 : -1}
           class={showForm ? "tab tab-on" : "tab"}
           disabled={!formOk}
           title={formOk ? "" : `Fix the JSON first: ${draft.parseError}`}
@@ -121,6 +135,7 @@ export function TaskFileEditor({ draft, onChange, issues, devices, defaultDevice
           type="button"
           role="tab"
           aria-selected={!showForm}
+          tabIndex={!showForm ? 0 : -1}
           class={!showForm ? "tab tab-on" : "tab"}
           onClick={() => setTab("json")}
           data-testid="tab-json"

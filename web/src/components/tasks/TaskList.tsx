@@ -6,6 +6,7 @@ import { api, errorText, type Paged } from "../../api";
 import { dateTime, relative, taskStatusLabel } from "../../format";
 import { Link, navigate, queryParam } from "../../router";
 import type { Task } from "../../types";
+import { ErrorBanner } from "../FormFields";
 import { RunDialog } from "./RunDialog";
 import type { AreaProps } from "./TasksArea";
 
@@ -97,14 +98,7 @@ export function TaskList({ devices }: AreaProps) {
           </button>
         </div>
       </header>
-      {banner && (
-        <div class="banner banner-error banner-top" role="alert" data-testid="banner">
-          <span>{banner}</span>
-          <button class="btn btn-ghost btn-small" onClick={() => setBanner("")} aria-label="Dismiss">
-            ✕
-          </button>
-        </div>
-      )}
+      <ErrorBanner message={banner} onDismiss={() => setBanner("")} />
       <div class="page-body">
         <div class="filters" role="group" aria-label="Show">
           {(Object.keys(FILTERS) as FilterName[]).map((f) => (

@@ -6,6 +6,7 @@ import { useCallback, useEffect, useState } from "preact/hooks";
 import { api, errorText } from "../../api";
 import { Link, navigate, queryParam } from "../../router";
 import type { TaskDetail } from "../../types";
+import { ErrorBanner } from "../FormFields";
 import { RunDialog } from "./RunDialog";
 import { RunHistory } from "./RunHistory";
 import { Schedules } from "./Schedules";
@@ -61,11 +62,7 @@ export function TaskPage({ id, tab, devices }: TaskPageProps) {
             <h1>{copyOf ? `New task from “${copyOf.name}”` : "New task"}</h1>
           </div>
         </header>
-        {error && (
-          <div class="banner banner-error banner-top" role="alert">
-            {error}
-          </div>
-        )}
+        <ErrorBanner message={error} onDismiss={() => setError("")} />
         <div class="page-body">
           {copyOf !== undefined && (
             <TaskEditor
@@ -129,14 +126,7 @@ export function TaskPage({ id, tab, devices }: TaskPageProps) {
           </div>
         )}
       </header>
-      {error && (
-        <div class="banner banner-error banner-top" role="alert" data-testid="banner">
-          <span>{error}</span>
-          <button class="btn btn-ghost btn-small" onClick={() => setError("")} aria-label="Dismiss">
-            ✕
-          </button>
-        </div>
-      )}
+      <ErrorBanner message={error} onDismiss={() => setError("")} />
       {task && (
         <>
           <nav class="tabs page-tabs" aria-label="Task">

@@ -11,6 +11,7 @@ import { Link, navigate } from "../../router";
 import { subscribeTo, taskRunSource } from "../../stream";
 import { applyTaskEvent, depthOf, newTaskRunState, storedTaskStep, type TaskRunState, type TaskStepView } from "../../task-run-state";
 import type { TaskRun, TaskRunDetail } from "../../types";
+import { ErrorBanner } from "../FormFields";
 import { LiveView } from "../LiveView";
 import { StepCard } from "../StepCard";
 import { StepCounts } from "./RunHistory";
@@ -124,14 +125,7 @@ export function TaskRunPage({ runId, devices, openImage }: TaskRunPageProps) {
             )}
           </div>
         </header>
-        {error && (
-          <div class="banner banner-error banner-top" role="alert" data-testid="banner">
-            <span>{error}</span>
-            <button class="btn btn-ghost btn-small" onClick={() => setError("")} aria-label="Dismiss">
-              ✕
-            </button>
-          </div>
-        )}
+        <ErrorBanner message={error} onDismiss={() => setError("")} />
         <div class="page-body">
           {run && (
             <dl class="run-facts">
