@@ -169,25 +169,7 @@ async fn listing_shows_next_fire_and_last_run(store: &Store, backup: &str, repor
     assert!(r.schedules.is_empty());
     assert_eq!(r.last_run, None);
 
-    // The name filter: a part of the name, any case; `%` and `_` are plain characters.
-    let named = |text: &str| TaskFilter {
-        name_contains: Some(text.into()),
-    };
-    for (text, expected) in [
-        ("REPORT", vec!["report v2"]),
-        ("a", vec!["backup"]),
-        ("p", vec!["backup", "report v2"]),
-        ("_", vec![]),
-        ("%", vec![]),
-        ("", vec!["backup", "report v2"]),
-    ] {
-        let found = store.tasks(&named(text), Page::default()).await.unwrap();
-        let names: Vec<_> = found.items.iter().map(|l| l.task.name.as_str()).collect();
-        assert_eq!(names, expected, "name contains {text:?}");
-        assert_eq!(found.total, expected.len() as u64, "total for {text:?}");
-    }
-    let b_only = store.tasks(&named("back"), Page::default()).await.unwrap();
-    assert_eq!(b_only.items[0].schedules.len(), 3);
+    listing_filters_by_name(store).await;
 
     let page = store
         .tasks(
@@ -223,6 +205,29 @@ async fn listing_shows_next_fire_and_last_run(store: &Store, backup: &str, repor
         )
         .await
         .unwrap();
+}
+
+/// The name filter of the task list: a part of the name, any case; `%` and `_` are plain
+/// characters; the total counts the matches; a filtered task keeps its schedules.
+async fn listing_filters_by_name(store: &Store) {
+    let named = |text: &str| TaskFilter {
+        name_contains: Some(text.into()),
+    };
+    for (text, expected) in [
+        ("REPORT", vec!["report v2"]),
+        ("a", vec!["backup"]),
+        ("p", vec!["backup", "report v2"]),
+        ("_", vec![]),
+        ("%", vec![]),
+        ("", vec!["backup", "report v2"]),
+    ] {
+        let found = store.tasks(&named(text), Page::default()).await.unwrap();
+        let names: Vec<_> = found.items.iter().map(|l| l.task.name.as_str()).collect();
+        assert_eq!(names, expected, "name contains {text:?}");
+        assert_eq!(found.total, expected.len() as u64, "total for {text:?}");
+    }
+    let b_only = store.tasks(&named("back"), Page::default()).await.unwrap();
+    assert_eq!(b_only.items[0].schedules.len(), 3);
 }
 
 async fn deleting_keeps_runs(store: &Store, task_id: &str) {
