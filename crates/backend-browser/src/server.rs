@@ -838,7 +838,6 @@ impl BrowserServer {
             page,
             frame,
             fingerprint,
-            t0,
         } = before;
         if dialog_opened {
             b.dialog_recorded().await;
@@ -868,7 +867,6 @@ impl BrowserServer {
         let mut out = json!({
             "effect": if changed { "changed" } else { "no_change" },
             "settle_ms": settle_ms,
-            "elapsed_ms": t0.elapsed().as_millis() as u64,
         });
         if let Some(w) = warning {
             out["warning"] = json!(w);
@@ -888,7 +886,6 @@ struct Before {
     /// The cross-origin frame session the action's control lives in, settled with the page.
     frame: Option<String>,
     fingerprint: String,
-    t0: Instant,
 }
 
 impl Before {
@@ -902,7 +899,6 @@ impl Before {
             page: page.to_owned(),
             fingerprint: b.fingerprint_before_action(page, &armed).await,
             frame,
-            t0: Instant::now(),
         }
     }
 }
@@ -1023,8 +1019,10 @@ fn dialog_json(d: &Dialog) -> Value {
 async fn page_result(b: &Browser, settle_ms: u64) -> Result<CallToolResult, BrowserError> {
     let (window, _) = b.current()?;
     let w = b.window_summary(window).await?;
+    // The tab's id and title: its app is root_name, and a tab is always a page.
     let mut out = json!({
-        "root_name": w.app, "window_info": w.to_json(), "effect": "changed", "settle_ms": settle_ms,
+        "root_name": w.app, "window_info": {"id": w.id, "name": w.to_json()["name"]},
+        "effect": "changed", "settle_ms": settle_ms,
     });
     add_blocked(b, window, &mut out);
     if let Some(d) = b.dialog(window) {
