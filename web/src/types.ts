@@ -22,6 +22,18 @@ calls: number, };
 
 export type DoneStatus = "completed" | "failed" | "stopped" | "timeout" | "max_steps";
 
+export type RunMode = "chat" | "designer";
+
+export type DraftIssue = { 
+/**
+ * Where, as the validator writes paths (`""` for the task as a whole).
+ */
+path: string, 
+/**
+ * What is suspect and what to check.
+ */
+message: string, };
+
 /** A run's state: running, or how it ended. */
 export type RunStatus = "running" | DoneStatus;
 
@@ -490,7 +502,26 @@ usage: Usage,
 /**
  * How it ended.
  */
-status: DoneStatus, };
+status: DoneStatus, 
+/**
+ * `chat` or `designer` (agent runs; task runs leave it out).
+ */
+mode?: RunMode, 
+/**
+ * Designer mode: the validated task file the run drafted (not a task until a person
+ * saves it).
+ */
+draft?: unknown, 
+/**
+ * Designer mode, with `draft`: what is valid but suspect in it (the validator's
+ * warnings, selectors the exploration never saw match), each at its path.
+ */
+warnings?: Array<DraftIssue>, 
+/**
+ * Designer mode, without `draft`: why the run ended with no valid draft (the tool-call
+ * limit, a stop, the model gave up or never submitted).
+ */
+draft_error?: string, };
 
 export type AgentEvent = { 
 /**
@@ -556,7 +587,26 @@ usage: Usage,
 /**
  * How it ended.
  */
-status: DoneStatus, });
+status: DoneStatus, 
+/**
+ * `chat` or `designer` (agent runs; task runs leave it out).
+ */
+mode?: RunMode, 
+/**
+ * Designer mode: the validated task file the run drafted (not a task until a person
+ * saves it).
+ */
+draft?: unknown, 
+/**
+ * Designer mode, with `draft`: what is valid but suspect in it (the validator's
+ * warnings, selectors the exploration never saw match), each at its path.
+ */
+warnings?: Array<DraftIssue>, 
+/**
+ * Designer mode, without `draft`: why the run ended with no valid draft (the tool-call
+ * limit, a stop, the model gave up or never submitted).
+ */
+draft_error?: string, });
 
 /** One problem the validator found, at its path. */
 export type Issue = { path: string, message: string, line?: number, column?: number, };

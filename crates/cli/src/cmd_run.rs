@@ -236,6 +236,7 @@ impl Printer {
                 answer,
                 usage,
                 status,
+                ..
             } => self.done(&answer, &usage, status),
         }
     }

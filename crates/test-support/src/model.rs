@@ -234,6 +234,7 @@ struct Shared {
     turns: Mutex<VecDeque<Turn>>,
     requests: Mutex<Vec<Recorded>>,
     reject_stream_options: bool,
+    reject_params: Vec<String>,
     api_key: Option<String>,
 }
 
@@ -249,6 +250,9 @@ pub struct ScriptedModel {
 pub struct ModelOptions {
     /// Answer 400 to any request carrying `stream_options` (some gateways do).
     pub reject_stream_options: bool,
+    /// Answer 400 to any request carrying one of these top-level fields, naming it as OpenAI
+    /// does ("Unsupported parameter: 'max_tokens' is not supported with this model. …").
+    pub reject_params: Vec<String>,
     /// Require `Authorization: Bearer <key>`; 401 otherwise.
     pub api_key: Option<String>,
 }
@@ -265,6 +269,7 @@ impl ScriptedModel {
             turns: Mutex::new(turns.into()),
             requests: Mutex::new(Vec::new()),
             reject_stream_options: options.reject_stream_options,
+            reject_params: options.reject_params,
             api_key: options.api_key,
         });
         let app = Router::new()
@@ -336,6 +341,22 @@ async fn complete(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: S
         return error(
             400,
             "Unrecognized request argument supplied: stream_options",
+            None,
+        );
+    }
+    if let Some(param) = shared
+        .reject_params
+        .iter()
+        .find(|p| recorded.body.get(p.as_str()).is_some())
+    {
+        let instead = if param == "max_tokens" {
+            " Use 'max_completion_tokens' instead."
+        } else {
+            ""
+        };
+        return error(
+            400,
+            &format!("Unsupported parameter: '{param}' is not supported with this model.{instead}"),
             None,
         );
     }

@@ -17,7 +17,9 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use deft_agent::llm::{LlmClient, LlmConfig};
 use deft_agent::{Agent, EventSink, HistoryMessage, RunIo, RunOutcome, RunRequest, RunTimings};
-use deft_protocol::{AgentEvent, DeltaKind, DoneStatus, EventKind, RunStatus, StepSummary, Usage};
+use deft_protocol::{
+    AgentEvent, DeltaKind, DoneStatus, EventKind, RunMode, RunStatus, StepSummary, Usage,
+};
 use deft_store::MAX_REASONING_CHARS;
 use deft_store::{Message, RunRecord};
 use deft_tools::{Devices, devices::BusyGuard};
@@ -405,7 +407,7 @@ impl RunPlan {
             request: RunRequest {
                 goal: self.prompt,
                 history: self.history,
-                extra_context: Vec::new(),
+                ..RunRequest::default()
             },
         })
     }
@@ -517,7 +519,10 @@ impl ClaimedRun {
                     status: DoneStatus::Failed,
                     usage: Usage::default(),
                     steps: 0,
+                    tool_calls: 0,
                     timings: RunTimings::default(),
+                    mode: RunMode::Chat,
+                    draft: None,
                 }
             });
             let summary = match Arc::try_unwrap(sink) {
@@ -573,11 +578,7 @@ async fn finish(
     let store = console.store();
     let done = summary.done.unwrap_or_else(|| AgentEvent {
         seq: run.log.last_seq() + 1,
-        kind: EventKind::Done {
-            answer: answer.to_owned(),
-            usage,
-            status,
-        },
+        kind: EventKind::agent_done(answer, usage, status, RunMode::Chat, None),
     });
     let done = LoggedEvent::new(&done);
     store_until_done(store, &run.run_id, std::slice::from_ref(&done)).await;
@@ -716,11 +717,13 @@ pub async fn recover_interrupted(console: &Console) -> Result<(), ConsoleError> 
             },
             AgentEvent {
                 seq: last + 2,
-                kind: EventKind::Done {
-                    answer: answer.clone(),
+                kind: EventKind::agent_done(
+                    answer.clone(),
                     usage,
-                    status: DoneStatus::Failed,
-                },
+                    DoneStatus::Failed,
+                    RunMode::Chat,
+                    None,
+                ),
             },
         ];
         let rows: Vec<(u64, String)> = tail

@@ -211,6 +211,8 @@ mod tests {
         let decls = [
             Usage::decl(&cfg),
             DoneStatus::decl(&cfg),
+            deft_protocol::RunMode::decl(&cfg),
+            deft_protocol::DraftIssue::decl(&cfg),
             format!(
                 "/** A run's state: running, or how it ended. */\ntype RunStatus = \"{}\" | DoneStatus;",
                 RunStatus::RUNNING

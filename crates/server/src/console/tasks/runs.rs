@@ -529,11 +529,7 @@ pub fn done_of(status: TaskRunStatus) -> DoneStatus {
 pub fn done_event(seq: u64, answer: &str, status: DoneStatus) -> AgentEvent {
     AgentEvent {
         seq,
-        kind: EventKind::Done {
-            answer: answer.to_owned(),
-            usage: Usage::default(),
-            status,
-        },
+        kind: EventKind::done(answer, Usage::default(), status),
     }
 }
 
