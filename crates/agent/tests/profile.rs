@@ -228,7 +228,10 @@ impl PlatformTool for Finisher {
 
 impl RunHooks for Finisher {
     fn step(&self, step: &ToolStep) {
-        self.seen.lock().unwrap().push(step.tool.clone());
+        self.seen
+            .lock()
+            .expect("not poisoned")
+            .push(step.tool.clone());
     }
     fn finish(&self, status: DoneStatus, answer: &str) -> Option<DraftOutcome> {
         Some(if status == DoneStatus::Completed {
@@ -292,7 +295,7 @@ async fn a_platform_tool_can_end_the_run_and_hooks_shape_done() {
         model.requests()[1].last_tool_output(),
         Some("Error: not ok yet")
     );
-    let done = serde_json::to_value(&events.events().last().unwrap()).unwrap();
+    let done = serde_json::to_value(events.events().last().unwrap()).unwrap();
     assert_eq!(done["type"], "done");
     assert_eq!(done["mode"], "designer");
     assert_eq!(done["draft"], json!({"answer": "finished on local"}));
@@ -314,7 +317,7 @@ async fn a_chat_run_says_its_mode_and_carries_no_draft() {
     let (out, events) = run_with(&s, &model, RunRequest::new("hi")).await;
     assert_eq!(out.mode, RunMode::Chat);
     assert_eq!(out.draft, None);
-    let done = serde_json::to_value(&events.events().last().unwrap()).unwrap();
+    let done = serde_json::to_value(events.events().last().unwrap()).unwrap();
     assert_eq!(done["mode"], "chat");
     assert!(done.get("draft").is_none() && done.get("draft_error").is_none());
 }
