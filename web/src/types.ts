@@ -195,6 +195,10 @@ device: string,
  */
 prompt: string, 
 /**
+ * A chat, or designer mode (the chat page shows "designer exploring" while one runs).
+ */
+mode: RunMode, 
+/**
  * Running, or how it ended.
  */
 status: RunStatus, 
@@ -240,6 +244,32 @@ run_id: string,
 conversation: string, 
 /**
  * The device it operates.
+ */
+device: string, };
+
+export type TaskDraft = { 
+/**
+ * The task file (valid when it was drafted).
+ */
+draft: unknown, 
+/**
+ * What is suspect in it, at its paths.
+ */
+warnings: Array<DraftIssue>, 
+/**
+ * What the person asked for.
+ */
+prompt: string, 
+/**
+ * When it was drafted (ISO-8601 UTC).
+ */
+created: string, 
+/**
+ * The designer run that drafted it (its events show the exploration).
+ */
+run_id: string, 
+/**
+ * The device it was explored on.
  */
 device: string, };
 
@@ -615,7 +645,7 @@ export type Issue = { path: string, message: string, line?: number, column?: num
 export type ValidationReport = { valid: boolean, errors: Array<Issue>, warnings: Array<Issue>, };
 
 /** What started a task run. */
-export type TaskTrigger = "manual" | "schedule" | "api";
+export type TaskTrigger = "manual" | "schedule" | "api" | "try";
 
 /** Where a task run is, or how it ended. */
 export type TaskRunStatus = "running" | "ok" | "failed" | "stopped" | "skipped" | "timed_out" | "interrupted";

@@ -42,11 +42,12 @@ use sqlx::AnyPool;
 
 pub use deft_protocol::Usage;
 pub use error::{Result, StoreError};
+pub use task_runs::DRAFT_TASK_ID;
 pub use types::{
     BusyPolicy, Conversation, ConversationSummary, FireClaim, MatchedControl, Message,
-    MisfirePolicy, NewSchedule, NewTask, NewTaskRun, Page, Paged, RunRecord, RunStart, Schedule,
-    ScheduleKind, SessionRow, StepCounts, StepStatus, Task, TaskListing, TaskRun, TaskRunFilter,
-    TaskRunStatus, TaskRunStep, TaskTrigger, User,
+    MisfirePolicy, NewDraftRun, NewSchedule, NewTask, NewTaskRun, Page, Paged, RunRecord, RunStart,
+    Schedule, ScheduleKind, SessionRow, StepCounts, StepStatus, Task, TaskListing, TaskRun,
+    TaskRunFilter, TaskRunStatus, TaskRunStep, TaskTrigger, User,
 };
 
 /// A conversation keeps at most this many messages; appending drops the oldest.

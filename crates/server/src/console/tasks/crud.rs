@@ -176,7 +176,7 @@ pub async fn validate(
 
 /// The validator's device kind of a device this server knows: its profile decides
 /// (`browser`, a desktop profile, `android`, else a client whose kind is not known).
-fn kind_of(app: &AppState, device: &str) -> DeviceKind {
+pub(crate) fn kind_of(app: &AppState, device: &str) -> DeviceKind {
     match app.registry.get(device) {
         Some(d) => DeviceKind::of_profile(&d.profile),
         None => DeviceKind::of_device(device),
