@@ -5,10 +5,14 @@
 //! picked a control with it (an equal selector in a find or wait), or when it picks a control in
 //! one of the answers the model read. A listing prints no nesting, so a selector with `within`
 //! is seen when it and each of its `within` selectors pick a control in the same answer.
+//!
+//! A run lists the same window again and again, so the controls of all answers are also kept
+//! once each (by type, name and value): a selector without `within` and `index` picks a control
+//! in some answer exactly when it picks one among them, and is checked there once.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
-use deft_protocol::observation::Control;
+use deft_protocol::observation::{Control, ControlType};
 use deft_protocol::observed::{controls_seen, selector_picked};
 use deft_protocol::selector::{MatchOptions, Selector, find};
 use deft_protocol::{DraftIssue, ToolStep};
@@ -23,6 +27,9 @@ use crate::texts;
 pub struct Evidence {
     /// The controls of each answer that showed some, in order.
     answers: Vec<Vec<Control>>,
+    /// Every control of every answer once (by type, name and value).
+    distinct: Vec<Control>,
+    known: HashSet<(ControlType, String, Option<String>)>,
     /// Selectors a find or wait picked a control with.
     picked: Vec<Selector>,
 }
@@ -36,6 +43,11 @@ impl Evidence {
         let result = step.result.get("result").unwrap_or(&Value::Null);
         let controls = controls_seen(&step.tool, result);
         if !controls.is_empty() {
+            for c in &controls {
+                if self.known.insert((c.kind, c.name.clone(), c.value.clone())) {
+                    self.distinct.push(c.clone());
+                }
+            }
             self.answers.push(controls);
         }
         if selector_picked(&step.tool, result) == Some(true)
@@ -60,11 +72,16 @@ impl Evidence {
 
     /// Whether `selector` picks a control in what the exploration saw.
     pub fn seen(&self, selector: &Selector) -> bool {
-        self.picked.iter().any(|p| p == selector)
-            || self
-                .answers
-                .iter()
-                .any(|controls| picks(controls, selector))
+        if self.picked.iter().any(|p| p == selector) {
+            return true;
+        }
+        if selector.within.is_none() && selector.index.unwrap_or(0) == 0 {
+            // Any match is picked: one search of the distinct controls answers for all.
+            return picks(&self.distinct, selector);
+        }
+        self.answers
+            .iter()
+            .any(|controls| picks(controls, selector))
     }
 
     /// Every selector of `task` (variables filled in with their defaults) that no observation
@@ -174,7 +191,8 @@ mod tests {
                 {"type": "click", "selector": {"text": "Ghost", "type": "button"}},
                 {"type": "click", "selector": {"text": "7", "within": {"type": "group", "text": "Display"}}}
             ]},
-            {"type": "if_el", "selector": {"text": "8", "type": "button"}, "then": [{"type": "wait", "seconds": 0}]}
+            {"type": "if_el", "selector": {"text": "8", "type": "button"}, "then": [{"type": "wait", "seconds": 0}]},
+            {"type": "click", "selector": {"text": "7", "type": "button", "index": 1}}
         ]));
         let unseen = e.unseen(&t);
         let paths: Vec<&str> = unseen.iter().map(|i| i.path.as_str()).collect();
@@ -183,7 +201,8 @@ mod tests {
             [
                 "steps[4].steps[0].selector",
                 "steps[4].steps[1].selector",
-                "steps[5].selector"
+                "steps[5].selector",
+                "steps[6].selector"
             ],
             "{unseen:#?}"
         );

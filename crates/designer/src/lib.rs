@@ -99,7 +99,7 @@ fn step_language() -> &'static str {
 struct Session {
     device: String,
     kind: DeviceKind,
-    state: Mutex<State>,
+    state: Arc<Mutex<State>>,
 }
 
 #[derive(Default)]
@@ -114,7 +114,7 @@ impl Session {
         Session {
             device: device.id.clone(),
             kind: DeviceKind::of_profile(&device.profile),
-            state: Mutex::new(State::default()),
+            state: Arc::new(Mutex::new(State::default())),
         }
     }
 }
@@ -137,36 +137,44 @@ impl PlatformTool for Session {
     }
 
     fn call<'a>(&'a self, call: PlatformCall<'a>) -> BoxFuture<'a, PlatformAnswer> {
-        let mut state = self.state.lock();
-        let State {
-            evidence,
-            submissions,
-            accepted,
-        } = &mut *state;
-        let verdict = submissions.judge(call.args, &self.device, self.kind, evidence);
-        let answer = match verdict {
-            Verdict::Refused(text) => PlatformAnswer::result(CommandResult::failure(
-                call.call_id,
-                &text,
-                Some(deft_agent::platform::NAMESPACE),
-            )),
-            Verdict::Accepted {
-                draft,
-                reply,
-                answer,
-            } => {
-                *accepted = Some(draft);
-                PlatformAnswer {
-                    result: CommandResult::success(
-                        call.call_id,
-                        Value::String(reply),
-                        Some(deft_agent::platform::NAMESPACE),
-                    ),
-                    finish: Some(answer),
+        // Judging a large draft against a long exploration takes a while: off the runtime, so
+        // other runs' events keep flowing.
+        let state = self.state.clone();
+        let (args, device, kind) = (call.args.clone(), self.device.clone(), self.kind);
+        let call_id = call.call_id.to_owned();
+        Box::pin(async move {
+            let judged = tokio::task::spawn_blocking(move || {
+                let mut state = state.lock();
+                let State {
+                    evidence,
+                    submissions,
+                    accepted,
+                } = &mut *state;
+                let verdict = submissions.judge(&args, &device, kind, evidence);
+                if let Verdict::Accepted { draft, .. } = &verdict {
+                    *accepted = Some(draft.clone());
                 }
-            }
-        };
-        Box::pin(async move { answer })
+                verdict
+            })
+            .await;
+            answer(
+                &call_id,
+                judged.unwrap_or_else(|e| Verdict::Refused(texts::crashed(&e.to_string()))),
+            )
+        })
+    }
+}
+
+/// The platform answer of a verdict: a failure the model reads, or the accepted draft, which
+/// ends the run.
+fn answer(call_id: &str, verdict: Verdict) -> PlatformAnswer {
+    let ns = Some(deft_agent::platform::NAMESPACE);
+    match verdict {
+        Verdict::Refused(text) => PlatformAnswer::result(CommandResult::failure(call_id, text, ns)),
+        Verdict::Accepted { reply, answer, .. } => PlatformAnswer {
+            result: CommandResult::success(call_id, Value::String(reply), ns),
+            finish: Some(answer),
+        },
     }
 }
 

@@ -16,6 +16,13 @@ pub const TASK_PARAMETER: &str =
 /// The most issues one answer lists; the rest are counted.
 pub const MAX_LISTED: usize = 20;
 
+/// `submit_task`'s check itself failed (a bug); the model may submit again.
+pub fn crashed(detail: &str) -> String {
+    format!(
+        "deft could not check this submission (an internal error: {detail}); submit the task again"
+    )
+}
+
 /// `submit_task` called without a task.
 pub const NO_TASK: &str = "submit_task needs the task as {\"task\": {\"name\": \"…\", \"steps\": [...]}}; nothing was submitted. Call it again with the whole task.";
 
