@@ -87,3 +87,16 @@ pub fn calls_left(n: u32) -> String {
 pub fn model_call_limit(limit: u32) -> String {
     format!("the run reached its limit of {limit} model calls")
 }
+
+/// A JSON value's kind as the texts name it (`a number`, `an array`, …).
+pub fn json_kind(v: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::process::Output;
 
-use deft_test_support::model::{Recorded, Reply, ScriptedModel, Turn, find_control};
+use deft_test_support::model::{Recorded, Reply, ScriptedModel, Turn, fill_order_form};
 use deft_test_support::web::PageServer;
 use serde_json::{Value, json};
 
@@ -58,27 +58,7 @@ fn script(url: String) -> Vec<Turn> {
     vec![
         Reply::tool_call("new_tab", json!({"url": url})).into(),
         Reply::tool_call("get_app_window_controls_info", json!({})).into(),
-        turn(|req| {
-            let listing = req.last_tool_output().unwrap_or_default();
-            let id = |kind: &str, name: &str| {
-                find_control(listing, kind, name)
-                    .unwrap_or_else(|| panic!("no {kind} {name:?} in:\n{listing}"))
-            };
-            Reply::tool_calls(vec![
-                (
-                    "set_edit_text",
-                    json!({"id": id("edit", "Name"), "name": "Name", "text": "Zoë"}),
-                ),
-                (
-                    "click_input",
-                    json!({"id": id("checkbox", "I agree"), "name": "I agree"}),
-                ),
-                (
-                    "click_input",
-                    json!({"id": id("button", "Submit"), "name": "Submit"}),
-                ),
-            ])
-        }),
+        turn(|req| fill_order_form(req, "Zoë")),
         turn(move |_| {
             let typo = json!({"type": "type_text", "selector": {"text": "Name"}, "text": "Zoë"});
             Reply::tool_call("submit_task", json!({"task": draft(&u1, typo)}))

@@ -133,20 +133,11 @@ fn task_value(args: &Map<String, Value>) -> Result<Value, String> {
             let report = validate_task(text.as_str(), &Options::default()).report;
             texts::refused(&report.errors, &[])
         }),
-        Some(other) => Err(texts::task_not_an_object(kind_of(other))),
+        Some(other) => Err(texts::task_not_an_object(deft_agent::texts::json_kind(
+            other,
+        ))),
         None if args.contains_key("steps") => Ok(Value::Object(args.clone())),
         None => Err(texts::NO_TASK.to_owned()),
-    }
-}
-
-fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
     }
 }
 

@@ -16,10 +16,11 @@ use std::sync::Arc;
 
 use common::{Collect, agent, io, quiet_config};
 use deft_agent::RunRequest;
-use deft_protocol::{Command, DoneStatus, DraftOutcome, ResultStatus, ToolType};
-use deft_tasks::runner::{RunRequest as TaskRequest, run_task};
-use deft_test_support::model::{Recorded, Reply, ScriptedModel, Turn, find_control};
-use deft_tools::{AppSelection, Device, ExecContext, StaticDevices};
+use deft_protocol::{DoneStatus, DraftOutcome, ResultStatus, ToolType};
+use deft_test_support::model::{
+    Recorded, Reply, ScriptedModel, Turn, click_buttons, select_launched_window,
+};
+use deft_tools::{AppSelection, Device, StaticDevices};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -27,20 +28,17 @@ fn turn(f: impl Fn(&Recorded) -> Reply + Send + Sync + 'static) -> Turn {
     Box::new(f)
 }
 
-/// One tool call on the device (the AppAgent's of `app` when given); its Result.
-async fn call(
-    device: &Device,
-    kind: ToolType,
-    tool: &str,
-    args: Value,
-    app: Option<&AppSelection>,
-) -> deft_protocol::CommandResult {
-    let mut ctx = ExecContext::new(&device.id, &device.profile);
-    if let Some(app) = app {
-        app.apply(&mut ctx);
-    }
-    let cmd = Command::new(tool, Some(kind), args).with_call_id("t");
-    device.dispatcher.execute(&ctx, vec![cmd]).await.remove(0)
+/// Closes the calculator (its windows, then its processes).
+async fn close_calculator(device: &Device) {
+    let closed = desktop_device::call(
+        device,
+        ToolType::Action,
+        "close_app",
+        json!({"app": "gnome-calculator"}),
+        None,
+    )
+    .await;
+    assert_eq!(closed.status, ResultStatus::Success, "{closed:?}");
 }
 
 fn key(label: &str) -> Value {
@@ -62,28 +60,9 @@ fn draft(eq: Value) -> Value {
 fn the_script() -> Vec<Turn> {
     vec![
         Reply::tool_call("launch_app", json!({"app": "gnome-calculator"})).into(),
-        turn(|req| {
-            let out: Value =
-                serde_json::from_str(req.last_tool_output().unwrap_or("")).unwrap_or_default();
-            let w = &out["window"];
-            Reply::tool_call(
-                "select_application_window",
-                json!({"id": w["id"], "name": w["name"]}),
-            )
-        }),
+        turn(select_launched_window),
         Reply::tool_call("get_app_window_controls_info", json!({})).into(),
-        turn(|req| {
-            let listing = req.last_tool_output().unwrap_or_default();
-            let calls = ["7", "×", "8", "="]
-                .iter()
-                .map(|label| {
-                    let id = find_control(listing, "button", label)
-                        .unwrap_or_else(|| panic!("no button {label:?} in:\n{listing}"));
-                    ("click_input", json!({"id": id, "name": label}))
-                })
-                .collect();
-            Reply::tool_calls(calls)
-        }),
+        turn(|req| click_buttons(req, &["7", "×", "8", "="])),
         Reply::tool_call(
             "find_controls",
             json!({"selector": {"text": "56", "type": "edit", "match": "exact"}}),
@@ -154,30 +133,9 @@ async fn a_designer_run_drafts_the_calculator_task_and_the_runner_replays_it() {
     assert_eq!(task["device"], "local");
 
     // A fresh start: close the explored calculator, then play the draft.
-    let closed = call(
-        &device,
-        ToolType::Action,
-        "close_app",
-        json!({"app": "gnome-calculator"}),
-        None,
-    )
-    .await;
-    assert_eq!(closed.status, ResultStatus::Success, "{closed:?}");
-    let task = fixture_device::task(task);
-    let (_rec, sinks, _rx) = fixture_device::recorder();
-    let report = run_task(
-        &task,
-        &device,
-        &TaskRequest::default(),
-        sinks,
-        CancellationToken::new(),
-    )
-    .await;
-    let lines: Vec<String> = report
-        .steps
-        .iter()
-        .map(|s| format!("{} {:?} {:?} {:?}", s.path, s.status, s.matched, s.error))
-        .collect();
+    close_calculator(&device).await;
+    let report = fixture_device::run_on(&fixture_device::task(task), &device).await;
+    let lines = fixture_device::step_lines(&report);
     assert_eq!(
         report.status,
         DoneStatus::Completed,
@@ -190,7 +148,7 @@ async fn a_designer_run_drafts_the_calculator_task_and_the_runner_replays_it() {
     );
 
     // The effect is on the real app: its display reads 56.
-    let windows = call(
+    let windows = desktop_device::call(
         &device,
         ToolType::DataCollection,
         "get_desktop_app_info",
@@ -200,9 +158,9 @@ async fn a_designer_run_drafts_the_calculator_task_and_the_runner_replays_it() {
     .await;
     let calc = windows.result["windows"]
         .as_array()
-        .and_then(|ws| ws.iter().find(|w| w["app"] == "gnome-calculator").cloned());
-    let calc = calc.unwrap_or_else(|| panic!("no calculator window: {windows:?}"));
-    let selected = call(
+        .and_then(|ws| ws.iter().find(|w| w["app"] == "gnome-calculator").cloned())
+        .unwrap_or_else(|| panic!("no calculator window: {windows:?}"));
+    let selected = desktop_device::call(
         &device,
         ToolType::Action,
         "select_application_window",
@@ -211,7 +169,7 @@ async fn a_designer_run_drafts_the_calculator_task_and_the_runner_replays_it() {
     )
     .await;
     let app = AppSelection::from_result(&selected).expect("the calculator is selected");
-    let found = call(
+    let found = desktop_device::call(
         &device,
         ToolType::DataCollection,
         "find_controls",
@@ -223,13 +181,5 @@ async fn a_designer_run_drafts_the_calculator_task_and_the_runner_replays_it() {
         !found.result["chosen"].is_null(),
         "the display should read 56: {found:?}"
     );
-    let closed = call(
-        &device,
-        ToolType::Action,
-        "close_app",
-        json!({"app": "gnome-calculator"}),
-        None,
-    )
-    .await;
-    assert_eq!(closed.status, ResultStatus::Success, "{closed:?}");
+    close_calculator(&device).await;
 }

@@ -148,40 +148,25 @@ async fn bad_submissions_are_answered_with_what_is_wrong_and_where() {
         .skip(1)
         .map(|r| r.last_tool_output().unwrap_or_default().to_owned())
         .collect();
-    assert!(
-        outputs[0].starts_with("Error: the arguments of submit_task are not a valid JSON object"),
-        "{}",
-        outputs[0]
-    );
-    assert!(
-        outputs[1].starts_with("Error: The task was not accepted: 1 error.")
-            && outputs[1]
-                .contains("- the file is not valid JSON: line 1, column 25: expected value"),
-        "{}",
-        outputs[1]
-    );
-    assert!(
-        outputs[2]
-            .contains("submit_task's task must be the task file as a JSON object, not a number"),
-        "{}",
-        outputs[2]
-    );
-    assert!(
-        outputs[3].contains("submit_task needs the task"),
-        "{}",
-        outputs[3]
-    );
-    assert!(
-        outputs[4].contains("- steps[0].type: unknown step type \"wiat\"; did you mean \"wait\"?")
-            && outputs[4].contains("- steps[1].selectr: click has no field \"selectr\""),
-        "{}",
-        outputs[4]
-    );
-    assert!(
-        outputs[5].contains("the task has 2000 steps, nested ones counted; at most 500"),
-        "{}",
-        outputs[5]
-    );
+    let expected: [&[&str]; 6] = [
+        &["Error: the arguments of submit_task are not a valid JSON object"],
+        &[
+            "Error: The task was not accepted: 1 error.",
+            "- the file is not valid JSON: line 1, column 25: expected value",
+        ],
+        &["submit_task's task must be the task file as a JSON object, not a number"],
+        &["submit_task needs the task"],
+        &[
+            "- steps[0].type: unknown step type \"wiat\"; did you mean \"wait\"?",
+            "- steps[1].selectr: click has no field \"selectr\"",
+        ],
+        &["the task has 2000 steps, nested ones counted; at most 500"],
+    ];
+    for (output, says) in outputs.iter().zip(expected) {
+        for part in says {
+            assert!(output.contains(part), "{part:?} not in:\n{output}");
+        }
+    }
     assert_eq!(out.status, DoneStatus::Completed);
     assert_eq!(
         draft_error(&out),
