@@ -22,6 +22,18 @@ calls: number, };
 
 export type DoneStatus = "completed" | "failed" | "stopped" | "timeout" | "max_steps";
 
+export type RunMode = "chat" | "designer";
+
+export type DraftIssue = { 
+/**
+ * Where, as the validator writes paths (`""` for the task as a whole).
+ */
+path: string, 
+/**
+ * What is suspect and what to check.
+ */
+message: string, };
+
 /** A run's state: running, or how it ended. */
 export type RunStatus = "running" | DoneStatus;
 
@@ -183,6 +195,10 @@ device: string,
  */
 prompt: string, 
 /**
+ * A chat, or designer mode (the chat page shows "designer exploring" while one runs).
+ */
+mode: RunMode, 
+/**
  * Running, or how it ended.
  */
 status: RunStatus, 
@@ -228,6 +244,32 @@ run_id: string,
 conversation: string, 
 /**
  * The device it operates.
+ */
+device: string, };
+
+export type TaskDraft = { 
+/**
+ * The task file (valid when it was drafted).
+ */
+draft: unknown, 
+/**
+ * What is suspect in it, at its paths.
+ */
+warnings: Array<DraftIssue>, 
+/**
+ * What the person asked for.
+ */
+prompt: string, 
+/**
+ * When it was drafted (ISO-8601 UTC).
+ */
+created: string, 
+/**
+ * The designer run that drafted it (its events show the exploration).
+ */
+run_id: string, 
+/**
+ * The device it was explored on.
  */
 device: string, };
 
@@ -490,7 +532,26 @@ usage: Usage,
 /**
  * How it ended.
  */
-status: DoneStatus, };
+status: DoneStatus, 
+/**
+ * `chat` or `designer` (agent runs; task runs leave it out).
+ */
+mode?: RunMode, 
+/**
+ * Designer mode: the validated task file the run drafted (not a task until a person
+ * saves it).
+ */
+draft?: unknown, 
+/**
+ * Designer mode, with `draft`: what is valid but suspect in it (the validator's
+ * warnings, selectors the exploration never saw match), each at its path.
+ */
+warnings?: Array<DraftIssue>, 
+/**
+ * Designer mode, without `draft`: why the run ended with no valid draft (the tool-call
+ * limit, a stop, the model gave up or never submitted).
+ */
+draft_error?: string, };
 
 export type AgentEvent = { 
 /**
@@ -556,7 +617,26 @@ usage: Usage,
 /**
  * How it ended.
  */
-status: DoneStatus, });
+status: DoneStatus, 
+/**
+ * `chat` or `designer` (agent runs; task runs leave it out).
+ */
+mode?: RunMode, 
+/**
+ * Designer mode: the validated task file the run drafted (not a task until a person
+ * saves it).
+ */
+draft?: unknown, 
+/**
+ * Designer mode, with `draft`: what is valid but suspect in it (the validator's
+ * warnings, selectors the exploration never saw match), each at its path.
+ */
+warnings?: Array<DraftIssue>, 
+/**
+ * Designer mode, without `draft`: why the run ended with no valid draft (the tool-call
+ * limit, a stop, the model gave up or never submitted).
+ */
+draft_error?: string, });
 
 /** One problem the validator found, at its path. */
 export type Issue = { path: string, message: string, line?: number, column?: number, };
@@ -565,7 +645,7 @@ export type Issue = { path: string, message: string, line?: number, column?: num
 export type ValidationReport = { valid: boolean, errors: Array<Issue>, warnings: Array<Issue>, };
 
 /** What started a task run. */
-export type TaskTrigger = "manual" | "schedule" | "api";
+export type TaskTrigger = "manual" | "schedule" | "api" | "try";
 
 /** Where a task run is, or how it ended. */
 export type TaskRunStatus = "running" | "ok" | "failed" | "stopped" | "skipped" | "timed_out" | "interrupted";

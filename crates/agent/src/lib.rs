@@ -9,6 +9,9 @@
 //!   images as one user message after them (only the newest two kept as images); host → app
 //!   hand-off after `select_application_window`; approvals for sensitive actions; stop, step limit
 //!   and run timeout.
+//! - [`RunProfile`]: what differs between a chat and designer mode (prompt, output cap, tool-call
+//!   limit, history, extra [`PlatformTool`]s, [`RunHooks`] that watch the steps and shape
+//!   `done`); the loop is the same for every profile.
 //! - Events ([`deft_protocol::AgentEvent`]) go to an [`EventSink`]; image bytes go to an
 //!   [`ImageSink`] and events carry only their ids.
 //!
@@ -33,6 +36,8 @@ mod config;
 mod context;
 mod images;
 pub mod llm;
+pub mod platform;
+pub mod profile;
 mod prompt;
 mod run;
 mod sinks;
@@ -42,5 +47,7 @@ mod toolset;
 pub use config::{AgentConfig, ConfirmPolicy};
 pub use deft_protocol::{EventSink, ImageSink, NullImages};
 pub use images::{ModelImage, decode_data_uri, downscale_for_model, downscale_to_jpeg};
+pub use platform::{PlatformAnswer, PlatformCall, PlatformTool};
+pub use profile::{PromptTemplate, RunHooks, RunProfile};
 pub use run::{Agent, HistoryMessage, RunOutcome, RunRequest, RunTimings};
 pub use sinks::{Approver, ChannelSink, FixedApproval, RunIo};

@@ -1,4 +1,6 @@
-//! `deft run "goal"`: run the agent on a device and stream what it does to the terminal.
+//! `deft run "goal"`: run the agent on a device and stream what it does to the terminal;
+//! `deft run --designer "automation" --out task.json`: designer mode — the model explores the
+//! device and drafts a task, which is written out once the validator accepted it.
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
@@ -9,7 +11,7 @@ use anyhow::Context;
 use deft_agent::llm::{LlmClient, LlmConfig};
 use deft_agent::{Agent, AgentConfig, Approver, ChannelSink, FixedApproval, RunIo, RunRequest};
 use deft_protocol::event::DeltaKind;
-use deft_protocol::{AgentEvent, DoneStatus, EventKind, ResultStatus, ToolStep};
+use deft_protocol::{AgentEvent, DoneStatus, DraftOutcome, EventKind, ResultStatus, ToolStep};
 use deft_tools::devices;
 use futures::future::BoxFuture;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -42,6 +44,14 @@ pub struct Args {
     /// Where run traces go (default: <data dir>/traces).
     #[arg(long, value_name = "DIR")]
     trace_dir: Option<std::path::PathBuf>,
+    /// Designer mode: the model explores the device and drafts a task for the described
+    /// automation (at most 40 tool calls; --max-steps does not apply).
+    #[arg(long)]
+    designer: bool,
+    /// With --designer: where the validated draft goes (default: standard output, the model's
+    /// text then going to standard error).
+    #[arg(long, value_name = "FILE", requires = "designer")]
+    out: Option<std::path::PathBuf>,
 }
 
 /// Runs the agent.
@@ -104,7 +114,12 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
         images: trace.clone(),
         approver,
     };
-    let printer = tokio::spawn(print_events(rx, std::io::stderr().is_terminal()));
+    let answer_to_stderr = args.designer && args.out.is_none();
+    let printer = tokio::spawn(print_events_with(
+        rx,
+        std::io::stderr().is_terminal(),
+        answer_to_stderr,
+    ));
 
     let cancel = tokio_util::sync::CancellationToken::new();
     let stopper = cancel.clone();
@@ -114,16 +129,50 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
             stopper.cancel();
         }
     });
-    let outcome = agent
-        .run(&device, RunRequest::new(&args.goal), io, cancel)
-        .await;
+    let mut request = RunRequest::new(&args.goal);
+    if args.designer {
+        request = request.with_profile(deft_designer::profile(&device));
+    }
+    let outcome = agent.run(&device, request, io, cancel).await;
     let _ = printer.await;
     let report = trace.finish();
     eprintln!("trace: {}", report.display());
-    Ok(match outcome.status {
-        DoneStatus::Completed => ExitCode::SUCCESS,
-        _ => ExitCode::from(1),
-    })
+    match &outcome.draft {
+        Some(draft) => write_draft(draft, args.out.as_deref()),
+        None => Ok(match outcome.status {
+            DoneStatus::Completed => ExitCode::SUCCESS,
+            _ => ExitCode::from(1),
+        }),
+    }
+}
+
+/// Designer mode's result: the draft to `out` (or standard output) with its warnings on
+/// standard error, exit 0; or why there is none, exit 1.
+fn write_draft(draft: &DraftOutcome, out: Option<&std::path::Path>) -> anyhow::Result<ExitCode> {
+    let (task, warnings) = match draft {
+        DraftOutcome::Draft { task, warnings } => (task, warnings),
+        DraftOutcome::Failed(why) => {
+            eprintln!("no task draft: {why}");
+            return Ok(ExitCode::from(1));
+        }
+    };
+    let mut text = serde_json::to_string_pretty(task)?;
+    text.push('\n');
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
+    match out {
+        Some(path) => {
+            std::fs::write(path, text)
+                .with_context(|| format!("cannot write the draft to {}", path.display()))?;
+            eprintln!(
+                "task draft written to {}; check it with `deft task validate`, play it with `deft task run`",
+                path.display()
+            );
+        }
+        None => print!("{text}"),
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Asks on the terminal; no answer within the policy's timeout denies (the agent enforces it).
@@ -163,14 +212,25 @@ pub(crate) fn run_id() -> String {
 
 /// Renders the event stream: reasoning dimmed, the answer as it arrives, a spinner per tool step.
 pub(crate) async fn print_events(
+    rx: tokio::sync::mpsc::UnboundedReceiver<AgentEvent>,
+    color: bool,
+) {
+    print_events_with(rx, color, false).await;
+}
+
+/// [`print_events`], the answer on standard error when `answer_to_stderr` (standard output
+/// is for a designer run's draft).
+async fn print_events_with(
     mut rx: tokio::sync::mpsc::UnboundedReceiver<AgentEvent>,
     color: bool,
+    answer_to_stderr: bool,
 ) {
     let mut printer = Printer {
         color,
         spinner: None,
         answer_streamed: false,
         in_reasoning: false,
+        answer_to_stderr,
     };
     while let Some(ev) = rx.recv().await {
         printer.print(ev.kind);
@@ -184,6 +244,7 @@ struct Printer {
     spinner: Option<ProgressBar>,
     answer_streamed: bool,
     in_reasoning: bool,
+    answer_to_stderr: bool,
 }
 
 impl Printer {
@@ -220,8 +281,7 @@ impl Printer {
                     self.in_reasoning = false;
                 }
                 self.answer_streamed = true;
-                print!("{text}");
-                let _ = std::io::stdout().flush();
+                self.answer(&text);
             }
             EventKind::StepStart { tool, args, .. } => self.step_start(&tool, &args),
             EventKind::Step(step) => self.step(&step),
@@ -236,14 +296,26 @@ impl Printer {
                 answer,
                 usage,
                 status,
+                ..
             } => self.done(&answer, &usage, status),
+        }
+    }
+
+    /// Answer text, where answers go.
+    fn answer(&self, text: &str) {
+        if self.answer_to_stderr {
+            eprint!("{text}");
+            let _ = std::io::stderr().flush();
+        } else {
+            print!("{text}");
+            let _ = std::io::stdout().flush();
         }
     }
 
     /// Ends a line of streamed text before something else is printed.
     fn end_text(&mut self) {
         if self.answer_streamed {
-            println!();
+            self.answer("\n");
         } else {
             eprintln!();
         }
@@ -317,9 +389,9 @@ impl Printer {
             eprintln!();
         }
         if self.answer_streamed {
-            println!();
+            self.answer("\n");
         } else if !answer.is_empty() {
-            println!("{answer}");
+            self.answer(&format!("{answer}\n"));
         }
         eprintln!(
             "{}",

@@ -5,8 +5,10 @@ use std::path::Path;
 use std::process::Stdio;
 
 use deft_test_support::desktop::require_program;
-use deft_test_support::model::{Recorded, Reply, ScriptedModel, Turn, find_control};
-use serde_json::{Value, json};
+use deft_test_support::model::{
+    Recorded, Reply, ScriptedModel, Turn, click_buttons, select_launched_window,
+};
+use serde_json::json;
 
 fn turn(f: impl Fn(&Recorded) -> Reply + Send + Sync + 'static) -> Turn {
     Box::new(f)
@@ -55,28 +57,9 @@ async fn the_agent_computes_12_times_7_in_the_calculator() {
 
     let model = ScriptedModel::start(vec![
         Reply::tool_call("launch_app", json!({"app": "gnome-calculator"})).into(),
-        turn(|req| {
-            let out: Value =
-                serde_json::from_str(req.last_tool_output().unwrap_or("")).unwrap_or_default();
-            let w = &out["window"];
-            Reply::tool_call(
-                "select_application_window",
-                json!({"id": w["id"], "name": w["name"]}),
-            )
-        }),
+        turn(select_launched_window),
         Reply::tool_call("get_app_window_controls_info", json!({})).into(),
-        turn(|req| {
-            let listing = req.last_tool_output().unwrap_or_default();
-            let calls = ["1", "2", "×", "7", "="]
-                .iter()
-                .map(|label| {
-                    let id = find_control(listing, "button", label)
-                        .unwrap_or_else(|| panic!("no button {label:?} in:\n{listing}"));
-                    ("click_input", json!({"id": id, "name": label}))
-                })
-                .collect();
-            Reply::tool_calls(calls)
-        }),
+        turn(|req| click_buttons(req, &["1", "2", "×", "7", "="])),
         Reply::tool_call("get_app_window_controls_info", json!({})).into(),
         turn(|req| {
             let listing = req.last_tool_output().unwrap_or_default();

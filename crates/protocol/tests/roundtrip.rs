@@ -190,11 +190,7 @@ fn every_event_round_trips_with_its_type_tag() {
         EventKind::Error {
             message: "m".into(),
         },
-        EventKind::Done {
-            answer: "a".into(),
-            usage: Usage::default(),
-            status: DoneStatus::MaxSteps,
-        },
+        EventKind::done("a", Usage::default(), DoneStatus::MaxSteps),
     ];
     let tags = [
         "delta",
@@ -225,13 +221,17 @@ fn every_event_round_trips_with_its_type_tag() {
         assert_eq!(v["seq"], i as u64 + 1);
         assert_eq!(serde_json::from_value::<AgentEvent>(v).unwrap(), ev);
     }
-    let done = serde_json::to_value(EventKind::Done {
-        answer: String::new(),
-        usage: Usage::default(),
-        status: DoneStatus::MaxSteps,
-    })
+    let done = serde_json::to_value(EventKind::done(
+        String::new(),
+        Usage::default(),
+        DoneStatus::MaxSteps,
+    ))
     .unwrap();
     assert_eq!(done["status"], "max_steps");
+    assert!(
+        done.get("mode").is_none() && done.get("draft").is_none(),
+        "a task run's done names no mode or draft: {done}"
+    );
 }
 
 #[test]

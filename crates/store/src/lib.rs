@@ -42,10 +42,11 @@ use sqlx::AnyPool;
 
 pub use deft_protocol::Usage;
 pub use error::{Result, StoreError};
+pub use task_runs::DRAFT_TASK_ID;
 pub use types::{
     BusyPolicy, Conversation, ConversationSummary, FireClaim, MatchedControl, Message,
-    MisfirePolicy, NewSchedule, NewTask, NewTaskRun, Page, Paged, RunRecord, RunStart, Schedule,
-    ScheduleKind, SessionRow, StepCounts, StepStatus, Task, TaskFilter, TaskListing, TaskRun,
+    MisfirePolicy, NewDraftRun, NewSchedule, NewTask, NewTaskRun, Page, Paged, RunRecord, RunStart,
+    Schedule, ScheduleKind, SessionRow, StepCounts, StepStatus, Task, TaskFilter, TaskListing, TaskRun,
     TaskRunFilter, TaskRunStatus, TaskRunStep, TaskTrigger, User,
 };
 

@@ -6,13 +6,13 @@ use sqlx::any::AnyRow;
 use crate::convert::{column, from_db, to_db, usage_from_row, usage_to_db};
 use crate::error::{Result, StoreError, db, is_foreign_key_violation, is_unique_violation};
 use crate::{RunRecord, Store, Usage};
-use deft_protocol::{DoneStatus, RunStatus};
+use deft_protocol::{DoneStatus, RunMode, RunStatus};
 
 /// Events per INSERT statement (3 bind values each, well under every backend's limit).
 const EVENTS_PER_STATEMENT: usize = 300;
 
-const RUN_COLUMNS: &str = "id, conversation_id, device, prompt, status, answer, prompt_tokens, \
-     completion_tokens, total_tokens, calls, started_at_ms, finished_at_ms";
+const RUN_COLUMNS: &str = "id, conversation_id, device, prompt, mode, status, answer, \
+     prompt_tokens, completion_tokens, total_tokens, calls, started_at_ms, finished_at_ms";
 
 impl Store {
     /// Records a new run as given (normally with status [`RunStatus::Running`]).
@@ -20,14 +20,15 @@ impl Store {
     pub async fn create_run(&self, r: &RunRecord) -> Result<()> {
         let usage = usage_to_db(&r.usage)?;
         sqlx::query(
-            "INSERT INTO runs (id, conversation_id, device, prompt, status, answer, \
+            "INSERT INTO runs (id, conversation_id, device, prompt, mode, status, answer, \
              prompt_tokens, completion_tokens, total_tokens, calls, started_at_ms, finished_at_ms) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
         )
         .bind(&r.id)
         .bind(&r.conversation_id)
         .bind(&r.device)
         .bind(&r.prompt)
+        .bind(r.mode.as_str())
         .bind(r.status.as_str())
         .bind(&r.answer)
         .bind(usage[0])
@@ -190,12 +191,21 @@ fn run_from_row(row: &AnyRow) -> Result<RunRecord> {
         conversation_id: column(row, "conversation_id", READ)?,
         device: column(row, "device", READ)?,
         prompt: column(row, "prompt", READ)?,
+        mode: run_mode(&column::<String>(row, "mode", READ)?, &id)?,
         status: run_status(&column::<String>(row, "status", READ)?, &id)?,
         answer: column(row, "answer", READ)?,
         usage: usage_from_row(row, &format!("run {id}"))?,
         started_at_ms: column(row, "started_at_ms", READ)?,
         finished_at_ms: column(row, "finished_at_ms", READ)?,
         id,
+    })
+}
+
+/// A stored run mode, read back.
+fn run_mode(name: &str, run_id: &str) -> Result<RunMode> {
+    RunMode::from_name(name).ok_or_else(|| StoreError::Corrupt {
+        what: format!("run {run_id}, column mode"),
+        cause: format!("unknown run mode {name:?}"),
     })
 }
 

@@ -1,6 +1,7 @@
 //! Task runs and their step results: starting a run (at most one running per task, across
-//! servers), recording a run that never started, finishing, the paged history (newest first),
-//! the running instance of a task, and each run's executed steps.
+//! servers), starting a run of a draft that is no stored task (one at a time), recording a run
+//! that never started, finishing, the paged history (newest first), the running instance of a
+//! task, and each run's executed steps.
 
 use serde_json::{Map, Value};
 use sqlx::AssertSqlSafe;
@@ -10,8 +11,8 @@ use crate::convert::{column, from_db, from_json, page_bounds, to_db, to_json};
 use crate::error::{Result, StoreError, db, is_unique_violation};
 use crate::tasks::{no_task, prefixed};
 use crate::{
-    MatchedControl, NewTaskRun, Page, Paged, RunStart, StepCounts, StepStatus, Store, TaskRun,
-    TaskRunFilter, TaskRunStatus, TaskRunStep, TaskTrigger,
+    MatchedControl, NewDraftRun, NewTaskRun, Page, Paged, RunStart, StepCounts, StepStatus, Store,
+    TaskRun, TaskRunFilter, TaskRunStatus, TaskRunStep, TaskTrigger,
 };
 
 const RUN_COLUMNS: &str = "id, task_id, task_name, triggered_by, schedule_id, fire_at_ms, device, \
@@ -32,11 +33,33 @@ impl Store {
     /// never both start the task. The task's name (and device when `new.device` is `None`) are
     /// copied into the run. [`StoreError::NotFound`] for an unknown task.
     pub async fn start_task_run(&self, new: &NewTaskRun) -> Result<RunStart> {
+        self.start_run(&new.task_id, || {
+            self.insert_run(new, TaskRunStatus::Running, None)
+        })
+        .await
+    }
+
+    /// Records a run of a draft that is not a stored task (designer mode's "try it") as
+    /// running, with the task id [`DRAFT_TASK_ID`] and the trigger [`TaskTrigger::Try`]: one
+    /// draft runs at a time (the answer is [`RunStart::Busy`] with the one that does), across
+    /// servers as for a task.
+    pub async fn start_draft_run(&self, new: &NewDraftRun) -> Result<RunStart> {
+        self.start_run(DRAFT_TASK_ID, || self.insert_draft_run(new))
+            .await
+    }
+
+    /// Inserts with `insert` unless a run of `task_id` is running (then that one is the
+    /// answer).
+    async fn start_run<F, Fut>(&self, task_id: &str, insert: F) -> Result<RunStart>
+    where
+        F: Fn() -> Fut,
+        Fut: std::future::Future<Output = Result<TaskRun, InsertError>>,
+    {
         for _ in 0..START_ATTEMPTS {
-            match self.insert_run(new, TaskRunStatus::Running, None).await {
+            match insert().await {
                 Ok(run) => return Ok(RunStart::Started(run)),
                 Err(InsertError::Busy) => {
-                    if let Some(running) = self.running_task_run(&new.task_id).await? {
+                    if let Some(running) = self.running_task_run(task_id).await? {
                         return Ok(RunStart::Busy(running));
                     }
                     // It ended between the insert and the read: try again.
@@ -45,8 +68,7 @@ impl Store {
             }
         }
         Err(StoreError::Conflict(format!(
-            "task {:?} kept starting and ending runs; try again",
-            new.task_id
+            "task {task_id:?} kept starting and ending runs; try again"
         )))
     }
 
@@ -325,17 +347,44 @@ impl Store {
         .bind(to_json(&new.variables))
         .execute(&self.pool)
         .await
-        .map_err(|e| {
-            if is_unique_violation(&e) {
-                InsertError::Busy
-            } else {
-                InsertError::Store(db("recording a task run")(e))
-            }
-        })?;
+        .map_err(insert_error)?;
         if done.rows_affected() == 0 {
             return Err(InsertError::Store(no_task(&new.task_id)));
         }
         self.task_run(&id).await.map_err(InsertError::Store)
+    }
+
+    /// Inserts a running run of a draft.
+    async fn insert_draft_run(&self, new: &NewDraftRun) -> Result<TaskRun, InsertError> {
+        let id = uuid::Uuid::new_v4().to_string();
+        sqlx::query(
+            "INSERT INTO task_runs (id, task_id, task_name, triggered_by, device, status, \
+             started_at_ms, variables) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+        )
+        .bind(&id)
+        .bind(DRAFT_TASK_ID)
+        .bind(&new.name)
+        .bind(TaskTrigger::Try.as_str())
+        .bind(&new.device)
+        .bind(TaskRunStatus::Running.as_str())
+        .bind(new.started_at_ms)
+        .bind(to_json(&new.variables))
+        .execute(&self.pool)
+        .await
+        .map_err(insert_error)?;
+        self.task_run(&id).await.map_err(InsertError::Store)
+    }
+}
+
+/// The task id of every run of a draft (no stored task has it: theirs are UUIDs).
+pub const DRAFT_TASK_ID: &str = "draft";
+
+/// A failed run insert: the one-running index refused it, or the database failed.
+fn insert_error(e: sqlx::Error) -> InsertError {
+    if is_unique_violation(&e) {
+        InsertError::Busy
+    } else {
+        InsertError::Store(db("recording a task run")(e))
     }
 }
 

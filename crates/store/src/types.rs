@@ -1,6 +1,6 @@
 //! The rows the store hands out and takes in. Plain data: the server may return some directly.
 
-use deft_protocol::{DoneStatus, RunStatus, StepSummary, Usage};
+use deft_protocol::{DoneStatus, RunMode, RunStatus, StepSummary, Usage};
 use serde::{Deserialize, Serialize};
 
 /// A console user (the admin).
@@ -90,6 +90,8 @@ pub struct RunRecord {
     pub device: String,
     /// The person's prompt.
     pub prompt: String,
+    /// A chat, or designer mode.
+    pub mode: RunMode,
     /// [`RunStatus::Running`] until [`crate::Store::finish_run`], then how it ended.
     pub status: RunStatus,
     /// The final answer (empty while running).
@@ -308,6 +310,9 @@ named_enum! {
         Schedule = "schedule",
         /// A program, through the API.
         Api = "api",
+        /// A person trying designer mode's draft before saving it (the run's task is
+        /// [`crate::DRAFT_TASK_ID`]).
+        Try = "try",
     }
 }
 
@@ -344,6 +349,19 @@ pub struct NewTaskRun {
     pub fire_at_ms: Option<i64>,
     /// The device; `None`: the task's.
     pub device: Option<String>,
+    /// The run's variables (a JSON object).
+    pub variables: serde_json::Map<String, serde_json::Value>,
+    /// Start, ms since the epoch.
+    pub started_at_ms: i64,
+}
+
+/// A run of a draft that is not a stored task (designer mode's "try it").
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewDraftRun {
+    /// The draft's name (the run's task name).
+    pub name: String,
+    /// The device it runs on.
+    pub device: String,
     /// The run's variables (a JSON object).
     pub variables: serde_json::Map<String, serde_json::Value>,
     /// Start, ms since the epoch.

@@ -68,6 +68,7 @@ on_both_backends!(
     schedule_crud_and_claim,
     concurrent_claims_have_one_winner,
     task_runs_one_running_per_task,
+    draft_runs_one_at_a_time,
     task_run_steps_and_counts,
     task_runs_paged_newest_first;
     with_url: corrupt_json_is_reported, corrupt_task_rows_are_reported,

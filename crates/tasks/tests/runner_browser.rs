@@ -10,12 +10,10 @@ use std::sync::Arc;
 
 use deft_protocol::DoneStatus;
 use deft_protocol::task_run::StepStatus;
-use deft_tasks::runner::{RunRequest, run_task};
 use deft_tools::builtin::{Builtin, BuiltinRegistry};
 use deft_tools::table::RoutingTable;
 use deft_tools::{Device, LocalDispatcher};
 use serde_json::json;
-use tokio_util::sync::CancellationToken;
 
 fn browser_device() -> Device {
     let mut r = BuiltinRegistry::new();
@@ -50,20 +48,8 @@ async fn a_late_button_is_waited_for_and_a_renamed_one_heals() {
          "then": [{"type": "mark_done", "message": "saved"}],
          "else": [{"type": "stop_self", "message": "the draft was not saved"}]},
     ]}));
-    let (_rec, sinks, _rx) = fixture_device::recorder();
-    let report = run_task(
-        &t,
-        &browser_device(),
-        &RunRequest::default(),
-        sinks,
-        CancellationToken::new(),
-    )
-    .await;
-    let lines: Vec<String> = report
-        .steps
-        .iter()
-        .map(|s| format!("{} {:?} {:?}", s.path, s.status, s.error))
-        .collect();
+    let report = fixture_device::run_on(&t, &browser_device()).await;
+    let lines = fixture_device::step_lines(&report);
     assert_eq!(
         report.status,
         DoneStatus::Completed,
@@ -114,20 +100,8 @@ async fn stop_app_closes_the_tabs_of_a_site_and_then_finds_none() {
             {"type": "stop_app", "app": "127.0.0.1"},
         ]}),
     );
-    let (_rec, sinks, _rx) = fixture_device::recorder();
-    let report = run_task(
-        &t,
-        &browser_device(),
-        &RunRequest::default(),
-        sinks,
-        CancellationToken::new(),
-    )
-    .await;
-    let lines: Vec<String> = report
-        .steps
-        .iter()
-        .map(|s| format!("{} {:?} {:?} {:?}", s.path, s.status, s.message, s.error))
-        .collect();
+    let report = fixture_device::run_on(&t, &browser_device()).await;
+    let lines = fixture_device::step_lines(&report);
     let closed = &report.steps[2];
     assert_eq!(closed.status, StepStatus::Ok, "{lines:#?}");
     assert_eq!(
@@ -164,20 +138,8 @@ async fn a_long_click_holds_the_button_for_its_duration() {
          "then": [{"type": "mark_done", "message": "held long enough"}],
          "else": [{"type": "stop_self", "message": "released too early"}]},
     ]}));
-    let (_rec, sinks, _rx) = fixture_device::recorder();
-    let report = run_task(
-        &t,
-        &browser_device(),
-        &RunRequest::default(),
-        sinks,
-        CancellationToken::new(),
-    )
-    .await;
-    let lines: Vec<String> = report
-        .steps
-        .iter()
-        .map(|s| format!("{} {:?} {:?} {:?}", s.path, s.status, s.matched, s.error))
-        .collect();
+    let report = fixture_device::run_on(&t, &browser_device()).await;
+    let lines = fixture_device::step_lines(&report);
     assert_eq!(
         report.status,
         DoneStatus::Completed,

@@ -8,35 +8,17 @@ mod desktop_device;
 mod fixture_device;
 
 use deft_protocol::task_run::{StepStatus, TaskStepResult};
-use deft_protocol::{Command, DoneStatus, ResultStatus, ToolType};
-use deft_tasks::runner::{RunReport, RunRequest, run_task};
-use deft_tools::{AppSelection, Device, ExecContext};
+use deft_protocol::{DoneStatus, ResultStatus, ToolType};
+use deft_tasks::runner::RunReport;
+use deft_tools::{AppSelection, Device};
 use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
 
 async fn run(task: &deft_tasks::Task, device: &Device) -> RunReport {
-    let (_rec, sinks, _rx) = fixture_device::recorder();
-    run_task(
-        task,
-        device,
-        &RunRequest::default(),
-        sinks,
-        CancellationToken::new(),
-    )
-    .await
+    fixture_device::run_on(task, device).await
 }
 
 fn lines(report: &RunReport) -> Vec<String> {
-    report
-        .steps
-        .iter()
-        .map(|s| {
-            format!(
-                "{} {} {:?} {:?} {:?} {:?}",
-                s.path, s.step_type, s.status, s.matched, s.message, s.error
-            )
-        })
-        .collect()
+    fixture_device::step_lines(report)
 }
 
 fn step<'a>(report: &'a RunReport, path: &str) -> &'a TaskStepResult {
@@ -47,7 +29,8 @@ fn step<'a>(report: &'a RunReport, path: &str) -> &'a TaskStepResult {
         .unwrap_or_else(|| panic!("no {path} in {:#?}", lines(report)))
 }
 
-/// One tool call on the device: the HostAgent's, or the AppAgent's of `app` when given.
+/// One tool call on the device (the HostAgent's, or the AppAgent's of `app` when given), which
+/// must succeed: its result.
 async fn call(
     device: &Device,
     kind: ToolType,
@@ -55,12 +38,7 @@ async fn call(
     args: Value,
     app: Option<&AppSelection>,
 ) -> Value {
-    let mut ctx = ExecContext::new(&device.id, &device.profile);
-    if let Some(app) = app {
-        app.apply(&mut ctx);
-    }
-    let cmd = Command::new(tool, Some(kind), args).with_call_id("t");
-    let r = device.dispatcher.execute(&ctx, vec![cmd]).await.remove(0);
+    let r = desktop_device::call(device, kind, tool, args, app).await;
     assert_eq!(r.status, ResultStatus::Success, "{tool}: {r:?}");
     r.result
 }

@@ -133,7 +133,14 @@ impl<'a> Page<'a> {
                 answer,
                 usage,
                 status,
-            } => self.done(answer, usage, *status),
+                draft,
+                warnings,
+                draft_error,
+                ..
+            } => {
+                self.done(answer, usage, *status);
+                self.draft(draft.as_ref(), warnings.as_deref(), draft_error.as_deref());
+            }
         }
     }
 
@@ -276,6 +283,41 @@ impl<'a> Page<'a> {
             esc(self.status),
             esc(answer)
         );
+    }
+}
+
+impl Page<'_> {
+    /// Designer mode: the drafted task with its warnings, or why there is none.
+    fn draft(
+        &mut self,
+        draft: Option<&serde_json::Value>,
+        warnings: Option<&[deft_protocol::DraftIssue]>,
+        error: Option<&str>,
+    ) {
+        if let Some(task) = draft {
+            let listed: String = warnings
+                .unwrap_or_default()
+                .iter()
+                .map(|w| format!("<li>{}</li>", esc(&w.to_string())))
+                .collect();
+            let _ = write!(
+                self.body,
+                "<div class=\"card answer\"><h2>Task draft</h2><pre>{}</pre>{}</div>",
+                esc(&pretty(task)),
+                if listed.is_empty() {
+                    String::new()
+                } else {
+                    format!("<b>Warnings</b><ul>{listed}</ul>")
+                }
+            );
+        }
+        if let Some(why) = error {
+            let _ = write!(
+                self.body,
+                "<div class=\"card error\"><b>No task draft:</b> {}</div>",
+                esc(why)
+            );
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 //! The HTTP side: request, retries with backoff, error texts people can act on, and the
-//! `stream_options` fallback for gateways that reject it.
+//! fallbacks for gateways that reject a parameter: `stream_options` (dropped), and the output
+//! cap's name (`max_tokens` or `max_completion_tokens`, whichever the endpoint takes).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -113,12 +114,50 @@ pub enum LlmError {
     Cancelled,
 }
 
+/// Per-call settings beside the messages and tools.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CallOptions {
+    /// The most tokens the model may write in this call (`max_tokens` or
+    /// `max_completion_tokens`, as the endpoint takes it); `None` sends no cap.
+    pub max_output_tokens: Option<u32>,
+}
+
+/// How an endpoint names the output cap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CapParam {
+    /// `max_tokens`: what most OpenAI-compatible servers take (DeepSeek, vLLM, llama.cpp,
+    /// Ollama). Tried first.
+    MaxTokens,
+    /// `max_completion_tokens`: what OpenAI's newer models take instead.
+    MaxCompletionTokens,
+}
+
+impl CapParam {
+    /// The request field.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            CapParam::MaxTokens => "max_tokens",
+            CapParam::MaxCompletionTokens => "max_completion_tokens",
+        }
+    }
+
+    fn other(self) -> Self {
+        match self {
+            CapParam::MaxTokens => CapParam::MaxCompletionTokens,
+            CapParam::MaxCompletionTokens => CapParam::MaxTokens,
+        }
+    }
+}
+
 /// An OpenAI-compatible streaming chat client.
 pub struct LlmClient {
     http: reqwest::Client,
     config: LlmConfig,
     /// Whether the endpoint accepts `stream_options` (remembered after a rejection).
     include_usage: AtomicBool,
+    /// Whether the endpoint takes `max_completion_tokens` rather than `max_tokens`
+    /// (remembered once a call with the other name succeeded after a rejection).
+    completion_cap: AtomicBool,
 }
 
 impl LlmClient {
@@ -136,6 +175,7 @@ impl LlmClient {
             http,
             config,
             include_usage: AtomicBool::new(true),
+            completion_cap: AtomicBool::new(false),
         })
     }
 
@@ -149,18 +189,37 @@ impl LlmClient {
         self.include_usage.load(Ordering::Relaxed)
     }
 
+    /// The name the output cap is sent under now.
+    pub fn cap_param(&self) -> CapParam {
+        if self.completion_cap.load(Ordering::Relaxed) {
+            CapParam::MaxCompletionTokens
+        } else {
+            CapParam::MaxTokens
+        }
+    }
+
     fn url(&self) -> String {
         format!("{}/chat/completions", self.config.base_url)
     }
 
-    /// The streamed chat request: model, messages, tools (when any), usage (when asked for).
-    fn request_body(&self, messages: &[Value], tools: &[Value], with_usage: bool) -> Value {
+    /// The streamed chat request: model, messages, tools (when any), usage (when asked for),
+    /// the output cap (when given, under `cap`'s name).
+    fn request_body(
+        &self,
+        messages: &[Value],
+        tools: &[Value],
+        with_usage: bool,
+        cap: Option<(CapParam, u32)>,
+    ) -> Value {
         let mut body = json!({"model": self.config.model, "messages": messages, "stream": true});
         if !tools.is_empty() {
             body["tools"] = Value::Array(tools.to_vec());
         }
         if with_usage {
             body["stream_options"] = json!({"include_usage": true});
+        }
+        if let Some((param, n)) = cap {
+            body[param.as_str()] = json!(n);
         }
         body
     }
@@ -206,13 +265,26 @@ impl LlmClient {
         cancel: &CancellationToken,
         on_delta: &mut (dyn FnMut(Delta) + Send),
     ) -> Result<Completion, LlmError> {
+        self.complete_with(messages, tools, &CallOptions::default(), cancel, on_delta)
+            .await
+    }
+
+    /// [`LlmClient::complete`] with per-call settings (the output cap).
+    pub async fn complete_with(
+        &self,
+        messages: &[Value],
+        tools: &[Value],
+        options: &CallOptions,
+        cancel: &CancellationToken,
+        on_delta: &mut (dyn FnMut(Delta) + Send),
+    ) -> Result<Completion, LlmError> {
         let url = self.url();
         let mut attempt = 0u32;
-        let mut stream_options_retry = false;
+        let mut fallback = Fallback::new(self.cap_param(), options.max_output_tokens);
         loop {
             attempt += 1;
             let with_usage = self.asks_for_usage();
-            let body = self.request_body(messages, tools, with_usage);
+            let body = self.request_body(messages, tools, with_usage, fallback.cap());
             let mut req = self.http.post(&url).json(&body);
             if let Some(key) = &self.config.api_key {
                 req = req.bearer_auth(key);
@@ -235,6 +307,12 @@ impl LlmClient {
             };
             let status = response.status().as_u16();
             if (200..300).contains(&status) {
+                if fallback.swapped {
+                    self.completion_cap.store(
+                        fallback.param == CapParam::MaxCompletionTokens,
+                        Ordering::Relaxed,
+                    );
+                }
                 return self.read_stream(response, cancel, on_delta).await;
             }
             let retry_after = response
@@ -245,15 +323,29 @@ impl LlmClient {
                 .map(Duration::from_secs);
             let text = response.text().await.unwrap_or_default();
             let message = error_message(&text);
-            if with_usage && !stream_options_retry && matches!(status, 400 | 422) {
-                // Some gateways reject stream_options: ask once more without it, and remember.
-                tracing::warn!(
-                    "the model server rejected stream_options (HTTP {status}); retrying without it, token figures will be missing"
-                );
-                self.include_usage.store(false, Ordering::Relaxed);
-                stream_options_retry = true;
-                attempt -= 1;
-                continue;
+            if matches!(status, 400 | 422) {
+                match fallback.after_rejection(&message, with_usage) {
+                    Retry::OtherCap => {
+                        tracing::warn!(
+                            "the model server rejected the output cap as {} (HTTP {status}): {message}; retrying with {}",
+                            fallback.param.other().as_str(),
+                            fallback.param.as_str()
+                        );
+                        attempt -= 1;
+                        continue;
+                    }
+                    Retry::WithoutUsage => {
+                        // Some gateways reject stream_options: ask once more without it, and
+                        // remember.
+                        tracing::warn!(
+                            "the model server rejected stream_options (HTTP {status}); retrying without it, token figures will be missing"
+                        );
+                        self.include_usage.store(false, Ordering::Relaxed);
+                        attempt -= 1;
+                        continue;
+                    }
+                    Retry::No => {}
+                }
             }
             if matches!(status, 429 | 500..=599) && attempt <= self.config.max_retries {
                 tracing::warn!("model server answered HTTP {status}; retrying");
@@ -315,6 +407,54 @@ impl LlmClient {
             _ = tokio::time::sleep(d) => Ok(()),
             _ = cancel.cancelled() => Err(LlmError::Cancelled),
         }
+    }
+}
+
+/// What to change after a 400/422, each at most once per call: the output cap's name when the
+/// message names the one sent (or, once `stream_options` is out of the way, when it names
+/// nothing), else `stream_options`.
+struct Fallback {
+    param: CapParam,
+    max: Option<u32>,
+    swapped: bool,
+    usage_dropped: bool,
+}
+
+/// The retry [`Fallback::after_rejection`] chose.
+enum Retry {
+    OtherCap,
+    WithoutUsage,
+    No,
+}
+
+impl Fallback {
+    fn new(param: CapParam, max: Option<u32>) -> Self {
+        Fallback {
+            param,
+            max,
+            swapped: false,
+            usage_dropped: false,
+        }
+    }
+
+    /// The cap to send now.
+    fn cap(&self) -> Option<(CapParam, u32)> {
+        self.max.map(|n| (self.param, n))
+    }
+
+    fn after_rejection(&mut self, message: &str, with_usage: bool) -> Retry {
+        let can_swap = self.max.is_some() && !self.swapped;
+        let names_cap = message.contains(self.param.as_str());
+        if can_swap && (names_cap || !with_usage || self.usage_dropped) {
+            self.param = self.param.other();
+            self.swapped = true;
+            return Retry::OtherCap;
+        }
+        if with_usage && !self.usage_dropped {
+            self.usage_dropped = true;
+            return Retry::WithoutUsage;
+        }
+        Retry::No
     }
 }
 

@@ -4,7 +4,8 @@
 //!   setup — and [`sessions::authorize`], the one place an API request is let in.
 //! - [`settings`]: the model settings in `app_meta`, the API key sealed by [`secrets`].
 //! - [`conversations`]: conversations and their messages.
-//! - [`runs`]: the one run slot, starting and stopping runs, approvals ([`approvals`]); every
+//! - [`runs`]: the one run slot (chats and designer mode), starting and stopping runs,
+//!   approvals ([`approvals`]); [`drafts`]: designer mode's kept draft and "try it"; every
 //!   event goes to a [`run_log::RunLog`] (fan-out to any number of SSE watchers) and to the store
 //!   (replay after a restart); [`stream`] serves them as SSE, [`images`] the step images.
 //! - [`tasks`]: tasks, their schedules and runs (each run holds its device), the scheduler's
@@ -15,6 +16,7 @@
 pub mod approvals;
 pub mod assets;
 pub mod conversations;
+pub mod drafts;
 pub mod images;
 pub mod live;
 pub mod passwords;
@@ -264,6 +266,11 @@ pub fn api_routes() -> Router<AppState> {
         .route("/agent/stop", post(runs::stop))
         .route("/agent/confirm", post(runs::confirm))
         .route("/agent/stream", get(stream::events))
+        .route(
+            "/agent/draft",
+            get(drafts::get_draft).delete(drafts::discard),
+        )
+        .route("/agent/draft/try", post(drafts::try_draft))
         .route("/runs/{run_id}/images/{image_id}", get(images::serve))
         .route("/devices/{id}/live", get(live::serve))
         .merge(tasks::routes())

@@ -322,11 +322,7 @@ mod tests {
     fn done(seq: u64) -> LoggedEvent {
         LoggedEvent::new(&AgentEvent {
             seq,
-            kind: EventKind::Done {
-                answer: "ok".into(),
-                usage: Usage::default(),
-                status: DoneStatus::Completed,
-            },
+            kind: EventKind::done("ok", Usage::default(), DoneStatus::Completed),
         })
     }
 

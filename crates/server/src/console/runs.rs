@@ -1,4 +1,6 @@
-//! The run slot (one run at a time, platform-wide) and the life of a run.
+//! The run slot (one run at a time, platform-wide) and the life of a run. A run is a chat or
+//! designer mode (`mode`); both take the same slot, and a designer run's valid draft is kept
+//! ([`drafts`](super::drafts)) before its `done` is shown.
 //!
 //! A run's events go to three places through one [`EventSink`]: its [`RunLog`] (what SSE watchers
 //! read), the store (batched by a writer task, so a restart can replay it), and a summary (the
@@ -16,8 +18,13 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use deft_agent::llm::{LlmClient, LlmConfig};
-use deft_agent::{Agent, EventSink, HistoryMessage, RunIo, RunOutcome, RunRequest, RunTimings};
-use deft_protocol::{AgentEvent, DeltaKind, DoneStatus, EventKind, RunStatus, StepSummary, Usage};
+use deft_agent::{
+    Agent, EventSink, HistoryMessage, RunIo, RunOutcome, RunProfile, RunRequest, RunTimings,
+};
+use deft_protocol::{
+    AgentEvent, DeltaKind, DoneStatus, DraftOutcome, EventKind, RunMode, RunStatus, StepSummary,
+    Usage,
+};
 use deft_store::MAX_REASONING_CHARS;
 use deft_store::{Message, RunRecord};
 use deft_tools::{Devices, devices::BusyGuard};
@@ -28,6 +35,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::approvals::Approvals;
 use super::conversations::clean_title;
+use super::drafts;
 use super::images::FileImages;
 use super::run_log::{LoggedEvent, RunLog};
 use super::views::{CurrentRun, RunStarted, RunView};
@@ -48,6 +56,8 @@ pub struct ActiveRun {
     pub device: String,
     /// What was asked.
     pub prompt: String,
+    /// A chat, or designer mode.
+    pub mode: RunMode,
     /// When it started.
     pub started_at_ms: i64,
     /// Its events.
@@ -266,6 +276,9 @@ pub struct StartBody {
     prompt: String,
     #[serde(default)]
     device: Option<String>,
+    /// `chat` (the default) or `designer`.
+    #[serde(default)]
+    mode: RunMode,
 }
 
 fn bad(text: impl Into<String>) -> ApiError {
@@ -294,6 +307,7 @@ pub async fn start(
 /// A checked run request: everything a run needs before anything is created.
 struct RunPlan {
     prompt: String,
+    mode: RunMode,
     device_id: String,
     device: deft_tools::Device,
     llm: LlmClient,
@@ -309,6 +323,10 @@ impl RunPlan {
         let prompt = body.prompt.trim().to_owned();
         if prompt.is_empty() {
             return Err(bad(texts::EMPTY_PROMPT));
+        }
+        let given = body.conversation.filter(|c| !c.trim().is_empty());
+        if body.mode == RunMode::Designer && given.is_some() {
+            return Err(bad(texts::DESIGNER_NO_CONVERSATION));
         }
         let settings = console.settings().await?;
         if settings.model.trim().is_empty() {
@@ -335,13 +353,13 @@ impl RunPlan {
         if console.runs().active().is_some() {
             return Err(ApiError(StatusCode::CONFLICT, texts::RUN_ACTIVE.to_owned()));
         }
-        let given = body.conversation.filter(|c| !c.trim().is_empty());
         let history = match &given {
             Some(id) => history_of(console.store(), id).await?,
             None => Vec::new(),
         };
         Ok(RunPlan {
             prompt,
+            mode: body.mode,
             device_id,
             device,
             llm,
@@ -360,10 +378,13 @@ impl RunPlan {
         let conversation = match self.given {
             Some(id) => id,
             None => {
-                store
-                    .create_conversation(&clean_title(&self.prompt))
-                    .await?
-                    .id
+                let title = match self.mode {
+                    RunMode::Chat => clean_title(&self.prompt),
+                    RunMode::Designer => {
+                        clean_title(&format!("{}{}", texts::DESIGNER_TITLE, self.prompt))
+                    }
+                };
+                store.create_conversation(&title).await?.id
             }
         };
         let run = Arc::new(ActiveRun {
@@ -371,6 +392,7 @@ impl RunPlan {
             conversation: conversation.clone(),
             device: self.device_id,
             prompt: self.prompt.clone(),
+            mode: self.mode,
             started_at_ms: now_ms(),
             log: RunLog::new(),
             approvals: Approvals::default(),
@@ -395,6 +417,10 @@ impl RunPlan {
             console: console.clone(),
             run: run.clone(),
         };
+        let profile = match self.mode {
+            RunMode::Chat => RunProfile::chat(),
+            RunMode::Designer => deft_designer::profile(&self.device),
+        };
         Ok(ClaimedRun {
             guard,
             run,
@@ -406,6 +432,7 @@ impl RunPlan {
                 goal: self.prompt,
                 history: self.history,
                 extra_context: Vec::new(),
+                profile,
             },
         })
     }
@@ -451,6 +478,7 @@ impl ClaimedRun {
                 conversation_id: run.conversation.clone(),
                 device: run.device.clone(),
                 prompt: run.prompt.clone(),
+                mode: run.mode,
                 status: RunStatus::Running,
                 answer: String::new(),
                 usage: Usage::default(),
@@ -512,12 +540,17 @@ impl ClaimedRun {
         tokio::spawn(async move {
             let outcome = running.await.unwrap_or_else(|e| {
                 tracing::error!(run = %run.run_id, error = %e, "the agent task failed");
+                let crashed = texts::RUN_CRASHED.to_owned();
                 RunOutcome {
-                    answer: texts::RUN_CRASHED.to_owned(),
                     status: DoneStatus::Failed,
                     usage: Usage::default(),
                     steps: 0,
+                    tool_calls: 0,
                     timings: RunTimings::default(),
+                    mode: run.mode,
+                    draft: (run.mode == RunMode::Designer)
+                        .then(|| DraftOutcome::Failed(crashed.clone())),
+                    answer: crashed,
                 }
             });
             let summary = match Arc::try_unwrap(sink) {
@@ -526,15 +559,7 @@ impl ClaimedRun {
             };
             // Every sender is gone now: the writer drains what is left and ends.
             let _ = writer.await;
-            finish(
-                &console,
-                &run,
-                summary,
-                &outcome.answer,
-                outcome.status,
-                outcome.usage,
-            )
-            .await;
+            finish(&console, &run, summary, &outcome).await;
             drop(guard);
         });
     }
@@ -561,35 +586,45 @@ pub(crate) fn agent_runtime() -> tokio::runtime::Handle {
     }
 }
 
-/// Stores the end of a run, frees the slot, then lets watchers see `done`.
-async fn finish(
-    console: &Console,
-    run: &Arc<ActiveRun>,
-    summary: Summary,
-    answer: &str,
-    status: DoneStatus,
-    usage: Usage,
-) {
+/// Stores the end of a run (and a designer run's draft), frees the slot, then lets watchers
+/// see `done`.
+async fn finish(console: &Console, run: &Arc<ActiveRun>, summary: Summary, outcome: &RunOutcome) {
     let store = console.store();
+    let (status, usage) = (outcome.status, outcome.usage);
+    let answer = kept_answer(outcome);
     let done = summary.done.unwrap_or_else(|| AgentEvent {
         seq: run.log.last_seq() + 1,
-        kind: EventKind::Done {
-            answer: answer.to_owned(),
+        kind: EventKind::agent_done(
+            outcome.answer.clone(),
             usage,
             status,
-        },
+            run.mode,
+            outcome.draft.as_ref(),
+        ),
     });
     let done = LoggedEvent::new(&done);
     store_until_done(store, &run.run_id, std::slice::from_ref(&done)).await;
+    if let Some(DraftOutcome::Draft { task, warnings }) = &outcome.draft {
+        let kept = drafts::drafted(
+            task.clone(),
+            warnings.clone(),
+            &run.prompt,
+            &run.run_id,
+            &run.device,
+        );
+        if let Err(e) = drafts::keep(store, &kept).await {
+            tracing::error!(run = %run.run_id, error = %e, "cannot keep the task draft");
+        }
+    }
     if let Err(e) = store
-        .finish_run(&run.run_id, status, answer, &usage, now_ms())
+        .finish_run(&run.run_id, status, &answer, &usage, now_ms())
         .await
     {
         tracing::error!(run = %run.run_id, error = %e, "cannot store the end of the run");
     }
     let message = Message {
         role: "assistant".to_owned(),
-        content: answer.to_owned(),
+        content: answer,
         created_at_ms: now_ms(),
         run_id: Some(run.run_id.clone()),
         status: Some(status),
@@ -604,6 +639,15 @@ async fn finish(
     // Its device was freed when the agent returned: fires that found it busy try again.
     console.tasks().device_freed(&run.device);
     run.log.push(done);
+}
+
+/// The answer a run's record and message keep: the final answer, or for a designer run that
+/// ended without a draft, why.
+fn kept_answer(outcome: &RunOutcome) -> String {
+    match &outcome.draft {
+        Some(DraftOutcome::Failed(why)) => texts::no_task_draft(why),
+        _ => outcome.answer.clone(),
+    }
 }
 
 /// `GET /api/agent/run`: the active run, if any.
@@ -707,6 +751,8 @@ pub async fn recover_interrupted(console: &Console) -> Result<(), ConsoleError> 
             "" => texts::RUN_INTERRUPTED.to_owned(),
             partial => format!("{partial}\n\n*{}*", texts::RUN_INTERRUPTED),
         };
+        let draft = (run.mode == RunMode::Designer)
+            .then(|| DraftOutcome::Failed(texts::RUN_INTERRUPTED.to_owned()));
         let tail = [
             AgentEvent {
                 seq: last + 1,
@@ -716,11 +762,13 @@ pub async fn recover_interrupted(console: &Console) -> Result<(), ConsoleError> 
             },
             AgentEvent {
                 seq: last + 2,
-                kind: EventKind::Done {
-                    answer: answer.clone(),
+                kind: EventKind::agent_done(
+                    answer.clone(),
                     usage,
-                    status: DoneStatus::Failed,
-                },
+                    DoneStatus::Failed,
+                    run.mode,
+                    draft.as_ref(),
+                ),
             },
         ];
         let rows: Vec<(u64, String)> = tail

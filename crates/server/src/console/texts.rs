@@ -22,6 +22,15 @@ pub const NO_DEVICE: &str =
     "choose a device: pick one in the device list, or set a default device in the settings";
 /// 400 on an empty prompt.
 pub const EMPTY_PROMPT: &str = "the prompt is empty: say what the agent should do";
+/// 400 when a designer run names a conversation.
+pub const DESIGNER_NO_CONVERSATION: &str = "a designer run starts fresh and continues no conversation (designer mode sends no chat history): leave out \"conversation\"";
+/// 404 when no task draft is kept.
+pub const NO_DRAFT: &str = "no task draft is kept: run designer mode (\"mode\": \"designer\") to draft one, or give the task to try as \"draft\"";
+/// 400 when a draft to try names no device.
+pub const DRAFT_NO_DEVICE: &str =
+    "the draft names no device: give \"device\", or set the task file's \"device\"";
+/// The title prefix of a designer run's conversation.
+pub const DESIGNER_TITLE: &str = "🧭 ";
 /// 409 when deleting a conversation whose run is active.
 pub const CONVERSATION_RUNNING: &str =
     "this conversation has an active run: stop it before deleting the conversation";
@@ -139,6 +148,18 @@ pub fn task_running(name: &str, run_id: &str) -> String {
     format!(
         "the task {name:?} is running already (run {run_id}): one run at a time per task; stop it or wait for it to end"
     )
+}
+
+/// 409 when a draft is being tried already.
+pub fn draft_running(run_id: &str) -> String {
+    format!(
+        "a draft is being tried already (run {run_id}): one at a time; stop it or wait for it to end"
+    )
+}
+
+/// The answer kept with a designer run that ended without a draft.
+pub fn no_task_draft(why: &str) -> String {
+    format!("No task draft: {why}.")
 }
 
 /// 409 for an agent run, a batch or a task on a device a task run holds.

@@ -2,7 +2,7 @@
 //! these, and the web console's `web/src/types.ts` is generated from them (the
 //! `typescript_types_are_current` test fails when it is out of date).
 
-use deft_protocol::{DoneStatus, RunStatus, StepSummary, Usage};
+use deft_protocol::{DoneStatus, RunMode, RunStatus, StepSummary, Usage};
 use deft_store::{Conversation, ConversationSummary, Message, RunRecord};
 use serde::Serialize;
 
@@ -121,6 +121,9 @@ pub struct RunView {
     pub device: String,
     /// What was asked.
     pub prompt: String,
+    /// A chat, or designer mode (the chat page shows "designer exploring" while one runs).
+    #[cfg_attr(test, ts(type = "RunMode"))]
+    pub mode: RunMode,
     /// Running, or how it ended.
     #[cfg_attr(test, ts(type = "RunStatus"))]
     pub status: RunStatus,
@@ -148,6 +151,7 @@ impl RunView {
             conversation: run.conversation.clone(),
             device: run.device.clone(),
             prompt: run.prompt.clone(),
+            mode: run.mode,
             status: RunStatus::Running,
             answer: None,
             started_at: rfc3339(run.started_at_ms),
@@ -165,6 +169,7 @@ impl RunView {
             conversation: r.conversation_id.clone(),
             device: r.device.clone(),
             prompt: r.prompt.clone(),
+            mode: r.mode,
             status: r.status,
             answer: Some(r.answer.clone()),
             started_at: rfc3339(r.started_at_ms),
@@ -211,6 +216,8 @@ mod tests {
         let decls = [
             Usage::decl(&cfg),
             DoneStatus::decl(&cfg),
+            deft_protocol::RunMode::decl(&cfg),
+            deft_protocol::DraftIssue::decl(&cfg),
             format!(
                 "/** A run's state: running, or how it ended. */\ntype RunStatus = \"{}\" | DoneStatus;",
                 RunStatus::RUNNING
@@ -224,6 +231,7 @@ mod tests {
             RunView::decl(&cfg),
             CurrentRun::decl(&cfg),
             RunStarted::decl(&cfg),
+            crate::console::drafts::KeptDraft::decl(&cfg),
             DeviceKind::decl(&cfg),
             DeviceDetails::decl(&cfg),
             SettingsView::decl(&cfg),

@@ -1,9 +1,9 @@
 //! Tasks, their schedules (with the fire claim) and task runs with their steps.
 
 use deft_store::{
-    BusyPolicy, FireClaim, MatchedControl, MisfirePolicy, NewSchedule, NewTask, NewTaskRun, Page,
-    RunStart, ScheduleKind, StepCounts, StepStatus, Store, StoreError, TaskFilter, TaskRunFilter,
-    TaskRunStatus, TaskRunStep, TaskTrigger,
+    BusyPolicy, DRAFT_TASK_ID, FireClaim, MatchedControl, MisfirePolicy, NewDraftRun, NewSchedule,
+    NewTask, NewTaskRun, Page, RunStart, ScheduleKind, StepCounts, StepStatus, Store, StoreError,
+    TaskFilter, TaskRunFilter, TaskRunStatus, TaskRunStep, TaskTrigger,
 };
 use serde_json::json;
 
@@ -635,6 +635,71 @@ pub async fn task_runs_one_running_per_task(store: &Store) {
         .await
         .unwrap();
     concurrent_starts_have_one_winner(store, &task.id).await;
+}
+
+/// Runs of a draft ("try it"): recorded without a task, under the draft's own name, one at a
+/// time; their steps and end are recorded as a task run's.
+pub async fn draft_runs_one_at_a_time(store: &Store) {
+    let draft = |at: i64| NewDraftRun {
+        name: "Calculator: 7 × 8".into(),
+        device: "local".into(),
+        variables: json!({"n": "8"}).as_object().unwrap().clone(),
+        started_at_ms: at,
+    };
+    let RunStart::Started(run) = store.start_draft_run(&draft(1_000)).await.unwrap() else {
+        panic!("the first try starts")
+    };
+    assert_eq!(
+        (
+            run.task_id.as_str(),
+            run.task_name.as_str(),
+            run.trigger,
+            run.device.as_str(),
+            run.status
+        ),
+        (
+            DRAFT_TASK_ID,
+            "Calculator: 7 × 8",
+            TaskTrigger::Try,
+            "local",
+            TaskRunStatus::Running
+        )
+    );
+    assert_eq!(run.variables, draft(0).variables);
+    assert_eq!(
+        store.start_draft_run(&draft(1_100)).await.unwrap(),
+        RunStart::Busy(run.clone()),
+        "one try at a time"
+    );
+    // A task's runs are not held up by a try.
+    let task = store.create_task(&new_task("beside a try")).await.unwrap();
+    assert!(matches!(
+        store
+            .start_task_run(&manual_run(&task.id, 1_200))
+            .await
+            .unwrap(),
+        RunStart::Started(_)
+    ));
+    store
+        .finish_task_run(&run.id, TaskRunStatus::Ok, None, 2_000)
+        .await
+        .unwrap();
+    let page = store
+        .task_runs(
+            &TaskRunFilter {
+                task_id: Some(DRAFT_TASK_ID.into()),
+                ..TaskRunFilter::default()
+            },
+            Page::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(page.total, 1);
+    assert_eq!(page.items[0].trigger, TaskTrigger::Try);
+    assert!(matches!(
+        store.start_draft_run(&draft(3_000)).await.unwrap(),
+        RunStart::Started(_)
+    ));
 }
 
 async fn concurrent_starts_have_one_winner(store: &Store, task_id: &str) {

@@ -104,10 +104,10 @@ pub async fn run_task(
         report.count(StepStatus::Skipped),
         why.as_deref(),
     );
-    exec.d.em.emit(EventKind::Done {
-        answer: report.message.clone(),
-        usage: Usage::default(),
+    exec.d.em.emit(EventKind::done(
+        report.message.clone(),
+        Usage::default(),
         status,
-    });
+    ));
     report
 }

@@ -107,3 +107,31 @@ pub fn first_tool_step(events: &[AgentEvent]) -> deft_protocol::ToolStep {
         })
         .expect("a tool call's step event")
 }
+
+/// Runs `task` on `device` with no variables, never stopped: the report.
+pub async fn run_on(task: &Task, device: &deft_tools::Device) -> deft_tasks::runner::RunReport {
+    let (_rec, sinks, _rx) = recorder();
+    deft_tasks::runner::run_task(
+        task,
+        device,
+        &deft_tasks::runner::RunRequest::default(),
+        sinks,
+        tokio_util::sync::CancellationToken::new(),
+    )
+    .await
+}
+
+/// One line per step result (path, type, status, matched control, message, error), for
+/// assertion messages.
+pub fn step_lines(report: &deft_tasks::runner::RunReport) -> Vec<String> {
+    report
+        .steps
+        .iter()
+        .map(|s| {
+            format!(
+                "{} {} {:?} {:?} {:?} {:?}",
+                s.path, s.step_type, s.status, s.matched, s.message, s.error
+            )
+        })
+        .collect()
+}

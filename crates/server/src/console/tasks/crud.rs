@@ -200,12 +200,10 @@ pub async fn validate(
 }
 
 /// The validator's device kind of a device this server knows: its profile decides
-/// (`browser`, a desktop profile, else a client whose kind is not known).
-fn kind_of(app: &AppState, device: &str) -> DeviceKind {
-    match app.registry.get(device).map(|d| d.profile.clone()) {
-        Some(p) if p == "browser" => DeviceKind::Browser,
-        Some(p) if p.starts_with("desktop") => DeviceKind::Desktop,
-        Some(_) => DeviceKind::Remote,
+/// (`browser`, a desktop profile, `android`, else a client whose kind is not known).
+pub(crate) fn kind_of(app: &AppState, device: &str) -> DeviceKind {
+    match app.registry.get(device) {
+        Some(d) => DeviceKind::of_profile(&d.profile),
         None => DeviceKind::of_device(device),
     }
 }
