@@ -48,3 +48,39 @@ export async function docScreenshot(page: Page, name: string): Promise<void> {
   mkdirSync(dir, { recursive: true });
   await page.screenshot({ path: join(dir, `${name}.png`), animations: "disabled", caret: "hide" });
 }
+
+/** A page with a field, a button and a line the button fills. */
+export const ORDER_PAGE =
+  "data:text/html,<title>Order form</title><label>Customer <input aria-label='Customer'></label>" +
+  "<button onclick=\"document.getElementById('out').textContent='Saved '+document.querySelector('input').value\">Save order</button>" +
+  "<p id='out'></p>";
+
+/** A whole hour of the day (UTC) twelve hours from now: a schedule at it never fires while the
+ * suite runs. */
+export const FAR_HOUR = String((new Date().getUTCHours() + 12) % 24).padStart(2, "0");
+
+/** A name no other test uses. */
+export function unique(prefix: string): string {
+  return `${prefix} ${Date.now().toString(36)}${Math.floor(Math.random() * 1e4)}`;
+}
+
+/** A call to the console API with the page's session (and its CSRF token). */
+export async function call(page: Page, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  return page.evaluate(
+    async ({ method, path, body }) => {
+      const me = (await (await fetch("/api/auth/me")).json()) as { csrf_token: string };
+      const r = await fetch(path, {
+        method,
+        headers: { "Content-Type": "application/json", "X-CSRF-Token": me.csrf_token },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: r.status, body: await r.json().catch(() => null) };
+    },
+    { method, path, body },
+  );
+}
+
+/** The step editor's card of the step at `path`. */
+export function card(page: Page, path: string) {
+  return page.locator(`[data-testid="step-card"][data-path="${path}"]`);
+}

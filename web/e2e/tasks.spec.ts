@@ -4,33 +4,13 @@
 // a reload mid-run, the run history with per-step results and a healed selector, picking a control
 // from the device, the raw JSON, the unsaved-changes guard, and the list's search and switches.
 import { expect, test, type Page } from "@playwright/test";
-import { docScreenshot, login } from "./helpers";
-
-/** A page with a field, a button and a line the button fills. */
-const ORDER_PAGE =
-  "data:text/html,<title>Order form</title><label>Customer <input aria-label='Customer'></label>" +
-  "<button onclick=\"document.getElementById('out').textContent='Saved '+document.querySelector('input').value\">Save order</button>" +
-  "<p id='out'></p>";
-
-/** A whole hour of the day (UTC) twelve hours from now: a schedule at it never fires while the
- * suite runs. */
-const FAR_HOUR = String((new Date().getUTCHours() + 12) % 24).padStart(2, "0");
-
-/** A name no other test uses. */
-function unique(prefix: string): string {
-  return `${prefix} ${Date.now().toString(36)}${Math.floor(Math.random() * 1e4)}`;
-}
+import { call, card, docScreenshot, FAR_HOUR, login, ORDER_PAGE, unique } from "./helpers";
 
 /** Logs in and opens the Tasks page from the header. */
 async function openTasks(page: Page): Promise<void> {
   await login(page);
   await page.getByTestId("nav-tasks").click();
   await expect(page.getByTestId("task-list")).toBeVisible();
-}
-
-/** The card of the step at `path`. */
-function card(page: Page, path: string) {
-  return page.locator(`[data-testid="step-card"][data-path="${path}"]`);
 }
 
 /** Creates a task from its JSON in the editor's JSON tab; resolves on its page. */
@@ -41,22 +21,6 @@ async function createFromJson(page: Page, file: object): Promise<void> {
   await expect(page.getByTestId("validity")).toContainText("valid");
   await page.getByTestId("save-task").click();
   await expect(page.getByTestId("task-title")).toHaveText((file as { name: string }).name);
-}
-
-/** A call to the console API with the page's session (and its CSRF token). */
-async function call(page: Page, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  return page.evaluate(
-    async ({ method, path, body }) => {
-      const me = (await (await fetch("/api/auth/me")).json()) as { csrf_token: string };
-      const r = await fetch(path, {
-        method,
-        headers: { "Content-Type": "application/json", "X-CSRF-Token": me.csrf_token },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return { status: r.status, body: await r.json().catch(() => null) };
-    },
-    { method, path, body },
-  );
 }
 
 /** Runs a task and waits until the run has ended. */
