@@ -24,6 +24,9 @@ export interface TaskStepView {
   tools: StepView[];
 }
 
+/** The mark of each step status. */
+export const STEP_ICON: Record<string, string> = { running: "◌", ok: "✓", failed: "✕", skipped: "–", stopped: "■" };
+
 /** What a task run's page shows. */
 export interface TaskRunState {
   lastSeq: number;

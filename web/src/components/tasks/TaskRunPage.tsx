@@ -4,17 +4,18 @@
 // way, the device's live view and Stop. Built from the run's event stream (replayed from the first
 // event, so a reload mid-run picks it up where it is); the stored step rows stand in when the
 // run's events are gone.
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { api, errorText, taskRunImageUrl } from "../../api";
-import { dateTime, duration, span, statusLabel, taskStatusLabel } from "../../format";
+import { dateTime, span, statusLabel, taskStatusLabel } from "../../format";
+import { useTaskRun } from "../../hooks/useTaskRun";
 import { Link, navigate } from "../../router";
-import { subscribeTo, taskRunSource } from "../../stream";
-import { applyTaskEvent, depthOf, newTaskRunState, storedTaskStep, type TaskRunState, type TaskStepView } from "../../task-run-state";
-import type { TaskRun, TaskRunDetail } from "../../types";
+import { storedTaskStep, type TaskStepView } from "../../task-run-state";
+import type { TaskRun } from "../../types";
 import { ErrorBanner } from "../FormFields";
 import { LiveView } from "../LiveView";
 import { StepCard } from "../StepCard";
 import { StepCounts } from "./RunHistory";
+import { RunSteps } from "./RunSteps";
 import type { AreaProps } from "./TasksArea";
 
 /** Props of the page. */
@@ -24,53 +25,9 @@ export interface TaskRunPageProps extends AreaProps {
 
 /** The page. */
 export function TaskRunPage({ runId, devices, openImage }: TaskRunPageProps) {
-  const [run, setRun] = useState<TaskRunDetail | null>(null);
-  const [state, setState] = useState<TaskRunState>(newTaskRunState);
-  const [connection, setConnection] = useState<"live" | "reconnecting">("live");
-  const [error, setError] = useState("");
-  const [stopping, setStopping] = useState(false);
+  const { run, state, connection, error, setError, stopping, stop, runningNow } = useTaskRun(runId);
   const [showLive, setShowLive] = useState(true);
-  const [, tick] = useState(0);
 
-  const reload = async () => {
-    try {
-      setRun(await api.taskRun(runId));
-    } catch (e) {
-      setError(errorText(e));
-    }
-  };
-
-  useEffect(() => {
-    void reload();
-    const sub = subscribeTo(taskRunSource(runId), 0, {
-      onEvent: (ev) => {
-        setState((s) => applyTaskEvent(s, ev));
-        if (ev.type === "done") void reload();
-      },
-      onConnection: setConnection,
-      onFatal: (m) => setError(`Lost the run's event stream: ${m}`),
-      onEnded: (info) => setRun(info),
-    });
-    return () => sub.close();
-  }, [runId]);
-
-  const runningNow = run?.status === "running" && !state.done;
-  // The elapsed time ticks while it runs.
-  useEffect(() => {
-    if (!runningNow) return;
-    const t = setInterval(() => tick((n) => n + 1), 1000);
-    return () => clearInterval(t);
-  }, [runningNow]);
-
-  const stop = async () => {
-    setStopping(true);
-    try {
-      await api.stopTaskRun(runId);
-    } catch (e) {
-      setError(errorText(e));
-      setStopping(false);
-    }
-  };
   const again = async () => {
     if (!run) return;
     try {
@@ -180,11 +137,7 @@ export function TaskRunPage({ runId, devices, openImage }: TaskRunPageProps) {
               {m}
             </div>
           ))}
-          <ol class="run-steps" data-testid="run-steps">
-            {steps.map((s) => (
-              <RunStep key={s.key} step={s} image={image} runId={runId} openImage={openImage} />
-            ))}
-          </ol>
+          <RunSteps steps={steps} runId={runId} openImage={openImage} />
           {steps.length === 0 && run && <p class="muted">{runningNow ? "Starting…" : "No step ran."}</p>}
           {state.looseTools.length > 0 && (
             <details class="loose-tools">
@@ -212,66 +165,4 @@ function countSteps(steps: TaskStepView[]): TaskRun["steps"] {
     if (s.healed_from) c.healed++;
   }
   return c;
-}
-
-const STEP_ICON: Record<string, string> = { running: "◌", ok: "✓", failed: "✕", skipped: "–", stopped: "■" };
-
-/** One executed step. */
-function RunStep({ step: s, image, runId, openImage }: { step: TaskStepView; image: (id: string) => string; runId: string; openImage: (src: string, alt: string) => void }) {
-  const depth = depthOf(s.path);
-  const shots = s.image_ids;
-  return (
-    <li class={`run-step run-step-${s.status}`} style={{ marginLeft: `${depth * 18}px` }} data-testid="run-step" data-path={s.path} data-status={s.status}>
-      <div class="run-step-head">
-        <span class="step-icon" aria-hidden="true">
-          {STEP_ICON[s.status] ?? "•"}
-        </span>
-        <code class="run-step-path">{s.path}</code>
-        <strong class="run-step-type">{s.step_type}</strong>
-        {s.note && <span class="muted small">— {s.note}</span>}
-        <span class="step-meta">
-          {s.duration_ms !== undefined && <span>{duration(s.duration_ms)}</span>}
-          <span class={`chip chip-task-${s.status}`} data-testid="run-step-status">
-            {s.status}
-          </span>
-        </span>
-      </div>
-      {s.matched && (
-        <div class="run-step-line small" data-testid="run-step-matched">
-          matched <span class="mono">#{s.matched.id}</span> “{s.matched.name}”{s.matched.type ? ` (${s.matched.type})` : ""} · score {s.matched.score}
-        </div>
-      )}
-      {s.healed_from && (
-        <div class="healed-banner" data-testid="run-step-healed" role="note">
-          ⟲ <strong>Healed:</strong> the selector <code>{s.healed_from}</code> matched nothing; a fuzzy match found{" "}
-          {s.matched ? <>“{s.matched.name}” (score {s.matched.score})</> : "another control"}. Update the step if the change is here to stay.
-        </div>
-      )}
-      {s.error && (
-        <div class="run-step-line run-step-error" data-testid="run-step-error">
-          {s.error}
-        </div>
-      )}
-      {s.message && <div class="run-step-line small muted">{s.message}</div>}
-      {shots.length > 0 && (
-        <div class="step-images">
-          {shots.map((id) => (
-            <button key={id} class="thumb" onClick={() => openImage(image(id), `${s.path} screenshot`)} aria-label={`Enlarge the screenshot of ${s.path}`}>
-              <img src={image(id)} alt={`${s.path} screenshot`} loading="lazy" data-testid="run-step-thumb" />
-            </button>
-          ))}
-        </div>
-      )}
-      {s.tools.length > 0 && (
-        <details class="run-step-tools">
-          <summary>
-            {s.tools.length} tool {s.tools.length === 1 ? "call" : "calls"}
-          </summary>
-          {s.tools.map((t) => (
-            <StepCard key={t.call_id} step={t} runId={runId} imageSrc={image} onOpenImage={openImage} />
-          ))}
-        </details>
-      )}
-    </li>
-  );
 }

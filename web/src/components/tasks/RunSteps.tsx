@@ -1,0 +1,79 @@
+// A task run's executed steps, each with its result: the matched control, a healed selector shown
+// prominently, the error, its screenshots and the tool calls it made (the run page, and designer
+// mode's "try it" beside the draft).
+import { taskRunImageUrl } from "../../api";
+import { duration } from "../../format";
+import { depthOf, STEP_ICON, type TaskStepView } from "../../task-run-state";
+import { StepCard } from "../StepCard";
+
+/** The steps of run `runId`. */
+export function RunSteps({ steps, runId, openImage }: { steps: TaskStepView[]; runId: string; openImage: (src: string, alt: string) => void }) {
+  const image = (id: string) => taskRunImageUrl(runId, id);
+  return (
+    <ol class="run-steps" data-testid="run-steps">
+      {steps.map((s) => (
+        <RunStep key={s.key} step={s} image={image} runId={runId} openImage={openImage} />
+      ))}
+    </ol>
+  );
+}
+
+/** One executed step. */
+function RunStep({ step: s, image, runId, openImage }: { step: TaskStepView; image: (id: string) => string; runId: string; openImage: (src: string, alt: string) => void }) {
+  const depth = depthOf(s.path);
+  const shots = s.image_ids;
+  return (
+    <li class={`run-step run-step-${s.status}`} style={{ marginLeft: `${depth * 18}px` }} data-testid="run-step" data-path={s.path} data-status={s.status}>
+      <div class="run-step-head">
+        <span class="step-icon" aria-hidden="true">
+          {STEP_ICON[s.status] ?? "•"}
+        </span>
+        <code class="run-step-path">{s.path}</code>
+        <strong class="run-step-type">{s.step_type}</strong>
+        {s.note && <span class="muted small">— {s.note}</span>}
+        <span class="step-meta">
+          {s.duration_ms !== undefined && <span>{duration(s.duration_ms)}</span>}
+          <span class={`chip chip-task-${s.status}`} data-testid="run-step-status">
+            {s.status}
+          </span>
+        </span>
+      </div>
+      {s.matched && (
+        <div class="run-step-line small" data-testid="run-step-matched">
+          matched <span class="mono">#{s.matched.id}</span> “{s.matched.name}”{s.matched.type ? ` (${s.matched.type})` : ""} · score {s.matched.score}
+        </div>
+      )}
+      {s.healed_from && (
+        <div class="healed-banner" data-testid="run-step-healed" role="note">
+          ⟲ <strong>Healed:</strong> the selector <code>{s.healed_from}</code> matched nothing; a fuzzy match found{" "}
+          {s.matched ? <>“{s.matched.name}” (score {s.matched.score})</> : "another control"}. Update the step if the change is here to stay.
+        </div>
+      )}
+      {s.error && (
+        <div class="run-step-line run-step-error" data-testid="run-step-error">
+          {s.error}
+        </div>
+      )}
+      {s.message && <div class="run-step-line small muted">{s.message}</div>}
+      {shots.length > 0 && (
+        <div class="step-images">
+          {shots.map((id) => (
+            <button key={id} class="thumb" onClick={() => openImage(image(id), `${s.path} screenshot`)} aria-label={`Enlarge the screenshot of ${s.path}`}>
+              <img src={image(id)} alt={`${s.path} screenshot`} loading="lazy" data-testid="run-step-thumb" />
+            </button>
+          ))}
+        </div>
+      )}
+      {s.tools.length > 0 && (
+        <details class="run-step-tools">
+          <summary>
+            {s.tools.length} tool {s.tools.length === 1 ? "call" : "calls"}
+          </summary>
+          {s.tools.map((t) => (
+            <StepCard key={t.call_id} step={t} runId={runId} imageSrc={image} onOpenImage={openImage} />
+          ))}
+        </details>
+      )}
+    </li>
+  );
+}
