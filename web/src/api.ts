@@ -7,10 +7,13 @@ import type {
   Device,
   Issue,
   RunInfo,
+  RunMode,
+  RunStarted,
   Schedule,
   Settings,
   Task,
   TaskDetail,
+  TaskDraft,
   TaskRun,
   TaskRunDetail,
   ValidationReport,
@@ -133,11 +136,14 @@ export const api = {
   deleteConversation: (id: string) =>
     request<void>("DELETE", `/api/conversations/${encodeURIComponent(id)}`),
 
-  startRun: (prompt: string, conversation?: string, device?: string) =>
-    request<{ run_id: string; conversation: string; device: string }>("POST", "/api/agent/run", {
+  /** Starts a chat run (in `conversation`, or a new one) or, with `mode: "designer"`, a designer
+   * run (always a fresh conversation). 409 while any run holds the one slot. */
+  startRun: (prompt: string, conversation?: string, device?: string, mode: RunMode = "chat") =>
+    request<RunStarted>("POST", "/api/agent/run", {
       prompt,
       ...(conversation ? { conversation } : {}),
       ...(device ? { device } : {}),
+      ...(mode === "chat" ? {} : { mode }),
     }),
   activeRun: () => request<{ run: RunInfo | null }>("GET", "/api/agent/run"),
   run: (runId: string) => request<RunInfo>("GET", `/api/agent/runs/${encodeURIComponent(runId)}`),
@@ -145,6 +151,14 @@ export const api = {
     request<{ run_id: string; stopping: boolean }>("POST", "/api/agent/stop", { run_id: runId }),
   confirm: (runId: string, callId: string, approve: boolean) =>
     request<unknown>("POST", "/api/agent/confirm", { run_id: runId, call_id: callId, approve }),
+
+  /** The draft the latest designer run kept; 404 when none is. */
+  draft: () => request<TaskDraft>("GET", "/api/agent/draft"),
+  discardDraft: () => request<void>("DELETE", "/api/agent/draft"),
+  /** Runs a draft (the kept one, or `draft` as edited) once through the task runner: a task run
+   * with trigger `try`, followed like any task run. */
+  tryDraft: (draft: unknown, device?: string) =>
+    request<TaskRun>("POST", "/api/agent/draft/try", { draft, ...(device ? { device } : {}) }),
 
   devices: () => request<Device[]>("GET", "/api/devices"),
   /** Runs batches of tool calls on a device (`POST /api/devices/{id}/exec`): one list of
@@ -162,7 +176,8 @@ export const api = {
       `/api/tasks/validate?${query({ device: device ?? "", mode: library ? "library" : "" })}`,
       text,
     ),
-  createTask: (text: string) => send<TaskDetail>("POST", "/api/tasks", text),
+  /** Creates a task from its file (`enabled: false`: switched off, so no schedule fires yet). */
+  createTask: (text: string, enabled = true) => send<TaskDetail>("POST", enabled ? "/api/tasks" : "/api/tasks?enabled=false", text),
   replaceTask: (id: string, text: string) => send<TaskDetail>("PUT", `/api/tasks/${enc(id)}`, text),
   setTaskEnabled: (id: string, enabled: boolean) =>
     request<TaskDetail>("PATCH", `/api/tasks/${enc(id)}`, { enabled }),

@@ -24,6 +24,15 @@ export function addUsage(a: Usage | undefined | null, b: Usage | undefined | nul
   };
 }
 
+/** The title prefix the server gives a designer run's conversation (docs/console-api.md
+ * "Designer mode"). */
+export const DESIGNER_TITLE = "🧭 ";
+
+/** Whether a conversation is a designer run's exploration (listed on the 🧭 page, not the chat's). */
+export function isDesignerConversation(c: { title: string }): boolean {
+  return c.title.startsWith(DESIGNER_TITLE);
+}
+
 /** The first 8 characters of an id. */
 export function shortId(id: string): string {
   return id.slice(0, 8);

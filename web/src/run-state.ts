@@ -1,6 +1,6 @@
 // The live view of one run, built from its events. Pure: `applyEvent` returns a new state, and an
 // event at or below `lastSeq` (a replay after a reconnect) changes nothing.
-import type { AgentEvent, RunStatus, StepSummary, Usage } from "./types";
+import type { AgentEvent, DraftIssue, RunMode, RunStatus, StepSummary, Usage } from "./types";
 
 /** What a step card shows. */
 export interface StepView {
@@ -24,6 +24,8 @@ export interface RunView {
   conversation: string;
   device: string;
   prompt: string;
+  /** A chat, or designer mode. */
+  mode: RunMode;
   status: RunStatus;
   content: string;
   reasoning: string;
@@ -31,15 +33,21 @@ export interface RunView {
   usage: Usage | null;
   errors: string[];
   lastSeq: number;
+  /** Designer mode, once done: the validated task file, with its warnings … */
+  draft?: unknown;
+  warnings?: DraftIssue[];
+  /** … or why there is none. */
+  draftError?: string;
 }
 
 /** A fresh view of a run that has not sent anything yet. */
-export function newRunView(runId: string, conversation: string, device: string, prompt: string): RunView {
+export function newRunView(runId: string, conversation: string, device: string, prompt: string, mode: RunMode = "chat"): RunView {
   return {
     runId,
     conversation,
     device,
     prompt,
+    mode,
     status: "running",
     content: "",
     reasoning: "",
@@ -145,6 +153,11 @@ export function applyEvent(run: RunView, ev: AgentEvent): RunView {
       r.status = ev.status;
       r.usage = ev.usage ?? run.usage;
       if (ev.answer && !run.content.trim()) r.content = ev.answer;
+      if (ev.draft !== undefined && ev.draft !== null) {
+        r.draft = ev.draft;
+        r.warnings = ev.warnings ?? [];
+      }
+      if (ev.draft_error) r.draftError = ev.draft_error;
       r.steps = run.steps.map((s) =>
         s.status === "running" || s.status === "waiting" ? { ...s, status: ev.status === "stopped" ? "stopped" : "skipped" } : s,
       );

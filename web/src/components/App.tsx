@@ -1,8 +1,10 @@
-// The auth gate: first-start setup, login, or the console (the chat or the Tasks pages, by path).
+// The auth gate: first-start setup, login, or the console (the chat, designer mode or the Tasks
+// pages, by path).
 import { useEffect, useState } from "preact/hooks";
 import { api, errorText, setCsrfToken, setUnauthorizedHandler } from "../api";
 import { usePath } from "../router";
 import { Console } from "./Console";
+import { DesignerPage } from "./designer/DesignerPage";
 import { Login } from "./Login";
 import { Setup } from "./Setup";
 import { TasksArea } from "./tasks/TasksArea";
@@ -79,14 +81,13 @@ export function App() {
   }
 }
 
-/** The logged-in console: the chat, or the Tasks pages (`/tasks…`, `/task-runs…`). */
+/** The logged-in console: the chat, designer mode (`/designer`), or the Tasks pages (`/tasks…`,
+ * `/task-runs…`). */
 function Pages({ username, onLoggedOut }: { username: string; onLoggedOut: () => void }) {
   const path = usePath();
-  return /^\/task(s|-runs)(\/|$)/.test(path) ? (
-    <TasksArea path={path} username={username} onLoggedOut={onLoggedOut} />
-  ) : (
-    <Console username={username} onLoggedOut={onLoggedOut} />
-  );
+  if (/^\/task(s|-runs)(\/|$)/.test(path)) return <TasksArea path={path} username={username} onLoggedOut={onLoggedOut} />;
+  if (/^\/designer\/?$/.test(path)) return <DesignerPage username={username} onLoggedOut={onLoggedOut} />;
+  return <Console username={username} onLoggedOut={onLoggedOut} />;
 }
 
 /** How long to wait before the next try after `attempt` failed ones: 1 s, doubling, at most 10 s. */

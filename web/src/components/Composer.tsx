@@ -12,6 +12,12 @@ export interface ComposerProps {
   sending: boolean;
   disabledReason: string | null;
   inputRef: Ref<HTMLTextAreaElement>;
+  /** The box's hint (default: the chat's). */
+  placeholder?: string;
+  /** The send button's text (default "Send"). */
+  sendLabel?: string;
+  /** The box's accessible name (default "Message"). */
+  label?: string;
 }
 
 /** The composer at the bottom of the chat. */
@@ -29,11 +35,11 @@ export function Composer(p: ComposerProps) {
         ref={p.inputRef}
         name="prompt"
         rows={rows}
-        placeholder={p.disabledReason ?? "Tell the agent what to do — Enter sends, Shift+Enter for a new line"}
+        placeholder={p.disabledReason ?? p.placeholder ?? "Tell the agent what to do — Enter sends, Shift+Enter for a new line"}
         value={p.value}
         onInput={(e) => p.onInput(e.currentTarget.value)}
         onKeyDown={onKeyDown}
-        aria-label="Message"
+        aria-label={p.label ?? "Message"}
         data-testid="prompt"
       />
       {p.running ? (
@@ -47,7 +53,7 @@ export function Composer(p: ComposerProps) {
           disabled={p.sending || !p.value.trim() || p.disabledReason !== null}
           data-testid="send"
         >
-          {p.sending ? "Sending…" : "Send"}
+          {p.sending ? "Sending…" : (p.sendLabel ?? "Send")}
         </button>
       )}
     </div>

@@ -1,17 +1,18 @@
 // The chat console: conversations, the chat with its live run, the device's live view, settings.
 import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api, errorText } from "../api";
-import { addUsage, num, shortId } from "../format";
+import { addUsage, isDesignerConversation, num, shortId } from "../format";
 import { useConversations } from "../hooks/useConversations";
 import { runningRun, useRunStream } from "../hooks/useRunStream";
-import { storedStepView } from "../run-state";
 import type { Device, Message, Settings, Usage } from "../types";
 import { Composer } from "./Composer";
+import { OtherRunChip, OtherRunNote } from "./OtherRun";
+import { DevicePicker, firstDevice } from "./DevicePicker";
 import { ErrorBanner } from "./FormFields";
 import { ConversationList } from "./ConversationList";
 import { Lightbox } from "./Lightbox";
 import { LiveView } from "./LiveView";
-import { AssistantMessage, UserMessage } from "./MessageView";
+import { AssistantMessage, StoredMessage, storedKey, UserMessage } from "./MessageView";
 import { PageNav, UserFoot } from "./PageNav";
 import { SettingsDialog } from "./SettingsDialog";
 
@@ -47,6 +48,7 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
   const conversations = useConversations({ onError: setBanner, onChosen: () => inputRef.current?.focus() });
   const { list: convs, currentId, detail } = conversations;
   const runStream = useRunStream({
+    mode: "chat",
     onError: setBanner,
     // After the run: refresh what it changed.
     onFinished: async (view) => {
@@ -55,7 +57,7 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
       await conversations.reloadIfOpen(view.conversation);
     },
   });
-  const { run, active: runActive, stopping, connection } = runStream;
+  const { run, active: runActive, stopping, connection, other } = runStream;
 
   // First load, and recovery of an active run after a reload.
   useEffect(() => {
@@ -70,12 +72,9 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
         conversations.refresh(),
       ]);
       setSettings(s);
-      const usable = (ds ?? []).filter((d) => !d.busy);
-      const preferred = s?.default_device && (ds ?? []).some((d) => d.id === s.default_device) ? s.default_device : "";
-      const local = usable.find((d) => d.id === "local");
-      setDeviceId(preferred || local?.id || usable[0]?.id || ds?.[0]?.id || "");
-      conversations.restore(running?.conversation ?? null);
-      if (running) runStream.follow(running);
+      setDeviceId(firstDevice(ds ?? [], s?.default_device));
+      conversations.restore(running?.mode === "chat" ? running.conversation : null);
+      runStream.adopt(running);
     })();
   }, []);
 
@@ -123,6 +122,8 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
       void loadDevices();
     } catch (e) {
       setBanner(errorText(e));
+      // Another run took the slot first (a designer run, another tab): show it.
+      if ((e as { status?: number }).status === 409) runStream.adopt(await runningRun());
     } finally {
       setSending(false);
     }
@@ -151,7 +152,9 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
   const selectedDevice = devices.find((d) => d.id === deviceId);
   const disabledReason = runActive
     ? null
-    : !deviceId
+    : other
+      ? "A designer run is exploring (🧭 AI builds a task): sending waits until it ends"
+      : !deviceId
       ? "Choose a device first (🎯 above)"
       : selectedDevice?.busy
         ? `${deviceId} is busy — choose another device or wait`
@@ -165,7 +168,8 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
         </div>
         <PageNav current="chat" />
         <ConversationList
-          conversations={convs}
+          // Designer runs' conversations are listed on the 🧭 page, not here.
+          conversations={convs.filter((c) => !isDesignerConversation(c))}
           current={currentId}
           runningConversation={runActive ? run!.conversation : null}
           onSelect={conversations.select}
@@ -187,27 +191,11 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
                 <span class="pulse" aria-hidden="true" /> {connection === "live" ? "running" : "reconnecting…"}
               </span>
             )}
+            {other && <OtherRunChip run={other} />}
             <span class="tokens" title="Tokens used in this conversation" data-testid="conv-total">
               🪙 this conversation {num(totalUsage?.total_tokens ?? 0)} tokens
             </span>
-            <label class="device-picker" title="The device the agent operates">
-              🎯
-              <select
-                value={runActive ? run!.device : deviceId}
-                disabled={runActive}
-                onChange={(e) => setDeviceId(e.currentTarget.value)}
-                aria-label="Device"
-                data-testid="device-picker"
-              >
-                {!devices.some((d) => d.id === deviceId) && <option value={deviceId}>{deviceId || "— device —"}</option>}
-                {devices.map((d) => (
-                  <option key={d.id} value={d.id} disabled={d.busy && !(runActive && run!.device === d.id)}>
-                    {d.id} · {d.profile}
-                    {d.busy ? " (busy)" : ""}
-                  </option>
-                ))}
-              </select>
-            </label>
+            <DevicePicker devices={devices} value={runActive ? run!.device : deviceId} onChange={setDeviceId} locked={runActive} title="The device the agent operates" />
             {!showLive && (
               <button class="btn btn-ghost btn-small" onClick={() => setShowLive(true)}>
                 📺 Live
@@ -236,23 +224,7 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
             </div>
           )}
           {[
-            ...stored.map((m, i) =>
-              m.role === "user" ? (
-                <UserMessage key={`m${i}`} text={m.content} />
-              ) : (
-                <AssistantMessage
-                  key={m.run_id ? `run-${m.run_id}` : `m${i}`}
-                  runId={m.run_id ?? ""}
-                  content={m.content}
-                  reasoning={m.reasoning ?? ""}
-                  steps={(m.steps ?? []).map(storedStepView)}
-                  usage={m.usage}
-                  status={m.status}
-                  live={false}
-                  onOpenImage={openImage}
-                />
-              ),
-            ),
+            ...stored.map((m, i) => <StoredMessage key={storedKey(m, i)} m={m} onOpenImage={openImage} />),
             ...(liveHere && !promptShown ? [<UserMessage key="live-prompt" text={run!.prompt} />] : []),
             ...(liveHere
               ? [
@@ -282,6 +254,7 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
             </button>
           </div>
         )}
+        {other && <OtherRunNote run={other} />}
         <Composer
           value={prompt}
           onInput={setPrompt}

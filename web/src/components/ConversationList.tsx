@@ -11,6 +11,12 @@ export interface ConversationListProps {
   onSelect: (id: string) => void;
   onNew: () => void;
   onDelete: (c: Conversation) => void;
+  /** The new-button's text and tooltip (default: a new conversation, Alt+N). */
+  newLabel?: string;
+  newTitle?: string;
+  /** The list's accessible name and what it says when empty. */
+  label?: string;
+  empty?: string;
 }
 
 async function copyText(text: string): Promise<boolean> {
@@ -39,9 +45,9 @@ export function ConversationList(p: ConversationListProps) {
     }
   };
   return (
-    <nav class="convs" aria-label="Conversations">
-      <button class="btn btn-primary btn-block" onClick={p.onNew} title="New conversation (Alt+N)">
-        + New conversation
+    <nav class="convs" aria-label={p.label ?? "Conversations"}>
+      <button class="btn btn-primary btn-block" onClick={p.onNew} title={p.newTitle ?? "New conversation (Alt+N)"}>
+        {p.newLabel ?? "+ New conversation"}
       </button>
       <ul>
         {p.conversations.map((c) => (
@@ -74,7 +80,7 @@ export function ConversationList(p: ConversationListProps) {
           </li>
         ))}
       </ul>
-      {p.conversations.length === 0 && <p class="muted small">No conversations yet.</p>}
+      {p.conversations.length === 0 && <p class="muted small">{p.empty ?? "No conversations yet."}</p>}
     </nav>
   );
 }

@@ -3,8 +3,8 @@
 import { useMemo } from "preact/hooks";
 import { statusLabel, tokenFooter } from "../format";
 import { renderMarkdown } from "../markdown";
-import type { StepView } from "../run-state";
-import type { RunStatus, Usage } from "../types";
+import { storedStepView, type StepView } from "../run-state";
+import type { Message, RunStatus, Usage } from "../types";
 import { Reasoning } from "./Reasoning";
 import { StepCard } from "./StepCard";
 
@@ -78,4 +78,27 @@ export function AssistantMessage(p: AssistantProps) {
       </div>
     </div>
   );
+}
+
+/** A stored message of a conversation, as the chat shows it. */
+export function StoredMessage({ m, onOpenImage }: { m: Message; onOpenImage: (src: string, alt: string) => void }) {
+  return m.role === "user" ? (
+    <UserMessage text={m.content} />
+  ) : (
+    <AssistantMessage
+      runId={m.run_id ?? ""}
+      content={m.content}
+      reasoning={m.reasoning ?? ""}
+      steps={(m.steps ?? []).map(storedStepView)}
+      usage={m.usage}
+      status={m.status}
+      live={false}
+      onOpenImage={onOpenImage}
+    />
+  );
+}
+
+/** The key of a stored message in a list (its run, so the live message it replaces keeps its place). */
+export function storedKey(m: Message, i: number): string {
+  return m.role === "assistant" && m.run_id ? `run-${m.run_id}` : `m${i}`;
 }

@@ -1,12 +1,14 @@
-// The followed run: its event stream folded by the pure run-state, stop, approvals, runs from elsewhere.
+// The followed run of one page's mode (the chat's, or designer mode's): its event stream folded by
+// the pure run-state, stop, approvals, runs from elsewhere — and the run of the other mode while it
+// holds the one run slot they share, so the page can say so and hold its send button.
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { api, errorText } from "../api";
 import { applyEvent, newRunView, type RunView } from "../run-state";
 import { subscribe, type Subscription } from "../stream";
-import type { RunInfo } from "../types";
+import type { RunInfo, RunMode } from "../types";
 
 /** Enough of a run to follow it from its first event. */
-export type RunStart = Pick<RunInfo, "run_id" | "conversation" | "device" | "prompt">;
+export type RunStart = Pick<RunInfo, "run_id" | "conversation" | "device" | "prompt"> & { mode?: RunMode };
 
 /** The run the server is running now, if any (none when it cannot be asked). */
 export async function runningRun(): Promise<RunInfo | null> {
@@ -20,6 +22,8 @@ export async function runningRun(): Promise<RunInfo | null> {
 
 /** What the console does on the hook's behalf. */
 export interface RunStreamHandlers {
+  /** The runs this page shows; a run of the other mode is only watched, as `other`. */
+  mode: RunMode;
   /** The run ended (its `done`, or the server says it is over): refresh what it changed. */
   onFinished(view: RunView): Promise<void>;
   /** Shows what went wrong. */
@@ -32,7 +36,9 @@ export function useRunStream(handlers: RunStreamHandlers) {
   const [run, setRun] = useState<RunView | null>(null);
   const [stopping, setStopping] = useState(false);
   const [connection, setConnection] = useState<"live" | "reconnecting">("live");
+  const [other, setOther] = useState<RunInfo | null>(null);
   const sub = useRef<Subscription | null>(null);
+  const otherSub = useRef<Subscription | null>(null);
   const on = useRef(handlers);
   on.current = handlers;
 
@@ -44,7 +50,7 @@ export function useRunStream(handlers: RunStreamHandlers) {
   /** Follows a run from its first event, in place of the one followed so far. */
   const follow = useCallback(
     (start: RunStart) => {
-      const view = newRunView(start.run_id, start.conversation, start.device, start.prompt);
+      const view = newRunView(start.run_id, start.conversation, start.device, start.prompt, start.mode ?? on.current.mode);
       sub.current?.close();
       setRun(view);
       setConnection("live");
@@ -64,22 +70,50 @@ export function useRunStream(handlers: RunStreamHandlers) {
     [finished],
   );
 
+  /** Watches a run of the other mode until it ends: only its `done` matters here. */
+  const watchOther = useCallback((info: RunInfo) => {
+    otherSub.current?.close();
+    setOther(info);
+    const gone = () => setOther((o) => (o && o.run_id === info.run_id ? null : o));
+    otherSub.current = subscribe(info.run_id, info.last_seq, {
+      onEvent: (ev) => {
+        if (ev.type === "done") gone();
+      },
+      onFatal: gone,
+      onEnded: gone,
+    });
+  }, []);
+
+  /** Takes up the run that holds the slot (on the first load, or found later): follows it when it
+   * is of this page's mode, else watches it as `other`. */
+  const adopt = useCallback(
+    (info: RunInfo | null) => {
+      if (!info) return;
+      if (info.mode === on.current.mode) follow(info);
+      else watchOther(info);
+    },
+    [follow, watchOther],
+  );
+
   /** Stops following (logging out, leaving the page). */
-  const close = useCallback(() => sub.current?.close(), []);
+  const close = useCallback(() => {
+    sub.current?.close();
+    otherSub.current?.close();
+  }, []);
   useEffect(() => close, [close]);
 
   const active = run !== null && run.status === "running";
 
-  // A run started elsewhere (another tab, the CLI) is picked up every 8 s.
+  // A run started elsewhere (another tab, the other page, the CLI) is picked up every 8 s.
   useEffect(() => {
     const t = setInterval(() => {
-      if (active) return;
+      if (active || other) return;
       void runningRun().then((r) => {
-        if (r && r.run_id !== run?.runId) follow(r);
+        if (r && r.run_id !== run?.runId) adopt(r);
       });
     }, 8000);
     return () => clearInterval(t);
-  }, [active, run?.runId, follow]);
+  }, [active, other, run?.runId, adopt]);
 
   /** Asks the server to stop the run. */
   const stop = async () => {
@@ -103,5 +137,5 @@ export function useRunStream(handlers: RunStreamHandlers) {
     }
   };
 
-  return { run, active, stopping, connection, follow, close, stop, answer };
+  return { run, active, stopping, connection, other, follow, adopt, close, stop, answer };
 }

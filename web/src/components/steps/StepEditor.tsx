@@ -6,6 +6,7 @@
 import { useContext, useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../../api";
 import type { Issue } from "../../types";
+import { STEP_ICON, type TaskStepView } from "../../task-run-state";
 import { EditorContext, type EditorState, type OpenRequest } from "./context";
 import { BoolField, ChoiceField, IssueLines, NumberField, PointsField, StringsField, TextField, type FieldProps } from "./Fields";
 import { fieldIssues, issuesAt, nestedCounts, type Found } from "./issues";
@@ -35,6 +36,8 @@ export interface StepEditorProps {
   /** Open the step at this path (and its parents), scroll to it and focus it; change `n` to ask
    * again. */
   reveal?: { path: string; n: number };
+  /** A run's result of each step, by path (the latest, for a step a loop ran more than once). */
+  results?: ReadonlyMap<string, TaskStepView>;
 }
 
 // Stable keys for steps across edits and moves, so a card keeps its state (open or not) while its
@@ -125,6 +128,7 @@ export function StepEditor(p: StepEditorProps) {
     open,
     startOpen,
     fresh,
+    results: p.results,
   };
   const total = countSteps(p.value);
   return (
@@ -293,6 +297,7 @@ function StepCard(p: StepCardProps) {
   const note = obj && typeof obj.note === "string" ? obj.note : "";
   const n = p.index + 1;
   const status = errors ? " step-card-error" : warnings ? " step-card-warning" : "";
+  const result = ctx.results?.get(p.path);
 
   return (
     <li class={`step-card${status}`} data-testid="step-card" data-path={p.path} data-type={type}>
@@ -332,6 +337,11 @@ function StepCard(p: StepCardProps) {
             ! {warnings}
           </span>
         )}
+        {result && (
+          <span class={`chip chip-task-${result.status}`} title={`The try run: ${result.status}${result.error ? ` — ${result.error}` : ""}`} data-testid="step-result" data-status={result.status}>
+            {STEP_ICON[result.status] ?? "•"} {result.status}
+          </span>
+        )}
         {!ctx.readOnly && (
           <span class="step-actions">
             <button ref={up} type="button" class="icon-btn" aria-label={`Move step ${n} up`} title="Move up (Alt+↑)" aria-keyshortcuts="Alt+ArrowUp" disabled={p.index === 0} onClick={() => p.onMove(-1)}>
@@ -350,6 +360,14 @@ function StepCard(p: StepCardProps) {
         )}
       </div>
       {note && !open && <div class="step-note">📝 {note}</div>}
+      {result?.error && (
+        <div class="step-result-error issue issue-error" data-testid="step-result-error">
+          <span class="issue-mark" aria-hidden="true">
+            ✕
+          </span>
+          tried: {result.error}
+        </div>
+      )}
       {headIssues.length > 0 && (
         <ul class="issue-lines step-issues">
           {headIssues.map((f, k) => (

@@ -1,7 +1,8 @@
 // What every part of one step editor shares: the problems to show, read-only and library mode,
-// the device "Pick from device" asks, and the requests to open or reveal steps.
+// the device "Pick from device" asks, the requests to open or reveal steps, and a run's results.
 import { createContext } from "preact";
 import type { Issues } from "./issues";
+import type { TaskStepView } from "../../task-run-state";
 import { NO_ISSUES } from "./issues";
 
 /** A request to open steps: all of them (`open`), or the one at `path` and its parents. */
@@ -30,6 +31,8 @@ export interface EditorState {
   startOpen: boolean;
   /** Keys of steps added in this editor: they start open. */
   fresh: Set<string>;
+  /** A run's result of each step, by path (designer mode's "try it"), shown on its card. */
+  results?: ReadonlyMap<string, TaskStepView>;
 }
 
 /** The editor's shared state. */

@@ -4,7 +4,7 @@
 import { useState } from "preact/hooks";
 import { api, ApiError, errorText, type ScheduleBody } from "../../api";
 import { dateTime, relative } from "../../format";
-import type { Schedule, TaskDetail } from "../../types";
+import type { Issue, Schedule, TaskDetail } from "../../types";
 import { IssueLines } from "../steps/Fields";
 import type { Found } from "../steps/issues";
 
@@ -53,7 +53,7 @@ function localInput(iso: string | undefined): string {
 }
 
 /** The form's state. */
-interface Form {
+export interface ScheduleFormState {
   kind: "cron" | "every" | "once";
   expr: string;
   tz: string;
@@ -65,7 +65,8 @@ interface Form {
   enabled: boolean;
 }
 
-function formOf(s: Schedule | null): Form {
+/** The form of a stored schedule, or of a new one (null): daily at 03:00 in this browser's zone. */
+export function scheduleForm(s: Schedule | null): ScheduleFormState {
   const every = s?.seconds ?? 3600;
   const unit = [...UNITS].reverse().find(([, n]) => every % n === 0)?.[1] ?? 1;
   return {
@@ -83,7 +84,7 @@ function formOf(s: Schedule | null): Form {
 
 /** The API body of a form; a field the browser cannot read is sent as typed, for the server to
  * refuse at its field. */
-function bodyOf(f: Form): ScheduleBody {
+export function scheduleBody(f: ScheduleFormState): ScheduleBody {
   const base = { misfire: f.misfire, busy: f.busy, enabled: f.enabled };
   switch (f.kind) {
     case "cron":
@@ -212,13 +213,10 @@ export function Schedules({ task, onChanged }: SchedulesProps) {
 
 /** Adding or changing one schedule. */
 function ScheduleForm({ task, schedule, onDone, onCancel }: { task: TaskDetail; schedule: Schedule | null; onDone: () => Promise<void>; onCancel?: () => void }) {
-  const [f, setF] = useState<Form>(() => formOf(schedule));
+  const [f, setF] = useState<ScheduleFormState>(() => scheduleForm(schedule));
   const [problems, setProblems] = useState<Found[]>([]);
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
-  const set = <K extends keyof Form>(k: K, v: Form[K]) => setF({ ...f, [k]: v });
-  const at = (key: string) => problems.filter((p) => p.path === key);
-  const other = problems.filter((p) => !["kind", "expr", "tz", "seconds", "at", "misfire", "busy", "enabled"].includes(p.path));
 
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -226,13 +224,13 @@ function ScheduleForm({ task, schedule, onDone, onCancel }: { task: TaskDetail; 
     setError("");
     setProblems([]);
     try {
-      const body = bodyOf(f);
+      const body = scheduleBody(f);
       if (schedule) await api.replaceSchedule(task.id, schedule.id, body);
       else await api.addSchedule(task.id, body);
       await onDone();
     } catch (err) {
       const found = err instanceof ApiError ? err.issues : null;
-      if (found) setProblems(found.errors.map((i) => ({ ...i, severity: "error" as const, field: i.path })));
+      if (found) setProblems(scheduleProblems(found.errors));
       else setError(errorText(err));
     } finally {
       setBusy(false);
@@ -241,6 +239,39 @@ function ScheduleForm({ task, schedule, onDone, onCancel }: { task: TaskDetail; 
 
   return (
     <form class="form schedule-form" onSubmit={(e) => void submit(e)} noValidate data-testid="schedule-form">
+      <ScheduleFields form={f} onChange={setF} problems={problems} />
+      {error && (
+        <div class="banner banner-error" role="alert">
+          {error}
+        </div>
+      )}
+      <div class="dialog-buttons">
+        {onCancel && (
+          <button type="button" class="btn" onClick={onCancel}>
+            Cancel
+          </button>
+        )}
+        <button class="btn btn-primary" type="submit" disabled={busy} data-testid="schedule-save">
+          {busy ? "Saving…" : schedule ? "Save schedule" : "Add schedule"}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** A schedule's problems the server listed, each at its field. */
+export function scheduleProblems(errors: Issue[]): Found[] {
+  return errors.map((i) => ({ ...i, severity: "error" as const, field: i.path }));
+}
+
+/** The fields of a schedule (when it fires, its policies, on/off) with the server's problems at
+ * the field each names; the Schedules panel and designer mode's "save as a task" share them. */
+export function ScheduleFields({ form: f, onChange, problems }: { form: ScheduleFormState; onChange: (f: ScheduleFormState) => void; problems: Found[] }) {
+  const set = <K extends keyof ScheduleFormState>(k: K, v: ScheduleFormState[K]) => onChange({ ...f, [k]: v });
+  const at = (key: string) => problems.filter((p) => p.path === key);
+  const other = problems.filter((p) => !["kind", "expr", "tz", "seconds", "at", "misfire", "busy", "enabled"].includes(p.path));
+  return (
+    <>
       <fieldset class="variants">
         <legend>Fires</legend>
         {(
@@ -313,7 +344,7 @@ function ScheduleForm({ task, schedule, onDone, onCancel }: { task: TaskDetail; 
       <div class="schedule-fields">
         <div class="pfield">
           <label for="sched-misfire">A fire missed while no server ran</label>
-          <select id="sched-misfire" value={f.misfire} onChange={(e) => set("misfire", e.currentTarget.value as Form["misfire"])}>
+          <select id="sched-misfire" value={f.misfire} onChange={(e) => set("misfire", e.currentTarget.value as ScheduleFormState["misfire"])}>
             <option value="run_once">run it once</option>
             <option value="skip">skip it (recorded)</option>
           </select>
@@ -321,7 +352,7 @@ function ScheduleForm({ task, schedule, onDone, onCancel }: { task: TaskDetail; 
         </div>
         <div class="pfield">
           <label for="sched-busy">A fire while the task runs or its device is busy</label>
-          <select id="sched-busy" value={f.busy} onChange={(e) => set("busy", e.currentTarget.value as Form["busy"])}>
+          <select id="sched-busy" value={f.busy} onChange={(e) => set("busy", e.currentTarget.value as ScheduleFormState["busy"])}>
             <option value="skip">skip it (recorded)</option>
             <option value="wait">wait for the device (up to an hour)</option>
           </select>
@@ -332,21 +363,6 @@ function ScheduleForm({ task, schedule, onDone, onCancel }: { task: TaskDetail; 
         </label>
       </div>
       <IssueLines issues={other} />
-      {error && (
-        <div class="banner banner-error" role="alert">
-          {error}
-        </div>
-      )}
-      <div class="dialog-buttons">
-        {onCancel && (
-          <button type="button" class="btn" onClick={onCancel}>
-            Cancel
-          </button>
-        )}
-        <button class="btn btn-primary" type="submit" disabled={busy} data-testid="schedule-save">
-          {busy ? "Saving…" : schedule ? "Save schedule" : "Add schedule"}
-        </button>
-      </div>
-    </form>
+    </>
   );
 }

@@ -4,6 +4,7 @@
 // Reusable: designer mode's draft review shows a task file the same way.
 import type { ComponentChildren } from "preact";
 import { useRef, useState } from "preact/hooks";
+import type { TaskStepView } from "../../task-run-state";
 import type { Device, Issue } from "../../types";
 import { IssueLines } from "../steps/Fields";
 import { fileIssues, splitPath, type Issues } from "../steps/issues";
@@ -48,6 +49,8 @@ export interface TaskFileEditorProps {
   /** The device a file without `device` runs on (the server's default). */
   defaultDevice?: string;
   readOnly?: boolean;
+  /** A run's result of each step, by path (designer mode's "try it"). */
+  results?: ReadonlyMap<string, TaskStepView>;
 }
 
 /** The offset in `text` of a 1-based line and column. */
@@ -59,7 +62,7 @@ function offsetOf(text: string, line: number, column: number): number {
 }
 
 /** The editor. */
-export function TaskFileEditor({ draft, onChange, issues, devices, defaultDevice, readOnly }: TaskFileEditorProps) {
+export function TaskFileEditor({ draft, onChange, issues, devices, defaultDevice, readOnly, results }: TaskFileEditorProps) {
   const [tab, setTab] = useState<"form" | "json">("form");
   const [reveal, setReveal] = useState<{ path: string; n: number } | undefined>();
   const raw = useRef<HTMLTextAreaElement>(null);
@@ -200,6 +203,7 @@ export function TaskFileEditor({ draft, onChange, issues, devices, defaultDevice
               readOnly={readOnly}
               device={device || defaultDevice}
               reveal={reveal}
+              results={results}
             />
           ) : (
             <div class="banner banner-error">

@@ -1,0 +1,236 @@
+// A designer draft under review: the task file in the task file editor (steps, or JSON), checked
+// by the server's validator as it is edited, with the draft's own warnings — the selectors no
+// control matched during the exploration — kept at the steps they name; "try it" runs the draft as
+// it is now once on its device (a task run with trigger `try`), its per-step results on the step
+// cards and listed beside; save as a task (name, optional schedule), or discard.
+import { useEffect, useMemo, useState } from "preact/hooks";
+import { api, ApiError, errorText } from "../../api";
+import { mergeIssues, pinWarnings, placeWarnings } from "../../draft-warnings";
+import { dateTime, relative, taskStatusLabel } from "../../format";
+import { useTaskRun } from "../../hooks/useTaskRun";
+import { useValidation } from "../../hooks/useValidation";
+import { Link, navigate, useLeaveGuard } from "../../router";
+import { storedTaskStep, type TaskStepView } from "../../task-run-state";
+import type { Device, TaskDraft } from "../../types";
+import { NO_ISSUES, type Issues } from "../steps/issues";
+import { RunSteps } from "../tasks/RunSteps";
+import { draftOf, TaskFileEditor, type TaskDraft as FileDraft } from "../tasks/TaskFileEditor";
+import { SaveAsTask } from "./SaveAsTask";
+
+type Obj = Record<string, unknown>;
+
+/** Props of the review. */
+export interface DraftReviewProps {
+  kept: TaskDraft;
+  devices: Device[];
+  onOpenImage: (src: string, alt: string) => void;
+  /** Whether it holds unsaved edits. */
+  onDirty: (dirty: boolean) => void;
+  /** The device the draft runs on (a try run's while it runs), for the live view. */
+  onLiveDevice: (device: string) => void;
+  /** Saved or discarded: the review is over. */
+  onClosed: () => void;
+}
+
+function fileOf(v: unknown): Obj {
+  return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Obj) : { name: "", steps: [] };
+}
+
+/** The review. */
+export function DraftReview({ kept, devices, onOpenImage, onDirty, onLiveDevice, onClosed }: DraftReviewProps) {
+  const original = useMemo(() => draftOf(fileOf(kept.draft)), [kept]);
+  const [draft, setDraft] = useState<FileDraft>(original);
+  const dirty = draft.text !== original.text;
+  const release = useLeaveGuard(dirty, "Leave the draft? Your edits to it will be lost (the drafted version stays kept).");
+  useEffect(() => onDirty(dirty), [dirty]);
+  const device = typeof draft.value?.device === "string" && draft.value.device ? draft.value.device : kept.device;
+  const validation = useValidation(draft.text, device);
+  const [refused, setRefused] = useState<Issues | null>(null);
+  const [banner, setBanner] = useState("");
+  const [saving, setSaving] = useState(false);
+
+  // The draft's own warnings follow the steps they name through the edits.
+  const pinned = useMemo(() => pinWarnings(original.value, kept.warnings), [original, kept.warnings]);
+  const carried = useMemo(() => (draft.value ? placeWarnings(draft.value, pinned) : []), [draft.value, pinned]);
+  // A refused try or save shows its problems until the validator answers for a newer text.
+  useEffect(() => setRefused(null), [validation.report]);
+  const checked = refused ?? validation.report ?? NO_ISSUES;
+  const issues: Issues = { errors: checked.errors, warnings: mergeIssues(checked.warnings, carried) };
+  const errors = issues.errors.length;
+
+  // "Try it": the run, and the text it ran (its results stand on the cards only while the draft
+  // is that text).
+  const [tryId, setTryId] = useState<string | null>(null);
+  const [triedText, setTriedText] = useState("");
+  const [starting, setStarting] = useState(false);
+  const tried = useTaskRun(tryId);
+  useEffect(() => {
+    // A try still running from before a reload is followed again.
+    api
+      .taskRuns({ task: "draft", status: "running" }, 1, 0)
+      .then((page) => {
+        const r = page.items[0];
+        if (r) {
+          setTriedText(original.text);
+          setTryId(r.id);
+        }
+      })
+      .catch(() => undefined);
+  }, []);
+  const liveDevice = tried.runningNow && tried.run ? tried.run.device : device;
+  useEffect(() => onLiveDevice(liveDevice), [liveDevice]);
+  const triedSteps: TaskStepView[] = tried.state.steps.length > 0 ? tried.state.steps : (tried.run?.step_results ?? []).map(storedTaskStep);
+  const stale = tryId !== null && triedText !== draft.text;
+  const results = useMemo(() => {
+    if (stale) return undefined;
+    const m = new Map<string, TaskStepView>();
+    for (const s of triedSteps) m.set(s.path, s);
+    return m;
+  }, [triedSteps, stale]);
+
+  const tryIt = async () => {
+    if (!draft.value || starting) return;
+    setStarting(true);
+    setBanner("");
+    try {
+      const run = await api.tryDraft(draft.value);
+      setTriedText(draft.text);
+      setTryId(run.id);
+    } catch (e) {
+      const found = e instanceof ApiError ? e.issues : null;
+      if (found) setRefused(found);
+      setBanner(errorText(e));
+    } finally {
+      setStarting(false);
+    }
+  };
+
+  const discard = async () => {
+    if (!window.confirm("Discard this draft? It is not a task; it cannot be brought back.")) return;
+    try {
+      await api.discardDraft();
+      release();
+      onClosed();
+    } catch (e) {
+      setBanner(errorText(e));
+    }
+  };
+
+  const name = typeof draft.value?.name === "string" ? draft.value.name : "";
+  const setName = (n: string) => draft.value && setDraft(draftOf({ ...draft.value, name: n }));
+  const tryStatus = tried.state.done && tried.run?.status === "running" ? "ending" : (tried.run?.status ?? "running");
+  const status = validation.error
+    ? `cannot check: ${validation.error}`
+    : validation.checking || !validation.report
+      ? "checking…"
+      : errors
+        ? `${errors} ${errors === 1 ? "error" : "errors"}`
+        : "valid";
+
+  return (
+    <div class="page-body draft-review" data-testid="draft-review">
+      <section class="draft-head" aria-label="The draft">
+        <div>
+          <strong>Draft</strong> from “<span data-testid="draft-prompt">{kept.prompt}</span>” · explored on <span class="mono">{kept.device}</span> ·{" "}
+          <span title={dateTime(kept.created)}>{relative(kept.created)}</span>
+        </div>
+        {carried.length > 0 && (
+          <div class="small draft-unseen" data-testid="draft-warnings-note">
+            ! {carried.length} {carried.length === 1 ? "warning" : "warnings"} from the exploration, marked at {carried.length === 1 ? "its step" : "their steps"}: a selector no
+            control matched while the AI explored may fail when the task runs — check it, or try the draft.
+          </div>
+        )}
+      </section>
+      <div class="editor-bar">
+        <span class={`chip ${errors ? "chip-failed" : validation.checking ? "" : "chip-success"}`} data-testid="validity" aria-live="polite">
+          {errors ? "✕" : validation.checking ? "…" : "✓"} {status}
+        </span>
+        {dirty && (
+          <span class="muted small" data-testid="unsaved">
+            edited
+          </span>
+        )}
+        <span class="grow" />
+        {dirty && (
+          <button type="button" class="btn btn-ghost btn-small" onClick={() => setDraft(original)}>
+            Undo my edits
+          </button>
+        )}
+        <button
+          type="button"
+          class="btn"
+          onClick={() => void tryIt()}
+          disabled={starting || tried.runningNow || errors > 0 || !draft.value}
+          title="Run the draft as it is now once on its device, before saving"
+          data-testid="try-draft"
+        >
+          {starting ? "Starting…" : "▶ Try it"}
+        </button>
+        <button type="button" class="btn btn-primary" onClick={() => setSaving(true)} disabled={saving || errors > 0 || !draft.value} data-testid="save-as-task">
+          💾 Save as task…
+        </button>
+        <button type="button" class="btn btn-ghost btn-danger-text" onClick={() => void discard()} data-testid="discard-draft">
+          Discard
+        </button>
+      </div>
+      {banner && (
+        <div class="banner banner-error" role="alert" data-testid="editor-banner">
+          {banner}
+        </div>
+      )}
+      {saving && (
+        <SaveAsTask
+          name={name}
+          onName={setName}
+          text={draft.text}
+          onRefused={setRefused}
+          onCancel={() => setSaving(false)}
+          onSaved={(task) => {
+            release();
+            onClosed();
+            navigate(`/tasks/${encodeURIComponent(task.id)}`);
+          }}
+        />
+      )}
+      {tryId && (
+        <section class="try-panel" aria-label="Try run" data-testid="try-panel">
+          <div class="try-head">
+            <strong>Try run</strong>
+            <span class={`chip chip-task-${tryStatus}`} data-testid="try-status">
+              {tried.runningNow && <span class="pulse" aria-hidden="true" />} {taskStatusLabel(tryStatus)}
+            </span>
+            {tried.runningNow && tried.connection === "reconnecting" && <span class="muted small">reconnecting…</span>}
+            {stale && <span class="muted small">the draft changed since; try again to see its steps on the cards</span>}
+            <span class="grow" />
+            {tried.runningNow && (
+              <button class="btn btn-danger btn-small" onClick={() => void tried.stop()} disabled={tried.stopping} data-testid="try-stop">
+                {tried.stopping ? "Stopping…" : "■ Stop"}
+              </button>
+            )}
+            <Link href={`/task-runs/${encodeURIComponent(tryId)}`} class="small">
+              Open the run
+            </Link>
+            {!tried.runningNow && (
+              <button class="btn btn-ghost btn-small" onClick={() => setTryId(null)} aria-label="Close the try run">
+                ✕
+              </button>
+            )}
+          </div>
+          {tried.error && (
+            <div class="banner banner-error" role="alert">
+              {tried.error}
+            </div>
+          )}
+          {!tried.runningNow && tried.run?.error && (
+            <div class="banner banner-error" data-testid="try-outcome">
+              {tried.run.error}
+            </div>
+          )}
+          <RunSteps steps={triedSteps} runId={tryId} openImage={onOpenImage} />
+          {triedSteps.length === 0 && <p class="muted small">{tried.runningNow ? "Starting…" : "No step ran."}</p>}
+        </section>
+      )}
+      <TaskFileEditor draft={draft} onChange={setDraft} issues={issues} devices={devices} defaultDevice={kept.device} results={results} />
+    </div>
+  );
+}
