@@ -28,6 +28,7 @@ mod connect;
 mod conversations;
 mod convert;
 mod error;
+mod lookup;
 mod meta;
 mod runs;
 mod schedules;

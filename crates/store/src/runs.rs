@@ -5,6 +5,7 @@ use sqlx::any::AnyRow;
 
 use crate::convert::{column, from_db, to_db, usage_from_row, usage_to_db};
 use crate::error::{Result, StoreError, db, is_foreign_key_violation, is_unique_violation};
+use crate::lookup;
 use crate::{RunRecord, Store, Usage};
 use deft_protocol::{DoneStatus, RunStatus};
 
@@ -85,12 +86,7 @@ impl Store {
     /// The run with this id.
     pub async fn run(&self, run_id: &str) -> Result<Option<RunRecord>> {
         let sql = format!("SELECT {RUN_COLUMNS} FROM runs WHERE id = $1");
-        let row = sqlx::query(AssertSqlSafe(sql))
-            .bind(run_id)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(db("reading a run"))?;
-        row.as_ref().map(run_from_row).transpose()
+        lookup::optional(&self.pool, sql, run_id, "reading a run", run_from_row).await
     }
 
     /// Runs still marked [`RunStatus::Running`] (after a restart: the ones the restart cut off), oldest

@@ -8,6 +8,7 @@ use sqlx::any::AnyRow;
 
 use crate::convert::{column, from_db, from_json, page_bounds, to_db, to_json};
 use crate::error::{Result, StoreError, db, is_unique_violation};
+use crate::lookup;
 use crate::tasks::{no_task, prefixed};
 use crate::{
     MatchedControl, NewTaskRun, Page, Paged, RunStart, StepCounts, StepStatus, Store, TaskRun,
@@ -115,27 +116,19 @@ impl Store {
     /// The task run with this id; [`StoreError::NotFound`] when there is none.
     pub async fn task_run(&self, run_id: &str) -> Result<TaskRun> {
         let sql = format!("SELECT {RUN_COLUMNS} FROM task_runs WHERE id = $1");
-        let row = sqlx::query(AssertSqlSafe(sql))
-            .bind(run_id)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(db("reading a task run"))?;
-        match row {
-            Some(row) => task_run_from_row(&row, ""),
-            None => Err(no_run(run_id)),
-        }
+        let read = |row: &AnyRow| task_run_from_row(row, "");
+        let missing = || no_run(run_id);
+        lookup::one(&self.pool, sql, run_id, "reading a task run", read, missing).await
     }
 
     /// The running instance of a task, if any (there is at most one).
     pub async fn running_task_run(&self, task_id: &str) -> Result<Option<TaskRun>> {
-        let sql = format!("SELECT {RUN_COLUMNS} FROM task_runs WHERE task_id = $1 AND status = $2");
-        let row = sqlx::query(AssertSqlSafe(sql))
-            .bind(task_id)
-            .bind(TaskRunStatus::Running.as_str())
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(db("reading a task's running run"))?;
-        row.as_ref().map(|r| task_run_from_row(r, "")).transpose()
+        let sql = format!(
+            "SELECT {RUN_COLUMNS} FROM task_runs WHERE task_id = $1 AND status = '{}'",
+            TaskRunStatus::Running.as_str()
+        );
+        let read = |row: &AnyRow| task_run_from_row(row, "");
+        lookup::optional(&self.pool, sql, task_id, "reading a task's running run", read).await
     }
 
     /// Every running task run, oldest first: the monitor's list, and after a restart the runs
@@ -275,25 +268,18 @@ impl Store {
 
     /// A run's executed steps in order. [`StoreError::NotFound`] for an unknown run.
     pub async fn task_run_steps(&self, run_id: &str) -> Result<Vec<TaskRunStep>> {
-        let action = "reading task run steps";
-        let mut tx = self.pool.begin().await.map_err(db(action))?;
-        let exists: Option<String> = sqlx::query_scalar("SELECT id FROM task_runs WHERE id = $1")
-            .bind(run_id)
-            .fetch_optional(&mut *tx)
-            .await
-            .map_err(db(action))?;
-        if exists.is_none() {
-            return Err(no_run(run_id));
-        }
         let sql =
             format!("SELECT {STEP_COLUMNS} FROM task_run_steps WHERE run_id = $1 ORDER BY seq");
-        let rows = sqlx::query(AssertSqlSafe(sql))
-            .bind(run_id)
-            .fetch_all(&mut *tx)
-            .await
-            .map_err(db(action))?;
-        tx.commit().await.map_err(db(action))?;
-        rows.iter().map(|r| step_from_row(r, run_id)).collect()
+        lookup::children(
+            &self.pool,
+            "SELECT id FROM task_runs WHERE id = $1",
+            sql,
+            run_id,
+            "reading task run steps",
+            |r| step_from_row(r, run_id),
+            || no_run(run_id),
+        )
+        .await
     }
 
     /// Inserts a run row copied from its task; [`InsertError::Busy`] when the task's
