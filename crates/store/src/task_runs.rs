@@ -145,7 +145,10 @@ impl Store {
         rows.iter().map(|r| task_run_from_row(r, "")).collect()
     }
 
-    /// A page of task runs matching `filter`, newest first (by start).
+    /// A page of task runs matching `filter`, newest first (by start), with how many match
+    /// in all. One statement — the count joined to the page — so the total and the page are
+    /// one snapshot of the table on both backends (a run started between two reads cannot
+    /// make the total disagree with the page).
     pub async fn task_runs(&self, filter: &TaskRunFilter, page: Page) -> Result<Paged<TaskRun>> {
         let (limit, offset) = page_bounds(page)?;
         let action = "listing task runs";
@@ -153,32 +156,35 @@ impl Store {
         // every combination.
         let filter_sql = "($1 IS NULL OR task_id = $1) AND ($2 IS NULL OR schedule_id = $2) \
              AND ($3 IS NULL OR status = $3)";
+        // The count is one row; the page joins it, so an empty page (past the end) still
+        // answers the total, with the page's columns NULL.
+        let page_cols = prefixed("p", "", RUN_COLUMNS);
         let sql = format!(
-            "SELECT {RUN_COLUMNS} FROM task_runs WHERE {filter_sql} \
-             ORDER BY started_at_ms DESC, id DESC LIMIT $4 OFFSET $5"
+            "SELECT c.total, {page_cols} \
+             FROM (SELECT COUNT(*) AS total FROM task_runs WHERE {filter_sql}) c \
+             LEFT JOIN (SELECT {RUN_COLUMNS} FROM task_runs WHERE {filter_sql} \
+             ORDER BY started_at_ms DESC, id DESC LIMIT $4 OFFSET $5) p ON 1 = 1 \
+             ORDER BY p.started_at_ms DESC, p.id DESC"
         );
-        let status = filter.status.map(TaskRunStatus::as_str);
         let rows = sqlx::query(AssertSqlSafe(sql))
             .bind(filter.task_id.as_deref())
             .bind(filter.schedule_id.as_deref())
-            .bind(status)
+            .bind(filter.status.map(TaskRunStatus::as_str))
             .bind(limit)
             .bind(offset)
             .fetch_all(&self.pool)
             .await
             .map_err(db(action))?;
-        let items = rows
-            .iter()
-            .map(|r| task_run_from_row(r, ""))
-            .collect::<Result<Vec<_>>>()?;
-        let count_sql = format!("SELECT COUNT(*) FROM task_runs WHERE {filter_sql}");
-        let total: i64 = sqlx::query_scalar(AssertSqlSafe(count_sql))
-            .bind(filter.task_id.as_deref())
-            .bind(filter.schedule_id.as_deref())
-            .bind(status)
-            .fetch_one(&self.pool)
-            .await
-            .map_err(db(action))?;
+        let total: i64 = match rows.first() {
+            Some(row) => column(row, "total", action)?,
+            None => 0,
+        };
+        let mut items = Vec::with_capacity(rows.len());
+        for row in &rows {
+            if column::<Option<String>>(row, "id", action)?.is_some() {
+                items.push(task_run_from_row(row, "")?);
+            }
+        }
         Ok(Paged {
             items,
             total: from_db("task run count", total)?,

@@ -69,6 +69,7 @@ on_both_backends!(
     concurrent_claims_have_one_winner,
     task_runs_one_running_per_task,
     task_run_steps_and_counts,
-    task_runs_paged_newest_first;
+    task_runs_paged_newest_first,
+    task_runs_total_agrees_with_its_page;
     with_url: corrupt_json_is_reported, corrupt_task_rows_are_reported,
 );

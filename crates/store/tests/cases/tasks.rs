@@ -732,6 +732,19 @@ pub async fn task_runs_paged_newest_first(store: &Store) {
         .unwrap();
     assert_eq!((last.total, last.items.len()), (25, 5));
     assert_eq!(last.items[4].id, ids[0]);
+    let past_the_end = Page {
+        limit: 10,
+        offset: 30,
+    };
+    let none = store
+        .task_runs(&TaskRunFilter::default(), past_the_end)
+        .await
+        .unwrap();
+    assert_eq!(
+        (none.total, none.items.len()),
+        (25, 0),
+        "a page past the end still answers the total"
+    );
 
     let of = |task_id: Option<&str>, schedule: Option<&str>, status| TaskRunFilter {
         task_id: task_id.map(str::to_owned),
@@ -839,4 +852,36 @@ pub async fn corrupt_task_rows_are_reported(store: &Store, url: &str) {
         "{err}"
     );
     raw.close().await.unwrap();
+}
+
+/// The page and its total are one read: while runs are recorded, every listing's total is
+/// exactly the number of runs it lists (a page large enough for all of them).
+pub async fn task_runs_total_agrees_with_its_page(store: &Store) {
+    let task = store.create_task(&new_task("busy")).await.unwrap();
+    let writer = {
+        let store = store.clone();
+        let task_id = task.id.clone();
+        tokio::spawn(async move {
+            for i in 0..60_i64 {
+                store
+                    .record_unstarted_run(&manual_run(&task_id, i), TaskRunStatus::Skipped, "r")
+                    .await
+                    .unwrap();
+            }
+        })
+    };
+    let all = Page {
+        limit: 1_000,
+        offset: 0,
+    };
+    let mut seen = 0;
+    while seen < 60 {
+        let page = store
+            .task_runs(&TaskRunFilter::default(), all)
+            .await
+            .unwrap();
+        assert_eq!(page.total as usize, page.items.len(), "one snapshot");
+        seen = page.items.len();
+    }
+    writer.await.unwrap();
 }
