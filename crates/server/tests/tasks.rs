@@ -72,8 +72,7 @@ async fn until_event(stream: &mut common::console_hub::SseReader, kind: &str) ->
     }
 }
 
-/// A page with at least one run (not its `total`: the store reads items and total in two
-/// statements, so a run that changes in between can be counted but not listed).
+/// A page with at least one run.
 fn any_item(page: &Value) -> bool {
     page["items"].as_array().is_some_and(|a| !a.is_empty())
 }
@@ -1046,4 +1045,32 @@ async fn after_a_restart_runs_left_running_are_interrupted_and_finished_ones_rep
     let a = h.post(&format!("/api/tasks/{id}/run"), &json!({})).await;
     assert_eq!(a.status, 202, "the task runs again: {}", a.body);
     h.shutdown().await;
+}
+
+#[tokio::test]
+async fn shutdown_stops_the_task_runs_and_stores_their_end_before_it_returns() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = hub(dir.path()).await;
+    let t = create(&h, &waiting_task("long wait")).await;
+    let id = t["id"].as_str().unwrap();
+    let run = h
+        .post(&format!("/api/tasks/{id}/run"), &json!({}))
+        .await
+        .body["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let mut stream = h
+        .stream(&format!("/api/task-runs/{run}/events"), None)
+        .await;
+    until_event(&mut stream, "task_step_start").await;
+    h.shutdown().await;
+    let store = deft_store::Store::open(dir.path(), None).await.unwrap();
+    let r = store.task_run(&run).await.unwrap();
+    assert_eq!(
+        (r.status, r.steps.failed, r.steps.skipped),
+        (deft_store::TaskRunStatus::Stopped, 1, 1),
+        "stopped and stored, not left running: {r:?}"
+    );
+    store.close().await;
 }

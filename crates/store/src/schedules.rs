@@ -73,7 +73,15 @@ impl Store {
     pub async fn schedule(&self, id: &str) -> Result<Schedule> {
         let sql = format!("SELECT {SCHEDULE_COLUMNS} FROM schedules WHERE id = $1");
         let missing = || no_schedule(id);
-        lookup::one(&self.pool, sql, id, "reading a schedule", schedule_from_row, missing).await
+        lookup::one(
+            &self.pool,
+            sql,
+            id,
+            "reading a schedule",
+            schedule_from_row,
+            missing,
+        )
+        .await
     }
 
     /// A task's schedules, oldest first. [`StoreError::NotFound`] for an unknown task.

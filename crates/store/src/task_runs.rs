@@ -128,7 +128,14 @@ impl Store {
             TaskRunStatus::Running.as_str()
         );
         let read = |row: &AnyRow| task_run_from_row(row, "");
-        lookup::optional(&self.pool, sql, task_id, "reading a task's running run", read).await
+        lookup::optional(
+            &self.pool,
+            sql,
+            task_id,
+            "reading a task's running run",
+            read,
+        )
+        .await
     }
 
     /// Every running task run, oldest first: the monitor's list, and after a restart the runs

@@ -192,14 +192,10 @@ impl Console {
     /// Stops every task run of this server and waits up to `limit` for their ends to be
     /// stored (server shutdown).
     pub async fn stop_task_runs(&self, limit: Duration) {
-        let running = self.tasks().all_active();
-        for run in &running {
+        for run in self.tasks().all_active() {
             run.stop();
         }
-        let until = tokio::time::Instant::now() + limit;
-        while !self.tasks().all_active().is_empty() && tokio::time::Instant::now() < until {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        let _ = tokio::time::timeout(limit, self.tasks().all_ended()).await;
     }
 
     /// Where task runs' trace folders go.
@@ -214,12 +210,7 @@ impl Console {
             return;
         };
         run.stop();
-        let until = tokio::time::Instant::now() + limit;
-        while self.runs().active().is_some_and(|r| r.run_id == run.run_id)
-            && tokio::time::Instant::now() < until
-        {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        let _ = tokio::time::timeout(limit, self.runs().ended(&run.run_id)).await;
     }
 
     fn runs_dir(&self) -> PathBuf {
