@@ -163,16 +163,57 @@ async fn a_stop_ends_a_step_in_flight_and_skips_the_rest() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn the_run_timeout_ends_it_as_timeout() {
-    let t =
-        task(json!({"name": "slow", "timeout_s": 5, "steps": [{"type": "wait", "seconds": 60}]}));
-    let (report, _events) = run_on_fixture(&t, &RunRequest::default()).await;
+async fn the_run_timeout_ends_it_as_timeout_and_records_every_step() {
+    let t = task(json!({"name": "slow", "timeout_s": 5, "steps": [
+        {"type": "key_event", "keys": "a"},
+        {"type": "group", "name": "slow part", "on_error": "continue", "steps": [
+            {"type": "wait", "seconds": 60},
+            {"type": "key_event", "keys": "never"},
+        ]},
+        {"type": "key_event", "keys": "never either"},
+    ]}));
+    let (report, events) = run_on_fixture(&t, &RunRequest::default()).await;
     assert_eq!(report.status, DoneStatus::Timeout);
-    assert!(
-        report.message.contains("timeout of 5 s"),
-        "{}",
-        report.message
+    assert_eq!(
+        report.message,
+        "1 ok, 2 failed, 2 skipped: the run passed its timeout of 5 s"
     );
+    let got: Vec<(String, StepStatus, Option<String>)> = report
+        .steps
+        .iter()
+        .map(|s| (s.path.clone(), s.status, s.error.clone()))
+        .collect();
+    let in_step = Some("the run passed its timeout of 5 s while this step ran".to_owned());
+    let not_run = |at: &str| Some(format!("not run: the run ended at {at}"));
+    assert_eq!(
+        got,
+        [
+            ("steps[0]".to_owned(), StepStatus::Ok, None),
+            (
+                "steps[1].steps[0]".to_owned(),
+                StepStatus::Failed,
+                in_step.clone()
+            ),
+            (
+                "steps[1].steps[1]".to_owned(),
+                StepStatus::Skipped,
+                not_run("steps[1].steps[0]")
+            ),
+            ("steps[1]".to_owned(), StepStatus::Failed, in_step),
+            (
+                "steps[2]".to_owned(),
+                StepStatus::Skipped,
+                not_run("steps[1]")
+            ),
+        ],
+        "the step in flight (and its group) failed with the timeout, the rest skipped"
+    );
+    assert_eq!(
+        step_results(&events),
+        report.steps,
+        "every result is an event"
+    );
+    assert_eq!(kinds(&events).last(), Some(&"done"));
 }
 
 #[tokio::test]

@@ -2,6 +2,7 @@
 //! (`group`, `loop`, `if_el`) whose sub-steps run through the same path. What one leaf step
 //! does on the device is `actions`.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use deft_protocol::task_run::{StepStatus, TaskStepResult, TaskStepStart};
@@ -25,11 +26,56 @@ pub(crate) enum Flow {
     End(DoneStatus, String),
 }
 
+/// Why the run's cancellation fired: a person's stop, or the run's own `timeout_s` passing.
+/// Either way the step in flight fails with the reason and the steps after it are skipped.
+pub(crate) struct Cutoff {
+    limit: Duration,
+    passed: AtomicBool,
+}
+
+impl Cutoff {
+    /// The cutoff of a run limited to `limit`.
+    pub(crate) fn new(limit: Duration) -> Self {
+        Cutoff {
+            limit,
+            passed: AtomicBool::new(false),
+        }
+    }
+
+    /// The run's time is up (before its cancellation is fired).
+    pub(crate) fn pass(&self) {
+        self.passed.store(true, Ordering::SeqCst);
+    }
+
+    fn timed_out(&self) -> bool {
+        self.passed.load(Ordering::SeqCst)
+    }
+
+    /// How the run ends once cancelled.
+    fn end(&self) -> Flow {
+        if self.timed_out() {
+            Flow::End(DoneStatus::Timeout, texts::run_timeout(self.limit))
+        } else {
+            Flow::End(DoneStatus::Stopped, texts::STOPPED.to_owned())
+        }
+    }
+
+    /// The error of the step it cut short.
+    fn why(&self) -> String {
+        if self.timed_out() {
+            texts::run_timeout_in_step(self.limit)
+        } else {
+            texts::STOPPED.to_owned()
+        }
+    }
+}
+
 /// One run in progress: the device session, the variables, the results so far.
 pub(crate) struct Exec<'a> {
     pub(crate) d: Driver<'a>,
     pub(crate) vars: Vars,
     pub(crate) results: Vec<TaskStepResult>,
+    pub(crate) cutoff: std::sync::Arc<Cutoff>,
 }
 
 impl<'a> Exec<'a> {
@@ -47,7 +93,7 @@ impl<'a> Exec<'a> {
             for (i, step) in steps.iter().enumerate() {
                 let path = format!("{}{suffix}", child_path(parent, field, i));
                 let flow = if self.d.cancel.is_cancelled() {
-                    Flow::End(DoneStatus::Stopped, texts::STOPPED.to_owned())
+                    self.cutoff.end()
                 } else {
                     self.run_step(&path, step, inherited).await
                 };
@@ -63,7 +109,8 @@ impl<'a> Exec<'a> {
         })
     }
 
-    /// Runs one step and records its result.
+    /// Runs one step and records its result. A step the run's cancellation cut short (a stop,
+    /// the run's timeout) fails with the reason and ends the run.
     async fn run_step(&mut self, path: &str, step: &Step, inherited: OnError) -> Flow {
         let step_type = step.step_type().as_str().to_owned();
         self.d.em.emit(EventKind::TaskStepStart(TaskStepStart {
@@ -79,10 +126,16 @@ impl<'a> Exec<'a> {
             Action::IfEl(c) => self.run_if(path, c, on_error).await,
             _ => self.leaf(step).await,
         };
+        let cut = self.d.cancel.is_cancelled();
+        let outcome = match outcome {
+            Err(_) if cut => Err(StepError(self.cutoff.why())),
+            other => other,
+        };
         let failed = outcome.is_err();
         self.record(path, step_type, started.elapsed(), outcome);
         match flow {
             Some(end) => end,
+            None if cut => self.cutoff.end(),
             None if failed && on_error == OnError::Stop => {
                 Flow::End(DoneStatus::Failed, texts::failed_at(path))
             }
@@ -106,12 +159,11 @@ impl<'a> Exec<'a> {
             r = tokio::time::timeout(limit + Duration::from_secs(1), self.act(&action, step)) => {
                 r.unwrap_or_else(|_| Err(StepError(texts::step_timeout(limit))))
             }
-            () = cancel.cancelled() => Err(StepError(texts::STOPPED.to_owned())),
+            // run_step gives the reason (a stop or the run's timeout).
+            () = cancel.cancelled() => Err(StepError(String::new())),
         };
         let flow = match (&action, &outcome) {
-            _ if self.d.cancel.is_cancelled() => {
-                Some(Flow::End(DoneStatus::Stopped, texts::STOPPED.to_owned()))
-            }
+            _ if self.d.cancel.is_cancelled() => None,
             (Action::MarkDone(f), Ok(_)) => Some(Flow::End(
                 DoneStatus::Completed,
                 f.message
@@ -129,7 +181,9 @@ impl<'a> Exec<'a> {
         (outcome, flow)
     }
 
-    /// Sub-steps as one step: it fails when a sub-step's failure stopped the list.
+    /// Sub-steps as one step: it fails when a sub-step's failure stopped the list, or when
+    /// the run's cancellation cut it short (run_step gives the reason); a `mark_done` or
+    /// `stop_self` inside ends the run with the container ok.
     async fn container(
         &mut self,
         path: &str,
@@ -141,6 +195,7 @@ impl<'a> Exec<'a> {
         match self.run_steps(path, field, suffix, steps, on_error).await {
             Flow::Next => (Ok(Done::default()), None),
             Flow::End(DoneStatus::Failed, message) => (Err(StepError(message)), None),
+            Flow::End(..) if self.d.cancel.is_cancelled() => (Err(StepError(String::new())), None),
             end @ Flow::End(..) => (Ok(Done::default()), Some(end)),
         }
     }

@@ -65,6 +65,14 @@ pub fn run_timeout(limit: std::time::Duration) -> String {
     format!("the run passed its timeout of {} s", limit.as_secs_f64())
 }
 
+/// The step in flight when the run passed its limit.
+pub fn run_timeout_in_step(limit: std::time::Duration) -> String {
+    format!(
+        "the run passed its timeout of {} s while this step ran",
+        limit.as_secs_f64()
+    )
+}
+
 /// A step type this device has no tool for.
 pub fn not_supported(step_type: &str, device: &str) -> String {
     format!("{step_type} is not supported on this device ({device}): it has no tool for it")
