@@ -105,7 +105,7 @@ impl Runs {
             tokio::pin!(freed);
             // Registered before the look, so a release between the look and the wait wakes it.
             freed.as_mut().enable();
-            if !self.active().is_some_and(|r| r.run_id == run_id) {
+            if self.active().is_none_or(|r| r.run_id != run_id) {
                 return;
             }
             freed.await;
