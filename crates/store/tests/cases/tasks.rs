@@ -266,13 +266,15 @@ pub async fn schedule_crud_and_claim(store: &Store) {
         created.push(s);
     }
     // Oldest first; two made in the same millisecond are ordered by id (the store's promise).
-    created.sort_by(|a, b| (a.created_at_ms, &a.id).cmp(&(b.created_at_ms, &b.id)));
-    assert_eq!(store.schedules_of_task(&task.id).await.unwrap(), created);
+    let mut listed = created.clone();
+    listed.sort_by(|a, b| (a.created_at_ms, &a.id).cmp(&(b.created_at_ms, &b.id)));
+    assert_eq!(store.schedules_of_task(&task.id).await.unwrap(), listed);
     not_found(
         store.schedules_of_task("ghost").await.unwrap_err(),
         "no task has the id \"ghost\"",
     );
 
+    // In the order they were made (the sort above may have moved same-millisecond ones).
     let [cron, interval, once] = &created[..] else {
         unreachable!()
     };
@@ -633,6 +635,8 @@ pub async fn task_run_steps_and_counts(store: &Store) {
         matched: None,
         healed_from: None,
         error: None,
+        message: None,
+        image_ids: Vec::new(),
     };
     let healed = TaskRunStep {
         matched: Some(MatchedControl {
@@ -645,13 +649,19 @@ pub async fn task_run_steps_and_counts(store: &Store) {
     };
     let failed = TaskRunStep {
         error: Some("steps[2].selector matched nothing: no control named \"=\"".into()),
+        image_ids: vec!["img-1".into(), "img-2".into()],
         ..step(2, StepStatus::Failed)
+    };
+    let said = TaskRunStep {
+        message: Some("info: 7 × 8 = 56".into()),
+        ..step(3, StepStatus::Ok)
     };
     let steps = vec![
         step(0, StepStatus::Ok),
         healed,
         failed,
-        step(3, StepStatus::Skipped),
+        said,
+        step(4, StepStatus::Skipped),
     ];
     // Recorded out of order; read back in order.
     for s in steps.iter().rev() {
@@ -661,7 +671,7 @@ pub async fn task_run_steps_and_counts(store: &Store) {
     assert_eq!(
         store.task_run(&run.id).await.unwrap().steps,
         StepCounts {
-            ok: 2,
+            ok: 3,
             failed: 1,
             skipped: 1,
             healed: 1
@@ -669,13 +679,13 @@ pub async fn task_run_steps_and_counts(store: &Store) {
     );
 
     let err = store
-        .append_task_run_step(&run.id, &step(3, StepStatus::Ok))
+        .append_task_run_step(&run.id, &step(4, StepStatus::Ok))
         .await
         .unwrap_err();
     assert!(matches!(err, StoreError::Conflict(_)), "{err:?}");
     assert_eq!(
         store.task_run(&run.id).await.unwrap().steps.ok,
-        2,
+        3,
         "a refused step is not counted"
     );
     not_found(
