@@ -1074,3 +1074,58 @@ async fn shutdown_stops_the_task_runs_and_stores_their_end_before_it_returns() {
     );
     store.close().await;
 }
+
+#[tokio::test]
+async fn a_failed_step_keeps_a_screenshot_the_api_lists_and_serves() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = hub(dir.path()).await;
+    let t = create(
+        &h,
+        &json!({"name": "fails", "device": "fixture", "steps": [
+            {"type": "notify", "message": "starting"},
+            {"type": "click", "selector": {"text": "OK"}},
+        ]}),
+    )
+    .await;
+    let id = t["id"].as_str().unwrap();
+    let run = h
+        .post(&format!("/api/tasks/{id}/run"), &json!({}))
+        .await
+        .body["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (_, events) = h
+        .events(&format!("/api/task-runs/{run}/events"), None)
+        .await;
+    assert_eq!(events.last().unwrap().data["status"], "failed");
+    let r = h.get(&format!("/api/task-runs/{run}")).await.body;
+    let steps = r["step_results"].as_array().unwrap();
+    assert_eq!(
+        (steps[0]["message"].clone(), steps[0]["image_ids"].clone()),
+        (json!("info: starting"), json!([])),
+        "{r}"
+    );
+    let ids = steps[1]["image_ids"].as_array().unwrap();
+    assert_eq!(ids.len(), 1, "{r}");
+    let image = ids[0].as_str().unwrap();
+    let (status, kind, bytes) = h
+        .get_bytes(&format!("/api/task-runs/{run}/images/{image}"))
+        .await;
+    assert_eq!((status, kind.as_str()), (200, "image/png"));
+    assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"));
+    let step = events
+        .iter()
+        .find(|e| e.kind == "task_step" && e.data["path"] == "steps[1]")
+        .unwrap();
+    assert_eq!(
+        step.data["image_ids"],
+        json!([image]),
+        "the event says the same"
+    );
+    let (status, _, _) = h
+        .get_bytes(&format!("/api/task-runs/{run}/images/img-99"))
+        .await;
+    assert_eq!(status, 404);
+    h.shutdown().await;
+}

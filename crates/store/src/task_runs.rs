@@ -20,7 +20,7 @@ const RUN_COLUMNS: &str = "id, task_id, task_name, triggered_by, schedule_id, fi
      steps_healed";
 
 const STEP_COLUMNS: &str = "seq, path, step_type, status, started_at_ms, duration_ms, matched, \
-     healed_from, error";
+     healed_from, error, message, image_ids";
 
 /// How often [`Store::start_task_run`] retries when the run that made it busy ended before it
 /// could be read.
@@ -250,7 +250,7 @@ impl Store {
         }
         let sql = format!(
             "INSERT INTO task_run_steps (run_id, {STEP_COLUMNS}) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
         );
         sqlx::query(AssertSqlSafe(sql))
             .bind(run_id)
@@ -263,6 +263,8 @@ impl Store {
             .bind(step.matched.as_ref().map(to_json))
             .bind(step.healed_from.as_ref().map(to_json))
             .bind(step.error.as_deref())
+            .bind(step.message.as_deref())
+            .bind(to_json(&step.image_ids))
             .execute(&mut *tx)
             .await
             .map_err(|e| {
@@ -419,5 +421,10 @@ fn step_from_row(row: &AnyRow, run_id: &str) -> Result<TaskRunStep> {
         matched,
         healed_from,
         error: column(row, "error", READ)?,
+        message: column(row, "message", READ)?,
+        image_ids: from_json(
+            &what("image_ids"),
+            &column::<String>(row, "image_ids", READ)?,
+        )?,
     })
 }

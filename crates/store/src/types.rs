@@ -439,6 +439,10 @@ pub struct TaskRunStep {
     pub healed_from: Option<serde_json::Value>,
     /// What went wrong.
     pub error: Option<String>,
+    /// What it had to say when it worked (a `notify` text, a loop's rounds).
+    pub message: Option<String>,
+    /// The screenshots kept with it: image ids of the run (files in its trace folder).
+    pub image_ids: Vec<String>,
 }
 
 /// Which slice of a list to return.

@@ -196,3 +196,49 @@ async fn a_long_click_holds_the_button_for_its_duration() {
     );
     assert!(held.duration_ms >= 500, "{lines:#?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_step_keeps_a_screenshot_of_the_page() {
+    if let Err(e) = deft_backend_browser::launch::find_chromium(None) {
+        panic!("{e} (scripts/test.sh installs it)");
+    }
+    let pages = deft_test_support::web::PageServer::start()
+        .await
+        .expect("page server");
+    let t = fixture_device::task(json!({"name": "missing button", "steps": [
+        {"type": "open_app", "url": pages.url("appear.html?ms=300")},
+        {"type": "click", "selector": {"text": "No such button at all", "type": "button", "match": "exact"}},
+    ]}));
+    let (rec, sinks, _rx, kept) = fixture_device::recorder_keeping_images();
+    let report = run_task(
+        &t,
+        &browser_device(),
+        &RunRequest::default(),
+        sinks,
+        CancellationToken::new(),
+    )
+    .await;
+    assert_eq!(report.status, DoneStatus::Failed, "{}", report.message);
+    assert!(
+        report.steps[0].image_ids.is_empty(),
+        "an ok step keeps none"
+    );
+    assert_eq!(report.steps[1].image_ids, ["shot-1"]);
+    let kept = kept.images.lock();
+    let (bytes, mime) = &kept[0];
+    assert_eq!(mime, "image/png");
+    assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n") && bytes.len() > 1_000);
+    let shot = rec
+        .events
+        .lock()
+        .iter()
+        .find_map(|e| match &e.kind {
+            deft_protocol::EventKind::Step(s) if s.image_ids == ["shot-1"] => Some(s.tool.clone()),
+            _ => None,
+        })
+        .expect("the screenshot's own step event");
+    assert_eq!(
+        shot, "capture_window_screenshot",
+        "the page, not the screen"
+    );
+}

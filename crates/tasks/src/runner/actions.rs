@@ -25,20 +25,22 @@ pub(crate) struct Done {
     pub(crate) located: Option<Located>,
     /// What it has to say.
     pub(crate) message: Option<String>,
+    /// Screenshots kept with its result.
+    pub(crate) image_ids: Vec<String>,
 }
 
 impl Done {
     pub(crate) fn message(text: String) -> Self {
         Done {
-            located: None,
             message: Some(text),
+            ..Done::default()
         }
     }
 
     fn located(l: Located) -> Self {
         Done {
             located: Some(l),
-            message: None,
+            ..Done::default()
         }
     }
 }
@@ -219,7 +221,7 @@ impl Driver<'_> {
         self.act("keyboard_input", args).await?;
         Ok(Done {
             located,
-            message: None,
+            ..Done::default()
         })
     }
 
@@ -247,6 +249,7 @@ impl Driver<'_> {
         Ok(Done {
             located,
             message: answer["waited_ms"].as_u64().map(texts::waited),
+            ..Done::default()
         })
     }
 
@@ -300,7 +303,7 @@ impl Driver<'_> {
         self.wheel(s.direction, s.amount, area.as_ref()).await?;
         Ok(Done {
             located: area,
-            message: None,
+            ..Done::default()
         })
     }
 
@@ -315,6 +318,7 @@ impl Driver<'_> {
                 return Ok(Done {
                     located: Some(l),
                     message: Some(texts::swipes_taken(swipes)),
+                    ..Done::default()
                 });
             }
             if swipes < s.max_swipes {

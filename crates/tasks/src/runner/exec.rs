@@ -12,7 +12,7 @@ use futures::future::BoxFuture;
 use super::actions::Done;
 use super::driver::{Driver, StepError};
 use super::texts;
-use crate::step::{Action, IfEl, Loop, OnError, Repeat, Step, child_path};
+use crate::step::{Action, IfEl, Loop, OnError, Repeat, Screenshots, Step, child_path};
 use crate::vars::Vars;
 
 /// A leaf step's limit unless its `timeout_s` says: the tool layer's default call limit.
@@ -47,7 +47,7 @@ impl Cutoff {
         self.passed.store(true, Ordering::SeqCst);
     }
 
-    fn timed_out(&self) -> bool {
+    pub(crate) fn timed_out(&self) -> bool {
         self.passed.load(Ordering::SeqCst)
     }
 
@@ -76,6 +76,8 @@ pub(crate) struct Exec<'a> {
     pub(crate) vars: Vars,
     pub(crate) results: Vec<TaskStepResult>,
     pub(crate) cutoff: std::sync::Arc<Cutoff>,
+    /// When a step's result keeps a screenshot.
+    pub(crate) screenshots: Screenshots,
 }
 
 impl<'a> Exec<'a> {
@@ -126,13 +128,19 @@ impl<'a> Exec<'a> {
             Action::IfEl(c) => self.run_if(path, c, on_error).await,
             _ => self.leaf(step).await,
         };
+        let took = started.elapsed();
         let cut = self.d.cancel.is_cancelled();
         let outcome = match outcome {
             Err(_) if cut => Err(StepError(self.cutoff.why())),
             other => other,
         };
         let failed = outcome.is_err();
-        self.record(path, step_type, started.elapsed(), outcome);
+        let images = if self.wants_screenshot(step, failed) {
+            self.d.screenshot().await
+        } else {
+            Vec::new()
+        };
+        self.record(path, step_type, took, outcome, images);
         match flow {
             Some(end) => end,
             None if cut => self.cutoff.end(),
@@ -141,6 +149,19 @@ impl<'a> Exec<'a> {
             }
             None => Flow::Next,
         }
+    }
+
+    /// Whether a step's result keeps a screenshot: per the task's `screenshots`, for leaf
+    /// steps (a container's failure is its sub-step's, which has one), never after a person's
+    /// stop (it must take effect at once).
+    fn wants_screenshot(&self, step: &Step, failed: bool) -> bool {
+        let stopped = self.d.cancel.is_cancelled() && !self.cutoff.timed_out();
+        let wanted = match self.screenshots {
+            Screenshots::Never => false,
+            Screenshots::OnFailure => failed,
+            Screenshots::EveryStep => true,
+        };
+        wanted && !stopped && !step.step_type().is_container()
     }
 
     /// A leaf step: its variables expanded, bounded by its timeout, cut short by a stop.
@@ -291,25 +312,22 @@ impl<'a> Exec<'a> {
         );
     }
 
-    /// Records a step that ran: ok with what it did, or failed with why.
+    /// Records a step that ran: ok with what it did, or failed with why; with the
+    /// screenshots kept after it.
     fn record(
         &mut self,
         path: &str,
         step_type: String,
         took: Duration,
         outcome: Result<Done, StepError>,
+        image_ids: Vec<String>,
     ) {
-        match outcome {
-            Ok(done) => self.finish(path, step_type, took, StepStatus::Ok, done, None),
-            Err(e) => self.finish(
-                path,
-                step_type,
-                took,
-                StepStatus::Failed,
-                Done::default(),
-                Some(e.0),
-            ),
-        }
+        let (status, done, error) = match outcome {
+            Ok(done) => (StepStatus::Ok, done, None),
+            Err(e) => (StepStatus::Failed, Done::default(), Some(e.0)),
+        };
+        let done = Done { image_ids, ..done };
+        self.finish(path, step_type, took, status, done, error);
     }
 
     /// Emits a step's result and keeps it.
@@ -331,7 +349,7 @@ impl<'a> Exec<'a> {
             healed_from: done.located.and_then(|l| l.healed_from),
             error,
             message: done.message,
-            image_ids: Vec::new(),
+            image_ids: done.image_ids,
         };
         self.d.em.emit(EventKind::TaskStep(result.clone()));
         self.results.push(result);

@@ -77,6 +77,7 @@ pub async fn run_task(
         vars: Vars::for_run(task, &request.variables),
         results: Vec::new(),
         cutoff: cutoff.clone(),
+        screenshots: task.screenshots,
     };
     let run_cancel = exec.d.cancel.clone();
     let flow = {

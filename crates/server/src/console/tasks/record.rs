@@ -190,6 +190,8 @@ fn step_row(seq: u64, r: &TaskStepResult, started_at_ms: i64) -> TaskRunStep {
         }),
         healed_from: r.healed_from.clone().map(serde_json::Value::String),
         error: r.error.clone(),
+        message: r.message.clone(),
+        image_ids: r.image_ids.clone(),
     }
 }
 
