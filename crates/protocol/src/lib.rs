@@ -8,7 +8,8 @@
 //! - [`task_run`]: what a task run reports of each step (`task_step_start`, `task_step`).
 //! - [`link`]: device-link messages, field-compatible with UFO's AIP.
 //! - [`changes`]: the change listing (new, changed, gone controls since the previous listing).
-//! - [`keys`]: the key syntax of `keyboard_input`, shared by the desktop and the browser.
+//! - [`keys`]: the key syntax of `keyboard_input`, shared by the desktop and the browser;
+//!   [`clipboard`]: the arguments and answers of the clipboard tools both serve.
 //! - [`selector`]: the one control matcher (tasks, `find_controls`, dataflow); [`found`]: how
 //!   `find_controls` and `wait_for_control` answer.
 //!
@@ -29,6 +30,7 @@
 
 pub mod batch;
 pub mod changes;
+pub mod clipboard;
 pub mod envelope;
 pub mod event;
 pub mod found;
