@@ -242,3 +242,47 @@ async fn a_failed_step_keeps_a_screenshot_of_the_page() {
         "the page, not the screen"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clipboard_steps_read_a_copy_button_into_a_variable_and_paste_with_keys() {
+    if let Err(e) = deft_backend_browser::launch::find_chromium(None) {
+        panic!("{e} (scripts/test.sh installs it)");
+    }
+    let pages = deft_test_support::web::PageServer::start()
+        .await
+        .expect("page server");
+    let search = json!({"type": "edit", "text": "Search"});
+    let t = fixture_device::task(
+        json!({"name": "copy an order number into the search", "steps": [
+            {"type": "open_app", "url": pages.url("clipboard.html")},
+            {"type": "click", "selector": {"text": "Copy order number", "type": "button"}},
+            {"type": "wait_el", "selector": {"text": "copied the order number"}, "timeout_s": 10},
+            {"type": "clipboard", "read_into": "order_id"},
+            {"type": "input_text", "selector": search, "text": "{{order_id}}"},
+            {"type": "wait_el", "selector": {"text": "search: ORD-2024-117", "match": "exact"}, "timeout_s": 10},
+            {"type": "clipboard", "set": "Grüße, 苏州 ✓"},
+            {"type": "key_event", "selector": search, "keys": "^a^v"},
+            {"type": "wait_el", "selector": {"text": "search: Grüße, 苏州 ✓", "match": "exact"}, "timeout_s": 10},
+        ]}),
+    );
+    let (_rec, sinks, _rx) = fixture_device::recorder();
+    let report = run_task(
+        &t,
+        &browser_device(),
+        &RunRequest::default(),
+        sinks,
+        CancellationToken::new(),
+    )
+    .await;
+    let lines: Vec<String> = report
+        .steps
+        .iter()
+        .map(|s| format!("{} {:?} {:?} {:?}", s.path, s.status, s.message, s.error))
+        .collect();
+    assert_eq!(report.status, DoneStatus::Completed, "{lines:#?}");
+    assert_eq!(
+        report.steps[3].message.as_deref(),
+        Some("read 12 characters into {{order_id}}"),
+        "{lines:#?}"
+    );
+}

@@ -100,6 +100,29 @@ pub fn opened_window(app: &str, id: &str) -> String {
     format!("{app} opened in window {id}")
 }
 
+/// A `clipboard` step set the clipboard.
+pub fn clipboard_set(chars: usize) -> String {
+    format!("put {chars} character{} on the clipboard", plural(chars))
+}
+
+/// A `clipboard` step read the clipboard into a variable.
+pub fn clipboard_read(name: &str, chars: usize) -> String {
+    format!(
+        "read {chars} character{} into {{{{{name}}}}}",
+        plural(chars)
+    )
+}
+
+/// `get_clipboard` answered without its text.
+pub fn clipboard_answer_unreadable(answer: &serde_json::Value) -> String {
+    let head: String = answer.to_string().chars().take(120).collect();
+    format!("get_clipboard did not answer with a text: {head}")
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
 /// How long a `wait_el` waited.
 pub fn waited(ms: u64) -> String {
     format!("waited {ms} ms")
