@@ -40,8 +40,8 @@ fn migrator() -> Migrator {
         migration(2, "tasks", include_str!("../migrations/0002_tasks.sql")),
         migration(
             3,
-            "task run steps",
-            include_str!("../migrations/0003_task_run_steps.sql"),
+            "task runs",
+            include_str!("../migrations/0003_task_runs.sql"),
         ),
     ])
 }

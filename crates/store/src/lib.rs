@@ -28,6 +28,7 @@ mod connect;
 mod conversations;
 mod convert;
 mod error;
+mod event_log;
 mod lookup;
 mod meta;
 mod runs;

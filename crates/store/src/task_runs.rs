@@ -8,6 +8,7 @@ use sqlx::any::AnyRow;
 
 use crate::convert::{column, from_db, from_json, page_bounds, to_db, to_json};
 use crate::error::{Result, StoreError, db, is_unique_violation};
+use crate::event_log::{self, Log};
 use crate::lookup;
 use crate::tasks::{no_task, prefixed};
 use crate::{
@@ -202,15 +203,18 @@ impl Store {
     pub async fn delete_task_runs(&self, task_id: &str) -> Result<u64> {
         let action = "deleting task runs";
         let mut tx = self.pool.begin().await.map_err(db(action))?;
-        sqlx::query(
-            "DELETE FROM task_run_steps WHERE run_id IN \
-             (SELECT id FROM task_runs WHERE task_id = $1 AND status <> $2)",
-        )
-        .bind(task_id)
-        .bind(TaskRunStatus::Running.as_str())
-        .execute(&mut *tx)
-        .await
-        .map_err(db(action))?;
+        for table in ["task_run_steps", "task_run_events"] {
+            let sql = format!(
+                "DELETE FROM {table} WHERE run_id IN \
+                 (SELECT id FROM task_runs WHERE task_id = $1 AND status <> $2)"
+            );
+            sqlx::query(AssertSqlSafe(sql))
+                .bind(task_id)
+                .bind(TaskRunStatus::Running.as_str())
+                .execute(&mut *tx)
+                .await
+                .map_err(db(action))?;
+        }
         let done = sqlx::query("DELETE FROM task_runs WHERE task_id = $1 AND status <> $2")
             .bind(task_id)
             .bind(TaskRunStatus::Running.as_str())
@@ -219,6 +223,23 @@ impl Store {
             .map_err(db(action))?;
         tx.commit().await.map_err(db(action))?;
         Ok(done.rows_affected())
+    }
+
+    /// Appends `(seq, event JSON)` pairs to a task run's event log in one transaction, as
+    /// [`Store::append_events`] does for agent runs. [`StoreError::NotFound`] for an unknown
+    /// run.
+    pub async fn append_task_run_events(
+        &self,
+        run_id: &str,
+        events: &[(u64, String)],
+    ) -> Result<()> {
+        event_log::append(&self.pool, Log::Task, run_id, events).await
+    }
+
+    /// A task run's stored events with `seq > after`, ascending (none for a run from before
+    /// the store kept them: its trace has them).
+    pub async fn task_run_events(&self, run_id: &str, after: u64) -> Result<Vec<(u64, String)>> {
+        event_log::read(&self.pool, Log::Task, run_id, after).await
     }
 
     /// Appends one executed step to a run and adds it to the run's counts, in one transaction.

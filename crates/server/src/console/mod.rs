@@ -15,6 +15,7 @@
 pub mod approvals;
 pub mod assets;
 pub mod conversations;
+pub mod event_writer;
 pub mod images;
 pub mod live;
 pub mod passwords;
@@ -157,7 +158,7 @@ impl Console {
             }),
         };
         runs::recover_interrupted(&console).await?;
-        tasks::runs::recover_interrupted(console.store()).await?;
+        tasks::runs::recover_interrupted(&console).await?;
         Ok(console)
     }
 

@@ -895,3 +895,55 @@ pub async fn task_runs_total_agrees_with_its_page(store: &Store) {
     }
     writer.await.unwrap();
 }
+
+/// A task run's event log keeps the agent run log's promises: ordered by seq, idempotent,
+/// only for a known run, purged with the run.
+pub async fn task_run_events_ordered_idempotent_and_purged(store: &Store) {
+    let task = store.create_task(&new_task("events")).await.unwrap();
+    let RunStart::Started(run) = store
+        .start_task_run(&manual_run(&task.id, 1))
+        .await
+        .unwrap()
+    else {
+        panic!("starts")
+    };
+    let ev = |seq: u64| (seq, format!("{{\"seq\":{seq},\"type\":\"task_step\"}}"));
+    let all: Vec<(u64, String)> = (1..=1_200).map(ev).collect();
+    for chunk in all.chunks(500).rev() {
+        store.append_task_run_events(&run.id, chunk).await.unwrap();
+    }
+    store
+        .append_task_run_events(&run.id, &[(3, "{\"changed\":true}".into())])
+        .await
+        .unwrap();
+    assert_eq!(store.task_run_events(&run.id, 0).await.unwrap(), all);
+    assert_eq!(
+        store.task_run_events(&run.id, 1_198).await.unwrap(),
+        all[1_198..].to_vec()
+    );
+    assert!(
+        store
+            .task_run_events(&run.id, u64::MAX)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    not_found(
+        store
+            .append_task_run_events("ghost", &[ev(1)])
+            .await
+            .unwrap_err(),
+        "cannot append events to task run \"ghost\": no such task run",
+    );
+    assert!(
+        store.events(&run.id, 0).await.unwrap().is_empty(),
+        "not an agent run's"
+    );
+
+    store
+        .finish_task_run(&run.id, TaskRunStatus::Ok, None, 2)
+        .await
+        .unwrap();
+    assert_eq!(store.delete_task_runs(&task.id).await.unwrap(), 1);
+    assert!(store.task_run_events(&run.id, 0).await.unwrap().is_empty());
+}

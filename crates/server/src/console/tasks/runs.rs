@@ -446,7 +446,7 @@ pub async fn get_one(
     let active = console.tasks().active(&id);
     let last_seq = match console.tasks().log(&id) {
         Some(log) => log.last_seq(),
-        None => record::stored_log(console, &run).last_seq(),
+        None => record::stored_log(console, &run).await?.last_seq(),
     };
     Ok(Json(TaskRunDetailView {
         run: TaskRunView::from(&run),
@@ -517,7 +517,7 @@ pub async fn events(
                 .task_run(&id)
                 .await
                 .map_err(unknown_run(&id))?;
-            record::stored_log(console, &run)
+            record::stored_log(console, &run).await?
         }
     };
     Ok(stream::serve_log(log, after, app.stopping.clone()))
@@ -560,12 +560,15 @@ pub fn done_logged(seq: u64, answer: &str, status: DoneStatus) -> LoggedEvent {
     LoggedEvent::new(&done_event(seq, answer, status))
 }
 
-/// Ends task runs a previous process of this server left `running`, as `interrupted`.
+/// Ends task runs a previous process of this server left `running`, as `interrupted`: each
+/// gets its end in the store and a closing `done {status: failed}` in its event log, numbered
+/// after the last event it stored (no watcher saw a later one).
 ///
 /// Single-server safe: with several servers on one database, a server that starts while
 /// another one runs a task marks that run interrupted too (the other server's run goes on,
 /// and its end is then refused by the store as already ended).
-pub async fn recover_interrupted(store: &deft_store::Store) -> Result<(), StoreError> {
+pub async fn recover_interrupted(console: &Console) -> Result<(), StoreError> {
+    let store = console.store();
     for run in store.running_task_runs().await? {
         match store
             .finish_task_run(
@@ -576,11 +579,22 @@ pub async fn recover_interrupted(store: &deft_store::Store) -> Result<(), StoreE
             )
             .await
         {
-            Ok(_) | Err(StoreError::Conflict(_)) => {
-                tracing::info!(run = %run.id, task = %run.task_name, "marked a task run the previous server process left running as interrupted");
-            }
+            Ok(_) | Err(StoreError::Conflict(_)) => {}
             Err(e) => return Err(e),
         }
+        let last = record::past_events(console, &run.id)
+            .await?
+            .last()
+            .map_or(0, |e| e.seq);
+        let done = done_logged(
+            last + 1,
+            texts::TASK_RUN_INTERRUPTED,
+            done_of(TaskRunStatus::Interrupted),
+        );
+        store
+            .append_task_run_events(&run.id, &[(done.seq, done.json.to_string())])
+            .await?;
+        tracing::info!(run = %run.id, task = %run.task_name, "marked a task run the previous server process left running as interrupted");
     }
     Ok(())
 }
