@@ -15,3 +15,10 @@ CREATE TABLE task_run_events (
     data   TEXT NOT NULL,
     PRIMARY KEY (run_id, seq)
 );
+
+-- Which server runs a running task run (owner: the server's id, kept in its data folder) and
+-- when it last said so (heartbeat_at_ms, refreshed while the run goes on). With several
+-- servers on one database, a server marks interrupted only the runs whose server stopped
+-- saying so (or its own previous process's); NULL for runs recorded before this version.
+ALTER TABLE task_runs ADD COLUMN owner TEXT;
+ALTER TABLE task_runs ADD COLUMN heartbeat_at_ms BIGINT;

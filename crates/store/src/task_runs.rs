@@ -18,7 +18,7 @@ use crate::{
 
 const RUN_COLUMNS: &str = "id, task_id, task_name, triggered_by, schedule_id, fire_at_ms, device, \
      status, started_at_ms, ended_at_ms, error, variables, steps_ok, steps_failed, steps_skipped, \
-     steps_healed";
+     steps_healed, owner, heartbeat_at_ms";
 
 const STEP_COLUMNS: &str = "seq, path, step_type, status, started_at_ms, duration_ms, matched, \
      healed_from, error, message, image_ids";
@@ -151,6 +151,21 @@ impl Store {
             .await
             .map_err(db("listing running task runs"))?;
         rows.iter().map(|r| task_run_from_row(r, "")).collect()
+    }
+
+    /// Refreshes the heartbeat of every running run `owner` runs (a server saying its runs go
+    /// on); how many it refreshed.
+    pub async fn heartbeat_task_runs(&self, owner: &str, now_ms: i64) -> Result<u64> {
+        let done = sqlx::query(
+            "UPDATE task_runs SET heartbeat_at_ms = $2 WHERE owner = $1 AND status = $3",
+        )
+        .bind(owner)
+        .bind(now_ms)
+        .bind(TaskRunStatus::Running.as_str())
+        .execute(&self.pool)
+        .await
+        .map_err(db("refreshing task run heartbeats"))?;
+        Ok(done.rows_affected())
     }
 
     /// A page of task runs matching `filter`, newest first (by start), with how many match
@@ -327,12 +342,19 @@ impl Store {
         error: Option<&str>,
     ) -> Result<TaskRun, InsertError> {
         let id = uuid::Uuid::new_v4().to_string();
-        let ended = (status != TaskRunStatus::Running).then_some(new.started_at_ms);
+        let running = status == TaskRunStatus::Running;
+        let ended = (!running).then_some(new.started_at_ms);
+        // A running run's owner said so at its start.
+        let (owner, heartbeat) = match &new.owner {
+            Some(o) if running => (Some(o.as_str()), Some(new.started_at_ms)),
+            _ => (None, None),
+        };
         let done = sqlx::query(
             "INSERT INTO task_runs (id, task_id, task_name, triggered_by, schedule_id, \
-             fire_at_ms, device, status, started_at_ms, ended_at_ms, error, variables) \
-             SELECT $1, t.id, t.name, $3, $4, $5, COALESCE($6, t.device), $7, $8, $9, $10, $11 \
-             FROM tasks t WHERE t.id = $2",
+             fire_at_ms, device, status, started_at_ms, ended_at_ms, error, variables, owner, \
+             heartbeat_at_ms) \
+             SELECT $1, t.id, t.name, $3, $4, $5, COALESCE($6, t.device), $7, $8, $9, $10, $11, \
+             $12, $13 FROM tasks t WHERE t.id = $2",
         )
         .bind(&id)
         .bind(&new.task_id)
@@ -345,6 +367,8 @@ impl Store {
         .bind(ended)
         .bind(error)
         .bind(to_json(&new.variables))
+        .bind(owner)
+        .bind(heartbeat)
         .execute(&self.pool)
         .await
         .map_err(|e| {
@@ -412,6 +436,8 @@ pub(crate) fn task_run_from_row(row: &AnyRow, prefix: &str) -> Result<TaskRun> {
             skipped: count("steps_skipped")?,
             healed: count("steps_healed")?,
         },
+        owner: column(row, &col("owner"), READ)?,
+        heartbeat_at_ms: column(row, &col("heartbeat_at_ms"), READ)?,
         id,
     })
 }

@@ -338,6 +338,8 @@ pub struct NewTaskRun {
     pub variables: serde_json::Map<String, serde_json::Value>,
     /// Start, ms since the epoch.
     pub started_at_ms: i64,
+    /// The server that runs it (its id); its first heartbeat is the start.
+    pub owner: Option<String>,
 }
 
 /// How many of a run's executed steps ended each way.
@@ -382,6 +384,11 @@ pub struct TaskRun {
     pub variables: serde_json::Map<String, serde_json::Value>,
     /// Its executed steps by outcome.
     pub steps: StepCounts,
+    /// The server that runs (or ran) it; `None` for runs that never started or were recorded
+    /// before servers said so.
+    pub owner: Option<String>,
+    /// When its server last said it runs, ms since the epoch.
+    pub heartbeat_at_ms: Option<i64>,
 }
 
 /// The answer of [`crate::Store::start_task_run`].

@@ -111,7 +111,12 @@ struct Inner {
     tasks: tasks::runs::TaskRuns,
     clock: Arc<dyn deft_tasks::scheduler::Clock>,
     scheduler: deft_tasks::scheduler::SchedulerConfig,
+    /// This server's id, kept in the data folder (the owner of the task runs it runs).
+    server_id: String,
 }
+
+/// The file in the data folder that keeps the server's id.
+const SERVER_ID_FILE: &str = "server-id";
 
 /// Starting the console failed.
 #[derive(Debug, thiserror::Error)]
@@ -132,6 +137,10 @@ impl Console {
     /// one-time setup token), and ends runs a previous process left unfinished.
     pub async fn start(config: ConsoleConfig) -> Result<Console, ConsoleError> {
         let secrets = secrets::SecretBox::load_or_create(&config.data_dir)?;
+        let server_id =
+            crate::auth::load_or_generate(None, &config.data_dir, SERVER_ID_FILE, "server id")
+                .map_err(|e| ConsoleError::Config(e.to_string()))?
+                .value;
         let setup = sessions::Setup::prepare(&config.store, config.admin_password.as_deref())
             .await
             .map_err(|e| match e {
@@ -155,11 +164,17 @@ impl Console {
                 tasks: tasks::runs::TaskRuns::default(),
                 clock: config.clock,
                 scheduler: config.scheduler,
+                server_id,
             }),
         };
         runs::recover_interrupted(&console).await?;
-        tasks::runs::recover_interrupted(&console).await?;
+        tasks::liveness::recover_interrupted(&console).await?;
         Ok(console)
+    }
+
+    /// This server's id (kept in the data folder, so a restart is the same server).
+    pub fn server_id(&self) -> &str {
+        &self.inner.server_id
     }
 
     /// The store.

@@ -35,6 +35,7 @@ fn manual_run(task_id: &str, started_at_ms: i64) -> NewTaskRun {
         device: None,
         variables: serde_json::Map::new(),
         started_at_ms,
+        owner: None,
     }
 }
 

@@ -280,6 +280,7 @@ pub async fn start(app: &AppState, console: &Console, order: Order) -> Result<Ta
     };
     let mut new = order.new;
     new.device = Some(device_id.clone());
+    new.owner = Some(console.server_id().to_owned());
     let run = match console
         .store()
         .start_task_run(&new)
@@ -366,6 +367,7 @@ pub async fn start_now(
             .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
             .collect(),
         started_at_ms: now_ms(),
+        owner: None,
     };
     let order = Order {
         task,
@@ -558,45 +560,6 @@ pub fn done_event(seq: u64, answer: &str, status: DoneStatus) -> AgentEvent {
 /// Frames a `done`.
 pub fn done_logged(seq: u64, answer: &str, status: DoneStatus) -> LoggedEvent {
     LoggedEvent::new(&done_event(seq, answer, status))
-}
-
-/// Ends task runs a previous process of this server left `running`, as `interrupted`: each
-/// gets its end in the store and a closing `done {status: failed}` in its event log, numbered
-/// after the last event it stored (no watcher saw a later one).
-///
-/// Single-server safe: with several servers on one database, a server that starts while
-/// another one runs a task marks that run interrupted too (the other server's run goes on,
-/// and its end is then refused by the store as already ended).
-pub async fn recover_interrupted(console: &Console) -> Result<(), StoreError> {
-    let store = console.store();
-    for run in store.running_task_runs().await? {
-        match store
-            .finish_task_run(
-                &run.id,
-                TaskRunStatus::Interrupted,
-                Some(texts::TASK_RUN_INTERRUPTED),
-                now_ms(),
-            )
-            .await
-        {
-            Ok(_) | Err(StoreError::Conflict(_)) => {}
-            Err(e) => return Err(e),
-        }
-        let last = record::past_events(console, &run.id)
-            .await?
-            .last()
-            .map_or(0, |e| e.seq);
-        let done = done_logged(
-            last + 1,
-            texts::TASK_RUN_INTERRUPTED,
-            done_of(TaskRunStatus::Interrupted),
-        );
-        store
-            .append_task_run_events(&run.id, &[(done.seq, done.json.to_string())])
-            .await?;
-        tracing::info!(run = %run.id, task = %run.task_name, "marked a task run the previous server process left running as interrupted");
-    }
-    Ok(())
 }
 
 #[cfg(test)]
