@@ -948,3 +948,53 @@ pub async fn task_run_events_ordered_idempotent_and_purged(store: &Store) {
     assert_eq!(store.delete_task_runs(&task.id).await.unwrap(), 1);
     assert!(store.task_run_events(&run.id, 0).await.unwrap().is_empty());
 }
+
+/// A running run keeps its server and that server's heartbeat; a beat refreshes only the
+/// server's own running runs.
+pub async fn task_runs_keep_their_server_and_its_heartbeat(store: &Store) {
+    let owned = |task_id: &str, owner: &str| NewTaskRun {
+        owner: Some(owner.to_owned()),
+        ..manual_run(task_id, 1_000)
+    };
+    let (a, b, c) = (
+        store.create_task(&new_task("a")).await.unwrap(),
+        store.create_task(&new_task("b")).await.unwrap(),
+        store.create_task(&new_task("c")).await.unwrap(),
+    );
+    let start = |new: NewTaskRun| async move {
+        match store.start_task_run(&new).await.unwrap() {
+            RunStart::Started(r) => r,
+            other => panic!("{other:?}"),
+        }
+    };
+    let mine = start(owned(&a.id, "server-1")).await;
+    let theirs = start(owned(&b.id, "server-2")).await;
+    let ended = start(owned(&c.id, "server-1")).await;
+    assert_eq!(
+        (mine.owner.as_deref(), mine.heartbeat_at_ms),
+        (Some("server-1"), Some(1_000)),
+        "the start is the first beat"
+    );
+    store
+        .finish_task_run(&ended.id, TaskRunStatus::Ok, None, 1_500)
+        .await
+        .unwrap();
+    assert_eq!(
+        store.heartbeat_task_runs("server-1", 2_000).await.unwrap(),
+        1
+    );
+    let beat = |id: String| async move { store.task_run(&id).await.unwrap().heartbeat_at_ms };
+    assert_eq!(beat(mine.id.clone()).await, Some(2_000));
+    assert_eq!(
+        beat(theirs.id.clone()).await,
+        Some(1_000),
+        "another server's"
+    );
+    assert_eq!(beat(ended.id.clone()).await, Some(1_000), "an ended run's");
+    let skipped = store
+        .record_unstarted_run(&owned(&a.id, "server-1"), TaskRunStatus::Skipped, "busy")
+        .await
+        .unwrap();
+    assert_eq!((skipped.owner, skipped.heartbeat_at_ms), (None, None));
+    assert_eq!(store.heartbeat_task_runs("nobody", 3_000).await.unwrap(), 0);
+}
