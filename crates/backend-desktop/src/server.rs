@@ -283,6 +283,12 @@ impl DesktopServer {
         self.session.waits_in_flight()
     }
 
+    /// How many looks at windows walked them whole, and how many brought a cached walk up to
+    /// date from AT-SPI events instead (tests and benches check what the cache spares).
+    pub fn looks(&self) -> (usize, usize) {
+        self.session.looks()
+    }
+
     #[tool(
         name = "get_desktop_app_info",
         description = describe::GET_DESKTOP_APP_INFO,
