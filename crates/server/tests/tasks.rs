@@ -990,13 +990,7 @@ async fn after_a_restart_runs_left_running_are_interrupted_and_finished_ones_rep
     let h = hub(dir.path()).await;
     let t = create(&h, &keys_task("before")).await;
     let id = t["id"].as_str().unwrap().to_owned();
-    let run = h
-        .post(&format!("/api/tasks/{id}/run"), &json!({}))
-        .await
-        .body["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let run = run_now(&h, &id).await;
     let (_, before) = h
         .events(&format!("/api/task-runs/{run}/events"), None)
         .await;
@@ -1053,19 +1047,7 @@ async fn after_a_restart_runs_left_running_are_interrupted_and_finished_ones_rep
 async fn shutdown_stops_the_task_runs_and_stores_their_end_before_it_returns() {
     let dir = tempfile::tempdir().unwrap();
     let h = hub(dir.path()).await;
-    let t = create(&h, &waiting_task("long wait")).await;
-    let id = t["id"].as_str().unwrap();
-    let run = h
-        .post(&format!("/api/tasks/{id}/run"), &json!({}))
-        .await
-        .body["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let mut stream = h
-        .stream(&format!("/api/task-runs/{run}/events"), None)
-        .await;
-    until_event(&mut stream, "task_step_start").await;
+    let (run, _stream) = start_waiting(&h, "long wait").await;
     h.shutdown().await;
     let store = deft_store::Store::open(dir.path(), None).await.unwrap();
     let r = store.task_run(&run).await.unwrap();
@@ -1090,13 +1072,7 @@ async fn a_failed_step_keeps_a_screenshot_the_api_lists_and_serves() {
     )
     .await;
     let id = t["id"].as_str().unwrap();
-    let run = h
-        .post(&format!("/api/tasks/{id}/run"), &json!({}))
-        .await
-        .body["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let run = run_now(&h, id).await;
     let (_, events) = h
         .events(&format!("/api/task-runs/{run}/events"), None)
         .await;
@@ -1130,6 +1106,26 @@ async fn a_failed_step_keeps_a_screenshot_the_api_lists_and_serves() {
         .await;
     assert_eq!(status, 404);
     h.shutdown().await;
+}
+
+/// Runs task `id` now on `h` (as the API's caller): the run's id.
+async fn run_now(h: &ConsoleHub, id: &str) -> String {
+    let a = h.post(&format!("/api/tasks/{id}/run"), &json!({})).await;
+    assert_eq!(a.status, 202, "{}", a.body);
+    a.body["id"].as_str().unwrap().to_owned()
+}
+
+/// Creates `waiting_task(name)` on `h`, runs it and waits until its first step runs: the run's
+/// id and its event stream.
+async fn start_waiting(h: &ConsoleHub, name: &str) -> (String, common::console_hub::SseReader) {
+    let t = create(h, &waiting_task(name)).await;
+    let id = t["id"].as_str().unwrap();
+    let run = run_now(h, id).await;
+    let mut stream = h
+        .stream(&format!("/api/task-runs/{run}/events"), None)
+        .await;
+    until_event(&mut stream, "task_step_start").await;
+    (run, stream)
 }
 
 /// A hub on `url` with the fixture device whose clock is `clock`.
@@ -1175,19 +1171,7 @@ async fn two_servers_on_postgres_interrupt_only_the_runs_of_a_silent_server() {
         let clock = ManualClock::new(deft_server::console::now_ms());
         let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
         let a = hub_on(dir_a.path(), &url, &clock).await;
-        let t = create(&a, &waiting_task("long wait on A")).await;
-        let id = t["id"].as_str().unwrap();
-        let live = a
-            .post(&format!("/api/tasks/{id}/run"), &json!({}))
-            .await
-            .body["id"]
-            .as_str()
-            .unwrap()
-            .to_owned();
-        let mut stream = a
-            .stream(&format!("/api/task-runs/{live}/events"), None)
-            .await;
-        until_event(&mut stream, "task_step_start").await;
+        let (live, mut stream) = start_waiting(&a, "long wait on A").await;
 
         // B starts on the same database: A's run is A's, B's start-up leaves it alone.
         let b = hub_on(dir_b.path(), &url, &clock).await;

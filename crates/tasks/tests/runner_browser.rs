@@ -30,14 +30,41 @@ fn browser_device() -> Device {
     Device::new("browser", "browser", Arc::new(d))
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_late_button_is_waited_for_and_a_renamed_one_heals() {
+/// A page server, once Chromium is known to be there (tests never skip).
+async fn pages() -> deft_test_support::web::PageServer {
     if let Err(e) = deft_backend_browser::launch::find_chromium(None) {
         panic!("{e} (scripts/test.sh installs it)");
     }
-    let pages = deft_test_support::web::PageServer::start()
+    deft_test_support::web::PageServer::start()
         .await
-        .expect("page server");
+        .expect("page server")
+}
+
+/// Runs `t` on a fresh browser device, never stopped.
+async fn run_in_browser(t: &deft_tasks::Task) -> deft_tasks::runner::RunReport {
+    let (_rec, sinks, _rx) = fixture_device::recorder();
+    run_task(
+        t,
+        &browser_device(),
+        &RunRequest::default(),
+        sinks,
+        CancellationToken::new(),
+    )
+    .await
+}
+
+/// A line per step result: path, status, message, error.
+fn lines_of(report: &deft_tasks::runner::RunReport) -> Vec<String> {
+    report
+        .steps
+        .iter()
+        .map(|s| format!("{} {:?} {:?} {:?}", s.path, s.status, s.message, s.error))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_late_button_is_waited_for_and_a_renamed_one_heals() {
+    let pages = pages().await;
     let t = fixture_device::task(json!({"name": "late button", "steps": [
         {"type": "open_app", "url": pages.url("appear.html?ms=300")},
         {"type": "click", "selector": {"text": "Show the button later", "type": "button"}},
@@ -50,15 +77,7 @@ async fn a_late_button_is_waited_for_and_a_renamed_one_heals() {
          "then": [{"type": "mark_done", "message": "saved"}],
          "else": [{"type": "stop_self", "message": "the draft was not saved"}]},
     ]}));
-    let (_rec, sinks, _rx) = fixture_device::recorder();
-    let report = run_task(
-        &t,
-        &browser_device(),
-        &RunRequest::default(),
-        sinks,
-        CancellationToken::new(),
-    )
-    .await;
+    let report = run_in_browser(&t).await;
     let lines: Vec<String> = report
         .steps
         .iter()
@@ -100,12 +119,7 @@ async fn a_late_button_is_waited_for_and_a_renamed_one_heals() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stop_app_closes_the_tabs_of_a_site_and_then_finds_none() {
-    if let Err(e) = deft_backend_browser::launch::find_chromium(None) {
-        panic!("{e} (scripts/test.sh installs it)");
-    }
-    let pages = deft_test_support::web::PageServer::start()
-        .await
-        .expect("page server");
+    let pages = pages().await;
     let t = fixture_device::task(
         json!({"name": "close a site", "on_error": "continue", "steps": [
             {"type": "open_app", "url": pages.url("appear.html?ms=300")},
@@ -114,20 +128,8 @@ async fn stop_app_closes_the_tabs_of_a_site_and_then_finds_none() {
             {"type": "stop_app", "app": "127.0.0.1"},
         ]}),
     );
-    let (_rec, sinks, _rx) = fixture_device::recorder();
-    let report = run_task(
-        &t,
-        &browser_device(),
-        &RunRequest::default(),
-        sinks,
-        CancellationToken::new(),
-    )
-    .await;
-    let lines: Vec<String> = report
-        .steps
-        .iter()
-        .map(|s| format!("{} {:?} {:?} {:?}", s.path, s.status, s.message, s.error))
-        .collect();
+    let report = run_in_browser(&t).await;
+    let lines = lines_of(&report);
     let closed = &report.steps[2];
     assert_eq!(closed.status, StepStatus::Ok, "{lines:#?}");
     assert_eq!(
@@ -148,12 +150,7 @@ async fn stop_app_closes_the_tabs_of_a_site_and_then_finds_none() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_long_click_holds_the_button_for_its_duration() {
-    if let Err(e) = deft_backend_browser::launch::find_chromium(None) {
-        panic!("{e} (scripts/test.sh installs it)");
-    }
-    let pages = deft_test_support::web::PageServer::start()
-        .await
-        .expect("page server");
+    let pages = pages().await;
     let t = fixture_device::task(json!({"name": "long press", "steps": [
         {"type": "open_app", "url": pages.url("press.html")},
         {"type": "long_click", "selector": {"text": "Press and hold", "type": "button"}, "duration_s": 0.5},
@@ -164,15 +161,7 @@ async fn a_long_click_holds_the_button_for_its_duration() {
          "then": [{"type": "mark_done", "message": "held long enough"}],
          "else": [{"type": "stop_self", "message": "released too early"}]},
     ]}));
-    let (_rec, sinks, _rx) = fixture_device::recorder();
-    let report = run_task(
-        &t,
-        &browser_device(),
-        &RunRequest::default(),
-        sinks,
-        CancellationToken::new(),
-    )
-    .await;
+    let report = run_in_browser(&t).await;
     let lines: Vec<String> = report
         .steps
         .iter()
@@ -199,12 +188,7 @@ async fn a_long_click_holds_the_button_for_its_duration() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failed_step_keeps_a_screenshot_of_the_page() {
-    if let Err(e) = deft_backend_browser::launch::find_chromium(None) {
-        panic!("{e} (scripts/test.sh installs it)");
-    }
-    let pages = deft_test_support::web::PageServer::start()
-        .await
-        .expect("page server");
+    let pages = pages().await;
     let t = fixture_device::task(json!({"name": "missing button", "steps": [
         {"type": "open_app", "url": pages.url("appear.html?ms=300")},
         {"type": "click", "selector": {"text": "No such button at all", "type": "button", "match": "exact"}},
@@ -245,12 +229,7 @@ async fn a_failed_step_keeps_a_screenshot_of_the_page() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn clipboard_steps_read_a_copy_button_into_a_variable_and_paste_with_keys() {
-    if let Err(e) = deft_backend_browser::launch::find_chromium(None) {
-        panic!("{e} (scripts/test.sh installs it)");
-    }
-    let pages = deft_test_support::web::PageServer::start()
-        .await
-        .expect("page server");
+    let pages = pages().await;
     let search = json!({"type": "edit", "text": "Search"});
     let t = fixture_device::task(
         json!({"name": "copy an order number into the search", "steps": [
@@ -265,20 +244,8 @@ async fn clipboard_steps_read_a_copy_button_into_a_variable_and_paste_with_keys(
             {"type": "wait_el", "selector": {"text": "search: Grüße, 苏州 ✓", "match": "exact"}, "timeout_s": 10},
         ]}),
     );
-    let (_rec, sinks, _rx) = fixture_device::recorder();
-    let report = run_task(
-        &t,
-        &browser_device(),
-        &RunRequest::default(),
-        sinks,
-        CancellationToken::new(),
-    )
-    .await;
-    let lines: Vec<String> = report
-        .steps
-        .iter()
-        .map(|s| format!("{} {:?} {:?} {:?}", s.path, s.status, s.message, s.error))
-        .collect();
+    let report = run_in_browser(&t).await;
+    let lines = lines_of(&report);
     assert_eq!(report.status, DoneStatus::Completed, "{lines:#?}");
     assert_eq!(
         report.steps[3].message.as_deref(),

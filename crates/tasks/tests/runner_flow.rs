@@ -208,14 +208,13 @@ async fn screenshots_follow_the_task_every_step_on_failure_or_never() {
     assert_eq!(report.calls, 0, "no screenshot call either");
 }
 
-#[tokio::test]
-async fn a_stop_takes_no_screenshot_and_a_run_timeout_does() {
-    let t = task(json!({"name": "long", "steps": [{"type": "wait", "seconds": 300}]}));
-    let (rec, sinks, mut rx) = recorder();
+/// Runs `t` on the fixture device and stops it the moment its first step starts.
+async fn stopped_at_the_first_step(t: &deft_tasks::Task) -> deft_tasks::runner::RunReport {
+    let (_rec, sinks, mut rx) = recorder();
     let cancel = CancellationToken::new();
     let device = fixture_device();
     let req = RunRequest::default();
-    let run = run_task(&t, &device, &req, sinks, cancel.clone());
+    let run = run_task(t, &device, &req, sinks, cancel.clone());
     let watch = async {
         while let Some(e) = rx.recv().await {
             if matches!(e.kind, EventKind::TaskStepStart(_)) {
@@ -224,14 +223,23 @@ async fn a_stop_takes_no_screenshot_and_a_run_timeout_does() {
             }
         }
     };
-    let (report, ()) = tokio::join!(run, watch);
+    let (report, ()) =
+        tokio::time::timeout(Duration::from_secs(60), async { tokio::join!(run, watch) })
+            .await
+            .expect("a stopped run ends");
+    report
+}
+
+#[tokio::test]
+async fn a_stop_takes_no_screenshot_and_a_run_timeout_does() {
+    let t = task(json!({"name": "long", "steps": [{"type": "wait", "seconds": 300}]}));
+    let report = stopped_at_the_first_step(&t).await;
     assert_eq!(report.status, DoneStatus::Stopped);
     assert!(
         report.steps[0].image_ids.is_empty(),
         "a stop is not held up"
     );
     assert_eq!(report.calls, 0);
-    drop(rec);
 
     let t = task(
         json!({"name": "slow", "timeout_s": 0.5, "steps": [{"type": "wait", "seconds": 300}]}),
@@ -272,23 +280,7 @@ async fn a_stop_ends_a_step_in_flight_and_skips_the_rest() {
         {"type": "wait", "seconds": 300},
         {"type": "key_event", "keys": "never"},
     ]}));
-    let (_rec, sinks, mut rx) = recorder();
-    let cancel = CancellationToken::new();
-    let device = fixture_device();
-    let req = RunRequest::default();
-    let run = run_task(&t, &device, &req, sinks, cancel.clone());
-    let watch = async {
-        while let Some(e) = rx.recv().await {
-            if matches!(e.kind, EventKind::TaskStepStart(_)) {
-                cancel.cancel();
-                break;
-            }
-        }
-    };
-    let (report, ()) =
-        tokio::time::timeout(Duration::from_secs(60), async { tokio::join!(run, watch) })
-            .await
-            .expect("a stopped run ends");
+    let report = stopped_at_the_first_step(&t).await;
     assert_eq!(report.status, DoneStatus::Stopped);
     assert_eq!(report.steps[0].status, StepStatus::Failed);
     assert_eq!(

@@ -26,6 +26,19 @@ fn every(seconds: u64, next: Option<i64>) -> NewSchedule {
     }
 }
 
+/// A new task `name` and a run of it started at 1.
+async fn started(store: &Store, name: &str) -> (deft_store::Task, deft_store::TaskRun) {
+    let task = store.create_task(&new_task(name)).await.unwrap();
+    match store
+        .start_task_run(&manual_run(&task.id, 1))
+        .await
+        .unwrap()
+    {
+        RunStart::Started(run) => (task, run),
+        other => panic!("starts: {other:?}"),
+    }
+}
+
 fn manual_run(task_id: &str, started_at_ms: i64) -> NewTaskRun {
     NewTaskRun {
         task_id: task_id.into(),
@@ -618,14 +631,7 @@ async fn concurrent_starts_have_one_winner(store: &Store, task_id: &str) {
 }
 
 pub async fn task_run_steps_and_counts(store: &Store) {
-    let task = store.create_task(&new_task("calc")).await.unwrap();
-    let RunStart::Started(run) = store
-        .start_task_run(&manual_run(&task.id, 1))
-        .await
-        .unwrap()
-    else {
-        panic!("starts")
-    };
+    let (_, run) = started(store, "calc").await;
     let step = |seq: u64, status: StepStatus| TaskRunStep {
         seq,
         path: format!("steps[{seq}]"),
@@ -733,24 +739,16 @@ pub async fn task_runs_paged_newest_first(store: &Store) {
         all.items.iter().map(|r| r.id.clone()).collect::<Vec<_>>(),
         newest_first
     );
-    let page = Page {
-        limit: 10,
-        offset: 20,
+    let from = |offset: u64| async move {
+        store
+            .task_runs(&TaskRunFilter::default(), Page { limit: 10, offset })
+            .await
+            .unwrap()
     };
-    let last = store
-        .task_runs(&TaskRunFilter::default(), page)
-        .await
-        .unwrap();
+    let last = from(20).await;
     assert_eq!((last.total, last.items.len()), (25, 5));
     assert_eq!(last.items[4].id, ids[0]);
-    let past_the_end = Page {
-        limit: 10,
-        offset: 30,
-    };
-    let none = store
-        .task_runs(&TaskRunFilter::default(), past_the_end)
-        .await
-        .unwrap();
+    let none = from(30).await;
     assert_eq!(
         (none.total, none.items.len()),
         (25, 0),
@@ -900,14 +898,7 @@ pub async fn task_runs_total_agrees_with_its_page(store: &Store) {
 /// A task run's event log keeps the agent run log's promises: ordered by seq, idempotent,
 /// only for a known run, purged with the run.
 pub async fn task_run_events_ordered_idempotent_and_purged(store: &Store) {
-    let task = store.create_task(&new_task("events")).await.unwrap();
-    let RunStart::Started(run) = store
-        .start_task_run(&manual_run(&task.id, 1))
-        .await
-        .unwrap()
-    else {
-        panic!("starts")
-    };
+    let (task, run) = started(store, "events").await;
     let ev = |seq: u64| (seq, format!("{{\"seq\":{seq},\"type\":\"task_step\"}}"));
     let all: Vec<(u64, String)> = (1..=1_200).map(ev).collect();
     for chunk in all.chunks(500).rev() {
