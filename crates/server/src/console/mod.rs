@@ -206,12 +206,14 @@ impl Console {
     }
 
     /// Stops every task run of this server and waits up to `limit` for their ends to be
-    /// stored (server shutdown).
+    /// stored and their `done` shown (server shutdown; woken by each run's end).
     pub async fn stop_task_runs(&self, limit: Duration) {
-        for run in self.tasks().all_active() {
+        let running = self.tasks().all_active();
+        for run in &running {
             run.stop();
         }
-        let _ = tokio::time::timeout(limit, self.tasks().all_ended()).await;
+        let ended = futures::future::join_all(running.iter().map(|r| r.log.closed()));
+        let _ = tokio::time::timeout(limit, ended).await;
     }
 
     /// Where task runs' trace folders go.
@@ -220,13 +222,13 @@ impl Console {
     }
 
     /// Stops the active run, if any, and waits up to `limit` for it to be stored and its
-    /// `done` sent (server shutdown).
+    /// `done` shown (server shutdown; woken by the run's end).
     pub async fn stop_active_run(&self, limit: Duration) {
         let Some(run) = self.runs().active() else {
             return;
         };
         run.stop();
-        let _ = tokio::time::timeout(limit, self.runs().ended(&run.run_id)).await;
+        let _ = tokio::time::timeout(limit, run.log.closed()).await;
     }
 
     fn runs_dir(&self) -> PathBuf {

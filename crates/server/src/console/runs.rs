@@ -76,8 +76,6 @@ impl ActiveRun {
 pub struct Runs {
     slot: Mutex<Option<Arc<ActiveRun>>>,
     recent: Mutex<VecDeque<(String, Arc<RunLog>)>>,
-    /// Woken each time the slot is freed (shutdown waits on it).
-    freed: tokio::sync::Notify,
 }
 
 impl Runs {
@@ -96,21 +94,6 @@ impl Runs {
             .iter()
             .find(|(id, _)| id == run_id)
             .map(|(_, log)| log.clone())
-    }
-
-    /// Returns once the run `run_id` no longer holds the slot (at once when it does not);
-    /// woken by the slot's release, never by polling.
-    pub async fn ended(&self, run_id: &str) {
-        loop {
-            let freed = self.freed.notified();
-            tokio::pin!(freed);
-            // Registered before the look, so a release between the look and the wait wakes it.
-            freed.as_mut().enable();
-            if self.active().is_none_or(|r| r.run_id != run_id) {
-                return;
-            }
-            freed.await;
-        }
     }
 
     fn claim(&self, run: Arc<ActiveRun>) -> bool {
@@ -138,8 +121,6 @@ impl Runs {
                 recent.pop_front();
             }
         }
-        drop(slot);
-        self.freed.notify_waiters();
     }
 }
 

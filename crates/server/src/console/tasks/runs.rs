@@ -75,8 +75,6 @@ pub struct TaskRuns {
     scheduler: OnceLock<SchedulerHandle>,
     /// By device: tasks that found it busy (a fire of theirs may wait for it).
     blocked: Mutex<HashMap<String, Vec<String>>>,
-    /// Woken each time a run ends (shutdown waits on it).
-    ended: tokio::sync::Notify,
 }
 
 impl TaskRuns {
@@ -149,21 +147,6 @@ impl TaskRuns {
         }
     }
 
-    /// Returns once no run of this server is in progress (at once when none is); woken by
-    /// each run's end, never by polling.
-    pub async fn all_ended(&self) {
-        loop {
-            let ended = self.ended.notified();
-            tokio::pin!(ended);
-            // Registered before the look, so an end between the look and the wait wakes it.
-            ended.as_mut().enable();
-            if self.active.lock().is_empty() {
-                return;
-            }
-            ended.await;
-        }
-    }
-
     fn insert(&self, run: Arc<ActiveTaskRun>) {
         self.active.lock().insert(run.run_id.clone(), run);
     }
@@ -178,7 +161,6 @@ impl TaskRuns {
                 recent.pop_front();
             }
         }
-        self.ended.notify_waiters();
         if let Some(s) = self.scheduler.get() {
             s.run_ended(&run.task_id);
         }
@@ -560,50 +542,4 @@ pub fn done_event(seq: u64, answer: &str, status: DoneStatus) -> AgentEvent {
 /// Frames a `done`.
 pub fn done_logged(seq: u64, answer: &str, status: DoneStatus) -> LoggedEvent {
     LoggedEvent::new(&done_event(seq, answer, status))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn active(run_id: &str) -> Arc<ActiveTaskRun> {
-        Arc::new(ActiveTaskRun {
-            run_id: run_id.to_owned(),
-            task_id: format!("task of {run_id}"),
-            task_name: "t".to_owned(),
-            device: format!("device of {run_id}"),
-            log: RunLog::new(),
-            current: Mutex::new(None),
-            cancel: CancellationToken::new(),
-        })
-    }
-
-    #[tokio::test]
-    async fn all_ended_returns_when_the_last_run_is_released() {
-        let runs = Arc::new(TaskRuns::default());
-        tokio::time::timeout(std::time::Duration::from_secs(10), runs.all_ended())
-            .await
-            .expect("nothing running: at once");
-        let (a, b) = (active("a"), active("b"));
-        runs.insert(a.clone());
-        runs.insert(b.clone());
-        let waiting = tokio::spawn({
-            let runs = runs.clone();
-            async move { runs.all_ended().await }
-        });
-        for _ in 0..10 {
-            tokio::task::yield_now().await;
-        }
-        assert!(!waiting.is_finished(), "two runs are in progress");
-        runs.release(&a);
-        for _ in 0..10 {
-            tokio::task::yield_now().await;
-        }
-        assert!(!waiting.is_finished(), "one run is in progress");
-        runs.release(&b);
-        tokio::time::timeout(std::time::Duration::from_secs(10), waiting)
-            .await
-            .expect("woken by the last end")
-            .unwrap();
-    }
 }
