@@ -758,7 +758,16 @@ healed_from?: unknown,
 /**
  * What went wrong.
  */
-error?: string, };
+error?: string, 
+/**
+ * What it had to say when it worked (a `notify` text, a loop's rounds, a wait's length).
+ */
+message?: string, 
+/**
+ * Screenshots kept with it (the task's `screenshots`), served at
+ * `/api/task-runs/{run id}/images/{image id}`.
+ */
+image_ids: Array<string>, };
 
 export type TaskRunDetail = { 
 /**

@@ -10,7 +10,8 @@
 //! - [`link`]: device-link messages, field-compatible with UFO's AIP.
 //! - [`changes`]: the change listing (new, changed, gone controls since the previous listing);
 //!   [`observed`]: the controls an observation's answer showed, read back from it.
-//! - [`keys`]: the key syntax of `keyboard_input`, shared by the desktop and the browser.
+//! - [`keys`]: the key syntax of `keyboard_input`, shared by the desktop and the browser;
+//!   [`clipboard`]: the arguments and answers of the clipboard tools both serve.
 //! - [`selector`]: the one control matcher (tasks, `find_controls`, dataflow); [`found`]: how
 //!   `find_controls` and `wait_for_control` answer.
 //!
@@ -31,6 +32,7 @@
 
 pub mod batch;
 pub mod changes;
+pub mod clipboard;
 pub mod draft;
 pub mod envelope;
 pub mod event;

@@ -44,6 +44,11 @@ fn migrator() -> Migrator {
             "run_mode",
             include_str!("../migrations/0004_run_mode.sql"),
         ),
+        migration(
+            5,
+            "task runs",
+            include_str!("../migrations/0005_task_runs.sql"),
+        ),
     ])
 }
 

@@ -28,6 +28,8 @@ mod connect;
 mod conversations;
 mod convert;
 mod error;
+mod event_log;
+mod lookup;
 mod meta;
 mod runs;
 mod schedules;
@@ -46,8 +48,8 @@ pub use task_runs::DRAFT_TASK_ID;
 pub use types::{
     BusyPolicy, Conversation, ConversationSummary, FireClaim, MatchedControl, Message,
     MisfirePolicy, NewDraftRun, NewSchedule, NewTask, NewTaskRun, Page, Paged, RunRecord, RunStart,
-    Schedule, ScheduleKind, SessionRow, StepCounts, StepStatus, Task, TaskFilter, TaskListing, TaskRun,
-    TaskRunFilter, TaskRunStatus, TaskRunStep, TaskTrigger, User,
+    Schedule, ScheduleKind, SessionRow, StepCounts, StepStatus, Task, TaskFilter, TaskListing,
+    TaskRun, TaskRunFilter, TaskRunStatus, TaskRunStep, TaskTrigger, User,
 };
 
 /// A conversation keeps at most this many messages; appending drops the oldest.

@@ -7,6 +7,7 @@ use sqlx::any::AnyRow;
 
 use crate::convert::{column, flag, flag_from, from_db, now_ms, to_db};
 use crate::error::{Result, StoreError, db, is_foreign_key_violation};
+use crate::lookup;
 use crate::tasks::no_task;
 use crate::{BusyPolicy, FireClaim, MisfirePolicy, NewSchedule, Schedule, ScheduleKind, Store};
 
@@ -71,40 +72,34 @@ impl Store {
     /// The schedule with this id; [`StoreError::NotFound`] when there is none.
     pub async fn schedule(&self, id: &str) -> Result<Schedule> {
         let sql = format!("SELECT {SCHEDULE_COLUMNS} FROM schedules WHERE id = $1");
-        let row = sqlx::query(AssertSqlSafe(sql))
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(db("reading a schedule"))?;
-        match row {
-            Some(row) => schedule_from_row(&row),
-            None => Err(no_schedule(id)),
-        }
+        let missing = || no_schedule(id);
+        lookup::one(
+            &self.pool,
+            sql,
+            id,
+            "reading a schedule",
+            schedule_from_row,
+            missing,
+        )
+        .await
     }
 
     /// A task's schedules, oldest first. [`StoreError::NotFound`] for an unknown task.
     pub async fn schedules_of_task(&self, task_id: &str) -> Result<Vec<Schedule>> {
-        let action = "listing a task's schedules";
-        let mut tx = self.pool.begin().await.map_err(db(action))?;
-        let exists: Option<String> = sqlx::query_scalar("SELECT id FROM tasks WHERE id = $1")
-            .bind(task_id)
-            .fetch_optional(&mut *tx)
-            .await
-            .map_err(db(action))?;
-        if exists.is_none() {
-            return Err(no_task(task_id));
-        }
         let sql = format!(
             "SELECT {SCHEDULE_COLUMNS} FROM schedules WHERE task_id = $1 \
              ORDER BY created_at_ms, id"
         );
-        let rows = sqlx::query(AssertSqlSafe(sql))
-            .bind(task_id)
-            .fetch_all(&mut *tx)
-            .await
-            .map_err(db(action))?;
-        tx.commit().await.map_err(db(action))?;
-        rows.iter().map(schedule_from_row).collect()
+        lookup::children(
+            &self.pool,
+            "SELECT id FROM tasks WHERE id = $1",
+            sql,
+            task_id,
+            "listing a task's schedules",
+            schedule_from_row,
+            || no_task(task_id),
+        )
+        .await
     }
 
     /// The schedules of these tasks (unknown ids have none), by task, oldest first: one query

@@ -353,6 +353,8 @@ pub struct NewTaskRun {
     pub variables: serde_json::Map<String, serde_json::Value>,
     /// Start, ms since the epoch.
     pub started_at_ms: i64,
+    /// The server that runs it (its id); its first heartbeat is the start.
+    pub owner: Option<String>,
 }
 
 /// A run of a draft that is not a stored task (designer mode's "try it").
@@ -410,6 +412,11 @@ pub struct TaskRun {
     pub variables: serde_json::Map<String, serde_json::Value>,
     /// Its executed steps by outcome.
     pub steps: StepCounts,
+    /// The server that runs (or ran) it; `None` for runs that never started or were recorded
+    /// before servers said so.
+    pub owner: Option<String>,
+    /// When its server last said it runs, ms since the epoch.
+    pub heartbeat_at_ms: Option<i64>,
 }
 
 /// The answer of [`crate::Store::start_task_run`].
@@ -467,6 +474,10 @@ pub struct TaskRunStep {
     pub healed_from: Option<serde_json::Value>,
     /// What went wrong.
     pub error: Option<String>,
+    /// What it had to say when it worked (a `notify` text, a loop's rounds).
+    pub message: Option<String>,
+    /// The screenshots kept with it: image ids of the run (files in its trace folder).
+    pub image_ids: Vec<String>,
 }
 
 /// Which slice of a list to return.

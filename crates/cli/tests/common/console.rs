@@ -311,10 +311,13 @@ impl Api {
 
     /// Opens the event stream of `run_id` after `last_event_id`.
     pub async fn stream(&self, run_id: &str, last_event_id: Option<u64>) -> Sse {
-        let mut b = self.request(
-            reqwest::Method::GET,
-            &format!("/api/agent/stream?run_id={run_id}"),
-        );
+        self.stream_at(&format!("/api/agent/stream?run_id={run_id}"), last_event_id)
+            .await
+    }
+
+    /// Opens the event stream at `path` (an agent run's or a task run's) after `last_event_id`.
+    pub async fn stream_at(&self, path: &str, last_event_id: Option<u64>) -> Sse {
+        let mut b = self.request(reqwest::Method::GET, path);
         if let Some(id) = last_event_id {
             b = b.header("last-event-id", id.to_string());
         }

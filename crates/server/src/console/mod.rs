@@ -17,6 +17,7 @@ pub mod approvals;
 pub mod assets;
 pub mod conversations;
 pub mod drafts;
+pub mod event_writer;
 pub mod images;
 pub mod live;
 pub mod passwords;
@@ -112,7 +113,12 @@ struct Inner {
     tasks: tasks::runs::TaskRuns,
     clock: Arc<dyn deft_tasks::scheduler::Clock>,
     scheduler: deft_tasks::scheduler::SchedulerConfig,
+    /// This server's id, kept in the data folder (the owner of the task runs it runs).
+    server_id: String,
 }
+
+/// The file in the data folder that keeps the server's id.
+const SERVER_ID_FILE: &str = "server-id";
 
 /// Starting the console failed.
 #[derive(Debug, thiserror::Error)]
@@ -133,6 +139,10 @@ impl Console {
     /// one-time setup token), and ends runs a previous process left unfinished.
     pub async fn start(config: ConsoleConfig) -> Result<Console, ConsoleError> {
         let secrets = secrets::SecretBox::load_or_create(&config.data_dir)?;
+        let server_id =
+            crate::auth::load_or_generate(None, &config.data_dir, SERVER_ID_FILE, "server id")
+                .map_err(|e| ConsoleError::Config(e.to_string()))?
+                .value;
         let setup = sessions::Setup::prepare(&config.store, config.admin_password.as_deref())
             .await
             .map_err(|e| match e {
@@ -156,11 +166,17 @@ impl Console {
                 tasks: tasks::runs::TaskRuns::default(),
                 clock: config.clock,
                 scheduler: config.scheduler,
+                server_id,
             }),
         };
         runs::recover_interrupted(&console).await?;
-        tasks::runs::recover_interrupted(console.store()).await?;
+        tasks::liveness::recover_interrupted(&console).await?;
         Ok(console)
+    }
+
+    /// This server's id (kept in the data folder, so a restart is the same server).
+    pub fn server_id(&self) -> &str {
+        &self.inner.server_id
     }
 
     /// The store.
@@ -192,16 +208,14 @@ impl Console {
     }
 
     /// Stops every task run of this server and waits up to `limit` for their ends to be
-    /// stored (server shutdown).
+    /// stored and their `done` shown (server shutdown; woken by each run's end).
     pub async fn stop_task_runs(&self, limit: Duration) {
         let running = self.tasks().all_active();
         for run in &running {
             run.stop();
         }
-        let until = tokio::time::Instant::now() + limit;
-        while !self.tasks().all_active().is_empty() && tokio::time::Instant::now() < until {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        let ended = futures::future::join_all(running.iter().map(|r| r.log.closed()));
+        let _ = tokio::time::timeout(limit, ended).await;
     }
 
     /// Where task runs' trace folders go.
@@ -210,18 +224,13 @@ impl Console {
     }
 
     /// Stops the active run, if any, and waits up to `limit` for it to be stored and its
-    /// `done` sent (server shutdown).
+    /// `done` shown (server shutdown; woken by the run's end).
     pub async fn stop_active_run(&self, limit: Duration) {
         let Some(run) = self.runs().active() else {
             return;
         };
         run.stop();
-        let until = tokio::time::Instant::now() + limit;
-        while self.runs().active().is_some_and(|r| r.run_id == run.run_id)
-            && tokio::time::Instant::now() < until
-        {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        let _ = tokio::time::timeout(limit, run.log.closed()).await;
     }
 
     fn runs_dir(&self) -> PathBuf {

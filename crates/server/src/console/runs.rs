@@ -36,6 +36,7 @@ use tokio_util::sync::CancellationToken;
 use super::approvals::Approvals;
 use super::conversations::clean_title;
 use super::drafts;
+use super::event_writer::{EventStore, store_until_done, write_batches};
 use super::images::FileImages;
 use super::run_log::{LoggedEvent, RunLog};
 use super::views::{CurrentRun, RunStarted, RunView};
@@ -207,50 +208,6 @@ impl EventSink for ConsoleSink {
         }
         // Stored first, then shown (write_events): a seq a watcher saw is in the store.
         let _ = self.persist.send(LoggedEvent::new(event));
-    }
-}
-
-/// Writes a run's events to the store in batches until the sender is dropped, and only then
-/// shows each batch to the watchers (the run's log): whatever a watcher saw survives a crash,
-/// so recovery never numbers its closing events with a seq someone saw name another event.
-/// The run itself never waits: it only queues.
-async fn write_events(
-    store: deft_store::Store,
-    run: Arc<ActiveRun>,
-    mut rx: mpsc::UnboundedReceiver<LoggedEvent>,
-) {
-    while let Some(first) = rx.recv().await {
-        let mut batch = vec![first];
-        while batch.len() < 500 {
-            match rx.try_recv() {
-                Ok(e) => batch.push(e),
-                Err(_) => break,
-            }
-        }
-        store_until_done(&store, &run.run_id, &batch).await;
-        for event in batch {
-            run.log.push(event);
-        }
-    }
-}
-
-/// Appends `batch` to the run's stored log, retrying with backoff (at most 2 s apart) until the
-/// store takes it: a stalled database stalls the watchers, never the run.
-async fn store_until_done(store: &deft_store::Store, run_id: &str, batch: &[LoggedEvent]) {
-    let rows: Vec<(u64, String)> = batch.iter().map(|e| (e.seq, e.json.to_string())).collect();
-    for attempt in 0u32.. {
-        match store.append_events(run_id, &rows).await {
-            Ok(()) => return,
-            Err(e) => {
-                if attempt % 10 == 4 {
-                    tracing::error!(run = %run_id, attempt, error = %e, "run events still not stored; watchers wait for them");
-                } else {
-                    tracing::warn!(run = %run_id, attempt, error = %e, "cannot store run events; retrying");
-                }
-                let backoff = 100u64.saturating_mul(1 << attempt.min(5)).min(2_000);
-                tokio::time::sleep(std::time::Duration::from_millis(backoff)).await;
-            }
-        }
     }
 }
 
@@ -518,9 +475,18 @@ impl ClaimedRun {
         let config = console.inner.agent.clone().with_max_steps(max_steps);
         let devices: Arc<dyn Devices> = Arc::new(app.registry.clone());
         let agent = Agent::new(Arc::new(llm), config, devices);
-        let store = console.store().clone();
         let (persist_tx, persist_rx) = mpsc::unbounded_channel();
-        let writer = tokio::spawn(write_events(store, run.clone(), persist_rx));
+        let writer = {
+            let store = console.store().clone();
+            let kept = EventStore::Agent(run.run_id.clone());
+            let shown = run.clone();
+            // Stored first, then shown: a seq a watcher saw is in the store.
+            tokio::spawn(write_batches(
+                persist_rx,
+                async move |batch: &[LoggedEvent]| store_until_done(&store, &kept, batch).await,
+                move |event| shown.log.push(event),
+            ))
+        };
         let sink = Arc::new(ConsoleSink {
             run: run.clone(),
             persist: persist_tx,
@@ -603,7 +569,8 @@ async fn finish(console: &Console, run: &Arc<ActiveRun>, summary: Summary, outco
         ),
     });
     let done = LoggedEvent::new(&done);
-    store_until_done(store, &run.run_id, std::slice::from_ref(&done)).await;
+    let kept_events = EventStore::Agent(run.run_id.clone());
+    store_until_done(store, &kept_events, std::slice::from_ref(&done)).await;
     if let Some(DraftOutcome::Draft { task, warnings }) = &outcome.draft {
         let kept = drafts::drafted(
             task.clone(),

@@ -100,6 +100,7 @@ impl Fire {
             device: None,
             variables: serde_json::Map::new(),
             started_at_ms,
+            owner: None,
         }
     }
 }
