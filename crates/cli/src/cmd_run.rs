@@ -231,6 +231,7 @@ impl Printer {
             EventKind::Confirmed { approve, .. } => {
                 eprintln!("{}", if approve { "approved" } else { "denied" })
             }
+            EventKind::Memory(note) => eprintln!("🧠 {}", note.line()),
             EventKind::Error { message } => eprintln!("error: {message}"),
             EventKind::Done {
                 answer,

@@ -6,6 +6,7 @@
 //! - [`event`]: the agent's event stream (DESIGN.md "Events"); [`sink`]: the traits its
 //!   consumers implement ([`EventSink`], [`ImageSink`]).
 //! - [`task_run`]: what a task run reports of each step (`task_step_start`, `task_step`).
+//! - [`memory`]: what a `memory` event says (experiences and actions recalled, saved, dropped).
 //! - [`link`]: device-link messages, field-compatible with UFO's AIP.
 //! - [`changes`]: the change listing (new, changed, gone controls since the previous listing).
 //! - [`keys`]: the key syntax of `keyboard_input`, shared by the desktop and the browser.
@@ -35,6 +36,7 @@ pub mod found;
 pub mod keys;
 mod lenient;
 pub mod link;
+pub mod memory;
 pub mod observation;
 pub mod selector;
 pub mod sink;
