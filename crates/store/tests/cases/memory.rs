@@ -113,7 +113,7 @@ pub async fn experiences_crud_generation_and_hits(store: &Store) {
         .await
         .unwrap();
     store
-        .record_experience_hits(&[a.id.clone()], 43)
+        .record_experience_hits(std::slice::from_ref(&a.id), 43)
         .await
         .unwrap();
     let hit = store.experience(&a.id).await.unwrap();
@@ -236,6 +236,16 @@ pub async fn audit_marks_pending_and_a_person_decides(store: &Store) {
         .unwrap();
     assert_eq!(pending.total, 2);
 
+    decisions_follow(store, &a.id, &c.id).await;
+}
+
+/// After an audit marked `a` and `c` pending: a person keeps `a` (never marked again) and
+/// deletes `c`; a newer recipe clears a suggestion; a stale audit is given up.
+async fn decisions_follow(store: &Store, a_id: &str, c_id: &str) {
+    let (a, c) = (
+        store.experience(a_id).await.unwrap(),
+        store.experience(c_id).await.unwrap(),
+    );
     // A person keeps a: kept for good, the suggestion decided.
     let kept = store.keep_experience(&a.id).await.unwrap();
     assert_eq!(kept.audit_state, AuditState::Kept);
@@ -356,13 +366,16 @@ pub async fn actions_crud_names_and_hits(store: &Store) {
             .any(|k| k.id == open.id && k.aliases == ["打开计算器", "calc"])
     );
     store
-        .record_action_hits(&[open.id.clone()], 77)
+        .record_action_hits(std::slice::from_ref(&open.id), 77)
         .await
         .unwrap();
     let used = store.action(&open.id).await.unwrap();
     assert_eq!((used.hits, used.last_used_at_ms), (1, Some(77)));
     assert_eq!(
-        store.actions_by_ids(&[open.id.clone()]).await.unwrap(),
+        store
+            .actions_by_ids(std::slice::from_ref(&open.id))
+            .await
+            .unwrap(),
         [used]
     );
     store.delete_action(&open.id).await.unwrap();
