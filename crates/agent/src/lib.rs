@@ -11,6 +11,8 @@
 //!   and run timeout.
 //! - Events ([`deft_protocol::AgentEvent`]) go to an [`EventSink`]; image bytes go to an
 //!   [`ImageSink`] and events carry only their ids.
+//! - [`extension`]: what a run takes from outside (prompt sections, first events, platform
+//!   tools, the record of each call) — deft-memory plugs in here.
 //!
 //! ```no_run
 //! # async fn demo(device: deft_tools::Device, devices: std::sync::Arc<dyn deft_tools::Devices>) {
@@ -31,6 +33,7 @@
 
 mod config;
 mod context;
+pub mod extension;
 mod images;
 pub mod llm;
 mod prompt;
@@ -41,6 +44,7 @@ mod toolset;
 
 pub use config::{AgentConfig, ConfirmPolicy};
 pub use deft_protocol::{EventSink, ImageSink, NullImages};
+pub use extension::{CallRecord, PlatformCall, PlatformTool, Preparation, RunExtension, Starting};
 pub use images::{ModelImage, decode_data_uri, downscale_for_model, downscale_to_jpeg};
 pub use run::{Agent, HistoryMessage, RunOutcome, RunRequest, RunTimings};
 pub use sinks::{Approver, ChannelSink, FixedApproval, RunIo};

@@ -12,6 +12,7 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::context::Conversation;
+use crate::extension::{CallRecord, PlatformCall, PlatformTool, RunExtension, Starting};
 use crate::images::{decode_data_uri, downscale_for_model};
 use crate::llm::{Completion, Delta, LlmClient, LlmError, ToolCall};
 use crate::toolset::{self, Target, ToolSet};
@@ -75,11 +76,13 @@ pub struct RunTimings {
     pub images: std::time::Duration,
 }
 
-/// The agent: a model client, settings, and the device directory (for `list_devices`).
+/// The agent: a model client, settings, the device directory (for `list_devices`) and the
+/// extensions that take part in each run.
 pub struct Agent {
     llm: Arc<LlmClient>,
     config: AgentConfig,
     devices: Arc<dyn Devices>,
+    extensions: Vec<Arc<dyn RunExtension>>,
 }
 
 /// Assigns `seq` and fans events out; guarantees exactly one `done`.
@@ -126,7 +129,14 @@ impl Agent {
             llm,
             config,
             devices,
+            extensions: Vec::new(),
         }
+    }
+
+    /// Adds an extension to every run of this agent (see [`RunExtension`]).
+    pub fn with_extension(mut self, extension: Arc<dyn RunExtension>) -> Self {
+        self.extensions.push(extension);
+        self
     }
 
     /// The settings.
@@ -159,6 +169,7 @@ impl Agent {
             host_tools: Vec::new(),
             app_tools: Vec::new(),
             tools: ToolSet::new(&[], &[]),
+            platform: Vec::new(),
             failures: FailureStreak::default(),
         };
         let deadline = tokio::time::Instant::now() + self.config.run_timeout;
@@ -224,15 +235,16 @@ impl Agent {
             let msg = format!("cannot learn the tools of device '{}': {e}", run.device.id);
             run.fail(msg)
         })?;
-        run.tools = ToolSet::new(&run.host_tools, &run.app_tools);
+        let sections = self.prepare_extensions(run, &request.goal).await;
+        run.rebuild_tools();
         let names = run.tools.names();
         let system = prompt::system_prompt(&run.device.id, &run.device.profile, &names)
             .map_err(|e| run.fail(e))?;
         let mut convo = Conversation::new(self.config.keep_images);
         convo.push(json!({"role": "system", "content": system}));
-        for extra in request
-            .extra_context
+        for extra in sections
             .iter()
+            .chain(&request.extra_context)
             .filter(|e| !e.trim().is_empty())
         {
             convo.push(json!({"role": "system", "content": extra}));
@@ -246,6 +258,25 @@ impl Agent {
         }
         convo.push(json!({"role": "user", "content": request.goal}));
         Ok(convo)
+    }
+
+    /// Asks each extension what it adds to this run: its events are emitted now, its tools
+    /// join the run's platform tools, its prompt sections are returned.
+    async fn prepare_extensions(&self, run: &mut RunState<'_>, goal: &str) -> Vec<String> {
+        let mut sections = Vec::new();
+        for extension in &self.extensions {
+            let start = Starting {
+                goal,
+                device: run.device,
+            };
+            let prepared = extension.start(start).await;
+            for event in prepared.events {
+                run.em.emit(event);
+            }
+            run.platform.extend(prepared.tools);
+            sections.extend(prepared.context);
+        }
+        sections
     }
 
     /// One model call and the tool calls it asked for, in order. After a failed call the rest
@@ -313,7 +344,7 @@ impl Agent {
             )),
         }
         run.app = Some(selection);
-        run.tools = ToolSet::new(&run.host_tools, &run.app_tools);
+        run.rebuild_tools();
     }
 
     fn ctx(
@@ -406,6 +437,7 @@ impl Agent {
         let result = self.dispatch(run, call, &tool, &target, args).await;
         let took = started.elapsed();
         run.em.timings.tools += took;
+        self.tell_extensions(run, &tool, &target, &args_value, &result);
         let step =
             ToolStep::from_result(&tool, args_value, &result, run.em.io.images.as_ref(), took);
         self.model_images(run, &tool, &result, images);
@@ -414,6 +446,31 @@ impl Agent {
             ..step
         }));
         (tool_text(&result), Some(result))
+    }
+
+    /// Tells each extension of a call that ran.
+    fn tell_extensions(
+        &self,
+        run: &RunState<'_>,
+        tool: &str,
+        target: &Target,
+        args: &Value,
+        result: &CommandResult,
+    ) {
+        let tool_type = match target {
+            Target::Host(t) | Target::App(t) => Some(*t),
+            Target::Platform | Target::Extension(_) => None,
+        };
+        let record = CallRecord {
+            tool,
+            tool_type,
+            app: run.app.as_ref().map(|a| a.root.as_str()),
+            args,
+            result,
+        };
+        for extension in &self.extensions {
+            extension.called(&record);
+        }
     }
 
     /// Whether the call may run: asks the approver when the confirm policy names a reason
@@ -463,6 +520,7 @@ impl Agent {
                 let list = serde_json::to_value(self.devices.list()).unwrap_or(Value::Null);
                 return CommandResult::success(&call.id, list, Some("platform"));
             }
+            Target::Extension(i) => return self.call_platform(run, call, *i, &args).await,
             Target::Host(tool_type) | Target::App(tool_type) => *tool_type,
         };
         let on_app = matches!(target, Target::App(_));
@@ -482,6 +540,30 @@ impl Agent {
             .unwrap_or_else(|| {
                 CommandResult::failure(&call.id, "the device returned no result", None)
             })
+    }
+
+    /// Runs an extension's platform tool on the run's device.
+    async fn call_platform(
+        &self,
+        run: &RunState<'_>,
+        call: &ToolCall,
+        index: usize,
+        args: &Map<String, Value>,
+    ) -> CommandResult {
+        let Some(tool) = run.platform.get(index) else {
+            return CommandResult::failure(&call.id, "this platform tool is gone", None);
+        };
+        let mut result = tool
+            .call(PlatformCall {
+                call_id: &call.id,
+                args,
+                device: run.device,
+                images: run.em.io.images.clone(),
+                cancel: run.cancel,
+            })
+            .await;
+        result.call_id = call.id.clone();
+        result
     }
 
     /// Queues the model's downscaled copies of a result's images in `images` (the image sink
@@ -525,12 +607,19 @@ struct RunState<'a> {
     app: Option<AppSelection>,
     host_tools: Vec<deft_protocol::ToolInfo>,
     app_tools: Vec<deft_protocol::ToolInfo>,
-    /// What the model sees now: the host tools and the selected app's.
+    /// What the model sees now: the host tools, the selected app's and the platform tools.
     tools: ToolSet,
+    /// The extensions' platform tools of this run.
+    platform: Vec<Arc<dyn PlatformTool>>,
     failures: FailureStreak,
 }
 
 impl RunState<'_> {
+    /// The tools the model sees, after the host tools, the app or the platform tools changed.
+    fn rebuild_tools(&mut self) {
+        self.tools = ToolSet::new(&self.host_tools, &self.app_tools).with_platform(&self.platform);
+    }
+
     /// Emits `message` as an `error` event.
     fn fail_event(&mut self, message: &str) {
         self.em.emit(EventKind::Error {

@@ -3,11 +3,13 @@
 //! present in both Computers runs on the AppAgent one.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use deft_protocol::{Command, ToolInfo, ToolType};
 use deft_tools::{ExecContext, dispatcher::Dispatcher};
 use serde_json::{Value, json};
 
+use crate::extension::PlatformTool;
 use crate::llm::{function_schema, sanitize_tool_name};
 
 /// The platform tool that lists devices.
@@ -22,6 +24,8 @@ pub enum Target {
     App(ToolType),
     /// Answered by the agent itself.
     Platform,
+    /// Answered by an extension's platform tool (its index among the run's platform tools).
+    Extension(usize),
 }
 
 /// One tool as offered to the model.
@@ -81,6 +85,29 @@ impl ToolSet {
             },
         );
         ToolSet { by_name }
+    }
+
+    /// Adds the extensions' platform tools (a name the set has already keeps its first owner:
+    /// a device tool is never shadowed).
+    pub fn with_platform(mut self, tools: &[Arc<dyn PlatformTool>]) -> Self {
+        for (i, tool) in tools.iter().enumerate() {
+            let name = sanitize_tool_name(tool.name());
+            if self.by_name.contains_key(&name) {
+                tracing::warn!(tool = %name, "a platform tool has the name of another tool; it is not offered");
+                continue;
+            }
+            let parameters = tool.parameters();
+            let schema = function_schema(tool.name(), &tool.description(), Some(&parameters));
+            self.by_name.insert(
+                name,
+                Offered {
+                    name: tool.name().to_owned(),
+                    target: Target::Extension(i),
+                    schema,
+                },
+            );
+        }
+        self
     }
 
     /// The tool the model called `name`.

@@ -234,6 +234,7 @@ struct Shared {
     turns: Mutex<VecDeque<Turn>>,
     requests: Mutex<Vec<Recorded>>,
     reject_stream_options: bool,
+    reject_thinking: bool,
     api_key: Option<String>,
 }
 
@@ -249,6 +250,8 @@ pub struct ScriptedModel {
 pub struct ModelOptions {
     /// Answer 400 to any request carrying `stream_options` (some gateways do).
     pub reject_stream_options: bool,
+    /// Answer 400 to any request carrying `thinking` (gateways that know no such field).
+    pub reject_thinking: bool,
     /// Require `Authorization: Bearer <key>`; 401 otherwise.
     pub api_key: Option<String>,
 }
@@ -265,6 +268,7 @@ impl ScriptedModel {
             turns: Mutex::new(turns.into()),
             requests: Mutex::new(Vec::new()),
             reject_stream_options: options.reject_stream_options,
+            reject_thinking: options.reject_thinking,
             api_key: options.api_key,
         });
         let app = Router::new()
@@ -336,6 +340,13 @@ async fn complete(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: S
         return error(
             400,
             "Unrecognized request argument supplied: stream_options",
+            None,
+        );
+    }
+    if shared.reject_thinking && recorded.body.get("thinking").is_some() {
+        return error(
+            400,
+            "Unrecognized request argument supplied: thinking",
             None,
         );
     }

@@ -1,5 +1,7 @@
 //! The HTTP side: request, retries with backoff, error texts people can act on, and the
-//! `stream_options` fallback for gateways that reject it.
+//! fallbacks for gateways that reject a field: `stream_options`, and the fields that turn
+//! reasoning off ([`CallOptions::no_thinking`]) — each dropped (and remembered) after one 400 or
+//! 422, so the call still goes through.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -113,12 +115,34 @@ pub enum LlmError {
     Cancelled,
 }
 
+/// What one call asks for besides its messages and tools.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CallOptions {
+    /// Ask the server not to reason before answering (the memory's distilling and audit
+    /// calls: a reasoning model would spend the answer's budget on reasoning and leave the
+    /// content empty or cut off). Sent as `thinking: {"type": "disabled"}` (DeepSeek, Doubao,
+    /// Anthropic-style gateways), `enable_thinking: false` (Qwen on DashScope) and
+    /// `chat_template_kwargs: {"enable_thinking": false, "thinking": false}` (vLLM and SGLang
+    /// serving Qwen3 or DeepSeek-V3.1); a server that rejects them gets the call again without.
+    pub no_thinking: bool,
+}
+
+/// Sets the fields that turn reasoning off in each dialect (see [`CallOptions::no_thinking`]).
+fn turn_thinking_off(body: &mut Value) {
+    body["thinking"] = json!({"type": "disabled"});
+    body["enable_thinking"] = json!(false);
+    body["chat_template_kwargs"] = json!({"enable_thinking": false, "thinking": false});
+}
+
 /// An OpenAI-compatible streaming chat client.
 pub struct LlmClient {
     http: reqwest::Client,
     config: LlmConfig,
     /// Whether the endpoint accepts `stream_options` (remembered after a rejection).
     include_usage: AtomicBool,
+    /// Whether the endpoint accepts the fields that turn reasoning off (remembered after a
+    /// rejection).
+    thinking_fields: AtomicBool,
 }
 
 impl LlmClient {
@@ -136,6 +160,7 @@ impl LlmClient {
             http,
             config,
             include_usage: AtomicBool::new(true),
+            thinking_fields: AtomicBool::new(true),
         })
     }
 
@@ -149,18 +174,33 @@ impl LlmClient {
         self.include_usage.load(Ordering::Relaxed)
     }
 
+    /// Whether [`CallOptions::no_thinking`] is still sent (false after the server rejected it).
+    pub fn sends_thinking_off(&self) -> bool {
+        self.thinking_fields.load(Ordering::Relaxed)
+    }
+
     fn url(&self) -> String {
         format!("{}/chat/completions", self.config.base_url)
     }
 
-    /// The streamed chat request: model, messages, tools (when any), usage (when asked for).
-    fn request_body(&self, messages: &[Value], tools: &[Value], with_usage: bool) -> Value {
+    /// The streamed chat request: model, messages, tools (when any), usage (when asked for),
+    /// reasoning off (when asked for).
+    fn request_body(
+        &self,
+        messages: &[Value],
+        tools: &[Value],
+        with_usage: bool,
+        thinking_off: bool,
+    ) -> Value {
         let mut body = json!({"model": self.config.model, "messages": messages, "stream": true});
         if !tools.is_empty() {
             body["tools"] = Value::Array(tools.to_vec());
         }
         if with_usage {
             body["stream_options"] = json!({"include_usage": true});
+        }
+        if thinking_off {
+            turn_thinking_off(&mut body);
         }
         body
     }
@@ -206,13 +246,28 @@ impl LlmClient {
         cancel: &CancellationToken,
         on_delta: &mut (dyn FnMut(Delta) + Send),
     ) -> Result<Completion, LlmError> {
+        self.complete_with(messages, tools, CallOptions::default(), cancel, on_delta)
+            .await
+    }
+
+    /// [`LlmClient::complete`] with per-call options.
+    pub async fn complete_with(
+        &self,
+        messages: &[Value],
+        tools: &[Value],
+        options: CallOptions,
+        cancel: &CancellationToken,
+        on_delta: &mut (dyn FnMut(Delta) + Send),
+    ) -> Result<Completion, LlmError> {
         let url = self.url();
         let mut attempt = 0u32;
         let mut stream_options_retry = false;
+        let mut thinking_retry = false;
         loop {
             attempt += 1;
             let with_usage = self.asks_for_usage();
-            let body = self.request_body(messages, tools, with_usage);
+            let thinking_off = options.no_thinking && self.sends_thinking_off();
+            let body = self.request_body(messages, tools, with_usage, thinking_off);
             let mut req = self.http.post(&url).json(&body);
             if let Some(key) = &self.config.api_key {
                 req = req.bearer_auth(key);
@@ -245,6 +300,20 @@ impl LlmClient {
                 .map(Duration::from_secs);
             let text = response.text().await.unwrap_or_default();
             let message = error_message(&text);
+            let blames_usage = ["stream_options", "include_usage"]
+                .iter()
+                .any(|f| message.contains(f));
+            if thinking_off && !thinking_retry && !blames_usage && matches!(status, 400 | 422) {
+                // Some gateways reject the fields that turn reasoning off: ask once more
+                // without them, and remember.
+                tracing::warn!(
+                    "the model server rejected the request with reasoning turned off (HTTP {status}: {message}); retrying without those fields"
+                );
+                self.thinking_fields.store(false, Ordering::Relaxed);
+                thinking_retry = true;
+                attempt -= 1;
+                continue;
+            }
             if with_usage && !stream_options_retry && matches!(status, 400 | 422) {
                 // Some gateways reject stream_options: ask once more without it, and remember.
                 tracing::warn!(
