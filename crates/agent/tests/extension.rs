@@ -5,6 +5,8 @@
 //! call: the recorded request carries the fields, and a gateway that rejects them gets the call
 //! again without them.
 
+#![allow(clippy::unwrap_used)] // test helpers: an unwrap that fails is a failing test
+
 mod common;
 
 use std::sync::{Arc, Mutex};
