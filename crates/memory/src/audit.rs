@@ -104,7 +104,8 @@ impl Memory {
             .await
     }
 
-    /// Every experience in state `none` (pending ones wait for a person, kept ones are done).
+    /// Every experience in state `none` (pending ones wait for a person, kept ones are done),
+    /// oldest first.
     async fn to_review(&self) -> Result<Vec<Experience>, StoreError> {
         let filter = ExperienceFilter {
             audit_state: Some(AuditState::None),
@@ -120,6 +121,7 @@ impl Memory {
             let n = got.items.len();
             out.extend(got.items);
             if n == 0 || out.len() as u64 >= got.total {
+                out.sort_by(|a, b| (a.created_at_ms, &a.id).cmp(&(b.created_at_ms, &b.id)));
                 return Ok(out);
             }
         }
