@@ -61,6 +61,12 @@ impl Session {
         self.state.lock().trajectory.clone()
     }
 
+    /// Whether [`Session::distil`] has anything to do for this outcome: the run completed and
+    /// some device action of it worked.
+    pub fn will_distil(&self, outcome: &RunOutcome) -> bool {
+        outcome.status == DoneStatus::Completed && self.state.lock().trajectory.acted()
+    }
+
     /// Distils the run into the libraries — only a completed run that acted — and returns the
     /// cards of what was saved, merged or dropped (and why). Call it after `done` was sent: it
     /// makes model calls.
@@ -74,13 +80,12 @@ impl Session {
             let s = self.state.lock();
             (s.goal.clone(), s.trajectory.clone())
         };
-        let run = self.run_id.as_deref().unwrap_or("-");
-        if outcome.status != DoneStatus::Completed {
-            tracing::debug!(run, status = %outcome.status, "not distilled: the run did not complete");
-            return Vec::new();
-        }
-        if !trajectory.acted() {
-            tracing::debug!(run, "not distilled: no action of the run worked");
+        if !self.will_distil(outcome) {
+            tracing::debug!(
+                run = self.run_id.as_deref().unwrap_or("-"),
+                status = %outcome.status,
+                "not distilled: only a completed run whose actions worked is"
+            );
             return Vec::new();
         }
         let facts = RunFacts {

@@ -57,7 +57,7 @@ impl MemoryOutcome {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MemoryItem {
-    /// The entry's id in its library (`None` for a dropped candidate, which was never stored).
+    /// The entry's id in its library; absent for a dropped candidate, which was never stored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
     /// Its title (an experience) or name (an action).

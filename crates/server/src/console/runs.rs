@@ -31,7 +31,7 @@ use super::conversations::clean_title;
 use super::images::FileImages;
 use super::run_log::{LoggedEvent, RunLog};
 use super::views::{CurrentRun, RunStarted, RunView};
-use super::{Console, ConsoleError, now_ms, texts};
+use super::{Console, ConsoleError, memory, now_ms, texts};
 use crate::AppState;
 use crate::api::{ApiError, JsonBody};
 
@@ -331,7 +331,7 @@ impl RunPlan {
             &settings.model,
             settings.api_key.clone(),
         ))
-        .map_err(|e| bad(format!("the model settings are unusable: {e}")))?;
+        .map_err(|e| bad(texts::model_unusable(&e.to_string())))?;
         if console.runs().active().is_some() {
             return Err(ApiError(StatusCode::CONFLICT, texts::RUN_ACTIVE.to_owned()));
         }
@@ -489,7 +489,12 @@ impl ClaimedRun {
         } = self;
         let config = console.inner.agent.clone().with_max_steps(max_steps);
         let devices: Arc<dyn Devices> = Arc::new(app.registry.clone());
-        let agent = Agent::new(Arc::new(llm), config, devices);
+        let llm = Arc::new(llm);
+        let session = console.memory().session(&run.run_id);
+        let mut agent = Agent::new(llm.clone(), config, devices);
+        if let Some(session) = &session {
+            agent = agent.with_extension(session.clone());
+        }
         let store = console.store().clone();
         let (persist_tx, persist_rx) = mpsc::unbounded_channel();
         let writer = tokio::spawn(write_events(store, run.clone(), persist_rx));
@@ -526,6 +531,7 @@ impl ClaimedRun {
             };
             // Every sender is gone now: the writer drains what is left and ends.
             let _ = writer.await;
+            memory::run::mark_before_done(&console, &run.run_id, session.as_deref(), &outcome);
             finish(
                 &console,
                 &run,
@@ -536,6 +542,7 @@ impl ClaimedRun {
             )
             .await;
             drop(guard);
+            memory::run::after_done(&console, &run.run_id, session, llm, outcome);
         });
     }
 }
@@ -633,7 +640,15 @@ pub async fn get_run(
         Some(log) => log.last_seq(),
         None => store.events(&id, 0).await?.last().map_or(0, |e| e.0),
     };
-    Ok(Json(RunView::stored(&record, last)).into_response())
+    let mut view = RunView::stored(&record, last);
+    view.memory = store
+        .run_notes(std::slice::from_ref(&id))
+        .await?
+        .into_iter()
+        .map(|(_, n)| n)
+        .collect();
+    view.distilling = console.memory().is_distilling(&id);
+    Ok(Json(view).into_response())
 }
 
 /// `POST /api/agent/stop` body.
