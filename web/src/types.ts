@@ -451,7 +451,7 @@ export type MemoryOutcome = "recalled" | "saved" | "merged" | "dropped";
 
 export type MemoryItem = { 
 /**
- * The entry's id in its library (`None` for a dropped candidate, which was never stored).
+ * The entry's id in its library; absent for a dropped candidate, which was never stored.
  */
 id?: string | null, 
 /**

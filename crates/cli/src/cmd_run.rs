@@ -42,6 +42,13 @@ pub struct Args {
     /// Where run traces go (default: <data dir>/traces).
     #[arg(long, value_name = "DIR")]
     trace_dir: Option<std::path::PathBuf>,
+    /// Don't recall experiences and actions into the run, nor distil it afterwards.
+    #[arg(long)]
+    no_memory: bool,
+    /// The database the memory lives in: `postgres://…` or `sqlite://…` (default: deft.db in
+    /// the data folder, the one `deft serve` uses).
+    #[arg(long, env = "DATABASE_URL", hide_env_values = true, value_name = "URL")]
+    database_url: Option<String>,
 }
 
 /// Runs the agent.
@@ -61,14 +68,24 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
     let device = local_devices::pick(&directory, &args.device)?;
     let _busy = device.try_reserve().context("the device is busy")?;
 
-    let llm = LlmClient::new(LlmConfig::new(&base, &model, args.api_key.clone()))?;
-    let agent = Agent::new(
-        Arc::new(llm),
+    let llm = Arc::new(LlmClient::new(LlmConfig::new(
+        &base,
+        &model,
+        args.api_key.clone(),
+    ))?);
+    let mut agent = Agent::new(
+        llm.clone(),
         AgentConfig::default().with_max_steps(args.max_steps),
         directory.clone(),
     );
 
     let run_id = run_id();
+    let session = open_memory(&args, globals)
+        .await
+        .map(|memory| memory.session(Some(&run_id)));
+    if let Some(session) = &session {
+        agent = agent.with_extension(session.clone());
+    }
     let trace_root = args
         .trace_dir
         .clone()
@@ -115,15 +132,65 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
         }
     });
     let outcome = agent
-        .run(&device, RunRequest::new(&args.goal), io, cancel)
+        .run(&device, RunRequest::new(&args.goal), io, cancel.clone())
         .await;
     let _ = printer.await;
+    if let Some(session) = session {
+        distil(&session, &llm, &outcome, &cancel).await;
+    }
     let report = trace.finish();
     eprintln!("trace: {}", report.display());
     Ok(match outcome.status {
         DoneStatus::Completed => ExitCode::SUCCESS,
         _ => ExitCode::from(1),
     })
+}
+
+/// The memory in the data folder's store (or `--database-url`); `None` with `--no-memory`, or
+/// when the store cannot be opened (said on the terminal: the run goes on without memories).
+async fn open_memory(args: &Args, globals: &Globals) -> Option<deft_memory::Memory> {
+    if args.no_memory {
+        return None;
+    }
+    match deft_store::Store::open(&globals.data_dir, args.database_url.as_deref()).await {
+        Ok(store) => Some(deft_memory::Memory::new(
+            store,
+            deft_memory::MemoryConfig::default(),
+        )),
+        Err(e) => {
+            eprintln!("warning: running without the memory: {e}");
+            None
+        }
+    }
+}
+
+/// After the answer: distils the run into the memory (when it completed and acted), with a
+/// spinner, and prints what was saved, merged or dropped.
+async fn distil(
+    session: &deft_memory::Session,
+    llm: &LlmClient,
+    outcome: &deft_agent::RunOutcome,
+    cancel: &tokio_util::sync::CancellationToken,
+) {
+    if !session.will_distil(outcome) {
+        return;
+    }
+    let Ok(llm) = LlmClient::new(deft_memory::model_config(llm.config())) else {
+        return;
+    };
+    let spinner = std::io::stderr().is_terminal().then(|| {
+        let pb = ProgressBar::new_spinner();
+        pb.set_message("distilling this run into the memory…");
+        pb.enable_steady_tick(Duration::from_millis(100));
+        pb
+    });
+    let notes = session.distil(&llm, outcome, cancel).await;
+    if let Some(pb) = spinner {
+        pb.finish_and_clear();
+    }
+    for note in notes {
+        eprintln!("🧠 {}", note.line());
+    }
 }
 
 /// Asks on the terminal; no answer within the policy's timeout denies (the agent enforces it).

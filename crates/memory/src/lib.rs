@@ -179,6 +179,16 @@ impl Memory {
     }
 }
 
+/// The model client settings for the memory's own calls (distilling, the audit): the run's, with
+/// one retry — they are best effort, run after the person got the answer, and must not keep
+/// anyone waiting through a long backoff.
+pub fn model_config(run: &deft_agent::llm::LlmConfig) -> deft_agent::llm::LlmConfig {
+    deft_agent::llm::LlmConfig {
+        max_retries: 1,
+        ..run.clone()
+    }
+}
+
 /// Milliseconds since the Unix epoch.
 pub(crate) fn now_ms() -> i64 {
     std::time::SystemTime::now()

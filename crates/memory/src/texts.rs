@@ -242,6 +242,13 @@ observe it before going on, and finish the task with your other tools.";
 pub const ACTION_DONE_HINT: &str = "Check the result on the screen if the task needs it; no \
 application window is selected for your tools by this action.";
 
+/// A completed action left this window selected.
+pub fn action_selected(root: &str, title: &str) -> String {
+    format!(
+        "The window {title:?} of {root} is selected now: its controls are yours to observe and use."
+    )
+}
+
 /// A model call the run's stop ended.
 pub const CALL_STOPPED: &str = "the model call was stopped";
 

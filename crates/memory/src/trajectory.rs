@@ -114,9 +114,12 @@ impl Trajectory {
         &self.calls
     }
 
-    /// Whether some device action worked (nothing to distil otherwise).
+    /// Whether some action worked — a device action, or `run_action` — (nothing to distil
+    /// otherwise).
     pub fn acted(&self) -> bool {
-        self.calls.iter().any(Call::is_device_action)
+        self.calls
+            .iter()
+            .any(|c| c.is_device_action() || (c.ok && c.tool == crate::RUN_ACTION))
     }
 
     /// The device actions that worked, at most `max`, and how many more there were.

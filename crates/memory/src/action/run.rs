@@ -2,7 +2,9 @@
 //! offered when actions were recalled, and "try it" from the console. The steps are checked
 //! again (library mode) and played by deft-tasks' runner on the run's device — the memory never
 //! touches a device any other way — and the answer says how each step went: the control it
-//! matched, a selector that had to be healed, the step that failed and why.
+//! matched, a selector that had to be healed, the step that failed and why. A completed
+//! action that left an application window selected (its `open_app`) answers with that window
+//! as `select_application_window` does, so the agent goes on with that app's tools.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -35,6 +37,35 @@ pub struct ActionRun {
     pub report: Option<RunReport>,
     /// The answer for the model or a person: a line per step.
     pub text: String,
+}
+
+impl ActionRun {
+    /// The answer as a tool Result: a completed run's lines (with the window it left selected,
+    /// in the shape of a window selection, so the caller's hand-off picks it up), or a failure
+    /// with them.
+    pub fn result(&self, call_id: &str) -> CommandResult {
+        if !self.completed {
+            return CommandResult::failure(call_id, &self.text, Some("memory"));
+        }
+        let selected = self.report.as_ref().and_then(|r| r.app.as_ref());
+        let Some(app) = selected else {
+            return CommandResult::success(
+                call_id,
+                Value::String(self.text.clone()),
+                Some("memory"),
+            );
+        };
+        let mut lines: Vec<&str> = self.text.lines().collect();
+        lines.pop(); // the hint: replaced by the one that names the window
+        let result = json!({
+            "summary": lines.first().copied().unwrap_or(""),
+            "steps": lines.iter().skip(1).collect::<Vec<_>>(),
+            "selected": texts::action_selected(&app.root, &app.process),
+            "root_name": app.root,
+            "window_info": {"name": app.process},
+        });
+        CommandResult::success(call_id, result, Some("memory"))
+    }
 }
 
 impl Memory {
@@ -226,11 +257,7 @@ impl PlatformTool for RunActionTool {
                     call.cancel,
                 )
                 .await;
-            if ran.completed {
-                CommandResult::success(call.call_id, Value::String(ran.text), Some("memory"))
-            } else {
-                fail(ran.text)
-            }
+            ran.result(call.call_id)
         })
     }
 }

@@ -245,31 +245,6 @@ pub fn unknown_schedule(id: &str, task: &str) -> String {
     )
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn texts_are_stable() {
-        assert_eq!(
-            too_many_logins(42),
-            "too many failed logins from this address: try again in 42 s"
-        );
-        assert_eq!(
-            missing_setting("model"),
-            "the model is not set: open Settings (⚙) and set it, or start deft serve with it"
-        );
-        assert_eq!(
-            device_not_connected("pc1", &["local".into()]),
-            "the device 'pc1' is not connected (connected devices: local): start `deft client --id pc1` on it, or pick another device"
-        );
-        assert_eq!(
-            no_screen("pc1", "shell"),
-            "the device 'pc1' has no screen to show (profile 'shell')"
-        );
-    }
-}
-
 /// 400 for model settings the client cannot use.
 pub fn model_unusable(why: &str) -> String {
     format!("the model settings are unusable: {why}")
@@ -294,4 +269,29 @@ pub fn unknown_action(id_or_name: &str) -> String {
     format!(
         "no action has the id, name or alias {id_or_name:?}: list the actions with GET /api/memory/actions"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn texts_are_stable() {
+        assert_eq!(
+            too_many_logins(42),
+            "too many failed logins from this address: try again in 42 s"
+        );
+        assert_eq!(
+            missing_setting("model"),
+            "the model is not set: open Settings (⚙) and set it, or start deft serve with it"
+        );
+        assert_eq!(
+            device_not_connected("pc1", &["local".into()]),
+            "the device 'pc1' is not connected (connected devices: local): start `deft client --id pc1` on it, or pick another device"
+        );
+        assert_eq!(
+            no_screen("pc1", "shell"),
+            "the device 'pc1' has no screen to show (profile 'shell')"
+        );
+    }
 }

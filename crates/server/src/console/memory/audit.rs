@@ -54,11 +54,11 @@ async fn settings_model(console: &Console) -> Result<Option<LlmClient>, ApiError
     if settings.model.trim().is_empty() {
         return Ok(None);
     }
-    LlmClient::new(LlmConfig::new(
+    LlmClient::new(deft_memory::model_config(&LlmConfig::new(
         &settings.api_base,
         &settings.model,
         settings.api_key.clone(),
-    ))
+    )))
     .map(Some)
     .map_err(|e| {
         ApiError(

@@ -42,9 +42,17 @@ pub fn after_done(
     tokio::spawn(async move {
         store_notes(&console, &run_id, &session.recalled()).await;
         if console.memory().is_distilling(&run_id) {
-            let notes = session
-                .distil(&llm, &outcome, &CancellationToken::new())
-                .await;
+            let notes = match LlmClient::new(deft_memory::model_config(llm.config())) {
+                Ok(llm) => {
+                    session
+                        .distil(&llm, &outcome, &CancellationToken::new())
+                        .await
+                }
+                Err(e) => {
+                    tracing::warn!(run = %run_id, error = %e, "no model client to distil with");
+                    Vec::new()
+                }
+            };
             store_notes(&console, &run_id, &notes).await;
             console.memory().set_distilling(&run_id, false);
         }
