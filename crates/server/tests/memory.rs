@@ -240,6 +240,24 @@ async fn actions_are_checked_in_library_mode_on_every_save() {
     assert_eq!(renamed.status, 200, "{}", renamed.body);
     assert_eq!(renamed.body["name"], "Take a short break");
 
+    assert_eq!(
+        h.delete(&format!("/api/memory/actions/{id}")).await.status,
+        204
+    );
+    assert_eq!(
+        h.get(&format!("/api/memory/actions/{id}")).await.status,
+        404
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_action_is_tried_on_a_device_that_is_free() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = hub(dir.path()).await;
+    let made = h
+        .post("/api/memory/actions", &wait_action("Take a short break"))
+        .await;
+    let id = made.body["id"].as_str().unwrap().to_owned();
     let tried = h
         .post(
             &format!("/api/memory/actions/{id}/try"),
@@ -295,15 +313,6 @@ async fn actions_are_checked_in_library_mode_on_every_save() {
         .await;
     assert_eq!(refused.status, 409, "{}", refused.body);
     drop(batch);
-
-    assert_eq!(
-        h.delete(&format!("/api/memory/actions/{id}")).await.status,
-        204
-    );
-    assert_eq!(
-        h.get(&format!("/api/memory/actions/{id}")).await.status,
-        404
-    );
 }
 
 fn turn(f: impl Fn(&Recorded) -> Reply + Send + Sync + 'static) -> Turn {
@@ -602,8 +611,14 @@ async fn the_daily_audit_fires_on_the_clock_and_waits_for_a_person() {
             .body["audit"]["state"],
         "pending"
     );
+}
 
-    // On demand, while nothing runs; and the schedule can be moved, checked at its field.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_audit_runs_on_demand_and_its_schedule_is_checked_at_its_field() {
+    let model = ScriptedModel::start(vec![audit_answer(&[])]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let h = hub_with_model(dir.path(), &model, None).await;
+    experiences(&h, &["useful"]).await;
     let now = h.post("/api/memory/audit", &json!({})).await;
     assert_eq!(now.status, 202, "{}", now.body);
     assert_eq!(now.body["trigger"], "manual");
@@ -633,6 +648,10 @@ async fn the_daily_audit_fires_on_the_clock_and_waits_for_a_person() {
         .await;
     assert_eq!(moved.status, 200, "{}", moved.body);
     assert_eq!(moved.body["description"], "every day at 04:00 (UTC)");
+    h.until("/api/memory/audits", |b| b["items"][0]["status"] == "ok")
+        .await;
+    let again = h.post("/api/memory/audit", &json!({})).await;
+    assert_eq!(again.status, 202, "the first pass ended: {}", again.body);
 }
 
 fn clock_now(clock: &ManualClock) -> i64 {
