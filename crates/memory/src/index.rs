@@ -4,10 +4,35 @@
 //! generation moves (another server, or this one, changed what recall compares).
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use deft_store::{ActionKey, ExperienceKey};
 
 use crate::similar::{Features, containment_of, dice_of, features, fold, weight_of};
+
+/// The postings' hasher: the keys are feature hashes already, so hashing them again (SipHash)
+/// would only cost time.
+#[derive(Default)]
+struct FeatureHasher(u64);
+
+impl Hasher for FeatureHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(*b);
+        }
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        // Spread the 32 bits over the 64 the table takes its buckets from.
+        self.0 = u64::from(n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+type Postings = HashMap<u32, Vec<u32>, BuildHasherDefault<FeatureHasher>>;
 
 /// One indexed text.
 #[derive(Debug)]
@@ -25,7 +50,7 @@ struct Entry {
 struct Inverted {
     ids: Vec<String>,
     entries: Vec<Entry>,
-    postings: HashMap<u32, Vec<u32>>,
+    postings: Postings,
 }
 
 impl Inverted {

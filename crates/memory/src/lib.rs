@@ -155,7 +155,9 @@ impl Memory {
     }
 
     /// The recall index, rebuilt from the store when its memory generation moved on since it
-    /// was built (one small query when it did not).
+    /// was built (one small query when it did not). Callers that change the libraries call it
+    /// afterwards (off the path a person waits on) so that a run's start finds it current;
+    /// concurrent callers wait for one rebuild instead of each making their own.
     pub async fn index(&self) -> Result<Arc<RecallIndex>, StoreError> {
         let store = &self.inner.store;
         let generation = store.memory_generation().await?;

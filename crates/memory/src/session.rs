@@ -96,6 +96,11 @@ impl Session {
         let mut notes =
             experience::distil::distil(&self.memory, llm, &facts, &trajectory, cancel).await;
         notes.extend(action::distil::distil(&self.memory, llm, &facts, &trajectory, cancel).await);
+        // Rebuild the recall index now, after the answer went out, so the next run's start
+        // finds it current instead of rebuilding it.
+        if let Err(e) = self.memory.index().await {
+            tracing::warn!(error = %e, "cannot refresh the recall index");
+        }
         notes
     }
 

@@ -101,11 +101,9 @@ pub async fn create(
     JsonBody(body): JsonBody<Value>,
 ) -> Result<Response, MemoryError> {
     let checked = check_submission(&body).map_err(|r| MemoryError::Invalid("action", r))?;
-    let a = app
-        .console()?
-        .store()
-        .create_action(&checked.action)
-        .await?;
+    let console = app.console()?;
+    let a = console.store().create_action(&checked.action).await?;
+    console.memory().changed();
     tracing::info!(action = %a.name, "a person created an action");
     Ok((StatusCode::CREATED, Json(ActionView::from(&a))).into_response())
 }
@@ -125,6 +123,7 @@ pub async fn replace(
         .store()
         .update_action(&old.id, &checked.action)
         .await?;
+    console.memory().changed();
     Ok(Json(ActionView::from(&a)).into_response())
 }
 
@@ -136,6 +135,7 @@ pub async fn delete(
     let console = app.console()?;
     let a = resolve(console, &id).await?;
     console.store().delete_action(&a.id).await?;
+    console.memory().changed();
     tracing::info!(action = %a.name, "a person deleted an action");
     Ok(StatusCode::NO_CONTENT.into_response())
 }

@@ -99,7 +99,9 @@ pub async fn create(
     JsonBody(body): JsonBody<ExperienceBody>,
 ) -> Result<Response, MemoryError> {
     let new = checked(body, None)?;
-    let e = app.console()?.store().create_experience(&new).await?;
+    let console = app.console()?;
+    let e = console.store().create_experience(&new).await?;
+    console.memory().changed();
     Ok((StatusCode::CREATED, Json(ExperienceView::from(&e))).into_response())
 }
 
@@ -109,10 +111,12 @@ pub async fn replace(
     Path(id): Path<String>,
     JsonBody(body): JsonBody<ExperienceBody>,
 ) -> Result<Response, MemoryError> {
-    let store = app.console()?.store();
+    let console = app.console()?;
+    let store = console.store();
     let old = store.experience(&id).await?;
     let new = checked(body, Some(&old.source_run))?;
     let e = store.update_experience(&id, &new, false).await?;
+    console.memory().changed();
     Ok(Json(ExperienceView::from(&e)).into_response())
 }
 
@@ -131,6 +135,7 @@ pub async fn patch(
     };
     let new = checked(merged, Some(&old.source_run))?;
     let e = store.update_experience(&id, &new, false).await?;
+    app.console()?.memory().changed();
     Ok(Json(ExperienceView::from(&e)).into_response())
 }
 
@@ -140,7 +145,9 @@ pub async fn delete(
     State(app): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Response, MemoryError> {
-    app.console()?.store().delete_experience(&id).await?;
+    let console = app.console()?;
+    console.store().delete_experience(&id).await?;
+    console.memory().changed();
     tracing::info!(experience = %id, "a person deleted an experience");
     Ok(StatusCode::NO_CONTENT.into_response())
 }

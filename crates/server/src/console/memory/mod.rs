@@ -64,6 +64,17 @@ impl MemoryState {
         self.distilling.lock().contains(run_id)
     }
 
+    /// The libraries changed through the API: the recall index is rebuilt in the background,
+    /// so the next run's start finds it current.
+    pub fn changed(&self) {
+        let memory = self.library.clone();
+        tokio::spawn(async move {
+            if let Err(e) = memory.index().await {
+                tracing::warn!(error = %e, "cannot refresh the recall index");
+            }
+        });
+    }
+
     fn set_distilling(&self, run_id: &str, on: bool) {
         let mut set = self.distilling.lock();
         if on {
