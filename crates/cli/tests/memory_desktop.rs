@@ -2,8 +2,8 @@
 //! the first run computes 7 × 8 in gnome-calculator step by step and is distilled into an
 //! experience and an action (in the data folder's store); the second, similar run starts with
 //! both in its first request, calls `run_action` — the task runner types 12*9 into the
-//! calculator and leaves its window selected — reads the display and answers, in fewer model
-//! calls than the first.
+//! calculator, waits for the display and says what it saw — and answers, in fewer model calls
+//! than the first.
 
 #![allow(clippy::unwrap_used)] // test code: an unwrap that fails is a failing test
 
@@ -92,11 +92,12 @@ fn first_run() -> Vec<Turn> {
             &json!({"actions": [{
                 "name": "Calculate in gnome-calculator",
                 "aliases": ["calculator"],
-                "description": "Opens gnome-calculator and types an expression.",
+                "description": "Opens gnome-calculator, types an expression and reads the display.",
                 "variables": {"expression": "7*8"},
                 "steps": [
                     {"type": "open_app", "app": "gnome-calculator"},
-                    {"type": "key_event", "keys": "{{expression}}{ENTER}"}
+                    {"type": "key_event", "keys": "{{expression}}{ENTER}"},
+                    {"type": "wait_el", "selector": {"type": "edit"}}
                 ]
             }]})
             .to_string(),
@@ -105,8 +106,9 @@ fn first_run() -> Vec<Turn> {
     ]
 }
 
-/// The second run: `run_action`, one listing to read the result, the answer (3 model calls);
-/// then its experience (it acted through `run_action`).
+/// The second run: `run_action` (whose answer says what the action's `wait_el` saw on the
+/// display), then the answer (2 model calls); then its experience (it acted through
+/// `run_action`).
 fn second_run() -> Vec<Turn> {
     vec![
         Reply::tool_call(
@@ -114,10 +116,10 @@ fn second_run() -> Vec<Turn> {
             json!({"name": "Calculate in gnome-calculator", "variables": {"expression": "12*9"}}),
         )
         .into(),
-        Reply::tool_call("get_app_window_controls_info", json!({})).into(),
         turn(|req| {
-            let listing = req.last_tool_output().unwrap_or_default();
-            Reply::text(if listing.contains("= \"108\"") {
+            // run_action's answer is JSON: its step lines' quotes are escaped.
+            let answer = req.last_tool_output().unwrap_or_default();
+            Reply::text(if answer.contains(r#"it saw edit \"\" = \"108\""#) {
                 "12 × 9 = 108: the calculator shows 108."
             } else {
                 "The display does not show 108."
@@ -251,9 +253,11 @@ async fn a_repeated_calculator_task_recalls_and_runs_the_action_in_fewer_calls()
     assert!(first.tool_names().contains(&"run_action".to_owned()));
     let action_answer = requests[before + 1].last_tool_output().unwrap_or_default();
     assert!(
-        action_answer.contains("completed: 2 step(s) ok")
+        action_answer.contains("completed: 3 step(s) ok")
+            && action_answer.contains("steps[2] wait_el: ok")
+            && action_answer.contains("it saw edit")
             && action_answer.contains("\"root_name\":\"gnome-calculator\""),
-        "run_action answers each step and the window it left selected: {action_answer}"
+        "run_action answers each step, what it saw and the window it left selected: {action_answer}"
     );
     assert_eq!(
         model.turns_left(),

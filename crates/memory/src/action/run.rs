@@ -11,11 +11,12 @@ use std::sync::Arc;
 
 use deft_agent::{PlatformCall, PlatformTool};
 use deft_protocol::task_run::{StepStatus, TaskStepResult};
-use deft_protocol::{CommandResult, DoneStatus, ImageSink};
+use deft_protocol::{AgentEvent, CommandResult, DoneStatus, EventKind, EventSink, ImageSink};
 use deft_store::Action;
 use deft_tasks::runner::{RunReport, RunRequest, RunSinks, run_task};
 use deft_tools::Device;
 use futures::future::BoxFuture;
+use parking_lot::Mutex;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -105,8 +106,9 @@ impl Memory {
                 return fail(texts::action_invalid(&action.name, &errors.join("; ")));
             }
         };
+        let seen = Arc::new(Seen::default());
         let sinks = RunSinks {
-            events: Vec::new(),
+            events: vec![seen.clone()],
             images,
         };
         let report = run_task(
@@ -129,7 +131,7 @@ impl Memory {
         ActionRun {
             action: action.name.clone(),
             completed,
-            text: describe(&action.name, &report),
+            text: describe(&action.name, &report, &seen.lines.lock()),
             report: Some(report),
         }
     }
@@ -147,8 +149,48 @@ impl Memory {
     }
 }
 
-/// The answer: a summary line, a line per step, a hint.
-fn describe(action: &str, report: &RunReport) -> String {
+/// What the action's observations saw, by step path: the control a `wait_el` (or a selector's
+/// `find_controls`) found last, with its value — the display's result after a calculation, the
+/// text of a field — so the model need not look again.
+#[derive(Default)]
+struct Seen {
+    current: Mutex<String>,
+    lines: Mutex<Vec<(String, String)>>,
+}
+
+impl EventSink for Seen {
+    fn send(&self, event: &AgentEvent) {
+        match &event.kind {
+            EventKind::TaskStepStart(s) => *self.current.lock() = s.path.clone(),
+            EventKind::Step(step) if step.tool == "wait_for_control" => {
+                if let Some(line) = found_control(&step.result) {
+                    let path = self.current.lock().clone();
+                    let mut lines = self.lines.lock();
+                    lines.retain(|(p, _)| *p != path);
+                    lines.push((path, line));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `edit "" = "108"`: the control a `wait_for_control` answer chose.
+fn found_control(result: &Value) -> Option<String> {
+    let c = result.get("result")?.get("control")?;
+    let mut line = format!(
+        "{} {:?}",
+        c.get("type")?.as_str()?,
+        c.get("name").and_then(Value::as_str).unwrap_or("")
+    );
+    if let Some(v) = c.get("value").and_then(Value::as_str) {
+        line.push_str(&format!(" = {:?}", crate::trajectory::cut(v, 200)));
+    }
+    Some(line)
+}
+
+/// The answer: a summary line, a line per step (with what its wait saw), a hint.
+fn describe(action: &str, report: &RunReport, seen: &[(String, String)]) -> String {
     let completed = report.status == DoneStatus::Completed;
     let mut out = texts::action_ran(
         action,
@@ -160,6 +202,9 @@ fn describe(action: &str, report: &RunReport) -> String {
     for step in &report.steps {
         out.push('\n');
         out.push_str(&step_line(step));
+        if let Some((_, saw)) = seen.iter().find(|(p, _)| *p == step.path) {
+            out.push_str(&format!("; it saw {saw}"));
+        }
     }
     if !completed && report.steps.iter().all(|s| s.status != StepStatus::Failed) {
         out.push('\n');
