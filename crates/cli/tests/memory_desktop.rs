@@ -7,8 +7,10 @@
 
 #![allow(clippy::unwrap_used)] // test code: an unwrap that fails is a failing test
 
+#[path = "common/desktop.rs"]
+mod desktop;
+
 use std::path::Path;
-use std::process::Stdio;
 
 use deft_test_support::desktop::require_program;
 use deft_test_support::model::{Recorded, Reply, ScriptedModel, Turn, find_control};
@@ -18,29 +20,9 @@ fn turn(f: impl Fn(&Recorded) -> Reply + Send + Sync + 'static) -> Turn {
     Box::new(f)
 }
 
+/// `deft` for the test's data folder, as an async command.
 fn deft(data: &Path) -> tokio::process::Command {
-    let mut c = tokio::process::Command::new(env!("CARGO_BIN_EXE_deft"));
-    c.arg("--data-dir")
-        .arg(data)
-        .env_remove("DISPLAY")
-        .env_remove("DEFT_TOOLS_CONFIG")
-        .env_remove("DEFT_DATA_DIR")
-        .env_remove("DATABASE_URL")
-        .stdin(Stdio::null());
-    c
-}
-
-/// Stops the managed desktop of `data` when dropped, whatever the test did.
-struct DesktopGuard(std::path::PathBuf);
-
-impl Drop for DesktopGuard {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new(env!("CARGO_BIN_EXE_deft"))
-            .arg("--data-dir")
-            .arg(&self.0)
-            .args(["desktop", "stop"])
-            .output();
-    }
+    tokio::process::Command::from(desktop::deft(data))
 }
 
 /// The recipe the first run is distilled into.
@@ -166,17 +148,7 @@ async fn a_repeated_calculator_task_recalls_and_runs_the_action_in_fewer_calls()
     require_program("gnome-calculator", "gnome-calculator");
     require_program("Xvfb", "xvfb");
     let data = tempfile::tempdir().unwrap();
-    let started = deft(data.path())
-        .args(["desktop", "start"])
-        .output()
-        .await
-        .unwrap();
-    assert!(
-        started.status.success(),
-        "deft desktop start: {}",
-        String::from_utf8_lossy(&started.stderr)
-    );
-    let _guard = DesktopGuard(data.path().to_owned());
+    let _desktop = desktop::Desktop::start(data.path());
 
     let mut turns = first_run();
     turns.extend(second_run());

@@ -12,7 +12,6 @@ use deft_store::{
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::model::ask;
 use crate::salvage::salvage;
 use crate::trajectory::cut;
 use crate::{Memory, texts};
@@ -148,17 +147,15 @@ impl Memory {
                 )
             })
             .collect();
-        let config = self.config();
-        let answer = ask(
-            llm,
-            texts::AUDIT_SYSTEM,
-            &texts::audit_request(&entries),
-            config.answer_cap,
-            config.call_limit,
-            cancel,
-        )
-        .await
-        .map_err(|e| texts::model_failed(&e.0))?;
+        let answer = self
+            .ask(
+                llm,
+                texts::AUDIT_SYSTEM,
+                &texts::audit_request(&entries),
+                cancel,
+            )
+            .await
+            .map_err(|e| texts::model_failed(&e.0))?;
         let reviews = salvage(&answer.text)
             .map(|s| s.objects("reviews"))
             .unwrap_or_default();

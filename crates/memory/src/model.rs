@@ -23,6 +23,20 @@ pub struct Answer {
 #[error("{0}")]
 pub struct CallFailed(pub String);
 
+impl crate::Memory {
+    /// [`ask`] with the memory's answer cap and time limit.
+    pub(crate) async fn ask(
+        &self,
+        llm: &LlmClient,
+        system: &str,
+        user: &str,
+        cancel: &CancellationToken,
+    ) -> Result<Answer, CallFailed> {
+        let c = self.config();
+        ask(llm, system, user, c.answer_cap, c.call_limit, cancel).await
+    }
+}
+
 /// Asks `system` + `user` without tools and with reasoning off; at most `cap` bytes of answer,
 /// within `limit`; `cancel` stops it.
 pub async fn ask(

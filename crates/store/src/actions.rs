@@ -4,12 +4,12 @@
 
 use std::collections::BTreeMap;
 
-use sqlx::AssertSqlSafe;
 use sqlx::any::AnyRow;
 
-use crate::convert::{column, from_db, from_json, now_ms, page_bounds, to_json};
+use crate::convert::{column, from_db, from_json, now_ms, to_json};
 use crate::error::{Result, StoreError, db, is_unique_violation};
-use crate::experiences::{bump_generation, like_pattern, placeholders, record_hits};
+use crate::experiences::{bump_generation, record_hits};
+use crate::select::{self, PageQuery, like_pattern};
 use crate::{Action, ActionKey, NewAction, Page, Paged, Store};
 
 const ACTION_COLUMNS: &str = "id, name, aliases, description, app, variables, steps, source_run, \
@@ -24,21 +24,16 @@ impl Store {
         let id = uuid::Uuid::new_v4().to_string();
         let now = now_ms();
         let mut tx = self.pool.begin().await.map_err(db(action))?;
-        sqlx::query(
-            "INSERT INTO actions (id, name, name_key, aliases, description, app, variables, \
-             steps, source_run, hits, created_at_ms, updated_at_ms) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 0, $10, $10)",
+        bind_action(
+            sqlx::query(
+                "INSERT INTO actions (id, name, name_key, aliases, description, app, variables, \
+                 steps, source_run, updated_at_ms, hits, created_at_ms) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 0, $10)",
+            ),
+            &id,
+            new,
+            now,
         )
-        .bind(&id)
-        .bind(new.name.trim())
-        .bind(name_key(&new.name))
-        .bind(to_json(&new.aliases))
-        .bind(&new.description)
-        .bind(new.app.as_deref())
-        .bind(to_json(&new.variables))
-        .bind(to_json(&new.steps))
-        .bind(new.source_run.as_deref())
-        .bind(now)
         .execute(&mut *tx)
         .await
         .map_err(|e| name_taken_or(e, &new.name, action))?;
@@ -50,86 +45,51 @@ impl Store {
     /// The action with this id; [`StoreError::NotFound`] when there is none.
     pub async fn action(&self, id: &str) -> Result<Action> {
         let sql = format!("SELECT {ACTION_COLUMNS} FROM actions WHERE id = $1");
-        let row = sqlx::query(AssertSqlSafe(sql))
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(db("reading an action"))?;
-        match row {
-            Some(row) => action_from_row(&row),
-            None => Err(StoreError::NotFound(format!("no action has the id {id:?}"))),
-        }
+        select::one(&self.pool, sql, id, "reading an action", action_from_row)
+            .await?
+            .ok_or_else(|| no_action(id))
     }
 
     /// The action with this name, compared without regard to case or surrounding spaces;
     /// `None` when there is none.
     pub async fn action_by_name(&self, name: &str) -> Result<Option<Action>> {
         let sql = format!("SELECT {ACTION_COLUMNS} FROM actions WHERE name_key = $1");
-        let row = sqlx::query(AssertSqlSafe(sql))
-            .bind(name_key(name))
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(db("reading an action"))?;
-        row.as_ref().map(action_from_row).transpose()
+        select::one(
+            &self.pool,
+            sql,
+            &name_key(name),
+            "reading an action",
+            action_from_row,
+        )
+        .await
     }
 
     /// The actions with these ids that exist, in no particular order.
     pub async fn actions_by_ids(&self, ids: &[String]) -> Result<Vec<Action>> {
-        let mut out = Vec::new();
-        for chunk in ids.chunks(500) {
-            let sql = format!(
-                "SELECT {ACTION_COLUMNS} FROM actions WHERE id IN ({})",
-                placeholders(1, chunk.len())
-            );
-            let mut q = sqlx::query(AssertSqlSafe(sql));
-            for id in chunk {
-                q = q.bind(id);
-            }
-            let rows = q
-                .fetch_all(&self.pool)
-                .await
-                .map_err(db("reading actions"))?;
-            for row in &rows {
-                out.push(action_from_row(row)?);
-            }
-        }
-        Ok(out)
+        select::by_ids(
+            &self.pool,
+            ACTION_COLUMNS,
+            "actions",
+            ids,
+            "reading actions",
+            action_from_row,
+        )
+        .await
     }
 
     /// A page of actions by name; `text`: only those whose name, aliases or description
     /// contain it (case-insensitive).
     pub async fn actions(&self, text: Option<&str>, page: Page) -> Result<Paged<Action>> {
-        let (limit, offset) = page_bounds(page)?;
-        let action = "listing actions";
         let pattern = text.map(like_pattern);
-        let cond = "($1 IS NULL OR name_key LIKE $1 ESCAPE '\\' OR LOWER(aliases) LIKE $1 \
-             ESCAPE '\\' OR LOWER(description) LIKE $1 ESCAPE '\\')";
-        let sql = format!(
-            "SELECT {ACTION_COLUMNS} FROM actions WHERE {cond} \
-             ORDER BY name_key, id LIMIT $2 OFFSET $3"
-        );
-        let rows = sqlx::query(AssertSqlSafe(sql))
-            .bind(pattern.as_deref())
-            .bind(limit)
-            .bind(offset)
-            .fetch_all(&self.pool)
-            .await
-            .map_err(db(action))?;
-        let items = rows
-            .iter()
-            .map(action_from_row)
-            .collect::<Result<Vec<_>>>()?;
-        let total: i64 = sqlx::query_scalar(AssertSqlSafe(format!(
-            "SELECT COUNT(*) FROM actions WHERE {cond}"
-        )))
-        .bind(pattern.as_deref())
-        .fetch_one(&self.pool)
-        .await
-        .map_err(db(action))?;
-        Ok(Paged {
-            items,
-            total: from_db("action count", total)?,
-        })
+        let query = PageQuery {
+            columns: ACTION_COLUMNS,
+            table: "actions",
+            cond: "($1 IS NULL OR name_key LIKE $1 ESCAPE '\\' OR LOWER(aliases) LIKE $1 \
+                   ESCAPE '\\' OR LOWER(description) LIKE $1 ESCAPE '\\')",
+            order: "name_key, id",
+            params: &[pattern.as_deref()],
+        };
+        select::page_of(&self.pool, &query, page, "listing actions", action_from_row).await
     }
 
     /// Replaces an action (hits and creation time stay). [`StoreError::NotFound`] for an
@@ -138,21 +98,16 @@ impl Store {
         check_action(new)?;
         let action = "updating an action";
         let mut tx = self.pool.begin().await.map_err(db(action))?;
-        let done = sqlx::query(
-            "UPDATE actions SET name = $2, name_key = $3, aliases = $4, description = $5, \
-             app = $6, variables = $7, steps = $8, source_run = $9, updated_at_ms = $10 \
-             WHERE id = $1",
+        let done = bind_action(
+            sqlx::query(
+                "UPDATE actions SET name = $2, name_key = $3, aliases = $4, description = $5, \
+                 app = $6, variables = $7, steps = $8, source_run = $9, updated_at_ms = $10 \
+                 WHERE id = $1",
+            ),
+            id,
+            new,
+            now_ms(),
         )
-        .bind(id)
-        .bind(new.name.trim())
-        .bind(name_key(&new.name))
-        .bind(to_json(&new.aliases))
-        .bind(&new.description)
-        .bind(new.app.as_deref())
-        .bind(to_json(&new.variables))
-        .bind(to_json(&new.steps))
-        .bind(new.source_run.as_deref())
-        .bind(now_ms())
         .execute(&mut *tx)
         .await
         .map_err(|e| name_taken_or(e, &new.name, action))?;
@@ -205,6 +160,30 @@ impl Store {
     pub async fn record_action_hits(&self, ids: &[String], at_ms: i64) -> Result<()> {
         record_hits(self, "actions", ids, at_ms).await
     }
+}
+
+/// Binds `$1` = `id`, `$2…$9` = the action's fields, `$10` = `at_ms` (the statements that write
+/// an action take them in this order).
+fn bind_action<'q>(
+    q: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments>,
+    id: &'q str,
+    new: &'q NewAction,
+    at_ms: i64,
+) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments> {
+    q.bind(id)
+        .bind(new.name.trim())
+        .bind(name_key(&new.name))
+        .bind(to_json(&new.aliases))
+        .bind(&new.description)
+        .bind(new.app.as_deref())
+        .bind(to_json(&new.variables))
+        .bind(to_json(&new.steps))
+        .bind(new.source_run.as_deref())
+        .bind(at_ms)
+}
+
+fn no_action(id: &str) -> StoreError {
+    StoreError::NotFound(format!("no action has the id {id:?}"))
 }
 
 /// A name as compared: trimmed and lower case.

@@ -5,8 +5,9 @@
 use sqlx::AssertSqlSafe;
 use sqlx::any::AnyRow;
 
-use crate::convert::{column, from_db, now_ms, page_bounds, to_db};
+use crate::convert::{column, from_db, now_ms, to_db};
 use crate::error::{Result, StoreError, db, is_unique_violation};
+use crate::select::{self, PageQuery};
 use crate::{
     AuditRun, AuditState, AuditStatus, AuditTrigger, Decision, ExperienceReview, Page, Paged,
     Store, Verdict,
@@ -89,43 +90,21 @@ impl Store {
     /// The audit pass with this id.
     pub async fn audit(&self, id: &str) -> Result<AuditRun> {
         let sql = format!("SELECT {AUDIT_COLUMNS} FROM memory_audits WHERE id = $1");
-        let row = sqlx::query(AssertSqlSafe(sql))
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(db("reading an audit"))?;
-        match row {
-            Some(row) => audit_from_row(&row),
-            None => Err(no_audit(id)),
-        }
+        select::one(&self.pool, sql, id, "reading an audit", audit_from_row)
+            .await?
+            .ok_or_else(|| no_audit(id))
     }
 
     /// A page of audit passes, newest first.
     pub async fn audits(&self, page: Page) -> Result<Paged<AuditRun>> {
-        let (limit, offset) = page_bounds(page)?;
-        let action = "listing audits";
-        let sql = format!(
-            "SELECT {AUDIT_COLUMNS} FROM memory_audits \
-             ORDER BY started_at_ms DESC, id DESC LIMIT $1 OFFSET $2"
-        );
-        let rows = sqlx::query(AssertSqlSafe(sql))
-            .bind(limit)
-            .bind(offset)
-            .fetch_all(&self.pool)
-            .await
-            .map_err(db(action))?;
-        let items = rows
-            .iter()
-            .map(audit_from_row)
-            .collect::<Result<Vec<_>>>()?;
-        let total: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM memory_audits")
-            .fetch_one(&self.pool)
-            .await
-            .map_err(db(action))?;
-        Ok(Paged {
-            items,
-            total: from_db("audit count", total)?,
-        })
+        let query = PageQuery {
+            columns: AUDIT_COLUMNS,
+            table: "memory_audits",
+            cond: "1 = 1",
+            order: "started_at_ms DESC, id DESC",
+            params: &[],
+        };
+        select::page_of(&self.pool, &query, page, "listing audits", audit_from_row).await
     }
 
     /// Records the audit's review of one experience. A `delete` verdict marks the experience

@@ -5,8 +5,9 @@
 use sqlx::AssertSqlSafe;
 use sqlx::any::AnyRow;
 
-use crate::convert::{column, from_db, now_ms, page_bounds};
+use crate::convert::{column, from_db, now_ms};
 use crate::error::{Result, StoreError, db};
+use crate::select::{self, PageQuery, like_pattern, placeholders};
 use crate::{
     AuditState, Decision, Experience, ExperienceFilter, ExperienceKey, NewExperience, Page, Paged,
     Store,
@@ -15,9 +16,6 @@ use crate::{
 pub(crate) const EXPERIENCE_COLUMNS: &str = "id, task, title, recipe, source_run, hits, \
      last_used_at_ms, audit_state, audit_score, audit_reason, audited_at_ms, created_at_ms, \
      updated_at_ms";
-
-/// Most ids one `IN (…)` list takes (both backends accept far more; this keeps statements small).
-const MAX_IDS: usize = 500;
 
 impl Store {
     /// Stores a new experience (audit state `none`). [`StoreError::Invalid`] for a blank task,
@@ -50,38 +48,28 @@ impl Store {
     /// The experience with this id; [`StoreError::NotFound`] when there is none.
     pub async fn experience(&self, id: &str) -> Result<Experience> {
         let sql = format!("SELECT {EXPERIENCE_COLUMNS} FROM experiences WHERE id = $1");
-        let row = sqlx::query(AssertSqlSafe(sql))
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(db("reading an experience"))?;
-        match row {
-            Some(row) => experience_from_row(&row),
-            None => Err(no_experience(id)),
-        }
+        select::one(
+            &self.pool,
+            sql,
+            id,
+            "reading an experience",
+            experience_from_row,
+        )
+        .await?
+        .ok_or_else(|| no_experience(id))
     }
 
     /// The experiences with these ids that exist, in no particular order.
     pub async fn experiences_by_ids(&self, ids: &[String]) -> Result<Vec<Experience>> {
-        let mut out = Vec::new();
-        for chunk in ids.chunks(MAX_IDS) {
-            let sql = format!(
-                "SELECT {EXPERIENCE_COLUMNS} FROM experiences WHERE id IN ({})",
-                placeholders(1, chunk.len())
-            );
-            let mut q = sqlx::query(AssertSqlSafe(sql));
-            for id in chunk {
-                q = q.bind(id);
-            }
-            let rows = q
-                .fetch_all(&self.pool)
-                .await
-                .map_err(db("reading experiences"))?;
-            for row in &rows {
-                out.push(experience_from_row(row)?);
-            }
-        }
-        Ok(out)
+        select::by_ids(
+            &self.pool,
+            EXPERIENCE_COLUMNS,
+            "experiences",
+            ids,
+            "reading experiences",
+            experience_from_row,
+        )
+        .await
     }
 
     /// A page of experiences, most recently changed first.
@@ -90,41 +78,27 @@ impl Store {
         filter: &ExperienceFilter,
         page: Page,
     ) -> Result<Paged<Experience>> {
-        let (limit, offset) = page_bounds(page)?;
-        let action = "listing experiences";
         let pattern = filter.text.as_deref().map(like_pattern);
-        let cond = "($1 IS NULL OR audit_state = $1) AND ($2 IS NULL OR \
-             LOWER(task) LIKE $2 ESCAPE '\\' OR LOWER(title) LIKE $2 ESCAPE '\\' \
-             OR LOWER(recipe) LIKE $2 ESCAPE '\\')";
-        let sql = format!(
-            "SELECT {EXPERIENCE_COLUMNS} FROM experiences WHERE {cond} \
-             ORDER BY updated_at_ms DESC, id LIMIT $3 OFFSET $4"
-        );
-        let state = filter.audit_state.map(AuditState::as_str);
-        let rows = sqlx::query(AssertSqlSafe(sql))
-            .bind(state)
-            .bind(pattern.as_deref())
-            .bind(limit)
-            .bind(offset)
-            .fetch_all(&self.pool)
-            .await
-            .map_err(db(action))?;
-        let items = rows
-            .iter()
-            .map(experience_from_row)
-            .collect::<Result<Vec<_>>>()?;
-        let total: i64 = sqlx::query_scalar(AssertSqlSafe(format!(
-            "SELECT COUNT(*) FROM experiences WHERE {cond}"
-        )))
-        .bind(state)
-        .bind(pattern.as_deref())
-        .fetch_one(&self.pool)
+        let query = PageQuery {
+            columns: EXPERIENCE_COLUMNS,
+            table: "experiences",
+            cond: "($1 IS NULL OR audit_state = $1) AND ($2 IS NULL OR \
+                   LOWER(task) LIKE $2 ESCAPE '\\' OR LOWER(title) LIKE $2 ESCAPE '\\' \
+                   OR LOWER(recipe) LIKE $2 ESCAPE '\\')",
+            order: "updated_at_ms DESC, id",
+            params: &[
+                filter.audit_state.map(AuditState::as_str),
+                pattern.as_deref(),
+            ],
+        };
+        select::page_of(
+            &self.pool,
+            &query,
+            page,
+            "listing experiences",
+            experience_from_row,
+        )
         .await
-        .map_err(db(action))?;
-        Ok(Paged {
-            items,
-            total: from_db("experience count", total)?,
-        })
     }
 
     /// Replaces an experience's task, title, recipe and source. `clear_pending`: a pending
@@ -245,7 +219,7 @@ pub(crate) async fn record_hits(
     ids: &[String],
     at_ms: i64,
 ) -> Result<()> {
-    for chunk in ids.chunks(MAX_IDS) {
+    for chunk in ids.chunks(500) {
         let sql = format!(
             "UPDATE {table} SET hits = hits + 1, last_used_at_ms = $1 WHERE id IN ({})",
             placeholders(2, chunk.len())
@@ -287,28 +261,6 @@ pub(crate) async fn bump_generation(tx: &mut sqlx::Transaction<'_, sqlx::Any>) -
         .await
         .map_err(db("moving the memory generation on"))?;
     Ok(())
-}
-
-/// `$first, $first+1, …` for `n` values.
-pub(crate) fn placeholders(first: usize, n: usize) -> String {
-    (first..first + n)
-        .map(|i| format!("${i}"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// A `LIKE … ESCAPE '\'` pattern matching `text` anywhere, lower-cased (`%`, `_` and `\` in
-/// the text match themselves).
-pub(crate) fn like_pattern(text: &str) -> String {
-    let mut out = String::from("%");
-    for c in text.to_lowercase().chars() {
-        if matches!(c, '%' | '_' | '\\') {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out.push('%');
-    out
 }
 
 fn check_experience(new: &NewExperience) -> Result<()> {
@@ -357,13 +309,4 @@ pub(crate) fn experience_from_row(row: &AnyRow) -> Result<Experience> {
         updated_at_ms: column(row, "updated_at_ms", READ)?,
         id,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn like_patterns_escape_wildcards() {
-        assert_eq!(super::like_pattern("50%_A\\b"), "%50\\%\\_a\\\\b%");
-        assert_eq!(super::placeholders(2, 3), "$2, $3, $4");
-    }
 }

@@ -9,6 +9,7 @@ use sqlx::any::AnyRow;
 use crate::convert::{column, flag, flag_from, from_db, now_ms, to_db};
 use crate::error::{Result, StoreError, db};
 use crate::schedules::{kind_from_row, spec_columns};
+use crate::select;
 use crate::{Job, JobClaim, NewJob, Store};
 
 const JOB_COLUMNS: &str = "name, kind, cron_expr, cron_tz, every_seconds, once_at_ms, enabled, \
@@ -20,62 +21,34 @@ impl Store {
     /// The job `name` as stored; when there is none, stores `new` under it first. Servers
     /// starting at once agree: the first insert wins and the others read it.
     pub async fn ensure_job(&self, name: &str, new: &NewJob) -> Result<Job> {
-        let (kind, expr, tz, every, at) = spec_columns(&new.kind)?;
-        sqlx::query(
-            "INSERT INTO jobs (name, kind, cron_expr, cron_tz, every_seconds, once_at_ms, \
-             enabled, next_fire_at_ms, version, updated_at_ms) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9) ON CONFLICT (name) DO NOTHING",
-        )
-        .bind(name)
-        .bind(kind)
-        .bind(expr)
-        .bind(tz)
-        .bind(every)
-        .bind(at)
-        .bind(flag(new.enabled))
-        .bind(new.next_fire_at_ms)
-        .bind(now_ms())
-        .execute(&self.pool)
-        .await
-        .map_err(db("creating a job"))?;
+        let insert = "INSERT INTO jobs (name, kind, cron_expr, cron_tz, every_seconds, \
+             once_at_ms, enabled, next_fire_at_ms, updated_at_ms, version) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 0) ON CONFLICT (name) DO NOTHING";
+        bind_job(sqlx::query(insert), name, new)?
+            .execute(&self.pool)
+            .await
+            .map_err(db("creating a job"))?;
         self.job(name).await
     }
 
     /// The job `name`; [`StoreError::NotFound`] when there is none.
     pub async fn job(&self, name: &str) -> Result<Job> {
         let sql = format!("SELECT {JOB_COLUMNS} FROM jobs WHERE name = $1");
-        let row = sqlx::query(AssertSqlSafe(sql))
-            .bind(name)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(db("reading a job"))?;
-        match row {
-            Some(row) => job_from_row(&row),
-            None => Err(StoreError::NotFound(format!("no job is named {name:?}"))),
-        }
+        select::one(&self.pool, sql, name, "reading a job", job_from_row)
+            .await?
+            .ok_or_else(|| StoreError::NotFound(format!("no job is named {name:?}")))
     }
 
     /// Replaces a job's spec, switch and next fire (a claim racing this loses).
     /// [`StoreError::NotFound`] for an unknown name.
     pub async fn update_job(&self, name: &str, new: &NewJob) -> Result<Job> {
-        let (kind, expr, tz, every, at) = spec_columns(&new.kind)?;
-        let done = sqlx::query(
-            "UPDATE jobs SET kind = $2, cron_expr = $3, cron_tz = $4, every_seconds = $5, \
-             once_at_ms = $6, enabled = $7, next_fire_at_ms = $8, version = version + 1, \
-             updated_at_ms = $9 WHERE name = $1",
-        )
-        .bind(name)
-        .bind(kind)
-        .bind(expr)
-        .bind(tz)
-        .bind(every)
-        .bind(at)
-        .bind(flag(new.enabled))
-        .bind(new.next_fire_at_ms)
-        .bind(now_ms())
-        .execute(&self.pool)
-        .await
-        .map_err(db("updating a job"))?;
+        let update = "UPDATE jobs SET kind = $2, cron_expr = $3, cron_tz = $4, \
+             every_seconds = $5, once_at_ms = $6, enabled = $7, next_fire_at_ms = $8, \
+             updated_at_ms = $9, version = version + 1 WHERE name = $1";
+        let done = bind_job(sqlx::query(update), name, new)?
+            .execute(&self.pool)
+            .await
+            .map_err(db("updating a job"))?;
         if done.rows_affected() == 0 {
             return Err(StoreError::NotFound(format!("no job is named {name:?}")));
         }
@@ -122,6 +95,25 @@ impl Store {
         .map_err(db("claiming a job fire"))?;
         Ok(done.rows_affected() == 1)
     }
+}
+
+/// Binds `$1` = `name`, `$2…$6` = the spec columns, `$7` = the switch, `$8` = the next fire,
+/// `$9` = now (the statements that write a job take them in this order).
+fn bind_job<'q>(
+    q: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments>,
+    name: &'q str,
+    new: &'q NewJob,
+) -> Result<sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments>> {
+    let (kind, expr, tz, every, at) = spec_columns(&new.kind)?;
+    Ok(q.bind(name)
+        .bind(kind)
+        .bind(expr)
+        .bind(tz)
+        .bind(every)
+        .bind(at)
+        .bind(flag(new.enabled))
+        .bind(new.next_fire_at_ms)
+        .bind(now_ms()))
 }
 
 fn job_from_row(row: &AnyRow) -> Result<Job> {

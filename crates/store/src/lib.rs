@@ -40,6 +40,7 @@ mod meta;
 mod run_notes;
 mod runs;
 mod schedules;
+mod select;
 mod task_runs;
 mod tasks;
 mod types;

@@ -8,7 +8,7 @@ use sqlx::AssertSqlSafe;
 use crate::Store;
 use crate::convert::{column, from_json, to_json};
 use crate::error::{Result, db, is_unique_violation};
-use crate::experiences::placeholders;
+use crate::select::placeholders;
 
 /// Attempts to append when another writer took the same positions meanwhile.
 const APPEND_ATTEMPTS: u32 = 5;

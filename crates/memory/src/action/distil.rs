@@ -10,7 +10,6 @@ use tokio_util::sync::CancellationToken;
 
 use super::check::{MAX_ALIASES, check_candidate};
 use crate::distilled::Outcomes;
-use crate::model::ask;
 use crate::salvage::{Salvaged, salvage};
 use crate::session::{RunFacts, nothing};
 use crate::trajectory::Trajectory;
@@ -43,15 +42,9 @@ pub(crate) async fn distil(
     let lines: Vec<String> = steps.iter().map(|c| c.line()).collect();
     let config = memory.config();
     let request = texts::action_request(facts.task, &lines, more);
-    let answer = match ask(
-        llm,
-        texts::ACTION_SYSTEM,
-        &request,
-        config.answer_cap,
-        config.call_limit,
-        cancel,
-    )
-    .await
+    let answer = match memory
+        .ask(llm, texts::ACTION_SYSTEM, &request, cancel)
+        .await
     {
         Ok(a) => a,
         Err(e) => return nothing(kind, UNNAMED, texts::model_failed(&e.0), facts.run_id),

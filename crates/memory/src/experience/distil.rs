@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::gate;
 use crate::distilled::Outcomes;
-use crate::model::{Answer, ask};
+use crate::model::Answer;
 use crate::salvage::salvage;
 use crate::session::{RunFacts, nothing};
 use crate::similar::features;
@@ -98,15 +98,9 @@ pub(crate) async fn distil(
     let request =
         texts::experience_request(facts.task, &shown, more, &cut(facts.answer, ANSWER_CHARS));
     let task_title = cut(facts.task, 60);
-    let answer = match ask(
-        llm,
-        texts::EXPERIENCE_SYSTEM,
-        &request,
-        config.answer_cap,
-        config.call_limit,
-        cancel,
-    )
-    .await
+    let answer = match memory
+        .ask(llm, texts::EXPERIENCE_SYSTEM, &request, cancel)
+        .await
     {
         Ok(a) => a,
         Err(e) => return nothing(kind, &task_title, texts::model_failed(&e.0), facts.run_id),

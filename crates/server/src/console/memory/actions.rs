@@ -11,7 +11,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use deft_memory::check_submission;
-use deft_store::{Action, Page, StoreError};
+use deft_store::{Action, StoreError};
 use deft_tools::Devices;
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -44,10 +44,7 @@ pub async fn list(
     State(app): State<AppState>,
     Query(q): Query<ListQuery>,
 ) -> Result<Response, MemoryError> {
-    let page = Page {
-        limit: q.limit.unwrap_or(50).clamp(1, deft_store::MAX_PAGE),
-        offset: q.offset.unwrap_or(0),
-    };
+    let page = super::page(q.limit, q.offset);
     let text = q.q.filter(|t| !t.trim().is_empty());
     let got = app
         .console()?
@@ -55,7 +52,7 @@ pub async fn list(
         .actions(text.as_deref(), page)
         .await?;
     let items: Vec<ActionView> = got.items.iter().map(ActionView::from).collect();
-    Ok(Json(serde_json::json!({"items": items, "total": got.total})).into_response())
+    Ok(super::paged(items, got.total))
 }
 
 /// The action named by `id_or_name` (its id, else its name or an alias); 404 naming it.

@@ -144,13 +144,10 @@ pub async fn list(
     State(app): State<AppState>,
     Query(q): Query<ListQuery>,
 ) -> Result<Response, MemoryError> {
-    let page = Page {
-        limit: q.limit.unwrap_or(50).clamp(1, deft_store::MAX_PAGE),
-        offset: q.offset.unwrap_or(0),
-    };
+    let page = super::page(q.limit, q.offset);
     let got = app.console()?.store().audits(page).await?;
     let items: Vec<AuditRunView> = got.items.iter().map(AuditRunView::from).collect();
-    Ok(Json(serde_json::json!({"items": items, "total": got.total})).into_response())
+    Ok(super::paged(items, got.total))
 }
 
 /// `PUT /api/memory/audit/schedule` body: any of these.

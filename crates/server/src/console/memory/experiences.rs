@@ -8,7 +8,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use deft_memory::experience::gate::MAX_RECIPE_CHARS;
-use deft_store::{AuditState, ExperienceFilter, NewExperience, Page};
+use deft_store::{AuditState, ExperienceFilter, NewExperience};
 use deft_tasks::validate::Issue;
 use serde::Deserialize;
 
@@ -57,13 +57,10 @@ pub async fn list(
         audit_state,
         text: q.q.filter(|t| !t.trim().is_empty()),
     };
-    let page = Page {
-        limit: q.limit.unwrap_or(50).clamp(1, deft_store::MAX_PAGE),
-        offset: q.offset.unwrap_or(0),
-    };
+    let page = super::page(q.limit, q.offset);
     let got = app.console()?.store().experiences(&filter, page).await?;
     let items: Vec<ExperienceView> = got.items.iter().map(ExperienceView::from).collect();
-    Ok(Json(serde_json::json!({"items": items, "total": got.total})).into_response())
+    Ok(super::paged(items, got.total))
 }
 
 /// `GET /api/memory/experiences/{id}`: the experience with the audit's reviews.

@@ -134,6 +134,16 @@ impl IntoResponse for MemoryError {
     }
 }
 
+/// `?limit=&offset=` as the store's page (1–1,000 items, default 50).
+fn page(limit: Option<u32>, offset: Option<u64>) -> deft_store::Page {
+    super::tasks::crud::PageQuery { limit, offset }.page()
+}
+
+/// A list route's answer: `{"items": […], "total": N}`.
+fn paged<T: serde::Serialize>(items: Vec<T>, total: u64) -> Response {
+    Json(serde_json::json!({"items": items, "total": total})).into_response()
+}
+
 /// The memory routes (nested under `/api`, behind the login).
 pub fn routes() -> axum::Router<AppState> {
     axum::Router::new()
