@@ -48,6 +48,13 @@ async fn hub_with_model(
     .await
 }
 
+/// `a` is an error with this status whose text says `says`.
+fn is_error(a: &common::console_hub::Answer, status: u16, says: &str) {
+    assert_eq!(a.status, status, "{}", a.body);
+    let text = a.body["error"].as_str().unwrap_or_default();
+    assert!(text.contains(says), "{text:?} should say {says:?}");
+}
+
 fn paths(body: &Value) -> Vec<String> {
     body["errors"]
         .as_array()
@@ -108,13 +115,7 @@ async fn experiences_are_written_edited_kept_and_deleted_by_a_person() {
         0
     );
     let wrong = h.get("/api/memory/experiences?state=maybe").await;
-    assert_eq!(wrong.status, 400);
-    assert!(
-        wrong.body["error"]
-            .as_str()
-            .unwrap()
-            .contains("use none, pending or kept")
-    );
+    is_error(&wrong, 400, "use none, pending or kept");
 
     let patched = h
         .send(
@@ -213,13 +214,7 @@ async fn actions_are_checked_in_library_mode_on_every_save() {
         "by alias"
     );
     let missing = h.get("/api/memory/actions/dance").await;
-    assert_eq!(missing.status, 404);
-    assert!(
-        missing.body["error"]
-            .as_str()
-            .unwrap()
-            .contains("GET /api/memory/actions")
-    );
+    is_error(&missing, 404, "GET /api/memory/actions");
 
     let replaced = h
         .send("PUT", &format!("/api/memory/actions/{id}"), &bad)
