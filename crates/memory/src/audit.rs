@@ -213,7 +213,7 @@ fn read_review(v: &Value, entries: usize) -> Option<(usize, ExperienceReview)> {
         .and_then(Value::as_str)
         .map(|r| cut(r.trim(), REASON_CHARS))
         .filter(|r| !r.is_empty())
-        .unwrap_or_else(|| "no reason given".to_owned());
+        .unwrap_or_else(|| texts::NO_REASON.to_owned());
     Some((
         n - 1,
         ExperienceReview {

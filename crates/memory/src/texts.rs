@@ -41,6 +41,18 @@ pub fn experience_request(task: &str, calls: &[String], more: usize, answer: &st
     out
 }
 
+/// One call of a run as distilling shows it: `tool {args} [in app] → ok: result`.
+pub fn call_line(tool: &str, args: &str, app: Option<&str>, ok: bool, result: &str) -> String {
+    let args = if args.is_empty() {
+        String::new()
+    } else {
+        format!(" {args}")
+    };
+    let app = app.map(|a| format!(" [in {a}]")).unwrap_or_default();
+    let outcome = if ok { "ok" } else { "failed" };
+    format!("{tool}{args}{app} → {outcome}: {result}")
+}
+
 /// The system prompt of action distilling.
 pub const ACTION_SYSTEM: &str = "You turn the successful steps of a run into named, reusable \
 actions for deft's action library. An action is a short list of steps in deft's task step \
@@ -216,6 +228,36 @@ pub fn action_invalid(action: &str, errors: &str) -> String {
     format!("The action {action:?} is invalid and was not run: {errors}")
 }
 
+/// One step of an action's run: `steps[1] click: ok → button "7"`, with the selector it was
+/// healed from, its error, its message, and what its wait saw.
+pub fn step_line(step: &deft_protocol::task_run::TaskStepResult, saw: Option<&str>) -> String {
+    let mut line = format!("{} {}: {}", step.path, step.step_type, step.status.as_str());
+    if let Some(m) = &step.matched {
+        line.push_str(&format!(" → {} {:?}", m.kind, m.name));
+    }
+    if let Some(h) = &step.healed_from {
+        line.push_str(&format!(" (healed from {h})"));
+    }
+    if let Some(e) = &step.error {
+        line.push_str(&format!(": {e}"));
+    }
+    if let Some(m) = &step.message {
+        line.push_str(&format!(" ({m})"));
+    }
+    if let Some(saw) = saw {
+        line.push_str(&format!("; it saw {saw}"));
+    }
+    line
+}
+
+/// What a wait saw: `edit "" = "108"`.
+pub fn seen_control(kind: &str, name: &str, value: Option<&str>) -> String {
+    match value {
+        Some(v) => format!("{kind} {name:?} = {v:?}"),
+        None => format!("{kind} {name:?}"),
+    }
+}
+
 /// The first line of `run_action`'s answer.
 pub fn action_ran(action: &str, ok: usize, failed: usize, skipped: usize, done: bool) -> String {
     let how = if done {
@@ -283,6 +325,12 @@ pub fn cut_off(capped: bool, cap: usize) -> String {
 pub fn model_skipped(why: &str) -> String {
     format!("the model found nothing reusable: {why}")
 }
+
+/// A review or a skip that gave no reason.
+pub const NO_REASON: &str = "no reason given";
+
+/// The title of a card item when the answer named no action.
+pub const UNNAMED_ACTIONS: &str = "(actions of this run)";
 
 /// No recipe in the answer.
 pub const NO_RECIPE: &str = "the answer has no recipe";

@@ -69,15 +69,15 @@ impl Call {
     pub fn line(&self) -> String {
         let args = match &self.args {
             Value::Object(m) if m.is_empty() => String::new(),
-            v => format!(" {v}"),
+            v => v.to_string(),
         };
-        let app = self
-            .app
-            .as_deref()
-            .map(|a| format!(" [in {a}]"))
-            .unwrap_or_default();
-        let outcome = if self.ok { "ok" } else { "failed" };
-        format!("{}{args}{app} → {outcome}: {}", self.tool, self.result)
+        crate::texts::call_line(
+            &self.tool,
+            &args,
+            self.app.as_deref(),
+            self.ok,
+            &self.result,
+        )
     }
 }
 

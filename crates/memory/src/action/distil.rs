@@ -20,8 +20,7 @@ pub const MAX_STEPS_IN: usize = 10;
 /// Actions kept from one run.
 pub const MAX_ACTIONS_OUT: usize = 3;
 
-/// The title of a card item when the answer named no action.
-const UNNAMED: &str = "(actions of this run)";
+use texts::UNNAMED_ACTIONS as UNNAMED;
 
 /// Distils the run's successful steps into actions; their cards.
 pub(crate) async fn distil(

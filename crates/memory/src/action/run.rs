@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use deft_agent::{PlatformCall, PlatformTool};
-use deft_protocol::task_run::{StepStatus, TaskStepResult};
+use deft_protocol::task_run::StepStatus;
 use deft_protocol::{AgentEvent, CommandResult, DoneStatus, EventKind, EventSink, ImageSink};
 use deft_store::Action;
 use deft_tasks::runner::{RunReport, RunRequest, RunSinks, run_task};
@@ -178,15 +178,15 @@ impl EventSink for Seen {
 /// `edit "" = "108"`: the control a `wait_for_control` answer chose.
 fn found_control(result: &Value) -> Option<String> {
     let c = result.get("result")?.get("control")?;
-    let mut line = format!(
-        "{} {:?}",
+    let value = c
+        .get("value")
+        .and_then(Value::as_str)
+        .map(|v| crate::trajectory::cut(v, 200));
+    Some(texts::seen_control(
         c.get("type")?.as_str()?,
-        c.get("name").and_then(Value::as_str).unwrap_or("")
-    );
-    if let Some(v) = c.get("value").and_then(Value::as_str) {
-        line.push_str(&format!(" = {:?}", crate::trajectory::cut(v, 200)));
-    }
-    Some(line)
+        c.get("name").and_then(Value::as_str).unwrap_or(""),
+        value.as_deref(),
+    ))
 }
 
 /// The answer: a summary line, a line per step (with what its wait saw), a hint.
@@ -200,11 +200,9 @@ fn describe(action: &str, report: &RunReport, seen: &[(String, String)]) -> Stri
         completed,
     );
     for step in &report.steps {
+        let saw = seen.iter().find(|(p, _)| *p == step.path).map(|(_, s)| s);
         out.push('\n');
-        out.push_str(&step_line(step));
-        if let Some((_, saw)) = seen.iter().find(|(p, _)| *p == step.path) {
-            out.push_str(&format!("; it saw {saw}"));
-        }
+        out.push_str(&texts::step_line(step, saw.map(String::as_str)));
     }
     if !completed && report.steps.iter().all(|s| s.status != StepStatus::Failed) {
         out.push('\n');
@@ -217,24 +215,6 @@ fn describe(action: &str, report: &RunReport, seen: &[(String, String)]) -> Stri
         texts::ACTION_FAILED_HINT
     });
     out
-}
-
-/// `steps[1] click: ok → button "7"` (healed from …) / `… failed: why`.
-fn step_line(step: &TaskStepResult) -> String {
-    let mut line = format!("{} {}: {}", step.path, step.step_type, step.status.as_str());
-    if let Some(m) = &step.matched {
-        line.push_str(&format!(" → {} {:?}", m.kind, m.name));
-    }
-    if let Some(h) = &step.healed_from {
-        line.push_str(&format!(" (healed from {h})"));
-    }
-    if let Some(e) = &step.error {
-        line.push_str(&format!(": {e}"));
-    }
-    if let Some(m) = &step.message {
-        line.push_str(&format!(" ({m})"));
-    }
-    line
 }
 
 /// `run_action` for one run: the actions recalled into its prompt are the ones it names in its

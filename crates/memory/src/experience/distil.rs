@@ -77,7 +77,7 @@ pub fn parse(answer: &Answer, cap: usize) -> Parsed {
                 .collect::<Vec<_>>()
                 .join("\n"),
         },
-        (None, Some(skip)) => Parsed::Skip(skip.as_str().unwrap_or("no reason given").to_owned()),
+        (None, Some(skip)) => Parsed::Skip(skip.as_str().unwrap_or(texts::NO_REASON).to_owned()),
         _ => Parsed::Garbage(texts::NO_RECIPE.to_owned()),
     }
 }
