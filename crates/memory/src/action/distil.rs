@@ -12,6 +12,7 @@ use super::check::{MAX_ALIASES, check_candidate};
 use crate::distilled::Outcomes;
 use crate::salvage::{Salvaged, salvage};
 use crate::session::{RunFacts, nothing};
+use crate::texts::UNNAMED_ACTIONS as UNNAMED;
 use crate::trajectory::Trajectory;
 use crate::{Memory, texts};
 
@@ -19,8 +20,6 @@ use crate::{Memory, texts};
 pub const MAX_STEPS_IN: usize = 10;
 /// Actions kept from one run.
 pub const MAX_ACTIONS_OUT: usize = 3;
-
-use texts::UNNAMED_ACTIONS as UNNAMED;
 
 /// Distils the run's successful steps into actions; their cards.
 pub(crate) async fn distil(
