@@ -7,6 +7,7 @@
 //!   consumers implement ([`EventSink`], [`ImageSink`]).
 //! - [`task_run`]: what a task run reports of each step (`task_step_start`, `task_step`);
 //!   [`draft`]: what designer mode's `done` carries (the task draft or why there is none).
+//! - [`memory`]: what a `memory` event says (experiences and actions recalled, saved, dropped).
 //! - [`link`]: device-link messages, field-compatible with UFO's AIP.
 //! - [`changes`]: the change listing (new, changed, gone controls since the previous listing);
 //!   [`observed`]: the controls an observation's answer showed, read back from it.
@@ -40,6 +41,7 @@ pub mod found;
 pub mod keys;
 mod lenient;
 pub mod link;
+pub mod memory;
 pub mod observation;
 pub mod observed;
 pub mod selector;

@@ -21,7 +21,7 @@ const FIRING: &str =
     "FROM schedules WHERE enabled = 1 AND task_enabled = 1 AND next_fire_at_ms IS NOT NULL";
 
 /// The spec columns of a kind: (kind, cron_expr, cron_tz, every_seconds, once_at_ms).
-type SpecColumns<'a> = (
+pub(crate) type SpecColumns<'a> = (
     &'static str,
     Option<&'a str>,
     Option<&'a str>,
@@ -247,7 +247,7 @@ fn no_schedule(id: &str) -> StoreError {
 }
 
 /// The columns a kind sets.
-fn spec_columns(kind: &ScheduleKind) -> Result<SpecColumns<'_>> {
+pub(crate) fn spec_columns(kind: &ScheduleKind) -> Result<SpecColumns<'_>> {
     Ok(match kind {
         ScheduleKind::Cron { expr, tz } => {
             ("cron", Some(expr.as_str()), Some(tz.as_str()), None, None)
@@ -271,28 +271,7 @@ fn schedule_from_row(row: &AnyRow) -> Result<Schedule> {
         what: what(c),
         cause,
     };
-    let kind: String = column(row, "kind", READ)?;
-    let missing = |c: &str| corrupt(c, format!("the {kind} schedule has no {c}"));
-    let kind = match kind.as_str() {
-        "cron" => ScheduleKind::Cron {
-            expr: column::<Option<String>>(row, "cron_expr", READ)?
-                .ok_or_else(|| missing("cron_expr"))?,
-            tz: column::<Option<String>>(row, "cron_tz", READ)?
-                .ok_or_else(|| missing("cron_tz"))?,
-        },
-        "every" => ScheduleKind::Every {
-            seconds: from_db(
-                &what("every_seconds"),
-                column::<Option<i64>>(row, "every_seconds", READ)?
-                    .ok_or_else(|| missing("every_seconds"))?,
-            )?,
-        },
-        "once" => ScheduleKind::Once {
-            at_ms: column::<Option<i64>>(row, "once_at_ms", READ)?
-                .ok_or_else(|| missing("once_at_ms"))?,
-        },
-        other => return Err(corrupt("kind", format!("unknown schedule kind {other:?}"))),
-    };
+    let kind = kind_from_row(row, &format!("schedule {id}"), READ)?;
     let misfire: String = column(row, "misfire", READ)?;
     let busy: String = column(row, "busy", READ)?;
     Ok(Schedule {
@@ -309,5 +288,37 @@ fn schedule_from_row(row: &AnyRow) -> Result<Schedule> {
         created_at_ms: column(row, "created_at_ms", READ)?,
         updated_at_ms: column(row, "updated_at_ms", READ)?,
         id,
+    })
+}
+
+/// The spec of a schedule or job row (its `kind` and spec columns); `owner` names the row in
+/// errors ("schedule …", "job …").
+pub(crate) fn kind_from_row(row: &AnyRow, owner: &str, read: &'static str) -> Result<ScheduleKind> {
+    let what = |c: &str| format!("{owner}, column {c}");
+    let corrupt = |c: &str, cause: String| StoreError::Corrupt {
+        what: what(c),
+        cause,
+    };
+    let kind: String = column(row, "kind", read)?;
+    let missing = |c: &str| corrupt(c, format!("the {kind} schedule has no {c}"));
+    Ok(match kind.as_str() {
+        "cron" => ScheduleKind::Cron {
+            expr: column::<Option<String>>(row, "cron_expr", read)?
+                .ok_or_else(|| missing("cron_expr"))?,
+            tz: column::<Option<String>>(row, "cron_tz", read)?
+                .ok_or_else(|| missing("cron_tz"))?,
+        },
+        "every" => ScheduleKind::Every {
+            seconds: from_db(
+                &what("every_seconds"),
+                column::<Option<i64>>(row, "every_seconds", read)?
+                    .ok_or_else(|| missing("every_seconds"))?,
+            )?,
+        },
+        "once" => ScheduleKind::Once {
+            at_ms: column::<Option<i64>>(row, "once_at_ms", read)?
+                .ok_or_else(|| missing("once_at_ms"))?,
+        },
+        other => return Err(corrupt("kind", format!("unknown schedule kind {other:?}"))),
     })
 }

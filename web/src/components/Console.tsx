@@ -248,6 +248,7 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
                   steps={(m.steps ?? []).map(storedStepView)}
                   usage={m.usage}
                   status={m.status}
+                  memory={m.memory}
                   live={false}
                   onOpenImage={openImage}
                 />
@@ -265,6 +266,7 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
                     usage={run!.usage}
                     status={run!.status}
                     errors={run!.errors}
+                    memory={run!.memory}
                     live={true}
                     onAnswer={runStream.answer}
                     onOpenImage={openImage}

@@ -45,6 +45,9 @@ pub struct ServeOptions {
     pub admin_password: bool,
     /// Extra environment.
     pub env: Vec<(String, String)>,
+    /// Runs recall and distil (no `--no-memory`). Off unless a test is about the memory:
+    /// distilling after a run would take the next run's scripted turns.
+    pub memory: bool,
 }
 
 impl ServeOptions {
@@ -56,6 +59,7 @@ impl ServeOptions {
             desktop: false,
             admin_password: true,
             env: Vec::new(),
+            memory: false,
         }
     }
 }
@@ -92,6 +96,9 @@ impl Serve {
         cmd.args(["serve", "--bind", "127.0.0.1:0"]);
         if !opts.desktop {
             cmd.arg("--no-desktop");
+        }
+        if !opts.memory {
+            cmd.arg("--no-memory");
         }
         cmd.envs(opts.env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         cmd.stdout(Stdio::piped())

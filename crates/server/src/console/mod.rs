@@ -10,6 +10,8 @@
 //!   (replay after a restart); [`stream`] serves them as SSE, [`images`] the step images.
 //! - [`tasks`]: tasks, their schedules and runs (each run holds its device), the scheduler's
 //!   fire handler.
+//! - [`memory`]: the experience and action libraries (deft-memory) — their routes, the audit
+//!   (on demand and as the scheduler's job), and distilling after a run's `done`.
 //! - [`live`]: MJPEG of a device's screen, captured only while someone watches.
 //! - [`assets`]: the web UI bundle embedded in the binary.
 
@@ -20,6 +22,7 @@ pub mod drafts;
 pub mod event_writer;
 pub mod images;
 pub mod live;
+pub mod memory;
 pub mod passwords;
 pub mod run_log;
 pub mod runs;
@@ -74,6 +77,9 @@ pub struct ConsoleConfig {
     pub clock: Arc<dyn deft_tasks::scheduler::Clock>,
     /// The scheduler's settings.
     pub scheduler: deft_tasks::scheduler::SchedulerConfig,
+    /// The experience and action libraries' settings; `None`: runs neither recall nor distil
+    /// (`deft serve --no-memory`), the library routes still work.
+    pub memory: Option<deft_memory::MemoryConfig>,
 }
 
 impl ConsoleConfig {
@@ -89,6 +95,7 @@ impl ConsoleConfig {
             live_fps: 2.0,
             clock: Arc::new(deft_tasks::scheduler::SystemClock),
             scheduler: deft_tasks::scheduler::SchedulerConfig::default(),
+            memory: Some(deft_memory::MemoryConfig::default()),
         }
     }
 }
@@ -115,6 +122,7 @@ struct Inner {
     scheduler: deft_tasks::scheduler::SchedulerConfig,
     /// This server's id, kept in the data folder (the owner of the task runs it runs).
     server_id: String,
+    memory: memory::MemoryState,
 }
 
 /// The file in the data folder that keeps the server's id.
@@ -149,6 +157,7 @@ impl Console {
                 sessions::SetupError::Store(s) => ConsoleError::Store(s),
                 other => ConsoleError::Config(other.to_string()),
             })?;
+        let memory_state = memory::MemoryState::new(&config.store, config.memory);
         let console = Console {
             inner: Arc::new(Inner {
                 store: config.store,
@@ -164,6 +173,7 @@ impl Console {
                     1.0 / config.live_fps.clamp(0.1, 30.0),
                 )),
                 tasks: tasks::runs::TaskRuns::default(),
+                memory: memory_state,
                 clock: config.clock,
                 scheduler: config.scheduler,
                 server_id,
@@ -197,6 +207,11 @@ impl Console {
     /// The task runs.
     pub fn tasks(&self) -> &tasks::runs::TaskRuns {
         &self.inner.tasks
+    }
+
+    /// The memory libraries and what they are doing.
+    pub fn memory(&self) -> &memory::MemoryState {
+        &self.inner.memory
     }
 
     /// The 409 text for a busy device: which task run holds it, when one does.
@@ -283,6 +298,7 @@ pub fn api_routes() -> Router<AppState> {
         .route("/runs/{run_id}/images/{image_id}", get(images::serve))
         .route("/devices/{id}/live", get(live::serve))
         .merge(tasks::routes())
+        .merge(memory::routes())
 }
 
 /// The console routes open to everyone (nested under `/api`).

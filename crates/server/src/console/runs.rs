@@ -1,6 +1,8 @@
 //! The run slot (one run at a time, platform-wide) and the life of a run. A run is a chat or
 //! designer mode (`mode`); both take the same slot, and a designer run's valid draft is kept
-//! ([`drafts`](super::drafts)) before its `done` is shown.
+//! ([`drafts`](super::drafts)) before its `done` is shown. A chat takes part in the memory
+//! (its session recalls at the start and distils after `done`, [`memory::run`]); a designer run
+//! does not.
 //!
 //! A run's events go to three places through one [`EventSink`]: its [`RunLog`] (what SSE watchers
 //! read), the store (batched by a writer task, so a restart can replay it), and a summary (the
@@ -21,6 +23,7 @@ use deft_agent::llm::{LlmClient, LlmConfig};
 use deft_agent::{
     Agent, EventSink, HistoryMessage, RunIo, RunOutcome, RunProfile, RunRequest, RunTimings,
 };
+use deft_memory::Session;
 use deft_protocol::{
     AgentEvent, DeltaKind, DoneStatus, DraftOutcome, EventKind, RunMode, RunStatus, StepSummary,
     Usage,
@@ -40,7 +43,7 @@ use super::event_writer::{EventStore, store_until_done, write_batches};
 use super::images::FileImages;
 use super::run_log::{LoggedEvent, RunLog};
 use super::views::{CurrentRun, RunStarted, RunView};
-use super::{Console, ConsoleError, now_ms, texts};
+use super::{Console, ConsoleError, memory, now_ms, texts};
 use crate::AppState;
 use crate::api::{ApiError, JsonBody};
 
@@ -306,7 +309,7 @@ impl RunPlan {
             &settings.model,
             settings.api_key.clone(),
         ))
-        .map_err(|e| bad(format!("the model settings are unusable: {e}")))?;
+        .map_err(|e| bad(texts::model_unusable(&e.to_string())))?;
         if console.runs().active().is_some() {
             return Err(ApiError(StatusCode::CONFLICT, texts::RUN_ACTIVE.to_owned()));
         }
@@ -374,9 +377,15 @@ impl RunPlan {
             console: console.clone(),
             run: run.clone(),
         };
-        let profile = match self.mode {
-            RunMode::Chat => RunProfile::chat(),
-            RunMode::Designer => deft_designer::profile(&self.device),
+        // A designer run explores on its own: no recall, no distilling (see deft-designer).
+        let session = match self.mode {
+            RunMode::Chat => console.memory().session(&run.run_id),
+            RunMode::Designer => None,
+        };
+        let profile = match &session {
+            _ if self.mode == RunMode::Designer => deft_designer::profile(&self.device),
+            Some(session) => RunProfile::chat().with_extension(session.clone()),
+            None => RunProfile::chat(),
         };
         Ok(ClaimedRun {
             guard,
@@ -391,6 +400,7 @@ impl RunPlan {
                 extra_context: Vec::new(),
                 profile,
             },
+            session,
         })
     }
 }
@@ -422,6 +432,9 @@ struct ClaimedRun {
     llm: LlmClient,
     max_steps: u32,
     request: RunRequest,
+    /// The run's session with the memory (a chat's, when runs use the memory); it takes part
+    /// in the run through the request's profile and distils after `done`.
+    session: Option<Arc<Session>>,
 }
 
 impl ClaimedRun {
@@ -471,10 +484,12 @@ impl ClaimedRun {
             llm,
             max_steps,
             request,
+            session,
         } = self;
         let config = console.inner.agent.clone().with_max_steps(max_steps);
         let devices: Arc<dyn Devices> = Arc::new(app.registry.clone());
-        let agent = Agent::new(Arc::new(llm), config, devices);
+        let llm = Arc::new(llm);
+        let agent = Agent::new(llm.clone(), config, devices);
         let (persist_tx, persist_rx) = mpsc::unbounded_channel();
         let writer = {
             let store = console.store().clone();
@@ -525,8 +540,10 @@ impl ClaimedRun {
             };
             // Every sender is gone now: the writer drains what is left and ends.
             let _ = writer.await;
+            memory::run::mark_before_done(&console, &run.run_id, session.as_deref(), &outcome);
             finish(&console, &run, summary, &outcome).await;
             drop(guard);
+            memory::run::after_done(&console, &run.run_id, session, llm, outcome);
         });
     }
 }
@@ -644,7 +661,15 @@ pub async fn get_run(
         Some(log) => log.last_seq(),
         None => store.events(&id, 0).await?.last().map_or(0, |e| e.0),
     };
-    Ok(Json(RunView::stored(&record, last)).into_response())
+    let mut view = RunView::stored(&record, last);
+    view.memory = store
+        .run_notes(std::slice::from_ref(&id))
+        .await?
+        .into_iter()
+        .map(|(_, n)| n)
+        .collect();
+    view.distilling = console.memory().is_distilling(&id);
+    Ok(Json(view).into_response())
 }
 
 /// `POST /api/agent/stop` body.

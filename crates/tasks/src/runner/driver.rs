@@ -91,6 +91,11 @@ impl<'a> Driver<'a> {
         self.app.is_some()
     }
 
+    /// The application window selected now.
+    pub(crate) fn selection(&self) -> Option<&AppSelection> {
+        self.app.as_ref()
+    }
+
     fn ctx(&self, on_app: bool) -> ExecContext {
         let mut ctx = ExecContext::new(&self.device.id, &self.device.profile);
         ctx.cancel = self.cancel.clone();

@@ -51,6 +51,9 @@ pub struct RunReport {
     pub tool_time: Duration,
     /// Tool calls made.
     pub calls: u64,
+    /// The application window selected when the run ended (an `open_app`'s window), so a
+    /// caller that goes on with the device (the agent after `run_action`) can go on in it.
+    pub app: Option<deft_tools::AppSelection>,
 }
 
 impl RunReport {
@@ -106,6 +109,7 @@ pub async fn run_task(
         total: started.elapsed(),
         tool_time: exec.d.tool_time,
         calls: exec.d.calls,
+        app: exec.d.selection().cloned(),
     };
     report.message = texts::summary(
         report.count(StepStatus::Ok),
