@@ -1,5 +1,5 @@
--- deft-store schema, version 3: task runs as durable as agent runs.
--- Same conventions as versions 1 and 2 (one DDL for SQLite and PostgreSQL).
+-- deft-store schema, version 5: task runs as durable as agent runs.
+-- Same conventions as the versions before (one DDL for SQLite and PostgreSQL).
 
 -- What a step had to say and the screenshots kept with it. message: a notify text, a loop's
 -- rounds, how long a wait took; image_ids: JSON array of the run's image ids (files in the

@@ -80,5 +80,5 @@ on_both_backends!(
     run_notes_append_in_order,
     jobs_are_claimed_once;
     with_url: corrupt_json_is_reported, corrupt_task_rows_are_reported,
-    either_branchs_database_gains_the_other_migration,
+    any_branchs_database_gains_the_migrations_it_lacks,
 );

@@ -1,7 +1,7 @@
-//! Migrations 3 (the memory libraries) and 4 (a run's mode) came from two branches; sqlx applies
-//! whichever versions a database lacks, in any order. A database at either branch's version —
-//! 1, 2, 4 (designer mode, without the memory) or 1, 2, 3 (the memory, without the mode) — gains
-//! the other one when it is opened, and keeps what it had.
+//! Migrations 3 (the memory libraries), 4 (a run's mode) and 5 (durable task runs) came from three
+//! branches; sqlx applies whichever versions a database lacks, in any order. A database at any
+//! branch's version — missing the memory, the mode or the task runs' log — gains what it lacks
+//! when it is opened, and keeps what it had.
 
 use deft_protocol::{RunMode, RunStatus};
 use deft_store::{NewExperience, RunRecord, Store, Usage};
@@ -23,6 +23,16 @@ const WITHOUT_MEMORY: &[&str] = &[
 const WITHOUT_MODE: &[&str] = &[
     "ALTER TABLE runs DROP COLUMN mode",
     "DELETE FROM _sqlx_migrations WHERE version = 4",
+];
+
+/// Back to a version before durable task runs: migration 5's table, columns and record gone.
+const WITHOUT_TASK_RUN_LOG: &[&str] = &[
+    "DROP TABLE task_run_events",
+    "ALTER TABLE task_run_steps DROP COLUMN message",
+    "ALTER TABLE task_run_steps DROP COLUMN image_ids",
+    "ALTER TABLE task_runs DROP COLUMN owner",
+    "ALTER TABLE task_runs DROP COLUMN heartbeat_at_ms",
+    "DELETE FROM _sqlx_migrations WHERE version = 5",
 ];
 
 async fn execute(url: &str, statements: &[&'static str]) {
@@ -61,19 +71,19 @@ fn designer_run(conversation_id: &str) -> RunRecord {
     }
 }
 
-pub async fn either_branchs_database_gains_the_other_migration(store: &Store, url: &str) {
+pub async fn any_branchs_database_gains_the_migrations_it_lacks(store: &Store, url: &str) {
     assert_eq!(
         versions(url).await,
-        [1, 2, 3, 4],
-        "a fresh database has all four"
+        [1, 2, 3, 4, 5],
+        "a fresh database has all five"
     );
     let conv = store.create_conversation("before").await.unwrap();
     store.create_run(&designer_run(&conv.id)).await.unwrap();
 
     execute(url, WITHOUT_MEMORY).await;
-    assert_eq!(versions(url).await, [1, 2, 4]);
+    assert_eq!(versions(url).await, [1, 2, 4, 5]);
     let reopened = Store::connect(url).await.unwrap();
-    assert_eq!(versions(url).await, [1, 2, 3, 4]);
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5]);
     assert_eq!(
         reopened.run("run-designer").await.unwrap().unwrap().mode,
         RunMode::Designer,
@@ -91,9 +101,9 @@ pub async fn either_branchs_database_gains_the_other_migration(store: &Store, ur
     reopened.close().await;
 
     execute(url, WITHOUT_MODE).await;
-    assert_eq!(versions(url).await, [1, 2, 3]);
+    assert_eq!(versions(url).await, [1, 2, 3, 5]);
     let reopened = Store::connect(url).await.unwrap();
-    assert_eq!(versions(url).await, [1, 2, 3, 4]);
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5]);
     assert_eq!(
         reopened.run("run-designer").await.unwrap().unwrap().mode,
         RunMode::Chat,
@@ -103,6 +113,21 @@ pub async fn either_branchs_database_gains_the_other_migration(store: &Store, ur
         reopened.experience(&kept.id).await.unwrap().recipe,
         kept.recipe,
         "the memory kept what it had"
+    );
+    reopened.close().await;
+
+    execute(url, WITHOUT_TASK_RUN_LOG).await;
+    assert_eq!(versions(url).await, [1, 2, 3, 4]);
+    let reopened = Store::connect(url).await.unwrap();
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5]);
+    assert!(
+        reopened.running_task_runs().await.unwrap().is_empty(),
+        "the task runs' owner and heartbeat columns are back"
+    );
+    assert_eq!(
+        reopened.experience(&kept.id).await.unwrap().recipe,
+        kept.recipe,
+        "the memory outlived the task runs' migration"
     );
     reopened.close().await;
 }
