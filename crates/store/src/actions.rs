@@ -9,6 +9,7 @@ use sqlx::any::AnyRow;
 use crate::convert::{column, from_db, from_json, now_ms, to_json};
 use crate::error::{Result, StoreError, db, is_unique_violation};
 use crate::experiences::{bump_generation, record_hits};
+use crate::lookup;
 use crate::select::{self, PageQuery, like_pattern};
 use crate::{Action, ActionKey, NewAction, Page, Paged, Store};
 
@@ -45,7 +46,7 @@ impl Store {
     /// The action with this id; [`StoreError::NotFound`] when there is none.
     pub async fn action(&self, id: &str) -> Result<Action> {
         let sql = format!("SELECT {ACTION_COLUMNS} FROM actions WHERE id = $1");
-        select::one(&self.pool, sql, id, "reading an action", action_from_row)
+        lookup::optional(&self.pool, sql, id, "reading an action", action_from_row)
             .await?
             .ok_or_else(|| no_action(id))
     }
@@ -54,7 +55,7 @@ impl Store {
     /// `None` when there is none.
     pub async fn action_by_name(&self, name: &str) -> Result<Option<Action>> {
         let sql = format!("SELECT {ACTION_COLUMNS} FROM actions WHERE name_key = $1");
-        select::one(
+        lookup::optional(
             &self.pool,
             sql,
             &name_key(name),

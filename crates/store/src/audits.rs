@@ -7,6 +7,7 @@ use sqlx::any::AnyRow;
 
 use crate::convert::{column, from_db, now_ms, to_db};
 use crate::error::{Result, StoreError, db, is_unique_violation};
+use crate::lookup;
 use crate::select::{self, PageQuery};
 use crate::{
     AuditRun, AuditState, AuditStatus, AuditTrigger, Decision, ExperienceReview, Page, Paged,
@@ -90,7 +91,7 @@ impl Store {
     /// The audit pass with this id.
     pub async fn audit(&self, id: &str) -> Result<AuditRun> {
         let sql = format!("SELECT {AUDIT_COLUMNS} FROM memory_audits WHERE id = $1");
-        select::one(&self.pool, sql, id, "reading an audit", audit_from_row)
+        lookup::optional(&self.pool, sql, id, "reading an audit", audit_from_row)
             .await?
             .ok_or_else(|| no_audit(id))
     }

@@ -7,6 +7,7 @@ use sqlx::any::AnyRow;
 
 use crate::convert::{column, from_db, now_ms};
 use crate::error::{Result, StoreError, db};
+use crate::lookup;
 use crate::select::{self, PageQuery, like_pattern, placeholders};
 use crate::{
     AuditState, Decision, Experience, ExperienceFilter, ExperienceKey, NewExperience, Page, Paged,
@@ -48,7 +49,7 @@ impl Store {
     /// The experience with this id; [`StoreError::NotFound`] when there is none.
     pub async fn experience(&self, id: &str) -> Result<Experience> {
         let sql = format!("SELECT {EXPERIENCE_COLUMNS} FROM experiences WHERE id = $1");
-        select::one(
+        lookup::optional(
             &self.pool,
             sql,
             id,

@@ -8,8 +8,8 @@ use sqlx::any::AnyRow;
 
 use crate::convert::{column, flag, flag_from, from_db, now_ms, to_db};
 use crate::error::{Result, StoreError, db};
+use crate::lookup;
 use crate::schedules::{kind_from_row, spec_columns};
-use crate::select;
 use crate::{Job, JobClaim, NewJob, Store};
 
 const JOB_COLUMNS: &str = "name, kind, cron_expr, cron_tz, every_seconds, once_at_ms, enabled, \
@@ -34,7 +34,7 @@ impl Store {
     /// The job `name`; [`StoreError::NotFound`] when there is none.
     pub async fn job(&self, name: &str) -> Result<Job> {
         let sql = format!("SELECT {JOB_COLUMNS} FROM jobs WHERE name = $1");
-        select::one(&self.pool, sql, name, "reading a job", job_from_row)
+        lookup::optional(&self.pool, sql, name, "reading a job", job_from_row)
             .await?
             .ok_or_else(|| StoreError::NotFound(format!("no job is named {name:?}")))
     }

@@ -1,6 +1,6 @@
-//! Reading rows the common ways: one row by its key, the rows of a list of ids, and one page
-//! of a filtered list with the list's total — so each table's module says only its SQL and how
-//! a row maps.
+//! Reading lists of rows the common ways: the rows of a list of ids and one page of a filtered
+//! list with the list's total — so each table's module says only its SQL and how a row maps
+//! (one row by its key is [`crate::lookup`]'s).
 
 use sqlx::any::AnyRow;
 use sqlx::{AnyPool, AssertSqlSafe};
@@ -14,22 +14,6 @@ pub(crate) type FromRow<T> = fn(&AnyRow) -> Result<T>;
 
 /// Most ids one `IN (…)` list takes (both backends accept far more; this keeps statements small).
 const MAX_IDS: usize = 500;
-
-/// The row `sql` (one parameter, `$1`) selects for `key`, mapped; `None` when there is none.
-pub(crate) async fn one<T>(
-    pool: &AnyPool,
-    sql: String,
-    key: &str,
-    action: &'static str,
-    map: FromRow<T>,
-) -> Result<Option<T>> {
-    let row = sqlx::query(AssertSqlSafe(sql))
-        .bind(key)
-        .fetch_optional(pool)
-        .await
-        .map_err(db(action))?;
-    row.as_ref().map(map).transpose()
-}
 
 /// The rows of `table` whose `id` is one of `ids` (`columns` selected), mapped, in no
 /// particular order; ids with no row are passed over.
