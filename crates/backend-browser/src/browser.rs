@@ -14,6 +14,7 @@ mod navigation;
 mod settle;
 mod state;
 mod tabs;
+mod twins;
 mod wait;
 
 use std::path::PathBuf;
