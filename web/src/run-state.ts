@@ -1,6 +1,6 @@
 // The live view of one run, built from its events. Pure: `applyEvent` returns a new state, and an
 // event at or below `lastSeq` (a replay after a reconnect) changes nothing.
-import type { AgentEvent, DraftIssue, RunMode, RunStatus, StepSummary, Usage } from "./types";
+import type { AgentEvent, DraftIssue, MemoryNote, RunMode, RunStatus, StepSummary, Usage } from "./types";
 
 /** What a step card shows. */
 export interface StepView {
@@ -32,6 +32,8 @@ export interface RunView {
   steps: StepView[];
   usage: Usage | null;
   errors: string[];
+  /** The memory's cards: recalled at the start (events), saved / merged / dropped after `done`. */
+  memory: MemoryNote[];
   lastSeq: number;
   /** Designer mode, once done: the validated task file, with its warnings … */
   draft?: unknown;
@@ -54,6 +56,7 @@ export function newRunView(runId: string, conversation: string, device: string, 
     steps: [],
     usage: null,
     errors: [],
+    memory: [],
     lastSeq: 0,
   };
 }
@@ -146,6 +149,9 @@ export function applyEvent(run: RunView, ev: AgentEvent): RunView {
       // A task run's own step events; a chat run never has them, and the tool calls they make
       // arrive as step events of their own.
       return r;
+    case "memory":
+      r.memory = [...run.memory, { kind: ev.kind, outcome: ev.outcome, items: ev.items, note: ev.note }];
+      return r;
     case "error":
       r.errors = [...run.errors, ev.message];
       return r;
@@ -163,6 +169,12 @@ export function applyEvent(run: RunView, ev: AgentEvent): RunView {
       );
       return r;
   }
+}
+
+/** The run's cards once the server has stored them (after `done`): they replace the ones the
+ * events brought when they hold at least as many. */
+export function withStoredMemory(run: RunView, stored: MemoryNote[]): RunView {
+  return stored.length >= run.memory.length ? { ...run, memory: stored } : run;
 }
 
 /** A stored step as a card. */

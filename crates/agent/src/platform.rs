@@ -1,11 +1,13 @@
 //! Platform tools: tools the agent answers itself, never through MCP or the device's Dispatcher
-//! (`list_devices`; designer mode's `submit_task`; whatever a run profile adds). A tool is a
-//! [`PlatformTool`]; the model sees it beside the device's tools, its calls are recorded as steps
-//! like any other, and its answer may end the run.
+//! (`list_devices`; designer mode's `submit_task`, deft-memory's `run_action` — whatever a run's
+//! [`crate::RunExtension`]s add). A tool is a [`PlatformTool`]; the model sees it beside the
+//! device's tools (a device tool of the same name is not offered: the platform's prompts name
+//! its tools, and a device must not take them over), its calls are recorded as steps like any
+//! other, and its answer may end the run.
 
 use std::sync::Arc;
 
-use deft_protocol::CommandResult;
+use deft_protocol::{CommandResult, ImageSink};
 use deft_tools::{Device, Devices};
 use futures::future::BoxFuture;
 use serde_json::{Map, Value, json};
@@ -15,12 +17,14 @@ use crate::texts;
 
 /// One call of a platform tool.
 pub struct PlatformCall<'a> {
-    /// The call's id (echo it in the Result).
+    /// The call's id (the agent sets it on the Result in any case).
     pub call_id: &'a str,
     /// The arguments the model gave (a JSON object).
     pub args: &'a Map<String, Value>,
-    /// The device the run operates.
+    /// The device the run operates: the only one the tool may act on.
     pub device: &'a Device,
+    /// Where images the tool produces go (the events carry their ids).
+    pub images: Arc<dyn ImageSink>,
     /// The run's stop.
     pub cancel: &'a CancellationToken,
 }

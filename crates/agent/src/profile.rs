@@ -1,16 +1,17 @@
 //! A run's profile: what differs between a chat and designer mode (and whatever mode comes
 //! next) — the system prompt, the output cap per model call, the limits on model and tool
-//! calls, whether the conversation's history is sent, the extra platform tools, and the hooks
-//! that watch the run's steps and say what its `done` carries. The loop itself is the same for
-//! every profile; a new mode is a new profile, not a branch in the loop.
+//! calls, whether the conversation's history is sent, and the [`RunExtension`]s that take part
+//! (their prompt sections, platform tools, the calls they hear of, what `done` carries). The
+//! loop itself is the same for every profile; a new mode is a new profile, not a branch in the
+//! loop, and a new feature is an extension.
 
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use deft_protocol::{DoneStatus, DraftOutcome, RunMode, ToolStep};
+use deft_protocol::RunMode;
 use serde_json::{Map, Value};
 
-use crate::platform::PlatformTool;
+use crate::extension::RunExtension;
 
 /// The chat system prompt.
 const CHAT_PROMPT: &str = include_str!("../prompts/system.j2");
@@ -38,16 +39,6 @@ impl PromptTemplate {
     }
 }
 
-/// Watches a run and says what its `done` carries beyond the answer.
-pub trait RunHooks: Send + Sync {
-    /// A tool call finished (device or platform tool), as its `step` event says; in order.
-    fn step(&self, _step: &ToolStep) {}
-
-    /// The run ended with `status` and `answer`: the draft (or why there is none) that `done`
-    /// carries; `None` when the mode has no draft.
-    fn finish(&self, status: DoneStatus, answer: &str) -> Option<DraftOutcome>;
-}
-
 /// What kind of run, and everything that differs with it.
 #[derive(Clone)]
 pub struct RunProfile {
@@ -65,10 +56,9 @@ pub struct RunProfile {
     pub history: bool,
     /// Whether reaching the model-call limit asks the model for a summary (a chat's answer).
     pub summary_at_limit: bool,
-    /// Platform tools beside `list_devices`.
-    pub tools: Vec<Arc<dyn PlatformTool>>,
-    /// Watches the steps and shapes `done`.
-    pub hooks: Option<Arc<dyn RunHooks>>,
+    /// What takes part in the run, in order: their prompt sections, events and platform tools
+    /// come in this order, and the first to have a draft gives `done` its draft.
+    pub extensions: Vec<Arc<dyn RunExtension>>,
 }
 
 impl RunProfile {
@@ -82,9 +72,14 @@ impl RunProfile {
             max_model_calls: None,
             history: true,
             summary_at_limit: true,
-            tools: Vec::new(),
-            hooks: None,
+            extensions: Vec::new(),
         }
+    }
+
+    /// Builder: `extension` takes part in the run, after those already listed.
+    pub fn with_extension(mut self, extension: Arc<dyn RunExtension>) -> Self {
+        self.extensions.push(extension);
+        self
     }
 }
 
@@ -103,10 +98,8 @@ impl std::fmt::Debug for RunProfile {
             .field("max_tool_calls", &self.max_tool_calls)
             .field("max_model_calls", &self.max_model_calls)
             .field("history", &self.history)
-            .field(
-                "tools",
-                &self.tools.iter().map(|t| t.name()).collect::<Vec<_>>(),
-            )
+            .field("summary_at_limit", &self.summary_at_limit)
+            .field("extensions", &self.extensions.len())
             .finish_non_exhaustive()
     }
 }

@@ -13,6 +13,7 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::context::Conversation;
+use crate::extension::{CallRecord, Starting};
 use crate::images::{decode_data_uri, downscale_for_model};
 use crate::llm::{CallOptions, Completion, Delta, LlmClient, LlmError, ToolCall};
 use crate::platform::{ListDevices, PlatformCall, PlatformTool};
@@ -164,9 +165,8 @@ impl Agent {
     ) -> RunOutcome {
         let started = Instant::now();
         let profile = std::mem::take(&mut request.profile);
-        let mut platform: Vec<Arc<dyn PlatformTool>> =
+        let platform: Vec<Arc<dyn PlatformTool>> =
             vec![Arc::new(ListDevices(self.devices.clone()))];
-        platform.extend(profile.tools.iter().cloned());
         let mut run = RunState {
             device,
             cancel: &cancel,
@@ -199,9 +199,9 @@ impl Agent {
                 }
             };
         let draft = profile
-            .hooks
-            .as_ref()
-            .and_then(|h| h.finish(status, &answer));
+            .extensions
+            .iter()
+            .find_map(|e| e.finish(status, &answer));
         run.em.emit(EventKind::agent_done(
             answer.clone(),
             run.usage,
@@ -248,8 +248,9 @@ impl Agent {
         }
     }
 
-    /// Learns the device's host tools and builds the conversation: system prompt, extra
-    /// context, the last history rounds, the goal.
+    /// Learns the device's host tools, asks the extensions what they add, and builds the
+    /// conversation: system prompt, the extensions' sections, extra context, the last history
+    /// rounds, the goal.
     async fn start_conversation(
         &self,
         run: &mut RunState<'_>,
@@ -263,6 +264,7 @@ impl Agent {
             let msg = format!("cannot learn the tools of device '{}': {e}", run.device.id);
             run.fail(msg)
         })?;
+        let sections = self.prepare_extensions(run, &request.goal).await;
         run.tools = ToolSet::new(&run.host_tools, &run.app_tools, &run.platform);
         let names = run.tools.names();
         let system = prompt::system_prompt(
@@ -274,9 +276,9 @@ impl Agent {
         .map_err(|e| run.fail(e))?;
         let mut convo = Conversation::new(self.config.keep_images);
         convo.push(json!({"role": "system", "content": system}));
-        for extra in request
-            .extra_context
+        for extra in sections
             .iter()
+            .chain(&request.extra_context)
             .filter(|e| !e.trim().is_empty())
         {
             convo.push(json!({"role": "system", "content": extra}));
@@ -292,6 +294,26 @@ impl Agent {
         }
         convo.push(json!({"role": "user", "content": request.goal}));
         Ok(convo)
+    }
+
+    /// Asks each of the profile's extensions what it adds to this run: its events are emitted
+    /// now, its tools join the run's platform tools, its prompt sections are returned.
+    async fn prepare_extensions(&self, run: &mut RunState<'_>, goal: &str) -> Vec<String> {
+        let mut sections = Vec::new();
+        let profile = run.profile;
+        for extension in &profile.extensions {
+            let start = Starting {
+                goal,
+                device: run.device,
+            };
+            let prepared = extension.start(start).await;
+            for event in prepared.events {
+                run.em.emit(event);
+            }
+            run.platform.extend(prepared.tools);
+            sections.extend(prepared.context);
+        }
+        sections
     }
 
     /// One model call and the tool calls it asked for, in order. After a failed call the rest
@@ -406,6 +428,7 @@ impl Agent {
             };
             let options = CallOptions {
                 max_output_tokens: run.profile.max_output_tokens,
+                ..CallOptions::default()
             };
             self.llm
                 .complete_with(&messages, tools, &options, run.cancel, &mut on_delta)
@@ -475,8 +498,17 @@ impl Agent {
             call_id: call.id.clone(),
             ..step
         };
-        if let Some(hooks) = &run.profile.hooks {
-            hooks.step(&step);
+        let record = CallRecord {
+            step: &step,
+            result: &result,
+            tool_type: match &target {
+                Target::Host(t) | Target::App(t) => Some(*t),
+                Target::Platform(_) => None,
+            },
+            app: run.app.as_ref().map(|a| a.root.as_str()),
+        };
+        for extension in &run.profile.extensions {
+            extension.called(&record);
         }
         run.em.emit(EventKind::Step(step));
         (tool_text(&result), Some(result), finish)
@@ -527,14 +559,16 @@ impl Agent {
     ) -> (CommandResult, Option<String>) {
         let tool_type = match target {
             Target::Platform(platform) => {
-                let answer = platform
+                let mut answer = platform
                     .call(PlatformCall {
                         call_id: &call.id,
                         args: &args,
                         device: run.device,
+                        images: run.em.io.images.clone(),
                         cancel: run.cancel,
                     })
                     .await;
+                answer.result.call_id = call.id.clone();
                 return (answer.result, answer.finish);
             }
             Target::Host(tool_type) | Target::App(tool_type) => *tool_type,
@@ -601,7 +635,7 @@ struct RunState<'a> {
     tool_calls: u32,
     /// What kind of run.
     profile: &'a RunProfile,
-    /// `list_devices` and the profile's platform tools.
+    /// `list_devices` and the extensions' platform tools.
     platform: Vec<Arc<dyn PlatformTool>>,
     /// The application the AppAgent Computer operates, once one is selected.
     app: Option<AppSelection>,

@@ -1,15 +1,16 @@
 //! The tools the model sees: the union of the HostAgent and (once an app is selected) AppAgent
 //! Computers' tools, learned with `list_tools` through the Dispatcher, plus the run's platform
 //! tools. A name present in both Computers runs on the AppAgent one; a platform tool's name
-//! shadows a device tool's.
+//! shadows a device tool's (the platform's prompts name its tools, and a device — a remote one
+//! too — must not take them over), and of two platform tools of one name the first is offered
+//! (`list_devices` comes first).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use deft_protocol::{Command, ToolInfo, ToolType};
 use deft_tools::{ExecContext, dispatcher::Dispatcher};
-use serde_json::Value;
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::llm::{function_schema, sanitize_tool_name};
 use crate::platform::PlatformTool;
@@ -71,8 +72,19 @@ impl ToolSet {
         }
         for tool in platform {
             let name = tool.name().to_owned();
+            let key = sanitize_tool_name(&name);
+            match by_name.get(&key).map(|o| &o.target) {
+                Some(Target::Platform(_)) => {
+                    tracing::warn!(tool = %name, "two platform tools have this name; the first is offered");
+                    continue;
+                }
+                Some(_) => {
+                    tracing::warn!(tool = %name, "the device has a tool named like a platform tool; the platform's is offered");
+                }
+                None => {}
+            }
             by_name.insert(
-                sanitize_tool_name(&name),
+                key,
                 Offered {
                     schema: function_schema(&name, tool.description(), Some(&tool.parameters())),
                     name,

@@ -1,7 +1,7 @@
 //! Run profiles end to end (scripted model over real HTTP/SSE, the real tool layer and MCP
 //! server): the output cap in the request and its fallback when an endpoint rejects its name,
 //! history left out, the tool-call limit, a profile's own prompt, and a platform tool whose
-//! answer ends the run with what the profile's hooks make of it.
+//! answer ends the run with what the profile's extension makes of it.
 
 mod common;
 
@@ -9,12 +9,10 @@ use std::sync::{Arc, Mutex};
 
 use common::*;
 use deft_agent::{
-    HistoryMessage, PlatformAnswer, PlatformCall, PlatformTool, PromptTemplate, RunHooks,
-    RunProfile, RunRequest, texts,
+    CallRecord, HistoryMessage, PlatformAnswer, PlatformCall, PlatformTool, Preparation,
+    PromptTemplate, RunExtension, RunProfile, RunRequest, Starting, texts,
 };
-use deft_protocol::{
-    CommandResult, DoneStatus, DraftIssue, DraftOutcome, EventKind, RunMode, ToolStep,
-};
+use deft_protocol::{CommandResult, DoneStatus, DraftIssue, DraftOutcome, EventKind, RunMode};
 use deft_test_support::model::{ModelOptions, Reply, ScriptedModel};
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
@@ -185,20 +183,28 @@ async fn the_call_past_the_tool_limit_is_refused_and_ends_the_run() {
         } => {
             assert_eq!(*status, DoneStatus::MaxSteps);
             assert_eq!(*mode, Some(RunMode::Designer));
-            assert_eq!(*draft_error, None, "no hooks: nothing to say about a draft");
+            assert_eq!(
+                *draft_error, None,
+                "no extension: nothing to say about a draft"
+            );
         }
         other => panic!("{other:?}"),
     }
 }
 
-/// A platform tool that ends the run on `{"ok": true}` and fails otherwise; and hooks that
-/// remember the steps they saw and say what `done` carries.
+/// An extension that offers [`FinishNow`], remembers the steps it saw and says what `done`
+/// carries.
 #[derive(Default)]
 struct Finisher {
     seen: Mutex<Vec<String>>,
+    tool: Arc<FinishNow>,
 }
 
-impl PlatformTool for Finisher {
+/// A platform tool that ends the run on `{"ok": true}` and fails otherwise.
+#[derive(Default)]
+struct FinishNow;
+
+impl PlatformTool for FinishNow {
     fn name(&self) -> &str {
         "finish_now"
     }
@@ -226,12 +232,21 @@ impl PlatformTool for Finisher {
     }
 }
 
-impl RunHooks for Finisher {
-    fn step(&self, step: &ToolStep) {
+impl RunExtension for Finisher {
+    fn start<'a>(&'a self, _: Starting<'a>) -> BoxFuture<'a, Preparation> {
+        let tools: Vec<Arc<dyn PlatformTool>> = vec![self.tool.clone()];
+        Box::pin(async move {
+            Preparation {
+                tools,
+                ..Default::default()
+            }
+        })
+    }
+    fn called(&self, call: &CallRecord<'_>) {
         self.seen
             .lock()
             .expect("not poisoned")
-            .push(step.tool.clone());
+            .push(call.step.tool.clone());
     }
     fn finish(&self, status: DoneStatus, answer: &str) -> Option<DraftOutcome> {
         Some(if status == DoneStatus::Completed {
@@ -246,7 +261,7 @@ impl RunHooks for Finisher {
 }
 
 #[tokio::test]
-async fn a_platform_tool_can_end_the_run_and_hooks_shape_done() {
+async fn a_platform_tool_can_end_the_run_and_an_extension_shapes_done() {
     let s = setup();
     let model = ScriptedModel::start(vec![
         Reply::tool_call("finish_now", json!({"ok": false})).into(),
@@ -270,8 +285,7 @@ async fn a_platform_tool_can_end_the_run_and_hooks_shape_done() {
                 .into_iter()
                 .collect(),
         },
-        tools: vec![finisher.clone()],
-        hooks: Some(finisher.clone()),
+        extensions: vec![finisher.clone()],
         ..capped(40)
     };
     let (out, events) = run_with(&s, &model, RunRequest::new("go").with_profile(profile)).await;

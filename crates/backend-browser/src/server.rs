@@ -10,8 +10,8 @@ use deft_protocol::observation::{clean_name, render_window_list};
 use deft_protocol::selector::{self, MatchOptions, Selector};
 use deft_protocol::timeout_meta;
 use deft_protocol::tool_args::{
-    self, AppInfoArgs, ClickArgs, CoordArgs, DragArgs, FindControlsArgs, KeysArgs, ListingArgs,
-    ScreenshotArgs, SelectOptionArgs, SetTextArgs, SummaryArgs, Target, WaitArgs,
+    self, AppInfoArgs, ClickArgs, ClipboardArgs, CoordArgs, DragArgs, FindControlsArgs, KeysArgs,
+    ListingArgs, ScreenshotArgs, SelectOptionArgs, SetTextArgs, SummaryArgs, Target, WaitArgs,
     WaitForControlArgs, WheelArgs,
 };
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -27,7 +27,8 @@ use serde_json::{Value, json};
 use tokio::sync::OnceCell;
 
 use crate::browser::{
-    Browser, BrowserConfig, BrowserError, ControlRef, Dialog, Listing, Waited, parse_id,
+    Browser, BrowserConfig, BrowserError, ClipboardRead, ControlRef, Dialog, Listing, Waited,
+    parse_id,
 };
 use crate::input::{self, Dispatched};
 use crate::keys;
@@ -517,6 +518,35 @@ impl BrowserServer {
                 let (window, page) = b.current_or_only().await?;
                 b.ensure_no_dialog(window)?;
                 crate::screenshot::capture(b, window, &page, false, true).await
+            }
+            .await,
+        )
+    }
+
+    #[tool(name = "set_clipboard", description = deft_protocol::clipboard::SET_DESCRIPTION)]
+    async fn set_clipboard(&self, Parameters(args): Parameters<ClipboardArgs>) -> CallToolResult {
+        answer(
+            async {
+                let text = args.checked_text().map_err(err)?;
+                self.browser().await?.set_clipboard(text).await?;
+                Ok::<_, CallToolResult>(CallToolResult::structured(
+                    deft_protocol::clipboard::set_answer(text),
+                ))
+            }
+            .await,
+        )
+    }
+
+    #[tool(name = "get_clipboard", description = deft_protocol::clipboard::GET_DESCRIPTION, annotations(read_only_hint = true))]
+    async fn get_clipboard(&self) -> CallToolResult {
+        use deft_protocol::clipboard as shared;
+        answer(
+            async {
+                Ok::<_, BrowserError>(match self.browser().await?.read_clipboard().await? {
+                    ClipboardRead::Text(t) => CallToolResult::structured(shared::read_answer(&t)),
+                    ClipboardRead::Empty => err(shared::EMPTY),
+                    ClipboardRead::NotText(types) => err(shared::not_text(&types)),
+                })
             }
             .await,
         )

@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use anyhow::Context;
 use deft_agent::llm::{LlmClient, LlmConfig};
-use deft_agent::{Agent, AgentConfig, Approver, ChannelSink, FixedApproval, RunIo, RunRequest};
+use deft_agent::{
+    Agent, AgentConfig, Approver, ChannelSink, FixedApproval, RunIo, RunProfile, RunRequest,
+};
 use deft_protocol::event::DeltaKind;
 use deft_protocol::{AgentEvent, DoneStatus, DraftOutcome, EventKind, ResultStatus, ToolStep};
 use deft_tools::devices;
@@ -52,6 +54,14 @@ pub struct Args {
     /// text then going to standard error).
     #[arg(long, value_name = "FILE", requires = "designer")]
     out: Option<std::path::PathBuf>,
+    /// Don't recall experiences and actions into the run, nor distil it afterwards (a
+    /// --designer run never does).
+    #[arg(long)]
+    no_memory: bool,
+    /// The database the memory lives in: `postgres://…` or `sqlite://…` (default: deft.db in
+    /// the data folder, the one `deft serve` uses).
+    #[arg(long, env = "DATABASE_URL", hide_env_values = true, value_name = "URL")]
+    database_url: Option<String>,
 }
 
 /// Runs the agent.
@@ -71,14 +81,19 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
     let device = local_devices::pick(&directory, &args.device)?;
     let _busy = device.try_reserve().context("the device is busy")?;
 
-    let llm = LlmClient::new(LlmConfig::new(&base, &model, args.api_key.clone()))?;
+    let llm = Arc::new(LlmClient::new(LlmConfig::new(
+        &base,
+        &model,
+        args.api_key.clone(),
+    ))?);
     let agent = Agent::new(
-        Arc::new(llm),
+        llm.clone(),
         AgentConfig::default().with_max_steps(args.max_steps),
         directory.clone(),
     );
 
     let run_id = run_id();
+    let (profile, session) = profile(&args, globals, &device, &run_id).await;
     let trace_root = args
         .trace_dir
         .clone()
@@ -129,12 +144,12 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
             stopper.cancel();
         }
     });
-    let mut request = RunRequest::new(&args.goal);
-    if args.designer {
-        request = request.with_profile(deft_designer::profile(&device));
-    }
-    let outcome = agent.run(&device, request, io, cancel).await;
+    let request = RunRequest::new(&args.goal).with_profile(profile);
+    let outcome = agent.run(&device, request, io, cancel.clone()).await;
     let _ = printer.await;
+    if let Some(session) = session {
+        distil(&session, &llm, &outcome, &cancel).await;
+    }
     let report = trace.finish();
     eprintln!("trace: {}", report.display());
     match &outcome.draft {
@@ -173,6 +188,77 @@ fn write_draft(draft: &DraftOutcome, out: Option<&std::path::Path>) -> anyhow::R
         None => print!("{text}"),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The run's profile: designer mode's, or a chat's with the memory's session taking part (also
+/// returned, to distil after the answer). A designer run explores on its own: no recall, no
+/// distilling (see deft-designer).
+async fn profile(
+    args: &Args,
+    globals: &Globals,
+    device: &deft_tools::Device,
+    run_id: &str,
+) -> (RunProfile, Option<Arc<deft_memory::Session>>) {
+    if args.designer {
+        return (deft_designer::profile(device), None);
+    }
+    match open_memory(args, globals).await {
+        Some(memory) => {
+            let session = memory.session(Some(run_id));
+            (
+                RunProfile::chat().with_extension(session.clone()),
+                Some(session),
+            )
+        }
+        None => (RunProfile::chat(), None),
+    }
+}
+
+/// The memory in the data folder's store (or `--database-url`); `None` with `--no-memory`, or
+/// when the store cannot be opened (said on the terminal: the run goes on without memories).
+async fn open_memory(args: &Args, globals: &Globals) -> Option<deft_memory::Memory> {
+    if args.no_memory {
+        return None;
+    }
+    match deft_store::Store::open(&globals.data_dir, args.database_url.as_deref()).await {
+        Ok(store) => Some(deft_memory::Memory::new(
+            store,
+            deft_memory::MemoryConfig::default(),
+        )),
+        Err(e) => {
+            eprintln!("warning: running without the memory: {e}");
+            None
+        }
+    }
+}
+
+/// After the answer: distils the run into the memory (when it completed and acted), with a
+/// spinner, and prints what was saved, merged or dropped.
+async fn distil(
+    session: &deft_memory::Session,
+    llm: &LlmClient,
+    outcome: &deft_agent::RunOutcome,
+    cancel: &tokio_util::sync::CancellationToken,
+) {
+    if !session.will_distil(outcome) {
+        return;
+    }
+    let Ok(llm) = LlmClient::new(deft_memory::model_config(llm.config())) else {
+        return;
+    };
+    let spinner = std::io::stderr().is_terminal().then(|| {
+        let pb = ProgressBar::new_spinner();
+        pb.set_message("distilling this run into the memory…");
+        pb.enable_steady_tick(Duration::from_millis(100));
+        pb
+    });
+    let notes = session.distil(&llm, outcome, cancel).await;
+    if let Some(pb) = spinner {
+        pb.finish_and_clear();
+    }
+    for note in notes {
+        eprintln!("🧠 {}", note.line());
+    }
 }
 
 /// Asks on the terminal; no answer within the policy's timeout denies (the agent enforces it).
@@ -291,6 +377,7 @@ impl Printer {
             EventKind::Confirmed { approve, .. } => {
                 eprintln!("{}", if approve { "approved" } else { "denied" })
             }
+            EventKind::Memory(note) => eprintln!("🧠 {}", note.line()),
             EventKind::Error { message } => eprintln!("error: {message}"),
             EventKind::Done {
                 answer,

@@ -1,8 +1,10 @@
 //! `deft run` on the managed virtual desktop: the agent computes 12 × 7 in gnome-calculator,
 //! driven by a scripted model that reads each listing to find the buttons (no hard-coded ids).
 
+#[path = "common/desktop.rs"]
+mod desktop;
+
 use std::path::Path;
-use std::process::Stdio;
 
 use deft_test_support::desktop::require_program;
 use deft_test_support::model::{
@@ -14,28 +16,9 @@ fn turn(f: impl Fn(&Recorded) -> Reply + Send + Sync + 'static) -> Turn {
     Box::new(f)
 }
 
+/// `deft` for the test's data folder, as an async command.
 fn deft(data: &Path) -> tokio::process::Command {
-    let mut c = tokio::process::Command::new(env!("CARGO_BIN_EXE_deft"));
-    c.arg("--data-dir")
-        .arg(data)
-        .env_remove("DISPLAY")
-        .env_remove("DEFT_TOOLS_CONFIG")
-        .env_remove("DEFT_DATA_DIR")
-        .stdin(Stdio::null());
-    c
-}
-
-/// Stops the managed desktop of `data` when dropped, whatever the test did.
-struct DesktopGuard(std::path::PathBuf);
-
-impl Drop for DesktopGuard {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new(env!("CARGO_BIN_EXE_deft"))
-            .arg("--data-dir")
-            .arg(&self.0)
-            .args(["desktop", "stop"])
-            .output();
-    }
+    tokio::process::Command::from(desktop::deft(data))
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -43,17 +26,7 @@ async fn the_agent_computes_12_times_7_in_the_calculator() {
     require_program("gnome-calculator", "gnome-calculator");
     require_program("Xvfb", "xvfb");
     let data = tempfile::tempdir().unwrap();
-    let started = deft(data.path())
-        .args(["desktop", "start"])
-        .output()
-        .await
-        .unwrap();
-    assert!(
-        started.status.success(),
-        "deft desktop start: {}",
-        String::from_utf8_lossy(&started.stderr)
-    );
-    let _guard = DesktopGuard(data.path().to_owned());
+    let _desktop = desktop::Desktop::start(data.path());
 
     let model = ScriptedModel::start(vec![
         Reply::tool_call("launch_app", json!({"app": "gnome-calculator"})).into(),

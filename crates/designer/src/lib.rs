@@ -7,10 +7,15 @@
 //!   step types themselves ([`language::summary`]);
 //! - at most [`MAX_OUTPUT_TOKENS`] tokens per model call, [`MAX_TOOL_CALLS`] tool calls, no chat
 //!   history;
-//! - `submit_task` ([`submit`]): the task validator, then coordinates refused where the
-//!   exploration listed controls, then selectors that matched nothing the exploration saw held
-//!   back once ([`evidence`]); an accepted draft ends the run;
-//! - `done` carries the draft and its warnings, or why there is none (`draft_error`).
+//! - one [`deft_agent::RunExtension`], the run's session: it offers `submit_task` ([`submit`]:
+//!   the task validator, then coordinates refused where the exploration listed controls, then
+//!   selectors that matched nothing the exploration saw held back once ([`evidence`]); an
+//!   accepted draft ends the run), records what each call observed, and makes `done` carry the
+//!   draft and its warnings, or why there is none (`draft_error`).
+//!
+//! Nothing else takes part: the profile brings no memory (no recall, no distilling — the
+//! designer explores the device itself, so every selector of its draft is checked against what
+//! this run saw, and its exploration is not a recipe to keep).
 //!
 //! ```no_run
 //! # async fn demo(agent: deft_agent::Agent, device: deft_tools::Device) {
@@ -37,9 +42,10 @@ use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 
 use deft_agent::{
-    PlatformAnswer, PlatformCall, PlatformTool, PromptTemplate, RunHooks, RunProfile,
+    CallRecord, PlatformAnswer, PlatformCall, PlatformTool, Preparation, PromptTemplate,
+    RunExtension, RunProfile, Starting,
 };
-use deft_protocol::{CommandResult, DoneStatus, DraftOutcome, RunMode, ToolStep};
+use deft_protocol::{CommandResult, DoneStatus, DraftOutcome, RunMode};
 use deft_tasks::validate::DeviceKind;
 use deft_tools::Device;
 use futures::future::BoxFuture;
@@ -84,8 +90,7 @@ pub fn profile(device: &Device) -> RunProfile {
         max_model_calls: Some(MAX_TOOL_CALLS + 1),
         history: false,
         summary_at_limit: false,
-        tools: vec![session.clone()],
-        hooks: Some(session),
+        extensions: vec![session],
     }
 }
 
@@ -95,8 +100,14 @@ fn step_language() -> &'static str {
     TEXT.get_or_init(language::summary)
 }
 
-/// One designer run: what it saw, what it submitted, and the accepted draft.
+/// One designer run: what it saw, what it submitted, and the accepted draft. The run's
+/// extension.
 struct Session {
+    submit: Arc<SubmitTask>,
+}
+
+/// `submit_task` for one run: judges a draft against what the run saw.
+struct SubmitTask {
     device: String,
     kind: DeviceKind,
     state: Arc<Mutex<State>>,
@@ -112,14 +123,16 @@ struct State {
 impl Session {
     fn new(device: &Device) -> Self {
         Session {
-            device: device.id.clone(),
-            kind: DeviceKind::of_profile(&device.profile),
-            state: Arc::new(Mutex::new(State::default())),
+            submit: Arc::new(SubmitTask {
+                device: device.id.clone(),
+                kind: DeviceKind::of_profile(&device.profile),
+                state: Arc::new(Mutex::new(State::default())),
+            }),
         }
     }
 }
 
-impl PlatformTool for Session {
+impl PlatformTool for SubmitTask {
     fn name(&self) -> &str {
         SUBMIT_TASK
     }
@@ -178,13 +191,23 @@ fn answer(call_id: &str, verdict: Verdict) -> PlatformAnswer {
     }
 }
 
-impl RunHooks for Session {
-    fn step(&self, step: &ToolStep) {
-        self.state.lock().evidence.record(step);
+impl RunExtension for Session {
+    fn start<'a>(&'a self, _: Starting<'a>) -> BoxFuture<'a, Preparation> {
+        let tools: Vec<Arc<dyn PlatformTool>> = vec![self.submit.clone()];
+        Box::pin(async move {
+            Preparation {
+                tools,
+                ..Preparation::default()
+            }
+        })
+    }
+
+    fn called(&self, call: &CallRecord<'_>) {
+        self.submit.state.lock().evidence.record(call.step);
     }
 
     fn finish(&self, status: DoneStatus, answer: &str) -> Option<DraftOutcome> {
-        let state = self.state.lock();
+        let state = self.submit.state.lock();
         if let Some(draft) = &state.accepted {
             return Some(draft.clone());
         }

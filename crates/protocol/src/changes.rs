@@ -160,7 +160,7 @@ pub fn all_gone_note(n: usize) -> String {
 }
 
 /// The compact change listing: the header with the counts that are not zero, a line per new
-/// (`*`) or changed (`~`) control — narrowed by `only_interactive` and `max_controls` with the
+/// (`*`) or changed (`~`) control (unmarked when all are new) — narrowed by `only_interactive` and `max_controls` with the
 /// listing's footers —, then a line per gone interactive control (`-`) when at most
 /// [`MAX_GONE_LINES`] are gone, else one footer with the ids of all gone controls as ranges
 /// (gone texts and other non-interactive controls are counted, not named: no action can use
@@ -182,6 +182,8 @@ pub fn render_changes_compact(
     let p = plan(&changed, opts);
     let mut out = header(window, &d);
     out.push('\n');
+    // When nothing changed in place, every line is new and the header says so once.
+    let all_new = d.present.iter().all(|(k, _)| *k == Change::New);
     for c in &p.listed {
         let mut line = control_line(c, &p.fields);
         // control_line marks new controls itself; a change listing marks every line.
@@ -189,7 +191,9 @@ pub fn render_changes_compact(
             line = rest.to_owned();
         }
         let kind = kinds.get(c.id.as_str()).copied().unwrap_or(Change::Changed);
-        out.push(kind.marker());
+        if !all_new {
+            out.push(kind.marker());
+        }
         out.push_str(&line);
         out.push('\n');
     }
@@ -395,7 +399,13 @@ mod tests {
             text.starts_with("page 3 \"Shop\" new=5 gone=29 unchanged=1\n"),
             "{text}"
         );
-        assert_eq!(text.lines().filter(|l| l.starts_with('*')).count(), 2);
+        // Nothing changed in place: the lines are all new, and none is marked.
+        assert_eq!(
+            text.lines().filter(|l| l.starts_with("10")).count(),
+            2,
+            "{text}"
+        );
+        assert!(!text.contains('*'), "{text}");
         assert_eq!(
             text.lines().filter(|l| l.starts_with('-')).count(),
             0,
@@ -451,7 +461,7 @@ mod tests {
         let text = render_changes_compact(&window(), &previous, &now, &ListingOptions::default());
         assert_eq!(
             text,
-            "page 3 \"Shop\" new=1 gone=1 unchanged=1\n*3 text \"Saved.\"\n"
+            "page 3 \"Shop\" new=1 gone=1 unchanged=1\n3 text \"Saved.\"\n"
         );
     }
 

@@ -193,7 +193,7 @@ impl<'de> Deserialize<'de> for RunStatus {
 
 impl EventKind {
     /// Every event type name, in declaration order (the `type` field on the wire).
-    pub const NAMES: [&'static str; 10] = [
+    pub const NAMES: [&'static str; 11] = [
         "delta",
         "step_start",
         "step",
@@ -202,6 +202,7 @@ impl EventKind {
         "confirmed",
         "task_step_start",
         "task_step",
+        "memory",
         "error",
         "done",
     ];
@@ -217,6 +218,7 @@ impl EventKind {
             EventKind::Confirmed { .. } => "confirmed",
             EventKind::TaskStepStart(_) => "task_step_start",
             EventKind::TaskStep(_) => "task_step",
+            EventKind::Memory(_) => "memory",
             EventKind::Error { .. } => "error",
             EventKind::Done { .. } => "done",
         }
@@ -378,6 +380,8 @@ pub enum EventKind {
     TaskStepStart(crate::task_run::TaskStepStart),
     /// A task step finished (task runs only).
     TaskStep(crate::task_run::TaskStepResult),
+    /// Memories recalled into the run's prompt (the console's pseudo-card).
+    Memory(crate::memory::MemoryNote),
     /// Something went wrong; the run may go on.
     Error {
         /// What happened.

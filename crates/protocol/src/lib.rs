@@ -7,10 +7,12 @@
 //!   consumers implement ([`EventSink`], [`ImageSink`]).
 //! - [`task_run`]: what a task run reports of each step (`task_step_start`, `task_step`);
 //!   [`draft`]: what designer mode's `done` carries (the task draft or why there is none).
+//! - [`memory`]: what a `memory` event says (experiences and actions recalled, saved, dropped).
 //! - [`link`]: device-link messages, field-compatible with UFO's AIP.
 //! - [`changes`]: the change listing (new, changed, gone controls since the previous listing);
 //!   [`observed`]: the controls an observation's answer showed, read back from it.
-//! - [`keys`]: the key syntax of `keyboard_input`, shared by the desktop and the browser.
+//! - [`keys`]: the key syntax of `keyboard_input`, shared by the desktop and the browser;
+//!   [`clipboard`]: the arguments and answers of the clipboard tools both serve.
 //! - [`selector`]: the one control matcher (tasks, `find_controls`, dataflow); [`found`]: how
 //!   `find_controls` and `wait_for_control` answer.
 //!
@@ -31,6 +33,7 @@
 
 pub mod batch;
 pub mod changes;
+pub mod clipboard;
 pub mod draft;
 pub mod envelope;
 pub mod event;
@@ -38,6 +41,7 @@ pub mod found;
 pub mod keys;
 mod lenient;
 pub mod link;
+pub mod memory;
 pub mod observation;
 pub mod observed;
 pub mod selector;

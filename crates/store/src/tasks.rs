@@ -6,6 +6,7 @@ use sqlx::any::AnyRow;
 
 use crate::convert::{column, flag, flag_from, from_db, now_ms, page_bounds};
 use crate::error::{Result, StoreError, db, is_unique_violation};
+use crate::lookup;
 use crate::task_runs::{prefixed_run_columns, task_run_from_row};
 use crate::{NewTask, Page, Paged, Store, Task, TaskFilter, TaskListing};
 
@@ -45,29 +46,16 @@ impl Store {
     /// The task with this id; [`StoreError::NotFound`] when there is none.
     pub async fn task(&self, id: &str) -> Result<Task> {
         let sql = format!("SELECT {TASK_COLUMNS} FROM tasks WHERE id = $1");
-        let row = sqlx::query(AssertSqlSafe(sql))
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(db("reading a task"))?;
-        match row {
-            Some(row) => task_from_row(&row, ""),
-            None => Err(no_task(id)),
-        }
+        let read = |row: &AnyRow| task_from_row(row, "");
+        lookup::one(&self.pool, sql, id, "reading a task", read, || no_task(id)).await
     }
 
     /// The task with this name; [`StoreError::NotFound`] when there is none.
     pub async fn task_by_name(&self, name: &str) -> Result<Task> {
         let sql = format!("SELECT {TASK_COLUMNS} FROM tasks WHERE name = $1");
-        let row = sqlx::query(AssertSqlSafe(sql))
-            .bind(name)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(db("reading a task"))?;
-        match row {
-            Some(row) => task_from_row(&row, ""),
-            None => Err(StoreError::NotFound(format!("no task is named {name:?}"))),
-        }
+        let read = |row: &AnyRow| task_from_row(row, "");
+        let missing = || StoreError::NotFound(format!("no task is named {name:?}"));
+        lookup::one(&self.pool, sql, name, "reading a task", read, missing).await
     }
 
     /// Replaces a task's name, device, definition and switch. [`StoreError::NotFound`] for an

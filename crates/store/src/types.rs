@@ -104,44 +104,6 @@ pub struct RunRecord {
     pub finished_at_ms: Option<i64>,
 }
 
-/// An enum stored as its snake_case wire name: serde, [`Self::as_str`] and [`Self::from_name`]
-/// agree on the names.
-macro_rules! named_enum {
-    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
-        $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-        pub enum $name {
-            $($(#[$vmeta])* #[serde(rename = $text)] $variant),+
-        }
-
-        impl $name {
-            /// Every value, in declaration order.
-            pub const ALL: &'static [$name] = &[$($name::$variant),+];
-
-            /// The wire and column name.
-            pub const fn as_str(self) -> &'static str {
-                match self {
-                    $($name::$variant => $text),+
-                }
-            }
-
-            /// The value with this wire name.
-            pub fn from_name(name: &str) -> Option<Self> {
-                match name {
-                    $($text => Some($name::$variant),)+
-                    _ => None,
-                }
-            }
-        }
-
-        impl std::fmt::Display for $name {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-    };
-}
-
 /// A task: a step list deft runs without a model, now or on a schedule (docs/tasks.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Task {
@@ -353,6 +315,8 @@ pub struct NewTaskRun {
     pub variables: serde_json::Map<String, serde_json::Value>,
     /// Start, ms since the epoch.
     pub started_at_ms: i64,
+    /// The server that runs it (its id); its first heartbeat is the start.
+    pub owner: Option<String>,
 }
 
 /// A run of a draft that is not a stored task (designer mode's "try it").
@@ -410,6 +374,11 @@ pub struct TaskRun {
     pub variables: serde_json::Map<String, serde_json::Value>,
     /// Its executed steps by outcome.
     pub steps: StepCounts,
+    /// The server that runs (or ran) it; `None` for runs that never started or were recorded
+    /// before servers said so.
+    pub owner: Option<String>,
+    /// When its server last said it runs, ms since the epoch.
+    pub heartbeat_at_ms: Option<i64>,
 }
 
 /// The answer of [`crate::Store::start_task_run`].
@@ -467,6 +436,10 @@ pub struct TaskRunStep {
     pub healed_from: Option<serde_json::Value>,
     /// What went wrong.
     pub error: Option<String>,
+    /// What it had to say when it worked (a `notify` text, a loop's rounds).
+    pub message: Option<String>,
+    /// The screenshots kept with it: image ids of the run (files in its trace folder).
+    pub image_ids: Vec<String>,
 }
 
 /// Which slice of a list to return.

@@ -220,3 +220,56 @@ async fn the_mousepad_example_runs() {
     );
     assert_eq!(report.count(StepStatus::Failed), 0, "{all:#?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clipboard_steps_paste_into_mousepad_and_read_what_it_copies_into_a_variable() {
+    desktop_device::require_apps(&[("mousepad", "mousepad")]);
+    let desk = desktop_device::start().await;
+    let edit = json!({"type": "edit"});
+    let task = fixture_device::task(
+        json!({"name": "mousepad: clipboard", "device": "local", "steps": [
+            {"type": "clipboard", "set": "Grüße, 苏州 ✓"},
+            {"type": "open_app", "app": "mousepad"},
+            {"type": "wait_el", "selector": edit, "timeout_s": 30},
+            {"type": "key_event", "selector": edit, "keys": "^v"},
+            {"type": "wait_el", "selector": {"type": "edit", "text": "Grüße, 苏州 ✓", "match": "exact"}, "timeout_s": 10},
+            {"type": "input_text", "selector": edit, "text": "ORD-2024-117 Zoë"},
+            {"type": "key_event", "selector": edit, "keys": "^a^c"},
+            {"type": "clipboard", "read_into": "order"},
+            {"type": "input_text", "selector": edit, "text": "found {{order}}"},
+            {"type": "wait_el", "selector": {"type": "edit", "text": "found ORD-2024-117 Zoë", "match": "exact"}, "timeout_s": 10},
+            {"type": "click", "selector": {"type": "slider"}, "on_error": "continue", "note": "no such control: a failure keeps a screenshot"},
+        ]}),
+    );
+    let (rec, sinks, _rx, kept) = fixture_device::recorder_keeping_images();
+    let report = deft_tasks::runner::run_task(
+        &task,
+        &desk.device,
+        &deft_tasks::runner::RunRequest::default(),
+        sinks,
+        tokio_util::sync::CancellationToken::new(),
+    )
+    .await;
+    let all = lines(&report);
+    assert_eq!(report.count(StepStatus::Failed), 1, "{all:#?}");
+    assert_eq!(report.status, DoneStatus::Completed, "{all:#?}");
+    assert_eq!(
+        step(&report, "steps[0]").message.as_deref(),
+        Some("put 11 characters on the clipboard")
+    );
+    assert_eq!(
+        step(&report, "steps[7]").message.as_deref(),
+        Some("read 16 characters into {{order}}")
+    );
+    // The failed click keeps a screenshot of mousepad's window.
+    let failed = step(&report, "steps[10]");
+    assert_eq!(failed.image_ids, ["shot-1"], "{all:#?}");
+    let (png, mime) = kept.images.lock()[0].clone();
+    assert_eq!(mime, "image/png");
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 1_000);
+    let shot_tool = rec.events.lock().iter().find_map(|e| match &e.kind {
+        deft_protocol::EventKind::Step(s) if s.image_ids == ["shot-1"] => Some(s.tool.clone()),
+        _ => None,
+    });
+    assert_eq!(shot_tool.as_deref(), Some("capture_window_screenshot"));
+}

@@ -300,8 +300,10 @@ pub struct ScriptedModel {
 pub struct ModelOptions {
     /// Answer 400 to any request carrying `stream_options` (some gateways do).
     pub reject_stream_options: bool,
-    /// Answer 400 to any request carrying one of these top-level fields, naming it as OpenAI
-    /// does ("Unsupported parameter: 'max_tokens' is not supported with this model. …").
+    /// Answer 400 to any request carrying one of these top-level fields (the first listed that
+    /// it carries), naming it as OpenAI does ("Unsupported parameter: 'max_tokens' is not
+    /// supported with this model. …"): `max_tokens` for OpenAI's newer models, `thinking` for a
+    /// gateway that knows no reasoning switch.
     pub reject_params: Vec<String>,
     /// Require `Authorization: Bearer <key>`; 401 otherwise.
     pub api_key: Option<String>,

@@ -237,6 +237,7 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
                     usage={run!.usage}
                     status={run!.status}
                     errors={run!.errors}
+                    memory={run!.memory}
                     live={true}
                     onAnswer={runStream.answer}
                     onOpenImage={openImage}

@@ -22,7 +22,11 @@ impl Browser {
         let mut seen = HashSet::new();
         let mut st = self.state();
         for t in targets["targetInfos"].as_array().into_iter().flatten() {
-            if t["type"] != "page" {
+            if t["type"] != "page"
+                || t["browserContextId"]
+                    .as_str()
+                    .is_some_and(|c| self.is_clipboard_context(c))
+            {
                 continue;
             }
             let Some(target_id) = t["targetId"].as_str() else {

@@ -1,6 +1,8 @@
 //! The run slot (one run at a time, platform-wide) and the life of a run. A run is a chat or
 //! designer mode (`mode`); both take the same slot, and a designer run's valid draft is kept
-//! ([`drafts`](super::drafts)) before its `done` is shown.
+//! ([`drafts`](super::drafts)) before its `done` is shown. A chat takes part in the memory
+//! (its session recalls at the start and distils after `done`, [`memory::run`]); a designer run
+//! does not.
 //!
 //! A run's events go to three places through one [`EventSink`]: its [`RunLog`] (what SSE watchers
 //! read), the store (batched by a writer task, so a restart can replay it), and a summary (the
@@ -21,6 +23,7 @@ use deft_agent::llm::{LlmClient, LlmConfig};
 use deft_agent::{
     Agent, EventSink, HistoryMessage, RunIo, RunOutcome, RunProfile, RunRequest, RunTimings,
 };
+use deft_memory::Session;
 use deft_protocol::{
     AgentEvent, DeltaKind, DoneStatus, DraftOutcome, EventKind, RunMode, RunStatus, StepSummary,
     Usage,
@@ -36,10 +39,11 @@ use tokio_util::sync::CancellationToken;
 use super::approvals::Approvals;
 use super::conversations::clean_title;
 use super::drafts;
+use super::event_writer::{EventStore, store_until_done, write_batches};
 use super::images::FileImages;
 use super::run_log::{LoggedEvent, RunLog};
 use super::views::{CurrentRun, RunStarted, RunView};
-use super::{Console, ConsoleError, now_ms, texts};
+use super::{Console, ConsoleError, memory, now_ms, texts};
 use crate::AppState;
 use crate::api::{ApiError, JsonBody};
 
@@ -210,50 +214,6 @@ impl EventSink for ConsoleSink {
     }
 }
 
-/// Writes a run's events to the store in batches until the sender is dropped, and only then
-/// shows each batch to the watchers (the run's log): whatever a watcher saw survives a crash,
-/// so recovery never numbers its closing events with a seq someone saw name another event.
-/// The run itself never waits: it only queues.
-async fn write_events(
-    store: deft_store::Store,
-    run: Arc<ActiveRun>,
-    mut rx: mpsc::UnboundedReceiver<LoggedEvent>,
-) {
-    while let Some(first) = rx.recv().await {
-        let mut batch = vec![first];
-        while batch.len() < 500 {
-            match rx.try_recv() {
-                Ok(e) => batch.push(e),
-                Err(_) => break,
-            }
-        }
-        store_until_done(&store, &run.run_id, &batch).await;
-        for event in batch {
-            run.log.push(event);
-        }
-    }
-}
-
-/// Appends `batch` to the run's stored log, retrying with backoff (at most 2 s apart) until the
-/// store takes it: a stalled database stalls the watchers, never the run.
-async fn store_until_done(store: &deft_store::Store, run_id: &str, batch: &[LoggedEvent]) {
-    let rows: Vec<(u64, String)> = batch.iter().map(|e| (e.seq, e.json.to_string())).collect();
-    for attempt in 0u32.. {
-        match store.append_events(run_id, &rows).await {
-            Ok(()) => return,
-            Err(e) => {
-                if attempt % 10 == 4 {
-                    tracing::error!(run = %run_id, attempt, error = %e, "run events still not stored; watchers wait for them");
-                } else {
-                    tracing::warn!(run = %run_id, attempt, error = %e, "cannot store run events; retrying");
-                }
-                let backoff = 100u64.saturating_mul(1 << attempt.min(5)).min(2_000);
-                tokio::time::sleep(std::time::Duration::from_millis(backoff)).await;
-            }
-        }
-    }
-}
-
 /// Frees the slot and closes the log even if the run's task panics.
 struct SlotGuard {
     console: Console,
@@ -349,7 +309,7 @@ impl RunPlan {
             &settings.model,
             settings.api_key.clone(),
         ))
-        .map_err(|e| bad(format!("the model settings are unusable: {e}")))?;
+        .map_err(|e| bad(texts::model_unusable(&e.to_string())))?;
         if console.runs().active().is_some() {
             return Err(ApiError(StatusCode::CONFLICT, texts::RUN_ACTIVE.to_owned()));
         }
@@ -417,9 +377,15 @@ impl RunPlan {
             console: console.clone(),
             run: run.clone(),
         };
-        let profile = match self.mode {
-            RunMode::Chat => RunProfile::chat(),
-            RunMode::Designer => deft_designer::profile(&self.device),
+        // A designer run explores on its own: no recall, no distilling (see deft-designer).
+        let session = match self.mode {
+            RunMode::Chat => console.memory().session(&run.run_id),
+            RunMode::Designer => None,
+        };
+        let profile = match &session {
+            _ if self.mode == RunMode::Designer => deft_designer::profile(&self.device),
+            Some(session) => RunProfile::chat().with_extension(session.clone()),
+            None => RunProfile::chat(),
         };
         Ok(ClaimedRun {
             guard,
@@ -434,6 +400,7 @@ impl RunPlan {
                 extra_context: Vec::new(),
                 profile,
             },
+            session,
         })
     }
 }
@@ -465,6 +432,9 @@ struct ClaimedRun {
     llm: LlmClient,
     max_steps: u32,
     request: RunRequest,
+    /// The run's session with the memory (a chat's, when runs use the memory); it takes part
+    /// in the run through the request's profile and distils after `done`.
+    session: Option<Arc<Session>>,
 }
 
 impl ClaimedRun {
@@ -514,13 +484,24 @@ impl ClaimedRun {
             llm,
             max_steps,
             request,
+            session,
         } = self;
         let config = console.inner.agent.clone().with_max_steps(max_steps);
         let devices: Arc<dyn Devices> = Arc::new(app.registry.clone());
-        let agent = Agent::new(Arc::new(llm), config, devices);
-        let store = console.store().clone();
+        let llm = Arc::new(llm);
+        let agent = Agent::new(llm.clone(), config, devices);
         let (persist_tx, persist_rx) = mpsc::unbounded_channel();
-        let writer = tokio::spawn(write_events(store, run.clone(), persist_rx));
+        let writer = {
+            let store = console.store().clone();
+            let kept = EventStore::Agent(run.run_id.clone());
+            let shown = run.clone();
+            // Stored first, then shown: a seq a watcher saw is in the store.
+            tokio::spawn(write_batches(
+                persist_rx,
+                async move |batch: &[LoggedEvent]| store_until_done(&store, &kept, batch).await,
+                move |event| shown.log.push(event),
+            ))
+        };
         let sink = Arc::new(ConsoleSink {
             run: run.clone(),
             persist: persist_tx,
@@ -559,8 +540,10 @@ impl ClaimedRun {
             };
             // Every sender is gone now: the writer drains what is left and ends.
             let _ = writer.await;
+            memory::run::mark_before_done(&console, &run.run_id, session.as_deref(), &outcome);
             finish(&console, &run, summary, &outcome).await;
             drop(guard);
+            memory::run::after_done(&console, &run.run_id, session, llm, outcome);
         });
     }
 }
@@ -603,7 +586,8 @@ async fn finish(console: &Console, run: &Arc<ActiveRun>, summary: Summary, outco
         ),
     });
     let done = LoggedEvent::new(&done);
-    store_until_done(store, &run.run_id, std::slice::from_ref(&done)).await;
+    let kept_events = EventStore::Agent(run.run_id.clone());
+    store_until_done(store, &kept_events, std::slice::from_ref(&done)).await;
     if let Some(DraftOutcome::Draft { task, warnings }) = &outcome.draft {
         let kept = drafts::drafted(
             task.clone(),
@@ -677,7 +661,15 @@ pub async fn get_run(
         Some(log) => log.last_seq(),
         None => store.events(&id, 0).await?.last().map_or(0, |e| e.0),
     };
-    Ok(Json(RunView::stored(&record, last)).into_response())
+    let mut view = RunView::stored(&record, last);
+    view.memory = store
+        .run_notes(std::slice::from_ref(&id))
+        .await?
+        .into_iter()
+        .map(|(_, n)| n)
+        .collect();
+    view.distilling = console.memory().is_distilling(&id);
+    Ok(Json(view).into_response())
 }
 
 /// `POST /api/agent/stop` body.

@@ -103,11 +103,17 @@ pub fn store_failed(detail: &str) -> String {
 
 /// 400 summary of a task or schedule that does not validate (the body lists every problem).
 pub fn invalid_task(errors: &[deft_tasks::validate::Issue]) -> String {
+    invalid("task", errors)
+}
+
+/// The summary of a refused `what` (a task, an action, an experience): its first error, and
+/// how many more the body lists.
+pub fn invalid(what: &str, errors: &[deft_tasks::validate::Issue]) -> String {
     match errors {
-        [] => "the task is invalid".to_owned(),
-        [one] => format!("the task is invalid: {one}"),
+        [] => format!("the {what} is invalid"),
+        [one] => format!("the {what} is invalid: {one}"),
         [first, rest @ ..] => format!(
-            "the task is invalid: {first} (and {} more; see \"errors\")",
+            "the {what} is invalid: {first} (and {} more; see \"errors\")",
             rest.len()
         ),
     }
@@ -257,6 +263,32 @@ pub fn schedule_policy(key: &str, allowed: &str) -> String {
 pub fn unknown_schedule(id: &str, task: &str) -> String {
     format!(
         "the task {task:?} has no schedule {id:?}: list them with GET /api/tasks/{{id}}/schedules"
+    )
+}
+
+/// 400 for model settings the client cannot use.
+pub fn model_unusable(why: &str) -> String {
+    format!("the model settings are unusable: {why}")
+}
+
+/// 400 for an audit state that does not exist.
+pub fn unknown_audit_state(state: &str) -> String {
+    format!("unknown audit state {state:?}: use none, pending or kept")
+}
+
+/// 400 for a text field that is missing or too long.
+pub fn text_field(field: &str, max: usize, required: bool) -> String {
+    if required {
+        format!("{field} must be 1 to {max} characters")
+    } else {
+        format!("{field} must be at most {max} characters")
+    }
+}
+
+/// 404 for an unknown action.
+pub fn unknown_action(id_or_name: &str) -> String {
+    format!(
+        "no action has the id, name or alias {id_or_name:?}: list the actions with GET /api/memory/actions"
     )
 }
 

@@ -2,6 +2,7 @@
 //! these, and the web console's `web/src/types.ts` is generated from them (the
 //! `typescript_types_are_current` test fails when it is out of date).
 
+use deft_protocol::memory::MemoryNote;
 use deft_protocol::{DoneStatus, RunMode, RunStatus, StepSummary, Usage};
 use deft_store::{Conversation, ConversationSummary, Message, RunRecord};
 use serde::Serialize;
@@ -52,11 +53,29 @@ pub struct ConversationDetailView {
     pub messages: Vec<MessageView>,
 }
 
-impl From<&Conversation> for ConversationDetailView {
-    fn from(c: &Conversation) -> Self {
+impl ConversationDetailView {
+    /// The conversation, each assistant message with its run's memory notes (`notes`: the
+    /// store's `(run_id, note)` pairs of its runs).
+    pub fn new(c: &Conversation, notes: &[(String, MemoryNote)]) -> Self {
+        let messages = c
+            .messages
+            .iter()
+            .map(|m| {
+                let mut view = MessageView::from(m);
+                if let (Some(run), Some(memory)) = (&m.run_id, view.memory.as_mut()) {
+                    memory.extend(
+                        notes
+                            .iter()
+                            .filter(|(r, _)| r == run)
+                            .map(|(_, n)| n.clone()),
+                    );
+                }
+                view
+            })
+            .collect();
         ConversationDetailView {
             summary: ConversationView::from(&c.summary),
-            messages: c.messages.iter().map(MessageView::from).collect(),
+            messages,
         }
     }
 }
@@ -92,6 +111,11 @@ pub struct MessageView {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(test, ts(optional))]
     pub steps: Option<Vec<StepSummary>>,
+    /// What the memory did for the run: recalled into its prompt, saved, merged or dropped
+    /// after it (assistant messages only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    pub memory: Option<Vec<MemoryNote>>,
 }
 
 impl From<&Message> for MessageView {
@@ -105,6 +129,7 @@ impl From<&Message> for MessageView {
             usage: m.usage,
             reasoning: m.reasoning.clone(),
             steps: (m.role == "assistant").then(|| m.steps.clone()),
+            memory: (m.role == "assistant").then(Vec::new),
         }
     }
 }
@@ -141,6 +166,12 @@ pub struct RunView {
     pub usage: Usage,
     /// The question waiting for a person, if any.
     pub pending_confirm: Option<PendingConfirm>,
+    /// What the memory did for the run so far (recalled, then after `done` saved, merged or
+    /// dropped).
+    pub memory: Vec<MemoryNote>,
+    /// Distilling the run after its `done` is still going on (its notes are not all in
+    /// `memory` yet).
+    pub distilling: bool,
 }
 
 impl RunView {
@@ -159,6 +190,8 @@ impl RunView {
             last_seq: run.log.last_seq(),
             usage: run.usage(),
             pending_confirm: run.approvals.pending().into_iter().next(),
+            memory: Vec::new(),
+            distilling: false,
         }
     }
 
@@ -177,6 +210,8 @@ impl RunView {
             last_seq,
             usage: r.usage,
             pending_confirm: None,
+            memory: Vec::new(),
+            distilling: false,
         }
     }
 }
@@ -242,11 +277,16 @@ mod tests {
             deft_protocol::task_run::MatchedControl::decl(&cfg),
             deft_protocol::task_run::TaskStepStart::decl(&cfg),
             deft_protocol::task_run::TaskStepResult::decl(&cfg),
+            deft_protocol::memory::MemoryKind::decl(&cfg),
+            deft_protocol::memory::MemoryOutcome::decl(&cfg),
+            deft_protocol::memory::MemoryItem::decl(&cfg),
+            MemoryNote::decl(&cfg),
             EventKind::decl(&cfg),
             AgentEvent::decl(&cfg),
         ]
         .into_iter()
-        .chain(crate::console::tasks::views::ts_decls::declarations(&cfg));
+        .chain(crate::console::tasks::views::ts_decls::declarations(&cfg))
+        .chain(crate::console::memory::views::ts_decls::declarations(&cfg));
         let mut out = String::from(
             "// Generated from the Rust types by `crates/server/src/console/views.rs` (the\n\
              // typescript_types_are_current test): do not edit. DEFT_UPDATE_TS=1 cargo test -p\n\

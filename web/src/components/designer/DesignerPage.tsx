@@ -254,6 +254,7 @@ export function DesignerPage({ username, onLoggedOut }: { username: string; onLo
                   usage={shownRun.usage}
                   status={shownRun.status}
                   errors={shownRun.errors}
+                  memory={shownRun.memory}
                   live={true}
                   onAnswer={runStream.answer}
                   onOpenImage={openImage}

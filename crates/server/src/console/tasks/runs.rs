@@ -261,6 +261,7 @@ pub async fn start(app: &AppState, console: &Console, order: Order) -> Result<Ta
     })?;
     let mut new = order.new;
     new.device = Some(device_id);
+    new.owner = Some(console.server_id().to_owned());
     let started = console
         .store()
         .start_task_run(&new)
@@ -433,6 +434,7 @@ pub async fn start_now(
         device: body.device.filter(|d| !d.trim().is_empty()),
         variables: json_variables(&body.variables),
         started_at_ms: now_ms(),
+        owner: None,
     };
     let order = Order {
         task,
@@ -513,7 +515,7 @@ pub async fn get_one(
     let active = console.tasks().active(&id);
     let last_seq = match console.tasks().log(&id) {
         Some(log) => log.last_seq(),
-        None => record::stored_log(console, &run).last_seq(),
+        None => record::stored_log(console, &run).await?.last_seq(),
     };
     Ok(Json(TaskRunDetailView {
         run: TaskRunView::from(&run),
@@ -584,7 +586,7 @@ pub async fn events(
                 .task_run(&id)
                 .await
                 .map_err(unknown_run(&id))?;
-            record::stored_log(console, &run)
+            record::stored_log(console, &run).await?
         }
     };
     Ok(stream::serve_log(log, after, app.stopping.clone()))
@@ -621,29 +623,4 @@ pub fn done_event(seq: u64, answer: &str, status: DoneStatus) -> AgentEvent {
 /// Frames a `done`.
 pub fn done_logged(seq: u64, answer: &str, status: DoneStatus) -> LoggedEvent {
     LoggedEvent::new(&done_event(seq, answer, status))
-}
-
-/// Ends task runs a previous process of this server left `running`, as `interrupted`.
-///
-/// Single-server safe: with several servers on one database, a server that starts while
-/// another one runs a task marks that run interrupted too (the other server's run goes on,
-/// and its end is then refused by the store as already ended).
-pub async fn recover_interrupted(store: &deft_store::Store) -> Result<(), StoreError> {
-    for run in store.running_task_runs().await? {
-        match store
-            .finish_task_run(
-                &run.id,
-                TaskRunStatus::Interrupted,
-                Some(texts::TASK_RUN_INTERRUPTED),
-                now_ms(),
-            )
-            .await
-        {
-            Ok(_) | Err(StoreError::Conflict(_)) => {
-                tracing::info!(run = %run.id, task = %run.task_name, "marked a task run the previous server process left running as interrupted");
-            }
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(())
 }

@@ -326,6 +326,13 @@ pub struct TaskRunStepView {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(test, ts(optional))]
     pub error: Option<String>,
+    /// What it had to say when it worked (a `notify` text, a loop's rounds, a wait's length).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    pub message: Option<String>,
+    /// Screenshots kept with it (the task's `screenshots`), served at
+    /// `/api/task-runs/{run id}/images/{image id}`.
+    pub image_ids: Vec<String>,
 }
 
 impl From<&TaskRunStep> for TaskRunStepView {
@@ -340,6 +347,8 @@ impl From<&TaskRunStep> for TaskRunStepView {
             matched: s.matched.clone(),
             healed_from: s.healed_from.clone(),
             error: s.error.clone(),
+            message: s.message.clone(),
+            image_ids: s.image_ids.clone(),
         }
     }
 }
