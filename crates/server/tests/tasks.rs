@@ -1198,12 +1198,12 @@ async fn start_waiting(h: &ConsoleHub, name: &str) -> (String, common::console_h
     (run, stream)
 }
 
-/// A hub on `url` with the fixture device whose clock is `clock`.
-async fn hub_on(dir: &std::path::Path, url: &str, clock: &ManualClock) -> ConsoleHub {
+/// A hub on `url` (none: a SQLite file in `dir`) with the fixture device whose clock is `clock`.
+async fn hub_on(dir: &std::path::Path, url: Option<&str>, clock: &ManualClock) -> ConsoleHub {
     let clock = clock.clone();
     ConsoleHub::start_with(
         dir,
-        Some(url),
+        url,
         vec![fixture_device::fixture_device()],
         move |cc| cc.clock = std::sync::Arc::new(clock),
     )
@@ -1234,32 +1234,87 @@ async fn status_of(h: &ConsoleHub, run: &str) -> String {
     r["status"].as_str().unwrap_or_default().to_owned()
 }
 
+/// Waits until this server's beat at `now` reached run `run` (it is recorded as this server's).
+async fn until_beat(h: &ConsoleHub, run: &str, now: i64) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while h
+        .console
+        .store()
+        .task_run(run)
+        .await
+        .unwrap()
+        .heartbeat_at_ms
+        != Some(now)
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no beat at {now} reached {run}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// A draft being tried (designer mode's "try it") is this server's run as a task's is: recorded
+/// with the server and beating, so the sweep for runs of silent servers leaves it alone. (A try
+/// recorded without its server was taken for a dead server's run and interrupted mid-run at the
+/// first beat.)
+#[tokio::test]
+async fn a_draft_being_tried_is_this_servers_run_and_outlives_the_sweeps() {
+    use deft_server::console::tasks::liveness::HEARTBEAT;
+    let clock = ManualClock::new(deft_server::console::now_ms());
+    let dir = tempfile::tempdir().unwrap();
+    let h = hub_on(dir.path(), None, &clock).await;
+    let a = h
+        .post(
+            "/api/agent/draft/try",
+            &json!({"draft": waiting_task("a long try")}),
+        )
+        .await;
+    assert_eq!(a.status, 202, "{}", a.body);
+    let run = a.body["id"].as_str().unwrap().to_owned();
+    let mut stream = h
+        .stream(&format!("/api/task-runs/{run}/events"), None)
+        .await;
+    until_event(&mut stream, "task_step_start").await;
+    let stored = h.console.store().task_run(&run).await.unwrap();
+    assert_eq!(stored.owner.as_deref(), Some(h.console.server_id()));
+
+    // A minute of beats (past the 45 s a silent server's run lasts): the try goes on.
+    for _ in 0..4 {
+        clock.advance(HEARTBEAT);
+        until_beat(&h, &run, clock.now_ms()).await;
+        assert_eq!(status_of(&h, &run).await, "running");
+    }
+    h.post(&format!("/api/task-runs/{run}/stop"), &json!({}))
+        .await;
+    assert_eq!(
+        until_event(&mut stream, "done").await.data["status"],
+        "stopped"
+    );
+    assert_eq!(status_of(&h, &run).await, "stopped");
+    h.shutdown().await;
+}
+
 #[tokio::test]
 async fn two_servers_on_postgres_interrupt_only_the_runs_of_a_silent_server() {
     use deft_server::console::tasks::liveness::HEARTBEAT;
     deft_test_support::postgres::with_scratch_database(|url| async move {
         let clock = ManualClock::new(deft_server::console::now_ms());
         let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-        let a = hub_on(dir_a.path(), &url, &clock).await;
+        let a = hub_on(dir_a.path(), Some(&url), &clock).await;
         let (live, mut stream) = start_waiting(&a, "long wait on A").await;
 
         // B starts on the same database: A's run is A's, B's start-up leaves it alone.
-        let b = hub_on(dir_b.path(), &url, &clock).await;
+        let b = hub_on(dir_b.path(), Some(&url), &clock).await;
         assert_ne!(a.console.server_id(), b.console.server_id());
         assert_eq!(status_of(&b, &live).await, "running");
         // A run of a server that died: it never beats again.
         let dead = run_of(&b, "on a dead server", "a server that died", clock.now_ms()).await;
 
         // A minute passes: A's heartbeat keeps its run; the silent one is ended after 45 s.
-        let store = b.console.store().clone();
         for beat in 1..=4 {
             clock.advance(HEARTBEAT);
-            let now = clock.now_ms();
-            let deadline = std::time::Instant::now() + Duration::from_secs(20);
-            while store.task_run(&live).await.unwrap().heartbeat_at_ms != Some(now) {
-                assert!(std::time::Instant::now() < deadline, "A's beat {beat}");
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
+            until_beat(&b, &live, clock.now_ms()).await;
             if beat < 4 {
                 assert_eq!(
                     status_of(&b, &dead).await,
@@ -1284,7 +1339,7 @@ async fn two_servers_on_postgres_interrupt_only_the_runs_of_a_silent_server() {
         let left = run_of(&b, "left by B", b.console.server_id(), clock.now_ms()).await;
         let b_id = b.console.server_id().to_owned();
         b.shutdown().await;
-        let b = hub_on(dir_b.path(), &url, &clock).await;
+        let b = hub_on(dir_b.path(), Some(&url), &clock).await;
         assert_eq!(
             b.console.server_id(),
             b_id,

@@ -400,12 +400,14 @@ impl Store {
         self.task_run(&id).await.map_err(InsertError::Store)
     }
 
-    /// Inserts a running run of a draft.
+    /// Inserts a running run of a draft (its owner's first heartbeat is its start).
     async fn insert_draft_run(&self, new: &NewDraftRun) -> Result<TaskRun, InsertError> {
         let id = uuid::Uuid::new_v4().to_string();
+        let heartbeat = new.owner.as_ref().map(|_| new.started_at_ms);
         sqlx::query(
             "INSERT INTO task_runs (id, task_id, task_name, triggered_by, device, status, \
-             started_at_ms, variables) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+             started_at_ms, variables, owner, heartbeat_at_ms) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
         )
         .bind(&id)
         .bind(DRAFT_TASK_ID)
@@ -415,6 +417,8 @@ impl Store {
         .bind(TaskRunStatus::Running.as_str())
         .bind(new.started_at_ms)
         .bind(to_json(&new.variables))
+        .bind(new.owner.as_deref())
+        .bind(heartbeat)
         .execute(&self.pool)
         .await
         .map_err(insert_error)?;

@@ -330,6 +330,9 @@ pub struct NewDraftRun {
     pub variables: serde_json::Map<String, serde_json::Value>,
     /// Start, ms since the epoch.
     pub started_at_ms: i64,
+    /// The server that runs it (its id); its first heartbeat is the start. Without one, the
+    /// first sweep for runs of silent servers takes it for a dead server's run.
+    pub owner: Option<String>,
 }
 
 /// How many of a run's executed steps ended each way.

@@ -661,6 +661,7 @@ pub async fn draft_runs_one_at_a_time(store: &Store) {
         device: "local".into(),
         variables: json!({"n": "8"}).as_object().unwrap().clone(),
         started_at_ms: at,
+        owner: Some("server-a".into()),
     };
     let RunStart::Started(run) = store.start_draft_run(&draft(1_000)).await.unwrap() else {
         panic!("the first try starts")
@@ -682,6 +683,20 @@ pub async fn draft_runs_one_at_a_time(store: &Store) {
         )
     );
     assert_eq!(run.variables, draft(0).variables);
+    assert_eq!(
+        (run.owner.as_deref(), run.heartbeat_at_ms),
+        (Some("server-a"), Some(1_000)),
+        "its server's run, beating from its start"
+    );
+    assert_eq!(
+        store.heartbeat_task_runs("server-a", 1_500).await.unwrap(),
+        1
+    );
+    assert_eq!(
+        store.task_run(&run.id).await.unwrap().heartbeat_at_ms,
+        Some(1_500)
+    );
+    let run = store.task_run(&run.id).await.unwrap();
     assert_eq!(
         store.start_draft_run(&draft(1_100)).await.unwrap(),
         RunStart::Busy(run.clone()),

@@ -310,6 +310,7 @@ pub async fn start_draft(
         device: order.device.clone(),
         variables: json_variables(&order.variables),
         started_at_ms: now_ms(),
+        owner: Some(console.server_id().to_owned()),
     };
     let run = match console
         .store()
