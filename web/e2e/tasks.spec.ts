@@ -357,8 +357,10 @@ test("unsaved changes ask before leaving; the list searches, switches, duplicate
   await expect(page.getByText("No task's name contains")).toBeVisible();
   await page.getByTestId("task-search").fill(name);
 
-  // The switch is stored.
+  // The switch is stored (the box changes at the click; the reload waits for the server's answer).
+  const stored = page.waitForResponse((r) => r.request().method() === "PATCH" && r.url().includes("/api/tasks/"));
   await row.getByTestId("task-toggle").click();
+  expect((await stored).status()).toBe(200);
   await expect(row.getByTestId("task-toggle")).not.toBeChecked();
   await page.reload();
   await expect(page.getByTestId("task-search")).toHaveValue(name);
