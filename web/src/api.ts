@@ -1,11 +1,18 @@
 // The console's HTTP client: same-origin cookies, the CSRF header on every change, and errors that
 // carry the server's own `error` text.
 import type {
+  ActionTry,
+  AuditRun,
+  AuditSchedule,
+  AuditState,
   CommandResult,
   Conversation,
   ConversationDetail,
   Device,
+  Experience,
+  ExperienceDetail,
   Issue,
+  LibraryAction,
   RunInfo,
   RunMode,
   RunStarted,
@@ -36,6 +43,11 @@ export class ApiError extends Error {
     const b = this.body as { errors?: unknown; warnings?: unknown } | undefined;
     if (!b || !Array.isArray(b.errors)) return null;
     return { errors: b.errors as Issue[], warnings: Array.isArray(b.warnings) ? (b.warnings as Issue[]) : [] };
+  }
+
+  /** The message of each error a 400 listed, by its path (a form shows each at its field). */
+  get byPath(): Record<string, string> {
+    return Object.fromEntries((this.issues?.errors ?? []).map((i) => [i.path, i.message]));
   }
 }
 
@@ -202,7 +214,44 @@ export const api = {
   taskRun: (id: string) => request<TaskRunDetail>("GET", `/api/task-runs/${enc(id)}`),
   stopTaskRun: (id: string) =>
     request<{ run_id: string; stopping: boolean }>("POST", `/api/task-runs/${enc(id)}/stop`),
+
+  /** Experiences (docs/console-api.md "Memory"): `state` none, pending (the audit suggests
+   * deleting them) or kept. */
+  experiences: (f: { q?: string; state?: string }, limit: number, offset: number) =>
+    request<Paged<Experience>>("GET", `/api/memory/experiences?${query({ q: f.q ?? "", state: f.state ?? "", limit, offset })}`),
+  experience: (id: string) => request<ExperienceDetail>("GET", `/api/memory/experiences/${enc(id)}`),
+  createExperience: (e: ExperienceBody) => request<Experience>("POST", "/api/memory/experiences", e),
+  replaceExperience: (id: string, e: ExperienceBody) => request<Experience>("PUT", `/api/memory/experiences/${enc(id)}`, e),
+  /** A person deletes it (confirming the audit's suggestion, if there is one). */
+  deleteExperience: (id: string) => request<void>("DELETE", `/api/memory/experiences/${enc(id)}`),
+  /** A person keeps it: never suggested for deletion again. */
+  keepExperience: (id: string) => request<Experience>("POST", `/api/memory/experiences/${enc(id)}/keep`),
+
+  audit: () => request<AuditState>("GET", "/api/memory/audit"),
+  /** Starts an audit pass now (409 while one runs). */
+  runAudit: () => request<AuditRun>("POST", "/api/memory/audit"),
+  setAuditSchedule: (s: Partial<Pick<AuditSchedule, "cron" | "tz" | "enabled">>) =>
+    request<AuditSchedule>("PUT", "/api/memory/audit/schedule", s),
+
+  actions: (q: string, limit: number, offset: number) =>
+    request<Paged<LibraryAction>>("GET", `/api/memory/actions?${query({ q, limit, offset })}`),
+  action: (id: string) => request<LibraryAction>("GET", `/api/memory/actions/${enc(id)}`),
+  /** Checks an action as the library admits it (`text`, sent as typed); never stores. */
+  validateAction: (text: string) => send<ValidationReport>("POST", "/api/memory/actions/validate", text),
+  createAction: (text: string) => send<LibraryAction>("POST", "/api/memory/actions", text),
+  replaceAction: (id: string, text: string) => send<LibraryAction>("PUT", `/api/memory/actions/${enc(id)}`, text),
+  deleteAction: (id: string) => request<void>("DELETE", `/api/memory/actions/${enc(id)}`),
+  /** Runs the stored action once on a device and answers how each step went (it waits for the end). */
+  tryAction: (id: string, device: string, variables: Record<string, string>) =>
+    request<ActionTry>("POST", `/api/memory/actions/${enc(id)}/try`, { device, variables }),
 };
+
+/** An experience as a person writes it. */
+export interface ExperienceBody {
+  task: string;
+  title?: string;
+  recipe: string;
+}
 
 /** A page of a list route. */
 export interface Paged<T> {

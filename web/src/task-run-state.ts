@@ -2,7 +2,7 @@
 // calls it made in between, the step running now, and the end. Pure, like run-state: an event at
 // or below `lastSeq` (a replay after a reconnect or a reload) changes nothing.
 import { foldToolStep, type StepView } from "./run-state";
-import type { AgentEvent, DoneStatus, MatchedControl, TaskRunStep } from "./types";
+import type { AgentEvent, DoneStatus, MatchedControl, TaskRunStep, TaskStepResult } from "./types";
 
 /** One executed task step. */
 export interface TaskStepView {
@@ -128,6 +128,29 @@ export function storedTaskStep(r: TaskRunStep): TaskStepView {
     healed_from: healedText(r.healed_from),
     error: r.error ?? null,
     image_ids: imageIdsOf(r),
+    tools: [],
+  };
+}
+
+/** Each step's result by its path (the latest, for a step a loop ran more than once): what a step
+ * editor shows on its cards. */
+export function resultsByPath(steps: TaskStepView[]): ReadonlyMap<string, TaskStepView> {
+  return new Map(steps.map((s) => [s.path, s]));
+}
+
+/** A step result an action's try answered, as a step view (`i`: its place in the answer). */
+export function resultStep(r: TaskStepResult, i: number): TaskStepView {
+  return {
+    key: `${r.path}#${i}`,
+    path: r.path,
+    step_type: r.step_type,
+    status: r.status,
+    duration_ms: r.duration_ms,
+    matched: r.matched ?? null,
+    healed_from: r.healed_from ?? null,
+    error: r.error ?? null,
+    message: r.message ?? null,
+    image_ids: r.image_ids ?? [],
     tools: [],
   };
 }

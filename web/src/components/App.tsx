@@ -1,11 +1,12 @@
-// The auth gate: first-start setup, login, or the console (the chat, designer mode or the Tasks
-// pages, by path).
+// The auth gate: first-start setup, login, or the console (the chat, designer mode, the Tasks
+// pages or the memory, by path).
 import { useEffect, useState } from "preact/hooks";
 import { api, errorText, setCsrfToken, setUnauthorizedHandler } from "../api";
 import { usePath } from "../router";
 import { Console } from "./Console";
 import { DesignerPage } from "./designer/DesignerPage";
 import { Login } from "./Login";
+import { MemoryArea } from "./memory/MemoryArea";
 import { Setup } from "./Setup";
 import { TasksArea } from "./tasks/TasksArea";
 
@@ -81,11 +82,12 @@ export function App() {
   }
 }
 
-/** The logged-in console: the chat, designer mode (`/designer`), or the Tasks pages (`/tasks…`,
- * `/task-runs…`). */
+/** The logged-in console: the chat, designer mode (`/designer`), the Tasks pages (`/tasks…`,
+ * `/task-runs…`) or the memory (`/memory…`). */
 function Pages({ username, onLoggedOut }: { username: string; onLoggedOut: () => void }) {
   const path = usePath();
   if (/^\/task(s|-runs)(\/|$)/.test(path)) return <TasksArea path={path} username={username} onLoggedOut={onLoggedOut} />;
+  if (/^\/memory(\/|$)/.test(path)) return <MemoryArea path={path} username={username} onLoggedOut={onLoggedOut} />;
   if (/^\/designer\/?$/.test(path)) return <DesignerPage username={username} onLoggedOut={onLoggedOut} />;
   return <Console username={username} onLoggedOut={onLoggedOut} />;
 }

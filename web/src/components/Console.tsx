@@ -163,9 +163,6 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
   return (
     <div class={showLive ? "console with-live" : "console"}>
       <aside class="sidebar">
-        <div class="brand">
-          <span class="brand-mark">◆</span> deft <span class="muted small">console</span>
-        </div>
         <PageNav current="chat" />
         <ConversationList
           // Designer runs' conversations are listed on the 🧭 page, not here.

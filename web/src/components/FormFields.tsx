@@ -62,9 +62,9 @@ export function FormError({ error, testId }: { error: string; testId?: string })
 }
 
 /** The form's submit button; `busyLabel` while the form waits for the server. */
-export function SubmitButton({ busy, label, busyLabel }: { busy: boolean; label: string; busyLabel: string }) {
+export function SubmitButton({ busy, label, busyLabel, disabled, testId }: { busy: boolean; label: string; busyLabel: string; disabled?: boolean; testId?: string }) {
   return (
-    <button class="btn btn-primary" type="submit" disabled={busy}>
+    <button class="btn btn-primary" type="submit" disabled={busy || disabled} data-testid={testId}>
       {busy ? busyLabel : label}
     </button>
   );
@@ -105,8 +105,8 @@ export function Modal(p: { labelledBy: string; testId: string; wide?: boolean; o
   );
 }
 
-/** A dialog's Cancel and submit buttons. */
-export function DialogButtons({ onCancel, ...submit }: { onCancel: () => void; busy: boolean; label: string; busyLabel: string }) {
+/** A dialog's (or a form's) Cancel and submit buttons. */
+export function DialogButtons({ onCancel, ...submit }: { onCancel: () => void; busy: boolean; label: string; busyLabel: string; disabled?: boolean; testId?: string }) {
   return (
     <div class="dialog-buttons">
       <button type="button" class="btn" onClick={onCancel}>

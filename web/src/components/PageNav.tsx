@@ -1,5 +1,7 @@
-// The console's pages, beside the brand (the chat, designer mode and the Tasks pages), and the
-// sidebar's foot.
+// The head of each page's sidebar — the brand and the console's pages (the chat, designer mode,
+// the Tasks pages and the memory) —, a page's own links below it, and the sidebar's foot. The memory's link counts the experiences whose deletion the audit
+// suggests, waiting for a person's decision.
+import { useEffect, useState } from "preact/hooks";
 import { api } from "../api";
 import { Link } from "../router";
 
@@ -8,12 +10,47 @@ const PAGES = [
   { id: "chat", href: "/", label: "💬 Chat", title: "Chat with the agent" },
   { id: "designer", href: "/designer", label: "🧭 AI builds a task", title: "Describe an automation; the AI explores the device and drafts a task" },
   { id: "tasks", href: "/tasks", label: "🗂 Tasks", title: "Tasks, their schedules and runs" },
+  { id: "memory", href: "/memory", label: "🧠 Memory", title: "The experience and action libraries: what deft learned from runs" },
 ] as const;
 
-/** The page links; `current` is marked for screen readers and styled. */
+/** The event that says the experiences' audit states changed (a decision, an audit's end). */
+const PENDING_CHANGED = "deft-pending-changed";
+
+/** Tells the page links to count the experiences waiting for a decision again. */
+export function pendingChanged(): void {
+  window.dispatchEvent(new Event(PENDING_CHANGED));
+}
+
+/** How many experiences wait for a person's decision on the audit's suggestion (asked once a
+ * minute and on `pendingChanged`; 0 when the server cannot say). */
+function usePendingCount(): number {
+  const [n, setN] = useState(0);
+  useEffect(() => {
+    const ask = () =>
+      void api
+        .experiences({ state: "pending" }, 1, 0)
+        .then((p) => setN(p.total))
+        .catch(() => undefined);
+    ask();
+    const t = setInterval(ask, 60_000);
+    window.addEventListener(PENDING_CHANGED, ask);
+    return () => {
+      clearInterval(t);
+      window.removeEventListener(PENDING_CHANGED, ask);
+    };
+  }, []);
+  return n;
+}
+
+/** The brand and the page links; `current` is marked for screen readers and styled. */
 export function PageNav({ current }: { current: (typeof PAGES)[number]["id"] }) {
+  const pending = usePendingCount();
   return (
-    <nav class="page-nav" aria-label="Pages">
+    <>
+      <div class="brand">
+        <span class="brand-mark">◆</span> deft <span class="muted small">console</span>
+      </div>
+      <nav class="page-nav" aria-label="Pages">
       {PAGES.map((p) => (
         <Link
           key={p.id}
@@ -24,9 +61,24 @@ export function PageNav({ current }: { current: (typeof PAGES)[number]["id"] }) 
           data-testid={`nav-${p.id}`}
         >
           {p.label}
+          {p.id === "memory" && pending > 0 && (
+            <span class="nav-badge" title={`${pending} audit ${pending === 1 ? "suggestion waits" : "suggestions wait"} for your decision`} data-testid="memory-pending">
+              {pending}
+            </span>
+          )}
         </Link>
       ))}
-    </nav>
+      </nav>
+    </>
+  );
+}
+
+/** A link of a page's own list below the page links (`on`: the page shown). */
+export function SideLink({ href, on, label, testId }: { href: string; on: boolean; label: string; testId?: string }) {
+  return (
+    <Link href={href} class={on ? "side-link side-link-on" : "side-link"} aria-current={on ? "page" : undefined} data-testid={testId}>
+      {label}
+    </Link>
   );
 }
 

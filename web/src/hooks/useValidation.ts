@@ -1,5 +1,5 @@
-// The server's validator on a task file as it is edited: one request 400 ms after the last change,
-// answers to older texts dropped.
+// The server's validator on a file as it is edited (a task file, or an action of the library): one
+// request 400 ms after the last change, answers to older texts dropped.
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, errorText } from "../api";
 import type { ValidationReport } from "../types";
@@ -14,16 +14,24 @@ export interface Validation {
   error: string;
 }
 
-/** Validates `text` (for `device`'s kind; library mode on request), debounced. */
+/** Validates a task file `text` (for `device`'s kind; library mode on request), debounced. */
 export function useValidation(text: string, device: string | undefined, library = false, delayMs = 400): Validation {
+  return useCheck(text, `${device ?? ""}\n${library}`, (t) => api.validateTask(t, device, library), delayMs);
+}
+
+/** Checks `text` with `check` 400 ms after its last change (or a change of `key`, what else the
+ * check depends on), debounced. */
+export function useCheck(text: string, key: string, check: (text: string) => Promise<ValidationReport>, delayMs = 400): Validation {
   const [state, setState] = useState<Validation>({ report: null, checking: true, error: "" });
   const latest = useRef(0);
+  const checker = useRef(check);
+  checker.current = check;
   useEffect(() => {
     const n = ++latest.current;
     setState((s) => ({ ...s, checking: true }));
     const t = setTimeout(() => {
-      api
-        .validateTask(text, device, library)
+      checker
+        .current(text)
         .then((report) => {
           if (latest.current === n) setState({ report, checking: false, error: "" });
         })
@@ -32,6 +40,6 @@ export function useValidation(text: string, device: string | undefined, library 
         });
     }, delayMs);
     return () => clearTimeout(t);
-  }, [text, device, library]);
+  }, [text, key]);
   return state;
 }

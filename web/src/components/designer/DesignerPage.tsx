@@ -171,9 +171,6 @@ export function DesignerPage({ username, onLoggedOut }: { username: string; onLo
   return (
     <div class={showLive ? "console with-live" : "console"}>
       <aside class="sidebar">
-        <div class="brand">
-          <span class="brand-mark">◆</span> deft <span class="muted small">console</span>
-        </div>
         <PageNav current="designer" />
         <ConversationList
           conversations={explorations}

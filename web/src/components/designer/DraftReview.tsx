@@ -4,15 +4,17 @@
 // it is now once on its device (a task run with trigger `try`), its per-step results on the step
 // cards and listed beside; save as a task (name, optional schedule), or discard.
 import { useEffect, useMemo, useState } from "preact/hooks";
-import { api, ApiError, errorText } from "../../api";
+import { api, errorText } from "../../api";
 import { mergeIssues, pinWarnings, placeWarnings } from "../../draft-warnings";
 import { dateTime, relative, taskStatusLabel } from "../../format";
 import { useTaskRun } from "../../hooks/useTaskRun";
+import { useFileSave } from "../../hooks/useFileSave";
 import { useValidation } from "../../hooks/useValidation";
+import { ValidityChip } from "../tasks/EditorBar";
 import { Link, navigate, useLeaveGuard } from "../../router";
-import { storedTaskStep, type TaskStepView } from "../../task-run-state";
+import { resultsByPath, storedTaskStep, type TaskStepView } from "../../task-run-state";
 import type { Device, TaskDraft } from "../../types";
-import { NO_ISSUES, type Issues } from "../steps/issues";
+import type { Issues } from "../steps/issues";
 import { RunSteps } from "../tasks/RunSteps";
 import { draftOf, TaskFileEditor, type TaskDraft as FileDraft } from "../tasks/TaskFileEditor";
 import { SaveAsTask } from "./SaveAsTask";
@@ -45,16 +47,13 @@ export function DraftReview({ kept, devices, onOpenImage, onDirty, onLiveDevice,
   useEffect(() => onDirty(dirty), [dirty]);
   const device = typeof draft.value?.device === "string" && draft.value.device ? draft.value.device : kept.device;
   const validation = useValidation(draft.text, device);
-  const [refused, setRefused] = useState<Issues | null>(null);
-  const [banner, setBanner] = useState("");
+  const { issues: checked, banner, setBanner, refuse, setRefused } = useFileSave(validation);
   const [saving, setSaving] = useState(false);
 
   // The draft's own warnings follow the steps they name through the edits.
   const pinned = useMemo(() => pinWarnings(original.value, kept.warnings), [original, kept.warnings]);
   const carried = useMemo(() => (draft.value ? placeWarnings(draft.value, pinned) : []), [draft.value, pinned]);
   // A refused try or save shows its problems until the validator answers for a newer text.
-  useEffect(() => setRefused(null), [validation.report]);
-  const checked = refused ?? validation.report ?? NO_ISSUES;
   const issues: Issues = { errors: checked.errors, warnings: mergeIssues(checked.warnings, carried) };
   const errors = issues.errors.length;
 
@@ -81,12 +80,7 @@ export function DraftReview({ kept, devices, onOpenImage, onDirty, onLiveDevice,
   useEffect(() => onLiveDevice(liveDevice), [liveDevice]);
   const triedSteps: TaskStepView[] = tried.state.steps.length > 0 ? tried.state.steps : (tried.run?.step_results ?? []).map(storedTaskStep);
   const stale = tryId !== null && triedText !== draft.text;
-  const results = useMemo(() => {
-    if (stale) return undefined;
-    const m = new Map<string, TaskStepView>();
-    for (const s of triedSteps) m.set(s.path, s);
-    return m;
-  }, [triedSteps, stale]);
+  const results = useMemo(() => (stale ? undefined : resultsByPath(triedSteps)), [triedSteps, stale]);
 
   const tryIt = async () => {
     if (!draft.value || starting) return;
@@ -97,9 +91,7 @@ export function DraftReview({ kept, devices, onOpenImage, onDirty, onLiveDevice,
       setTriedText(draft.text);
       setTryId(run.id);
     } catch (e) {
-      const found = e instanceof ApiError ? e.issues : null;
-      if (found) setRefused(found);
-      setBanner(errorText(e));
+      refuse(e);
     } finally {
       setStarting(false);
     }
@@ -119,13 +111,6 @@ export function DraftReview({ kept, devices, onOpenImage, onDirty, onLiveDevice,
   const name = typeof draft.value?.name === "string" ? draft.value.name : "";
   const setName = (n: string) => draft.value && setDraft(draftOf({ ...draft.value, name: n }));
   const tryStatus = tried.state.done && tried.run?.status === "running" ? "ending" : (tried.run?.status ?? "running");
-  const status = validation.error
-    ? `cannot check: ${validation.error}`
-    : validation.checking || !validation.report
-      ? "checking…"
-      : errors
-        ? `${errors} ${errors === 1 ? "error" : "errors"}`
-        : "valid";
 
   return (
     <div class="page-body draft-review" data-testid="draft-review">
@@ -142,9 +127,7 @@ export function DraftReview({ kept, devices, onOpenImage, onDirty, onLiveDevice,
         )}
       </section>
       <div class="editor-bar">
-        <span class={`chip ${errors ? "chip-failed" : validation.checking ? "" : "chip-success"}`} data-testid="validity" aria-live="polite">
-          {errors ? "✕" : validation.checking ? "…" : "✓"} {status}
-        </span>
+        <ValidityChip validation={validation} errors={errors} />
         {dirty && (
           <span class="muted small" data-testid="unsaved">
             edited

@@ -4,6 +4,7 @@
 // and shows its problems at their fields. Once saved, the kept draft is discarded (it is a task now).
 import { useState } from "preact/hooks";
 import { api, ApiError, errorText } from "../../api";
+import { DialogButtons } from "../FormFields";
 import type { Found, Issues } from "../steps/issues";
 import { ScheduleFields, scheduleBody, scheduleForm, scheduleProblems, type ScheduleFormState } from "../tasks/Schedules";
 import type { TaskDetail } from "../../types";
@@ -86,14 +87,14 @@ export function SaveAsTask(p: SaveAsTaskProps) {
           {error}
         </div>
       )}
-      <div class="dialog-buttons">
-        <button type="button" class="btn" onClick={p.onCancel}>
-          Cancel
-        </button>
-        <button class="btn btn-primary" type="submit" disabled={busy || !p.name.trim()} data-testid="save-draft">
-          {busy ? "Saving…" : scheduled ? "Save the task and its schedule" : "Save the task"}
-        </button>
-      </div>
+      <DialogButtons
+        onCancel={p.onCancel}
+        busy={busy}
+        label={scheduled ? "Save the task and its schedule" : "Save the task"}
+        busyLabel="Saving…"
+        disabled={!p.name.trim()}
+        testId="save-draft"
+      />
     </form>
   );
 }

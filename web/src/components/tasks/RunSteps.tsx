@@ -1,14 +1,14 @@
 // A task run's executed steps, each with its result: the matched control, a healed selector shown
-// prominently, the error, its screenshots and the tool calls it made (the run page, and designer
-// mode's "try it" beside the draft).
+// prominently, the error, its screenshots and the tool calls it made (the run page, designer
+// mode's "try it" beside the draft, an action's try).
 import { taskRunImageUrl } from "../../api";
 import { duration } from "../../format";
 import { depthOf, STEP_ICON, type TaskStepView } from "../../task-run-state";
 import { StepCard } from "../StepCard";
 
-/** The steps of run `runId`. */
-export function RunSteps({ steps, runId, openImage }: { steps: TaskStepView[]; runId: string; openImage: (src: string, alt: string) => void }) {
-  const image = (id: string) => taskRunImageUrl(runId, id);
+/** The steps of run `runId`; its images are a task run's unless `imageSrc` says where they are. */
+export function RunSteps({ steps, runId, openImage, imageSrc }: { steps: TaskStepView[]; runId: string; openImage: (src: string, alt: string) => void; imageSrc?: (id: string) => string }) {
+  const image = imageSrc ?? ((id: string) => taskRunImageUrl(runId, id));
   return (
     <ol class="run-steps" data-testid="run-steps">
       {steps.map((s) => (

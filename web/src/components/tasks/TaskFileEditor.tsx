@@ -1,7 +1,9 @@
 // A whole task file (docs/tasks.md "The task file"): its name, device, on_error, timeout and
 // variables as a form, its steps in the step editor, or all of it as raw JSON — both edit the same
 // draft, and the validator's problems are listed at the top and shown where they belong.
-// Reusable: designer mode's draft review shows a task file the same way.
+// Reusable: designer mode's draft review shows a task file the same way, and the action library
+// an action (`kind: "action"`: its name, aliases, app, description and variables, its steps in
+// library mode).
 import type { ComponentChildren } from "preact";
 import { useRef, useState } from "preact/hooks";
 import type { TaskStepView } from "../../task-run-state";
@@ -34,7 +36,7 @@ export function draftOf(value: Obj): TaskDraft {
 export function draftOfText(text: string): TaskDraft {
   try {
     const v = JSON.parse(text) as unknown;
-    return isObj(v) ? { text, value: v, parseError: "" } : { text, value: null, parseError: "a task file is a JSON object: {\"name\": …, \"steps\": […]}" };
+    return isObj(v) ? { text, value: v, parseError: "" } : { text, value: null, parseError: "the file is a JSON object: {\"name\": …, \"steps\": […]}" };
   } catch (e) {
     return { text, value: null, parseError: e instanceof Error ? e.message : String(e) };
   }
@@ -49,8 +51,10 @@ export interface TaskFileEditorProps {
   /** The device a file without `device` runs on (the server's default). */
   defaultDevice?: string;
   readOnly?: boolean;
-  /** A run's result of each step, by path (designer mode's "try it"). */
+  /** A run's result of each step, by path (designer mode's "try it", an action's try). */
   results?: ReadonlyMap<string, TaskStepView>;
+  /** A task file (the default), or an action of the library. */
+  kind?: "task" | "action";
 }
 
 /** The offset in `text` of a 1-based line and column. */
@@ -62,7 +66,7 @@ function offsetOf(text: string, line: number, column: number): number {
 }
 
 /** The editor. */
-export function TaskFileEditor({ draft, onChange, issues, devices, defaultDevice, readOnly, results }: TaskFileEditorProps) {
+export function TaskFileEditor({ draft, onChange, issues, devices, defaultDevice, readOnly, results, kind = "task" }: TaskFileEditorProps) {
   const [tab, setTab] = useState<"form" | "json">("form");
   const [reveal, setReveal] = useState<{ path: string; n: number } | undefined>();
   const raw = useRef<HTMLTextAreaElement>(null);
@@ -148,51 +152,11 @@ export function TaskFileEditor({ draft, onChange, issues, devices, defaultDevice
       </div>
       {showForm && value ? (
         <div class="task-form" role="tabpanel">
-          <div class="task-meta">
-            <MetaField id="task-name" label="Name" issues={fileIssues(issues, "name")} wide>
-              <input
-                id="task-name"
-                value={typeof value.name === "string" ? value.name : ""}
-                readOnly={readOnly}
-                required
-                maxLength={200}
-                onInput={(e) => set("name", e.currentTarget.value)}
-                data-testid="task-name"
-              />
-            </MetaField>
-            <MetaField id="task-device" label="Device" issues={fileIssues(issues, "device")}>
-              <select id="task-device" value={device} disabled={readOnly} onChange={(e) => set("device", e.currentTarget.value || undefined)} data-testid="task-device">
-                <option value="">default{defaultDevice ? ` (${defaultDevice})` : ""}</option>
-                {device && !devices.some((d) => d.id === device) && <option value={device}>{device} (not connected)</option>}
-                {devices.map((d) => (
-                  <option key={d.id} value={d.id}>
-                    {d.id} · {d.profile}
-                  </option>
-                ))}
-              </select>
-            </MetaField>
-            <MetaField id="task-on_error" label="On error" issues={fileIssues(issues, "on_error")}>
-              <select id="task-on_error" value={typeof value.on_error === "string" ? value.on_error : ""} disabled={readOnly} onChange={(e) => set("on_error", e.currentTarget.value || undefined)}>
-                <option value="">stop (default)</option>
-                <option value="stop">stop</option>
-                <option value="continue">continue</option>
-              </select>
-            </MetaField>
-            <MetaField id="task-timeout_s" label="Run timeout (s)" issues={fileIssues(issues, "timeout_s")}>
-              <input
-                id="task-timeout_s"
-                class="num"
-                inputMode="decimal"
-                placeholder="3600"
-                value={value.timeout_s === undefined ? "" : String(value.timeout_s)}
-                readOnly={readOnly}
-                onInput={(e) => {
-                  const t = e.currentTarget.value.trim();
-                  set("timeout_s", t === "" ? undefined : Number.isFinite(Number(t)) ? Number(t) : t);
-                }}
-              />
-            </MetaField>
-          </div>
+          {kind === "action" ? (
+            <ActionFields value={value} set={set} issues={issues} readOnly={!!readOnly} />
+          ) : (
+            <TaskFields value={value} set={set} issues={issues} readOnly={!!readOnly} devices={devices} defaultDevice={defaultDevice} />
+          )}
           <Variables value={value.variables} onChange={(v) => set("variables", v)} issues={fileIssues(issues, "variables")} readOnly={!!readOnly} />
           {Array.isArray(steps) || steps === undefined ? (
             <StepEditor
@@ -204,6 +168,7 @@ export function TaskFileEditor({ draft, onChange, issues, devices, defaultDevice
               device={device || defaultDevice}
               reveal={reveal}
               results={results}
+              library={kind === "action"}
             />
           ) : (
             <div class="banner banner-error">
@@ -224,7 +189,7 @@ export function TaskFileEditor({ draft, onChange, issues, devices, defaultDevice
           <textarea
             ref={raw}
             class="mono json-text"
-            aria-label="The task file as JSON"
+            aria-label={kind === "action" ? "The action as JSON" : "The task file as JSON"}
             spellcheck={false}
             readOnly={readOnly}
             value={draft.text}
@@ -234,6 +199,120 @@ export function TaskFileEditor({ draft, onChange, issues, devices, defaultDevice
           />
         </div>
       )}
+    </div>
+  );
+}
+
+/** What a field row of the file needs. */
+interface FieldsProps {
+  value: Obj;
+  set: (key: string, v: unknown) => void;
+  issues: Issues;
+  readOnly: boolean;
+}
+
+/** A task file's own fields: name, device, on_error, run timeout. */
+function TaskFields({ value, set, issues, readOnly, devices, defaultDevice }: FieldsProps & { devices: Device[]; defaultDevice?: string }) {
+  const device = typeof value.device === "string" ? value.device : "";
+  return (
+    <div class="task-meta">
+      <MetaField id="task-name" label="Name" issues={fileIssues(issues, "name")} wide>
+        <input
+          id="task-name"
+          value={typeof value.name === "string" ? value.name : ""}
+          readOnly={readOnly}
+          required
+          maxLength={200}
+          onInput={(e) => set("name", e.currentTarget.value)}
+          data-testid="task-name"
+        />
+      </MetaField>
+      <MetaField id="task-device" label="Device" issues={fileIssues(issues, "device")}>
+        <select id="task-device" value={device} disabled={readOnly} onChange={(e) => set("device", e.currentTarget.value || undefined)} data-testid="task-device">
+          <option value="">default{defaultDevice ? ` (${defaultDevice})` : ""}</option>
+          {device && !devices.some((d) => d.id === device) && <option value={device}>{device} (not connected)</option>}
+          {devices.map((d) => (
+            <option key={d.id} value={d.id}>
+              {d.id} · {d.profile}
+            </option>
+          ))}
+        </select>
+      </MetaField>
+      <MetaField id="task-on_error" label="On error" issues={fileIssues(issues, "on_error")}>
+        <select id="task-on_error" value={typeof value.on_error === "string" ? value.on_error : ""} disabled={readOnly} onChange={(e) => set("on_error", e.currentTarget.value || undefined)}>
+          <option value="">stop (default)</option>
+          <option value="stop">stop</option>
+          <option value="continue">continue</option>
+        </select>
+      </MetaField>
+      <MetaField id="task-timeout_s" label="Run timeout (s)" issues={fileIssues(issues, "timeout_s")}>
+        <input
+          id="task-timeout_s"
+          class="num"
+          inputMode="decimal"
+          placeholder="3600"
+          value={value.timeout_s === undefined ? "" : String(value.timeout_s)}
+          readOnly={readOnly}
+          onInput={(e) => {
+            const t = e.currentTarget.value.trim();
+            set("timeout_s", t === "" ? undefined : Number.isFinite(Number(t)) ? Number(t) : t);
+          }}
+        />
+      </MetaField>
+    </div>
+  );
+}
+
+/** The items of a comma-separated list. */
+function splitList(text: string): string[] {
+  return text
+    .split(",")
+    .map((a) => a.trim())
+    .filter(Boolean);
+}
+
+/** An action's own fields: name, aliases (comma-separated), app, description. */
+function ActionFields({ value, set, issues, readOnly }: FieldsProps) {
+  const aliases = Array.isArray(value.aliases) ? value.aliases.filter((a): a is string => typeof a === "string") : [];
+  // The aliases as typed (a trailing comma stays while the person types), unless the list was
+  // changed elsewhere (the JSON tab).
+  const [aliasText, setAliasText] = useState(aliases.join(", "));
+  const shown = splitList(aliasText).join("\n") === aliases.join("\n") ? aliasText : aliases.join(", ");
+  const text = (key: string) => (typeof value[key] === "string" ? (value[key] as string) : "");
+  return (
+    <div class="task-meta">
+      <MetaField id="task-name" label="Name" issues={fileIssues(issues, "name")} wide>
+        <input id="task-name" value={text("name")} readOnly={readOnly} required maxLength={80} onInput={(e) => set("name", e.currentTarget.value)} data-testid="task-name" />
+      </MetaField>
+      <MetaField id="task-aliases" label="Aliases (comma-separated)" issues={fileIssues(issues, "aliases")} wide>
+        <input
+          id="task-aliases"
+          value={shown}
+          readOnly={readOnly}
+          placeholder="other names a task may use for it"
+          onInput={(e) => {
+            const t = e.currentTarget.value;
+            setAliasText(t);
+            const list = splitList(t);
+            set("aliases", list.length ? list : undefined);
+          }}
+          data-testid="action-aliases"
+        />
+      </MetaField>
+      <MetaField id="task-app" label="App" issues={fileIssues(issues, "app")}>
+        <input id="task-app" value={text("app")} readOnly={readOnly} placeholder="the app it works in" onInput={(e) => set("app", e.currentTarget.value || undefined)} data-testid="action-app" />
+      </MetaField>
+      <MetaField id="task-description" label="What it does" issues={fileIssues(issues, "description")} wide>
+        <textarea
+          id="task-description"
+          rows={2}
+          maxLength={500}
+          value={text("description")}
+          readOnly={readOnly}
+          onInput={(e) => set("description", e.currentTarget.value || undefined)}
+          data-testid="action-description"
+        />
+      </MetaField>
     </div>
   );
 }

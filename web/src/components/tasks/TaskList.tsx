@@ -1,12 +1,14 @@
 // The task list: each task's device, schedules in words, last result, next run and on/off switch;
 // search by name (on the server), a quick filter on what the page shows, run, edit, duplicate and
 // delete. Asked again every 10 s, so last results and next runs stay current.
-import { useCallback, useEffect, useState } from "preact/hooks";
-import { api, errorText, type Paged } from "../../api";
+import { useEffect, useState } from "preact/hooks";
+import { api, errorText } from "../../api";
+import { useSearchedPage } from "../../hooks/useSearchedPage";
 import { dateTime, relative, taskStatusLabel } from "../../format";
 import { Link, navigate, queryParam } from "../../router";
 import type { Task } from "../../types";
 import { ErrorBanner } from "../FormFields";
+import { ListTopbar } from "../ListTopbar";
 import { RunDialog } from "./RunDialog";
 import type { AreaProps } from "./TasksArea";
 
@@ -24,32 +26,18 @@ type FilterName = keyof typeof FILTERS;
 
 /** The page. */
 export function TaskList({ devices }: AreaProps) {
-  const [q, setQ] = useState(queryParam("q") ?? "");
-  const [offset, setOffset] = useState(0);
-  const [data, setData] = useState<Paged<Task> | null>(null);
   const [filter, setFilter] = useState<FilterName>("all");
   const [banner, setBanner] = useState("");
   const [running, setRunning] = useState<string | null>(null);
+  const { q, search, offset, setOffset, data, setData, load } = useSearchedPage((text, at) => api.tasks(text, PAGE, at), 10_000, setBanner, {
+    firstQ: queryParam("q") ?? "",
+  });
 
-  const load = useCallback(async () => {
-    try {
-      setData(await api.tasks(q.trim(), PAGE, offset));
-    } catch (e) {
-      setBanner(errorText(e));
-    }
-  }, [q, offset]);
-
-  // The search is typed: ask 250 ms after the last key; keep it in the address for a reload.
+  // The search stays in the address, for a reload.
   useEffect(() => {
-    const t = setTimeout(() => void load(), q ? 250 : 0);
     const url = q.trim() ? `/tasks?q=${encodeURIComponent(q.trim())}` : "/tasks";
     if (window.location.pathname + window.location.search !== url) history.replaceState(null, "", url);
-    return () => clearTimeout(t);
-  }, [load]);
-  useEffect(() => {
-    const t = setInterval(() => void load(), 10_000);
-    return () => clearInterval(t);
-  }, [load]);
+  }, [q]);
 
   const toggle = async (t: Task) => {
     try {
@@ -75,29 +63,19 @@ export function TaskList({ devices }: AreaProps) {
 
   return (
     <div class="page" data-testid="task-list">
-      <header class="topbar">
-        <div class="topbar-title">
-          <h1>Tasks</h1>
-          <span class="muted small">{data ? `${total} ${total === 1 ? "task" : "tasks"}` : "…"}</span>
-        </div>
-        <div class="topbar-tools">
-          <input
-            type="search"
-            class="search"
-            placeholder="Search by name"
-            aria-label="Search tasks by name"
-            value={q}
-            onInput={(e) => {
-              setQ(e.currentTarget.value);
-              setOffset(0);
-            }}
-            data-testid="task-search"
-          />
-          <button class="btn btn-primary btn-small" onClick={() => navigate("/tasks/new")} data-testid="new-task">
-            + New task
-          </button>
-        </div>
-      </header>
+      <ListTopbar
+        title="Tasks"
+        total={data ? total : null}
+        noun={["task", "tasks"]}
+        q={q}
+        onSearch={search}
+        placeholder="Search by name"
+        searchLabel="Search tasks by name"
+        searchTestId="task-search"
+        newLabel="+ New task"
+        onNew={() => navigate("/tasks/new")}
+        newTestId="new-task"
+      />
       <ErrorBanner message={banner} onDismiss={() => setBanner("")} />
       <div class="page-body">
         <div class="filters" role="group" aria-label="Show">

@@ -3,9 +3,8 @@
 // (`/tasks/ID[/edit|/schedules]`), every run (`/task-runs`) and one run (`/task-runs/ID`).
 import { useState } from "preact/hooks";
 import { useDevices } from "../../hooks/useDevices";
-import { Link } from "../../router";
 import { Lightbox } from "../Lightbox";
-import { PageNav, UserFoot } from "../PageNav";
+import { PageNav, SideLink, UserFoot } from "../PageNav";
 import { RunningMonitor } from "./RunningMonitor";
 import { RunsPage } from "./RunsPage";
 import { TaskList } from "./TaskList";
@@ -55,20 +54,11 @@ export function TasksArea({ path, username, onLoggedOut }: { path: string; usern
   return (
     <div class="console tasks-area">
       <aside class="sidebar">
-        <div class="brand">
-          <span class="brand-mark">◆</span> deft <span class="muted small">console</span>
-        </div>
         <PageNav current="tasks" />
         <nav class="side-links" aria-label="Tasks pages">
-          <Link href="/tasks" class={r.page === "list" ? "side-link side-link-on" : "side-link"} aria-current={r.page === "list" ? "page" : undefined}>
-            All tasks
-          </Link>
-          <Link href="/task-runs" class={r.page === "runs" ? "side-link side-link-on" : "side-link"} aria-current={r.page === "runs" ? "page" : undefined} data-testid="nav-runs">
-            All runs
-          </Link>
-          <Link href="/tasks/new" class={r.page === "new" ? "side-link side-link-on" : "side-link"} data-testid="nav-new-task">
-            + New task
-          </Link>
+          <SideLink href="/tasks" on={r.page === "list"} label="All tasks" />
+          <SideLink href="/task-runs" on={r.page === "runs"} label="All runs" testId="nav-runs" />
+          <SideLink href="/tasks/new" on={r.page === "new"} label="+ New task" testId="nav-new-task" />
         </nav>
         <RunningMonitor current={r.page === "run" ? r.id : undefined} />
         <UserFoot username={username} onLoggedOut={onLoggedOut} />
