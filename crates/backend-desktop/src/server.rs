@@ -938,18 +938,22 @@ impl DesktopServer {
         let wait = self.launch.window_wait();
         let deadline = Instant::now() + wait;
         loop {
-            match self
+            let found = self
                 .session
                 .find_new_window(opened.pid, &opened.title, &before)
-                .await
-            {
-                Ok(Some(w)) => {
+                .await;
+            // A module host's window gets its class (its root) a moment after it appears.
+            let named = |w: &crate::session::WindowEntry| {
+                !crate::session::is_module_host(&w.app) || Instant::now() >= deadline
+            };
+            match found {
+                Ok(Some(w)) if named(&w) => {
                     return CallToolResult::structured(json!({
                         "window": w.summary().to_json(),
                         "pid": opened.pid,
                     }));
                 }
-                Ok(None) => {}
+                Ok(_) => {}
                 Err(e) => return fail(e),
             }
             if Instant::now() >= deadline {

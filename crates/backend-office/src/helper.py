@@ -13,6 +13,7 @@ First line (before any request): {"ready": true} or {"ready": false, "kind": "no
 
 import json
 import sys
+import threading
 import traceback
 
 try:
@@ -21,6 +22,7 @@ try:
     from com.sun.star.beans import PropertyValue
     from com.sun.star.connection import NoConnectException
     from com.sun.star.lang import DisposedException
+    from com.sun.star.awt import XCallback
     from com.sun.star.task import XInteractionHandler
     from com.sun.star.uno import RuntimeException
 except ImportError as e:  # python3-uno is missing
@@ -75,6 +77,40 @@ class Refuse(unohelper.Base, XInteractionHandler):
                 chosen = c
         if chosen is not None:
             chosen.select()
+
+
+class Job(unohelper.Base, XCallback):
+    """One operation, run by LibreOffice's main thread (AsyncCallback). A call from the bridge's
+    own thread that touches the GUI can deadlock the gtk3 plug-in (a new window's menus ask
+    the clipboard from the wrong thread); calls made inside the callback run on the main thread,
+    as the bridge keeps a call chain on one thread."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.done = threading.Event()
+        self.result = None
+        self.error = None
+
+    def notify(self, data):
+        try:
+            self.result = self.fn()
+        except BaseException as e:  # handed to the waiting thread
+            self.error = e
+        finally:
+            self.done.set()
+
+
+def on_main(conn, fn):
+    """Runs `fn` on LibreOffice's main thread and answers its result (or raises its error).
+    Waits as long as it takes: deft bounds the call and watches LibreOffice's process."""
+    ctx, smgr, _ = conn
+    job = Job(fn)
+    callback = smgr.createInstanceWithContext("com.sun.star.awt.AsyncCallback", ctx)
+    uno.invoke(callback, "addCallback", (job, uno.Any("void", None)))
+    job.done.wait()
+    if job.error is not None:
+        raise job.error
+    return job.result
 
 
 # --- connections -------------------------------------------------------------------------------
@@ -672,7 +708,10 @@ def answer(req):
     if op is None:
         return {"ok": False, "kind": "bad_request", "detail": "unknown op %r" % req.get("op")}
     try:
-        return {"ok": True, "result": op(req)}
+        if "pipe" not in req:
+            return {"ok": False, "kind": "bad_request", "detail": "no pipe"}
+        conn = desktop_of(req["pipe"])
+        return {"ok": True, "result": on_main(conn, lambda: op(req))}
     except Refusal as r:
         out = {"ok": False, "kind": r.kind}
         out.update(r.fields)

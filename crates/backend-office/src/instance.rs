@@ -284,6 +284,108 @@ pub fn alive(pid: u32) -> bool {
     }
 }
 
+/// The name of the initialised profile in a folder of profiles.
+const TEMPLATE: &str = "template";
+
+/// The marker of a finished template: which `soffice.bin` (path and modification time) set it
+/// up, so an upgraded LibreOffice sets up a new one.
+const TEMPLATE_MARK: &str = ".deft-template";
+
+/// A profile set up once in `parent` (LibreOffice's first start on a new profile initialises it
+/// and exits asking to be started again, code 81); each instance starts from a copy of it and
+/// comes up at its first start. Built aside and renamed into place, so concurrent builders
+/// never share a half-made one.
+pub fn template(program: &Path, parent: &Path) -> Result<PathBuf, String> {
+    let dir = parent.join(TEMPLATE);
+    let mark = template_mark(program);
+    if std::fs::read_to_string(dir.join(TEMPLATE_MARK))
+        .ok()
+        .as_deref()
+        == Some(mark.as_str())
+    {
+        return Ok(dir);
+    }
+    let scratch = tempfile::Builder::new()
+        .prefix("template-new-")
+        .tempdir_in(parent)
+        .map_err(|e| texts::profile_failed(parent, &e.to_string()))?;
+    let fail = |e: std::io::Error| texts::profile_failed(scratch.path(), &e.to_string());
+    seed_profile(scratch.path())?;
+    let sample = scratch.path().join("sample.txt");
+    std::fs::write(&sample, "deft").map_err(fail)?;
+    let mut done = false;
+    for _ in 0..3 {
+        let status = Command::new(program)
+            .arg(format!(
+                "-env:UserInstallation={}",
+                crate::documents::file_url(scratch.path())
+            ))
+            .args([
+                "--headless",
+                "--norestore",
+                "--nologo",
+                "--convert-to",
+                "txt",
+                "--outdir",
+            ])
+            .arg(scratch.path().join("out"))
+            .arg(&sample)
+            .env_remove("DISPLAY")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .map_err(|e| {
+                texts::office_cannot_start(&program.display().to_string(), &e.to_string())
+            })?;
+        if status.success() {
+            done = true;
+            break;
+        }
+    }
+    if !done {
+        return Err(texts::office_cannot_start(
+            &program.display().to_string(),
+            "its first start did not finish",
+        ));
+    }
+    let _ = std::fs::remove_dir_all(scratch.path().join("out"));
+    let _ = std::fs::remove_file(&sample);
+    std::fs::write(scratch.path().join(TEMPLATE_MARK), &mark).map_err(fail)?;
+    let made = scratch.keep();
+    let _ = std::fs::remove_dir_all(&dir);
+    if std::fs::rename(&made, &dir).is_err() {
+        // Another builder won the race: use theirs.
+        let _ = std::fs::remove_dir_all(&made);
+    }
+    Ok(dir)
+}
+
+fn template_mark(program: &Path) -> String {
+    let mtime = std::fs::metadata(program)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    format!("{} {mtime}", program.display())
+}
+
+/// Copies the folder `from` to `to` (files and folders).
+pub fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for e in std::fs::read_dir(from)? {
+        let e = e?;
+        let target = to.join(e.file_name());
+        if e.file_type()?.is_dir() {
+            copy_tree(&e.path(), &target)?;
+        } else {
+            std::fs::copy(e.path(), &target)?;
+        }
+    }
+    Ok(())
+}
+
 /// Writes [`PROFILE_SETTINGS`] into a profile folder that has none yet.
 fn seed_profile(profile: &Path) -> Result<(), String> {
     let user = profile.join("user");

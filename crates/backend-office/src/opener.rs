@@ -15,6 +15,9 @@ use crate::instance::{self, Instance, Launch};
 use crate::texts;
 use crate::uno::{SYSTEM_PYTHON, UnoError, UnoHelper};
 
+/// One template builder at a time in this process.
+static TEMPLATE_LOCK: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// How long opening a document may take over UNO.
 pub const OPEN_LIMIT: Duration = Duration::from_secs(60);
 
@@ -202,29 +205,37 @@ impl Office {
             Request::New(kind) => (kind.factory_url().to_owned(), None, None),
             Request::StartCenter => ("private:factory/StartModule".to_owned(), None, None),
         };
-        let running = self.ready(env).await?;
         let helper = UnoHelper::shared(&self.config.python)?;
-        let fields = json!({
-            "pipe": running.pipe,
-            "args": { "url": url, "filter": filter.map(|f| f.filter) },
-        });
-        match helper.call("open", fields, OPEN_LIMIT).await {
-            Ok(v) => Ok(Opened {
-                pid: running.pid,
-                title: v["title"].as_str().unwrap_or_default().to_owned(),
-                xid: v["xid"].as_u64().unwrap_or_default(),
-                kind: v["kind"].as_str().and_then(Kind::from_helper),
-                path,
-            }),
-            Err(UnoError::Refused { kind, fields }) if kind == "load_failed" => {
-                let target = path.as_deref().unwrap_or(Path::new(&url));
-                Err(texts::cannot_open(
-                    target,
-                    filter.map(|f| f.label),
-                    &fields["asked"],
-                ))
-            }
-            Err(e) => Err(texts::uno_failed("open the document", &e, running.pid)),
+        let mut retried = false;
+        loop {
+            let running = self.ready(env).await?;
+            let fields = json!({
+                "pipe": running.pipe,
+                "args": { "url": url, "filter": filter.map(|f| f.filter) },
+            });
+            return match helper.call("open", fields, OPEN_LIMIT, running.pid).await {
+                Ok(v) => Ok(Opened {
+                    pid: running.pid,
+                    title: v["title"].as_str().unwrap_or_default().to_owned(),
+                    xid: v["xid"].as_u64().unwrap_or_default(),
+                    kind: v["kind"].as_str().and_then(Kind::from_helper),
+                    path,
+                }),
+                Err(UnoError::Refused { kind, fields }) if kind == "load_failed" => {
+                    let target = path.as_deref().unwrap_or(Path::new(&url));
+                    Err(texts::cannot_open(
+                        target,
+                        filter.map(|f| f.label),
+                        &fields["asked"],
+                    ))
+                }
+                // LibreOffice went away between ready and open (it restarted): once more.
+                Err(e) if !retried && matches!(e.kind(), Some("disconnected" | "no_office")) => {
+                    retried = true;
+                    continue;
+                }
+                Err(e) => Err(texts::uno_failed("open the document", &e, running.pid)),
+            };
         }
     }
 
@@ -238,10 +249,11 @@ impl Office {
             Some(i) => i.clone(),
             None => {
                 let program = instance::find_program(self.config.program.as_deref())?;
+                let profile = self.new_profile(&program).await?;
                 let launch = Launch {
                     program,
                     env: env.to_vec(),
-                    profile: self.new_profile()?,
+                    profile,
                 };
                 let i = Arc::new(
                     tokio::task::spawn_blocking(move || Instance::start(launch))
@@ -258,30 +270,64 @@ impl Office {
             .map_err(|e| texts::office_cannot_start("soffice.bin", &e.to_string()))?
     }
 
-    /// A fresh profile folder for a new instance.
-    fn new_profile(&self) -> Result<PathBuf, String> {
+    /// A fresh profile folder for a new instance, in this process's folder of profiles
+    /// (`deft-office-<pid>-…`, removed on drop; those of processes that are gone — a deft that
+    /// was killed — are removed when a new one is made beside them).
+    /// The profile starts as a copy of the folder's template ([`instance::template`]).
+    async fn new_profile(&self, program: &Path) -> Result<PathBuf, String> {
+        let parent = match &self.config.profiles {
+            Some(p) => p.clone(),
+            None => std::env::temp_dir().join("deft-office"),
+        };
+        std::fs::create_dir_all(&parent)
+            .map_err(|e| texts::profile_failed(&parent, &e.to_string()))?;
+        let template = {
+            let (program, parent) = (program.to_owned(), parent.clone());
+            let _one_builder = TEMPLATE_LOCK.lock().await;
+            tokio::task::spawn_blocking(move || instance::template(&program, &parent))
+                .await
+                .map_err(|e| texts::profile_failed(Path::new("/tmp"), &e.to_string()))??
+        };
         let mut root = self.profiles.lock();
         if root.is_none() {
-            let mut b = tempfile::Builder::new();
-            b.prefix("deft-office-");
-            let dir = match &self.config.profiles {
-                Some(parent) => {
-                    std::fs::create_dir_all(parent)
-                        .map_err(|e| texts::profile_failed(parent, &e.to_string()))?;
-                    b.tempdir_in(parent)
-                }
-                None => b.tempdir(),
-            };
-            *root =
-                Some(dir.map_err(|e| texts::profile_failed(Path::new("/tmp"), &e.to_string()))?);
+            sweep_profiles(&parent);
+            let dir = tempfile::Builder::new()
+                .prefix(&format!("deft-office-{}-", std::process::id()))
+                .tempdir_in(&parent)
+                .map_err(|e| texts::profile_failed(&parent, &e.to_string()))?;
+            *root = Some(dir);
         }
         let Some(root) = root.as_ref() else {
-            return Err(texts::profile_failed(Path::new("/tmp"), "no folder"));
+            return Err(texts::profile_failed(&parent, "no folder"));
         };
         let n = std::fs::read_dir(root.path())
             .map(Iterator::count)
             .unwrap_or(0);
-        Ok(root.path().join(format!("profile-{n}")))
+        let profile = root.path().join(format!("profile-{n}"));
+        instance::copy_tree(&template, &profile)
+            .map_err(|e| texts::profile_failed(&profile, &e.to_string()))?;
+        Ok(profile)
+    }
+}
+
+/// Removes the profile folders (`deft-office-<pid>-…`) in `parent` whose deft is gone.
+fn sweep_profiles(parent: &Path) {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("deft-office-"))
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if !instance::alive(pid) {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
     }
 }
 

@@ -146,7 +146,12 @@ impl Session {
         let helper = self.helper()?;
         for inst in found {
             let Ok(v) = helper
-                .call("frames", json!({ "pipe": inst.pipe }), FRAMES_LIMIT)
+                .call(
+                    "frames",
+                    json!({ "pipe": inst.pipe }),
+                    FRAMES_LIMIT,
+                    inst.pid,
+                )
                 .await
             else {
                 continue;
@@ -191,7 +196,7 @@ impl Session {
                 return Err(texts::wrong_kind(tool, want, b.kind, &b.title));
             }
             let fields = json!({ "pipe": b.pipe, "xid": b.xid, "args": args });
-            match self.helper()?.call(op, fields, CALL_LIMIT).await {
+            match self.helper()?.call(op, fields, CALL_LIMIT, b.pid).await {
                 Ok(v) => return Ok((b, v)),
                 Err(UnoError::Refused { kind, .. }) if kind == "window_gone" && !retried => {
                     self.unbind().await;
@@ -221,7 +226,7 @@ impl Session {
         }
         let v = self
             .helper()?
-            .call("fonts", json!({ "pipe": b.pipe }), CALL_LIMIT)
+            .call("fonts", json!({ "pipe": b.pipe }), CALL_LIMIT, b.pid)
             .await
             .map_err(|e| refusal_text("set_font", &e, b.pid))?;
         let fonts: Vec<String> = v["fonts"]

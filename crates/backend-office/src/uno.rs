@@ -106,8 +106,16 @@ impl UnoHelper {
         })
     }
 
-    /// Calls `op` with `fields` (pipe, xid, args), waiting at most `limit` for the answer.
-    pub async fn call(&self, op: &str, fields: Value, limit: Duration) -> Result<Value, UnoError> {
+    /// Calls `op` with `fields` (pipe, xid, args) on the LibreOffice whose process is `pid`,
+    /// waiting at most `limit` for the answer. When that process dies meanwhile (a crash, a
+    /// kill) the call ends at once as `disconnected`.
+    pub async fn call(
+        &self,
+        op: &str,
+        fields: Value,
+        limit: Duration,
+        pid: u32,
+    ) -> Result<Value, UnoError> {
         let mut guard = self.process.lock().await;
         if guard.as_ref().is_some_and(|p| p.busy) {
             *guard = None;
@@ -149,7 +157,22 @@ impl UnoHelper {
                 }
             }
         };
-        let answered = tokio::time::timeout(limit, exchange).await;
+        let died = async {
+            while crate::instance::alive(pid) {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        };
+        let answered = tokio::select! {
+            a = tokio::time::timeout(limit, exchange) => a,
+            () = died => {
+                // The helper waits for an answer that will never come: a fresh one next time.
+                *guard = None;
+                return Err(UnoError::Refused {
+                    kind: "disconnected".to_owned(),
+                    fields: json!({ "kind": "disconnected", "detail": "LibreOffice's process is gone" }),
+                });
+            }
+        };
         let v = match answered {
             Ok(Ok(v)) => {
                 p.busy = false;

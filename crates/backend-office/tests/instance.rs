@@ -19,7 +19,7 @@ async fn documents_of_each_kind_open_in_one_instance_with_a_root_per_module() {
         "<h1>Report</h1><p>Grüße, 日本語</p>",
         "docx",
     );
-    let xlsx = office::sheet_from_csv(&h.docs, "sales", "Name,Qty\nÄpfel,3\n", "xlsx");
+    office::sheet_from_csv(&h.docs, "sales", "Name,Qty\nÄpfel,3\n", "xlsx");
     let writer = h.launch(&s(&docx)).await;
     assert_eq!(writer.app, "libreoffice-writer");
     assert_eq!(writer.name, "report.docx - LibreOffice Writer");

@@ -27,6 +27,7 @@ pub fn registry(data_dir: &Path) -> Arc<BuiltinRegistry> {
         },
     ));
     let desktop_state = state_file.clone();
+    let data = data_dir.to_owned();
     r.register(Builtin::new(
         deft_backend_desktop::NAME,
         "Linux desktop apps through AT-SPI, XTest input and screenshots; documents open in LibreOffice (options: state_file, launch_allow, document_dirs, office_program, python)",
@@ -39,7 +40,7 @@ pub fn registry(data_dir: &Path) -> Arc<BuiltinRegistry> {
                 map.entry("state_file")
                     .or_insert_with(|| serde_json::json!(desktop_state));
             }
-            crate::office::desktop_server(&options)
+            crate::office::desktop_server(&options, &data)
         },
     ));
     r.register(Builtin::new(

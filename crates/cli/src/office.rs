@@ -59,9 +59,17 @@ pub fn with_document_dirs(options: &Value) -> Value {
     options
 }
 
-/// The desktop server of `options`, opening documents in LibreOffice.
-pub fn desktop_server(options: &Value) -> Result<deft_backend_desktop::DesktopServer, String> {
-    let options = with_document_dirs(options);
+/// The desktop server of `options`, opening documents in LibreOffice (its private profiles
+/// under `data_dir/office` unless the options say `office_profiles`).
+pub fn desktop_server(
+    options: &Value,
+    data_dir: &Path,
+) -> Result<deft_backend_desktop::DesktopServer, String> {
+    let mut options = with_document_dirs(options);
+    if let Some(map) = options.as_object_mut() {
+        map.entry("office_profiles")
+            .or_insert_with(|| json!(data_dir.join("office")));
+    }
     let office = OfficeConfig::from_options(&options)?;
     let server = deft_backend_desktop::from_options(&options)?;
     Ok(server.with_documents(std::sync::Arc::new(OfficeOpener(Office::new(office)))))

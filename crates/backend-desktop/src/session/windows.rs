@@ -358,6 +358,12 @@ async fn enumerate_windows(conn: &Connection) -> ToolResult<Vec<FoundWindow>> {
 /// such a class keeps the executable's name.
 const MODULE_HOSTS: &[(&str, &str)] = &[("soffice.bin", "libreoffice-")];
 
+/// Whether `app` is a module host's executable: its windows are not named yet (their class is
+/// set a moment after they appear).
+pub fn is_module_host(app: &str) -> bool {
+    MODULE_HOSTS.iter().any(|(exe, _)| *exe == app)
+}
+
 /// Renames the roots of module hosts' windows after their X window's class (matched by pid and
 /// title).
 async fn module_roots(c: &Connected, found: &mut [FoundWindow]) {
