@@ -48,6 +48,7 @@
 #![forbid(unsafe_code)]
 
 mod a11y;
+mod big;
 mod close;
 mod describe;
 mod documents;
