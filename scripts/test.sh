@@ -19,6 +19,8 @@ deb_packages+=(xvfb xauth dbus-daemon at-spi2-core libatk-adaptor openbox python
 # bridge, and poppler's pdftotext/pdffonts to check the PDFs it writes
 deb_packages+=(libreoffice-writer libreoffice-calc libreoffice-impress libreoffice-gtk3 python3-uno
   poppler-utils)
+# the clipboard tests: an independent X client that copies and pastes (targets, INCR, non-text)
+deb_packages+=(xclip)
 # the console's browser tests and the screenshots in docs/ (the UI uses emoji as icons)
 deb_packages+=(fonts-noto-color-emoji)
 missing=()

@@ -12,6 +12,8 @@
 //!   that opens documents itself, such as LibreOffice, goes to the [`DocumentOpener`] set with
 //!   [`DesktopServer::with_documents`]), `close_app` (its windows closed through the window
 //!   manager, then what is left of its processes ended).
+//! - The clipboard (`set_clipboard`, `get_clipboard`): the X `CLIPBOARD` selection, owned and
+//!   served by a thread of the device session after a set, read from whoever owns it.
 //! - App actions: `click_input`, `click_on_coordinates`, `drag_on_coordinates`, `set_edit_text`,
 //!   `keyboard_input` (the key syntax of `deft_protocol::keys`), `wheel_mouse_input`, `texts`,
 //!   `select_option`, `wait`, `summary`. Every action result carries `effect: changed |
@@ -49,6 +51,7 @@
 
 mod a11y;
 mod big;
+mod clipboard;
 mod close;
 mod describe;
 mod documents;
