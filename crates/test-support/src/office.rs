@@ -41,7 +41,12 @@ pub fn convert(src: &Path, to: &str, outdir: &Path) -> PathBuf {
         .tempdir()
         .unwrap();
     let url = format!("file://{}", profile.path().display());
-    let out = Command::new("soffice")
+    let mut cmd = Command::new("soffice");
+    if src.extension().is_some_and(|e| e == "csv") {
+        // Comma-separated, quoted, UTF-8 (LibreOffice guesses a legacy encoding otherwise).
+        cmd.arg("--infilter=CSV:44,34,76,1");
+    }
+    let out = cmd
         .arg(format!("-env:UserInstallation={url}"))
         .args(["--headless", "--norestore", "--convert-to", to, "--outdir"])
         .arg(outdir)
@@ -116,6 +121,73 @@ pub fn pdf_text(pdf: &Path) -> String {
         .expect("pdftotext runs");
     assert!(out.status.success(), "pdftotext {} failed", pdf.display());
     String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// How many pages a PDF has (`pdfinfo`).
+pub fn pdf_pages(pdf: &Path) -> usize {
+    let out = Command::new("pdfinfo")
+        .arg(pdf)
+        .output()
+        .expect("pdfinfo runs");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .find_map(|l| l.strip_prefix("Pages:"))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// HTML for a long report: a title, `sections` sections of `paragraphs` paragraphs of about 70
+/// words each (seeded, non-ASCII words among them), a 5 × 4 table every fifth section.
+pub fn long_report_html(sections: usize, paragraphs: usize) -> String {
+    const WORDS: &[&str] = &[
+        "alpha",
+        "beta",
+        "gamma",
+        "delta",
+        "epsilon",
+        "zeta",
+        "theta",
+        "kappa",
+        "lambda",
+        "omega",
+        "Grüße",
+        "naïve",
+        "café",
+        "日本語",
+        "report",
+        "quarter",
+        "revenue",
+        "growth",
+        "market",
+    ];
+    let mut seed: u64 = 7;
+    let mut word = || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        WORDS[(seed >> 33) as usize % WORDS.len()]
+    };
+    let mut html = String::from("<html><body><h1>Annual Report</h1>");
+    for s in 1..=sections {
+        html.push_str(&format!("<h2>Section {s}</h2>"));
+        for _ in 0..paragraphs {
+            let words: Vec<&str> = (0..70).map(|_| word()).collect();
+            html.push_str(&format!("<p>{}.</p>", words.join(" ")));
+        }
+        if s % 5 == 0 {
+            html.push_str("<table border=1>");
+            for r in 0..5 {
+                html.push_str("<tr>");
+                for c in 0..4 {
+                    html.push_str(&format!("<td>S{s}R{r}C{c}</td>"));
+                }
+                html.push_str("</tr>");
+            }
+            html.push_str("</table>");
+        }
+    }
+    html.push_str("</body></html>");
+    html
 }
 
 /// The fonts a PDF embeds (`pdffonts`), one name per entry.

@@ -243,6 +243,14 @@ pub fn alive(pid: u32) -> bool {
     deft_backend_office::instance::alive(pid)
 }
 
+/// How many cl100k tokens `text` is.
+pub fn tokens(text: &str) -> usize {
+    tiktoken_rs::cl100k_base()
+        .expect("cl100k tables")
+        .encode_with_special_tokens(text)
+        .len()
+}
+
 /// A path as text.
 pub fn s(p: &Path) -> String {
     p.display().to_string()
