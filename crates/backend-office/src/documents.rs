@@ -142,8 +142,10 @@ const fn image(ext: &'static str, media: &'static str, label: &'static str) -> F
     }
 }
 
-/// CSV as UTF-8, comma-separated, text in double quotes.
-const CSV_OPTIONS: &str = "44,34,76,1";
+/// CSV as UTF-8, comma-separated, double quotes only around text that needs them (a comma, a
+/// quote, a line break), cells as shown (values, not formulas). Tokens 7–10 are explicit: with
+/// fewer, LibreOffice quotes every text cell.
+const CSV_OPTIONS: &str = "44,34,76,1,,0,false,true,true,false";
 
 /// Every format `save_as` writes, by kind.
 pub const SAVE_FORMATS: &[Format] = &[
@@ -487,7 +489,7 @@ mod tests {
         );
         assert_eq!(
             save_format(Kind::Calc, "csv").unwrap().options,
-            Some("44,34,76,1")
+            Some("44,34,76,1,,0,false,true,true,false")
         );
         let e = save_format(Kind::Calc, "pptx").unwrap_err();
         assert!(e.contains("csv, xlsx, ods, xls, pdf, html"), "{e}");

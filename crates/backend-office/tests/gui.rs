@@ -4,6 +4,8 @@
 //! the document (non-ASCII both ways: typed by GUI, read by API; written by API, read in the
 //! listing), and a spreadsheet cell is selected by its id.
 
+#![allow(clippy::unwrap_used)] // test helpers: a failed unwrap is a failing test
+
 mod common;
 
 use common::*;

@@ -94,6 +94,59 @@ pub fn sheet_from_csv(dir: &Path, name: &str, csv: &str, ext: &str) -> PathBuf {
     made
 }
 
+/// A presentation of `slides` (one text box each), written as flat OpenDocument XML and
+/// converted to `ext` (`pptx`, `odp`).
+pub fn presentation_from_slides(dir: &Path, name: &str, slides: &[&str], ext: &str) -> PathBuf {
+    let pages: String = slides
+        .iter()
+        .enumerate()
+        .map(|(i, text)| {
+            format!(
+                r#"<draw:page draw:name="page{}"><draw:frame svg:x="2cm" svg:y="2cm" svg:width="20cm" svg:height="3cm"><draw:text-box><text:p>{}</text:p></draw:text-box></draw:frame></draw:page>"#,
+                i + 1,
+                xml_escape(text)
+            )
+        })
+        .collect();
+    let xml = format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0" xmlns:presentation="urn:oasis:names:tc:opendocument:xmlns:presentation:1.0" office:version="1.3" office:mimetype="application/vnd.oasis.opendocument.presentation"><office:body><office:presentation>{pages}</office:presentation></office:body></office:document>"#
+    );
+    let src = dir.join(format!("{name}.fodp"));
+    std::fs::write(&src, xml).unwrap();
+    let filter = match ext {
+        "pptx" => "pptx:Impress MS PowerPoint 2007 XML",
+        other => other,
+    };
+    let made = convert(&src, filter, dir);
+    std::fs::remove_file(&src).unwrap();
+    made
+}
+
+fn xml_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// A document as flat OpenDocument XML (`fodt`, `fods` or `fodp`), converted independently: its
+/// styles (fonts, sizes, fills) can be read from the text.
+pub fn flat_xml(doc: &Path, ext: &str) -> String {
+    let out = tempfile::tempdir().unwrap();
+    let xml = convert(doc, ext, out.path());
+    std::fs::read_to_string(xml).unwrap()
+}
+
+/// The colour of pixel (x, y) of a PNG, as `RRGGBB`.
+pub fn png_pixel(png: &Path, x: u32, y: u32) -> String {
+    let img = image::open(png)
+        .unwrap_or_else(|e| panic!("{} is no PNG: {e}", png.display()))
+        .to_rgb8();
+    let p = img.get_pixel(x, y);
+    format!("{:02X}{:02X}{:02X}", p[0], p[1], p[2])
+}
+
 /// A text document's text, converted independently (`soffice --convert-to txt`).
 pub fn document_text(doc: &Path) -> String {
     let out = tempfile::tempdir().unwrap();
@@ -106,7 +159,7 @@ pub fn sheet_csv(doc: &Path) -> String {
     let out = tempfile::tempdir().unwrap();
     let csv = convert(
         doc,
-        "csv:Text - txt - csv (StarCalc):44,34,76,1",
+        "csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,true,false",
         out.path(),
     );
     std::fs::read_to_string(csv).unwrap()
