@@ -421,8 +421,15 @@ def op_w_set_font(req):
     targets = text_ranges + cells
     for r in targets:
         if a.get("font_name"):
-            for p in ("CharFontName", "CharFontNameAsian", "CharFontNameComplex"):
-                r.setPropertyValue(p, a["font_name"])
+            # The whole font, alike for every script: text mixing Latin and CJK then has one font,
+            # and the font box shows its name (it is empty while the scripts' fonts differ in
+            # any part: name, style, family, pitch, character set).
+            for suffix in ("", "Asian", "Complex"):
+                r.setPropertyValue("CharFontName" + suffix, a["font_name"])
+                r.setPropertyValue("CharFontStyleName" + suffix, "")
+                r.setPropertyValue("CharFontFamily" + suffix, 0)  # DONTKNOW
+                r.setPropertyValue("CharFontPitch" + suffix, 0)  # DONTKNOW
+                r.setPropertyValue("CharFontCharSet" + suffix, 0)  # DONTKNOW
         if a.get("font_size"):
             for p in ("CharHeight", "CharHeightAsian", "CharHeightComplex"):
                 r.setPropertyValue(p, float(a["font_size"]))
