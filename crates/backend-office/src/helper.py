@@ -100,12 +100,20 @@ class Job(unohelper.Base, XCallback):
             self.done.set()
 
 
-def on_main(conn, fn):
-    """Runs `fn` on LibreOffice's main thread and answers its result (or raises its error).
-    Waits as long as it takes: deft bounds the call and watches LibreOffice's process."""
-    ctx, smgr, _ = conn
+# Each connection's AsyncCallback service, by pipe (made once: a round trip saved per call).
+CALLBACKS = {}
+
+
+def on_main(pipe, fn):
+    """Runs `fn` on the main thread of the LibreOffice on `pipe` and answers its result (or
+    raises its error). Waits as long as it takes: deft bounds the call and watches LibreOffice's
+    process."""
+    callback = CALLBACKS.get(pipe)
+    if callback is None:
+        ctx, smgr, _ = desktop_of(pipe)
+        callback = smgr.createInstanceWithContext("com.sun.star.awt.AsyncCallback", ctx)
+        CALLBACKS[pipe] = callback
     job = Job(fn)
-    callback = smgr.createInstanceWithContext("com.sun.star.awt.AsyncCallback", ctx)
     uno.invoke(callback, "addCallback", (job, uno.Any("void", None)))
     job.done.wait()
     if job.error is not None:
@@ -176,11 +184,35 @@ def all_frames(desktop):
     return [frames.getByIndex(i) for i in range(frames.getCount())]
 
 
-def frame_by_xid(desktop, xid):
+# The frame of each X window found before, by (pipe, xid): finding it asks every frame for its
+# window (a round trip each), so a call costs the same with one document open or twenty.
+FRAMES = {}
+
+
+def frame_by_xid(pipe, desktop, xid):
+    """The frame of X window `xid` and its controller (None: no document in it)."""
+    cached = FRAMES.get((pipe, xid))
+    if cached is not None:
+        try:
+            controller = cached.getController()
+            if controller is not None:
+                return cached, controller
+        except Exception:  # disposed: the window was closed
+            pass
+        FRAMES.pop((pipe, xid), None)
     for f in all_frames(desktop):
         if xid_of(f) == xid:
-            return f
+            FRAMES[(pipe, xid)] = f
+            return f, f.getController()
     raise Refusal("window_gone", xid=xid)
+
+
+def forget(pipe):
+    """Drops the connection on `pipe` and the frames found through it."""
+    CONNECTIONS.pop(pipe, None)
+    CALLBACKS.pop(pipe, None)
+    for key in [k for k in FRAMES if k[0] == pipe]:
+        del FRAMES[key]
 
 
 class Target:
@@ -188,8 +220,7 @@ class Target:
 
     def __init__(self, req):
         self.ctx, self.smgr, self.desktop = desktop_of(req["pipe"])
-        self.frame = frame_by_xid(self.desktop, req["xid"])
-        self.controller = self.frame.getController()
+        self.frame, self.controller = frame_by_xid(req["pipe"], self.desktop, req["xid"])
         self.doc = self.controller.getModel() if self.controller is not None else None
         self.kind = kind_of(self.doc)
 
@@ -717,8 +748,7 @@ def answer(req):
     try:
         if "pipe" not in req:
             return {"ok": False, "kind": "bad_request", "detail": "no pipe"}
-        conn = desktop_of(req["pipe"])
-        return {"ok": True, "result": on_main(conn, lambda: op(req))}
+        return {"ok": True, "result": on_main(req["pipe"], lambda: op(req))}
     except Refusal as r:
         out = {"ok": False, "kind": r.kind}
         out.update(r.fields)
@@ -726,7 +756,7 @@ def answer(req):
     except (DisposedException, RuntimeException) as e:
         if isinstance(e, DisposedException) or not alive(req.get("pipe")):
             # The bridge to LibreOffice is gone (it crashed or was killed): reconnect next time.
-            CONNECTIONS.pop(req.get("pipe"), None)
+            forget(req.get("pipe"))
             return {"ok": False, "kind": "disconnected", "detail": getattr(e, "Message", str(e))}
         return {"ok": False, "kind": "uno_error", "detail": getattr(e, "Message", "") or repr(e)}
     except Exception as e:  # a UNO error we did not foresee: say what it was

@@ -260,9 +260,40 @@ async fn writer_tools_say_what_is_wrong() {
     assert_eq!(files.len(), 1, "{files:?}");
     assert!(outside.path().read_dir().unwrap().next().is_none());
 
-    // A new document has no file to save to.
+    new_document_errors(&h).await;
+}
+
+/// A new document has no file to save to; closed by GUI, its window is gone for the API too.
+async fn new_document_errors(h: &Harness) {
     let new = h.open("libreoffice-writer").await;
     let e = err(&h.app(&new, "save", json!({})).await);
     assert!(e.contains("has never been saved"), "{e}");
     assert!(e.contains("use save_as"), "{e}");
+
+    // Its window closed by GUI (Ctrl+W): the API says so, and never acts on another window.
+    ok(&h.app(&new, "get_document_text", json!({})).await);
+    ok(&h
+        .app(
+            &new,
+            "keyboard_input",
+            json!({"keys": "^w", "control_focus": false}),
+        )
+        .await);
+    let mut closed = false;
+    for _ in 0..200 {
+        if !h.windows().await.iter().any(|w| w.name == new.name) {
+            closed = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(closed, "{:?} is still open", new.name);
+    let e = err(&h.app(&new, "get_document_text", json!({})).await);
+    assert_eq!(
+        e,
+        format!(
+            "No open LibreOffice document window is titled {:?}: it was closed, or LibreOffice was restarted after a crash. Open the document again with launch_app and select its window.",
+            new.name
+        )
+    );
 }

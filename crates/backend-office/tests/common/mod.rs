@@ -44,6 +44,27 @@ impl DocumentOpener for Opener {
     }
 }
 
+/// The desktop server (opening documents in `office`) and the office server (told the desktop's
+/// display and the documents folder), as the CLI registers them.
+fn registry(state: &DesktopState, office: &Arc<Office>, docs: &Path) -> BuiltinRegistry {
+    let target = DesktopTarget::from_state(state);
+    let display = state.display.clone();
+    let opener = office.clone();
+    let docs = docs.to_owned();
+    let mut registry = BuiltinRegistry::new();
+    registry.register(Builtin::new("desktop", "desktop", move |_| {
+        Ok(DesktopServer::new(target.clone(), LaunchPolicy::default())
+            .with_documents(Arc::new(Opener(opener.clone()))))
+    }));
+    registry.register(Builtin::new("office", "office", move |options| {
+        let mut o = options.clone();
+        o["display"] = json!(display);
+        o["document_dirs"] = json!([docs]);
+        deft_backend_office::from_options(&o)
+    }));
+    registry
+}
+
 /// A window as `get_desktop_app_info` lists it.
 #[derive(Debug, Clone)]
 pub struct Window {
@@ -70,6 +91,7 @@ pub struct Harness {
     pub state: DesktopState,
     state_file: PathBuf,
     pub office: Arc<Office>,
+    registry: Arc<BuiltinRegistry>,
     pub dispatcher: LocalDispatcher,
 }
 
@@ -80,6 +102,12 @@ impl Harness {
 
     /// With LibreOffice's `soffice.bin` at `program` (a missing one for the install error).
     pub async fn with_program(program: Option<PathBuf>) -> Harness {
+        Self::with(program, None).await
+    }
+
+    /// With `program` and LibreOffice's profiles in `profiles` (default: the test's own folder;
+    /// a folder shared by several harnesses keeps its profile template).
+    pub async fn with(program: Option<PathBuf>, profiles: Option<PathBuf>) -> Harness {
         deft_test_support::office::require_office();
         let tmp = tempfile::Builder::new()
             .prefix("deft-office-test-")
@@ -94,56 +122,37 @@ impl Harness {
         let office = Arc::new(Office::new(OfficeConfig {
             program,
             dirs: DocumentDirs::new(vec![docs.clone()]),
-            profiles: Some(tmp.path().join("profiles")),
+            profiles: Some(profiles.unwrap_or_else(|| tmp.path().join("profiles"))),
             ..OfficeConfig::default()
         }));
-        let target = DesktopTarget::from_state(&state);
-        let display = state.display.clone();
-        let opener = office.clone();
-        let docs_opt = docs.clone();
-        let mut registry = BuiltinRegistry::new();
-        registry.register(Builtin::new("desktop", "desktop", move |_| {
-            Ok(DesktopServer::new(target.clone(), LaunchPolicy::default())
-                .with_documents(Arc::new(Opener(opener.clone()))))
-        }));
-        registry.register(Builtin::new("office", "office", move |options| {
-            let mut o = options.clone();
-            o["display"] = json!(display);
-            o["document_dirs"] = json!([docs_opt]);
-            deft_backend_office::from_options(&o)
-        }));
-        let dispatcher =
-            LocalDispatcher::new(Arc::new(RoutingTable::builtin()), Arc::new(registry));
+        let registry = Arc::new(registry(&state, &office, &docs));
+        let dispatcher = LocalDispatcher::new(Arc::new(RoutingTable::builtin()), registry.clone());
         Harness {
             tmp,
             docs,
             state,
             state_file,
             office,
+            registry,
             dispatcher,
         }
     }
 
+    /// A new tool layer over the same desktop and LibreOffice: new desktop and office servers
+    /// (nothing selected, nothing cached).
+    pub fn fresh_dispatcher(&self) -> LocalDispatcher {
+        LocalDispatcher::new(Arc::new(RoutingTable::builtin()), self.registry.clone())
+    }
+
     /// Runs one command as the HostAgent.
     pub async fn host(&self, tool: &str, args: Value) -> CommandResult {
-        let ctx = ExecContext::new("local", "desktop");
-        self.dispatcher
-            .execute(&ctx, vec![Command::new(tool, None, args)])
-            .await
-            .remove(0)
+        host_on(&self.dispatcher, tool, args).await
     }
 
     /// Runs one command as the AppAgent of `window` (its title is the process, its app the
     /// root), as the agent does after selecting it.
     pub async fn app(&self, window: &Window, tool: &str, args: Value) -> CommandResult {
-        let mut ctx = ExecContext::new("local", "desktop");
-        ctx.agent = "AppAgent".to_owned();
-        ctx.process = window.name.clone();
-        ctx.root = window.app.clone();
-        self.dispatcher
-            .execute(&ctx, vec![Command::new(tool, None, args)])
-            .await
-            .remove(0)
+        app_on(&self.dispatcher, window, tool, args).await
     }
 
     /// The names of the tools the AppAgent of `window` has.
@@ -167,16 +176,7 @@ impl Harness {
 
     /// Selects `w` (listing the windows first, as the agent does); the window as selected.
     pub async fn select(&self, w: &Window) -> Window {
-        ok(&self.host("get_desktop_app_info", json!({})).await);
-        let r = self
-            .host(
-                "select_application_window",
-                json!({ "id": w.id, "name": w.name }),
-            )
-            .await;
-        let v = ok(&r);
-        assert_eq!(v["root_name"], json!(w.app), "{v}");
-        w.clone()
+        select_on(&self.dispatcher, w).await
     }
 
     /// The windows on the desktop now.
@@ -205,6 +205,44 @@ impl Drop for Harness {
     fn drop(&mut self) {
         let _ = vdesktop::stop(&self.state_file);
     }
+}
+
+/// Runs one command on `d` as the HostAgent.
+pub async fn host_on(d: &LocalDispatcher, tool: &str, args: Value) -> CommandResult {
+    let ctx = ExecContext::new("local", "desktop");
+    d.execute(&ctx, vec![Command::new(tool, None, args)])
+        .await
+        .remove(0)
+}
+
+/// Runs one command on `d` as the AppAgent of `window`.
+pub async fn app_on(
+    d: &LocalDispatcher,
+    window: &Window,
+    tool: &str,
+    args: Value,
+) -> CommandResult {
+    let mut ctx = ExecContext::new("local", "desktop");
+    ctx.agent = "AppAgent".to_owned();
+    ctx.process = window.name.clone();
+    ctx.root = window.app.clone();
+    d.execute(&ctx, vec![Command::new(tool, None, args)])
+        .await
+        .remove(0)
+}
+
+/// Selects `w` on `d` (listing the windows first, as the agent does); the window as selected.
+pub async fn select_on(d: &LocalDispatcher, w: &Window) -> Window {
+    ok(&host_on(d, "get_desktop_app_info", json!({})).await);
+    let r = host_on(
+        d,
+        "select_application_window",
+        json!({ "id": w.id, "name": w.name }),
+    )
+    .await;
+    let v = ok(&r);
+    assert_eq!(v["root_name"], json!(w.app), "{v}");
+    w.clone()
 }
 
 /// The result of a command that must succeed: its structured content, or its text.
