@@ -15,6 +15,11 @@ deb_packages=(procps python3 git ca-certificates chromium)
 # desktop backend: private Xvfb + D-Bus + AT-SPI + openbox, the GTK3 form app, two real apps
 deb_packages+=(xvfb xauth dbus-daemon at-spi2-core libatk-adaptor openbox python3-gi gir1.2-gtk-3.0
   gnome-calculator mousepad fonts-dejavu-core)
+# documents: LibreOffice with the gtk3 VCL plug-in (an accessibility tree), Debian's Python UNO
+# bridge, poppler's pdftotext/pdffonts to check the PDFs it writes, and URW's fonts (fontconfig's
+# metric-compatible stand-ins for Arial, Times and Helvetica, which set_font tests ask for)
+deb_packages+=(libreoffice-writer libreoffice-calc libreoffice-impress libreoffice-gtk3 python3-uno
+  poppler-utils fonts-urw-base35)
 # the clipboard tests: an independent X client that copies and pastes (targets, INCR, non-text)
 deb_packages+=(xclip)
 # the console's browser tests and the screenshots in docs/ (the UI uses emoji as icons)

@@ -16,6 +16,7 @@ mod cmd_task;
 mod cmd_task_server;
 mod cmd_tools;
 mod local_devices;
+mod office;
 mod paths;
 mod signals;
 
