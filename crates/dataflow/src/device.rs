@@ -284,7 +284,7 @@ impl<'a> DocSession<'a> {
         log: &mut TaskLog,
         text: &str,
         mode: MatchMode,
-    ) -> Result<Option<MatchedControl>, StageError> {
+    ) -> Result<Option<Found>, StageError> {
         let selector = Selector::text(text).with_mode(mode);
         let mut args = Map::new();
         args.insert("selector".into(), json!(selector));
@@ -303,7 +303,7 @@ impl<'a> DocSession<'a> {
             Value::String(s) => serde_json::from_str(&s).unwrap_or(Value::Null),
             other => other,
         };
-        Ok(chosen(&found).filter(|m| m.score > 0))
+        Ok(chosen(&found).filter(|m| m.control.score > 0))
     }
 
     /// Runs `tool` with `args` on the window's Computer; the tool's error text on failure.
@@ -398,21 +398,39 @@ fn window_id(v: &Value) -> Option<String> {
     }
 }
 
+/// A control `find_controls` chose, and the text of it that matched (its name, or its value
+/// when the value matched).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    /// The control.
+    pub control: MatchedControl,
+    /// The text that matched.
+    pub text: String,
+}
+
 /// The chosen match of a `find_controls` JSON answer (docs/observation.md "Finding controls").
-fn chosen(found: &Value) -> Option<MatchedControl> {
+fn chosen(found: &Value) -> Option<Found> {
     let id = found["chosen"].as_str()?;
     let m = found["matches"]
         .as_array()?
         .iter()
         .find(|m| m["id"].as_str() == Some(id))?;
-    Some(MatchedControl {
-        id: id.to_owned(),
-        name: m["name"].as_str().unwrap_or_default().to_owned(),
-        kind: m["type"].as_str().unwrap_or_default().to_owned(),
-        score: m["score"]
-            .as_u64()
-            .and_then(|s| u8::try_from(s).ok())
-            .unwrap_or(0),
+    let name = m["name"].as_str().unwrap_or_default().to_owned();
+    let text = match m["on"].as_str() {
+        Some("value") => m["value"].as_str().unwrap_or_default().to_owned(),
+        _ => name.clone(),
+    };
+    Some(Found {
+        control: MatchedControl {
+            id: id.to_owned(),
+            name,
+            kind: m["type"].as_str().unwrap_or_default().to_owned(),
+            score: m["score"]
+                .as_u64()
+                .and_then(|s| u8::try_from(s).ok())
+                .unwrap_or(0),
+        },
+        text,
     })
 }
 
@@ -471,9 +489,17 @@ mod tests {
                            "chosen": "4"});
         let m = chosen(&found).unwrap();
         assert_eq!(
-            (m.id.as_str(), m.name.as_str(), m.score),
+            (
+                m.control.id.as_str(),
+                m.control.name.as_str(),
+                m.control.score
+            ),
             ("4", "Bullets", 100)
         );
+        assert_eq!(m.text, "Bullets");
+        let by_value = json!({"matches": [{"id": "8", "name": "", "type": "edit", "value": "alpha", "on": "value", "score": 100}],
+                              "chosen": "8"});
+        assert_eq!(chosen(&by_value).unwrap().text, "alpha");
         assert_eq!(chosen(&json!({"matches": [], "chosen": null})), None);
         assert_eq!(
             window_id(&json!({"window": {"id": "3"}, "pid": 9})).as_deref(),

@@ -10,12 +10,12 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use deft_protocol::task_run::{MatchedControl, StepStatus};
+use deft_protocol::task_run::StepStatus;
 use deft_protocol::{ToolInfo, ToolType};
 use serde_json::{Map, Value, json};
 
 use super::{TaskCtx, takes_control};
-use crate::device::{DocSession, NOT_FOR_PLANS};
+use crate::device::{DocSession, Found, NOT_FOR_PLANS};
 use crate::log::StepEnd;
 use crate::result::{EXECUTE, StageError};
 use crate::texts;
@@ -123,12 +123,15 @@ async fn run_plan(
         let (status, matched, error) = match &outcome {
             Ok(m) => {
                 fields.insert("Success".into(), json!(true));
-                fields.insert("ControlLabel".into(), json!(m.as_ref().map(|m| &m.id)));
+                fields.insert(
+                    "ControlLabel".into(),
+                    json!(m.as_ref().map(|m| &m.control.id)),
+                );
                 fields.insert(
                     "MatchedControlText".into(),
-                    json!(m.as_ref().map(|m| &m.name)),
+                    json!(m.as_ref().map(|m| &m.text)),
                 );
-                (StepStatus::Ok, m.clone(), None)
+                (StepStatus::Ok, m.as_ref().map(|m| m.control.clone()), None)
             }
             Err(why) => {
                 fields.insert("Success".into(), json!(false));
@@ -207,10 +210,10 @@ impl PlanStep {
         format!("execute.steps[{}]", self.n)
     }
 
-    fn log_line(&self, outcome: &Result<Option<MatchedControl>, String>) -> String {
+    fn log_line(&self, outcome: &Result<Option<Found>, String>) -> String {
         let on = match (&self.control_text, outcome) {
             (t, _) if t.is_empty() => "the window".to_owned(),
-            (t, Ok(Some(m))) => format!("{t:?} (matched {} {:?})", m.kind, m.name),
+            (t, Ok(Some(m))) => format!("{t:?} (matched {} {:?})", m.control.kind, m.text),
             (t, _) => format!("{t:?}"),
         };
         let args = Value::Object(self.args.clone());
@@ -231,7 +234,7 @@ async fn run_step(
     session: &mut DocSession<'_>,
     tools: &BTreeMap<String, ToolInfo>,
     step: &PlanStep,
-) -> Result<Option<MatchedControl>, String> {
+) -> Result<Option<Found>, String> {
     let info = tools
         .get(&step.function)
         .filter(|_| !NOT_FOR_PLANS.contains(&step.function.as_str()))
@@ -259,8 +262,8 @@ async fn run_step(
     if let Some(m) = &matched
         && takes_control(info)
     {
-        args.insert("id".into(), json!(m.id));
-        args.insert("name".into(), json!(m.name));
+        args.insert("id".into(), json!(m.control.id));
+        args.insert("name".into(), json!(m.control.name));
     }
     let tool_type = if info.tool_type == ToolType::DataCollection {
         ToolType::DataCollection
