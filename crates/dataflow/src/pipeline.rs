@@ -308,7 +308,7 @@ impl Pipeline {
     /// The result a task starts from: a skeleton, or in execution mode the instantiated file.
     fn start_doc(&self, task: &Task) -> ResultDoc {
         let mut doc = match &task.prior {
-            Some(prior) => ResultDoc::from_prior(prior.clone()),
+            Some(prior) => ResultDoc::from_prior(prior.clone(), task),
             None => ResultDoc::skeleton(task),
         };
         if self.mode != Mode::Execution

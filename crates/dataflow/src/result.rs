@@ -108,9 +108,13 @@ impl ResultDoc {
     }
 
     /// An instantiated result (execution mode): the file as read, with what execution needs
-    /// made present (`execution_result`, the `time_cost` keys).
-    pub fn from_prior(prior: Map<String, Value>) -> ResultDoc {
+    /// made present (`execution_result`, the `time_cost` keys) and the top-level fields it lacks
+    /// taken from `task`'s skeleton.
+    pub fn from_prior(prior: Map<String, Value>, task: &Task) -> ResultDoc {
         let mut doc = ResultDoc(prior);
+        for (key, value) in ResultDoc::skeleton(task).0 {
+            doc.0.entry(key).or_insert(value);
+        }
         if !doc.0.get("execution_result").is_some_and(Value::is_object) {
             doc.0.insert(
                 "execution_result".into(),
@@ -296,7 +300,7 @@ mod tests {
         let prior = json!({"unique_id": "5", "extra": {"kept": true}, "time_cost": {"total": 3.0},
             "instantiation_result": {"prefill": {"result": {"instantiated_plan": [{"Step": 1}]}}}});
         let Value::Object(m) = prior else { panic!() };
-        let mut doc = ResultDoc::from_prior(m);
+        let mut doc = ResultDoc::from_prior(m, &task());
         assert_eq!(doc.value()["extra"]["kept"], true);
         assert!(doc.value()["time_cost"]["execute"].is_null());
         assert_eq!(doc.plan_mut().unwrap().len(), 1);

@@ -74,10 +74,12 @@ pub fn task_files(path: &Path) -> std::io::Result<Vec<PathBuf>> {
 
 /// Reads the task `file` for `mode`.
 pub fn read_task(file: &Path, mode: Mode) -> Result<Task, BadTask> {
+    let name = task_name(file);
     let mut partial = Task {
-        name: task_name(file),
+        // Until the file says otherwise, the task is known by its name.
+        unique_id: name.clone(),
+        name,
         file: file.to_owned(),
-        unique_id: String::new(),
         app: String::new(),
         task: String::new(),
         steps: Vec::new(),
@@ -116,7 +118,9 @@ fn read_plain(object: &Map<String, Value>, task: &mut Task) -> Result<(), String
         .iter()
         .map(|(k, v)| (k.trim().to_lowercase().replace(' ', "_"), v.clone()))
         .collect();
-    task.unique_id = id_text(keys.get("unique_id")).unwrap_or_default();
+    if let Some(id) = id_text(keys.get("unique_id")) {
+        task.unique_id = id;
+    }
     task.app = string(keys.get("app")).unwrap_or_default();
     task.task = string(keys.get("task")).unwrap_or_default();
     task.steps = steps(keys.get("refined_steps"))?;
@@ -129,15 +133,14 @@ fn read_plain(object: &Map<String, Value>, task: &mut Task) -> Result<(), String
     if !missing.is_empty() {
         return Err(texts::task_missing(&missing));
     }
-    if task.unique_id.is_empty() {
-        task.unique_id = task.name.clone();
-    }
     Ok(())
 }
 
 /// An instantiated result file (execution mode): its ids and original task, and the file whole.
 fn read_instantiated(object: Map<String, Value>, mut task: Task) -> Result<Task, BadTask> {
-    task.unique_id = id_text(object.get("unique_id")).unwrap_or_default();
+    if let Some(id) = id_text(object.get("unique_id")) {
+        task.unique_id = id;
+    }
     task.app = string(object.get("app")).unwrap_or_default();
     let original = object.get("original");
     task.task = string(original.and_then(|o| o.get("original_task"))).unwrap_or_default();
@@ -154,9 +157,6 @@ fn read_instantiated(object: Map<String, Value>, mut task: Task) -> Result<Task,
         (_, Some(_)) => Some(texts::PLAN_NOT_A_LIST.to_owned()),
     };
     task.steps = steps.unwrap_or_default();
-    if task.unique_id.is_empty() {
-        task.unique_id = task.name.clone();
-    }
     task.prior = Some(object);
     match problem {
         Some(message) => Err(BadTask {
