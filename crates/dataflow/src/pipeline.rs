@@ -351,6 +351,7 @@ impl Pipeline {
                         "NotExecuted",
                         texts::not_executed("its instantiation failed"),
                     );
+                    cx.doc.reset_step_outcomes();
                     cx.doc.set_execution_error(&e);
                 }
                 return cx;
@@ -367,6 +368,7 @@ impl Pipeline {
                     "NotExecuted",
                     texts::not_executed(&texts::judged_not_doable(&thought)),
                 );
+                cx.doc.reset_step_outcomes();
                 cx.doc.set_execution_error(&e);
                 return cx;
             }

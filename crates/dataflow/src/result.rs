@@ -210,6 +210,16 @@ impl ResultDoc {
             .as_array_mut()
     }
 
+    /// Sets every plan step's `Success` and `MatchedControlText` to null (nothing ran yet).
+    pub fn reset_step_outcomes(&mut self) {
+        for step in self.plan_mut().into_iter().flatten() {
+            if let Value::Object(m) = step {
+                m.insert("Success".into(), Value::Null);
+                m.insert("MatchedControlText".into(), Value::Null);
+            }
+        }
+    }
+
     /// The instantiated request, when prefill made one.
     pub fn instantiated_request(&self) -> Option<&str> {
         self.stage_result(PREFILL)?

@@ -35,6 +35,7 @@ pub struct Executed {
 /// `execution_result.error`.
 pub async fn run(cx: &mut TaskCtx<'_>) -> Result<Executed, StageError> {
     let started = cx.begin(EXECUTE);
+    cx.doc.reset_step_outcomes();
     let mut plan = cx.doc.plan_mut().cloned();
     let outcome = match plan.as_mut() {
         None => Err(StageError::new("MissingInput", texts::NO_PLAN).at(EXECUTE)),
@@ -57,12 +58,6 @@ async fn execute(cx: &mut TaskCtx<'_>, plan: &mut [Value]) -> Result<Executed, S
             texts::too_many_steps(plan.len(), cx.config.max_steps),
         )
         .at(EXECUTE));
-    }
-    for step in plan.iter_mut() {
-        if let Value::Object(m) = step {
-            m.insert("Success".into(), Value::Null);
-            m.insert("MatchedControlText".into(), Value::Null);
-        }
     }
     let document = cx.document()?;
     let mut session = DocSession::new(cx.device, cx.spec, &document, cx.cancel.clone());
