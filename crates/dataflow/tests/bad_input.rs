@@ -4,6 +4,8 @@
 //! (a string in the instantiation stages, `{type, message, traceback}` in `execution_result`),
 //! the run goes on with the next, and the summary counts them as failed.
 
+#![allow(clippy::unwrap_used)] // helpers outside #[test] functions: a failed set-up is a failed test
+
 mod common;
 
 use common::{Stage, Workspace, pipeline, rule, scripted, unreachable_device};

@@ -5,6 +5,8 @@
 //! instantiation and execution modes one after the other: the execution run reads the
 //! instantiation results and its `time_cost.total` adds to theirs.
 
+#![allow(clippy::unwrap_used)] // helpers outside #[test] functions: a failed set-up is a failed test
+
 mod common;
 
 use std::sync::Arc;

@@ -5,6 +5,8 @@
 //! its bucket with every schema field; a step whose control is not there fails the plan without
 //! saving the document.
 
+#![allow(clippy::unwrap_used)] // helpers outside #[test] functions: a failed set-up is a failed test
+
 mod common;
 
 use common::{Stage, Workspace, desktop, image_count, pipeline, request_text, rule, scripted};
