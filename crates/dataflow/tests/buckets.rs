@@ -41,36 +41,7 @@ fn eval(complete: &str) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_verdict_goes_to_its_bucket_and_only_passes_are_reformatted() {
     let ws = Workspace::new("MATCH_STRATEGY: fuzzy\n");
-    let mut rules = vec![rule(
-        Stage::Template,
-        "Add a line",
-        r#"{"alpha.txt": "it has lines"}"#,
-    )];
-    for (word, judge, eval_answer, function) in [
-        ("yes", YES, eval("yes"), "set_edit_text"),
-        ("no", YES, eval("no"), "set_edit_text"),
-        ("unsure", YES, eval("Unsure"), "set_edit_text"),
-        ("unknown", YES, eval("probably"), "set_edit_text"),
-        (
-            "missing",
-            YES,
-            r#"{"reason": "no verdict", "sub_scores": {}}"#.to_owned(),
-            "set_edit_text",
-        ),
-        (
-            "doubt",
-            r#"{"judge": false, "thought": "needs the internet", "type": "Env"}"#,
-            eval("yes"),
-            "set_edit_text",
-        ),
-        ("badtool", YES, eval("yes"), "paint_it"),
-    ] {
-        rules.extend(task_rules(word, judge, &eval_answer, function));
-        ws.task(
-            &format!("{word}.json"),
-            &json!({"app": "notes", "task": format!("Add a line, task {word}: append the word")}),
-        );
-    }
+    let rules = verdict_tasks(&ws);
     let model = scripted(rules, 40).await;
     let desk = desktop("desk-1").await;
     let p = pipeline(&ws, &model, Mode::Dataflow, false);
@@ -154,25 +125,7 @@ async fn every_verdict_goes_to_its_bucket_and_only_passes_are_reformatted() {
     let asked = model.requests().len();
     assert_eq!(asked, 7 + 7 + 6 + 5, "requests: {asked}");
 
-    // Reformat: only the pass, as UFO's batch task, with the pristine template as its document.
-    let r = summary.reformatted.clone().unwrap().unwrap();
-    let hub = ws.path().join("datasUFO");
-    assert_eq!(r.tasks, vec![hub.join("tasks/yes.json")]);
-    let batch: Value =
-        serde_json::from_slice(&std::fs::read(hub.join("tasks/yes.json")).unwrap()).unwrap();
-    assert_eq!(
-        batch,
-        json!({"task": "Add the line 'yes' to the notes.", "object": "yes.txt", "close": "True"})
-    );
-    assert_eq!(
-        std::fs::read_to_string(hub.join("files/yes.txt")).unwrap(),
-        "alpha line\nbeta line\n"
-    );
-    // The executed copy is the one in saved_document.
-    assert_eq!(
-        std::fs::read_to_string(ws.path().join("results/saved_document/yes.txt")).unwrap(),
-        "alpha line\nbeta line\nyes\n"
-    );
+    check_reformat(&ws, &summary);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -273,5 +226,63 @@ async fn instantiation_then_execution_files_by_judge_and_accumulates_the_total()
     assert_eq!(
         std::fs::read_to_string(ws.path().join("results/saved_document/good.txt")).unwrap(),
         "alpha line\nbeta line\ngood\n"
+    );
+}
+
+/// One task per verdict (and a judged-out one and a plan with an unknown tool), with the model's
+/// answers for each.
+fn verdict_tasks(ws: &Workspace) -> Vec<Rule> {
+    let mut rules = vec![rule(
+        Stage::Template,
+        "Add a line",
+        r#"{"alpha.txt": "it has lines"}"#,
+    )];
+    for (word, judge, eval_answer, function) in [
+        ("yes", YES, eval("yes"), "set_edit_text"),
+        ("no", YES, eval("no"), "set_edit_text"),
+        ("unsure", YES, eval("Unsure"), "set_edit_text"),
+        ("unknown", YES, eval("probably"), "set_edit_text"),
+        (
+            "missing",
+            YES,
+            r#"{"reason": "no verdict", "sub_scores": {}}"#.to_owned(),
+            "set_edit_text",
+        ),
+        (
+            "doubt",
+            r#"{"judge": false, "thought": "needs the internet", "type": "Env"}"#,
+            eval("yes"),
+            "set_edit_text",
+        ),
+        ("badtool", YES, eval("yes"), "paint_it"),
+    ] {
+        rules.extend(task_rules(word, judge, &eval_answer, function));
+        ws.task(
+            &format!("{word}.json"),
+            &json!({"app": "notes", "task": format!("Add a line, task {word}: append the word")}),
+        );
+    }
+    rules
+}
+
+/// Reformat: only the pass, as UFO's batch task, with the pristine template as its document.
+fn check_reformat(ws: &Workspace, summary: &deft_dataflow::RunSummary) {
+    let r = summary.reformatted.clone().unwrap().unwrap();
+    let hub = ws.path().join("datasUFO");
+    assert_eq!(r.tasks, vec![hub.join("tasks/yes.json")]);
+    let batch: Value =
+        serde_json::from_slice(&std::fs::read(hub.join("tasks/yes.json")).unwrap()).unwrap();
+    assert_eq!(
+        batch,
+        json!({"task": "Add the line 'yes' to the notes.", "object": "yes.txt", "close": "True"})
+    );
+    assert_eq!(
+        std::fs::read_to_string(hub.join("files/yes.txt")).unwrap(),
+        "alpha line\nbeta line\n"
+    );
+    // The executed copy is the one in saved_document.
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("results/saved_document/yes.txt")).unwrap(),
+        "alpha line\nbeta line\nyes\n"
     );
 }

@@ -125,51 +125,8 @@ async fn a_dataflow_task_edits_a_real_document_and_files_a_schema_valid_pass() {
         "alpha line\nbeta line\n"
     );
 
-    // What the model was shown.
-    let requests = model.requests();
-    let texts: Vec<String> = requests.iter().map(request_text).collect();
-    assert_eq!(requests.len(), 4, "{texts:#?}");
-    assert!(
-        texts[0].contains("alpha.txt: Two lines of text")
-            && texts[0].contains("list.txt: A shopping list.")
-    );
-    assert!(texts[1].contains("<Given Task:> Add a line") && texts[1].contains("Type the line"));
-    assert!(
-        texts[1].contains("edit \"\" = \"alpha line"),
-        "the listing: {}",
-        texts[1]
-    );
-    assert!(
-        texts[1].contains("set_edit_text(") && !texts[1].contains("run_shell"),
-        "the tools: {}",
-        texts[1]
-    );
-    assert_eq!(image_count(&requests[1]), 1, "prefill sees the screenshot");
-    assert!(
-        texts[3].contains("1. Add the line — set_edit_text(") && texts[3].contains(": succeeded"),
-        "{}",
-        texts[3]
-    );
-    assert_eq!(
-        image_count(&requests[3]),
-        1,
-        "the evaluation sees the final screenshot"
-    );
-
-    // The task's log: a report and one line per event.
-    let report = out.report.clone().unwrap();
-    assert!(
-        report.ends_with("logs/add/dataflow/report.html"),
-        "{}",
-        report.display()
-    );
-    let html = std::fs::read_to_string(&report).unwrap();
-    assert!(html.contains("execute.steps[1]") && html.contains("execution_pass"));
-    let jsonl = std::fs::read_to_string(report.with_file_name("trace.jsonl")).unwrap();
-    assert!(jsonl.lines().count() > 20);
-    assert!(
-        out.model_time > std::time::Duration::ZERO && out.tool_time > std::time::Duration::ZERO
-    );
+    check_prompts(&model.requests());
+    check_log(&out);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -226,5 +183,55 @@ async fn a_step_whose_control_is_missing_fails_the_plan_and_leaves_the_document_
     assert_eq!(
         std::fs::read_to_string(saved).unwrap(),
         "alpha line\nbeta line\n"
+    );
+}
+
+/// What the model was shown: the templates, the task, the listing and tools, the screenshots,
+/// the step log.
+fn check_prompts(requests: &[deft_test_support::model::Recorded]) {
+    let texts: Vec<String> = requests.iter().map(request_text).collect();
+    assert_eq!(requests.len(), 4, "{texts:#?}");
+    assert!(
+        texts[0].contains("alpha.txt: Two lines of text")
+            && texts[0].contains("list.txt: A shopping list.")
+    );
+    assert!(texts[1].contains("<Given Task:> Add a line") && texts[1].contains("Type the line"));
+    assert!(
+        texts[1].contains("edit \"\" = \"alpha line"),
+        "the listing: {}",
+        texts[1]
+    );
+    assert!(
+        texts[1].contains("set_edit_text(") && !texts[1].contains("run_shell"),
+        "the tools: {}",
+        texts[1]
+    );
+    assert_eq!(image_count(&requests[1]), 1, "prefill sees the screenshot");
+    assert!(
+        texts[3].contains("1. Add the line — set_edit_text(") && texts[3].contains(": succeeded"),
+        "{}",
+        texts[3]
+    );
+    assert_eq!(
+        image_count(&requests[3]),
+        1,
+        "the evaluation sees the final screenshot"
+    );
+}
+
+/// The task's log: a report and one line per event.
+fn check_log(out: &deft_dataflow::TaskOutcome) {
+    let report = out.report.clone().unwrap();
+    assert!(
+        report.ends_with("logs/add/dataflow/report.html"),
+        "{}",
+        report.display()
+    );
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert!(html.contains("execute.steps[1]") && html.contains("execution_pass"));
+    let jsonl = std::fs::read_to_string(report.with_file_name("trace.jsonl")).unwrap();
+    assert!(jsonl.lines().count() > 20);
+    assert!(
+        out.model_time > std::time::Duration::ZERO && out.tool_time > std::time::Duration::ZERO
     );
 }
