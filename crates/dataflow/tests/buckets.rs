@@ -11,15 +11,16 @@ mod common;
 
 use std::sync::Arc;
 
-use common::{Rule, Stage, Workspace, desktop, pipeline, rule, scripted};
+use common::{Stage, Workspace, desktop, pipeline, rule, scripted};
 use deft_dataflow::pipeline::TaskStatus;
 use deft_dataflow::{Mode, Quiet};
+use deft_test_support::model::Route;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 /// The rules of a task named by `word`: the plan edits the text; the judge and evaluation answer
 /// as given.
-fn task_rules(word: &str, judge: &str, eval: &str, function: &str) -> Vec<Rule> {
+fn task_rules(word: &str, judge: &str, eval: &str, function: &str) -> Vec<Route> {
     let plan = json!({
         "New_task": format!("Add the line '{word}' to the notes."),
         "Actions_plan": [{"Step": 1, "Subtask": "Add the line", "ControlLabel": null, "ControlText": "alpha",
@@ -231,7 +232,7 @@ async fn instantiation_then_execution_files_by_judge_and_accumulates_the_total()
 
 /// One task per verdict (and a judged-out one and a plan with an unknown tool), with the model's
 /// answers for each.
-fn verdict_tasks(ws: &Workspace) -> Vec<Rule> {
+fn verdict_tasks(ws: &Workspace) -> Vec<Route> {
     let mut rules = vec![rule(
         Stage::Template,
         "Add a line",

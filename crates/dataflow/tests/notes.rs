@@ -9,9 +9,10 @@
 
 mod common;
 
-use common::{Stage, Workspace, desktop, image_count, pipeline, request_text, rule, scripted};
+use common::{Stage, Workspace, desktop, pipeline, rule, scripted};
 use deft_dataflow::Mode;
 use deft_dataflow::pipeline::TaskStatus;
+use deft_test_support::model::Recorded;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -30,7 +31,7 @@ fn plan(control_text: &str) -> String {
     .to_string()
 }
 
-fn rules(control_text: &str) -> Vec<common::Rule> {
+fn rules(control_text: &str) -> Vec<deft_test_support::model::Route> {
     vec![
         // The template answer comes in a fence with chatter around it.
         rule(
@@ -188,8 +189,8 @@ async fn a_step_whose_control_is_missing_fails_the_plan_and_leaves_the_document_
 
 /// What the model was shown: the templates, the task, the listing and tools, the screenshots,
 /// the step log.
-fn check_prompts(requests: &[deft_test_support::model::Recorded]) {
-    let texts: Vec<String> = requests.iter().map(request_text).collect();
+fn check_prompts(requests: &[Recorded]) {
+    let texts: Vec<String> = requests.iter().map(Recorded::text).collect();
     assert_eq!(requests.len(), 4, "{texts:#?}");
     assert!(
         texts[0].contains("alpha.txt: Two lines of text")
@@ -206,14 +207,14 @@ fn check_prompts(requests: &[deft_test_support::model::Recorded]) {
         "the tools: {}",
         texts[1]
     );
-    assert_eq!(image_count(&requests[1]), 1, "prefill sees the screenshot");
+    assert_eq!(requests[1].image_count(), 1, "prefill sees the screenshot");
     assert!(
         texts[3].contains("1. Add the line — set_edit_text(") && texts[3].contains(": succeeded"),
         "{}",
         texts[3]
     );
     assert_eq!(
-        image_count(&requests[3]),
+        requests[3].image_count(),
         1,
         "the evaluation sees the final screenshot"
     );

@@ -13,7 +13,7 @@ use deft_agent::llm::{LlmClient, LlmConfig};
 use deft_backend_desktop::vdesktop;
 use deft_backend_desktop::{DesktopServer, DesktopTarget, LaunchPolicy};
 use deft_dataflow::{Config, Mode, Model, Pipeline, Schemas};
-use deft_test_support::model::{Recorded, Reply, ScriptedModel, Turn};
+use deft_test_support::model::{Route, ScriptedModel, routed};
 use deft_tools::builtin::{Builtin, BuiltinRegistry};
 use deft_tools::table::RoutingTable;
 use deft_tools::{Device, LocalDispatcher};
@@ -169,20 +169,9 @@ impl Workspace {
     }
 }
 
-/// One scripted answer: given when every needle is in the request's text (system and user).
-pub struct Rule {
-    /// Substrings the request must hold.
-    pub needles: Vec<String>,
-    /// The answer's text.
-    pub answer: String,
-}
-
 /// A rule for `stage`'s question about the text `about` (the task, or the request judged).
-pub fn rule(stage: Stage, about: &str, answer: &str) -> Rule {
-    Rule {
-        needles: vec![stage.marker().to_owned(), about.to_owned()],
-        answer: answer.to_owned(),
-    }
+pub fn rule(stage: Stage, about: &str, answer: &str) -> Route {
+    Route::text(&[stage.marker(), about], answer)
 }
 
 /// Which stage a question comes from, by the words of its prompt.
@@ -199,7 +188,8 @@ pub enum Stage {
 }
 
 impl Stage {
-    fn marker(self) -> &'static str {
+    /// Words only this stage's prompt has.
+    pub fn marker(self) -> &'static str {
         match self {
             Stage::Template => "You choose the document",
             Stage::Prefill => "You turn a general task",
@@ -209,56 +199,9 @@ impl Stage {
     }
 }
 
-/// The text of a request: its system prompt and the text parts of its user message.
-pub fn request_text(r: &Recorded) -> String {
-    let mut out = String::new();
-    for m in r.messages() {
-        match &m["content"] {
-            Value::String(s) => out.push_str(s),
-            Value::Array(parts) => {
-                for p in parts {
-                    if let Some(t) = p["text"].as_str() {
-                        out.push_str(t);
-                    }
-                }
-            }
-            _ => {}
-        }
-        out.push('\n');
-    }
-    out
-}
-
-/// How many images a request carries.
-pub fn image_count(r: &Recorded) -> usize {
-    r.messages()
-        .iter()
-        .filter_map(|m| m["content"].as_array())
-        .flatten()
-        .filter(|p| p["type"] == "image_url")
-        .count()
-}
-
-/// A scripted model answering by `rules` (the first whose needles all match), up to `turns`
-/// requests; a request no rule matches gets a text that says so (and fails its stage).
-pub async fn scripted(rules: Vec<Rule>, turns: usize) -> ScriptedModel {
-    let rules = Arc::new(rules);
-    let script: Vec<Turn> = (0..turns)
-        .map(|_| {
-            let rules = rules.clone();
-            Box::new(move |r: &Recorded| {
-                let text = request_text(r);
-                match rules
-                    .iter()
-                    .find(|rule| rule.needles.iter().all(|n| text.contains(n.as_str())))
-                {
-                    Some(rule) => Reply::text(&rule.answer),
-                    None => Reply::text("scripted model: no rule matches this request"),
-                }
-            }) as Turn
-        })
-        .collect();
-    ScriptedModel::start(script).await
+/// A scripted model answering by `rules`, up to `turns` requests.
+pub async fn scripted(rules: Vec<Route>, turns: usize) -> ScriptedModel {
+    ScriptedModel::start(routed(rules, turns)).await
 }
 
 /// The pipeline for the workspace's config, the scripted model at `model` and `mode`.
