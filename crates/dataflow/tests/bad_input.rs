@@ -36,7 +36,7 @@ fn bad_tasks(ws: &Workspace) {
 
 #[tokio::test]
 async fn each_bad_task_gets_a_result_with_its_error_and_the_run_goes_on() {
-    let ws = Workspace::new("");
+    let ws = common::workspace("");
     bad_tasks(&ws);
     let model = scripted(
         vec![rule(
@@ -64,7 +64,7 @@ async fn each_bad_task_gets_a_result_with_its_error_and_the_run_goes_on() {
             assert!(matches!(o.status, TaskStatus::Saved { .. }), "{o:#?}");
             assert!(o.violations.is_empty(), "{}: {:#?}", o.name, o.violations);
         }
-        let results = ws.results(mode);
+        let results = ws.results(mode.as_str());
         let fail = if mode == Mode::Instantiation {
             "instantiation_fail"
         } else {
@@ -116,7 +116,7 @@ async fn each_bad_task_gets_a_result_with_its_error_and_the_run_goes_on() {
 
 #[tokio::test]
 async fn execution_mode_refuses_a_file_that_was_never_instantiated() {
-    let ws = Workspace::new("");
+    let ws = common::workspace("");
     let plain = ws.task(
         "plain.json",
         &json!({"app": "notes", "task": "x", "refined_steps": []}),

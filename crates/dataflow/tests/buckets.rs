@@ -41,7 +41,7 @@ fn eval(complete: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_verdict_goes_to_its_bucket_and_only_passes_are_reformatted() {
-    let ws = Workspace::new("MATCH_STRATEGY: fuzzy\n");
+    let ws = common::workspace("MATCH_STRATEGY: fuzzy\n");
     let rules = verdict_tasks(&ws);
     let model = scripted(rules, 40).await;
     let desk = desktop("desk-1").await;
@@ -76,7 +76,7 @@ async fn every_verdict_goes_to_its_bucket_and_only_passes_are_reformatted() {
     assert_eq!(placed, want.map(|(a, b)| (a.to_owned(), b.to_owned())));
     assert_eq!(summary.failed(), 5);
 
-    let results = ws.results(Mode::Dataflow);
+    let results = ws.results("dataflow");
     assert_eq!(
         results["execution_unsure/unsure.json"]["execution_result"]["result"]["complete"],
         "unsure"
@@ -131,7 +131,7 @@ async fn every_verdict_goes_to_its_bucket_and_only_passes_are_reformatted() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn instantiation_then_execution_files_by_judge_and_accumulates_the_total() {
-    let ws = Workspace::new("MATCH_STRATEGY: regex\nREFORMAT_TO_BATCH: false\n");
+    let ws = common::workspace("MATCH_STRATEGY: regex\nREFORMAT_TO_BATCH: false\n");
     let mut rules = vec![rule(
         Stage::Template,
         "Add a line",
@@ -160,7 +160,7 @@ async fn instantiation_then_execution_files_by_judge_and_accumulates_the_total()
         )
         .await;
     assert!(summary.reformatted.is_none());
-    let results = ws.results(Mode::Instantiation);
+    let results = ws.results("instantiation");
     assert_eq!(
         results.keys().collect::<Vec<_>>(),
         [
@@ -201,7 +201,7 @@ async fn instantiation_then_execution_files_by_judge_and_accumulates_the_total()
         "{:#?}",
         summary.outcomes[0].violations
     );
-    let results = ws.results(Mode::Execution);
+    let results = ws.results("execution");
     let done = &results["execution_pass/good.json"];
     assert_eq!(done["unique_id"], "good");
     assert_eq!(

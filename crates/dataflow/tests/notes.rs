@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{Stage, Workspace, desktop, pipeline, rule, scripted};
+use common::{Stage, desktop, pipeline, rule, scripted};
 use deft_dataflow::Mode;
 use deft_dataflow::pipeline::TaskStatus;
 use deft_test_support::model::Recorded;
@@ -55,7 +55,7 @@ fn rules(control_text: &str) -> Vec<deft_test_support::model::Route> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dataflow_task_edits_a_real_document_and_files_a_schema_valid_pass() {
-    let ws = Workspace::new("MATCH_STRATEGY: contains\n");
+    let ws = common::workspace("MATCH_STRATEGY: contains\n");
     let file = ws.task(
         "add.json",
         &json!({"app": "notes", "unique_id": 3, "task": TASK,
@@ -132,7 +132,7 @@ async fn a_dataflow_task_edits_a_real_document_and_files_a_schema_valid_pass() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_step_whose_control_is_missing_fails_the_plan_and_leaves_the_document_unsaved() {
-    let ws = Workspace::new("MATCH_STRATEGY: contains\n");
+    let ws = common::workspace("MATCH_STRATEGY: contains\n");
     let file = ws.task("add.json", &json!({"app": "Notes", "task": TASK}));
     let mut plan_rules = rules("alpha line");
     let broken = json!({

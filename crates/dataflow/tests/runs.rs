@@ -89,7 +89,7 @@ fn names(pairs: &[(&str, &'static str)]) -> Vec<(String, &'static str)> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stopped_run_keeps_what_finished_and_a_rerun_does_the_rest() {
-    let ws = Workspace::new("REFORMAT_TO_BATCH: false\n");
+    let ws = common::workspace("REFORMAT_TO_BATCH: false\n");
     let model = scripted(four_tasks(&ws), 40).await;
     let desk = desktop("desk-1").await;
     let files = deft_dataflow::task::task_files(&ws.path().join("tasks")).unwrap();
@@ -112,7 +112,7 @@ async fn a_stopped_run_keeps_what_finished_and_a_rerun_does_the_rest() {
             ("three", "interrupted")
         ])
     );
-    let kept = ws.results(Mode::Dataflow);
+    let kept = ws.results("dataflow");
     assert_eq!(
         kept.keys().collect::<Vec<_>>(),
         ["execution_pass/four.json", "execution_pass/one.json"]
@@ -140,7 +140,7 @@ async fn a_stopped_run_keeps_what_finished_and_a_rerun_does_the_rest() {
             ("two", "saved")
         ])
     );
-    let after = ws.results(Mode::Dataflow);
+    let after = ws.results("dataflow");
     assert_eq!(after.len(), 4);
     assert_eq!(
         after["execution_pass/one.json"],
@@ -159,7 +159,7 @@ async fn a_stopped_run_keeps_what_finished_and_a_rerun_does_the_rest() {
         .run_task(&one, &desk.device, CancellationToken::new())
         .await;
     assert!(matches!(out.status, TaskStatus::Saved { .. }), "{out:#?}");
-    let again = &ws.results(Mode::Dataflow)["execution_pass/one.json"];
+    let again = &ws.results("dataflow")["execution_pass/one.json"];
     let total = again["time_cost"]["total"].as_f64().unwrap();
     assert!(
         total > before + again["time_cost"]["execute"].as_f64().unwrap(),
@@ -188,8 +188,8 @@ fn comparable(mut v: Value) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_devices_give_the_results_of_one() {
-    let serial = Workspace::new("");
-    let parallel = Workspace::new("");
+    let serial = common::workspace("");
+    let parallel = common::workspace("");
     let model = scripted(four_tasks(&serial), 40).await;
     four_tasks(&parallel);
     let (a, b) = tokio::join!(desktop("desk-a"), desktop("desk-b"));
@@ -212,10 +212,7 @@ async fn two_devices_give_the_results_of_one() {
         statuses(&two.outcomes)
     );
     assert_eq!(statuses(&one.outcomes), statuses(&two.outcomes));
-    let (r1, r2) = (
-        serial.results(Mode::Dataflow),
-        parallel.results(Mode::Dataflow),
-    );
+    let (r1, r2) = (serial.results("dataflow"), parallel.results("dataflow"));
     assert_eq!(r1.keys().collect::<Vec<_>>(), r2.keys().collect::<Vec<_>>());
     assert_eq!(r1.len(), 4);
     for (k, v) in &r1 {

@@ -5,19 +5,18 @@
 #![allow(clippy::unwrap_used)] // test helpers: a failed set-up is a failed test
 #![allow(dead_code)] // each test file uses some of the helpers
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use deft_agent::llm::{LlmClient, LlmConfig};
 use deft_backend_desktop::vdesktop;
 use deft_backend_desktop::{DesktopServer, DesktopTarget, LaunchPolicy};
 use deft_dataflow::{Config, Mode, Model, Pipeline, Schemas};
+pub use deft_test_support::dataflow::{Stage, Workspace, rule};
 use deft_test_support::model::{Route, ScriptedModel, routed};
 use deft_tools::builtin::{Builtin, BuiltinRegistry};
 use deft_tools::table::RoutingTable;
 use deft_tools::{Device, LocalDispatcher};
-use serde_json::Value;
 
 /// A managed desktop and a device on it; the desktop stops when this is dropped.
 pub struct Desk {
@@ -84,119 +83,14 @@ pub fn unreachable_device() -> Device {
     Device::new("nowhere", "shell", Arc::new(d))
 }
 
-/// The `notes` app: text files in Mousepad, saved with Ctrl+S.
-pub const NOTES_APP: &str = r#"
-APPS:
-  notes:
-    label: Mousepad (plain text files)
-    extension: .txt
-    open: {tool: launch_app, args: {app: mousepad, args: ['{path}']}}
-    save: {tool: keyboard_input, args: {keys: '^s', control_focus: false}}
-    close: {tool: close_app, args: {app: mousepad}}
-"#;
-
-/// A folder with `config.yaml`, `templates/` and `tasks/`.
-pub struct Workspace {
-    /// The folder.
-    pub dir: tempfile::TempDir,
+/// The workspace's config as loaded.
+pub fn config(ws: &Workspace) -> Config {
+    Config::load(&ws.config_file()).unwrap().0
 }
 
-impl Workspace {
-    /// A workspace whose config is `yaml` (with the notes app) and whose notes templates are
-    /// `alpha.txt` (two lines) and `list.txt` (a shopping list).
-    pub fn new(yaml: &str) -> Workspace {
-        let dir = tempfile::Builder::new()
-            .prefix("deft-dataflow-ws-")
-            .tempdir()
-            .unwrap();
-        std::fs::write(
-            dir.path().join("config.yaml"),
-            format!("{yaml}\n{NOTES_APP}"),
-        )
-        .unwrap();
-        let t = dir.path().join("templates/notes");
-        std::fs::create_dir_all(&t).unwrap();
-        std::fs::write(t.join("alpha.txt"), "alpha line\nbeta line\n").unwrap();
-        std::fs::write(t.join("list.txt"), "milk\neggs\n").unwrap();
-        std::fs::write(
-            t.join("description.json"),
-            r#"{"alpha.txt": "Two lines of text, alpha and beta.", "list.txt": "A shopping list."}"#,
-        )
-        .unwrap();
-        std::fs::create_dir_all(dir.path().join("tasks")).unwrap();
-        Workspace { dir }
-    }
-
-    /// The folder's path.
-    pub fn path(&self) -> &Path {
-        self.dir.path()
-    }
-
-    /// The config as loaded.
-    pub fn config(&self) -> Config {
-        Config::load(&self.path().join("config.yaml")).unwrap().0
-    }
-
-    /// Writes the task file `tasks/<file>`.
-    pub fn task(&self, file: &str, v: &Value) -> PathBuf {
-        let p = self.path().join("tasks").join(file);
-        std::fs::write(&p, v.to_string()).unwrap();
-        p
-    }
-
-    /// Every result of `mode`: `bucket/file` → the JSON.
-    pub fn results(&self, mode: Mode) -> BTreeMap<String, Value> {
-        let dir = self.config().result_dir(mode);
-        let mut out = BTreeMap::new();
-        for bucket in deft_dataflow::Bucket::of_mode(mode) {
-            let Ok(entries) = std::fs::read_dir(dir.join(bucket.as_str())) else {
-                continue;
-            };
-            for e in entries {
-                let p = e.unwrap().path();
-                let v: Value = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
-                out.insert(
-                    format!(
-                        "{}/{}",
-                        bucket.as_str(),
-                        p.file_name().unwrap().to_string_lossy()
-                    ),
-                    v,
-                );
-            }
-        }
-        out
-    }
-}
-
-/// A rule for `stage`'s question about the text `about` (the task, or the request judged).
-pub fn rule(stage: Stage, about: &str, answer: &str) -> Route {
-    Route::text(&[stage.marker(), about], answer)
-}
-
-/// Which stage a question comes from, by the words of its prompt.
-#[derive(Debug, Clone, Copy)]
-pub enum Stage {
-    /// choose_template.
-    Template,
-    /// prefill.
-    Prefill,
-    /// instantiation_evaluation.
-    Judge,
-    /// execute_eval.
-    Eval,
-}
-
-impl Stage {
-    /// Words only this stage's prompt has.
-    pub fn marker(self) -> &'static str {
-        match self {
-            Stage::Template => "You choose the document",
-            Stage::Prefill => "You turn a general task",
-            Stage::Judge => "You judge whether a request",
-            Stage::Eval => "You evaluate whether an agent",
-        }
-    }
+/// A notes workspace with `yaml` in its config.
+pub fn workspace(yaml: &str) -> Workspace {
+    Workspace::notes(yaml).unwrap()
 }
 
 /// A scripted model answering by `rules`, up to `turns` requests.
@@ -206,7 +100,7 @@ pub async fn scripted(rules: Vec<Route>, turns: usize) -> ScriptedModel {
 
 /// The pipeline for the workspace's config, the scripted model at `model` and `mode`.
 pub fn pipeline(ws: &Workspace, model: &ScriptedModel, mode: Mode, force: bool) -> Arc<Pipeline> {
-    let config = ws.config();
+    let config = config(ws);
     let mut llm = LlmConfig::new(&model.base_url(), "scripted", None);
     llm.max_retries = 0;
     let visual = config.visual_mode;
