@@ -14,6 +14,7 @@ use deft_protocol::task_run::MatchedControl;
 use deft_protocol::{
     Command, CommandResult, EventKind, ResultStatus, ToolInfo, ToolStep, ToolType,
 };
+use deft_tools::computer::LIST_TOOLS;
 use deft_tools::{AppSelection, Device, ExecContext};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
@@ -24,7 +25,7 @@ use crate::result::StageError;
 use crate::texts;
 
 /// Tools a plan may not use, though the device has them: the Computer's meta tool and the shell.
-pub const NOT_FOR_PLANS: [&str; 3] = ["list_tools", "run_shell", "get_system_info"];
+pub const NOT_FOR_PLANS: [&str; 3] = [LIST_TOOLS, "run_shell", "get_system_info"];
 
 /// How many matches a control lookup asks for.
 const FIND_LIMIT: usize = 5;
@@ -107,7 +108,11 @@ impl<'a> DocSession<'a> {
             .unwrap_or_else(|| CommandResult::failure(&call_id, "the device gave no result", None));
         let took = started.elapsed();
         log.tool_time += took;
-        let step = ToolStep::from_result(call.tool, shown, &result, log.images(), took);
+        let mut step = ToolStep::from_result(call.tool, shown, &result, log.images(), took);
+        if call.tool == LIST_TOOLS {
+            // The log names the tools; their schemas would drown the report.
+            step.result["result"] = json!(tool_names(&result.result));
+        }
         log.emit(EventKind::Step(step));
         if let Some(selection) = AppSelection::from_result(&result) {
             self.app = Some(selection);
@@ -223,14 +228,14 @@ impl<'a> DocSession<'a> {
                     log,
                     Agent::App,
                     Some(ToolType::DataCollection),
-                    "list_tools",
+                    LIST_TOOLS,
                     Map::new(),
                 )
                 .await?;
             let infos: Vec<ToolInfo> = serde_json::from_value(value).map_err(|e| {
                 StageError::new(
                     "DeviceError",
-                    texts::device_call_failed("list_tools", &e.to_string()),
+                    texts::device_call_failed(LIST_TOOLS, &e.to_string()),
                 )
             })?;
             self.tools = Some(
@@ -378,6 +383,14 @@ impl<'a> DocSession<'a> {
     pub fn is_open(&self) -> bool {
         self.app.is_some()
     }
+}
+
+/// The names in a `list_tools` answer.
+fn tool_names(listed: &Value) -> Vec<&str> {
+    listed
+        .as_array()
+        .map(|a| a.iter().filter_map(|t| t["tool_name"].as_str()).collect())
+        .unwrap_or_default()
 }
 
 /// One tool call: which Computer, the tool and its arguments.

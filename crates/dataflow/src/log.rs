@@ -1,7 +1,9 @@
 //! A task's log: `LOG_PATH/<task>/<mode>/` with `trace.jsonl` (one line per event: each stage and
 //! plan step as `task_step_start` / `task_step`, each device call as `step_start` / `step`, the
 //! model's answers as `delta`, usage, errors, one `done`), the images, and `report.html` — the
-//! trace crate's writer and report, so a dataflow task reads like any deft run. A disk that fails
+//! trace crate's writer and report, so a dataflow task reads like any deft run — plus
+//! `model.jsonl`, one line per model call with the messages sent (images as placeholders), the
+//! answer and the time (UFO's `prefill_messages.json` / `…_responses.json`). A disk that fails
 //! loses the log, never the task.
 
 use std::path::{Path, PathBuf};
@@ -122,6 +124,21 @@ impl TaskLog {
         self.emit(EventKind::Error {
             message: message.into(),
         });
+    }
+
+    /// Appends one model call to `model.jsonl`.
+    pub fn model_call(&mut self, record: &serde_json::Value) {
+        let Some(t) = &self.trace else { return };
+        let path = t.dir().join("model.jsonl");
+        let line = format!("{record}\n");
+        let written = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, line.as_bytes()));
+        if let Err(e) = written {
+            tracing::warn!("cannot write {}: {e}", path.display());
+        }
     }
 
     /// Ends the log with `answer`; returns the report's path.

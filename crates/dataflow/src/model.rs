@@ -62,7 +62,16 @@ impl Model {
         let messages = self.messages(&q);
         let started = Instant::now();
         let answer = self.llm.complete(&messages, &[], cancel, &mut |_| {}).await;
-        log.model_time += started.elapsed();
+        let took = started.elapsed();
+        log.model_time += took;
+        log.model_call(&json!({
+            "stage": q.stage,
+            "messages": without_images(&messages),
+            "answer": answer.as_ref().map(|c| c.content.as_str()).ok(),
+            "reasoning": answer.as_ref().map(|c| c.reasoning.as_str()).ok().filter(|r| !r.is_empty()),
+            "error": answer.as_ref().err().map(ToString::to_string),
+            "seconds": took.as_secs_f64(),
+        }));
         let completion = answer.map_err(|e| model_error(q.stage, &e))?;
         log.usage.calls += 1;
         if let Some(u) = completion.usage {
@@ -97,6 +106,23 @@ impl Model {
         };
         vec![json!({"role": "system", "content": q.system}), user]
     }
+}
+
+/// `messages` with each image replaced by a note of its size (the log keeps no pixels twice).
+fn without_images(messages: &[Value]) -> Vec<Value> {
+    messages
+        .iter()
+        .map(|m| {
+            let mut m = m.clone();
+            if let Some(parts) = m["content"].as_array_mut() {
+                for p in parts.iter_mut().filter(|p| p["type"] == "image_url") {
+                    let len = p["image_url"]["url"].as_str().map_or(0, str::len);
+                    *p = json!({"type": "image_url", "image_url": {"url": format!("(an image, {len} bytes as a data URI)")}});
+                }
+            }
+            m
+        })
+        .collect()
 }
 
 fn model_error(stage: &str, e: &LlmError) -> StageError {

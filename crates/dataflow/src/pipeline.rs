@@ -390,7 +390,8 @@ impl Pipeline {
         match folders::save(&self.config, self.mode, file, doc) {
             Ok((bucket, path)) => {
                 if !outcome.violations.is_empty() {
-                    tracing::warn!(
+                    // The outcome carries the violations; the CLI prints them with their paths.
+                    tracing::info!(
                         "{}",
                         texts::schema_warning(&path, &outcome.schema, outcome.violations.len())
                     );

@@ -230,7 +230,32 @@ fn check_log(out: &deft_dataflow::TaskOutcome) {
     );
     let html = std::fs::read_to_string(&report).unwrap();
     assert!(html.contains("execute.steps[1]") && html.contains("execution_pass"));
-    let jsonl = std::fs::read_to_string(report.with_file_name("trace.jsonl")).unwrap();
+    let calls: Vec<Value> = std::fs::read_to_string(report.with_file_name("model.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let stages: Vec<&str> = calls.iter().map(|c| c["stage"].as_str().unwrap()).collect();
+    assert_eq!(
+        stages,
+        [
+            "choose_template",
+            "prefill",
+            "instantiation_evaluation",
+            "execute_eval"
+        ]
+    );
+    let image = &calls[1]["messages"][1]["content"][1]["image_url"]["url"];
+    assert!(
+        image.as_str().unwrap().starts_with("(an image, "),
+        "{image}"
+    );
+    let listed = std::fs::read_to_string(report.with_file_name("trace.jsonl")).unwrap();
+    assert!(
+        listed.contains("\"result\":[\"click_input\","),
+        "list_tools is logged by name"
+    );
+    let jsonl = listed;
     assert!(jsonl.lines().count() > 20);
     assert!(
         out.model_time > std::time::Duration::ZERO && out.tool_time > std::time::Duration::ZERO
