@@ -3,7 +3,7 @@
 //! model, answering each stage by what its request says, whatever order the requests come in.
 
 #![allow(clippy::unwrap_used)] // test helpers: a failed set-up is a failed test
-#![allow(dead_code)] // each test file uses some of the helpers
+#![allow(dead_code, unused_imports)] // each test file (and the bench) uses some of the helpers
 
 use std::path::PathBuf;
 use std::sync::Arc;
