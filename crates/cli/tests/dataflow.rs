@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use deft_test_support::dataflow::{Stage, Workspace, rule};
+use deft_test_support::dataflow::{Stage, Workspace};
 use deft_test_support::model::{Reply, Route, ScriptedModel, routed};
 use deft_test_support::proc::{GroupChild, Signal, signal_process};
 use serde_json::{Value, json};
@@ -64,37 +64,7 @@ fn no_desktop_left(data: &Path) {
 
 /// A task per word whose plan adds the word to the notes; `complete` is the evaluation's verdict.
 fn tasks(ws: &Workspace, words: &[(&str, &str)]) -> Vec<Route> {
-    let mut rules = vec![rule(
-        Stage::Template,
-        "Add a line",
-        r#"{"alpha.txt": "it has lines"}"#,
-    )];
-    for (word, complete) in words {
-        ws.task(
-            &format!("{word}.json"),
-            &json!({"app": "notes", "unique_id": word, "task": format!("Add a line, task {word}: append it")}),
-        );
-        let plan = json!({
-            "New_task": format!("Add the line '{word}' to the notes."),
-            "Actions_plan": [{"Step": 1, "Subtask": "Add the line", "ControlLabel": null, "ControlText": "beta",
-                "Function": "set_edit_text", "Args": {"text": format!("alpha line\\nbeta line\\n{word}\\n")}}]
-        });
-        rules.push(rule(
-            Stage::Prefill,
-            &format!("task {word}:"),
-            &plan.to_string(),
-        ));
-        rules.push(rule(
-            Stage::Judge,
-            &format!("'{word}'"),
-            r#"{"judge": true, "thought": "ok", "type": "None"}"#,
-        ));
-        let verdict = format!(
-            r#"{{"reason": "looked", "sub_scores": {{"line": "{complete}"}}, "complete": "{complete}"}}"#
-        );
-        rules.push(rule(Stage::Eval, &format!("task {word}:"), &verdict));
-    }
-    rules
+    ws.add_line_tasks(words)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

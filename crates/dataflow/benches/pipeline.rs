@@ -17,10 +17,9 @@ mod common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{Stage, Workspace, desktop, pipeline, workspace};
+use common::{Workspace, desktop, pipeline, workspace};
 use deft_dataflow::{Mode, Quiet, RunSummary};
 use deft_test_support::model::{Reply, Route, ScriptedModel, routed};
-use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 const TASKS: usize = 8;
@@ -34,43 +33,19 @@ fn reply(answer: &str, latency: Duration) -> Reply {
     r
 }
 
-/// `TASKS` tasks in `ws`, and the model's answers to them.
+/// `TASKS` tasks in `ws`, and the model's answers to them, each taking `latency`.
 fn tasks(ws: &Workspace, latency: Duration) -> Vec<Route> {
-    let route = |stage: Stage, about: &str, answer: &str| Route {
-        needles: vec![stage.marker().to_owned(), about.to_owned()],
-        reply: reply(answer, latency),
-    };
-    let mut rules = vec![route(
-        Stage::Template,
-        "Add a line",
-        r#"{"alpha.txt": "it has lines"}"#,
-    )];
-    for i in 0..TASKS {
-        let word = format!("word{i:02}");
-        ws.task(
-            &format!("{word}.json"),
-            &json!({"app": "notes", "task": format!("Add a line, task {word}: append it")}),
-        );
-        let plan = json!({"New_task": format!("Add the line '{word}'."), "Actions_plan": [
-            {"Step": 1, "Subtask": "add", "ControlText": "beta", "Function": "set_edit_text",
-             "Args": {"text": format!("alpha line\\nbeta line\\n{word}\\n")}}]});
-        rules.push(route(
-            Stage::Prefill,
-            &format!("task {word}:"),
-            &plan.to_string(),
-        ));
-        rules.push(route(
-            Stage::Judge,
-            &format!("'{word}'"),
-            r#"{"judge": true, "thought": "ok", "type": "None"}"#,
-        ));
-        rules.push(route(
-            Stage::Eval,
-            &format!("task {word}:"),
-            r#"{"reason": "ok", "sub_scores": {"line": "yes"}, "complete": "yes"}"#,
-        ));
-    }
-    rules
+    let words: Vec<String> = (0..TASKS).map(|i| format!("word{i:02}")).collect();
+    let pairs: Vec<(&str, &str)> = words.iter().map(|w| (w.as_str(), "yes")).collect();
+    ws.add_line_tasks(&pairs)
+        .into_iter()
+        .map(|mut r| {
+            if let Reply::Stream(s) = &r.reply {
+                r.reply = reply(&s.content, latency);
+            }
+            r
+        })
+        .collect()
 }
 
 async fn run(devices: &[deft_tools::Device], latency: Duration) -> RunSummary {

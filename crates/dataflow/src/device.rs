@@ -121,34 +121,15 @@ impl<'a> DocSession<'a> {
         result
     }
 
-    async fn call(
-        &mut self,
-        log: &mut TaskLog,
-        agent: Agent,
-        tool_type: Option<ToolType>,
-        tool: &str,
-        args: Map<String, Value>,
-    ) -> CommandResult {
+    async fn call(&mut self, log: &mut TaskLog, call: Call<'_>) -> CommandResult {
         let cancel = self.cancel.clone();
-        let call = Call {
-            agent,
-            tool_type,
-            tool,
-            args,
-        };
         self.call_with(log, call, cancel, CALL_DEADLINE).await
     }
 
     /// A call whose failure is a stage error.
-    async fn must(
-        &mut self,
-        log: &mut TaskLog,
-        agent: Agent,
-        tool_type: Option<ToolType>,
-        tool: &str,
-        args: Map<String, Value>,
-    ) -> Result<Value, StageError> {
-        let r = self.call(log, agent, tool_type, tool, args).await;
+    async fn must(&mut self, log: &mut TaskLog, call: Call<'_>) -> Result<Value, StageError> {
+        let tool = call.tool;
+        let r = self.call(log, call).await;
         match r.status {
             ResultStatus::Success => Ok(r.result),
             _ => Err(self.device_error(tool, r.error)),
@@ -185,7 +166,10 @@ impl<'a> DocSession<'a> {
         let agent = AppSpec::agent_of(&call, Agent::Host);
         let args = self.args_of(&call);
         let opened = self
-            .must(log, agent, Some(ToolType::Action), &call.tool, args)
+            .must(
+                log,
+                Call::new(agent, Some(ToolType::Action), &call.tool, args),
+            )
             .await
             .map_err(|e| e.at("open"))?;
         if self.app.is_some() {
@@ -200,10 +184,12 @@ impl<'a> DocSession<'a> {
         args.insert("id".into(), json!(id));
         self.must(
             log,
-            Agent::Host,
-            Some(ToolType::Action),
-            "select_application_window",
-            args,
+            Call::new(
+                Agent::Host,
+                Some(ToolType::Action),
+                "select_application_window",
+                args,
+            ),
         )
         .await
         .map_err(|e| e.at("open"))?;
@@ -224,13 +210,7 @@ impl<'a> DocSession<'a> {
     ) -> Result<&BTreeMap<String, ToolInfo>, StageError> {
         if self.tools.is_none() {
             let value = self
-                .must(
-                    log,
-                    Agent::App,
-                    Some(ToolType::DataCollection),
-                    LIST_TOOLS,
-                    Map::new(),
-                )
+                .must(log, Call::observe(LIST_TOOLS, Map::new()))
                 .await?;
             let infos: Vec<ToolInfo> = serde_json::from_value(value).map_err(|e| {
                 StageError::new(
@@ -253,10 +233,7 @@ impl<'a> DocSession<'a> {
         let v = self
             .must(
                 log,
-                Agent::App,
-                Some(ToolType::DataCollection),
-                "get_app_window_controls_info",
-                Map::new(),
+                Call::observe("get_app_window_controls_info", Map::new()),
             )
             .await?;
         Ok(match v {
@@ -268,13 +245,7 @@ impl<'a> DocSession<'a> {
     /// A screenshot of the window (PNG or JPEG bytes), or `None` when the device gave none.
     pub async fn screenshot(&mut self, log: &mut TaskLog) -> Option<Vec<u8>> {
         let r = self
-            .call(
-                log,
-                Agent::App,
-                Some(ToolType::DataCollection),
-                "capture_window_screenshot",
-                Map::new(),
-            )
+            .call(log, Call::observe("capture_window_screenshot", Map::new()))
             .await;
         r.images
             .iter()
@@ -295,15 +266,7 @@ impl<'a> DocSession<'a> {
         args.insert("selector".into(), json!(selector));
         args.insert("limit".into(), json!(FIND_LIMIT));
         args.insert("format".into(), json!("json"));
-        let v = self
-            .must(
-                log,
-                Agent::App,
-                Some(ToolType::DataCollection),
-                "find_controls",
-                args,
-            )
-            .await?;
+        let v = self.must(log, Call::observe("find_controls", args)).await?;
         let found = match v {
             Value::String(s) => serde_json::from_str(&s).unwrap_or(Value::Null),
             other => other,
@@ -319,7 +282,7 @@ impl<'a> DocSession<'a> {
         tool_type: ToolType,
         args: Map<String, Value>,
     ) -> Result<Value, StageError> {
-        self.must(log, Agent::App, Some(tool_type), tool, args)
+        self.must(log, Call::new(Agent::App, Some(tool_type), tool, args))
             .await
     }
 
@@ -328,7 +291,9 @@ impl<'a> DocSession<'a> {
         let call = self.spec.text.clone()?;
         let agent = AppSpec::agent_of(&call, Agent::App);
         let args = self.args_of(&call);
-        let r = self.call(log, agent, None, &call.tool, args).await;
+        let r = self
+            .call(log, Call::new(agent, None, &call.tool, args))
+            .await;
         if r.status != ResultStatus::Success {
             log.error(texts::device_call_failed(
                 &call.tool,
@@ -347,7 +312,7 @@ impl<'a> DocSession<'a> {
         let call = self.spec.save.clone();
         let agent = AppSpec::agent_of(&call, Agent::App);
         let args = self.args_of(&call);
-        self.must(log, agent, None, &call.tool, args)
+        self.must(log, Call::new(agent, None, &call.tool, args))
             .await
             .map(|_| ())
             .map_err(|e| e.at("save"))
@@ -358,12 +323,7 @@ impl<'a> DocSession<'a> {
         let call = self.spec.close.clone();
         let agent = AppSpec::agent_of(&call, Agent::Host);
         let args = self.args_of(&call);
-        let close = Call {
-            agent,
-            tool_type: Some(ToolType::Action),
-            tool: &call.tool,
-            args,
-        };
+        let close = Call::new(agent, Some(ToolType::Action), &call.tool, args);
         let r = self
             .call_with(log, close, CancellationToken::new(), CLEANUP_DEADLINE)
             .await;
@@ -399,6 +359,27 @@ struct Call<'t> {
     tool_type: Option<ToolType>,
     tool: &'t str,
     args: Map<String, Value>,
+}
+
+impl<'t> Call<'t> {
+    fn new(
+        agent: Agent,
+        tool_type: Option<ToolType>,
+        tool: &'t str,
+        args: Map<String, Value>,
+    ) -> Self {
+        Call {
+            agent,
+            tool_type,
+            tool,
+            args,
+        }
+    }
+
+    /// An observation of the document's window.
+    fn observe(tool: &'t str, args: Map<String, Value>) -> Self {
+        Call::new(Agent::App, Some(ToolType::DataCollection), tool, args)
+    }
 }
 
 /// The window id an `open` result names: `window.id`, or `id`.

@@ -9,49 +9,18 @@ mod common;
 
 use std::sync::Arc;
 
-use common::{Stage, Workspace, desktop, pipeline, rule, scripted};
+use common::{Workspace, desktop, pipeline, scripted};
 use deft_dataflow::pipeline::{Observer, TaskOutcome, TaskStatus};
 use deft_dataflow::{Mode, Quiet};
 use deft_test_support::model::Route;
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 const WORDS: [&str; 4] = ["one", "two", "three", "four"];
 
 /// Four tasks, each adding its word to the notes; every stage answered.
 fn four_tasks(ws: &Workspace) -> Vec<Route> {
-    let mut rules = vec![rule(
-        Stage::Template,
-        "Add a line",
-        r#"{"alpha.txt": "it has lines"}"#,
-    )];
-    for word in WORDS {
-        ws.task(
-            &format!("{word}.json"),
-            &json!({"app": "notes", "unique_id": word, "task": format!("Add a line, task {word}: append it")}),
-        );
-        let plan = json!({
-            "New_task": format!("Add the line '{word}' to the notes."),
-            "Actions_plan": [{"Step": 1, "Subtask": "Add the line", "ControlLabel": null, "ControlText": "beta line",
-                "Function": "set_edit_text", "Args": {"text": format!("alpha line\\nbeta line\\n{word}\\n")}}]
-        });
-        rules.push(rule(
-            Stage::Prefill,
-            &format!("task {word}:"),
-            &plan.to_string(),
-        ));
-        rules.push(rule(
-            Stage::Judge,
-            &format!("'{word}'"),
-            r#"{"judge": true, "thought": "ok", "type": "None"}"#,
-        ));
-        rules.push(rule(
-            Stage::Eval,
-            &format!("task {word}:"),
-            r#"{"reason": "done", "sub_scores": {"line": "yes"}, "complete": "yes"}"#,
-        ));
-    }
-    rules
+    ws.add_line_tasks(&WORDS.map(|w| (w, "yes")))
 }
 
 /// Stops the run the moment a given task starts.

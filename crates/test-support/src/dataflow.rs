@@ -100,6 +100,43 @@ impl Workspace {
         p
     }
 
+    /// A notes task per `(word, complete)` — `tasks/<word>.json`, "Add a line, task <word>: …",
+    /// with `unique_id` the word — and the model's answers: the `alpha.txt` template, a plan that
+    /// types the word as a third line into the text found by "beta", a doable judgement, and an
+    /// evaluation whose `complete` is the given one.
+    pub fn add_line_tasks(&self, words: &[(&str, &str)]) -> Vec<Route> {
+        let mut routes = vec![rule(
+            Stage::Template,
+            "Add a line",
+            r#"{"alpha.txt": "it has lines"}"#,
+        )];
+        for (word, complete) in words {
+            self.task(
+                &format!("{word}.json"),
+                &serde_json::json!({"app": "notes", "unique_id": word,
+                    "task": format!("Add a line, task {word}: append it")}),
+            );
+            let plan = serde_json::json!({
+                "New_task": format!("Add the line '{word}' to the notes."),
+                "Actions_plan": [{"Step": 1, "Subtask": "Add the line", "ControlLabel": null,
+                    "ControlText": "beta", "Function": "set_edit_text",
+                    "Args": {"text": format!("alpha line\\nbeta line\\n{word}\\n")}}]
+            });
+            let about = format!("task {word}:");
+            routes.push(rule(Stage::Prefill, &about, &plan.to_string()));
+            routes.push(rule(
+                Stage::Judge,
+                &format!("'{word}'"),
+                r#"{"judge": true, "thought": "ok", "type": "None"}"#,
+            ));
+            let verdict = format!(
+                r#"{{"reason": "looked", "sub_scores": {{"line": "{complete}"}}, "complete": "{complete}"}}"#
+            );
+            routes.push(rule(Stage::Eval, &about, &verdict));
+        }
+        routes
+    }
+
     /// Every result of the run type `task_type` (`dataflow`, …) under `results/`:
     /// `bucket/file` → its JSON.
     pub fn results(&self, task_type: &str) -> BTreeMap<String, Value> {
