@@ -342,3 +342,138 @@ async fn a_run_that_cannot_start_says_why_with_status_101() {
         "no desktop was started"
     );
 }
+
+#[path = "common/console.rs"]
+#[allow(dead_code)]
+mod support;
+
+/// `deft --data-dir DIR desktop start|stop`; the guard stops it when dropped.
+struct DesktopOf(std::path::PathBuf);
+
+impl DesktopOf {
+    fn start(dir: &Path) -> DesktopOf {
+        let out = Command::new(env!("CARGO_BIN_EXE_deft"))
+            .arg("--data-dir")
+            .arg(dir)
+            .args(["desktop", "start"])
+            .env_remove("DISPLAY")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        DesktopOf(dir.to_owned())
+    }
+}
+
+impl Drop for DesktopOf {
+    fn drop(&mut self) {
+        let _ = Command::new(env!("CARGO_BIN_EXE_deft"))
+            .arg("--data-dir")
+            .arg(&self.0)
+            .args(["desktop", "stop"])
+            .output();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devices_run_tasks_here_and_on_a_remote_client() {
+    let ws = Workspace::notes("").unwrap();
+    let rules = tasks(&ws, &[("near", "yes"), ("far", "yes"), ("wide", "yes")]);
+    let model = ScriptedModel::start(routed(rules, 20)).await;
+    let (data, client_data, serve_data) = (
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+    );
+    let _here = DesktopOf::start(data.path());
+    let _there = DesktopOf::start(client_data.path());
+    let serve = support::Serve::start(
+        serve_data.path(),
+        &support::ServeOptions::shell(&model.base_url(), serve_data.path()),
+    );
+    let _client = GroupChild::spawn({
+        let mut c = Command::new(env!("CARGO_BIN_EXE_deft"));
+        c.arg("--data-dir")
+            .arg(client_data.path())
+            .args([
+                "client",
+                "--server",
+                &serve.url,
+                "--token",
+                support::DEVICE_TOKEN,
+                "--id",
+                "pc1",
+            ])
+            .env_remove("DISPLAY")
+            .env_remove("DEFT_TOOLS_CONFIG")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null());
+        c
+    })
+    .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let r = serve.api().get("/api/devices").await;
+        let listed = r.body.as_array().cloned().unwrap_or_default();
+        if listed
+            .iter()
+            .any(|d| d["id"] == "pc1" && d["profile"] == "desktop")
+        {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "pc1 never connected with the desktop profile: {}",
+            r.text
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let out = run({
+        let mut c = deft(data.path(), &ws, &model);
+        c.args([
+            "--dataflow",
+            "--devices",
+            "local,pc1",
+            "--server",
+            &serve.url,
+        ])
+        .env("DEFT_API_TOKEN", support::API_TOKEN);
+        c
+    })
+    .await;
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("on 2 devices (local, pc1)"), "{stderr}");
+    assert!(
+        stderr.contains("[pc1]"),
+        "a task ran on the client: {stderr}"
+    );
+    assert_eq!(ws.results("dataflow").len(), 3);
+    for word in ["near", "far", "wide"] {
+        let doc =
+            std::fs::read_to_string(ws.path().join(format!("results/saved_document/{word}.txt")))
+                .unwrap();
+        assert_eq!(doc, format!("alpha line\nbeta line\n{word}\n"));
+    }
+    // A device the server does not have is named with the ones it has.
+    let out = run({
+        let mut c = deft(data.path(), &ws, &model);
+        c.args([
+            "--dataflow",
+            "--force",
+            "--devices",
+            "pc9",
+            "--server",
+            &serve.url,
+        ])
+        .env("DEFT_API_TOKEN", support::API_TOKEN);
+        c
+    })
+    .await;
+    assert_eq!(out.status.code(), Some(101));
+    assert!(
+        text(&out.stderr).contains("has no device 'pc9'; it has: "),
+        "{}",
+        text(&out.stderr)
+    );
+    serve.interrupt();
+}
