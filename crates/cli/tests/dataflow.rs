@@ -344,7 +344,6 @@ async fn a_run_that_cannot_start_says_why_with_status_101() {
 }
 
 #[path = "common/console.rs"]
-#[allow(dead_code)]
 mod support;
 
 /// `deft --data-dir DIR desktop start|stop`; the guard stops it when dropped.
