@@ -15,6 +15,8 @@ deb_packages=(procps python3 git ca-certificates chromium)
 # desktop backend: private Xvfb + D-Bus + AT-SPI + openbox, the GTK3 form app, two real apps
 deb_packages+=(xvfb xauth dbus-daemon at-spi2-core libatk-adaptor openbox python3-gi gir1.2-gtk-3.0
   gnome-calculator mousepad fonts-dejavu-core)
+# the clipboard tests: an independent X client that copies and pastes (targets, INCR, non-text)
+deb_packages+=(xclip)
 # the console's browser tests and the screenshots in docs/ (the UI uses emoji as icons)
 deb_packages+=(fonts-noto-color-emoji)
 missing=()

@@ -44,7 +44,7 @@ async def main(deft: str, form_url: str, marker: str) -> None:
             "select_option", "click_on_coordinates", "drag_on_coordinates",
             "capture_window_screenshot", "capture_desktop_screenshot", "wait", "summary",
             "navigate", "go_back", "go_forward", "reload", "new_tab", "close_tab",
-            "get_page_text", "handle_dialog",
+            "get_page_text", "handle_dialog", "set_clipboard", "get_clipboard",
         }
         assert expected <= names, f"missing tools: {sorted(expected - names)}"
         wait = next(t for t in listed.tools if t.name == "wait")

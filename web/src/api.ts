@@ -1,21 +1,38 @@
 // The console's HTTP client: same-origin cookies, the CSRF header on every change, and errors that
 // carry the server's own `error` text.
 import type {
+  CommandResult,
   Conversation,
   ConversationDetail,
   Device,
+  Issue,
   RunInfo,
+  Schedule,
   Settings,
+  Task,
+  TaskDetail,
+  TaskRun,
+  TaskRunDetail,
+  ValidationReport,
 } from "./types";
 
-/** An API answer that was not 2xx; `message` is the server's `error` text when it sent one. */
+/** An API answer that was not 2xx; `message` is the server's `error` text when it sent one, `body`
+ * the whole answer (a refused task or schedule lists its `errors` and `warnings` there). */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly body: unknown = undefined,
   ) {
     super(message);
     this.name = "ApiError";
+  }
+
+  /** The problems a 400 listed at their paths (a refused task file or schedule), if any. */
+  get issues(): { errors: Issue[]; warnings: Issue[] } | null {
+    const b = this.body as { errors?: unknown; warnings?: unknown } | undefined;
+    if (!b || !Array.isArray(b.errors)) return null;
+    return { errors: b.errors as Issue[], warnings: Array.isArray(b.warnings) ? (b.warnings as Issue[]) : [] };
   }
 }
 
@@ -39,7 +56,13 @@ export function setUnauthorizedHandler(f: () => void): void {
   onUnauthorized = f;
 }
 
-async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+/** A request with a JSON body (`body` is serialized), or none. */
+function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  return send<T>(method, path, body === undefined ? undefined : JSON.stringify(body));
+}
+
+/** A request whose body is JSON text already (a task file as the person typed it). */
+async function send<T>(method: string, path: string, body?: string): Promise<T> {
   const headers: Record<string, string> = { Accept: "application/json" };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (method !== "GET" && csrfToken) headers["X-CSRF-Token"] = csrfToken;
@@ -49,7 +72,7 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
       method,
       headers,
       credentials: "same-origin",
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body,
     });
   } catch (e) {
     throw new ApiError(0, `cannot reach the deft server (${errorText(e)})`);
@@ -69,7 +92,7 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
       data && typeof data === "object" && typeof (data as { error?: unknown }).error === "string"
         ? (data as { error: string }).error
         : text.trim() || res.statusText;
-    const err = new ApiError(res.status, serverText || `HTTP ${res.status}`);
+    const err = new ApiError(res.status, serverText || `HTTP ${res.status}`, data);
     if (res.status === 401 && !path.startsWith("/api/auth/")) onUnauthorized();
     throw err;
   }
@@ -124,7 +147,95 @@ export const api = {
     request<unknown>("POST", "/api/agent/confirm", { run_id: runId, call_id: callId, approve }),
 
   devices: () => request<Device[]>("GET", "/api/devices"),
+  /** Runs batches of tool calls on a device (`POST /api/devices/{id}/exec`): one list of
+   * Results per batch. 409 while the device is busy. */
+  exec: (device: string, batches: ExecBatch[]) =>
+    request<CommandResult[][]>("POST", `/api/devices/${enc(device)}/exec?deadline_secs=30`, batches),
+
+  tasks: (q: string, limit: number, offset: number) =>
+    request<Paged<Task>>("GET", `/api/tasks?${query({ q, limit, offset })}`),
+  task: (id: string) => request<TaskDetail>("GET", `/api/tasks/${enc(id)}`),
+  /** Checks a task file (`text`, sent as typed); never stores. */
+  validateTask: (text: string, device?: string, library = false) =>
+    send<ValidationReport>(
+      "POST",
+      `/api/tasks/validate?${query({ device: device ?? "", mode: library ? "library" : "" })}`,
+      text,
+    ),
+  createTask: (text: string) => send<TaskDetail>("POST", "/api/tasks", text),
+  replaceTask: (id: string, text: string) => send<TaskDetail>("PUT", `/api/tasks/${enc(id)}`, text),
+  setTaskEnabled: (id: string, enabled: boolean) =>
+    request<TaskDetail>("PATCH", `/api/tasks/${enc(id)}`, { enabled }),
+  deleteTask: (id: string) => request<void>("DELETE", `/api/tasks/${enc(id)}`),
+  runTask: (id: string, variables: Record<string, string>, device?: string) =>
+    request<TaskRun>("POST", `/api/tasks/${enc(id)}/run`, { variables, ...(device ? { device } : {}) }),
+
+  addSchedule: (task: string, body: ScheduleBody) =>
+    request<Schedule>("POST", `/api/tasks/${enc(task)}/schedules`, body),
+  replaceSchedule: (task: string, id: string, body: ScheduleBody) =>
+    request<Schedule>("PUT", `/api/tasks/${enc(task)}/schedules/${enc(id)}`, body),
+  setScheduleEnabled: (task: string, id: string, enabled: boolean) =>
+    request<Schedule>("PATCH", `/api/tasks/${enc(task)}/schedules/${enc(id)}`, { enabled }),
+  deleteSchedule: (task: string, id: string) =>
+    request<void>("DELETE", `/api/tasks/${enc(task)}/schedules/${enc(id)}`),
+
+  taskRuns: (f: { task?: string; status?: string }, limit: number, offset: number) =>
+    request<Paged<TaskRun>>(
+      "GET",
+      `/api/task-runs?${query({ task: f.task ?? "", status: f.status ?? "", limit, offset })}`,
+    ),
+  taskRun: (id: string) => request<TaskRunDetail>("GET", `/api/task-runs/${enc(id)}`),
+  stopTaskRun: (id: string) =>
+    request<{ run_id: string; stopping: boolean }>("POST", `/api/task-runs/${enc(id)}/stop`),
 };
+
+/** A page of a list route. */
+export interface Paged<T> {
+  items: T[];
+  total: number;
+}
+
+/** A batch of tool calls for `exec` (docs: `deft exec`). */
+export interface ExecBatch {
+  agent?: string;
+  root?: string;
+  process?: string;
+  early_exit?: boolean;
+  commands: { tool_name: string; tool_type?: "data_collection" | "action"; parameters?: Record<string, unknown> }[];
+}
+
+/** A schedule as the API takes it (docs/console-api.md "Tasks"). */
+export interface ScheduleBody {
+  kind: "cron" | "every" | "once";
+  expr?: string;
+  tz?: string;
+  seconds?: number;
+  at?: string;
+  misfire?: "run_once" | "skip";
+  busy?: "wait" | "skip";
+  enabled?: boolean;
+}
+
+function enc(part: string): string {
+  return encodeURIComponent(part);
+}
+
+/** A query string of the non-empty values. */
+function query(values: Record<string, string | number>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(values)) if (v !== "") q.set(k, String(v));
+  return q.toString();
+}
+
+/** URL of an image a task run's step kept or a tool call of it returned. */
+export function taskRunImageUrl(runId: string, imageId: string): string {
+  return `/api/task-runs/${enc(runId)}/images/${enc(imageId)}`;
+}
+
+/** URL of a task run's event stream. */
+export function taskRunStreamUrl(runId: string): string {
+  return `/api/task-runs/${enc(runId)}/events`;
+}
 
 /** URL of a step image. */
 export function imageUrl(runId: string, imageId: string): string {

@@ -50,11 +50,17 @@ export function argsLine(args: unknown, max = 160): string {
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }
 
+/** An RFC 3339 time as a Date; null when absent or unreadable. */
+function timeOf(iso: string | undefined | null): Date | null {
+  if (!iso) return null;
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? null : d;
+}
+
 /** An RFC 3339 time as a short local time. */
 export function when(iso: string | undefined): string {
-  if (!iso) return "";
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return "";
+  const d = timeOf(iso);
+  if (!d) return "";
   const now = new Date();
   const sameDay = d.toDateString() === now.toDateString();
   return sameDay
@@ -80,4 +86,37 @@ export function statusLabel(status: string | undefined): string {
     default:
       return status ?? "";
   }
+}
+
+/** An RFC 3339 time as a full local date and time ("Dec 4, 2026, 03:47:00"). */
+export function dateTime(iso: string | undefined | null): string {
+  const d = timeOf(iso);
+  if (!d) return "";
+  return d.toLocaleString([], { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit" });
+}
+
+/** How far an RFC 3339 time is from `now`: "in 5 min", "3 h ago", "just now". */
+export function relative(iso: string | undefined | null, now = Date.now()): string {
+  const d = timeOf(iso);
+  if (!d) return "";
+  const t = d.getTime();
+  const s = Math.round((t - now) / 1000);
+  const a = Math.abs(s);
+  if (a < 5) return "just now";
+  const [n, unit] =
+    a < 60 ? [a, "s"] : a < 3600 ? [Math.round(a / 60), "min"] : a < 86_400 ? [Math.round(a / 3600), "h"] : [Math.round(a / 86_400), "d"];
+  return s > 0 ? `in ${n} ${unit}` : `${n} ${unit} ago`;
+}
+
+/** The time from `start` to `end` (or to now while it runs), as `duration` writes it. */
+export function span(start: string | undefined | null, end: string | undefined | null, now = Date.now()): string {
+  const a = timeOf(start);
+  const b = end ? timeOf(end) : new Date(now);
+  if (!a || !b) return "";
+  return duration(Math.max(0, b.getTime() - a.getTime()));
+}
+
+/** Words for a task run's status. */
+export function taskStatusLabel(status: string | undefined): string {
+  return status === "timed_out" ? "timed out" : (status ?? "");
 }

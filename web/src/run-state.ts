@@ -1,6 +1,6 @@
 // The live view of one run, built from its events. Pure: `applyEvent` returns a new state, and an
 // event at or below `lastSeq` (a replay after a reconnect) changes nothing.
-import type { AgentEvent, RunStatus, StepSummary, Usage } from "./types";
+import type { AgentEvent, MemoryNote, RunStatus, StepSummary, Usage } from "./types";
 
 /** What a step card shows. */
 export interface StepView {
@@ -30,6 +30,8 @@ export interface RunView {
   steps: StepView[];
   usage: Usage | null;
   errors: string[];
+  /** The memory's cards: recalled at the start (events), saved / merged / dropped after `done`. */
+  memory: MemoryNote[];
   lastSeq: number;
 }
 
@@ -46,6 +48,7 @@ export function newRunView(runId: string, conversation: string, device: string, 
     steps: [],
     usage: null,
     errors: [],
+    memory: [],
     lastSeq: 0,
   };
 }
@@ -68,6 +71,33 @@ function resultText(v: unknown): string {
   }
 }
 
+/** A tool call's `step_start` or `step` folded into the step cards (a task run's tool calls too). */
+export function foldToolStep(
+  steps: StepView[],
+  ev: Extract<AgentEvent, { type: "step_start" }> | Extract<AgentEvent, { type: "step" }>,
+): StepView[] {
+  if (ev.type === "step_start") {
+    return upsertStep(steps, ev.call_id, (s) => ({
+      ...(s ?? { image_ids: [], status: "running" }),
+      call_id: ev.call_id,
+      tool: ev.tool,
+      args: ev.args,
+    }));
+  }
+  const res = ev.result ?? {};
+  return upsertStep(steps, ev.call_id, (s) => ({
+    ...(s ?? {}),
+    call_id: ev.call_id,
+    tool: ev.tool,
+    args: ev.args,
+    status: s?.status === "denied" ? "denied" : (res.status ?? "success"),
+    duration_ms: ev.duration_ms,
+    effect: ev.effect ?? null,
+    image_ids: ev.image_ids ?? [],
+    detail: res.status === "success" || res.status === undefined ? resultText(res.result) : (res.error ?? resultText(res.result)),
+  }));
+}
+
 /** Applies one event. */
 export function applyEvent(run: RunView, ev: AgentEvent): RunView {
   if (ev.seq <= run.lastSeq) return run;
@@ -78,28 +108,9 @@ export function applyEvent(run: RunView, ev: AgentEvent): RunView {
       else r.content = run.content + ev.text;
       return r;
     case "step_start":
-      r.steps = upsertStep(run.steps, ev.call_id, (s) => ({
-        ...(s ?? { image_ids: [], status: "running" }),
-        call_id: ev.call_id,
-        tool: ev.tool,
-        args: ev.args,
-      }));
+    case "step":
+      r.steps = foldToolStep(run.steps, ev);
       return r;
-    case "step": {
-      const res = ev.result ?? {};
-      r.steps = upsertStep(run.steps, ev.call_id, (s) => ({
-        ...(s ?? {}),
-        call_id: ev.call_id,
-        tool: ev.tool,
-        args: ev.args,
-        status: s?.status === "denied" ? "denied" : (res.status ?? "success"),
-        duration_ms: ev.duration_ms,
-        effect: ev.effect ?? null,
-        image_ids: ev.image_ids ?? [],
-        detail: res.status === "success" || res.status === undefined ? resultText(res.result) : (res.error ?? resultText(res.result)),
-      }));
-      return r;
-    }
     case "usage":
       r.usage = {
         prompt_tokens: ev.prompt_tokens,
@@ -130,6 +141,9 @@ export function applyEvent(run: RunView, ev: AgentEvent): RunView {
       // A task run's own step events; a chat run never has them, and the tool calls they make
       // arrive as step events of their own.
       return r;
+    case "memory":
+      r.memory = [...run.memory, { kind: ev.kind, outcome: ev.outcome, items: ev.items, note: ev.note }];
+      return r;
     case "error":
       r.errors = [...run.errors, ev.message];
       return r;
@@ -142,6 +156,12 @@ export function applyEvent(run: RunView, ev: AgentEvent): RunView {
       );
       return r;
   }
+}
+
+/** The run's cards once the server has stored them (after `done`): they replace the ones the
+ * events brought when they hold at least as many. */
+export function withStoredMemory(run: RunView, stored: MemoryNote[]): RunView {
+  return stored.length >= run.memory.length ? { ...run, memory: stored } : run;
 }
 
 /** A stored step as a card. */

@@ -22,6 +22,18 @@ calls: number, };
 
 export type DoneStatus = "completed" | "failed" | "stopped" | "timeout" | "max_steps";
 
+export type RunMode = "chat" | "designer";
+
+export type DraftIssue = { 
+/**
+ * Where, as the validator writes paths (`""` for the task as a whole).
+ */
+path: string, 
+/**
+ * What is suspect and what to check.
+ */
+message: string, };
+
 /** A run's state: running, or how it ended. */
 export type RunStatus = "running" | DoneStatus;
 
@@ -89,7 +101,12 @@ reasoning?: string,
 /**
  * The run's tool steps (assistant messages only).
  */
-steps?: Array<StepSummary>, };
+steps?: Array<StepSummary>, 
+/**
+ * What the memory did for the run: recalled into its prompt, saved, merged or dropped
+ * after it (assistant messages only).
+ */
+memory?: Array<MemoryNote>, };
 
 export type Conversation = { 
 /**
@@ -183,6 +200,10 @@ device: string,
  */
 prompt: string, 
 /**
+ * A chat, or designer mode (the chat page shows "designer exploring" while one runs).
+ */
+mode: RunMode, 
+/**
  * Running, or how it ended.
  */
 status: RunStatus, 
@@ -209,7 +230,17 @@ usage: Usage,
 /**
  * The question waiting for a person, if any.
  */
-pending_confirm: PendingConfirm | null, };
+pending_confirm: PendingConfirm | null, 
+/**
+ * What the memory did for the run so far (recalled, then after `done` saved, merged or
+ * dropped).
+ */
+memory: Array<MemoryNote>, 
+/**
+ * Distilling the run after its `done` is still going on (its notes are not all in
+ * `memory` yet).
+ */
+distilling: boolean, };
 
 export type CurrentRun = { 
 /**
@@ -228,6 +259,32 @@ run_id: string,
 conversation: string, 
 /**
  * The device it operates.
+ */
+device: string, };
+
+export type TaskDraft = { 
+/**
+ * The task file (valid when it was drafted).
+ */
+draft: unknown, 
+/**
+ * What is suspect in it, at its paths.
+ */
+warnings: Array<DraftIssue>, 
+/**
+ * What the person asked for.
+ */
+prompt: string, 
+/**
+ * When it was drafted (ISO-8601 UTC).
+ */
+created: string, 
+/**
+ * The designer run that drafted it (its events show the exploration).
+ */
+run_id: string, 
+/**
+ * The device it was explored on.
  */
 device: string, };
 
@@ -430,6 +487,46 @@ message?: string | null,
  */
 image_ids?: Array<string>, };
 
+export type MemoryKind = "experience" | "action";
+
+export type MemoryOutcome = "recalled" | "saved" | "merged" | "dropped";
+
+export type MemoryItem = { 
+/**
+ * The entry's id in its library; absent for a dropped candidate, which was never stored.
+ */
+id?: string | null, 
+/**
+ * Its title (an experience) or name (an action).
+ */
+title: string, 
+/**
+ * How similar it is to the run's task, 0–1 (recalled items).
+ */
+score?: number | null, 
+/**
+ * Why it was dropped or trimmed.
+ */
+reason?: string | null, };
+
+export type MemoryNote = { 
+/**
+ * The library.
+ */
+kind: MemoryKind, 
+/**
+ * What happened.
+ */
+outcome: MemoryOutcome, 
+/**
+ * The entries.
+ */
+items: Array<MemoryItem>, 
+/**
+ * One line for a person.
+ */
+note: string, };
+
 export type EventKind = { "type": "delta", 
 /**
  * The new text.
@@ -474,7 +571,7 @@ call_id: string,
 /**
  * Whether it was approved.
  */
-approve: boolean, } | { "type": "task_step_start" } & TaskStepStart | { "type": "task_step" } & TaskStepResult | { "type": "error", 
+approve: boolean, } | { "type": "task_step_start" } & TaskStepStart | { "type": "task_step" } & TaskStepResult | { "type": "memory" } & MemoryNote | { "type": "error", 
 /**
  * What happened.
  */
@@ -490,7 +587,26 @@ usage: Usage,
 /**
  * How it ended.
  */
-status: DoneStatus, };
+status: DoneStatus, 
+/**
+ * `chat` or `designer` (agent runs; task runs leave it out).
+ */
+mode?: RunMode, 
+/**
+ * Designer mode: the validated task file the run drafted (not a task until a person
+ * saves it).
+ */
+draft?: unknown, 
+/**
+ * Designer mode, with `draft`: what is valid but suspect in it (the validator's
+ * warnings, selectors the exploration never saw match), each at its path.
+ */
+warnings?: Array<DraftIssue>, 
+/**
+ * Designer mode, without `draft`: why the run ended with no valid draft (the tool-call
+ * limit, a stop, the model gave up or never submitted).
+ */
+draft_error?: string, };
 
 export type AgentEvent = { 
 /**
@@ -540,7 +656,7 @@ call_id: string,
 /**
  * Whether it was approved.
  */
-approve: boolean, } | { "type": "task_step_start" } & TaskStepStart | { "type": "task_step" } & TaskStepResult | { "type": "error", 
+approve: boolean, } | { "type": "task_step_start" } & TaskStepStart | { "type": "task_step" } & TaskStepResult | { "type": "memory" } & MemoryNote | { "type": "error", 
 /**
  * What happened.
  */
@@ -556,7 +672,26 @@ usage: Usage,
 /**
  * How it ended.
  */
-status: DoneStatus, });
+status: DoneStatus, 
+/**
+ * `chat` or `designer` (agent runs; task runs leave it out).
+ */
+mode?: RunMode, 
+/**
+ * Designer mode: the validated task file the run drafted (not a task until a person
+ * saves it).
+ */
+draft?: unknown, 
+/**
+ * Designer mode, with `draft`: what is valid but suspect in it (the validator's
+ * warnings, selectors the exploration never saw match), each at its path.
+ */
+warnings?: Array<DraftIssue>, 
+/**
+ * Designer mode, without `draft`: why the run ended with no valid draft (the tool-call
+ * limit, a stop, the model gave up or never submitted).
+ */
+draft_error?: string, });
 
 /** One problem the validator found, at its path. */
 export type Issue = { path: string, message: string, line?: number, column?: number, };
@@ -565,7 +700,7 @@ export type Issue = { path: string, message: string, line?: number, column?: num
 export type ValidationReport = { valid: boolean, errors: Array<Issue>, warnings: Array<Issue>, };
 
 /** What started a task run. */
-export type TaskTrigger = "manual" | "schedule" | "api";
+export type TaskTrigger = "manual" | "schedule" | "api" | "try";
 
 /** Where a task run is, or how it ended. */
 export type TaskRunStatus = "running" | "ok" | "failed" | "stopped" | "skipped" | "timed_out" | "interrupted";
@@ -678,7 +813,16 @@ healed_from?: unknown,
 /**
  * What went wrong.
  */
-error?: string, };
+error?: string, 
+/**
+ * What it had to say when it worked (a `notify` text, a loop's rounds, a wait's length).
+ */
+message?: string, 
+/**
+ * Screenshots kept with it (the task's `screenshots`), served at
+ * `/api/task-runs/{run id}/images/{image id}`.
+ */
+image_ids: Array<string>, };
 
 export type TaskRunDetail = { 
 /**
@@ -809,6 +953,20 @@ created_at: string,
  */
 updated_at: string, };
 
+export type ScheduleSummary = { 
+/**
+ * Schedule id.
+ */
+id: string, 
+/**
+ * When it fires, in words ("every 15 minutes").
+ */
+description: string, 
+/**
+ * Off: it does not fire.
+ */
+enabled: boolean, };
+
 export type Task = { 
 /**
  * Task id.
@@ -830,6 +988,10 @@ enabled: boolean,
  * How many schedules it has.
  */
 schedule_count: number, 
+/**
+ * Its schedules in words, oldest first (the task list shows them).
+ */
+schedule_summaries: Array<ScheduleSummary>, 
 /**
  * The earliest next fire of its enabled schedules (ISO-8601 UTC).
  */
@@ -881,6 +1043,10 @@ enabled: boolean,
  */
 schedule_count: number, 
 /**
+ * Its schedules in words, oldest first (the task list shows them).
+ */
+schedule_summaries: Array<ScheduleSummary>, 
+/**
  * The earliest next fire of its enabled schedules (ISO-8601 UTC).
  */
 next_fire_at?: string, 
@@ -897,6 +1063,288 @@ created_at: string,
  */
 updated_at: string, };
 
+export type ExperienceAudit = { 
+/**
+ * `none`, `pending` (the audit suggests deleting it; a person decides) or `kept`.
+ */
+state: "none" | "pending" | "kept", 
+/**
+ * The latest review's score, 0–100.
+ */
+score?: number, 
+/**
+ * The latest review's reason.
+ */
+reason?: string, 
+/**
+ * When it was last reviewed (ISO-8601 UTC).
+ */
+audited_at?: string, };
+
+export type Experience = { 
+/**
+ * Its id.
+ */
+id: string, 
+/**
+ * The task it is for.
+ */
+task: string, 
+/**
+ * Its title.
+ */
+title: string, 
+/**
+ * The recipe.
+ */
+recipe: string, 
+/**
+ * The run it was distilled (or last merged) from; absent when a person wrote it.
+ */
+source_run?: string, 
+/**
+ * How often it was recalled.
+ */
+hits: number, 
+/**
+ * Its last recall (ISO-8601 UTC).
+ */
+last_used_at?: string, 
+/**
+ * The audit's mark.
+ */
+audit: ExperienceAudit, 
+/**
+ * Created (ISO-8601 UTC).
+ */
+created_at: string, 
+/**
+ * Last changed (ISO-8601 UTC).
+ */
+updated_at: string, };
+
+export type ExperienceReview = { 
+/**
+ * The audit pass.
+ */
+audit_id: string, 
+/**
+ * `keep` or `delete`.
+ */
+verdict: "keep" | "delete", 
+/**
+ * 0–100.
+ */
+score: number, 
+/**
+ * Why.
+ */
+reason: string, 
+/**
+ * When (ISO-8601 UTC).
+ */
+created_at: string, 
+/**
+ * What a person did with a delete suggestion: `kept` or `deleted`.
+ */
+decision?: "kept" | "deleted", 
+/**
+ * When they did (ISO-8601 UTC).
+ */
+decided_at?: string, };
+
+export type ExperienceDetail = { 
+/**
+ * The audit's reviews of it.
+ */
+reviews: Array<ExperienceReview>, 
+/**
+ * Its id.
+ */
+id: string, 
+/**
+ * The task it is for.
+ */
+task: string, 
+/**
+ * Its title.
+ */
+title: string, 
+/**
+ * The recipe.
+ */
+recipe: string, 
+/**
+ * The run it was distilled (or last merged) from; absent when a person wrote it.
+ */
+source_run?: string, 
+/**
+ * How often it was recalled.
+ */
+hits: number, 
+/**
+ * Its last recall (ISO-8601 UTC).
+ */
+last_used_at?: string, 
+/**
+ * The audit's mark.
+ */
+audit: ExperienceAudit, 
+/**
+ * Created (ISO-8601 UTC).
+ */
+created_at: string, 
+/**
+ * Last changed (ISO-8601 UTC).
+ */
+updated_at: string, };
+
+export type LibraryAction = { 
+/**
+ * Its id.
+ */
+id: string, 
+/**
+ * Its name.
+ */
+name: string, 
+/**
+ * Other names.
+ */
+aliases: Array<string>, 
+/**
+ * What it does.
+ */
+description: string, 
+/**
+ * The application it works in.
+ */
+app?: string, 
+/**
+ * Its variables and their defaults.
+ */
+variables: { [key in string]: string }, 
+/**
+ * Its steps (the task step language, library mode).
+ */
+steps: Array<unknown>, 
+/**
+ * The run it was distilled (or last merged) from.
+ */
+source_run?: string, 
+/**
+ * How often it was recalled or run.
+ */
+hits: number, 
+/**
+ * Its last recall or run (ISO-8601 UTC).
+ */
+last_used_at?: string, 
+/**
+ * Created (ISO-8601 UTC).
+ */
+created_at: string, 
+/**
+ * Last changed (ISO-8601 UTC).
+ */
+updated_at: string, };
+
+export type ActionTry = { 
+/**
+ * The action's name.
+ */
+action: string, 
+/**
+ * Where the steps' images are: `/api/runs/{run_id}/images/{image_id}`.
+ */
+run_id: string, 
+/**
+ * The device it ran on.
+ */
+device: string, 
+/**
+ * Every step completed.
+ */
+completed: boolean, 
+/**
+ * A line per step, as `run_action` answers the model.
+ */
+text: string, 
+/**
+ * Each step's result.
+ */
+steps: Array<TaskStepResult>, };
+
+export type AuditRun = { 
+/**
+ * Its id.
+ */
+id: string, 
+/**
+ * `schedule` or `manual`.
+ */
+trigger: "schedule" | "manual", 
+/**
+ * `running`, `ok` or `failed`.
+ */
+status: "running" | "ok" | "failed", 
+/**
+ * Started (ISO-8601 UTC).
+ */
+started_at: string, 
+/**
+ * Ended (ISO-8601 UTC).
+ */
+finished_at?: string, 
+/**
+ * Experiences reviewed.
+ */
+reviewed: number, 
+/**
+ * Of those, suggested for deletion.
+ */
+suggested: number, 
+/**
+ * Why it failed.
+ */
+error?: string, };
+
+export type AuditSchedule = { 
+/**
+ * The cron expression (5 fields).
+ */
+cron: string, 
+/**
+ * Its IANA time zone (the server's by default).
+ */
+tz: string, 
+/**
+ * Whether it fires.
+ */
+enabled: boolean, 
+/**
+ * The next fire (ISO-8601 UTC).
+ */
+next_fire_at?: string, 
+/**
+ * In words ("every day at 03:47 (Europe/Berlin)").
+ */
+description: string, };
+
+export type AuditState = { 
+/**
+ * The pass under way, if any.
+ */
+running: AuditRun | null, 
+/**
+ * The newest finished pass.
+ */
+last: AuditRun | null, 
+/**
+ * When the daily audit runs.
+ */
+schedule: AuditSchedule, };
+
 /** The event type names of the stream. */
 export const EVENT_TYPES = [
   "delta",
@@ -907,6 +1355,7 @@ export const EVENT_TYPES = [
   "confirmed",
   "task_step_start",
   "task_step",
+  "memory",
   "error",
   "done",
 ] as const;

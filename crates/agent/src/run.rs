@@ -5,15 +5,19 @@ use std::time::Instant;
 
 use deft_protocol::event::DeltaKind;
 use deft_protocol::{
-    AgentEvent, Command, CommandResult, DoneStatus, EventKind, ResultStatus, ToolStep, Usage,
+    AgentEvent, Command, CommandResult, DoneStatus, DraftOutcome, EventKind, ResultStatus, RunMode,
+    ToolStep, Usage,
 };
 use deft_tools::{AppSelection, Device, Devices, ExecContext};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::context::Conversation;
+use crate::extension::{CallRecord, Starting};
 use crate::images::{decode_data_uri, downscale_for_model};
-use crate::llm::{Completion, Delta, LlmClient, LlmError, ToolCall};
+use crate::llm::{CallOptions, Completion, Delta, LlmClient, LlmError, ToolCall};
+use crate::platform::{ListDevices, PlatformCall, PlatformTool};
+use crate::profile::RunProfile;
 use crate::toolset::{self, Target, ToolSet};
 use crate::{AgentConfig, RunIo, prompt, texts};
 
@@ -31,10 +35,13 @@ pub struct HistoryMessage {
 pub struct RunRequest {
     /// The goal.
     pub goal: String,
-    /// Earlier messages of the conversation, oldest first (the last rounds are kept).
+    /// Earlier messages of the conversation, oldest first (the last rounds are kept; none are
+    /// sent when the profile says so).
     pub history: Vec<HistoryMessage>,
     /// Extra system context (experiences, actions) placed after the system prompt.
     pub extra_context: Vec<String>,
+    /// What kind of run (default: a chat).
+    pub profile: RunProfile,
 }
 
 impl RunRequest {
@@ -44,6 +51,12 @@ impl RunRequest {
             goal: goal.to_owned(),
             ..Default::default()
         }
+    }
+
+    /// Builder: the run's profile.
+    pub fn with_profile(mut self, profile: RunProfile) -> Self {
+        self.profile = profile;
+        self
     }
 }
 
@@ -58,8 +71,15 @@ pub struct RunOutcome {
     pub usage: Usage,
     /// Model calls made.
     pub steps: u32,
+    /// Tool calls made (not those skipped after a failure in the same turn, nor the one the
+    /// tool-call limit refused).
+    pub tool_calls: u32,
     /// Where the time went.
     pub timings: RunTimings,
+    /// The run's mode.
+    pub mode: RunMode,
+    /// Designer mode: the draft, or why there is none.
+    pub draft: Option<DraftOutcome>,
 }
 
 /// Where a run's time went.
@@ -107,7 +127,7 @@ impl Emitter {
     }
 }
 
-/// Why the loop stopped early.
+/// Why the loop stopped.
 enum Stop {
     Done(DoneStatus, String),
 }
@@ -139,11 +159,14 @@ impl Agent {
     pub async fn run(
         &self,
         device: &Device,
-        request: RunRequest,
+        mut request: RunRequest,
         io: RunIo,
         cancel: CancellationToken,
     ) -> RunOutcome {
         let started = Instant::now();
+        let profile = std::mem::take(&mut request.profile);
+        let platform: Vec<Arc<dyn PlatformTool>> =
+            vec![Arc::new(ListDevices(self.devices.clone()))];
         let mut run = RunState {
             device,
             cancel: &cancel,
@@ -155,11 +178,14 @@ impl Agent {
             },
             usage: Usage::default(),
             steps: 0,
+            tool_calls: 0,
             app: None,
             host_tools: Vec::new(),
             app_tools: Vec::new(),
-            tools: ToolSet::new(&[], &[]),
+            platform,
+            tools: ToolSet::default(),
             failures: FailureStreak::default(),
+            profile: &profile,
         };
         let deadline = tokio::time::Instant::now() + self.config.run_timeout;
         let (status, answer) =
@@ -172,11 +198,17 @@ impl Agent {
                     (DoneStatus::Timeout, msg)
                 }
             };
-        run.em.emit(EventKind::Done {
-            answer: answer.clone(),
-            usage: run.usage,
+        let draft = profile
+            .extensions
+            .iter()
+            .find_map(|e| e.finish(status, &answer));
+        run.em.emit(EventKind::agent_done(
+            answer.clone(),
+            run.usage,
             status,
-        });
+            profile.mode,
+            draft.as_ref(),
+        ));
         let mut timings = run.em.timings;
         timings.total = started.elapsed();
         RunOutcome {
@@ -184,7 +216,10 @@ impl Agent {
             status,
             usage: run.usage,
             steps: run.steps,
+            tool_calls: run.tool_calls,
             timings,
+            mode: profile.mode,
+            draft,
         }
     }
 
@@ -195,11 +230,15 @@ impl Agent {
             Ok(convo) => convo,
             Err(stop) => return stop,
         };
-        while run.steps < self.config.max_steps {
+        let limit = run.profile.max_model_calls.unwrap_or(self.config.max_steps);
+        while run.steps < limit {
             run.steps += 1;
             if let Some(stop) = self.turn(run, &mut convo).await {
                 return stop;
             }
+        }
+        if !run.profile.summary_at_limit {
+            return Stop::Done(DoneStatus::MaxSteps, texts::model_call_limit(limit));
         }
         // Step limit: one more call without tools for a summary.
         convo.push(json!({"role": "user", "content": texts::STEP_LIMIT_SUMMARY}));
@@ -209,8 +248,9 @@ impl Agent {
         }
     }
 
-    /// Learns the device's host tools and builds the conversation: system prompt, extra
-    /// context, the last history rounds, the goal.
+    /// Learns the device's host tools, asks the extensions what they add, and builds the
+    /// conversation: system prompt, the extensions' sections, extra context, the last history
+    /// rounds, the goal.
     async fn start_conversation(
         &self,
         run: &mut RunState<'_>,
@@ -224,28 +264,56 @@ impl Agent {
             let msg = format!("cannot learn the tools of device '{}': {e}", run.device.id);
             run.fail(msg)
         })?;
-        run.tools = ToolSet::new(&run.host_tools, &run.app_tools);
+        let sections = self.prepare_extensions(run, &request.goal).await;
+        run.tools = ToolSet::new(&run.host_tools, &run.app_tools, &run.platform);
         let names = run.tools.names();
-        let system = prompt::system_prompt(&run.device.id, &run.device.profile, &names)
-            .map_err(|e| run.fail(e))?;
+        let system = prompt::system_prompt(
+            &run.profile.prompt,
+            &run.device.id,
+            &run.device.profile,
+            &names,
+        )
+        .map_err(|e| run.fail(e))?;
         let mut convo = Conversation::new(self.config.keep_images);
         convo.push(json!({"role": "system", "content": system}));
-        for extra in request
-            .extra_context
+        for extra in sections
             .iter()
+            .chain(&request.extra_context)
             .filter(|e| !e.trim().is_empty())
         {
             convo.push(json!({"role": "system", "content": extra}));
         }
-        let keep = request
-            .history
-            .len()
-            .saturating_sub(self.config.history_rounds * 2);
-        for m in &request.history[keep..] {
+        let history: &[HistoryMessage] = if run.profile.history {
+            &request.history
+        } else {
+            &[]
+        };
+        let keep = history.len().saturating_sub(self.config.history_rounds * 2);
+        for m in &history[keep..] {
             convo.push(json!({"role": m.role, "content": m.content}));
         }
         convo.push(json!({"role": "user", "content": request.goal}));
         Ok(convo)
+    }
+
+    /// Asks each of the profile's extensions what it adds to this run: its events are emitted
+    /// now, its tools join the run's platform tools, its prompt sections are returned.
+    async fn prepare_extensions(&self, run: &mut RunState<'_>, goal: &str) -> Vec<String> {
+        let mut sections = Vec::new();
+        let profile = run.profile;
+        for extension in &profile.extensions {
+            let start = Starting {
+                goal,
+                device: run.device,
+            };
+            let prepared = extension.start(start).await;
+            for event in prepared.events {
+                run.em.emit(event);
+            }
+            run.platform.extend(prepared.tools);
+            sections.extend(prepared.context);
+        }
+        sections
     }
 
     /// One model call and the tool calls it asked for, in order. After a failed call the rest
@@ -267,10 +335,15 @@ impl Agent {
             if run.cancel.is_cancelled() {
                 return Some(Stop::stopped());
             }
-            let (text, result) = if failed_in_turn {
-                (texts::SKIPPED_AFTER_FAILURE.to_owned(), None)
+            let (text, result, finish) = if failed_in_turn {
+                (texts::SKIPPED_AFTER_FAILURE.to_owned(), None, None)
             } else {
-                self.execute_call(run, call, &mut images).await
+                if let Some(stop) = run.over_tool_limit(convo, call) {
+                    return Some(stop);
+                }
+                run.tool_calls += 1;
+                let (text, result, finish) = self.execute_call(run, call, &mut images).await;
+                (run.with_calls_left(text), result, finish)
             };
             if !failed_in_turn {
                 let failed = result
@@ -291,6 +364,9 @@ impl Agent {
                 return Some(Stop::stopped());
             }
             convo.push(tool_message(&call.id, &text));
+            if let Some(answer) = finish {
+                return Some(Stop::Done(DoneStatus::Completed, answer));
+            }
             if let Some(result) = &result {
                 self.hand_off(run, result).await;
             }
@@ -313,7 +389,7 @@ impl Agent {
             )),
         }
         run.app = Some(selection);
-        run.tools = ToolSet::new(&run.host_tools, &run.app_tools);
+        run.tools = ToolSet::new(&run.host_tools, &run.app_tools, &run.platform);
     }
 
     fn ctx(
@@ -350,8 +426,12 @@ impl Agent {
                     kind: DeltaKind::Reasoning,
                 }),
             };
+            let options = CallOptions {
+                max_output_tokens: run.profile.max_output_tokens,
+                ..CallOptions::default()
+            };
             self.llm
-                .complete(&messages, tools, run.cancel, &mut on_delta)
+                .complete_with(&messages, tools, &options, run.cancel, &mut on_delta)
                 .await
         };
         run.em.timings.model += asked.elapsed();
@@ -373,29 +453,34 @@ impl Agent {
         }
     }
 
-    /// Runs one tool call; returns the tool message text and the Result (None when it never
-    /// ran: an unknown tool, bad arguments, a denied approval).
+    /// Runs one tool call; returns the tool message text, the Result (None when it never ran:
+    /// an unknown tool, bad arguments, a denied approval) and, when a platform tool ends the
+    /// run with it, the final answer.
     async fn execute_call(
         &self,
         run: &mut RunState<'_>,
         call: &ToolCall,
         images: &mut Vec<String>,
-    ) -> (String, Option<CommandResult>) {
+    ) -> (String, Option<CommandResult>, Option<String>) {
         // The tool's real name and where it runs (the model may call a sanitized name).
         let Some((tool, target)) = run
             .tools
             .get(&call.name)
             .map(|o| (o.name.clone(), o.target.clone()))
         else {
-            return (texts::unknown_tool(&call.name, &run.tools.names()), None);
+            return (
+                texts::unknown_tool(&call.name, &run.tools.names()),
+                None,
+                None,
+            );
         };
         let args = match parse_arguments(&call.arguments) {
             Ok(a) => a,
-            Err(detail) => return (texts::invalid_arguments(&call.name, &detail), None),
+            Err(detail) => return (texts::invalid_arguments(&call.name, &detail), None, None),
         };
         let args_value = Value::Object(args.clone());
         if !self.approved(run, call, &tool, &args).await {
-            return (texts::denied(&tool), None);
+            return (texts::denied(&tool), None, None);
         }
         run.em.emit(EventKind::StepStart {
             call_id: call.id.clone(),
@@ -403,17 +488,30 @@ impl Agent {
             args: args_value.clone(),
         });
         let started = Instant::now();
-        let result = self.dispatch(run, call, &tool, &target, args).await;
+        let (result, finish) = self.dispatch(run, call, &tool, &target, args).await;
         let took = started.elapsed();
         run.em.timings.tools += took;
         let step =
             ToolStep::from_result(&tool, args_value, &result, run.em.io.images.as_ref(), took);
         self.model_images(run, &tool, &result, images);
-        run.em.emit(EventKind::Step(ToolStep {
+        let step = ToolStep {
             call_id: call.id.clone(),
             ..step
-        }));
-        (tool_text(&result), Some(result))
+        };
+        let record = CallRecord {
+            step: &step,
+            result: &result,
+            tool_type: match &target {
+                Target::Host(t) | Target::App(t) => Some(*t),
+                Target::Platform(_) => None,
+            },
+            app: run.app.as_ref().map(|a| a.root.as_str()),
+        };
+        for extension in &run.profile.extensions {
+            extension.called(&record);
+        }
+        run.em.emit(EventKind::Step(step));
+        (tool_text(&result), Some(result), finish)
     }
 
     /// Whether the call may run: asks the approver when the confirm policy names a reason
@@ -449,7 +547,8 @@ impl Agent {
     }
 
     /// Sends the call where its tool lives: the platform, or the host or app Computer of the
-    /// device (a one-command batch through the Dispatcher).
+    /// device (a one-command batch through the Dispatcher). A platform tool may end the run
+    /// with a final answer.
     async fn dispatch(
         &self,
         run: &RunState<'_>,
@@ -457,11 +556,20 @@ impl Agent {
         tool: &str,
         target: &Target,
         args: Map<String, Value>,
-    ) -> CommandResult {
+    ) -> (CommandResult, Option<String>) {
         let tool_type = match target {
-            Target::Platform => {
-                let list = serde_json::to_value(self.devices.list()).unwrap_or(Value::Null);
-                return CommandResult::success(&call.id, list, Some("platform"));
+            Target::Platform(platform) => {
+                let mut answer = platform
+                    .call(PlatformCall {
+                        call_id: &call.id,
+                        args: &args,
+                        device: run.device,
+                        images: run.em.io.images.clone(),
+                        cancel: run.cancel,
+                    })
+                    .await;
+                answer.result.call_id = call.id.clone();
+                return (answer.result, answer.finish);
             }
             Target::Host(tool_type) | Target::App(tool_type) => *tool_type,
         };
@@ -474,14 +582,16 @@ impl Agent {
             parameters: args,
             tool_type: Some(tool_type),
         };
-        run.device
+        let result = run
+            .device
             .dispatcher
             .execute(&ctx, vec![cmd])
             .await
             .pop()
             .unwrap_or_else(|| {
                 CommandResult::failure(&call.id, "the device returned no result", None)
-            })
+            });
+        (result, None)
     }
 
     /// Queues the model's downscaled copies of a result's images in `images` (the image sink
@@ -521,6 +631,12 @@ struct RunState<'a> {
     usage: Usage,
     /// Model calls made.
     steps: u32,
+    /// Tool calls made.
+    tool_calls: u32,
+    /// What kind of run.
+    profile: &'a RunProfile,
+    /// `list_devices` and the extensions' platform tools.
+    platform: Vec<Arc<dyn PlatformTool>>,
     /// The application the AppAgent Computer operates, once one is selected.
     app: Option<AppSelection>,
     host_tools: Vec<deft_protocol::ToolInfo>,
@@ -543,7 +659,33 @@ impl RunState<'_> {
         self.fail_event(&message);
         Stop::Done(DoneStatus::Failed, message)
     }
+
+    /// When the profile's tool calls are used up: refuses `call` (its tool message says why,
+    /// and so does an `error` event) and ends the run at its limit.
+    fn over_tool_limit(&mut self, convo: &mut Conversation, call: &ToolCall) -> Option<Stop> {
+        let limit = self.profile.max_tool_calls?;
+        if self.tool_calls < limit {
+            return None;
+        }
+        let text = texts::tool_call_limit(limit);
+        convo.push(tool_message(&call.id, &format!("Error: {text}.")));
+        self.fail_event(&text);
+        Some(Stop::Done(DoneStatus::MaxSteps, text))
+    }
+
+    /// `text` with a note of the tool calls left, once few are.
+    fn with_calls_left(&self, text: String) -> String {
+        match self.profile.max_tool_calls {
+            Some(limit) if limit.saturating_sub(self.tool_calls) <= CALLS_LEFT_NOTE => {
+                text + &texts::calls_left(limit.saturating_sub(self.tool_calls))
+            }
+            _ => text,
+        }
+    }
 }
+
+/// From how many tool calls left on, each tool message says how many are.
+const CALLS_LEFT_NOTE: u32 = 5;
 
 /// The same call (name and normalized arguments) failing again and again.
 #[derive(Default)]
@@ -575,19 +717,11 @@ fn parse_arguments(text: &str) -> Result<Map<String, Value>, String> {
     }
     match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(m)) => Ok(m),
-        Ok(other) => Err(format!("expected an object, got {}", kind_of(&other))),
+        Ok(other) => Err(format!(
+            "expected an object, got {}",
+            texts::json_kind(&other)
+        )),
         Err(e) => Err(e.to_string()),
-    }
-}
-
-fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

@@ -62,3 +62,41 @@ pub fn run_timeout(limit: std::time::Duration) -> String {
         format!("the run timeout of {secs:.1} s passed")
     }
 }
+
+/// `list_devices`' description.
+pub const LIST_DEVICES_DESCRIPTION: &str = "List the devices deft knows (id, profile, busy). Read-only: this run operates only its own device.";
+
+/// Why a call past the run's tool-call limit was refused (the run ends with it; its tool
+/// message is this after `Error: `).
+pub fn tool_call_limit(limit: u32) -> String {
+    format!(
+        "this run allows at most {limit} tool calls and they are used up, so the call was not executed and the run ends here"
+    )
+}
+
+/// Appended to a tool message when few tool calls are left.
+pub fn calls_left(n: u32) -> String {
+    if n == 1 {
+        "\n[1 tool call left in this run.]".to_owned()
+    } else {
+        format!("\n[{n} tool calls left in this run.]")
+    }
+}
+
+/// Ends a run that reached its model-call limit without asking for a summary.
+pub fn model_call_limit(limit: u32) -> String {
+    format!("the run reached its limit of {limit} model calls")
+}
+
+/// A JSON value's kind as the texts name it (`a number`, `an array`, …).
+pub fn json_kind(v: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

@@ -1,31 +1,33 @@
 //! The tools the model sees: the union of the HostAgent and (once an app is selected) AppAgent
-//! Computers' tools, learned with `list_tools` through the Dispatcher, plus platform tools. A name
-//! present in both Computers runs on the AppAgent one.
+//! Computers' tools, learned with `list_tools` through the Dispatcher, plus the run's platform
+//! tools. A name present in both Computers runs on the AppAgent one; a platform tool's name
+//! shadows a device tool's (the platform's prompts name its tools, and a device — a remote one
+//! too — must not take them over), and of two platform tools of one name the first is offered
+//! (`list_devices` comes first).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use deft_protocol::{Command, ToolInfo, ToolType};
 use deft_tools::{ExecContext, dispatcher::Dispatcher};
 use serde_json::{Value, json};
 
 use crate::llm::{function_schema, sanitize_tool_name};
-
-/// The platform tool that lists devices.
-pub const LIST_DEVICES: &str = "list_devices";
+use crate::platform::PlatformTool;
 
 /// Where a tool call goes.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub enum Target {
     /// The HostAgent Computer.
     Host(ToolType),
     /// The AppAgent Computer of the selected application.
     App(ToolType),
     /// Answered by the agent itself.
-    Platform,
+    Platform(Arc<dyn PlatformTool>),
 }
 
 /// One tool as offered to the model.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Offered {
     /// The real tool name.
     pub name: String,
@@ -36,7 +38,7 @@ pub struct Offered {
 }
 
 /// The model's tools, by the (sanitized) name the model calls.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct ToolSet {
     by_name: BTreeMap<String, Offered>,
 }
@@ -44,7 +46,7 @@ pub struct ToolSet {
 impl ToolSet {
     /// Builds the set from the Host tools, the App tools (if an app is selected) and the
     /// platform tools.
-    pub fn new(host: &[ToolInfo], app: &[ToolInfo]) -> Self {
+    pub fn new(host: &[ToolInfo], app: &[ToolInfo], platform: &[Arc<dyn PlatformTool>]) -> Self {
         let mut by_name = BTreeMap::new();
         for (infos, is_app) in [(host, false), (app, true)] {
             for info in infos {
@@ -68,18 +70,28 @@ impl ToolSet {
                 );
             }
         }
-        by_name.insert(
-            LIST_DEVICES.to_owned(),
-            Offered {
-                name: LIST_DEVICES.to_owned(),
-                target: Target::Platform,
-                schema: function_schema(
-                    LIST_DEVICES,
-                    "List the devices deft knows (id, profile, busy). Read-only: this run operates only its own device.",
-                    Some(&json!({"type": "object", "properties": {}})),
-                ),
-            },
-        );
+        for tool in platform {
+            let name = tool.name().to_owned();
+            let key = sanitize_tool_name(&name);
+            match by_name.get(&key).map(|o| &o.target) {
+                Some(Target::Platform(_)) => {
+                    tracing::warn!(tool = %name, "two platform tools have this name; the first is offered");
+                    continue;
+                }
+                Some(_) => {
+                    tracing::warn!(tool = %name, "the device has a tool named like a platform tool; the platform's is offered");
+                }
+                None => {}
+            }
+            by_name.insert(
+                key,
+                Offered {
+                    schema: function_schema(&name, tool.description(), Some(&tool.parameters())),
+                    name,
+                    target: Target::Platform(tool.clone()),
+                },
+            );
+        }
         ToolSet { by_name }
     }
 

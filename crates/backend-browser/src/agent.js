@@ -856,7 +856,22 @@
       for (const c of kids) walk(c, off, consumesText, ctx, childDepth);
     };
     if (document.documentElement) walk(document.documentElement, [0, 0], false, null, 0);
-    return { doc, title: document.title, url: location.href, controls: out };
+    return { doc, title: document.title, url: location.href, controls: out, dead: forgetDead() };
+  }
+
+  // The keys whose nodes left the document (or were collected) since the last listing, each
+  // reported once and forgotten: the session can hand a vanished control's id to its
+  // re-created twin, and a node put back later gets a new key.
+  function forgetDead() {
+    const dead = [];
+    for (const [k, r] of byKey) {
+      const node = r.deref();
+      if (node && node.isConnected) continue;
+      byKey.delete(k);
+      if (node) keyOf.delete(node);
+      dead.push(k);
+    }
+    return dead;
   }
 
   // Where an element is now, after scrolling it into view: its centre in this frame's viewport

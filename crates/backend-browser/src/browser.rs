@@ -2,6 +2,7 @@
 //! the session state its parts share; each concern lives in a module of its own.
 
 mod agent;
+mod clipboard;
 mod config;
 mod controls;
 mod dialogs;
@@ -13,6 +14,7 @@ mod navigation;
 mod settle;
 mod state;
 mod tabs;
+mod twins;
 mod wait;
 
 use std::path::PathBuf;
@@ -23,6 +25,7 @@ use parking_lot::Mutex;
 use serde_json::json;
 
 pub(crate) use agent::AGENT_JS;
+pub(crate) use clipboard::ClipboardRead;
 pub use config::BrowserConfig;
 pub(crate) use controls::{Point, parse_id};
 pub use error::BrowserError;
@@ -47,6 +50,8 @@ pub(crate) struct Inner {
     upload_dirs: Vec<PathBuf>,
     /// The longest timer of an action's handlers its settling waits for (ms).
     settle_timers_ms: u64,
+    /// The clipboard's own page.
+    clipboard: clipboard::ClipboardSlot,
     _downloads_tmp: Option<tempfile::TempDir>,
 }
 
@@ -110,6 +115,7 @@ impl Browser {
                 .settle_timers_ms
                 .unwrap_or(config::DEFAULT_SETTLE_TIMERS_MS),
             downloads,
+            clipboard: clipboard::ClipboardSlot::default(),
             _downloads_tmp: tmp,
         });
         events::spawn_event_loop(Arc::downgrade(&inner), cdp.events());

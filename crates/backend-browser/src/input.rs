@@ -293,7 +293,9 @@ fn key_event(kind: &str, k: &keys::DomKey, mask: u8) -> Value {
 }
 
 /// Down and up of character `c` with modifier `mask`: it types itself unless Ctrl, Alt or Meta
-/// is held (then it is a shortcut); Shift upper-cases a letter.
+/// is held (then it is a shortcut); Shift upper-cases a letter. A shortcut goes down as
+/// `keyDown` without text: Chrome runs its editing shortcuts (`^a`, `^c`, `^x`, `^v`, `^z`)
+/// for a `keyDown` only (not a `rawKeyDown`), and without text nothing is typed.
 fn char_events(c: char, mask: u8) -> Vec<Value> {
     let shift = mask & keys::modifier_bit(keys::Modifier::Shift) != 0;
     let shortcut = mask & !keys::modifier_bit(keys::Modifier::Shift) != 0;
@@ -310,7 +312,7 @@ fn char_events(c: char, mask: u8) -> Vec<Value> {
         vk,
         text: None,
     };
-    let mut down = key_event(if shortcut { "rawKeyDown" } else { "keyDown" }, &k, mask);
+    let mut down = key_event("keyDown", &k, mask);
     if !shortcut {
         down["text"] = json!(key);
         down["unmodifiedText"] = json!(text);

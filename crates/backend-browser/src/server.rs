@@ -10,8 +10,8 @@ use deft_protocol::observation::{clean_name, render_window_list};
 use deft_protocol::selector::{self, MatchOptions, Selector};
 use deft_protocol::timeout_meta;
 use deft_protocol::tool_args::{
-    self, AppInfoArgs, ClickArgs, CoordArgs, DragArgs, FindControlsArgs, KeysArgs, ListingArgs,
-    ScreenshotArgs, SelectOptionArgs, SetTextArgs, SummaryArgs, Target, WaitArgs,
+    self, AppInfoArgs, ClickArgs, ClipboardArgs, CoordArgs, DragArgs, FindControlsArgs, KeysArgs,
+    ListingArgs, ScreenshotArgs, SelectOptionArgs, SetTextArgs, SummaryArgs, Target, WaitArgs,
     WaitForControlArgs, WheelArgs,
 };
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -27,7 +27,8 @@ use serde_json::{Value, json};
 use tokio::sync::OnceCell;
 
 use crate::browser::{
-    Browser, BrowserConfig, BrowserError, ControlRef, Dialog, Listing, Waited, parse_id,
+    Browser, BrowserConfig, BrowserError, ClipboardRead, ControlRef, Dialog, Listing, Waited,
+    parse_id,
 };
 use crate::input::{self, Dispatched};
 use crate::keys;
@@ -522,6 +523,35 @@ impl BrowserServer {
         )
     }
 
+    #[tool(name = "set_clipboard", description = deft_protocol::clipboard::SET_DESCRIPTION)]
+    async fn set_clipboard(&self, Parameters(args): Parameters<ClipboardArgs>) -> CallToolResult {
+        answer(
+            async {
+                let text = args.checked_text().map_err(err)?;
+                self.browser().await?.set_clipboard(text).await?;
+                Ok::<_, CallToolResult>(CallToolResult::structured(
+                    deft_protocol::clipboard::set_answer(text),
+                ))
+            }
+            .await,
+        )
+    }
+
+    #[tool(name = "get_clipboard", description = deft_protocol::clipboard::GET_DESCRIPTION, annotations(read_only_hint = true))]
+    async fn get_clipboard(&self) -> CallToolResult {
+        use deft_protocol::clipboard as shared;
+        answer(
+            async {
+                Ok::<_, BrowserError>(match self.browser().await?.read_clipboard().await? {
+                    ClipboardRead::Text(t) => CallToolResult::structured(shared::read_answer(&t)),
+                    ClipboardRead::Empty => err(shared::EMPTY),
+                    ClipboardRead::NotText(types) => err(shared::not_text(&types)),
+                })
+            }
+            .await,
+        )
+    }
+
     #[tool(name = "wait", description = describe::WAIT, meta = wait_meta())]
     async fn wait(&self, Parameters(args): Parameters<WaitArgs>) -> CallToolResult {
         match args.duration() {
@@ -838,7 +868,6 @@ impl BrowserServer {
             page,
             frame,
             fingerprint,
-            t0,
         } = before;
         if dialog_opened {
             b.dialog_recorded().await;
@@ -868,7 +897,6 @@ impl BrowserServer {
         let mut out = json!({
             "effect": if changed { "changed" } else { "no_change" },
             "settle_ms": settle_ms,
-            "elapsed_ms": t0.elapsed().as_millis() as u64,
         });
         if let Some(w) = warning {
             out["warning"] = json!(w);
@@ -888,7 +916,6 @@ struct Before {
     /// The cross-origin frame session the action's control lives in, settled with the page.
     frame: Option<String>,
     fingerprint: String,
-    t0: Instant,
 }
 
 impl Before {
@@ -902,7 +929,6 @@ impl Before {
             page: page.to_owned(),
             fingerprint: b.fingerprint_before_action(page, &armed).await,
             frame,
-            t0: Instant::now(),
         }
     }
 }
@@ -1023,8 +1049,10 @@ fn dialog_json(d: &Dialog) -> Value {
 async fn page_result(b: &Browser, settle_ms: u64) -> Result<CallToolResult, BrowserError> {
     let (window, _) = b.current()?;
     let w = b.window_summary(window).await?;
+    // The tab's id and title: its app is root_name, and a tab is always a page.
     let mut out = json!({
-        "root_name": w.app, "window_info": w.to_json(), "effect": "changed", "settle_ms": settle_ms,
+        "root_name": w.app, "window_info": {"id": w.id, "name": w.to_json()["name"]},
+        "effect": "changed", "settle_ms": settle_ms,
     });
     add_blocked(b, window, &mut out);
     if let Some(d) = b.dialog(window) {

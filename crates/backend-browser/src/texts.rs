@@ -232,6 +232,12 @@ pub fn browser_unavailable(reason: &str) -> String {
     format!("The browser is not available: {reason}")
 }
 
+/// The clipboard page's copy did not take the text.
+pub const CLIPBOARD_NOT_SET: &str = "The browser did not put the text on its clipboard (its copy command was refused); please retry.";
+
+/// The clipboard page's paste did not arrive.
+pub const CLIPBOARD_NOT_READ: &str = "The browser did not paste its clipboard into its reader (the paste command was refused); please retry.";
+
 /// A CDP failure during a tool call.
 pub fn browser_failed(reason: &str) -> String {
     format!(

@@ -161,9 +161,31 @@ async fn react_style_handler_props_make_their_nodes_clickable_and_the_root_does_
     let l = h.listing(json!({})).await;
     assert!(l.contains(" text \"Pears added.\""), "{l}");
     let remove = Harness::id_of(&l, "button", "Remove Bread");
+    // The page renders itself anew, but each re-created node takes over its vanished twin's
+    // id: only what the click added is new.
+    let header = l.lines().next().unwrap_or_default();
     assert!(
-        l.contains(&format!("*{remove} button \"Remove Bread\"")),
-        "a re-rendered node is new:\n{l}"
+        header.ends_with(" new=3"),
+        "Pears, its button, the status:\n{l}"
+    );
+    assert_eq!(Harness::id_of(&l, "button", "Add pears"), add, "{l}");
+    let marked: Vec<&str> = l
+        .lines()
+        .filter_map(|x| x.strip_prefix('*'))
+        .filter_map(|x| x.split_once(' ').map(|(_, rest)| rest))
+        .collect();
+    assert_eq!(
+        marked,
+        [
+            "text \"Pears\"",
+            "button \"Remove Pears\"",
+            "text \"Pears added.\""
+        ],
+        "{l}"
+    );
+    assert!(
+        l.contains(&format!("\n{remove} button \"Remove Bread\"")),
+        "{l}"
     );
     click(&h, &remove, "Remove Bread").await;
     let l = h.listing(json!({})).await;

@@ -156,47 +156,95 @@ async fn table_page_costs_at_most_12_tokens_per_interactive_control() {
     assert!(h.shutdown().await);
 }
 
+/// Clicks `button` (by name) and waits for the page's timer to re-render: returns the first
+/// change listing that shows `done` (the status line the page writes when it has).
+async fn rerender(h: &Harness, button: &str, done: &str) -> String {
+    let before = h.listing(json!({})).await;
+    let id = Harness::id_of(&before, "button", button);
+    h.ok("click_input", json!({"id": id, "name": button})).await;
+    // The list is rebuilt 200 ms after the click (a timer, not a request): wait for it.
+    for _ in 0..50 {
+        let after = h.listing(json!({"changes": true})).await;
+        if after.contains(done) {
+            return after;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("the page never said {done}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn new_controls_are_marked_and_stale_ids_fail_with_a_refresh_hint() {
+async fn a_re_created_control_takes_over_the_id_of_its_unambiguous_twin() {
     let h = Harness::start().await;
     h.open("states.html").await;
     let before = h.listing(json!({})).await;
     let old = Harness::id_of(&before, "button", "Old item");
-    let rerender = Harness::id_of(&before, "button", "Re-render later");
-    h.ok(
-        "click_input",
-        json!({"id": rerender, "name": "Re-render later"}),
-    )
-    .await;
-    // The list is rebuilt 200 ms after the click (a timer, not a request): wait for it.
-    let mut after = String::new();
-    for _ in 0..50 {
-        after = h.listing(json!({})).await;
-        if !after.contains(&format!("{old} button \"Old item\"")) {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    let new = Harness::id_of(&after, "button", "Old item");
-    assert_ne!(new, old, "a re-created element gets a new id:\n{after}");
+    // The re-rendered list's button is a new element; the change listing says its list item
+    // and button went and came back as the same ids: nothing new, nothing gone.
+    let changes = rerender(&h, "Re-render later", "\"list re-rendered\"").await;
     assert!(
-        after.contains(&format!("*{new} button \"Old item\"")),
-        "new control marked:\n{after}"
+        !changes.contains("Old item") && changes.contains("*"),
+        "the status texts are new, the list and its button are not:\n{changes}"
     );
+    let after = h.listing(json!({})).await;
+    assert_eq!(
+        Harness::id_of(&after, "button", "Old item"),
+        old,
+        "the twin kept the id:\n{after}"
+    );
+    assert!(!after.contains('*'), "nothing is new:\n{after}");
+    let r = h
+        .ok("click_input", json!({"id": old, "name": "Old item"}))
+        .await;
+    assert_eq!(r["effect"], "changed", "{r}");
+    assert!(
+        h.page_text().await.contains("new item clicked"),
+        "the id reaches the new element"
+    );
+    assert!(h.shutdown().await);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ambiguous_twins_get_new_ids_and_stale_ids_fail_with_a_refresh_hint() {
+    let h = Harness::start().await;
+    h.open("states.html").await;
+    let before = h.listing(json!({})).await;
+    let old: Vec<&str> = before
+        .lines()
+        .filter(|l| l.ends_with("button \"Twin\""))
+        .filter_map(|l| l.split(' ').next())
+        .collect();
+    assert_eq!(old.len(), 2, "{before}");
+    // Two buttons named alike vanish and two appear: which is which cannot be known.
+    let changes = rerender(&h, "Re-render twins later", "\"twins re-rendered\"").await;
+    let new: Vec<&str> = changes
+        .lines()
+        .filter(|l| l.ends_with("button \"Twin\"") && l.starts_with('*'))
+        .filter_map(|l| l.trim_start_matches('*').split(' ').next())
+        .collect();
+    assert_eq!(new.len(), 2, "both twins are new:\n{changes}");
+    assert!(new.iter().all(|n| !old.contains(n)), "new ids:\n{changes}");
+    for id in &old {
+        assert!(
+            changes.contains(&format!("-{id} button \"Twin\"")),
+            "{id} gone:\n{changes}"
+        );
+    }
     let err = h
-        .fails("click_input", json!({"id": old, "name": "Old item"}))
+        .fails("click_input", json!({"id": old[1], "name": "Twin"}))
         .await;
     assert_eq!(
         err,
         format!(
-            "Control {old} (\"Old item\") no longer exists on the page: it was removed, re-rendered or the page navigated. Please refresh the application state with get_app_window_controls_info and use the new id."
+            "Control {} (\"Twin\") no longer exists on the page: it was removed, re-rendered or the page navigated. Please refresh the application state with get_app_window_controls_info and use the new id.",
+            old[1]
         )
     );
     let r = h
-        .ok("click_input", json!({"id": new, "name": "Old item"}))
+        .ok("click_input", json!({"id": new[1], "name": "Twin"}))
         .await;
     assert_eq!(r["effect"], "changed", "{r}");
-    assert!(h.page_text().await.contains("new item clicked"));
+    assert!(h.page_text().await.contains("new twin 2 clicked"));
     // Unknown and malformed ids.
     let err = h
         .fails("click_input", json!({"id": "99999", "name": "x"}))
@@ -215,7 +263,7 @@ async fn new_controls_are_marked_and_stale_ids_fail_with_a_refresh_hint() {
     h.ok("navigate", json!({"url": h.pages.url("form.html")}))
         .await;
     let err = h
-        .fails("click_input", json!({"id": new, "name": "Old item"}))
+        .fails("click_input", json!({"id": new[1], "name": "Twin"}))
         .await;
     assert!(err.contains("no longer exists on the page"), "{err}");
     let _ = all_text;

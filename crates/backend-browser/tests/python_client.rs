@@ -50,7 +50,7 @@ async fn official_python_sdk_drives_deft_mcp_browser() {
         "interop failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
     );
     assert!(
-        stdout.contains("browser stdio: listed 25 tools, form submitted with trusted input"),
+        stdout.contains("browser stdio: listed 27 tools, form submitted with trusted input"),
         "{stdout}"
     );
     // The server stopped its browser when the client went away.

@@ -65,6 +65,7 @@ async fn browser_profile_routes_host_and_app_tools_to_one_browser() {
         tool_names(&d, &host, ToolType::DataCollection).await,
         [
             "capture_desktop_screenshot",
+            "get_clipboard",
             "get_desktop_app_info",
             "get_system_info"
         ]
@@ -76,7 +77,8 @@ async fn browser_profile_routes_host_and_app_tools_to_one_browser() {
             "navigate",
             "new_tab",
             "run_shell",
-            "select_application_window"
+            "select_application_window",
+            "set_clipboard"
         ]
     );
     let opened = run(&d, &host, "new_tab", json!({"url": pages.url("form.html")})).await;

@@ -56,6 +56,30 @@ async fn screenshots_are_png_with_what_was_captured() {
     assert!(h.shutdown().await);
 }
 
+/// The console's live view takes desktop screenshots while a run opens its page: a screenshot
+/// taken before anything was selected (it picks the only tab) must never undo the run's own
+/// selection that lands meanwhile — the run's next steps would act on the blank tab.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_desktop_screenshot_never_takes_the_selection_from_a_new_tab() {
+    for round in 0..3 {
+        let h = Harness::start().await;
+        let url = h.pages.url("form.html");
+        let (shot, opened) = tokio::join!(
+            h.call("capture_desktop_screenshot", json!({})),
+            h.call("new_tab", json!({"url": url})),
+        );
+        assert_eq!(opened.is_error, Some(false), "{}", all_text(&opened));
+        // The screenshot may have seen the blank tab, or the new one, or none yet.
+        let _ = shot;
+        let listing = h.listing(json!({})).await;
+        assert!(
+            listing.starts_with("page ") && listing.contains("\"Order form\""),
+            "round {round}: the new tab stays selected: {listing}"
+        );
+        assert!(h.shutdown().await);
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn url_policy_refuses_blocked_and_unlisted_hosts_and_file_urls() {
     let h = Harness::with_options(json!({"allowed_domains": ["127.0.0.1"]})).await;

@@ -156,6 +156,16 @@ pub async fn children(conn: &Connection, key: &ObjKey) -> A11yResult<Vec<ObjKey>
         .collect())
 }
 
+/// The parent of `key` (`None` at the top, or when it has none any more).
+pub async fn parent(conn: &Connection, key: &ObjKey) -> A11yResult<Option<ObjKey>> {
+    let v = get_property(conn, key, ACCESSIBLE, "Parent").await?;
+    let (bus, path): (String, OwnedObjectPath) = v
+        .try_into()
+        .map_err(|e: zbus::zvariant::Error| zbus::Error::Variant(e))?;
+    let parent = ObjKey::new(bus, path.as_str());
+    Ok((!parent.is_null()).then_some(parent))
+}
+
 /// Role of `key`.
 pub async fn role(conn: &Connection, key: &ObjKey) -> A11yResult<u32> {
     call(conn, key, ACCESSIBLE, "GetRole", &()).await
@@ -281,11 +291,34 @@ pub fn descend(node: &Node) -> bool {
 /// Walks the subtree at `root` (at most `max_nodes` nodes), level by level with every node of a
 /// level fetched concurrently. Nodes that vanish during the walk are skipped.
 pub async fn walk(conn: &Connection, root: ObjKey, max_nodes: usize) -> A11yResult<Tree> {
+    walk_from(conn, root, None, max_nodes).await
+}
+
+/// [`walk`]; with `inside` the subtree of a node that a walk of an enclosing tree reached
+/// (`Some(scrolled)`: whether it lies in a scrolled container's content), walked exactly as
+/// that walk would have: its children only when it [`descend`]s.
+pub async fn walk_from(
+    conn: &Connection,
+    root: ObjKey,
+    inside: Option<bool>,
+    max_nodes: usize,
+) -> A11yResult<Tree> {
     // Flat arena in BFS order, then re-ordered depth-first.
     let mut arena: Vec<Node> = Vec::new();
-    let (root_node, root_kids) = fetch(conn, root).await?;
+    let (mut root_node, root_kids) = fetch(conn, root).await?;
+    let follow = match inside {
+        None => true,
+        Some(scrolled) => {
+            root_node.scrolled = scrolled;
+            descend(&root_node)
+        }
+    };
     arena.push(root_node);
-    let mut frontier: Vec<(usize, Vec<ObjKey>)> = vec![(0, root_kids)];
+    let mut frontier: Vec<(usize, Vec<ObjKey>)> = if follow && !root_kids.is_empty() {
+        vec![(0, root_kids)]
+    } else {
+        Vec::new()
+    };
     while !frontier.is_empty() && arena.len() < max_nodes {
         let jobs: Vec<(usize, ObjKey)> = frontier
             .drain(..)
@@ -316,7 +349,9 @@ pub async fn walk(conn: &Connection, root: ObjKey, max_nodes: usize) -> A11yResu
     Ok(depth_first(arena))
 }
 
-fn depth_first(mut arena: Vec<Node>) -> Tree {
+/// The tree of `arena` (root at 0, children in the toolkit's order) in reading order,
+/// depth-first; nodes the root does not reach are left out.
+pub(crate) fn depth_first(mut arena: Vec<Node>) -> Tree {
     // Reading order: toolkits list children in their own order (GTK3 grids last-attached
     // first), so siblings that all have rects are ordered top to bottom, then left to right.
     for i in 0..arena.len() {

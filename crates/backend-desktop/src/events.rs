@@ -25,6 +25,9 @@ pub enum EventKind {
     /// A property of the sending object changed (state, name, text, value, bounds, focus):
     /// re-reading that object brings the tree up to date.
     Property,
+    /// The sending object's children changed (one added or removed): reading its child list
+    /// again, and walking the new children, brings the tree up to date.
+    Children,
     /// Anything else (children added or removed, a table model or selection changed, a
     /// document loaded, an event this code does not know): the tree must be walked again.
     Structure,
@@ -43,6 +46,7 @@ pub fn classify(interface: &str, member: &str) -> EventKind {
             | "TextSelectionChanged"
             | "BoundsChanged"
             | "AttributesChanged" => EventKind::Property,
+            "ChildrenChanged" => EventKind::Children,
             _ => EventKind::Structure,
         },
         "Window" | "Focus" => EventKind::Property,
@@ -206,7 +210,7 @@ mod tests {
     }
 
     #[test]
-    fn property_events_patch_and_everything_else_rewalks() {
+    fn property_and_children_events_patch_and_everything_else_rewalks() {
         let obj = "org.a11y.atspi.Event.Object";
         assert_eq!(classify(obj, "TextChanged"), EventKind::Property);
         assert_eq!(classify(obj, "StateChanged"), EventKind::Property);
@@ -214,7 +218,7 @@ mod tests {
             classify("org.a11y.atspi.Event.Window", "Activate"),
             EventKind::Property
         );
-        assert_eq!(classify(obj, "ChildrenChanged"), EventKind::Structure);
+        assert_eq!(classify(obj, "ChildrenChanged"), EventKind::Children);
         assert_eq!(classify(obj, "SelectionChanged"), EventKind::Structure);
         assert_eq!(
             classify("org.a11y.atspi.Event.Document", "LoadComplete"),

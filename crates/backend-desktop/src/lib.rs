@@ -10,6 +10,8 @@
 //!   application, until it picks a control or none).
 //! - Host actions: `select_application_window`, `launch_app`, `close_app` (its windows closed
 //!   through the window manager, then what is left of its processes ended).
+//! - The clipboard (`set_clipboard`, `get_clipboard`): the X `CLIPBOARD` selection, owned and
+//!   served by a thread of the device session after a set, read from whoever owns it.
 //! - App actions: `click_input`, `click_on_coordinates`, `drag_on_coordinates`, `set_edit_text`,
 //!   `keyboard_input` (the key syntax of `deft_protocol::keys`), `wheel_mouse_input`, `texts`,
 //!   `select_option`, `wait`, `summary`. Every action result carries `effect: changed |
@@ -42,6 +44,7 @@
 #![forbid(unsafe_code)]
 
 mod a11y;
+mod clipboard;
 mod close;
 mod describe;
 mod error;

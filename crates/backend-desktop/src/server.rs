@@ -9,8 +9,8 @@ use deft_protocol::observation::{self, ControlType, ListingFormat, WindowListOpt
 use deft_protocol::selector::{self, MatchOptions, Selector};
 use deft_protocol::timeout_meta;
 use deft_protocol::tool_args::{
-    self, AppInfoArgs, ClickArgs, CoordArgs, DragArgs, FindControlsArgs, KeysArgs, ListingArgs,
-    ScreenshotArgs, SelectOptionArgs, SetTextArgs, SummaryArgs, Target, WaitArgs,
+    self, AppInfoArgs, ClickArgs, ClipboardArgs, CoordArgs, DragArgs, FindControlsArgs, KeysArgs,
+    ListingArgs, ScreenshotArgs, SelectOptionArgs, SetTextArgs, SummaryArgs, Target, WaitArgs,
     WaitForControlArgs, WheelArgs,
 };
 use deft_protocol::{changes, found};
@@ -27,6 +27,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::a11y;
+use crate::clipboard::{self, Clipboard};
 use crate::close::{self, Launches};
 use crate::error::{ToolError, ToolResult};
 use crate::keys::{self, KeyStep};
@@ -73,6 +74,7 @@ pub struct DesktopServer {
     session: Arc<Session>,
     launch: Arc<LaunchPolicy>,
     launches: Arc<Launches>,
+    clipboard: Arc<Clipboard>,
     tool_router: ToolRouter<Self>,
 }
 
@@ -250,6 +252,7 @@ impl DesktopServer {
     /// A server on `target`; `launch` says what `launch_app` may start.
     pub fn new(target: DesktopTarget, launch: LaunchPolicy) -> Self {
         DesktopServer {
+            clipboard: Arc::new(Clipboard::new(&target.display)),
             session: Arc::new(Session::new(target)),
             launch: Arc::new(launch),
             launches: Arc::new(Launches::default()),
@@ -257,10 +260,33 @@ impl DesktopServer {
         }
     }
 
+    #[tool(
+        name = "set_clipboard",
+        description = deft_protocol::clipboard::SET_DESCRIPTION
+    )]
+    async fn set_clipboard(&self, Parameters(a): Parameters<ClipboardArgs>) -> CallToolResult {
+        clipboard::set_tool(self.clipboard.clone(), a).await
+    }
+
+    #[tool(
+        name = "get_clipboard",
+        description = deft_protocol::clipboard::GET_DESCRIPTION,
+        annotations(read_only_hint = true)
+    )]
+    async fn get_clipboard(&self) -> CallToolResult {
+        clipboard::get_tool(self.clipboard.clone()).await
+    }
+
     /// How many `wait_for_control` calls are waiting now; a call its caller cancelled stops at
     /// once and is not counted.
     pub fn waits_in_flight(&self) -> usize {
         self.session.waits_in_flight()
+    }
+
+    /// How many looks at windows walked them whole, and how many brought a cached walk up to
+    /// date from AT-SPI events instead (tests and benches check what the cache spares).
+    pub fn looks(&self) -> (usize, usize) {
+        self.session.looks()
     }
 
     #[tool(

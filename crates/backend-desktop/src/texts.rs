@@ -259,6 +259,35 @@ pub const NO_EVENTS_TO_WAIT_ON: &str = "wait_for_control needs the desktop's acc
 pub const WAIT_CANCELLED: &str =
     "wait_for_control was cancelled before it had an answer; nothing was changed.";
 
+/// The clipboard's own X connection cannot be opened.
+pub fn clipboard_unreachable(display: &str, cause: &str) -> String {
+    format!(
+        "The clipboard of X display {display} is unreachable ({cause}); the desktop may have stopped. Check it with get_desktop_app_info, then retry."
+    )
+}
+
+/// An X request of the clipboard failed.
+pub fn clipboard_x_failed(cause: &str) -> String {
+    format!("The clipboard request failed in X ({cause}); please retry.")
+}
+
+/// Another client took the clipboard between our claim and our check.
+pub const CLIPBOARD_NOT_TAKEN: &str = "Another application took the clipboard at the same moment; the text was not set. Please retry.";
+
+/// The text does not fit one X request.
+pub fn clipboard_too_large(bytes: usize, max: usize) -> String {
+    format!(
+        "The text is {bytes} bytes of UTF-8; this X server takes at most {max} bytes in one transfer. Set a shorter text."
+    )
+}
+
+/// The owner of the clipboard does not answer a conversion.
+pub fn clipboard_owner_silent(secs: u64) -> String {
+    format!(
+        "The application that owns the clipboard did not answer within {secs} s (it may be busy or hung); the clipboard could not be read. Retry, or copy the text again."
+    )
+}
+
 fn list_or_none(items: &[String]) -> String {
     if items.is_empty() {
         "none".to_owned()

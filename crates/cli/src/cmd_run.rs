@@ -1,4 +1,6 @@
-//! `deft run "goal"`: run the agent on a device and stream what it does to the terminal.
+//! `deft run "goal"`: run the agent on a device and stream what it does to the terminal;
+//! `deft run --designer "automation" --out task.json`: designer mode — the model explores the
+//! device and drafts a task, which is written out once the validator accepted it.
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
@@ -7,9 +9,11 @@ use std::time::Duration;
 
 use anyhow::Context;
 use deft_agent::llm::{LlmClient, LlmConfig};
-use deft_agent::{Agent, AgentConfig, Approver, ChannelSink, FixedApproval, RunIo, RunRequest};
+use deft_agent::{
+    Agent, AgentConfig, Approver, ChannelSink, FixedApproval, RunIo, RunProfile, RunRequest,
+};
 use deft_protocol::event::DeltaKind;
-use deft_protocol::{AgentEvent, DoneStatus, EventKind, ResultStatus, ToolStep};
+use deft_protocol::{AgentEvent, DoneStatus, DraftOutcome, EventKind, ResultStatus, ToolStep};
 use deft_tools::devices;
 use futures::future::BoxFuture;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -42,6 +46,22 @@ pub struct Args {
     /// Where run traces go (default: <data dir>/traces).
     #[arg(long, value_name = "DIR")]
     trace_dir: Option<std::path::PathBuf>,
+    /// Designer mode: the model explores the device and drafts a task for the described
+    /// automation (at most 40 tool calls; --max-steps does not apply).
+    #[arg(long)]
+    designer: bool,
+    /// With --designer: where the validated draft goes (default: standard output, the model's
+    /// text then going to standard error).
+    #[arg(long, value_name = "FILE", requires = "designer")]
+    out: Option<std::path::PathBuf>,
+    /// Don't recall experiences and actions into the run, nor distil it afterwards (a
+    /// --designer run never does).
+    #[arg(long)]
+    no_memory: bool,
+    /// The database the memory lives in: `postgres://…` or `sqlite://…` (default: deft.db in
+    /// the data folder, the one `deft serve` uses).
+    #[arg(long, env = "DATABASE_URL", hide_env_values = true, value_name = "URL")]
+    database_url: Option<String>,
 }
 
 /// Runs the agent.
@@ -61,14 +81,19 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
     let device = local_devices::pick(&directory, &args.device)?;
     let _busy = device.try_reserve().context("the device is busy")?;
 
-    let llm = LlmClient::new(LlmConfig::new(&base, &model, args.api_key.clone()))?;
+    let llm = Arc::new(LlmClient::new(LlmConfig::new(
+        &base,
+        &model,
+        args.api_key.clone(),
+    ))?);
     let agent = Agent::new(
-        Arc::new(llm),
+        llm.clone(),
         AgentConfig::default().with_max_steps(args.max_steps),
         directory.clone(),
     );
 
     let run_id = run_id();
+    let (profile, session) = profile(&args, globals, &device, &run_id).await;
     let trace_root = args
         .trace_dir
         .clone()
@@ -104,7 +129,12 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
         images: trace.clone(),
         approver,
     };
-    let printer = tokio::spawn(print_events(rx, std::io::stderr().is_terminal()));
+    let answer_to_stderr = args.designer && args.out.is_none();
+    let printer = tokio::spawn(print_events_with(
+        rx,
+        std::io::stderr().is_terminal(),
+        answer_to_stderr,
+    ));
 
     let cancel = tokio_util::sync::CancellationToken::new();
     let stopper = cancel.clone();
@@ -114,16 +144,121 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
             stopper.cancel();
         }
     });
-    let outcome = agent
-        .run(&device, RunRequest::new(&args.goal), io, cancel)
-        .await;
+    let request = RunRequest::new(&args.goal).with_profile(profile);
+    let outcome = agent.run(&device, request, io, cancel.clone()).await;
     let _ = printer.await;
+    if let Some(session) = session {
+        distil(&session, &llm, &outcome, &cancel).await;
+    }
     let report = trace.finish();
     eprintln!("trace: {}", report.display());
-    Ok(match outcome.status {
-        DoneStatus::Completed => ExitCode::SUCCESS,
-        _ => ExitCode::from(1),
-    })
+    match &outcome.draft {
+        Some(draft) => write_draft(draft, args.out.as_deref()),
+        None => Ok(match outcome.status {
+            DoneStatus::Completed => ExitCode::SUCCESS,
+            _ => ExitCode::from(1),
+        }),
+    }
+}
+
+/// Designer mode's result: the draft to `out` (or standard output) with its warnings on
+/// standard error, exit 0; or why there is none, exit 1.
+fn write_draft(draft: &DraftOutcome, out: Option<&std::path::Path>) -> anyhow::Result<ExitCode> {
+    let (task, warnings) = match draft {
+        DraftOutcome::Draft { task, warnings } => (task, warnings),
+        DraftOutcome::Failed(why) => {
+            eprintln!("no task draft: {why}");
+            return Ok(ExitCode::from(1));
+        }
+    };
+    let mut text = serde_json::to_string_pretty(task)?;
+    text.push('\n');
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
+    match out {
+        Some(path) => {
+            std::fs::write(path, text)
+                .with_context(|| format!("cannot write the draft to {}", path.display()))?;
+            eprintln!(
+                "task draft written to {}; check it with `deft task validate`, play it with `deft task run`",
+                path.display()
+            );
+        }
+        None => print!("{text}"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The run's profile: designer mode's, or a chat's with the memory's session taking part (also
+/// returned, to distil after the answer). A designer run explores on its own: no recall, no
+/// distilling (see deft-designer).
+async fn profile(
+    args: &Args,
+    globals: &Globals,
+    device: &deft_tools::Device,
+    run_id: &str,
+) -> (RunProfile, Option<Arc<deft_memory::Session>>) {
+    if args.designer {
+        return (deft_designer::profile(device), None);
+    }
+    match open_memory(args, globals).await {
+        Some(memory) => {
+            let session = memory.session(Some(run_id));
+            (
+                RunProfile::chat().with_extension(session.clone()),
+                Some(session),
+            )
+        }
+        None => (RunProfile::chat(), None),
+    }
+}
+
+/// The memory in the data folder's store (or `--database-url`); `None` with `--no-memory`, or
+/// when the store cannot be opened (said on the terminal: the run goes on without memories).
+async fn open_memory(args: &Args, globals: &Globals) -> Option<deft_memory::Memory> {
+    if args.no_memory {
+        return None;
+    }
+    match deft_store::Store::open(&globals.data_dir, args.database_url.as_deref()).await {
+        Ok(store) => Some(deft_memory::Memory::new(
+            store,
+            deft_memory::MemoryConfig::default(),
+        )),
+        Err(e) => {
+            eprintln!("warning: running without the memory: {e}");
+            None
+        }
+    }
+}
+
+/// After the answer: distils the run into the memory (when it completed and acted), with a
+/// spinner, and prints what was saved, merged or dropped.
+async fn distil(
+    session: &deft_memory::Session,
+    llm: &LlmClient,
+    outcome: &deft_agent::RunOutcome,
+    cancel: &tokio_util::sync::CancellationToken,
+) {
+    if !session.will_distil(outcome) {
+        return;
+    }
+    let Ok(llm) = LlmClient::new(deft_memory::model_config(llm.config())) else {
+        return;
+    };
+    let spinner = std::io::stderr().is_terminal().then(|| {
+        let pb = ProgressBar::new_spinner();
+        pb.set_message("distilling this run into the memory…");
+        pb.enable_steady_tick(Duration::from_millis(100));
+        pb
+    });
+    let notes = session.distil(&llm, outcome, cancel).await;
+    if let Some(pb) = spinner {
+        pb.finish_and_clear();
+    }
+    for note in notes {
+        eprintln!("🧠 {}", note.line());
+    }
 }
 
 /// Asks on the terminal; no answer within the policy's timeout denies (the agent enforces it).
@@ -163,14 +298,25 @@ pub(crate) fn run_id() -> String {
 
 /// Renders the event stream: reasoning dimmed, the answer as it arrives, a spinner per tool step.
 pub(crate) async fn print_events(
+    rx: tokio::sync::mpsc::UnboundedReceiver<AgentEvent>,
+    color: bool,
+) {
+    print_events_with(rx, color, false).await;
+}
+
+/// [`print_events`], the answer on standard error when `answer_to_stderr` (standard output
+/// is for a designer run's draft).
+async fn print_events_with(
     mut rx: tokio::sync::mpsc::UnboundedReceiver<AgentEvent>,
     color: bool,
+    answer_to_stderr: bool,
 ) {
     let mut printer = Printer {
         color,
         spinner: None,
         answer_streamed: false,
         in_reasoning: false,
+        answer_to_stderr,
     };
     while let Some(ev) = rx.recv().await {
         printer.print(ev.kind);
@@ -184,6 +330,7 @@ struct Printer {
     spinner: Option<ProgressBar>,
     answer_streamed: bool,
     in_reasoning: bool,
+    answer_to_stderr: bool,
 }
 
 impl Printer {
@@ -220,8 +367,7 @@ impl Printer {
                     self.in_reasoning = false;
                 }
                 self.answer_streamed = true;
-                print!("{text}");
-                let _ = std::io::stdout().flush();
+                self.answer(&text);
             }
             EventKind::StepStart { tool, args, .. } => self.step_start(&tool, &args),
             EventKind::Step(step) => self.step(&step),
@@ -231,19 +377,32 @@ impl Printer {
             EventKind::Confirmed { approve, .. } => {
                 eprintln!("{}", if approve { "approved" } else { "denied" })
             }
+            EventKind::Memory(note) => eprintln!("🧠 {}", note.line()),
             EventKind::Error { message } => eprintln!("error: {message}"),
             EventKind::Done {
                 answer,
                 usage,
                 status,
+                ..
             } => self.done(&answer, &usage, status),
+        }
+    }
+
+    /// Answer text, where answers go.
+    fn answer(&self, text: &str) {
+        if self.answer_to_stderr {
+            eprint!("{text}");
+            let _ = std::io::stderr().flush();
+        } else {
+            print!("{text}");
+            let _ = std::io::stdout().flush();
         }
     }
 
     /// Ends a line of streamed text before something else is printed.
     fn end_text(&mut self) {
         if self.answer_streamed {
-            println!();
+            self.answer("\n");
         } else {
             eprintln!();
         }
@@ -317,9 +476,9 @@ impl Printer {
             eprintln!();
         }
         if self.answer_streamed {
-            println!();
+            self.answer("\n");
         } else if !answer.is_empty() {
-            println!("{answer}");
+            self.answer(&format!("{answer}\n"));
         }
         eprintln!(
             "{}",

@@ -67,6 +67,10 @@ pub struct Args {
     /// machines; prefer TLS in front of deft).
     #[arg(long)]
     cookie_insecure: bool,
+    /// Don't recall experiences and actions into runs, nor distil runs afterwards (the
+    /// libraries' routes and the daily audit stay).
+    #[arg(long)]
+    no_memory: bool,
 }
 
 /// Serves until Ctrl-C.
@@ -106,6 +110,9 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
     };
     console_config.admin_password = args.admin_password.clone();
     console_config.cookie_secure = !args.cookie_insecure;
+    if args.no_memory {
+        console_config.memory = None;
+    }
     let console = Console::start(console_config)
         .await
         .context("cannot start the console")?;

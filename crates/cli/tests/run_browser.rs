@@ -1,7 +1,7 @@
 //! `deft run --device browser`: the agent fills the fixture form in real headless Chromium,
 //! driven by a scripted model that reads each listing to find the controls (no hard-coded ids).
 
-use deft_test_support::model::{Recorded, Reply, ScriptedModel, Turn, find_control};
+use deft_test_support::model::{Recorded, Reply, ScriptedModel, Turn, fill_order_form};
 use deft_test_support::web::PageServer;
 use serde_json::json;
 
@@ -23,27 +23,7 @@ async fn the_agent_fills_and_submits_the_form_in_the_browser() {
             );
             Reply::tool_call("get_app_window_controls_info", json!({}))
         }),
-        turn(|req| {
-            let listing = req.last_tool_output().unwrap_or_default();
-            let id = |kind: &str, name: &str| {
-                find_control(listing, kind, name)
-                    .unwrap_or_else(|| panic!("no {kind} {name:?} in:\n{listing}"))
-            };
-            Reply::tool_calls(vec![
-                (
-                    "set_edit_text",
-                    json!({"id": id("edit", "Name"), "name": "Name", "text": "Zoë 苏州"}),
-                ),
-                (
-                    "click_input",
-                    json!({"id": id("checkbox", "I agree"), "name": "I agree"}),
-                ),
-                (
-                    "click_input",
-                    json!({"id": id("button", "Submit"), "name": "Submit"}),
-                ),
-            ])
-        }),
+        turn(|req| fill_order_form(req, "Zoë 苏州")),
         Reply::tool_call("get_page_text", json!({})).into(),
         turn(|req| {
             let text = req.last_tool_output().unwrap_or_default();

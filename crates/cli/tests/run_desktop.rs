@@ -1,39 +1,24 @@
 //! `deft run` on the managed virtual desktop: the agent computes 12 × 7 in gnome-calculator,
 //! driven by a scripted model that reads each listing to find the buttons (no hard-coded ids).
 
+#[path = "common/desktop.rs"]
+mod desktop;
+
 use std::path::Path;
-use std::process::Stdio;
 
 use deft_test_support::desktop::require_program;
-use deft_test_support::model::{Recorded, Reply, ScriptedModel, Turn, find_control};
-use serde_json::{Value, json};
+use deft_test_support::model::{
+    Recorded, Reply, ScriptedModel, Turn, click_buttons, select_launched_window,
+};
+use serde_json::json;
 
 fn turn(f: impl Fn(&Recorded) -> Reply + Send + Sync + 'static) -> Turn {
     Box::new(f)
 }
 
+/// `deft` for the test's data folder, as an async command.
 fn deft(data: &Path) -> tokio::process::Command {
-    let mut c = tokio::process::Command::new(env!("CARGO_BIN_EXE_deft"));
-    c.arg("--data-dir")
-        .arg(data)
-        .env_remove("DISPLAY")
-        .env_remove("DEFT_TOOLS_CONFIG")
-        .env_remove("DEFT_DATA_DIR")
-        .stdin(Stdio::null());
-    c
-}
-
-/// Stops the managed desktop of `data` when dropped, whatever the test did.
-struct DesktopGuard(std::path::PathBuf);
-
-impl Drop for DesktopGuard {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new(env!("CARGO_BIN_EXE_deft"))
-            .arg("--data-dir")
-            .arg(&self.0)
-            .args(["desktop", "stop"])
-            .output();
-    }
+    tokio::process::Command::from(desktop::deft(data))
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -41,42 +26,13 @@ async fn the_agent_computes_12_times_7_in_the_calculator() {
     require_program("gnome-calculator", "gnome-calculator");
     require_program("Xvfb", "xvfb");
     let data = tempfile::tempdir().unwrap();
-    let started = deft(data.path())
-        .args(["desktop", "start"])
-        .output()
-        .await
-        .unwrap();
-    assert!(
-        started.status.success(),
-        "deft desktop start: {}",
-        String::from_utf8_lossy(&started.stderr)
-    );
-    let _guard = DesktopGuard(data.path().to_owned());
+    let _desktop = desktop::Desktop::start(data.path());
 
     let model = ScriptedModel::start(vec![
         Reply::tool_call("launch_app", json!({"app": "gnome-calculator"})).into(),
-        turn(|req| {
-            let out: Value =
-                serde_json::from_str(req.last_tool_output().unwrap_or("")).unwrap_or_default();
-            let w = &out["window"];
-            Reply::tool_call(
-                "select_application_window",
-                json!({"id": w["id"], "name": w["name"]}),
-            )
-        }),
+        turn(select_launched_window),
         Reply::tool_call("get_app_window_controls_info", json!({})).into(),
-        turn(|req| {
-            let listing = req.last_tool_output().unwrap_or_default();
-            let calls = ["1", "2", "×", "7", "="]
-                .iter()
-                .map(|label| {
-                    let id = find_control(listing, "button", label)
-                        .unwrap_or_else(|| panic!("no button {label:?} in:\n{listing}"));
-                    ("click_input", json!({"id": id, "name": label}))
-                })
-                .collect();
-            Reply::tool_calls(calls)
-        }),
+        turn(|req| click_buttons(req, &["1", "2", "×", "7", "="])),
         Reply::tool_call("get_app_window_controls_info", json!({})).into(),
         turn(|req| {
             let listing = req.last_tool_output().unwrap_or_default();

@@ -2,46 +2,20 @@
 //! committed example on the managed virtual desktop with no server and no model — exit status
 //! 0, a line per step on stderr, and the run's trace folder with its report.
 
-use std::path::{Path, PathBuf};
-use std::process::Stdio;
+#[path = "common/desktop.rs"]
+mod desktop;
+
+use std::path::PathBuf;
 
 use deft_test_support::desktop::require_program;
-
-fn deft(data: &Path) -> std::process::Command {
-    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_deft"));
-    c.arg("--data-dir")
-        .arg(data)
-        .env_remove("DISPLAY")
-        .env_remove("DEFT_TOOLS_CONFIG")
-        .env_remove("DEFT_DATA_DIR")
-        .stdin(Stdio::null());
-    c
-}
-
-/// Stops the managed desktop of `data` when dropped, whatever the test did.
-struct DesktopGuard(PathBuf);
-
-impl Drop for DesktopGuard {
-    fn drop(&mut self) {
-        let _ = deft(&self.0).args(["desktop", "stop"]).output();
-    }
-}
+use desktop::{Desktop, deft};
 
 #[test]
 fn task_run_plays_the_calculator_example_on_the_managed_desktop() {
     require_program("gnome-calculator", "gnome-calculator");
     require_program("Xvfb", "xvfb");
     let data = tempfile::tempdir().unwrap();
-    let started = deft(data.path())
-        .args(["desktop", "start"])
-        .output()
-        .unwrap();
-    assert!(
-        started.status.success(),
-        "deft desktop start: {}",
-        String::from_utf8_lossy(&started.stderr)
-    );
-    let _guard = DesktopGuard(data.path().to_owned());
+    let _desktop = Desktop::start(data.path());
     let example =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/tasks/calculator.json");
     let out = deft(data.path())

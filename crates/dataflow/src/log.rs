@@ -144,11 +144,7 @@ impl TaskLog {
     /// Ends the log with `answer`; returns the report's path.
     pub fn finish(&mut self, answer: &str, status: DoneStatus) -> Option<PathBuf> {
         let usage = self.usage;
-        self.emit(EventKind::Done {
-            answer: answer.to_owned(),
-            usage,
-            status,
-        });
+        self.emit(EventKind::done(answer, usage, status));
         self.trace.as_ref().map(|t| t.dir().join("report.html"))
     }
 }

@@ -124,27 +124,48 @@ fn id_ranges(controls: &[&Control]) -> String {
     parts.join(", ")
 }
 
-fn header(window: &WindowSummary, now: &[Control], d: &Diff<'_>) -> String {
+/// The change listing's header: the window and the counts that are not zero (`unchanged=0`
+/// when none is): the window's app and totals are in its whole listing, and what did not happen
+/// costs nothing.
+fn header(window: &WindowSummary, d: &Diff<'_>) -> String {
     let count = |k| d.present.iter().filter(|(c, _)| *c == k).count();
-    format!(
-        "{} {} {} app={} controls={} interactive={} new={} changed={} gone={} unchanged={}",
+    let mut out = format!(
+        "{} {} {}",
         window.kind.as_str(),
         window.id,
-        quote(&clean_name(&window.name)),
-        quote(&window.app),
-        now.len(),
-        now.iter().filter(|c| c.interactive).count(),
-        count(Change::New),
-        count(Change::Changed),
-        d.gone.len(),
-        d.unchanged,
-    )
+        quote(&clean_name(&window.name))
+    );
+    let counts = [
+        ("new", count(Change::New)),
+        ("changed", count(Change::Changed)),
+        ("gone", d.gone.len()),
+        ("unchanged", d.unchanged),
+    ];
+    let mut any = false;
+    for (word, n) in counts.into_iter().filter(|(_, n)| *n > 0) {
+        out.push_str(&format!(" {word}={n}"));
+        any = true;
+    }
+    if !any {
+        out.push_str(" unchanged=0");
+    }
+    out
 }
 
-/// The compact change listing: the header with `changed`, `gone` and `unchanged` counts, a line
-/// per new (`*`) or changed (`~`) control — narrowed by `only_interactive` and `max_controls`
-/// with the listing's footers —, then a line per gone control (`-`) when at most
-/// [`MAX_GONE_LINES`] are gone, else one footer with their ids as ranges.
+/// The footer of a change listing whose window kept nothing of its previous listing (another
+/// page, a dialog's contents replaced): the whole listing follows, and this says the old ids
+/// are gone.
+pub fn all_gone_note(n: usize) -> String {
+    format!("nothing of the previous listing remains: its {n} controls are gone.")
+}
+
+/// The compact change listing: the header with the counts that are not zero, a line per new
+/// (`*`) or changed (`~`) control (unmarked when all are new) — narrowed by `only_interactive` and `max_controls` with the
+/// listing's footers —, then a line per gone interactive control (`-`) when at most
+/// [`MAX_GONE_LINES`] are gone, else one footer with the ids of all gone controls as ranges
+/// (gone texts and other non-interactive controls are counted, not named: no action can use
+/// their ids). A window that kept nothing of its previous listing gets its whole listing with
+/// [`all_gone_note`] instead: every line would be new.
 pub fn render_changes_compact(
     window: &WindowSummary,
     previous: &[Control],
@@ -152,11 +173,17 @@ pub fn render_changes_compact(
     opts: &ListingOptions,
 ) -> String {
     let d = diff(previous, now);
+    if !previous.is_empty() && d.unchanged == 0 && d.present.iter().all(|(k, _)| *k == Change::New)
+    {
+        return whole_listing_after_all_gone(window, now, opts, previous.len());
+    }
     let changed: Vec<Control> = d.present.iter().map(|(_, c)| (*c).clone()).collect();
     let kinds: HashMap<&str, Change> = d.present.iter().map(|(k, c)| (c.id.as_str(), *k)).collect();
     let p = plan(&changed, opts);
-    let mut out = header(window, now, &d);
+    let mut out = header(window, &d);
     out.push('\n');
+    // When nothing changed in place, every line is new and the header says so once.
+    let all_new = d.present.iter().all(|(k, _)| *k == Change::New);
     for c in &p.listed {
         let mut line = control_line(c, &p.fields);
         // control_line marks new controls itself; a change listing marks every line.
@@ -164,12 +191,16 @@ pub fn render_changes_compact(
             line = rest.to_owned();
         }
         let kind = kinds.get(c.id.as_str()).copied().unwrap_or(Change::Changed);
-        out.push(kind.marker());
+        if !all_new {
+            out.push(kind.marker());
+        }
         out.push_str(&line);
         out.push('\n');
     }
-    if d.gone.len() <= MAX_GONE_LINES {
-        for c in &d.gone {
+    let gone_interactive: Vec<&&Control> = d.gone.iter().filter(|c| c.interactive).collect();
+    let name_gone = gone_interactive.len() <= MAX_GONE_LINES;
+    if name_gone {
+        for c in gone_interactive {
             out.push(Change::Gone.marker());
             out.push_str(&format!(
                 "{} {} {}\n",
@@ -182,7 +213,7 @@ pub fn render_changes_compact(
     for o in &p.omitted {
         out.push_str(&format!("{ELLIPSIS} {}\n", o.note));
     }
-    if d.gone.len() > MAX_GONE_LINES {
+    if !name_gone {
         out.push_str(&format!(
             "{ELLIPSIS} {} controls gone: {}.\n",
             d.gone.len(),
@@ -190,6 +221,21 @@ pub fn render_changes_compact(
         ));
     }
     out
+}
+
+/// The whole listing of a window that kept nothing of its previous listing (every line new, so
+/// none is marked), and the footer saying how many controls went.
+fn whole_listing_after_all_gone(
+    window: &WindowSummary,
+    now: &[Control],
+    opts: &ListingOptions,
+    gone: usize,
+) -> String {
+    format!(
+        "{}{ELLIPSIS} {}\n",
+        crate::observation::render_compact(window, now, opts),
+        all_gone_note(gone)
+    )
 }
 
 /// The JSON change listing: `{window, counts: {controls, interactive, new, changed, gone,
@@ -323,7 +369,7 @@ mod tests {
             render_changes_compact(&window(), &before(), &after(), &ListingOptions::default());
         assert_eq!(
             text,
-            "page 3 \"Shop\" app=\"localhost\" controls=5 interactive=4 new=2 changed=1 gone=1 unchanged=2\n\
+            "page 3 \"Shop\" new=2 changed=1 gone=1 unchanged=2\n\
              ~10 edit \"Search\" = \"ap\" focused\n\
              *45 menuitem \"Apples\"\n\
              *46 menuitem \"Pears\"\n\
@@ -335,23 +381,31 @@ mod tests {
     fn nothing_changed_is_one_line() {
         let text =
             render_changes_compact(&window(), &before(), &before(), &ListingOptions::default());
-        assert_eq!(
-            text,
-            "page 3 \"Shop\" app=\"localhost\" controls=4 interactive=3 new=0 changed=0 gone=0 unchanged=4\n"
-        );
+        assert_eq!(text, "page 3 \"Shop\" unchanged=4\n");
     }
 
     #[test]
-    fn budgets_apply_to_the_changed_lines_and_gone_lines_are_capped() {
+    fn budgets_apply_to_the_changed_lines_and_many_gone_come_as_ranges() {
         let previous: Vec<Control> = (1..=30)
             .map(|i| Control::new(i.to_string(), ControlType::Button, format!("Old {i}")))
             .collect();
-        let now: Vec<Control> = (100..105)
-            .map(|i| Control::new(i.to_string(), ControlType::Link, format!("New {i}")))
-            .collect();
+        let mut now = vec![previous[0].clone()];
+        now.extend((100..105).map(|i| {
+            Control::new(i.to_string(), ControlType::Link, format!("New {i}")).new_since_last()
+        }));
         let opts: ListingOptions = serde_json::from_value(json!({"max_controls": 2})).unwrap();
         let text = render_changes_compact(&window(), &previous, &now, &opts);
-        assert_eq!(text.lines().filter(|l| l.starts_with('*')).count(), 2);
+        assert!(
+            text.starts_with("page 3 \"Shop\" new=5 gone=29 unchanged=1\n"),
+            "{text}"
+        );
+        // Nothing changed in place: the lines are all new, and none is marked.
+        assert_eq!(
+            text.lines().filter(|l| l.starts_with("10")).count(),
+            2,
+            "{text}"
+        );
+        assert!(!text.contains('*'), "{text}");
         assert_eq!(
             text.lines().filter(|l| l.starts_with('-')).count(),
             0,
@@ -361,12 +415,12 @@ mod tests {
             text.contains("… 3 more controls (3 interactive) not listed: max_controls=2"),
             "{text}"
         );
-        assert!(text.ends_with("… 30 controls gone: 1–30.\n"), "{text}");
+        assert!(text.ends_with("… 29 controls gone: 2–30.\n"), "{text}");
     }
 
     #[test]
     fn a_few_gone_controls_are_named_and_ids_come_as_ranges() {
-        let previous: Vec<Control> = ["1", "2", "3", "7", "9", "10"]
+        let previous: Vec<Control> = ["1", "2", "3", "7", "9", "10", "11"]
             .iter()
             .map(|i| Control::new(*i, ControlType::Button, format!("B{i}")))
             .collect();
@@ -382,10 +436,58 @@ mod tests {
             "{few}"
         );
         assert!(few.contains("-9 button \"B9\"\n"), "{few}");
-        let many = render_changes_compact(&window(), &previous, &[], &ListingOptions::default());
+        let many = render_changes_compact(
+            &window(),
+            &previous,
+            &previous[..1],
+            &ListingOptions::default(),
+        );
         assert!(
-            many.ends_with("… 6 controls gone: 1–3, 7, 9–10.\n"),
+            many.ends_with("… 6 controls gone: 2–3, 7, 9–11.\n"),
             "{many}"
+        );
+    }
+
+    #[test]
+    fn gone_texts_are_counted_not_named() {
+        let previous = vec![
+            Control::new("1", ControlType::Button, "Save"),
+            Control::new("2", ControlType::Text, "Nothing saved yet."),
+        ];
+        let now = vec![
+            Control::new("1", ControlType::Button, "Save"),
+            Control::new("3", ControlType::Text, "Saved.").new_since_last(),
+        ];
+        let text = render_changes_compact(&window(), &previous, &now, &ListingOptions::default());
+        assert_eq!(
+            text,
+            "page 3 \"Shop\" new=1 gone=1 unchanged=1\n3 text \"Saved.\"\n"
+        );
+    }
+
+    #[test]
+    fn a_window_that_kept_nothing_is_listed_whole_without_markers() {
+        let now: Vec<Control> = after()
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| Control::new((200 + i).to_string(), c.kind, c.name).new_since_last())
+            .collect();
+        let text = render_changes_compact(&window(), &before(), &now, &ListingOptions::default());
+        assert!(
+            text.starts_with(
+                "page 3 \"Shop\" app=\"localhost\" controls=5 interactive=4 new=5\n200 edit"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains('*'), "{text}");
+        assert!(
+            text.ends_with(&format!("… {}\n", all_gone_note(4))),
+            "{text}"
+        );
+        let empty = render_changes_compact(&window(), &before(), &[], &ListingOptions::default());
+        assert!(
+            empty.ends_with(&format!("… {}\n", all_gone_note(4))),
+            "{empty}"
         );
     }
 

@@ -92,6 +92,43 @@ impl std::fmt::Display for DoneStatus {
     }
 }
 
+/// What kind of agent run: a chat, or designer mode (the model explores the device and drafts
+/// a task). Both share the one run slot.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunMode {
+    /// A conversation: the answer is text (the default).
+    #[default]
+    Chat,
+    /// Designer mode: the answer is a task draft.
+    Designer,
+}
+
+impl RunMode {
+    /// Every mode, in declaration order.
+    pub const ALL: [RunMode; 2] = [RunMode::Chat, RunMode::Designer];
+
+    /// The wire name (`chat`, `designer`), as serde writes it.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            RunMode::Chat => "chat",
+            RunMode::Designer => "designer",
+        }
+    }
+
+    /// The mode with this wire name.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|m| m.as_str() == name)
+    }
+}
+
+impl std::fmt::Display for RunMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// A run's state: still running, or how it ended. On the wire (and in the store) a plain
 /// string: `running` or a [`DoneStatus`] name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -156,7 +193,7 @@ impl<'de> Deserialize<'de> for RunStatus {
 
 impl EventKind {
     /// Every event type name, in declaration order (the `type` field on the wire).
-    pub const NAMES: [&'static str; 10] = [
+    pub const NAMES: [&'static str; 11] = [
         "delta",
         "step_start",
         "step",
@@ -165,6 +202,7 @@ impl EventKind {
         "confirmed",
         "task_step_start",
         "task_step",
+        "memory",
         "error",
         "done",
     ];
@@ -180,6 +218,7 @@ impl EventKind {
             EventKind::Confirmed { .. } => "confirmed",
             EventKind::TaskStepStart(_) => "task_step_start",
             EventKind::TaskStep(_) => "task_step",
+            EventKind::Memory(_) => "memory",
             EventKind::Error { .. } => "error",
             EventKind::Done { .. } => "done",
         }
@@ -341,6 +380,8 @@ pub enum EventKind {
     TaskStepStart(crate::task_run::TaskStepStart),
     /// A task step finished (task runs only).
     TaskStep(crate::task_run::TaskStepResult),
+    /// Memories recalled into the run's prompt (the console's pseudo-card).
+    Memory(crate::memory::MemoryNote),
     /// Something went wrong; the run may go on.
     Error {
         /// What happened.
@@ -354,7 +395,68 @@ pub enum EventKind {
         usage: Usage,
         /// How it ended.
         status: DoneStatus,
+        /// `chat` or `designer` (agent runs; task runs leave it out).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "ts", ts(optional))]
+        mode: Option<RunMode>,
+        /// Designer mode: the validated task file the run drafted (not a task until a person
+        /// saves it).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "ts", ts(optional, type = "unknown"))]
+        draft: Option<Value>,
+        /// Designer mode, with `draft`: what is valid but suspect in it (the validator's
+        /// warnings, selectors the exploration never saw match), each at its path.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "ts", ts(optional))]
+        warnings: Option<Vec<crate::draft::DraftIssue>>,
+        /// Designer mode, without `draft`: why the run ended with no valid draft (the tool-call
+        /// limit, a stop, the model gave up or never submitted).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "ts", ts(optional))]
+        draft_error: Option<String>,
     },
+}
+
+impl EventKind {
+    /// A `done` without a mode or a draft (task runs).
+    pub fn done(answer: impl Into<String>, usage: Usage, status: DoneStatus) -> EventKind {
+        EventKind::Done {
+            answer: answer.into(),
+            usage,
+            status,
+            mode: None,
+            draft: None,
+            warnings: None,
+            draft_error: None,
+        }
+    }
+
+    /// An agent run's `done`: its mode, and in designer mode the draft or why there is none.
+    pub fn agent_done(
+        answer: impl Into<String>,
+        usage: Usage,
+        status: DoneStatus,
+        mode: RunMode,
+        draft: Option<&crate::draft::DraftOutcome>,
+    ) -> EventKind {
+        use crate::draft::DraftOutcome;
+        let (draft, warnings, draft_error) = match draft {
+            None => (None, None, None),
+            Some(DraftOutcome::Draft { task, warnings }) => {
+                (Some(task.clone()), Some(warnings.clone()), None)
+            }
+            Some(DraftOutcome::Failed(why)) => (None, None, Some(why.clone())),
+        };
+        EventKind::Done {
+            answer: answer.into(),
+            usage,
+            status,
+            mode: Some(mode),
+            draft,
+            warnings,
+            draft_error,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -376,6 +478,16 @@ mod tests {
             RunStatus::RUNNING
         );
         assert_eq!(RunStatus::from_name("running"), Some(RunStatus::Running));
+    }
+
+    #[test]
+    fn mode_names_are_the_serde_names() {
+        for mode in RunMode::ALL {
+            assert_eq!(serde_json::to_value(mode).unwrap(), mode.as_str());
+            assert_eq!(RunMode::from_name(mode.as_str()), Some(mode));
+        }
+        assert_eq!(RunMode::default(), RunMode::Chat);
+        assert_eq!(RunMode::from_name("Designer"), None);
     }
 
     #[test]

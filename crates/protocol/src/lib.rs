@@ -5,10 +5,14 @@
 //! - [`batch`]: the JSON batch `deft exec` (and later the exec API) takes.
 //! - [`event`]: the agent's event stream (DESIGN.md "Events"); [`sink`]: the traits its
 //!   consumers implement ([`EventSink`], [`ImageSink`]).
-//! - [`task_run`]: what a task run reports of each step (`task_step_start`, `task_step`).
+//! - [`task_run`]: what a task run reports of each step (`task_step_start`, `task_step`);
+//!   [`draft`]: what designer mode's `done` carries (the task draft or why there is none).
+//! - [`memory`]: what a `memory` event says (experiences and actions recalled, saved, dropped).
 //! - [`link`]: device-link messages, field-compatible with UFO's AIP.
-//! - [`changes`]: the change listing (new, changed, gone controls since the previous listing).
-//! - [`keys`]: the key syntax of `keyboard_input`, shared by the desktop and the browser.
+//! - [`changes`]: the change listing (new, changed, gone controls since the previous listing);
+//!   [`observed`]: the controls an observation's answer showed, read back from it.
+//! - [`keys`]: the key syntax of `keyboard_input`, shared by the desktop and the browser;
+//!   [`clipboard`]: the arguments and answers of the clipboard tools both serve.
 //! - [`selector`]: the one control matcher (tasks, `find_controls`, dataflow); [`found`]: how
 //!   `find_controls` and `wait_for_control` answer.
 //!
@@ -29,24 +33,29 @@
 
 pub mod batch;
 pub mod changes;
+pub mod clipboard;
+pub mod draft;
 pub mod envelope;
 pub mod event;
 pub mod found;
 pub mod keys;
 mod lenient;
 pub mod link;
+pub mod memory;
 pub mod observation;
+pub mod observed;
 pub mod selector;
 pub mod sink;
 pub mod task_run;
 pub mod tool_args;
 
 pub use batch::{ExecBatch, ExecInput};
+pub use draft::{DraftIssue, DraftOutcome};
 pub use envelope::{
     Command, CommandResult, ResultStatus, TIMEOUT_META_KEY, ToolInfo, ToolType, timeout_meta,
 };
 pub use event::{
-    AgentEvent, DeltaKind, DoneStatus, EventKind, RunStatus, StepSummary, ToolStep, Usage,
+    AgentEvent, DeltaKind, DoneStatus, EventKind, RunMode, RunStatus, StepSummary, ToolStep, Usage,
 };
 pub use sink::{EventSink, ImageSink, NullEvents, NullImages};
 

@@ -945,8 +945,16 @@ pub fn render_compact(
     let plan = plan(controls, opts);
     let mut out = header_line(window, &plan);
     out.push('\n');
+    // When every control is new (the window shows another document), the header's `new` says
+    // so once; a marker on every line would say nothing more.
+    let all_new = plan.total > 0 && plan.new == plan.total;
     for c in &plan.listed {
-        out.push_str(&control_line(c, &plan.fields));
+        let line = control_line(c, &plan.fields);
+        out.push_str(if all_new {
+            line.trim_start_matches('*')
+        } else {
+            &line
+        });
         out.push('\n');
     }
     for o in &plan.omitted {

@@ -359,6 +359,30 @@ impl WaitForControlArgs {
     }
 }
 
+/// Most characters `set_clipboard` takes.
+pub const MAX_CLIPBOARD_CHARS: usize = 100_000;
+
+/// `set_clipboard`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+pub struct ClipboardArgs {
+    /// The text to put on the clipboard: any Unicode, at most 100,000 characters; an empty
+    /// text empties it.
+    pub text: String,
+}
+
+impl ClipboardArgs {
+    /// The text, if within [`MAX_CLIPBOARD_CHARS`]; the error says the limit.
+    pub fn checked_text(&self) -> Result<&str, String> {
+        let n = self.text.chars().count();
+        if n > MAX_CLIPBOARD_CHARS {
+            return Err(format!(
+                "text is {n} characters; set_clipboard takes at most {MAX_CLIPBOARD_CHARS}."
+            ));
+        }
+        Ok(&self.text)
+    }
+}
+
 /// `summary`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct SummaryArgs {

@@ -187,14 +187,21 @@ fn every_event_round_trips_with_its_type_tag() {
             message: None,
             image_ids: Vec::new(),
         }),
+        EventKind::Memory(deft_protocol::memory::MemoryNote {
+            kind: deft_protocol::memory::MemoryKind::Experience,
+            outcome: deft_protocol::memory::MemoryOutcome::Recalled,
+            items: vec![deft_protocol::memory::MemoryItem {
+                id: Some("e1".into()),
+                title: "Compute in the calculator".into(),
+                score: Some(0.75),
+                reason: None,
+            }],
+            note: "Recalled 1 similar experience into the prompt".into(),
+        }),
         EventKind::Error {
             message: "m".into(),
         },
-        EventKind::Done {
-            answer: "a".into(),
-            usage: Usage::default(),
-            status: DoneStatus::MaxSteps,
-        },
+        EventKind::done("a", Usage::default(), DoneStatus::MaxSteps),
     ];
     let tags = [
         "delta",
@@ -205,6 +212,7 @@ fn every_event_round_trips_with_its_type_tag() {
         "confirmed",
         "task_step_start",
         "task_step",
+        "memory",
         "error",
         "done",
     ];
@@ -225,13 +233,17 @@ fn every_event_round_trips_with_its_type_tag() {
         assert_eq!(v["seq"], i as u64 + 1);
         assert_eq!(serde_json::from_value::<AgentEvent>(v).unwrap(), ev);
     }
-    let done = serde_json::to_value(EventKind::Done {
-        answer: String::new(),
-        usage: Usage::default(),
-        status: DoneStatus::MaxSteps,
-    })
+    let done = serde_json::to_value(EventKind::done(
+        String::new(),
+        Usage::default(),
+        DoneStatus::MaxSteps,
+    ))
     .unwrap();
     assert_eq!(done["status"], "max_steps");
+    assert!(
+        done.get("mode").is_none() && done.get("draft").is_none(),
+        "a task run's done names no mode or draft: {done}"
+    );
 }
 
 #[test]
@@ -264,4 +276,31 @@ fn exec_input_takes_one_batch_or_a_list() {
             .unwrap_err()
             .starts_with("not valid JSON")
     );
+}
+
+#[test]
+fn a_memory_event_is_flat_with_its_kind_outcome_items_and_note() {
+    use deft_protocol::memory::{MemoryItem, MemoryKind, MemoryNote, MemoryOutcome};
+    let ev = AgentEvent {
+        seq: 1,
+        kind: EventKind::Memory(MemoryNote {
+            kind: MemoryKind::Action,
+            outcome: MemoryOutcome::Dropped,
+            items: vec![MemoryItem {
+                id: None,
+                title: "Tap at the corner".into(),
+                score: None,
+                reason: Some("click_xy steps are never kept".into()),
+            }],
+            note: "Dropped 1 action".into(),
+        }),
+    };
+    let v = serde_json::to_value(&ev).unwrap();
+    assert_eq!(
+        v,
+        json!({"seq": 1, "type": "memory", "kind": "action", "outcome": "dropped",
+               "items": [{"title": "Tap at the corner", "reason": "click_xy steps are never kept"}],
+               "note": "Dropped 1 action"})
+    );
+    assert_eq!(serde_json::from_value::<AgentEvent>(v).unwrap(), ev);
 }

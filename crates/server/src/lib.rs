@@ -225,6 +225,12 @@ impl Server {
         let console = self.state.console.clone();
         let scheduler_stop = CancellationToken::new();
         let scheduler = console::tasks::fire::start_scheduler(&self.state, scheduler_stop.clone());
+        if let Some(c) = &console {
+            tokio::spawn(console::tasks::liveness::keep_alive(
+                c.clone(),
+                scheduler_stop.clone(),
+            ));
+        }
         let app = router(self.state).into_make_service_with_connect_info::<SocketAddr>();
         let signal = stopping.clone();
         let graceful = axum::serve(self.listener.tap_io(deft_tools::host::no_delay), app)

@@ -15,6 +15,7 @@ use common::console_hub::{ConsoleHub, Sse};
 use common::{recv, send};
 use deft_protocol::CommandResult;
 use deft_protocol::link::{ClientMessage, ClientMessageType, TaskStatus};
+use deft_tasks::scheduler::{Clock, ManualClock};
 use serde_json::{Value, json};
 
 async fn hub(dir: &std::path::Path) -> ConsoleHub {
@@ -72,8 +73,7 @@ async fn until_event(stream: &mut common::console_hub::SseReader, kind: &str) ->
     }
 }
 
-/// A page with at least one run (not its `total`: the store reads items and total in two
-/// statements, so a run that changes in between can be counted but not listed).
+/// A page with at least one run.
 fn any_item(page: &Value) -> bool {
     page["items"].as_array().is_some_and(|a| !a.is_empty())
 }
@@ -310,6 +310,76 @@ async fn bad_tasks_are_refused_with_their_paths_and_nothing_is_stored() {
 
     assert_eq!(h.delete(&format!("/api/tasks/{id}")).await.status, 204);
     assert_eq!(h.get(&format!("/api/tasks/{id}")).await.status, 404);
+    h.shutdown().await;
+}
+
+#[tokio::test]
+async fn the_task_list_filters_by_name_and_says_each_schedule_in_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = hub(dir.path()).await;
+    for name in ["daily Report", "nightly REPORT", "backup 100%"] {
+        create(&h, &keys_task(name)).await;
+    }
+    let s = "/api/tasks/daily%20Report/schedules";
+    let cron = h
+        .post(
+            s,
+            &json!({"kind": "cron", "expr": "47 3 * * 1-5", "tz": "Europe/Berlin"}),
+        )
+        .await;
+    assert_eq!(cron.status, 201, "{}", cron.body);
+    let every = h
+        .post(
+            s,
+            &json!({"kind": "every", "seconds": 900, "enabled": false}),
+        )
+        .await;
+    assert_eq!(every.status, 201, "{}", every.body);
+
+    let names = |page: &Value| -> Vec<String> {
+        page["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let a = h.get("/api/tasks?q=report").await;
+    assert_eq!(a.status, 200, "{}", a.body);
+    assert_eq!(
+        names(&a.body),
+        ["daily Report", "nightly REPORT"],
+        "any case"
+    );
+    assert_eq!(a.body["total"], 2, "the total counts the matches");
+    let daily = &a.body["items"][0];
+    assert_eq!(
+        daily["schedule_summaries"],
+        json!([
+            {"id": cron.body["id"], "description": cron.body["description"], "enabled": true},
+            {"id": every.body["id"], "description": every.body["description"], "enabled": false}
+        ]),
+        "{daily}"
+    );
+    assert!(
+        cron.body["description"].as_str().unwrap().contains("03:47"),
+        "{}",
+        cron.body
+    );
+    assert_eq!(a.body["items"][1]["schedule_summaries"], json!([]));
+
+    let a = h.get("/api/tasks?q=100%25").await;
+    assert_eq!(names(&a.body), ["backup 100%"], "% is a plain character");
+    let a = h.get("/api/tasks?q=%25%25").await;
+    assert_eq!(names(&a.body), Vec::<String>::new());
+    let a = h.get("/api/tasks?q=&limit=1&offset=1").await;
+    assert_eq!(
+        (names(&a.body), a.body["total"].clone()),
+        (vec!["daily Report".to_owned()], json!(3)),
+        "an empty filter lists every task, by name"
+    );
+    let a = h.get("/api/tasks?colour=red").await;
+    assert_eq!(a.status, 400, "{}", a.body);
     h.shutdown().await;
 }
 
@@ -990,13 +1060,7 @@ async fn after_a_restart_runs_left_running_are_interrupted_and_finished_ones_rep
     let h = hub(dir.path()).await;
     let t = create(&h, &keys_task("before")).await;
     let id = t["id"].as_str().unwrap().to_owned();
-    let run = h
-        .post(&format!("/api/tasks/{id}/run"), &json!({}))
-        .await
-        .body["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let run = run_now(&h, &id).await;
     let (_, before) = h
         .events(&format!("/api/task-runs/{run}/events"), None)
         .await;
@@ -1012,6 +1076,7 @@ async fn after_a_restart_runs_left_running_are_interrupted_and_finished_ones_rep
             device: None,
             variables: serde_json::Map::new(),
             started_at_ms: 1,
+            owner: None,
         })
         .await
         .unwrap()
@@ -1046,4 +1111,196 @@ async fn after_a_restart_runs_left_running_are_interrupted_and_finished_ones_rep
     let a = h.post(&format!("/api/tasks/{id}/run"), &json!({})).await;
     assert_eq!(a.status, 202, "the task runs again: {}", a.body);
     h.shutdown().await;
+}
+
+#[tokio::test]
+async fn shutdown_stops_the_task_runs_and_stores_their_end_before_it_returns() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = hub(dir.path()).await;
+    let (run, _stream) = start_waiting(&h, "long wait").await;
+    h.shutdown().await;
+    let store = deft_store::Store::open(dir.path(), None).await.unwrap();
+    let r = store.task_run(&run).await.unwrap();
+    assert_eq!(
+        (r.status, r.steps.failed, r.steps.skipped),
+        (deft_store::TaskRunStatus::Stopped, 1, 1),
+        "stopped and stored, not left running: {r:?}"
+    );
+    store.close().await;
+}
+
+#[tokio::test]
+async fn a_failed_step_keeps_a_screenshot_the_api_lists_and_serves() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = hub(dir.path()).await;
+    let t = create(
+        &h,
+        &json!({"name": "fails", "device": "fixture", "steps": [
+            {"type": "notify", "message": "starting"},
+            {"type": "click", "selector": {"text": "OK"}},
+        ]}),
+    )
+    .await;
+    let id = t["id"].as_str().unwrap();
+    let run = run_now(&h, id).await;
+    let (_, events) = h
+        .events(&format!("/api/task-runs/{run}/events"), None)
+        .await;
+    assert_eq!(events.last().unwrap().data["status"], "failed");
+    let r = h.get(&format!("/api/task-runs/{run}")).await.body;
+    let steps = r["step_results"].as_array().unwrap();
+    assert_eq!(
+        (steps[0]["message"].clone(), steps[0]["image_ids"].clone()),
+        (json!("info: starting"), json!([])),
+        "{r}"
+    );
+    let ids = steps[1]["image_ids"].as_array().unwrap();
+    assert_eq!(ids.len(), 1, "{r}");
+    let image = ids[0].as_str().unwrap();
+    let (status, kind, bytes) = h
+        .get_bytes(&format!("/api/task-runs/{run}/images/{image}"))
+        .await;
+    assert_eq!((status, kind.as_str()), (200, "image/png"));
+    assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"));
+    let step = events
+        .iter()
+        .find(|e| e.kind == "task_step" && e.data["path"] == "steps[1]")
+        .unwrap();
+    assert_eq!(
+        step.data["image_ids"],
+        json!([image]),
+        "the event says the same"
+    );
+    let (status, _, _) = h
+        .get_bytes(&format!("/api/task-runs/{run}/images/img-99"))
+        .await;
+    assert_eq!(status, 404);
+    h.shutdown().await;
+}
+
+/// Runs task `id` now on `h` (as the API's caller): the run's id.
+async fn run_now(h: &ConsoleHub, id: &str) -> String {
+    let a = h.post(&format!("/api/tasks/{id}/run"), &json!({})).await;
+    assert_eq!(a.status, 202, "{}", a.body);
+    a.body["id"].as_str().unwrap().to_owned()
+}
+
+/// Creates `waiting_task(name)` on `h`, runs it and waits until its first step runs: the run's
+/// id and its event stream.
+async fn start_waiting(h: &ConsoleHub, name: &str) -> (String, common::console_hub::SseReader) {
+    let t = create(h, &waiting_task(name)).await;
+    let id = t["id"].as_str().unwrap();
+    let run = run_now(h, id).await;
+    let mut stream = h
+        .stream(&format!("/api/task-runs/{run}/events"), None)
+        .await;
+    until_event(&mut stream, "task_step_start").await;
+    (run, stream)
+}
+
+/// A hub on `url` with the fixture device whose clock is `clock`.
+async fn hub_on(dir: &std::path::Path, url: &str, clock: &ManualClock) -> ConsoleHub {
+    let clock = clock.clone();
+    ConsoleHub::start_with(
+        dir,
+        Some(url),
+        vec![fixture_device::fixture_device()],
+        move |cc| cc.clock = std::sync::Arc::new(clock),
+    )
+    .await
+}
+
+/// Records a running run of a new task `name` as server `owner` (one that says nothing more).
+async fn run_of(h: &ConsoleHub, name: &str, owner: &str, at_ms: i64) -> String {
+    let task = create(h, &keys_task(name)).await;
+    let new = deft_store::NewTaskRun {
+        task_id: task["id"].as_str().unwrap().to_owned(),
+        trigger: deft_store::TaskTrigger::Manual,
+        schedule_id: None,
+        fire_at_ms: None,
+        device: None,
+        variables: serde_json::Map::new(),
+        started_at_ms: at_ms,
+        owner: Some(owner.to_owned()),
+    };
+    match h.console.store().start_task_run(&new).await.unwrap() {
+        deft_store::RunStart::Started(r) => r.id,
+        other => panic!("{other:?}"),
+    }
+}
+
+async fn status_of(h: &ConsoleHub, run: &str) -> String {
+    let r = h.get(&format!("/api/task-runs/{run}")).await.body;
+    r["status"].as_str().unwrap_or_default().to_owned()
+}
+
+#[tokio::test]
+async fn two_servers_on_postgres_interrupt_only_the_runs_of_a_silent_server() {
+    use deft_server::console::tasks::liveness::HEARTBEAT;
+    deft_test_support::postgres::with_scratch_database(|url| async move {
+        let clock = ManualClock::new(deft_server::console::now_ms());
+        let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let a = hub_on(dir_a.path(), &url, &clock).await;
+        let (live, mut stream) = start_waiting(&a, "long wait on A").await;
+
+        // B starts on the same database: A's run is A's, B's start-up leaves it alone.
+        let b = hub_on(dir_b.path(), &url, &clock).await;
+        assert_ne!(a.console.server_id(), b.console.server_id());
+        assert_eq!(status_of(&b, &live).await, "running");
+        // A run of a server that died: it never beats again.
+        let dead = run_of(&b, "on a dead server", "a server that died", clock.now_ms()).await;
+
+        // A minute passes: A's heartbeat keeps its run; the silent one is ended after 45 s.
+        let store = b.console.store().clone();
+        for beat in 1..=4 {
+            clock.advance(HEARTBEAT);
+            let now = clock.now_ms();
+            let deadline = std::time::Instant::now() + Duration::from_secs(20);
+            while store.task_run(&live).await.unwrap().heartbeat_at_ms != Some(now) {
+                assert!(std::time::Instant::now() < deadline, "A's beat {beat}");
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            if beat < 4 {
+                assert_eq!(
+                    status_of(&b, &dead).await,
+                    "running",
+                    "45 s, not more: {beat}"
+                );
+            }
+        }
+        b.until(&format!("/api/task-runs/{dead}"), |r| {
+            r["status"] == "interrupted"
+        })
+        .await;
+        assert_eq!(status_of(&a, &live).await, "running", "A's run goes on");
+        let (_, closing) = b
+            .events(&format!("/api/task-runs/{dead}/events"), None)
+            .await;
+        assert_eq!(kinds(&closing), ["done"]);
+        assert_eq!(closing[0].data["status"], "failed");
+
+        // B restarts: what its previous process left ends at once (no wait for the beat),
+        // what A runs does not.
+        let left = run_of(&b, "left by B", b.console.server_id(), clock.now_ms()).await;
+        let b_id = b.console.server_id().to_owned();
+        b.shutdown().await;
+        let b = hub_on(dir_b.path(), &url, &clock).await;
+        assert_eq!(
+            b.console.server_id(),
+            b_id,
+            "the same server after a restart"
+        );
+        assert_eq!(status_of(&b, &left).await, "interrupted");
+        assert_eq!(status_of(&b, &live).await, "running");
+
+        a.post(&format!("/api/task-runs/{live}/stop"), &json!({}))
+            .await;
+        assert_eq!(
+            until_event(&mut stream, "done").await.data["status"],
+            "stopped"
+        );
+        b.shutdown().await;
+        a.shutdown().await;
+    })
+    .await;
 }

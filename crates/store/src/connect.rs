@@ -38,6 +38,17 @@ fn migrator() -> Migrator {
     Migrator::with_migrations(vec![
         migration(1, "initial", include_str!("../migrations/0001_initial.sql")),
         migration(2, "tasks", include_str!("../migrations/0002_tasks.sql")),
+        migration(3, "memory", include_str!("../migrations/0003_memory.sql")),
+        migration(
+            4,
+            "run_mode",
+            include_str!("../migrations/0004_run_mode.sql"),
+        ),
+        migration(
+            5,
+            "task runs",
+            include_str!("../migrations/0005_task_runs.sql"),
+        ),
     ])
 }
 

@@ -1,8 +1,9 @@
 //! Persistence for the console: app settings (`app_meta`), the admin user and login sessions,
 //! conversations with their messages, agent runs with their event log (the SSE replay
-//! source), and tasks with their schedules and task runs (with each run's step results). One
-//! interface over two backends: a SQLite file in the data folder by default, or
-//! PostgreSQL when a `postgres://` URL is given.
+//! source), tasks with their schedules and task runs (with each run's step results), and the
+//! memory libraries (experiences with their audits, actions, each run's memory notes) with the
+//! jobs that schedule the server's own work. One interface over two backends: a SQLite file in
+//! the data folder by default, or PostgreSQL when a `postgres://` URL is given.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), deft_store::StoreError> {
@@ -24,13 +25,24 @@
 
 #![forbid(unsafe_code)]
 
+#[macro_use]
+mod named;
+mod actions;
+mod audits;
 mod connect;
 mod conversations;
 mod convert;
 mod error;
+mod event_log;
+mod experiences;
+mod jobs;
+mod lookup;
+mod memory_types;
 mod meta;
+mod run_notes;
 mod runs;
 mod schedules;
+mod select;
 mod task_runs;
 mod tasks;
 mod types;
@@ -42,11 +54,17 @@ use sqlx::AnyPool;
 
 pub use deft_protocol::Usage;
 pub use error::{Result, StoreError};
+pub use memory_types::{
+    Action, ActionKey, AuditRun, AuditState, AuditStatus, AuditTrigger, Decision, Experience,
+    ExperienceFilter, ExperienceKey, ExperienceReview, Job, JobClaim, NewAction, NewExperience,
+    NewJob, Verdict,
+};
+pub use task_runs::DRAFT_TASK_ID;
 pub use types::{
     BusyPolicy, Conversation, ConversationSummary, FireClaim, MatchedControl, Message,
-    MisfirePolicy, NewSchedule, NewTask, NewTaskRun, Page, Paged, RunRecord, RunStart, Schedule,
-    ScheduleKind, SessionRow, StepCounts, StepStatus, Task, TaskListing, TaskRun, TaskRunFilter,
-    TaskRunStatus, TaskRunStep, TaskTrigger, User,
+    MisfirePolicy, NewDraftRun, NewSchedule, NewTask, NewTaskRun, Page, Paged, RunRecord, RunStart,
+    Schedule, ScheduleKind, SessionRow, StepCounts, StepStatus, Task, TaskFilter, TaskListing,
+    TaskRun, TaskRunFilter, TaskRunStatus, TaskRunStep, TaskTrigger, User,
 };
 
 /// A conversation keeps at most this many messages; appending drops the oldest.

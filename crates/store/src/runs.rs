@@ -3,16 +3,15 @@
 use sqlx::AssertSqlSafe;
 use sqlx::any::AnyRow;
 
-use crate::convert::{column, from_db, to_db, usage_from_row, usage_to_db};
-use crate::error::{Result, StoreError, db, is_foreign_key_violation, is_unique_violation};
+use crate::convert::{column, usage_from_row, usage_to_db};
+use crate::error::{Result, StoreError, db, is_unique_violation};
+use crate::event_log::{self, Log};
+use crate::lookup;
 use crate::{RunRecord, Store, Usage};
-use deft_protocol::{DoneStatus, RunStatus};
+use deft_protocol::{DoneStatus, RunMode, RunStatus};
 
-/// Events per INSERT statement (3 bind values each, well under every backend's limit).
-const EVENTS_PER_STATEMENT: usize = 300;
-
-const RUN_COLUMNS: &str = "id, conversation_id, device, prompt, status, answer, prompt_tokens, \
-     completion_tokens, total_tokens, calls, started_at_ms, finished_at_ms";
+const RUN_COLUMNS: &str = "id, conversation_id, device, prompt, mode, status, answer, \
+     prompt_tokens, completion_tokens, total_tokens, calls, started_at_ms, finished_at_ms";
 
 impl Store {
     /// Records a new run as given (normally with status [`RunStatus::Running`]).
@@ -20,14 +19,15 @@ impl Store {
     pub async fn create_run(&self, r: &RunRecord) -> Result<()> {
         let usage = usage_to_db(&r.usage)?;
         sqlx::query(
-            "INSERT INTO runs (id, conversation_id, device, prompt, status, answer, \
+            "INSERT INTO runs (id, conversation_id, device, prompt, mode, status, answer, \
              prompt_tokens, completion_tokens, total_tokens, calls, started_at_ms, finished_at_ms) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
         )
         .bind(&r.id)
         .bind(&r.conversation_id)
         .bind(&r.device)
         .bind(&r.prompt)
+        .bind(r.mode.as_str())
         .bind(r.status.as_str())
         .bind(&r.answer)
         .bind(usage[0])
@@ -85,12 +85,7 @@ impl Store {
     /// The run with this id.
     pub async fn run(&self, run_id: &str) -> Result<Option<RunRecord>> {
         let sql = format!("SELECT {RUN_COLUMNS} FROM runs WHERE id = $1");
-        let row = sqlx::query(AssertSqlSafe(sql))
-            .bind(run_id)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(db("reading a run"))?;
-        row.as_ref().map(run_from_row).transpose()
+        lookup::optional(&self.pool, sql, run_id, "reading a run", run_from_row).await
     }
 
     /// Runs still marked [`RunStatus::Running`] (after a restart: the ones the restart cut off), oldest
@@ -110,77 +105,13 @@ impl Store {
     /// `(run_id, seq)`: re-appending an existing seq is ignored (the first text stays).
     /// [`StoreError::NotFound`] for an unknown run.
     pub async fn append_events(&self, run_id: &str, events: &[(u64, String)]) -> Result<()> {
-        if events.is_empty() {
-            return Ok(());
-        }
-        let seqs = events
-            .iter()
-            .map(|(seq, _)| to_db("an event's seq", *seq))
-            .collect::<Result<Vec<i64>>>()?;
-        let not_found_or = |e: sqlx::Error| {
-            if is_foreign_key_violation(&e) {
-                StoreError::NotFound(format!(
-                    "cannot append events to run {run_id:?}: no such run"
-                ))
-            } else {
-                db("appending run events")(e)
-            }
-        };
-        let mut tx = self
-            .pool
-            .begin()
-            .await
-            .map_err(db("appending run events"))?;
-        for (chunk, chunk_seqs) in events
-            .chunks(EVENTS_PER_STATEMENT)
-            .zip(seqs.chunks(EVENTS_PER_STATEMENT))
-        {
-            let sql = insert_events_sql(chunk.len());
-            let mut query = sqlx::query(AssertSqlSafe(sql));
-            for ((_, data), seq) in chunk.iter().zip(chunk_seqs) {
-                query = query.bind(run_id).bind(*seq).bind(data.as_str());
-            }
-            query.execute(&mut *tx).await.map_err(not_found_or)?;
-        }
-        tx.commit().await.map_err(not_found_or)?;
-        Ok(())
+        event_log::append(&self.pool, Log::Agent, run_id, events).await
     }
 
     /// A run's events with `seq > after`, ascending.
     pub async fn events(&self, run_id: &str, after: u64) -> Result<Vec<(u64, String)>> {
-        let Ok(after) = i64::try_from(after) else {
-            return Ok(Vec::new()); // no stored seq is that large
-        };
-        let rows = sqlx::query(
-            "SELECT seq, data FROM run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq",
-        )
-        .bind(run_id)
-        .bind(after)
-        .fetch_all(&self.pool)
-        .await
-        .map_err(db("reading run events"))?;
-        rows.iter()
-            .map(|row| {
-                let seq: i64 = column(row, "seq", "reading run events")?;
-                let data: String = column(row, "data", "reading run events")?;
-                Ok((from_db(&format!("event of run {run_id}"), seq)?, data))
-            })
-            .collect()
+        event_log::read(&self.pool, Log::Agent, run_id, after).await
     }
-}
-
-/// `INSERT … VALUES ($1, $2, $3), ($4, $5, $6), … ON CONFLICT DO NOTHING` for `rows` events.
-fn insert_events_sql(rows: usize) -> String {
-    let mut sql = String::from("INSERT INTO run_events (run_id, seq, data) VALUES ");
-    for i in 0..rows {
-        let p = i * 3;
-        if i > 0 {
-            sql.push_str(", ");
-        }
-        sql.push_str(&format!("(${}, ${}, ${})", p + 1, p + 2, p + 3));
-    }
-    sql.push_str(" ON CONFLICT (run_id, seq) DO NOTHING");
-    sql
 }
 
 fn run_from_row(row: &AnyRow) -> Result<RunRecord> {
@@ -190,6 +121,7 @@ fn run_from_row(row: &AnyRow) -> Result<RunRecord> {
         conversation_id: column(row, "conversation_id", READ)?,
         device: column(row, "device", READ)?,
         prompt: column(row, "prompt", READ)?,
+        mode: run_mode(&column::<String>(row, "mode", READ)?, &id)?,
         status: run_status(&column::<String>(row, "status", READ)?, &id)?,
         answer: column(row, "answer", READ)?,
         usage: usage_from_row(row, &format!("run {id}"))?,
@@ -199,22 +131,18 @@ fn run_from_row(row: &AnyRow) -> Result<RunRecord> {
     })
 }
 
+/// A stored run mode, read back.
+fn run_mode(name: &str, run_id: &str) -> Result<RunMode> {
+    RunMode::from_name(name).ok_or_else(|| StoreError::Corrupt {
+        what: format!("run {run_id}, column mode"),
+        cause: format!("unknown run mode {name:?}"),
+    })
+}
+
 /// A stored run status, read back.
 fn run_status(name: &str, run_id: &str) -> Result<RunStatus> {
     RunStatus::from_name(name).ok_or_else(|| StoreError::Corrupt {
         what: format!("run {run_id}, column status"),
         cause: format!("unknown run status {name:?}"),
     })
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn insert_sql_numbers_placeholders() {
-        assert_eq!(
-            super::insert_events_sql(2),
-            "INSERT INTO run_events (run_id, seq, data) VALUES ($1, $2, $3), ($4, $5, $6) \
-             ON CONFLICT (run_id, seq) DO NOTHING"
-        );
-    }
 }

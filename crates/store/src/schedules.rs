@@ -7,6 +7,7 @@ use sqlx::any::AnyRow;
 
 use crate::convert::{column, flag, flag_from, from_db, now_ms, to_db};
 use crate::error::{Result, StoreError, db, is_foreign_key_violation};
+use crate::lookup;
 use crate::tasks::no_task;
 use crate::{BusyPolicy, FireClaim, MisfirePolicy, NewSchedule, Schedule, ScheduleKind, Store};
 
@@ -20,7 +21,7 @@ const FIRING: &str =
     "FROM schedules WHERE enabled = 1 AND task_enabled = 1 AND next_fire_at_ms IS NOT NULL";
 
 /// The spec columns of a kind: (kind, cron_expr, cron_tz, every_seconds, once_at_ms).
-type SpecColumns<'a> = (
+pub(crate) type SpecColumns<'a> = (
     &'static str,
     Option<&'a str>,
     Option<&'a str>,
@@ -71,39 +72,56 @@ impl Store {
     /// The schedule with this id; [`StoreError::NotFound`] when there is none.
     pub async fn schedule(&self, id: &str) -> Result<Schedule> {
         let sql = format!("SELECT {SCHEDULE_COLUMNS} FROM schedules WHERE id = $1");
-        let row = sqlx::query(AssertSqlSafe(sql))
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(db("reading a schedule"))?;
-        match row {
-            Some(row) => schedule_from_row(&row),
-            None => Err(no_schedule(id)),
-        }
+        let missing = || no_schedule(id);
+        lookup::one(
+            &self.pool,
+            sql,
+            id,
+            "reading a schedule",
+            schedule_from_row,
+            missing,
+        )
+        .await
     }
 
     /// A task's schedules, oldest first. [`StoreError::NotFound`] for an unknown task.
     pub async fn schedules_of_task(&self, task_id: &str) -> Result<Vec<Schedule>> {
-        let action = "listing a task's schedules";
-        let mut tx = self.pool.begin().await.map_err(db(action))?;
-        let exists: Option<String> = sqlx::query_scalar("SELECT id FROM tasks WHERE id = $1")
-            .bind(task_id)
-            .fetch_optional(&mut *tx)
-            .await
-            .map_err(db(action))?;
-        if exists.is_none() {
-            return Err(no_task(task_id));
-        }
         let sql = format!(
             "SELECT {SCHEDULE_COLUMNS} FROM schedules WHERE task_id = $1 \
              ORDER BY created_at_ms, id"
         );
-        let rows = sqlx::query(AssertSqlSafe(sql))
-            .bind(task_id)
-            .fetch_all(&mut *tx)
+        lookup::children(
+            &self.pool,
+            "SELECT id FROM tasks WHERE id = $1",
+            sql,
+            task_id,
+            "listing a task's schedules",
+            schedule_from_row,
+            || no_task(task_id),
+        )
+        .await
+    }
+
+    /// The schedules of these tasks (unknown ids have none), by task, oldest first: one query
+    /// for a page of the task list.
+    pub(crate) async fn schedules_of_tasks(&self, task_ids: &[String]) -> Result<Vec<Schedule>> {
+        if task_ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let marks: Vec<String> = (1..=task_ids.len()).map(|i| format!("${i}")).collect();
+        let sql = format!(
+            "SELECT {SCHEDULE_COLUMNS} FROM schedules WHERE task_id IN ({}) \
+             ORDER BY task_id, created_at_ms, id",
+            marks.join(", ")
+        );
+        let mut query = sqlx::query(AssertSqlSafe(sql));
+        for id in task_ids {
+            query = query.bind(id);
+        }
+        let rows = query
+            .fetch_all(&self.pool)
             .await
-            .map_err(db(action))?;
-        tx.commit().await.map_err(db(action))?;
+            .map_err(db("listing the schedules of a page of tasks"))?;
         rows.iter().map(schedule_from_row).collect()
     }
 
@@ -229,7 +247,7 @@ fn no_schedule(id: &str) -> StoreError {
 }
 
 /// The columns a kind sets.
-fn spec_columns(kind: &ScheduleKind) -> Result<SpecColumns<'_>> {
+pub(crate) fn spec_columns(kind: &ScheduleKind) -> Result<SpecColumns<'_>> {
     Ok(match kind {
         ScheduleKind::Cron { expr, tz } => {
             ("cron", Some(expr.as_str()), Some(tz.as_str()), None, None)
@@ -253,28 +271,7 @@ fn schedule_from_row(row: &AnyRow) -> Result<Schedule> {
         what: what(c),
         cause,
     };
-    let kind: String = column(row, "kind", READ)?;
-    let missing = |c: &str| corrupt(c, format!("the {kind} schedule has no {c}"));
-    let kind = match kind.as_str() {
-        "cron" => ScheduleKind::Cron {
-            expr: column::<Option<String>>(row, "cron_expr", READ)?
-                .ok_or_else(|| missing("cron_expr"))?,
-            tz: column::<Option<String>>(row, "cron_tz", READ)?
-                .ok_or_else(|| missing("cron_tz"))?,
-        },
-        "every" => ScheduleKind::Every {
-            seconds: from_db(
-                &what("every_seconds"),
-                column::<Option<i64>>(row, "every_seconds", READ)?
-                    .ok_or_else(|| missing("every_seconds"))?,
-            )?,
-        },
-        "once" => ScheduleKind::Once {
-            at_ms: column::<Option<i64>>(row, "once_at_ms", READ)?
-                .ok_or_else(|| missing("once_at_ms"))?,
-        },
-        other => return Err(corrupt("kind", format!("unknown schedule kind {other:?}"))),
-    };
+    let kind = kind_from_row(row, &format!("schedule {id}"), READ)?;
     let misfire: String = column(row, "misfire", READ)?;
     let busy: String = column(row, "busy", READ)?;
     Ok(Schedule {
@@ -291,5 +288,37 @@ fn schedule_from_row(row: &AnyRow) -> Result<Schedule> {
         created_at_ms: column(row, "created_at_ms", READ)?,
         updated_at_ms: column(row, "updated_at_ms", READ)?,
         id,
+    })
+}
+
+/// The spec of a schedule or job row (its `kind` and spec columns); `owner` names the row in
+/// errors ("schedule …", "job …").
+pub(crate) fn kind_from_row(row: &AnyRow, owner: &str, read: &'static str) -> Result<ScheduleKind> {
+    let what = |c: &str| format!("{owner}, column {c}");
+    let corrupt = |c: &str, cause: String| StoreError::Corrupt {
+        what: what(c),
+        cause,
+    };
+    let kind: String = column(row, "kind", read)?;
+    let missing = |c: &str| corrupt(c, format!("the {kind} schedule has no {c}"));
+    Ok(match kind.as_str() {
+        "cron" => ScheduleKind::Cron {
+            expr: column::<Option<String>>(row, "cron_expr", read)?
+                .ok_or_else(|| missing("cron_expr"))?,
+            tz: column::<Option<String>>(row, "cron_tz", read)?
+                .ok_or_else(|| missing("cron_tz"))?,
+        },
+        "every" => ScheduleKind::Every {
+            seconds: from_db(
+                &what("every_seconds"),
+                column::<Option<i64>>(row, "every_seconds", read)?
+                    .ok_or_else(|| missing("every_seconds"))?,
+            )?,
+        },
+        "once" => ScheduleKind::Once {
+            at_ms: column::<Option<i64>>(row, "once_at_ms", read)?
+                .ok_or_else(|| missing("once_at_ms"))?,
+        },
+        other => return Err(corrupt("kind", format!("unknown schedule kind {other:?}"))),
     })
 }

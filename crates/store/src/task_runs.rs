@@ -1,6 +1,7 @@
 //! Task runs and their step results: starting a run (at most one running per task, across
-//! servers), recording a run that never started, finishing, the paged history (newest first),
-//! the running instance of a task, and each run's executed steps.
+//! servers), starting a run of a draft that is no stored task (one at a time), recording a run
+//! that never started, finishing, the paged history (newest first), the running instance of a
+//! task, and each run's executed steps.
 
 use serde_json::{Map, Value};
 use sqlx::AssertSqlSafe;
@@ -8,18 +9,20 @@ use sqlx::any::AnyRow;
 
 use crate::convert::{column, from_db, from_json, page_bounds, to_db, to_json};
 use crate::error::{Result, StoreError, db, is_unique_violation};
+use crate::event_log::{self, Log};
+use crate::lookup;
 use crate::tasks::{no_task, prefixed};
 use crate::{
-    MatchedControl, NewTaskRun, Page, Paged, RunStart, StepCounts, StepStatus, Store, TaskRun,
-    TaskRunFilter, TaskRunStatus, TaskRunStep, TaskTrigger,
+    MatchedControl, NewDraftRun, NewTaskRun, Page, Paged, RunStart, StepCounts, StepStatus, Store,
+    TaskRun, TaskRunFilter, TaskRunStatus, TaskRunStep, TaskTrigger,
 };
 
 const RUN_COLUMNS: &str = "id, task_id, task_name, triggered_by, schedule_id, fire_at_ms, device, \
      status, started_at_ms, ended_at_ms, error, variables, steps_ok, steps_failed, steps_skipped, \
-     steps_healed";
+     steps_healed, owner, heartbeat_at_ms";
 
 const STEP_COLUMNS: &str = "seq, path, step_type, status, started_at_ms, duration_ms, matched, \
-     healed_from, error";
+     healed_from, error, message, image_ids";
 
 /// How often [`Store::start_task_run`] retries when the run that made it busy ended before it
 /// could be read.
@@ -32,11 +35,33 @@ impl Store {
     /// never both start the task. The task's name (and device when `new.device` is `None`) are
     /// copied into the run. [`StoreError::NotFound`] for an unknown task.
     pub async fn start_task_run(&self, new: &NewTaskRun) -> Result<RunStart> {
+        self.start_run(&new.task_id, || {
+            self.insert_run(new, TaskRunStatus::Running, None)
+        })
+        .await
+    }
+
+    /// Records a run of a draft that is not a stored task (designer mode's "try it") as
+    /// running, with the task id [`DRAFT_TASK_ID`] and the trigger [`TaskTrigger::Try`]: one
+    /// draft runs at a time (the answer is [`RunStart::Busy`] with the one that does), across
+    /// servers as for a task.
+    pub async fn start_draft_run(&self, new: &NewDraftRun) -> Result<RunStart> {
+        self.start_run(DRAFT_TASK_ID, || self.insert_draft_run(new))
+            .await
+    }
+
+    /// Inserts with `insert` unless a run of `task_id` is running (then that one is the
+    /// answer).
+    async fn start_run<F, Fut>(&self, task_id: &str, insert: F) -> Result<RunStart>
+    where
+        F: Fn() -> Fut,
+        Fut: std::future::Future<Output = Result<TaskRun, InsertError>>,
+    {
         for _ in 0..START_ATTEMPTS {
-            match self.insert_run(new, TaskRunStatus::Running, None).await {
+            match insert().await {
                 Ok(run) => return Ok(RunStart::Started(run)),
                 Err(InsertError::Busy) => {
-                    if let Some(running) = self.running_task_run(&new.task_id).await? {
+                    if let Some(running) = self.running_task_run(task_id).await? {
                         return Ok(RunStart::Busy(running));
                     }
                     // It ended between the insert and the read: try again.
@@ -45,8 +70,7 @@ impl Store {
             }
         }
         Err(StoreError::Conflict(format!(
-            "task {:?} kept starting and ending runs; try again",
-            new.task_id
+            "task {task_id:?} kept starting and ending runs; try again"
         )))
     }
 
@@ -115,27 +139,26 @@ impl Store {
     /// The task run with this id; [`StoreError::NotFound`] when there is none.
     pub async fn task_run(&self, run_id: &str) -> Result<TaskRun> {
         let sql = format!("SELECT {RUN_COLUMNS} FROM task_runs WHERE id = $1");
-        let row = sqlx::query(AssertSqlSafe(sql))
-            .bind(run_id)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(db("reading a task run"))?;
-        match row {
-            Some(row) => task_run_from_row(&row, ""),
-            None => Err(no_run(run_id)),
-        }
+        let read = |row: &AnyRow| task_run_from_row(row, "");
+        let missing = || no_run(run_id);
+        lookup::one(&self.pool, sql, run_id, "reading a task run", read, missing).await
     }
 
     /// The running instance of a task, if any (there is at most one).
     pub async fn running_task_run(&self, task_id: &str) -> Result<Option<TaskRun>> {
-        let sql = format!("SELECT {RUN_COLUMNS} FROM task_runs WHERE task_id = $1 AND status = $2");
-        let row = sqlx::query(AssertSqlSafe(sql))
-            .bind(task_id)
-            .bind(TaskRunStatus::Running.as_str())
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(db("reading a task's running run"))?;
-        row.as_ref().map(|r| task_run_from_row(r, "")).transpose()
+        let sql = format!(
+            "SELECT {RUN_COLUMNS} FROM task_runs WHERE task_id = $1 AND status = '{}'",
+            TaskRunStatus::Running.as_str()
+        );
+        let read = |row: &AnyRow| task_run_from_row(row, "");
+        lookup::optional(
+            &self.pool,
+            sql,
+            task_id,
+            "reading a task's running run",
+            read,
+        )
+        .await
     }
 
     /// Every running task run, oldest first: the monitor's list, and after a restart the runs
@@ -152,7 +175,25 @@ impl Store {
         rows.iter().map(|r| task_run_from_row(r, "")).collect()
     }
 
-    /// A page of task runs matching `filter`, newest first (by start).
+    /// Refreshes the heartbeat of every running run `owner` runs (a server saying its runs go
+    /// on); how many it refreshed.
+    pub async fn heartbeat_task_runs(&self, owner: &str, now_ms: i64) -> Result<u64> {
+        let done = sqlx::query(
+            "UPDATE task_runs SET heartbeat_at_ms = $2 WHERE owner = $1 AND status = $3",
+        )
+        .bind(owner)
+        .bind(now_ms)
+        .bind(TaskRunStatus::Running.as_str())
+        .execute(&self.pool)
+        .await
+        .map_err(db("refreshing task run heartbeats"))?;
+        Ok(done.rows_affected())
+    }
+
+    /// A page of task runs matching `filter`, newest first (by start), with how many match
+    /// in all. One statement — the count joined to the page — so the total and the page are
+    /// one snapshot of the table on both backends (a run started between two reads cannot
+    /// make the total disagree with the page).
     pub async fn task_runs(&self, filter: &TaskRunFilter, page: Page) -> Result<Paged<TaskRun>> {
         let (limit, offset) = page_bounds(page)?;
         let action = "listing task runs";
@@ -160,32 +201,35 @@ impl Store {
         // every combination.
         let filter_sql = "($1 IS NULL OR task_id = $1) AND ($2 IS NULL OR schedule_id = $2) \
              AND ($3 IS NULL OR status = $3)";
+        // The count is one row; the page joins it, so an empty page (past the end) still
+        // answers the total, with the page's columns NULL.
+        let page_cols = prefixed("p", "", RUN_COLUMNS);
         let sql = format!(
-            "SELECT {RUN_COLUMNS} FROM task_runs WHERE {filter_sql} \
-             ORDER BY started_at_ms DESC, id DESC LIMIT $4 OFFSET $5"
+            "SELECT c.total, {page_cols} \
+             FROM (SELECT COUNT(*) AS total FROM task_runs WHERE {filter_sql}) c \
+             LEFT JOIN (SELECT {RUN_COLUMNS} FROM task_runs WHERE {filter_sql} \
+             ORDER BY started_at_ms DESC, id DESC LIMIT $4 OFFSET $5) p ON 1 = 1 \
+             ORDER BY p.started_at_ms DESC, p.id DESC"
         );
-        let status = filter.status.map(TaskRunStatus::as_str);
         let rows = sqlx::query(AssertSqlSafe(sql))
             .bind(filter.task_id.as_deref())
             .bind(filter.schedule_id.as_deref())
-            .bind(status)
+            .bind(filter.status.map(TaskRunStatus::as_str))
             .bind(limit)
             .bind(offset)
             .fetch_all(&self.pool)
             .await
             .map_err(db(action))?;
-        let items = rows
-            .iter()
-            .map(|r| task_run_from_row(r, ""))
-            .collect::<Result<Vec<_>>>()?;
-        let count_sql = format!("SELECT COUNT(*) FROM task_runs WHERE {filter_sql}");
-        let total: i64 = sqlx::query_scalar(AssertSqlSafe(count_sql))
-            .bind(filter.task_id.as_deref())
-            .bind(filter.schedule_id.as_deref())
-            .bind(status)
-            .fetch_one(&self.pool)
-            .await
-            .map_err(db(action))?;
+        let total: i64 = match rows.first() {
+            Some(row) => column(row, "total", action)?,
+            None => 0,
+        };
+        let mut items = Vec::with_capacity(rows.len());
+        for row in &rows {
+            if column::<Option<String>>(row, "id", action)?.is_some() {
+                items.push(task_run_from_row(row, "")?);
+            }
+        }
         Ok(Paged {
             items,
             total: from_db("task run count", total)?,
@@ -196,15 +240,18 @@ impl Store {
     pub async fn delete_task_runs(&self, task_id: &str) -> Result<u64> {
         let action = "deleting task runs";
         let mut tx = self.pool.begin().await.map_err(db(action))?;
-        sqlx::query(
-            "DELETE FROM task_run_steps WHERE run_id IN \
-             (SELECT id FROM task_runs WHERE task_id = $1 AND status <> $2)",
-        )
-        .bind(task_id)
-        .bind(TaskRunStatus::Running.as_str())
-        .execute(&mut *tx)
-        .await
-        .map_err(db(action))?;
+        for table in ["task_run_steps", "task_run_events"] {
+            let sql = format!(
+                "DELETE FROM {table} WHERE run_id IN \
+                 (SELECT id FROM task_runs WHERE task_id = $1 AND status <> $2)"
+            );
+            sqlx::query(AssertSqlSafe(sql))
+                .bind(task_id)
+                .bind(TaskRunStatus::Running.as_str())
+                .execute(&mut *tx)
+                .await
+                .map_err(db(action))?;
+        }
         let done = sqlx::query("DELETE FROM task_runs WHERE task_id = $1 AND status <> $2")
             .bind(task_id)
             .bind(TaskRunStatus::Running.as_str())
@@ -213,6 +260,23 @@ impl Store {
             .map_err(db(action))?;
         tx.commit().await.map_err(db(action))?;
         Ok(done.rows_affected())
+    }
+
+    /// Appends `(seq, event JSON)` pairs to a task run's event log in one transaction, as
+    /// [`Store::append_events`] does for agent runs. [`StoreError::NotFound`] for an unknown
+    /// run.
+    pub async fn append_task_run_events(
+        &self,
+        run_id: &str,
+        events: &[(u64, String)],
+    ) -> Result<()> {
+        event_log::append(&self.pool, Log::Task, run_id, events).await
+    }
+
+    /// A task run's stored events with `seq > after`, ascending (none for a run from before
+    /// the store kept them: its trace has them).
+    pub async fn task_run_events(&self, run_id: &str, after: u64) -> Result<Vec<(u64, String)>> {
+        event_log::read(&self.pool, Log::Task, run_id, after).await
     }
 
     /// Appends one executed step to a run and adds it to the run's counts, in one transaction.
@@ -244,7 +308,7 @@ impl Store {
         }
         let sql = format!(
             "INSERT INTO task_run_steps (run_id, {STEP_COLUMNS}) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
         );
         sqlx::query(AssertSqlSafe(sql))
             .bind(run_id)
@@ -257,6 +321,8 @@ impl Store {
             .bind(step.matched.as_ref().map(to_json))
             .bind(step.healed_from.as_ref().map(to_json))
             .bind(step.error.as_deref())
+            .bind(step.message.as_deref())
+            .bind(to_json(&step.image_ids))
             .execute(&mut *tx)
             .await
             .map_err(|e| {
@@ -275,25 +341,18 @@ impl Store {
 
     /// A run's executed steps in order. [`StoreError::NotFound`] for an unknown run.
     pub async fn task_run_steps(&self, run_id: &str) -> Result<Vec<TaskRunStep>> {
-        let action = "reading task run steps";
-        let mut tx = self.pool.begin().await.map_err(db(action))?;
-        let exists: Option<String> = sqlx::query_scalar("SELECT id FROM task_runs WHERE id = $1")
-            .bind(run_id)
-            .fetch_optional(&mut *tx)
-            .await
-            .map_err(db(action))?;
-        if exists.is_none() {
-            return Err(no_run(run_id));
-        }
         let sql =
             format!("SELECT {STEP_COLUMNS} FROM task_run_steps WHERE run_id = $1 ORDER BY seq");
-        let rows = sqlx::query(AssertSqlSafe(sql))
-            .bind(run_id)
-            .fetch_all(&mut *tx)
-            .await
-            .map_err(db(action))?;
-        tx.commit().await.map_err(db(action))?;
-        rows.iter().map(|r| step_from_row(r, run_id)).collect()
+        lookup::children(
+            &self.pool,
+            "SELECT id FROM task_runs WHERE id = $1",
+            sql,
+            run_id,
+            "reading task run steps",
+            |r| step_from_row(r, run_id),
+            || no_run(run_id),
+        )
+        .await
     }
 
     /// Inserts a run row copied from its task; [`InsertError::Busy`] when the task's
@@ -305,12 +364,19 @@ impl Store {
         error: Option<&str>,
     ) -> Result<TaskRun, InsertError> {
         let id = uuid::Uuid::new_v4().to_string();
-        let ended = (status != TaskRunStatus::Running).then_some(new.started_at_ms);
+        let running = status == TaskRunStatus::Running;
+        let ended = (!running).then_some(new.started_at_ms);
+        // A running run's owner said so at its start.
+        let (owner, heartbeat) = match &new.owner {
+            Some(o) if running => (Some(o.as_str()), Some(new.started_at_ms)),
+            _ => (None, None),
+        };
         let done = sqlx::query(
             "INSERT INTO task_runs (id, task_id, task_name, triggered_by, schedule_id, \
-             fire_at_ms, device, status, started_at_ms, ended_at_ms, error, variables) \
-             SELECT $1, t.id, t.name, $3, $4, $5, COALESCE($6, t.device), $7, $8, $9, $10, $11 \
-             FROM tasks t WHERE t.id = $2",
+             fire_at_ms, device, status, started_at_ms, ended_at_ms, error, variables, owner, \
+             heartbeat_at_ms) \
+             SELECT $1, t.id, t.name, $3, $4, $5, COALESCE($6, t.device), $7, $8, $9, $10, $11, \
+             $12, $13 FROM tasks t WHERE t.id = $2",
         )
         .bind(&id)
         .bind(&new.task_id)
@@ -323,19 +389,48 @@ impl Store {
         .bind(ended)
         .bind(error)
         .bind(to_json(&new.variables))
+        .bind(owner)
+        .bind(heartbeat)
         .execute(&self.pool)
         .await
-        .map_err(|e| {
-            if is_unique_violation(&e) {
-                InsertError::Busy
-            } else {
-                InsertError::Store(db("recording a task run")(e))
-            }
-        })?;
+        .map_err(insert_error)?;
         if done.rows_affected() == 0 {
             return Err(InsertError::Store(no_task(&new.task_id)));
         }
         self.task_run(&id).await.map_err(InsertError::Store)
+    }
+
+    /// Inserts a running run of a draft.
+    async fn insert_draft_run(&self, new: &NewDraftRun) -> Result<TaskRun, InsertError> {
+        let id = uuid::Uuid::new_v4().to_string();
+        sqlx::query(
+            "INSERT INTO task_runs (id, task_id, task_name, triggered_by, device, status, \
+             started_at_ms, variables) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+        )
+        .bind(&id)
+        .bind(DRAFT_TASK_ID)
+        .bind(&new.name)
+        .bind(TaskTrigger::Try.as_str())
+        .bind(&new.device)
+        .bind(TaskRunStatus::Running.as_str())
+        .bind(new.started_at_ms)
+        .bind(to_json(&new.variables))
+        .execute(&self.pool)
+        .await
+        .map_err(insert_error)?;
+        self.task_run(&id).await.map_err(InsertError::Store)
+    }
+}
+
+/// The task id of every run of a draft (no stored task has it: theirs are UUIDs).
+pub const DRAFT_TASK_ID: &str = "draft";
+
+/// A failed run insert: the one-running index refused it, or the database failed.
+fn insert_error(e: sqlx::Error) -> InsertError {
+    if is_unique_violation(&e) {
+        InsertError::Busy
+    } else {
+        InsertError::Store(db("recording a task run")(e))
     }
 }
 
@@ -390,6 +485,8 @@ pub(crate) fn task_run_from_row(row: &AnyRow, prefix: &str) -> Result<TaskRun> {
             skipped: count("steps_skipped")?,
             healed: count("steps_healed")?,
         },
+        owner: column(row, &col("owner"), READ)?,
+        heartbeat_at_ms: column(row, &col("heartbeat_at_ms"), READ)?,
         id,
     })
 }
@@ -420,5 +517,10 @@ fn step_from_row(row: &AnyRow, run_id: &str) -> Result<TaskRunStep> {
         matched,
         healed_from,
         error: column(row, "error", READ)?,
+        message: column(row, "message", READ)?,
+        image_ids: from_json(
+            &what("image_ids"),
+            &column::<String>(row, "image_ids", READ)?,
+        )?,
     })
 }

@@ -6,8 +6,9 @@ use sqlx::any::AnyRow;
 
 use crate::convert::{column, flag, flag_from, from_db, now_ms, page_bounds};
 use crate::error::{Result, StoreError, db, is_unique_violation};
+use crate::lookup;
 use crate::task_runs::{prefixed_run_columns, task_run_from_row};
-use crate::{NewTask, Page, Paged, Store, Task, TaskListing};
+use crate::{NewTask, Page, Paged, Store, Task, TaskFilter, TaskListing};
 
 const TASK_COLUMNS: &str = "id, name, device, definition, enabled, created_at_ms, updated_at_ms";
 
@@ -45,29 +46,16 @@ impl Store {
     /// The task with this id; [`StoreError::NotFound`] when there is none.
     pub async fn task(&self, id: &str) -> Result<Task> {
         let sql = format!("SELECT {TASK_COLUMNS} FROM tasks WHERE id = $1");
-        let row = sqlx::query(AssertSqlSafe(sql))
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(db("reading a task"))?;
-        match row {
-            Some(row) => task_from_row(&row, ""),
-            None => Err(no_task(id)),
-        }
+        let read = |row: &AnyRow| task_from_row(row, "");
+        lookup::one(&self.pool, sql, id, "reading a task", read, || no_task(id)).await
     }
 
     /// The task with this name; [`StoreError::NotFound`] when there is none.
     pub async fn task_by_name(&self, name: &str) -> Result<Task> {
         let sql = format!("SELECT {TASK_COLUMNS} FROM tasks WHERE name = $1");
-        let row = sqlx::query(AssertSqlSafe(sql))
-            .bind(name)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(db("reading a task"))?;
-        match row {
-            Some(row) => task_from_row(&row, ""),
-            None => Err(StoreError::NotFound(format!("no task is named {name:?}"))),
-        }
+        let read = |row: &AnyRow| task_from_row(row, "");
+        let missing = || StoreError::NotFound(format!("no task is named {name:?}"));
+        lookup::one(&self.pool, sql, name, "reading a task", read, missing).await
     }
 
     /// Replaces a task's name, device, definition and switch. [`StoreError::NotFound`] for an
@@ -141,13 +129,15 @@ impl Store {
         Ok(())
     }
 
-    /// A page of the task list, by name, each task with its schedule count, its earliest next
-    /// fire among enabled schedules and its most recently started run.
-    pub async fn tasks(&self, page: Page) -> Result<Paged<TaskListing>> {
+    /// A page of the task list, by name, each task with its schedules, its earliest next fire
+    /// among enabled schedules and its most recently started run; `filter` narrows it (and
+    /// its `total`).
+    pub async fn tasks(&self, filter: &TaskFilter, page: Page) -> Result<Paged<TaskListing>> {
         let (limit, offset) = page_bounds(page)?;
         let action = "listing tasks";
         let task_cols = prefixed("t", "", TASK_COLUMNS);
         let run_cols = prefixed_run_columns("r", "r_");
+        let pattern = name_pattern(filter.name_contains.as_deref());
         let sql = format!(
             "SELECT {task_cols}, {run_cols}, \
              (SELECT COUNT(*) FROM schedules s WHERE s.task_id = t.id) AS schedule_count, \
@@ -157,27 +147,57 @@ impl Store {
              FROM tasks t LEFT JOIN task_runs r ON r.id = \
              (SELECT r2.id FROM task_runs r2 WHERE r2.task_id = t.id \
               ORDER BY r2.started_at_ms DESC, r2.id DESC LIMIT 1) \
-             ORDER BY t.name, t.id LIMIT $1 OFFSET $2"
+             WHERE {NAME_LIKE} \
+             ORDER BY t.name, t.id LIMIT $2 OFFSET $3"
         );
         let rows = sqlx::query(AssertSqlSafe(sql))
+            .bind(&pattern)
             .bind(limit)
             .bind(offset)
             .fetch_all(&self.pool)
             .await
             .map_err(db(action))?;
-        let items = rows
+        let mut items = rows
             .iter()
             .map(listing_from_row)
             .collect::<Result<Vec<_>>>()?;
-        let total: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM tasks")
-            .fetch_one(&self.pool)
-            .await
-            .map_err(db(action))?;
+        let ids: Vec<String> = items.iter().map(|l| l.task.id.clone()).collect();
+        for schedule in self.schedules_of_tasks(&ids).await? {
+            if let Some(l) = items.iter_mut().find(|l| l.task.id == schedule.task_id) {
+                l.schedules.push(schedule);
+            }
+        }
+        let total: i64 = sqlx::query_scalar(AssertSqlSafe(format!(
+            "SELECT COUNT(*) FROM tasks t WHERE {NAME_LIKE}"
+        )))
+        .bind(&pattern)
+        .fetch_one(&self.pool)
+        .await
+        .map_err(db(action))?;
         Ok(Paged {
             items,
             total: from_db("task count", total)?,
         })
     }
+}
+
+/// The name condition of the task list; `$1` is a [`name_pattern`].
+const NAME_LIKE: &str = "LOWER(t.name) LIKE LOWER($1) ESCAPE '\\'";
+
+/// The `LIKE` pattern of a name filter: the text with `%`, `_` and `\` escaped, between `%`s
+/// (`%` alone, which every name matches, for no filter).
+fn name_pattern(contains: Option<&str>) -> String {
+    let mut p = String::from("%");
+    for c in contains.unwrap_or_default().chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            p.push('\\');
+        }
+        p.push(c);
+    }
+    if p.len() > 1 {
+        p.push('%');
+    }
+    p
 }
 
 /// Copies a task's switch into its schedules' `task_enabled` (in the caller's transaction);
@@ -272,5 +292,6 @@ fn listing_from_row(row: &AnyRow) -> Result<TaskListing> {
         next_fire_at_ms: column(row, "next_fire_at_ms", READ)?,
         last_run,
         task,
+        schedules: Vec::new(),
     })
 }

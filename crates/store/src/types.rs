@@ -1,6 +1,6 @@
 //! The rows the store hands out and takes in. Plain data: the server may return some directly.
 
-use deft_protocol::{DoneStatus, RunStatus, StepSummary, Usage};
+use deft_protocol::{DoneStatus, RunMode, RunStatus, StepSummary, Usage};
 use serde::{Deserialize, Serialize};
 
 /// A console user (the admin).
@@ -90,6 +90,8 @@ pub struct RunRecord {
     pub device: String,
     /// The person's prompt.
     pub prompt: String,
+    /// A chat, or designer mode.
+    pub mode: RunMode,
     /// [`RunStatus::Running`] until [`crate::Store::finish_run`], then how it ended.
     pub status: RunStatus,
     /// The final answer (empty while running).
@@ -100,44 +102,6 @@ pub struct RunRecord {
     pub started_at_ms: i64,
     /// End, ms since the epoch; `None` while running.
     pub finished_at_ms: Option<i64>,
-}
-
-/// An enum stored as its snake_case wire name: serde, [`Self::as_str`] and [`Self::from_name`]
-/// agree on the names.
-macro_rules! named_enum {
-    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
-        $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-        pub enum $name {
-            $($(#[$vmeta])* #[serde(rename = $text)] $variant),+
-        }
-
-        impl $name {
-            /// Every value, in declaration order.
-            pub const ALL: &'static [$name] = &[$($name::$variant),+];
-
-            /// The wire and column name.
-            pub const fn as_str(self) -> &'static str {
-                match self {
-                    $($name::$variant => $text),+
-                }
-            }
-
-            /// The value with this wire name.
-            pub fn from_name(name: &str) -> Option<Self> {
-                match name {
-                    $($text => Some($name::$variant),)+
-                    _ => None,
-                }
-            }
-        }
-
-        impl std::fmt::Display for $name {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-    };
 }
 
 /// A task: a step list deft runs without a model, now or on a schedule (docs/tasks.md).
@@ -185,6 +149,16 @@ pub struct TaskListing {
     pub next_fire_at_ms: Option<i64>,
     /// Its most recently started run, if any.
     pub last_run: Option<TaskRun>,
+    /// Its schedules, oldest first (enabled or not).
+    pub schedules: Vec<Schedule>,
+}
+
+/// Which tasks [`crate::Store::tasks`] lists.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TaskFilter {
+    /// Only tasks whose name contains this text; case is ignored (for ASCII letters at
+    /// least: both sides are lowered by the database's `LOWER`).
+    pub name_contains: Option<String>,
 }
 
 /// When a schedule fires. Times are ms since the epoch; the store keeps the spec as given
@@ -298,6 +272,9 @@ named_enum! {
         Schedule = "schedule",
         /// A program, through the API.
         Api = "api",
+        /// A person trying designer mode's draft before saving it (the run's task is
+        /// [`crate::DRAFT_TASK_ID`]).
+        Try = "try",
     }
 }
 
@@ -334,6 +311,21 @@ pub struct NewTaskRun {
     pub fire_at_ms: Option<i64>,
     /// The device; `None`: the task's.
     pub device: Option<String>,
+    /// The run's variables (a JSON object).
+    pub variables: serde_json::Map<String, serde_json::Value>,
+    /// Start, ms since the epoch.
+    pub started_at_ms: i64,
+    /// The server that runs it (its id); its first heartbeat is the start.
+    pub owner: Option<String>,
+}
+
+/// A run of a draft that is not a stored task (designer mode's "try it").
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewDraftRun {
+    /// The draft's name (the run's task name).
+    pub name: String,
+    /// The device it runs on.
+    pub device: String,
     /// The run's variables (a JSON object).
     pub variables: serde_json::Map<String, serde_json::Value>,
     /// Start, ms since the epoch.
@@ -382,6 +374,11 @@ pub struct TaskRun {
     pub variables: serde_json::Map<String, serde_json::Value>,
     /// Its executed steps by outcome.
     pub steps: StepCounts,
+    /// The server that runs (or ran) it; `None` for runs that never started or were recorded
+    /// before servers said so.
+    pub owner: Option<String>,
+    /// When its server last said it runs, ms since the epoch.
+    pub heartbeat_at_ms: Option<i64>,
 }
 
 /// The answer of [`crate::Store::start_task_run`].
@@ -439,6 +436,10 @@ pub struct TaskRunStep {
     pub healed_from: Option<serde_json::Value>,
     /// What went wrong.
     pub error: Option<String>,
+    /// What it had to say when it worked (a `notify` text, a loop's rounds).
+    pub message: Option<String>,
+    /// The screenshots kept with it: image ids of the run (files in its trace folder).
+    pub image_ids: Vec<String>,
 }
 
 /// Which slice of a list to return.

@@ -96,6 +96,7 @@ async fn reopening_keeps_everything() {
                 conversation_id: conv.id.clone(),
                 device: "local".into(),
                 prompt: "p".into(),
+                mode: deft_protocol::RunMode::Chat,
                 status: deft_protocol::RunStatus::Running,
                 answer: String::new(),
                 usage: Usage::default(),

@@ -68,7 +68,17 @@ on_both_backends!(
     schedule_crud_and_claim,
     concurrent_claims_have_one_winner,
     task_runs_one_running_per_task,
+    draft_runs_one_at_a_time,
     task_run_steps_and_counts,
-    task_runs_paged_newest_first;
+    task_runs_paged_newest_first,
+    task_runs_total_agrees_with_its_page,
+    task_run_events_ordered_idempotent_and_purged,
+    task_runs_keep_their_server_and_its_heartbeat,
+    experiences_crud_generation_and_hits,
+    audit_marks_pending_and_a_person_decides,
+    actions_crud_names_and_hits,
+    run_notes_append_in_order,
+    jobs_are_claimed_once;
     with_url: corrupt_json_is_reported, corrupt_task_rows_are_reported,
+    any_branchs_database_gains_the_migrations_it_lacks,
 );

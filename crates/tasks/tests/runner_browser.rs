@@ -10,12 +10,10 @@ use std::sync::Arc;
 
 use deft_protocol::DoneStatus;
 use deft_protocol::task_run::StepStatus;
-use deft_tasks::runner::{RunRequest, run_task};
 use deft_tools::builtin::{Builtin, BuiltinRegistry};
 use deft_tools::table::RoutingTable;
 use deft_tools::{Device, LocalDispatcher};
 use serde_json::json;
-use tokio_util::sync::CancellationToken;
 
 fn browser_device() -> Device {
     let mut r = BuiltinRegistry::new();
@@ -30,14 +28,19 @@ fn browser_device() -> Device {
     Device::new("browser", "browser", Arc::new(d))
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_late_button_is_waited_for_and_a_renamed_one_heals() {
+/// A page server, once Chromium is known to be there (tests never skip).
+async fn pages() -> deft_test_support::web::PageServer {
     if let Err(e) = deft_backend_browser::launch::find_chromium(None) {
         panic!("{e} (scripts/test.sh installs it)");
     }
-    let pages = deft_test_support::web::PageServer::start()
+    deft_test_support::web::PageServer::start()
         .await
-        .expect("page server");
+        .expect("page server")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_late_button_is_waited_for_and_a_renamed_one_heals() {
+    let pages = pages().await;
     let t = fixture_device::task(json!({"name": "late button", "steps": [
         {"type": "open_app", "url": pages.url("appear.html?ms=300")},
         {"type": "click", "selector": {"text": "Show the button later", "type": "button"}},
@@ -50,20 +53,8 @@ async fn a_late_button_is_waited_for_and_a_renamed_one_heals() {
          "then": [{"type": "mark_done", "message": "saved"}],
          "else": [{"type": "stop_self", "message": "the draft was not saved"}]},
     ]}));
-    let (_rec, sinks, _rx) = fixture_device::recorder();
-    let report = run_task(
-        &t,
-        &browser_device(),
-        &RunRequest::default(),
-        sinks,
-        CancellationToken::new(),
-    )
-    .await;
-    let lines: Vec<String> = report
-        .steps
-        .iter()
-        .map(|s| format!("{} {:?} {:?}", s.path, s.status, s.error))
-        .collect();
+    let report = fixture_device::run_on(&t, &browser_device()).await;
+    let lines = fixture_device::step_lines(&report);
     assert_eq!(
         report.status,
         DoneStatus::Completed,
@@ -100,12 +91,7 @@ async fn a_late_button_is_waited_for_and_a_renamed_one_heals() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stop_app_closes_the_tabs_of_a_site_and_then_finds_none() {
-    if let Err(e) = deft_backend_browser::launch::find_chromium(None) {
-        panic!("{e} (scripts/test.sh installs it)");
-    }
-    let pages = deft_test_support::web::PageServer::start()
-        .await
-        .expect("page server");
+    let pages = pages().await;
     let t = fixture_device::task(
         json!({"name": "close a site", "on_error": "continue", "steps": [
             {"type": "open_app", "url": pages.url("appear.html?ms=300")},
@@ -114,20 +100,8 @@ async fn stop_app_closes_the_tabs_of_a_site_and_then_finds_none() {
             {"type": "stop_app", "app": "127.0.0.1"},
         ]}),
     );
-    let (_rec, sinks, _rx) = fixture_device::recorder();
-    let report = run_task(
-        &t,
-        &browser_device(),
-        &RunRequest::default(),
-        sinks,
-        CancellationToken::new(),
-    )
-    .await;
-    let lines: Vec<String> = report
-        .steps
-        .iter()
-        .map(|s| format!("{} {:?} {:?} {:?}", s.path, s.status, s.message, s.error))
-        .collect();
+    let report = fixture_device::run_on(&t, &browser_device()).await;
+    let lines = fixture_device::step_lines(&report);
     let closed = &report.steps[2];
     assert_eq!(closed.status, StepStatus::Ok, "{lines:#?}");
     assert_eq!(
@@ -148,12 +122,7 @@ async fn stop_app_closes_the_tabs_of_a_site_and_then_finds_none() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_long_click_holds_the_button_for_its_duration() {
-    if let Err(e) = deft_backend_browser::launch::find_chromium(None) {
-        panic!("{e} (scripts/test.sh installs it)");
-    }
-    let pages = deft_test_support::web::PageServer::start()
-        .await
-        .expect("page server");
+    let pages = pages().await;
     let t = fixture_device::task(json!({"name": "long press", "steps": [
         {"type": "open_app", "url": pages.url("press.html")},
         {"type": "long_click", "selector": {"text": "Press and hold", "type": "button"}, "duration_s": 0.5},
@@ -164,20 +133,8 @@ async fn a_long_click_holds_the_button_for_its_duration() {
          "then": [{"type": "mark_done", "message": "held long enough"}],
          "else": [{"type": "stop_self", "message": "released too early"}]},
     ]}));
-    let (_rec, sinks, _rx) = fixture_device::recorder();
-    let report = run_task(
-        &t,
-        &browser_device(),
-        &RunRequest::default(),
-        sinks,
-        CancellationToken::new(),
-    )
-    .await;
-    let lines: Vec<String> = report
-        .steps
-        .iter()
-        .map(|s| format!("{} {:?} {:?} {:?}", s.path, s.status, s.matched, s.error))
-        .collect();
+    let report = fixture_device::run_on(&t, &browser_device()).await;
+    let lines = fixture_device::step_lines(&report);
     assert_eq!(
         report.status,
         DoneStatus::Completed,
@@ -195,4 +152,72 @@ async fn a_long_click_holds_the_button_for_its_duration() {
         Some("Press and hold")
     );
     assert!(held.duration_ms >= 500, "{lines:#?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_step_keeps_a_screenshot_of_the_page() {
+    let pages = pages().await;
+    let t = fixture_device::task(json!({"name": "missing button", "steps": [
+        {"type": "open_app", "url": pages.url("appear.html?ms=300")},
+        {"type": "click", "selector": {"text": "No such button at all", "type": "button", "match": "exact"}},
+    ]}));
+    let (rec, sinks, _rx, kept) = fixture_device::recorder_keeping_images();
+    let report = deft_tasks::runner::run_task(
+        &t,
+        &browser_device(),
+        &deft_tasks::runner::RunRequest::default(),
+        sinks,
+        tokio_util::sync::CancellationToken::new(),
+    )
+    .await;
+    assert_eq!(report.status, DoneStatus::Failed, "{}", report.message);
+    assert!(
+        report.steps[0].image_ids.is_empty(),
+        "an ok step keeps none"
+    );
+    assert_eq!(report.steps[1].image_ids, ["shot-1"]);
+    let kept = kept.images.lock();
+    let (bytes, mime) = &kept[0];
+    assert_eq!(mime, "image/png");
+    assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n") && bytes.len() > 1_000);
+    let shot = rec
+        .events
+        .lock()
+        .iter()
+        .find_map(|e| match &e.kind {
+            deft_protocol::EventKind::Step(s) if s.image_ids == ["shot-1"] => Some(s.tool.clone()),
+            _ => None,
+        })
+        .expect("the screenshot's own step event");
+    assert_eq!(
+        shot, "capture_window_screenshot",
+        "the page, not the screen"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clipboard_steps_read_a_copy_button_into_a_variable_and_paste_with_keys() {
+    let pages = pages().await;
+    let search = json!({"type": "edit", "text": "Search"});
+    let t = fixture_device::task(
+        json!({"name": "copy an order number into the search", "steps": [
+            {"type": "open_app", "url": pages.url("clipboard.html")},
+            {"type": "click", "selector": {"text": "Copy order number", "type": "button"}},
+            {"type": "wait_el", "selector": {"text": "copied the order number"}, "timeout_s": 10},
+            {"type": "clipboard", "read_into": "order_id"},
+            {"type": "input_text", "selector": search, "text": "{{order_id}}"},
+            {"type": "wait_el", "selector": {"text": "search: ORD-2024-117", "match": "exact"}, "timeout_s": 10},
+            {"type": "clipboard", "set": "Grüße, 苏州 ✓"},
+            {"type": "key_event", "selector": search, "keys": "^a^v"},
+            {"type": "wait_el", "selector": {"text": "search: Grüße, 苏州 ✓", "match": "exact"}, "timeout_s": 10},
+        ]}),
+    );
+    let report = fixture_device::run_on(&t, &browser_device()).await;
+    let lines = fixture_device::step_lines(&report);
+    assert_eq!(report.status, DoneStatus::Completed, "{lines:#?}");
+    assert_eq!(
+        report.steps[3].message.as_deref(),
+        Some("read 12 characters into {{order_id}}"),
+        "{lines:#?}"
+    );
 }

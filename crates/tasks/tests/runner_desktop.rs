@@ -8,35 +8,17 @@ mod desktop_device;
 mod fixture_device;
 
 use deft_protocol::task_run::{StepStatus, TaskStepResult};
-use deft_protocol::{Command, DoneStatus, ResultStatus, ToolType};
-use deft_tasks::runner::{RunReport, RunRequest, run_task};
-use deft_tools::{AppSelection, Device, ExecContext};
+use deft_protocol::{DoneStatus, ResultStatus, ToolType};
+use deft_tasks::runner::RunReport;
+use deft_tools::{AppSelection, Device};
 use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
 
 async fn run(task: &deft_tasks::Task, device: &Device) -> RunReport {
-    let (_rec, sinks, _rx) = fixture_device::recorder();
-    run_task(
-        task,
-        device,
-        &RunRequest::default(),
-        sinks,
-        CancellationToken::new(),
-    )
-    .await
+    fixture_device::run_on(task, device).await
 }
 
 fn lines(report: &RunReport) -> Vec<String> {
-    report
-        .steps
-        .iter()
-        .map(|s| {
-            format!(
-                "{} {} {:?} {:?} {:?} {:?}",
-                s.path, s.step_type, s.status, s.matched, s.message, s.error
-            )
-        })
-        .collect()
+    fixture_device::step_lines(report)
 }
 
 fn step<'a>(report: &'a RunReport, path: &str) -> &'a TaskStepResult {
@@ -47,7 +29,8 @@ fn step<'a>(report: &'a RunReport, path: &str) -> &'a TaskStepResult {
         .unwrap_or_else(|| panic!("no {path} in {:#?}", lines(report)))
 }
 
-/// One tool call on the device: the HostAgent's, or the AppAgent's of `app` when given.
+/// One tool call on the device (the HostAgent's, or the AppAgent's of `app` when given), which
+/// must succeed: its result.
 async fn call(
     device: &Device,
     kind: ToolType,
@@ -55,12 +38,7 @@ async fn call(
     args: Value,
     app: Option<&AppSelection>,
 ) -> Value {
-    let mut ctx = ExecContext::new(&device.id, &device.profile);
-    if let Some(app) = app {
-        app.apply(&mut ctx);
-    }
-    let cmd = Command::new(tool, Some(kind), args).with_call_id("t");
-    let r = device.dispatcher.execute(&ctx, vec![cmd]).await.remove(0);
+    let r = desktop_device::call(device, kind, tool, args, app).await;
     assert_eq!(r.status, ResultStatus::Success, "{tool}: {r:?}");
     r.result
 }
@@ -241,4 +219,57 @@ async fn the_mousepad_example_runs() {
         report.message
     );
     assert_eq!(report.count(StepStatus::Failed), 0, "{all:#?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clipboard_steps_paste_into_mousepad_and_read_what_it_copies_into_a_variable() {
+    desktop_device::require_apps(&[("mousepad", "mousepad")]);
+    let desk = desktop_device::start().await;
+    let edit = json!({"type": "edit"});
+    let task = fixture_device::task(
+        json!({"name": "mousepad: clipboard", "device": "local", "steps": [
+            {"type": "clipboard", "set": "Grüße, 苏州 ✓"},
+            {"type": "open_app", "app": "mousepad"},
+            {"type": "wait_el", "selector": edit, "timeout_s": 30},
+            {"type": "key_event", "selector": edit, "keys": "^v"},
+            {"type": "wait_el", "selector": {"type": "edit", "text": "Grüße, 苏州 ✓", "match": "exact"}, "timeout_s": 10},
+            {"type": "input_text", "selector": edit, "text": "ORD-2024-117 Zoë"},
+            {"type": "key_event", "selector": edit, "keys": "^a^c"},
+            {"type": "clipboard", "read_into": "order"},
+            {"type": "input_text", "selector": edit, "text": "found {{order}}"},
+            {"type": "wait_el", "selector": {"type": "edit", "text": "found ORD-2024-117 Zoë", "match": "exact"}, "timeout_s": 10},
+            {"type": "click", "selector": {"type": "slider"}, "on_error": "continue", "note": "no such control: a failure keeps a screenshot"},
+        ]}),
+    );
+    let (rec, sinks, _rx, kept) = fixture_device::recorder_keeping_images();
+    let report = deft_tasks::runner::run_task(
+        &task,
+        &desk.device,
+        &deft_tasks::runner::RunRequest::default(),
+        sinks,
+        tokio_util::sync::CancellationToken::new(),
+    )
+    .await;
+    let all = lines(&report);
+    assert_eq!(report.count(StepStatus::Failed), 1, "{all:#?}");
+    assert_eq!(report.status, DoneStatus::Completed, "{all:#?}");
+    assert_eq!(
+        step(&report, "steps[0]").message.as_deref(),
+        Some("put 11 characters on the clipboard")
+    );
+    assert_eq!(
+        step(&report, "steps[7]").message.as_deref(),
+        Some("read 16 characters into {{order}}")
+    );
+    // The failed click keeps a screenshot of mousepad's window.
+    let failed = step(&report, "steps[10]");
+    assert_eq!(failed.image_ids, ["shot-1"], "{all:#?}");
+    let (png, mime) = kept.images.lock()[0].clone();
+    assert_eq!(mime, "image/png");
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 1_000);
+    let shot_tool = rec.events.lock().iter().find_map(|e| match &e.kind {
+        deft_protocol::EventKind::Step(s) if s.image_ids == ["shot-1"] => Some(s.tool.clone()),
+        _ => None,
+    });
+    assert_eq!(shot_tool.as_deref(), Some("capture_window_screenshot"));
 }

@@ -5,13 +5,15 @@
 
 mod fixture_device;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use deft_protocol::task_run::StepStatus;
 use deft_protocol::{DoneStatus, EventKind};
 use deft_tasks::runner::{RunRequest, run_task};
 use fixture_device::{
-    first_tool_step, fixture_device, kinds, recorder, run_on_fixture, step_results, task,
+    KeptImages, first_tool_step, fixture_device, kinds, recorder, recorder_keeping_images,
+    run_on_fixture, step_results, task,
 };
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -108,6 +110,148 @@ async fn a_failure_stops_the_run_unless_the_step_says_continue() {
         5,
         "every step, run or not, has a result event"
     );
+    let images: Vec<Vec<String>> = s.iter().map(|s| s.image_ids.clone()).collect();
+    assert_eq!(
+        images,
+        [
+            vec!["img-1".to_owned()],
+            vec![],
+            vec!["img-2".to_owned()],
+            vec![],
+            vec![],
+        ],
+        "a failed step keeps a screenshot (screenshots: on_failure by default)"
+    );
+}
+
+async fn run_keeping_images(
+    t: &deft_tasks::Task,
+) -> (
+    deft_tasks::runner::RunReport,
+    Vec<deft_protocol::AgentEvent>,
+    Arc<KeptImages>,
+) {
+    let (rec, sinks, _rx, kept) = recorder_keeping_images();
+    let report = run_task(
+        t,
+        &fixture_device(),
+        &RunRequest::default(),
+        sinks,
+        CancellationToken::new(),
+    )
+    .await;
+    let events = rec.events.lock().clone();
+    (report, events, kept)
+}
+
+#[tokio::test]
+async fn screenshots_follow_the_task_every_step_on_failure_or_never() {
+    let steps = json!([
+        {"type": "key_event", "keys": "a"},
+        {"type": "group", "name": "g", "on_error": "continue", "steps": [
+            {"type": "click", "selector": {"text": "OK"}},
+        ]},
+        {"type": "key_event", "keys": "b"},
+    ]);
+    let every = task(json!({"name": "every", "screenshots": "every_step", "steps": steps}));
+    let (report, events, kept) = run_keeping_images(&every).await;
+    let by_path: Vec<(String, Vec<String>)> = report
+        .steps
+        .iter()
+        .map(|s| (s.path.clone(), s.image_ids.clone()))
+        .collect();
+    let shot = |n: usize| vec![format!("shot-{n}")];
+    assert_eq!(
+        by_path,
+        [
+            ("steps[0]".to_owned(), shot(1)),
+            ("steps[1].steps[0]".to_owned(), shot(2)),
+            ("steps[1]".to_owned(), vec![]),
+            ("steps[2]".to_owned(), shot(3)),
+        ],
+        "every leaf step that ran, not the group"
+    );
+    let images = kept.images.lock().clone();
+    assert_eq!(images.len(), 3);
+    for (bytes, mime) in &images {
+        assert_eq!(mime, "image/png");
+        assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "PNG bytes");
+    }
+    // The screenshots are tool calls of their own in the stream, between the step's calls
+    // and its result.
+    let tools: Vec<String> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Step(s) => Some(s.tool.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        tools,
+        [
+            "keyboard_input",
+            "capture_desktop_screenshot",
+            "capture_desktop_screenshot",
+            "keyboard_input",
+            "capture_desktop_screenshot",
+        ]
+    );
+
+    let never = task(
+        json!({"name": "never", "screenshots": "never", "on_error": "continue", "steps": [
+            {"type": "click", "selector": {"text": "OK"}},
+        ]}),
+    );
+    let (report, _events, kept) = run_keeping_images(&never).await;
+    assert_eq!(report.steps[0].status, StepStatus::Failed);
+    assert!(report.steps[0].image_ids.is_empty() && kept.images.lock().is_empty());
+    assert_eq!(report.calls, 0, "no screenshot call either");
+}
+
+/// Runs `t` on the fixture device and stops it the moment its first step starts.
+async fn stopped_at_the_first_step(t: &deft_tasks::Task) -> deft_tasks::runner::RunReport {
+    let (_rec, sinks, mut rx) = recorder();
+    let cancel = CancellationToken::new();
+    let device = fixture_device();
+    let req = RunRequest::default();
+    let run = run_task(t, &device, &req, sinks, cancel.clone());
+    let watch = async {
+        while let Some(e) = rx.recv().await {
+            if matches!(e.kind, EventKind::TaskStepStart(_)) {
+                cancel.cancel();
+                break;
+            }
+        }
+    };
+    let (report, ()) =
+        tokio::time::timeout(Duration::from_secs(60), async { tokio::join!(run, watch) })
+            .await
+            .expect("a stopped run ends");
+    report
+}
+
+#[tokio::test]
+async fn a_stop_takes_no_screenshot_and_a_run_timeout_does() {
+    let t = task(json!({"name": "long", "steps": [{"type": "wait", "seconds": 300}]}));
+    let report = stopped_at_the_first_step(&t).await;
+    assert_eq!(report.status, DoneStatus::Stopped);
+    assert!(
+        report.steps[0].image_ids.is_empty(),
+        "a stop is not held up"
+    );
+    assert_eq!(report.calls, 0);
+
+    let t = task(
+        json!({"name": "slow", "timeout_s": 0.5, "steps": [{"type": "wait", "seconds": 300}]}),
+    );
+    let (report, _events, kept) = run_keeping_images(&t).await;
+    assert_eq!(report.status, DoneStatus::Timeout);
+    assert_eq!(
+        report.steps[0].image_ids,
+        ["shot-1"],
+        "what the screen showed when time ran out"
+    );
+    assert_eq!(kept.images.lock().len(), 1);
 }
 
 #[tokio::test]
@@ -136,23 +280,7 @@ async fn a_stop_ends_a_step_in_flight_and_skips_the_rest() {
         {"type": "wait", "seconds": 300},
         {"type": "key_event", "keys": "never"},
     ]}));
-    let (_rec, sinks, mut rx) = recorder();
-    let cancel = CancellationToken::new();
-    let device = fixture_device();
-    let req = RunRequest::default();
-    let run = run_task(&t, &device, &req, sinks, cancel.clone());
-    let watch = async {
-        while let Some(e) = rx.recv().await {
-            if matches!(e.kind, EventKind::TaskStepStart(_)) {
-                cancel.cancel();
-                break;
-            }
-        }
-    };
-    let (report, ()) =
-        tokio::time::timeout(Duration::from_secs(60), async { tokio::join!(run, watch) })
-            .await
-            .expect("a stopped run ends");
+    let report = stopped_at_the_first_step(&t).await;
     assert_eq!(report.status, DoneStatus::Stopped);
     assert_eq!(report.steps[0].status, StepStatus::Failed);
     assert_eq!(
@@ -163,16 +291,57 @@ async fn a_stop_ends_a_step_in_flight_and_skips_the_rest() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn the_run_timeout_ends_it_as_timeout() {
-    let t =
-        task(json!({"name": "slow", "timeout_s": 5, "steps": [{"type": "wait", "seconds": 60}]}));
-    let (report, _events) = run_on_fixture(&t, &RunRequest::default()).await;
+async fn the_run_timeout_ends_it_as_timeout_and_records_every_step() {
+    let t = task(json!({"name": "slow", "timeout_s": 5, "steps": [
+        {"type": "key_event", "keys": "a"},
+        {"type": "group", "name": "slow part", "on_error": "continue", "steps": [
+            {"type": "wait", "seconds": 60},
+            {"type": "key_event", "keys": "never"},
+        ]},
+        {"type": "key_event", "keys": "never either"},
+    ]}));
+    let (report, events) = run_on_fixture(&t, &RunRequest::default()).await;
     assert_eq!(report.status, DoneStatus::Timeout);
-    assert!(
-        report.message.contains("timeout of 5 s"),
-        "{}",
-        report.message
+    assert_eq!(
+        report.message,
+        "1 ok, 2 failed, 2 skipped: the run passed its timeout of 5 s"
     );
+    let got: Vec<(String, StepStatus, Option<String>)> = report
+        .steps
+        .iter()
+        .map(|s| (s.path.clone(), s.status, s.error.clone()))
+        .collect();
+    let in_step = Some("the run passed its timeout of 5 s while this step ran".to_owned());
+    let not_run = |at: &str| Some(format!("not run: the run ended at {at}"));
+    assert_eq!(
+        got,
+        [
+            ("steps[0]".to_owned(), StepStatus::Ok, None),
+            (
+                "steps[1].steps[0]".to_owned(),
+                StepStatus::Failed,
+                in_step.clone()
+            ),
+            (
+                "steps[1].steps[1]".to_owned(),
+                StepStatus::Skipped,
+                not_run("steps[1].steps[0]")
+            ),
+            ("steps[1]".to_owned(), StepStatus::Failed, in_step),
+            (
+                "steps[2]".to_owned(),
+                StepStatus::Skipped,
+                not_run("steps[1]")
+            ),
+        ],
+        "the step in flight (and its group) failed with the timeout, the rest skipped"
+    );
+    assert_eq!(
+        step_results(&events),
+        report.steps,
+        "every result is an event"
+    );
+    assert_eq!(kinds(&events).last(), Some(&"done"));
 }
 
 #[tokio::test]

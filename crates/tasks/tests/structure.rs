@@ -27,6 +27,7 @@ fn the_task_fields_are_checked_and_unknown_ones_refused() {
     let v = validate_task(
         &json!({"name": "n", "device": "local", "on_error": "continue", "timeout_s": 600,
                 "variables": {"city": "苏州"}, "$schema": "../docs/task.schema.json",
+                "screenshots": "every_step",
                 "steps": [{"type": "notify", "message": "{{city}}"}]}),
         &Options::default(),
     );
@@ -35,9 +36,16 @@ fn the_task_fields_are_checked_and_unknown_ones_refused() {
     assert_eq!(task.on_error, deft_tasks::step::OnError::Continue);
     assert_eq!(task.timeout_s, Some(600.0));
     assert_eq!(task.variables["city"], "苏州");
+    assert_eq!(task.screenshots, deft_tasks::step::Screenshots::EveryStep);
+    let plain = validate_task(&task_of(json!([wait()])), &Options::default());
+    assert_eq!(
+        plain.value.expect("valid").screenshots,
+        deft_tasks::step::Screenshots::OnFailure,
+        "the default"
+    );
     let r = report_of(
         &json!({"name": "  ", "device": "", "on_error": "retry", "timeout_s": 90000,
-                "variables": ["a"], "stpes": [], "$schema": 1}),
+                "variables": ["a"], "stpes": [], "$schema": 1, "screenshots": "always"}),
         &Options::default(),
     );
     assert_issues(
@@ -65,8 +73,12 @@ fn the_task_fields_are_checked_and_unknown_ones_refused() {
                 "the task's variables must be an object of names and text values such as {\"city\": \"Suzhou\"}, not a list",
             ),
             (
+                "screenshots",
+                "the task's screenshots must be one of \"on_failure\", \"every_step\", \"never\", not the string \"always\"",
+            ),
+            (
                 "stpes",
-                "the task has no field \"stpes\"; did you mean \"steps\"? the task takes name, device, on_error, timeout_s, variables, steps",
+                "the task has no field \"stpes\"; did you mean \"steps\"? the task takes name, device, on_error, timeout_s, variables, screenshots, steps",
             ),
             ("steps", "the task needs steps: a list of steps such as"),
         ],

@@ -199,6 +199,17 @@ impl FixtureServer {
         ])
     }
 
+    /// Answers like a device's `capture_desktop_screenshot`: a small screen-like PNG, so the
+    /// task runner's screenshots of failed steps can be followed through the real tool layer.
+    #[tool(description = "Return a 64 × 48 screen-like PNG, as a desktop screenshot.")]
+    async fn capture_desktop_screenshot(&self) -> CallToolResult {
+        self.screenshot(Parameters(ScreenshotArgs {
+            width: 64,
+            height: 48,
+        }))
+        .await
+    }
+
     /// This process's id.
     #[tool(description = "Return the server's process id.")]
     async fn pid(&self) -> CallToolResult {

@@ -229,6 +229,56 @@ pub fn routed(routes: Vec<Route>, turns: usize) -> Vec<Turn> {
         .collect()
 }
 
+/// The turn after a `launch_app` call: select the window its answer names
+/// (`{"window": {"id", "name"}}`).
+pub fn select_launched_window(req: &Recorded) -> Reply {
+    let out: Value = serde_json::from_str(req.last_tool_output().unwrap_or("")).unwrap_or_default();
+    let w = &out["window"];
+    Reply::tool_call(
+        "select_application_window",
+        json!({"id": w["id"], "name": w["name"]}),
+    )
+}
+
+/// The turn that clicks the buttons named `labels`, in order, by their ids in the listing that
+/// is the last tool output.
+pub fn click_buttons(req: &Recorded, labels: &[&str]) -> Reply {
+    let listing = req.last_tool_output().unwrap_or_default();
+    let calls = labels
+        .iter()
+        .map(|label| {
+            let id = find_control(listing, "button", label)
+                .unwrap_or_else(|| panic!("no button {label:?} in:\n{listing}"));
+            ("click_input", json!({"id": id, "name": label}))
+        })
+        .collect();
+    Reply::tool_calls(calls)
+}
+
+/// The turn that fills the fixture order form (`fixtures/web/form.html`) from its listing, the
+/// last tool output: the name typed as `name`, "I agree" ticked, Submit clicked.
+pub fn fill_order_form(req: &Recorded, name: &str) -> Reply {
+    let listing = req.last_tool_output().unwrap_or_default();
+    let id = |kind: &str, label: &str| {
+        find_control(listing, kind, label)
+            .unwrap_or_else(|| panic!("no {kind} {label:?} in:\n{listing}"))
+    };
+    Reply::tool_calls(vec![
+        (
+            "set_edit_text",
+            json!({"id": id("edit", "Name"), "name": "Name", "text": name}),
+        ),
+        (
+            "click_input",
+            json!({"id": id("checkbox", "I agree"), "name": "I agree"}),
+        ),
+        (
+            "click_input",
+            json!({"id": id("button", "Submit"), "name": "Submit"}),
+        ),
+    ])
+}
+
 /// A request the server received.
 #[derive(Debug, Clone)]
 pub struct Recorded {
@@ -302,6 +352,7 @@ struct Shared {
     turns: Mutex<VecDeque<Turn>>,
     requests: Mutex<Vec<Recorded>>,
     reject_stream_options: bool,
+    reject_params: Vec<String>,
     api_key: Option<String>,
 }
 
@@ -317,6 +368,11 @@ pub struct ScriptedModel {
 pub struct ModelOptions {
     /// Answer 400 to any request carrying `stream_options` (some gateways do).
     pub reject_stream_options: bool,
+    /// Answer 400 to any request carrying one of these top-level fields (the first listed that
+    /// it carries), naming it as OpenAI does ("Unsupported parameter: 'max_tokens' is not
+    /// supported with this model. …"): `max_tokens` for OpenAI's newer models, `thinking` for a
+    /// gateway that knows no reasoning switch.
+    pub reject_params: Vec<String>,
     /// Require `Authorization: Bearer <key>`; 401 otherwise.
     pub api_key: Option<String>,
 }
@@ -333,6 +389,7 @@ impl ScriptedModel {
             turns: Mutex::new(turns.into()),
             requests: Mutex::new(Vec::new()),
             reject_stream_options: options.reject_stream_options,
+            reject_params: options.reject_params,
             api_key: options.api_key,
         });
         let app = Router::new()
@@ -404,6 +461,22 @@ async fn complete(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: S
         return error(
             400,
             "Unrecognized request argument supplied: stream_options",
+            None,
+        );
+    }
+    if let Some(param) = shared
+        .reject_params
+        .iter()
+        .find(|p| recorded.body.get(p.as_str()).is_some())
+    {
+        let instead = if param == "max_tokens" {
+            " Use 'max_completion_tokens' instead."
+        } else {
+            ""
+        };
+        return error(
+            400,
+            &format!("Unsupported parameter: '{param}' is not supported with this model.{instead}"),
             None,
         );
     }

@@ -3,6 +3,7 @@
 use std::fmt::Write as _;
 
 use deft_protocol::event::DeltaKind;
+use deft_protocol::memory::MemoryNote;
 use deft_protocol::task_run::{StepStatus, TaskStepResult};
 use deft_protocol::{DoneStatus, EventKind, ResultStatus, RunStatus, ToolStep, Usage};
 
@@ -121,6 +122,10 @@ impl<'a> Page<'a> {
                     if *approve { "granted" } else { "denied" }
                 );
             }
+            EventKind::Memory(note) => {
+                self.flush_text();
+                self.memory(note);
+            }
             EventKind::Error { message } => {
                 self.flush_text();
                 let _ = write!(
@@ -133,7 +138,14 @@ impl<'a> Page<'a> {
                 answer,
                 usage,
                 status,
-            } => self.done(answer, usage, *status),
+                draft,
+                warnings,
+                draft_error,
+                ..
+            } => {
+                self.done(answer, usage, *status);
+                self.draft(draft.as_ref(), warnings.as_deref(), draft_error.as_deref());
+            }
         }
     }
 
@@ -196,6 +208,28 @@ impl<'a> Page<'a> {
         let _ = write!(self.body, "<pre>{}</pre>", esc(&shown));
         self.thumbnails(&step.image_ids);
         self.body.push_str("</div>");
+    }
+
+    /// A memory card: what happened to which experiences or actions, and why.
+    fn memory(&mut self, note: &MemoryNote) {
+        let _ = write!(
+            self.body,
+            "<div class=\"card memory\"><b>{} {}</b>: {}<ul>",
+            esc(note.kind.as_str()),
+            esc(note.outcome.as_str()),
+            esc(&note.note)
+        );
+        for item in &note.items {
+            let _ = write!(self.body, "<li>{}", esc(&item.title));
+            if let Some(score) = item.score {
+                let _ = write!(self.body, " <span class=dur>{score:.2}</span>");
+            }
+            if let Some(reason) = &item.reason {
+                let _ = write!(self.body, " — {}", esc(reason));
+            }
+            self.body.push_str("</li>");
+        }
+        self.body.push_str("</ul></div>");
     }
 
     /// A task step: its path and type, how it ended, the control it matched (and what its
@@ -276,6 +310,41 @@ impl<'a> Page<'a> {
             esc(self.status),
             esc(answer)
         );
+    }
+}
+
+impl Page<'_> {
+    /// Designer mode: the drafted task with its warnings, or why there is none.
+    fn draft(
+        &mut self,
+        draft: Option<&serde_json::Value>,
+        warnings: Option<&[deft_protocol::DraftIssue]>,
+        error: Option<&str>,
+    ) {
+        if let Some(task) = draft {
+            let listed: String = warnings
+                .unwrap_or_default()
+                .iter()
+                .map(|w| format!("<li>{}</li>", esc(&w.to_string())))
+                .collect();
+            let _ = write!(
+                self.body,
+                "<div class=\"card answer\"><h2>Task draft</h2><pre>{}</pre>{}</div>",
+                esc(&pretty(task)),
+                if listed.is_empty() {
+                    String::new()
+                } else {
+                    format!("<b>Warnings</b><ul>{listed}</ul>")
+                }
+            );
+        }
+        if let Some(why) = error {
+            let _ = write!(
+                self.body,
+                "<div class=\"card error\"><b>No task draft:</b> {}</div>",
+                esc(why)
+            );
+        }
     }
 }
 

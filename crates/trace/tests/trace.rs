@@ -69,16 +69,16 @@ fn a_run_leaves_jsonl_images_and_an_escaped_report() {
         ),
         ev(
             5,
-            EventKind::Done {
-                answer: "84 <script>alert(1)</script>".into(),
-                usage: Usage {
+            EventKind::done(
+                "84 <script>alert(1)</script>",
+                Usage {
                     prompt_tokens: 10,
                     completion_tokens: 5,
                     total_tokens: 15,
                     calls: 1,
                 },
-                status: DoneStatus::Completed,
-            },
+                DoneStatus::Completed,
+            ),
         ),
     ];
     for e in &events {

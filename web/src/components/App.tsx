@@ -1,9 +1,11 @@
-// The auth gate: first-start setup, login, or the console.
+// The auth gate: first-start setup, login, or the console (the chat or the Tasks pages, by path).
 import { useEffect, useState } from "preact/hooks";
 import { api, errorText, setCsrfToken, setUnauthorizedHandler } from "../api";
+import { usePath } from "../router";
 import { Console } from "./Console";
 import { Login } from "./Login";
 import { Setup } from "./Setup";
+import { TasksArea } from "./tasks/TasksArea";
 
 type Gate =
   | { page: "loading" }
@@ -73,13 +75,18 @@ export function App() {
     case "login":
       return <Login notice={gate.notice} onDone={loggedIn} />;
     case "console":
-      return (
-        <Console
-          username={gate.username}
-          onLoggedOut={() => setGate({ page: "login", notice: "Logged out." })}
-        />
-      );
+      return <Pages username={gate.username} onLoggedOut={() => setGate({ page: "login", notice: "Logged out." })} />;
   }
+}
+
+/** The logged-in console: the chat, or the Tasks pages (`/tasks…`, `/task-runs…`). */
+function Pages({ username, onLoggedOut }: { username: string; onLoggedOut: () => void }) {
+  const path = usePath();
+  return /^\/task(s|-runs)(\/|$)/.test(path) ? (
+    <TasksArea path={path} username={username} onLoggedOut={onLoggedOut} />
+  ) : (
+    <Console username={username} onLoggedOut={onLoggedOut} />
+  );
 }
 
 /** How long to wait before the next try after `attempt` failed ones: 1 s, doubling, at most 10 s. */

@@ -7,10 +7,12 @@ import { runningRun, useRunStream } from "../hooks/useRunStream";
 import { storedStepView } from "../run-state";
 import type { Device, Message, Settings, Usage } from "../types";
 import { Composer } from "./Composer";
+import { ErrorBanner } from "./FormFields";
 import { ConversationList } from "./ConversationList";
 import { Lightbox } from "./Lightbox";
 import { LiveView } from "./LiveView";
 import { AssistantMessage, UserMessage } from "./MessageView";
+import { PageNav, UserFoot } from "./PageNav";
 import { SettingsDialog } from "./SettingsDialog";
 
 /** Sum of the usage of stored assistant messages. */
@@ -126,16 +128,6 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
     }
   };
 
-  const logout = async () => {
-    try {
-      await api.logout();
-    } catch {
-      // The session is gone either way.
-    }
-    runStream.close();
-    onLoggedOut();
-  };
-
   const openImage = useCallback((src: string, alt: string) => setLightbox({ src, alt }), []);
 
   // What the chat shows: stored messages, then the live run of this conversation.
@@ -171,6 +163,7 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
         <div class="brand">
           <span class="brand-mark">◆</span> deft <span class="muted small">console</span>
         </div>
+        <PageNav current="chat" />
         <ConversationList
           conversations={convs}
           current={currentId}
@@ -179,12 +172,7 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
           onNew={conversations.startNew}
           onDelete={(c) => void conversations.remove(c)}
         />
-        <div class="sidebar-foot">
-          <span class="muted small">{username}</span>
-          <button class="btn btn-ghost btn-small" onClick={() => void logout()}>
-            Log out
-          </button>
-        </div>
+        <UserFoot username={username} onLoggedOut={onLoggedOut} beforeLogout={runStream.close} />
       </aside>
 
       <main class="chat">
@@ -231,14 +219,7 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
           </div>
         </header>
 
-        {banner && (
-          <div class="banner banner-error banner-top" role="alert" data-testid="banner">
-            <span>{banner}</span>
-            <button class="btn btn-ghost btn-small" onClick={() => setBanner(null)} aria-label="Dismiss">
-              ✕
-            </button>
-          </div>
-        )}
+        <ErrorBanner message={banner} onDismiss={() => setBanner(null)} />
 
         <div
           class="messages"
@@ -267,6 +248,7 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
                   steps={(m.steps ?? []).map(storedStepView)}
                   usage={m.usage}
                   status={m.status}
+                  memory={m.memory}
                   live={false}
                   onOpenImage={openImage}
                 />
@@ -284,6 +266,7 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
                     usage={run!.usage}
                     status={run!.status}
                     errors={run!.errors}
+                    memory={run!.memory}
                     live={true}
                     onAnswer={runStream.answer}
                     onOpenImage={openImage}

@@ -1,5 +1,7 @@
-// The form pieces login, setup and settings share: bound text inputs, fields, error line, submit button.
+// The form pieces the pages share: bound text inputs, fields, error lines and banners, submit
+// buttons, and the modal dialog.
 import type { ComponentChildren, InputHTMLAttributes } from "preact";
+import { useEffect, useRef } from "preact/hooks";
 
 /** The attributes `A` but the value, for each kind of input (`type`) on its own. */
 type WithoutValue<A> = A extends unknown ? Omit<A, "value" | "onInput"> : never;
@@ -65,5 +67,52 @@ export function SubmitButton({ busy, label, busyLabel }: { busy: boolean; label:
     <button class="btn btn-primary" type="submit" disabled={busy}>
       {busy ? busyLabel : label}
     </button>
+  );
+}
+
+/** A page's error banner with its ✕; nothing while `message` is empty. */
+export function ErrorBanner({ message, onDismiss }: { message: string | null; onDismiss: () => void }) {
+  return message ? (
+    <div class="banner banner-error banner-top" role="alert" data-testid="banner">
+      <span>{message}</span>
+      <button class="btn btn-ghost btn-small" onClick={onDismiss} aria-label="Dismiss">
+        ✕
+      </button>
+    </div>
+  ) : null;
+}
+
+/** A modal `<dialog>`, open while mounted; Escape closes it through `onClose`. */
+export function Modal(p: { labelledBy: string; testId: string; wide?: boolean; onClose: () => void; children: ComponentChildren }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const d = ref.current;
+    if (d && !d.open) d.showModal();
+  }, []);
+  return (
+    <dialog
+      ref={ref}
+      class={p.wide ? "dialog dialog-wide" : "dialog"}
+      aria-labelledby={p.labelledBy}
+      onCancel={(e) => {
+        e.preventDefault();
+        p.onClose();
+      }}
+      data-testid={p.testId}
+    >
+      {p.children}
+    </dialog>
+  );
+}
+
+/** A dialog's Cancel and submit buttons. */
+export function DialogButtons({ onCancel, ...submit }: { onCancel: () => void; busy: boolean; label: string; busyLabel: string }) {
+  return (
+    <div class="dialog-buttons">
+      <button type="button" class="btn" onClick={onCancel}>
+        Cancel
+      </button>
+      <SubmitButton {...submit} />
+    </div>
   );
 }

@@ -4,7 +4,8 @@ import { useMemo } from "preact/hooks";
 import { statusLabel, tokenFooter } from "../format";
 import { renderMarkdown } from "../markdown";
 import type { StepView } from "../run-state";
-import type { RunStatus, Usage } from "../types";
+import type { MemoryNote, RunStatus, Usage } from "../types";
+import { MemoryCards } from "./MemoryCard";
 import { Reasoning } from "./Reasoning";
 import { StepCard } from "./StepCard";
 
@@ -32,6 +33,8 @@ export interface AssistantProps {
   usage: Usage | null | undefined;
   status: RunStatus | undefined;
   errors?: string[];
+  /** The memory's cards of the run. */
+  memory?: MemoryNote[];
   live: boolean;
   onAnswer?: (callId: string, approve: boolean) => Promise<void>;
   onOpenImage: (src: string, alt: string) => void;
@@ -42,6 +45,7 @@ export function AssistantMessage(p: AssistantProps) {
   const running = p.status === "running";
   return (
     <div class="msg msg-assistant" data-testid="msg-assistant" data-run={p.runId} data-status={p.status ?? ""}>
+      <MemoryCards notes={p.memory ?? []} recalled={true} />
       {p.reasoning && <Reasoning text={p.reasoning} live={p.live && running} answering={p.content.length > 0} />}
       {p.steps.length > 0 && (
         <div class="steps">
@@ -63,6 +67,7 @@ export function AssistantMessage(p: AssistantProps) {
           {p.steps.some((s) => s.status === "waiting") ? "waiting for your approval…" : "working…"}
         </div>
       )}
+      <MemoryCards notes={p.memory ?? []} recalled={false} />
       {(p.errors ?? []).map((e, i) => (
         <div class="banner banner-error banner-inline" role="alert" key={i}>
           {e}

@@ -1,10 +1,10 @@
 // The agent settings: API base, model, API key (write-only: only its masked form comes back),
 // default device and max steps.
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { api } from "../api";
 import { useSubmit } from "../hooks/useSubmit";
 import type { Device, Settings } from "../types";
-import { Field, FormError, InputField, SubmitButton, TextInput } from "./FormFields";
+import { DialogButtons, Field, FormError, InputField, Modal, TextInput } from "./FormFields";
 
 /** Props of the dialog. */
 export interface SettingsDialogProps {
@@ -16,7 +16,6 @@ export interface SettingsDialogProps {
 
 /** A modal dialog; Escape or Cancel closes it. */
 export function SettingsDialog({ settings, devices, onSaved, onClose }: SettingsDialogProps) {
-  const ref = useRef<HTMLDialogElement>(null);
   const [apiBase, setApiBase] = useState(settings?.api_base ?? "");
   const [model, setModel] = useState(settings?.model ?? "");
   const [apiKey, setApiKey] = useState("");
@@ -24,11 +23,6 @@ export function SettingsDialog({ settings, devices, onSaved, onClose }: Settings
   const [device, setDevice] = useState(settings?.default_device ?? "");
   const [maxSteps, setMaxSteps] = useState(String(settings?.max_steps ?? 40));
   const { error, setError, busy, submit } = useSubmit();
-
-  useEffect(() => {
-    const d = ref.current;
-    if (d && !d.open) d.showModal();
-  }, []);
 
   const onSubmit = (e: Event) => {
     e.preventDefault();
@@ -53,16 +47,7 @@ export function SettingsDialog({ settings, devices, onSaved, onClose }: Settings
   const knownDevice = !device || devices.some((d) => d.id === device);
 
   return (
-    <dialog
-      ref={ref}
-      class="dialog"
-      aria-labelledby="settings-title"
-      onCancel={(e) => {
-        e.preventDefault();
-        onClose();
-      }}
-      data-testid="settings"
-    >
+    <Modal labelledBy="settings-title" testId="settings" onClose={onClose}>
       <form onSubmit={onSubmit} class="form" noValidate>
         <h2 id="settings-title">Settings</h2>
         <InputField
@@ -130,13 +115,8 @@ export function SettingsDialog({ settings, devices, onSaved, onClose }: Settings
           onValue={setMaxSteps}
         />
         <FormError error={error} testId="settings-error" />
-        <div class="dialog-buttons">
-          <button type="button" class="btn" onClick={onClose}>
-            Cancel
-          </button>
-          <SubmitButton busy={busy || !settings} label="Save" busyLabel={settings ? "Saving…" : "Loading…"} />
-        </div>
+        <DialogButtons onCancel={onClose} busy={busy || !settings} label="Save" busyLabel={settings ? "Saving…" : "Loading…"} />
       </form>
-    </dialog>
+    </Modal>
   );
 }

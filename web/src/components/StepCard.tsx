@@ -19,13 +19,15 @@ const STATUS_ICON: Record<string, string> = {
 export interface StepCardProps {
   step: StepView;
   runId: string;
+  /** The URL of one of its images (default: an agent run's image URL). */
+  imageSrc?: (imageId: string) => string;
   /** Present when the person may still answer the step's question. */
   onAnswer?: (approve: boolean) => Promise<void>;
   onOpenImage: (src: string, alt: string) => void;
 }
 
 /** A step card. */
-export function StepCard({ step, runId, onAnswer, onOpenImage }: StepCardProps) {
+export function StepCard({ step, runId, imageSrc, onAnswer, onOpenImage }: StepCardProps) {
   const [answering, setAnswering] = useState(false);
   const args = argsLine(step.args);
   const waiting = step.status === "waiting" && step.confirm && step.confirm.answer === undefined;
@@ -82,7 +84,7 @@ export function StepCard({ step, runId, onAnswer, onOpenImage }: StepCardProps) 
       {step.image_ids.length > 0 && (
         <div class="step-images">
           {step.image_ids.map((id) => {
-            const src = imageUrl(runId, id);
+            const src = imageSrc ? imageSrc(id) : imageUrl(runId, id);
             const alt = `${step.tool} screenshot`;
             return (
               <button class="thumb" key={id} onClick={() => onOpenImage(src, alt)} aria-label="Enlarge screenshot">

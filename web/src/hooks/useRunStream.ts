@@ -1,7 +1,7 @@
 // The followed run: its event stream folded by the pure run-state, stop, approvals, runs from elsewhere.
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { api, errorText } from "../api";
-import { applyEvent, newRunView, type RunView } from "../run-state";
+import { applyEvent, newRunView, type RunView, withStoredMemory } from "../run-state";
 import { subscribe, type Subscription } from "../stream";
 import type { RunInfo } from "../types";
 
@@ -36,10 +36,30 @@ export function useRunStream(handlers: RunStreamHandlers) {
   const on = useRef(handlers);
   on.current = handlers;
 
-  const finished = useCallback(async (view: RunView) => {
-    setStopping(false);
-    await on.current.onFinished(view);
+  /** After `done`: the cards of what distilling saved, merged or dropped, as the server stores
+   * them (it distils after `done`, never before; a couple of minutes at most). */
+  const followMemory = useCallback(async (runId: string) => {
+    for (let i = 0; i < 80; i++) {
+      let info: RunInfo;
+      try {
+        info = await api.run(runId);
+      } catch {
+        return;
+      }
+      setRun((r) => (r && r.runId === runId ? withStoredMemory(r, info.memory ?? []) : r));
+      if (!info.distilling && i > 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+    }
   }, []);
+
+  const finished = useCallback(
+    async (view: RunView) => {
+      setStopping(false);
+      void followMemory(view.runId);
+      await on.current.onFinished(view);
+    },
+    [followMemory],
+  );
 
   /** Follows a run from its first event, in place of the one followed so far. */
   const follow = useCallback(

@@ -1,5 +1,9 @@
 //! The HTTP side: request, retries with backoff, error texts people can act on, and the
-//! `stream_options` fallback for gateways that reject it.
+//! fallbacks for gateways that reject a field: `stream_options` and the fields that turn
+//! reasoning off ([`CallOptions::no_thinking`]) are dropped, the output cap's name swapped
+//! (`max_tokens` or `max_completion_tokens`, whichever the endpoint takes) — each at most once
+//! per call after a 400 or 422, and remembered, so the call still goes through and the next
+//! ones do not ask again.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -113,12 +117,74 @@ pub enum LlmError {
     Cancelled,
 }
 
+/// Per-call settings beside the messages and tools.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CallOptions {
+    /// The most tokens the model may write in this call (`max_tokens` or
+    /// `max_completion_tokens`, as the endpoint takes it); `None` sends no cap. A run profile's
+    /// (designer mode: 8,192).
+    pub max_output_tokens: Option<u32>,
+    /// Ask the server not to reason before answering (the memory's distilling and audit
+    /// calls: a reasoning model would spend the answer's budget on reasoning and leave the
+    /// content empty or cut off). Sent as `thinking: {"type": "disabled"}` (DeepSeek, Doubao,
+    /// Anthropic-style gateways), `enable_thinking: false` (Qwen on DashScope) and
+    /// `chat_template_kwargs: {"enable_thinking": false, "thinking": false}` (vLLM and SGLang
+    /// serving Qwen3 or DeepSeek-V3.1); a server that rejects them gets the call again without.
+    pub no_thinking: bool,
+}
+
+/// Sets the fields that turn reasoning off in each dialect (see [`CallOptions::no_thinking`]).
+fn turn_thinking_off(body: &mut Value) {
+    body["thinking"] = json!({"type": "disabled"});
+    body["enable_thinking"] = json!(false);
+    body["chat_template_kwargs"] = json!({"enable_thinking": false, "thinking": false});
+}
+
+/// Words in a rejection that name the reasoning-off fields.
+const THINKING_FIELDS: &[&str] = &["thinking", "chat_template_kwargs"];
+
+/// Words in a rejection that name `stream_options`.
+const USAGE_FIELDS: &[&str] = &["stream_options", "include_usage"];
+
+/// How an endpoint names the output cap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CapParam {
+    /// `max_tokens`: what most OpenAI-compatible servers take (DeepSeek, vLLM, llama.cpp,
+    /// Ollama). Tried first.
+    MaxTokens,
+    /// `max_completion_tokens`: what OpenAI's newer models take instead.
+    MaxCompletionTokens,
+}
+
+impl CapParam {
+    /// The request field.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            CapParam::MaxTokens => "max_tokens",
+            CapParam::MaxCompletionTokens => "max_completion_tokens",
+        }
+    }
+
+    fn other(self) -> Self {
+        match self {
+            CapParam::MaxTokens => CapParam::MaxCompletionTokens,
+            CapParam::MaxCompletionTokens => CapParam::MaxTokens,
+        }
+    }
+}
+
 /// An OpenAI-compatible streaming chat client.
 pub struct LlmClient {
     http: reqwest::Client,
     config: LlmConfig,
     /// Whether the endpoint accepts `stream_options` (remembered after a rejection).
     include_usage: AtomicBool,
+    /// Whether the endpoint takes `max_completion_tokens` rather than `max_tokens`
+    /// (remembered once a call with the other name succeeded after a rejection).
+    completion_cap: AtomicBool,
+    /// Whether the endpoint accepts the fields that turn reasoning off (remembered after a
+    /// rejection).
+    thinking_fields: AtomicBool,
 }
 
 impl LlmClient {
@@ -136,6 +202,8 @@ impl LlmClient {
             http,
             config,
             include_usage: AtomicBool::new(true),
+            completion_cap: AtomicBool::new(false),
+            thinking_fields: AtomicBool::new(true),
         })
     }
 
@@ -149,18 +217,39 @@ impl LlmClient {
         self.include_usage.load(Ordering::Relaxed)
     }
 
+    /// Whether [`CallOptions::no_thinking`] is still sent (false after the server rejected it).
+    pub fn sends_thinking_off(&self) -> bool {
+        self.thinking_fields.load(Ordering::Relaxed)
+    }
+
+    /// The name the output cap is sent under now.
+    pub fn cap_param(&self) -> CapParam {
+        if self.completion_cap.load(Ordering::Relaxed) {
+            CapParam::MaxCompletionTokens
+        } else {
+            CapParam::MaxTokens
+        }
+    }
+
     fn url(&self) -> String {
         format!("{}/chat/completions", self.config.base_url)
     }
 
-    /// The streamed chat request: model, messages, tools (when any), usage (when asked for).
-    fn request_body(&self, messages: &[Value], tools: &[Value], with_usage: bool) -> Value {
+    /// The streamed chat request: model, messages, tools (when any), and what `sent` says:
+    /// usage, reasoning off, the output cap (under its name).
+    fn request_body(&self, messages: &[Value], tools: &[Value], sent: &Sent) -> Value {
         let mut body = json!({"model": self.config.model, "messages": messages, "stream": true});
         if !tools.is_empty() {
             body["tools"] = Value::Array(tools.to_vec());
         }
-        if with_usage {
+        if sent.usage {
             body["stream_options"] = json!({"include_usage": true});
+        }
+        if sent.thinking_off {
+            turn_thinking_off(&mut body);
+        }
+        if let Some((param, n)) = sent.cap {
+            body[param.as_str()] = json!(n);
         }
         body
     }
@@ -206,13 +295,30 @@ impl LlmClient {
         cancel: &CancellationToken,
         on_delta: &mut (dyn FnMut(Delta) + Send),
     ) -> Result<Completion, LlmError> {
+        self.complete_with(messages, tools, &CallOptions::default(), cancel, on_delta)
+            .await
+    }
+
+    /// [`LlmClient::complete`] with per-call settings (the output cap, reasoning off).
+    pub async fn complete_with(
+        &self,
+        messages: &[Value],
+        tools: &[Value],
+        options: &CallOptions,
+        cancel: &CancellationToken,
+        on_delta: &mut (dyn FnMut(Delta) + Send),
+    ) -> Result<Completion, LlmError> {
         let url = self.url();
         let mut attempt = 0u32;
-        let mut stream_options_retry = false;
+        let mut fallback = Fallback::new(self.cap_param(), options.max_output_tokens);
         loop {
             attempt += 1;
-            let with_usage = self.asks_for_usage();
-            let body = self.request_body(messages, tools, with_usage);
+            let asked = Sent {
+                usage: self.asks_for_usage(),
+                thinking_off: options.no_thinking && self.sends_thinking_off(),
+                cap: fallback.cap(),
+            };
+            let body = self.request_body(messages, tools, &asked);
             let mut req = self.http.post(&url).json(&body);
             if let Some(key) = &self.config.api_key {
                 req = req.bearer_auth(key);
@@ -235,6 +341,12 @@ impl LlmClient {
             };
             let status = response.status().as_u16();
             if (200..300).contains(&status) {
+                if fallback.swapped {
+                    self.completion_cap.store(
+                        fallback.param == CapParam::MaxCompletionTokens,
+                        Ordering::Relaxed,
+                    );
+                }
                 return self.read_stream(response, cancel, on_delta).await;
             }
             let retry_after = response
@@ -245,13 +357,9 @@ impl LlmClient {
                 .map(Duration::from_secs);
             let text = response.text().await.unwrap_or_default();
             let message = error_message(&text);
-            if with_usage && !stream_options_retry && matches!(status, 400 | 422) {
-                // Some gateways reject stream_options: ask once more without it, and remember.
-                tracing::warn!(
-                    "the model server rejected stream_options (HTTP {status}); retrying without it, token figures will be missing"
-                );
-                self.include_usage.store(false, Ordering::Relaxed);
-                stream_options_retry = true;
+            if matches!(status, 400 | 422)
+                && self.fall_back(&mut fallback, &asked, status, &message)
+            {
                 attempt -= 1;
                 continue;
             }
@@ -263,6 +371,34 @@ impl LlmClient {
             }
             return Err(self.http_error(status, url, message, attempt));
         }
+    }
+
+    /// After a 400 or 422: changes what the next attempt sends (and remembers it), or says
+    /// there is nothing left to change.
+    fn fall_back(&self, fallback: &mut Fallback, sent: &Sent, status: u16, message: &str) -> bool {
+        match fallback.after_rejection(message, sent) {
+            Retry::OtherCap => tracing::warn!(
+                "the model server rejected the output cap as {} (HTTP {status}): {message}; retrying with {}",
+                fallback.param.other().as_str(),
+                fallback.param.as_str()
+            ),
+            Retry::WithoutThinking => {
+                // Some gateways know no such fields: ask once more without them, and remember.
+                tracing::warn!(
+                    "the model server rejected the request with reasoning turned off (HTTP {status}: {message}); retrying without those fields"
+                );
+                self.thinking_fields.store(false, Ordering::Relaxed);
+            }
+            Retry::WithoutUsage => {
+                // Some gateways reject stream_options: ask once more without it, and remember.
+                tracing::warn!(
+                    "the model server rejected stream_options (HTTP {status}); retrying without it, token figures will be missing"
+                );
+                self.include_usage.store(false, Ordering::Relaxed);
+            }
+            Retry::No => return false,
+        }
+        true
     }
 
     async fn read_stream(
@@ -315,6 +451,84 @@ impl LlmClient {
             _ = tokio::time::sleep(d) => Ok(()),
             _ = cancel.cancelled() => Err(LlmError::Cancelled),
         }
+    }
+}
+
+/// What one attempt sends beside the messages and tools.
+struct Sent {
+    /// `stream_options: {include_usage: true}`.
+    usage: bool,
+    /// The fields that turn reasoning off.
+    thinking_off: bool,
+    /// The output cap, under its name.
+    cap: Option<(CapParam, u32)>,
+}
+
+/// What to change after a 400/422, each at most once per call: the field the message names
+/// (the cap's name, the reasoning-off fields, `stream_options`); when it names none, the
+/// reasoning-off fields first (the rarest dialect), then `stream_options`, then the cap's name.
+struct Fallback {
+    param: CapParam,
+    max: Option<u32>,
+    swapped: bool,
+    thinking_dropped: bool,
+    usage_dropped: bool,
+}
+
+/// The retry [`Fallback::after_rejection`] chose.
+enum Retry {
+    OtherCap,
+    WithoutThinking,
+    WithoutUsage,
+    No,
+}
+
+impl Fallback {
+    fn new(param: CapParam, max: Option<u32>) -> Self {
+        Fallback {
+            param,
+            max,
+            swapped: false,
+            thinking_dropped: false,
+            usage_dropped: false,
+        }
+    }
+
+    /// The cap to send now.
+    fn cap(&self) -> Option<(CapParam, u32)> {
+        self.max.map(|n| (self.param, n))
+    }
+
+    fn after_rejection(&mut self, message: &str, sent: &Sent) -> Retry {
+        let names = |fields: &[&str]| fields.iter().any(|f| message.contains(f));
+        let swap = sent.cap.is_some() && !self.swapped;
+        let thinking = sent.thinking_off && !self.thinking_dropped;
+        let usage = sent.usage && !self.usage_dropped;
+        let retry = if swap && names(&[self.param.as_str()]) {
+            Retry::OtherCap
+        } else if thinking && names(THINKING_FIELDS) {
+            Retry::WithoutThinking
+        } else if usage && names(USAGE_FIELDS) {
+            Retry::WithoutUsage
+        } else if thinking {
+            Retry::WithoutThinking
+        } else if usage {
+            Retry::WithoutUsage
+        } else if swap {
+            Retry::OtherCap
+        } else {
+            Retry::No
+        };
+        match retry {
+            Retry::OtherCap => {
+                self.param = self.param.other();
+                self.swapped = true;
+            }
+            Retry::WithoutThinking => self.thinking_dropped = true,
+            Retry::WithoutUsage => self.usage_dropped = true,
+            Retry::No => {}
+        }
+        retry
     }
 }
 

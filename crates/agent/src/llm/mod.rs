@@ -6,7 +6,7 @@ mod client;
 mod schema;
 
 pub use accumulate::{Accumulator, Completion, ToolCall};
-pub use client::{LlmClient, LlmConfig, LlmError};
+pub use client::{CallOptions, CapParam, LlmClient, LlmConfig, LlmError};
 pub use schema::{function_schema, sanitize_tool_name};
 
 /// Token usage of one model call.

@@ -112,6 +112,20 @@ pub(super) async fn prepare_session(
 ) -> Result<(), CdpError> {
     let s = Some(session);
     cdp.call(s, "Page.enable", json!({})).await?;
+    if page {
+        // A headless tab has no window focus of its own; each acts as the focused window a
+        // person works in (as on screen): copy and paste, the clipboard API, hasFocus().
+        if let Err(e) = cdp
+            .call(
+                s,
+                "Emulation.setFocusEmulationEnabled",
+                json!({"enabled": true}),
+            )
+            .await
+        {
+            tracing::warn!("pages do not act focused in this browser: {e}");
+        }
+    }
     if intercept {
         // Documents the page itself opens (links, redirects, frames) pass the URL policy too.
         cdp.call(

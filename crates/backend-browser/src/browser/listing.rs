@@ -15,11 +15,11 @@ use crate::texts;
 /// One raw control as the page agent reports it.
 #[derive(Debug, Deserialize)]
 pub(super) struct RawControl {
-    k: u64,
+    pub(super) k: u64,
     #[serde(default)]
-    role: String,
+    pub(super) role: String,
     #[serde(default)]
-    name: String,
+    pub(super) name: String,
     #[serde(default)]
     interactive: bool,
     #[serde(default)]
@@ -51,6 +51,9 @@ struct RawListing {
     #[serde(default)]
     url: String,
     controls: Vec<RawControl>,
+    /// Keys whose nodes left the document since the agent's last listing.
+    #[serde(default)]
+    dead: Vec<u64>,
 }
 
 /// A listing: the window, its controls (ids assigned, new marked) and an open dialog, if any.
@@ -71,10 +74,12 @@ pub struct Listing {
 }
 
 /// A frame's listing with every control tagged by its frame session, document and hops.
-struct FlatListing {
+pub(super) struct FlatListing {
     title: String,
     url: String,
-    controls: Vec<(String, String, Vec<Hop>, RawControl)>,
+    pub(super) controls: Vec<(String, String, Vec<Hop>, RawControl)>,
+    /// The keys of nodes that left their documents: (frame session, document, key).
+    pub(super) dead: Vec<(String, String, u64)>,
 }
 
 impl Browser {
@@ -140,6 +145,11 @@ impl Browser {
                 title: raw.title,
                 url: raw.url,
                 controls: Vec::with_capacity(raw.controls.len()),
+                dead: raw
+                    .dead
+                    .iter()
+                    .map(|k| (session.to_owned(), raw.doc.clone(), *k))
+                    .collect(),
             };
             let mut used: HashSet<String> = HashSet::new();
             for c in raw.controls {
@@ -164,6 +174,7 @@ impl Browser {
                 };
                 match self.list_session(&child, fields, depth + 1).await {
                     Ok(sub) => {
+                        out.dead.extend(sub.dead);
                         for (s, d, mut hops, mut cc) in sub.controls {
                             hops.insert(0, hop.clone());
                             cc.d += c.d;
@@ -194,6 +205,7 @@ impl State {
         fields: &[String],
         mark: bool,
     ) -> (Vec<Control>, HashSet<u64>) {
+        self.adopt_twins(window, raw);
         let previous = self.tabs.get(&window).and_then(|t| t.previous.clone());
         let mut controls = Vec::with_capacity(raw.controls.len());
         let mut ids = HashSet::new();
@@ -249,7 +261,7 @@ impl State {
 
 /// The control type of a page agent role: ARIA roles, plus the agent's `StaticText` and the
 /// roles the ARIA map names otherwise.
-fn control_kind(role: &str) -> ControlType {
+pub(super) fn control_kind(role: &str) -> ControlType {
     match role {
         "StaticText" => ControlType::Text,
         "meter" => ControlType::Progressbar,

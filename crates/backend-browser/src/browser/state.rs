@@ -99,6 +99,16 @@ pub struct BlockedNavigation {
 }
 
 impl State {
+    /// Selects `id` unless a tab is selected already (an implicit choice never replaces one
+    /// somebody made); whether it did.
+    pub(super) fn select_if_none(&mut self, id: u64) -> bool {
+        if self.selected.is_some() {
+            return false;
+        }
+        self.selected = Some(id);
+        true
+    }
+
     pub(super) fn window_for_target(&mut self, target_id: &str) -> u64 {
         if let Some(id) = self.window_of_target.get(target_id) {
             return *id;
@@ -148,5 +158,23 @@ impl State {
             .values()
             .find(|d| self.window_of_session(&d.session) == Some(window))
             .cloned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::State;
+
+    #[test]
+    fn an_implicit_selection_never_replaces_an_explicit_one() {
+        let mut st = State::default();
+        assert!(st.select_if_none(1), "nothing selected: the only tab is");
+        assert_eq!(st.selected, Some(1));
+        st.selected = Some(2);
+        assert!(
+            !st.select_if_none(1),
+            "a run selected its own tab meanwhile"
+        );
+        assert_eq!(st.selected, Some(2));
     }
 }

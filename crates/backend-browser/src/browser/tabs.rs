@@ -22,7 +22,11 @@ impl Browser {
         let mut seen = HashSet::new();
         let mut st = self.state();
         for t in targets["targetInfos"].as_array().into_iter().flatten() {
-            if t["type"] != "page" {
+            if t["type"] != "page"
+                || t["browserContextId"]
+                    .as_str()
+                    .is_some_and(|c| self.is_clipboard_context(c))
+            {
                 continue;
             }
             let Some(target_id) = t["targetId"].as_str() else {
@@ -60,6 +64,31 @@ impl Browser {
 
     /// Selects tab `id`: attaches to it, brings it to front. Returns the window summary.
     pub(crate) async fn select(&self, id: u64) -> Result<WindowSummary> {
+        let target_id = self.attach(id).await?;
+        self.activate(&target_id).await;
+        let mut st = self.state();
+        st.selected = Some(id);
+        let tab = st
+            .tabs
+            .get(&id)
+            .ok_or_else(|| BrowserError::model(texts::window_gone(id)))?;
+        Ok(summary(id, tab))
+    }
+
+    /// Brings a tab to the front (best effort: a browser that refuses still works on it).
+    async fn activate(&self, target_id: &str) {
+        self.cdp()
+            .call(
+                None,
+                "Target.activateTarget",
+                json!({"targetId": target_id}),
+            )
+            .await
+            .ok();
+    }
+
+    /// Attaches a page session to tab `id` unless it has one; its target id.
+    async fn attach(&self, id: u64) -> Result<String> {
         let (target_id, session) = {
             let st = self.state();
             let tab = st.tabs.get(&id).ok_or_else(|| {
@@ -88,21 +117,7 @@ impl Browser {
                 tab.session = Some(s);
             }
         }
-        self.cdp()
-            .call(
-                None,
-                "Target.activateTarget",
-                json!({"targetId": target_id}),
-            )
-            .await
-            .ok();
-        let mut st = self.state();
-        st.selected = Some(id);
-        let tab = st
-            .tabs
-            .get(&id)
-            .ok_or_else(|| BrowserError::model(texts::window_gone(id)))?;
-        Ok(summary(id, tab))
+        Ok(target_id)
     }
 
     /// The selected tab's window id and page session.
@@ -123,6 +138,10 @@ impl Browser {
     }
 
     /// The selected tab, selecting the only tab when none is selected and there is exactly one.
+    ///
+    /// The only tab is selected only if nothing was selected meanwhile: a screenshot of the live
+    /// view (which calls this while a run opens its page) must never undo the run's own
+    /// selection, which may land while the only tab is being attached.
     pub(crate) async fn current_or_only(&self) -> Result<(u64, String)> {
         if let Ok(c) = self.current() {
             return Ok(c);
@@ -130,8 +149,11 @@ impl Browser {
         let tabs = self.tabs().await?;
         if let [only] = tabs.as_slice() {
             let id: u64 = only.id.parse().unwrap_or_default();
-            self.select(id).await?;
-            return self.current();
+            let target_id = self.attach(id).await?;
+            let chosen = self.state().select_if_none(id);
+            if chosen {
+                self.activate(&target_id).await;
+            }
         }
         self.current()
     }

@@ -1,13 +1,15 @@
 //! The session's walk cache: a window's walked and described tree (its snapshot), reused while
-//! no AT-SPI event of its application came, patched by reading again only the objects whose
-//! property events came in, and walked again after structure events, bounds changes or
-//! scrolling.
+//! no AT-SPI event of its application came, patched (`patch`) by reading again only the
+//! objects whose property or children events came in, and walked again after other
+//! structure events or scrolling.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use futures::future::join_all;
 
+use super::patch::{self, Changes};
 use super::{Connected, Session, WindowEntry};
 use crate::a11y::{self, ObjKey, Tree};
 use crate::describe::{self, Described, ValueSource};
@@ -16,12 +18,9 @@ use crate::events::{self, Since};
 use crate::texts;
 
 /// Most nodes read from one window.
-const MAX_NODES: usize = 5000;
+pub(super) const MAX_NODES: usize = 5000;
 /// A cached walk is reused only this long, even without events (window moves send none).
 const CACHE_MAX_AGE: Duration = Duration::from_secs(5);
-/// Most objects a cached walk is brought up to date for by reading them again; more changed
-/// objects mean a new walk.
-const MAX_PATCHED: usize = 64;
 
 impl Session {
     /// The selected window's tree with the values of its edits, ranges and texts: the last walk
@@ -42,9 +41,10 @@ impl Session {
                     snap,
                     generation,
                     walked_at,
-                    sources,
+                    changes,
                 } => {
-                    if let Some(snap) = patch_snapshot(&c, snap, &sources).await {
+                    if let Some(snap) = patch::patch(&c, snap, &changes).await {
+                        self.looks.patched.fetch_add(1, Ordering::Relaxed);
                         self.cache
                             .lock()
                             .insert(window.id, (generation, walked_at, snap.clone()));
@@ -56,6 +56,7 @@ impl Session {
         }
         let generation = c.events.generation();
         let snap = self.walk_snapshot(&c, window).await?;
+        self.looks.walked.fetch_add(1, Ordering::Relaxed);
         if c.watching {
             self.cache
                 .lock()
@@ -66,8 +67,9 @@ impl Session {
 
     /// The cached walk of `window`: exact when no event of the window's application came since
     /// (its objects all live on that application's connection; other applications' events do
-    /// not touch it); patchable when the application's events since only changed properties of
-    /// objects in the walk (states, names, text, values), at most [`MAX_PATCHED`] of them.
+    /// not touch it); patchable when the application's events since only changed properties
+    /// of objects (states, names, text, values, bounds) or their children, at most
+    /// [`patch::MAX_PATCHED`] objects.
     fn cached(&self, c: &Connected, window: &WindowEntry) -> Cached {
         if !c.watching {
             return Cached::Stale;
@@ -85,19 +87,21 @@ impl Session {
         let Some(newest) = events.last().map(|e| e.seq) else {
             return Cached::Exact(snap.clone());
         };
-        let mut sources: Vec<ObjKey> = Vec::new();
+        let mut changes = Changes::default();
         for e in events.iter().filter(|e| e.source.bus == window.key.bus) {
-            if e.kind != events::EventKind::Property {
-                return Cached::Stale;
-            }
-            if !sources.contains(&e.source) {
-                if sources.len() == MAX_PATCHED {
+            let list = match e.kind {
+                events::EventKind::Property => &mut changes.props,
+                events::EventKind::Children => &mut changes.children,
+                events::EventKind::Structure => return Cached::Stale,
+            };
+            if !list.contains(&e.source) {
+                list.push(e.source.clone());
+                if changes.len() > patch::MAX_PATCHED {
                     return Cached::Stale;
                 }
-                sources.push(e.source.clone());
             }
         }
-        if sources.is_empty() {
+        if changes.len() == 0 {
             *generation = newest;
             return Cached::Exact(snap.clone());
         }
@@ -105,7 +109,7 @@ impl Session {
             snap: snap.clone(),
             generation: newest,
             walked_at: *at,
-            sources,
+            changes,
         }
     }
 
@@ -148,14 +152,14 @@ pub struct Snapshot {
 enum Cached {
     /// Up to date.
     Exact(Snapshot),
-    /// Up to date once `sources` are read again (their events changed only their properties).
+    /// Up to date once `changes` are read again.
     Patch {
         snap: Snapshot,
         /// The event the patched walk will be current to.
         generation: u64,
         /// When the walk was taken (the age limit counts from it).
         walked_at: Instant,
-        sources: Vec<ObjKey>,
+        changes: Changes,
     },
     /// A new walk is needed.
     Stale,
@@ -166,65 +170,9 @@ async fn describe_snapshot(c: &Connected, tree: Tree, offset: (i32, i32)) -> Sna
     finish_snapshot(c, tree, offset, HashMap::new(), None).await
 }
 
-/// `snap` with the objects `sources` read again, or None when what they read would change the
-/// walk's shape (children, what the walk descends into, a rect: the reading order) — then only
-/// a new walk is exact.
-async fn patch_snapshot(c: &Connected, mut snap: Snapshot, sources: &[ObjKey]) -> Option<Snapshot> {
-    let targets: Vec<(usize, ObjKey)> = {
-        let index = snap.tree.index();
-        sources
-            .iter()
-            .map(|k| index.get(k).map(|&i| (i, k.clone())))
-            .collect::<Option<_>>()?
-    };
-    let conn = &c.a11y;
-    let fetched = join_all(
-        targets
-            .into_iter()
-            .map(|(i, key)| async move { (i, a11y::fetch(conn, key).await) }),
-    )
-    .await;
-    let (dx, dy) = snap.offset;
-    for (i, read) in fetched {
-        let (mut node, kids) = read.ok()?;
-        let old = &snap.tree.nodes[i];
-        node.rect = node
-            .rect
-            .map(|r| [r[0] + dx, r[1] + dy, r[2] + dx, r[3] + dy]);
-        node.parent = old.parent;
-        node.children = old.children.clone();
-        node.depth = old.depth;
-        node.scrolled = old.scrolled;
-        // A scroll bar or scrolled container that changes moves content that sends no event.
-        let scrolls = |n: &a11y::Node| {
-            n.role == describe::role::SCROLL_BAR || a11y::SCROLLER_ROLES.contains(&n.role)
-        };
-        if scrolls(old)
-            || scrolls(&node)
-            || node.rect != old.rect
-            || a11y::descend(&node) != a11y::descend(old)
-        {
-            return None;
-        }
-        if a11y::descend(old) {
-            let walked: HashSet<&ObjKey> = old
-                .children
-                .iter()
-                .map(|&k| &snap.tree.nodes[k].key)
-                .collect();
-            if kids.len() != walked.len() || !kids.iter().all(|k| walked.contains(k)) {
-                return None;
-            }
-        }
-        snap.tree.nodes[i] = node;
-    }
-    let reread: HashSet<ObjKey> = sources.iter().cloned().collect();
-    Some(finish_snapshot(c, snap.tree, snap.offset, snap.values, Some(&reread)).await)
-}
-
 /// Describes `tree` and reads the values of its edits, ranges and texts: all of them, or with
 /// `only` just those objects' (the others keep theirs from `values`).
-async fn finish_snapshot(
+pub(super) async fn finish_snapshot(
     c: &Connected,
     tree: Tree,
     offset: (i32, i32),

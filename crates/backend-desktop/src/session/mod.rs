@@ -1,13 +1,14 @@
 //! One desktop session: the connections to the desktop, the window and control id maps (unique in
 //! the device session, never reused), the selected window, and the operations the tools share
 //! (list windows, select, list controls, resolve and validate a control, detect an effect).
-//! This file owns the session's state and its connections; `windows`, `cache`, `controls`,
-//! `effect` and `find` own the operations.
+//! This file owns the session's state and its connections; `windows`, `cache` (with `patch`),
+//! `controls`, `effect` and `find` own the operations.
 
 mod cache;
 mod controls;
 mod effect;
 mod find;
+mod patch;
 mod windows;
 
 pub use cache::Snapshot;
@@ -110,6 +111,15 @@ pub struct Session {
     walking: Mutex<()>,
     /// How many `wait_for_control` waits run now.
     waits: std::sync::atomic::AtomicUsize,
+    /// Looks at a window: walked whole, and brought up to date from events (patched).
+    looks: Looks,
+}
+
+/// How the session's looks at windows were served.
+#[derive(Debug, Default)]
+struct Looks {
+    walked: std::sync::atomic::AtomicUsize,
+    patched: std::sync::atomic::AtomicUsize,
 }
 
 impl std::fmt::Debug for Session {
@@ -139,7 +149,18 @@ impl Session {
             cache: parking_lot::Mutex::new(HashMap::new()),
             walking: Mutex::new(()),
             waits: std::sync::atomic::AtomicUsize::new(0),
+            looks: Looks::default(),
         }
+    }
+
+    /// How many looks at windows walked them whole, and how many brought a cached walk up to
+    /// date from events instead.
+    pub fn looks(&self) -> (usize, usize) {
+        use std::sync::atomic::Ordering::Relaxed;
+        (
+            self.looks.walked.load(Relaxed),
+            self.looks.patched.load(Relaxed),
+        )
     }
 
     /// The desktop this session operates.

@@ -45,6 +45,9 @@ pub struct ServeOptions {
     pub admin_password: bool,
     /// Extra environment.
     pub env: Vec<(String, String)>,
+    /// Runs recall and distil (no `--no-memory`). Off unless a test is about the memory:
+    /// distilling after a run would take the next run's scripted turns.
+    pub memory: bool,
 }
 
 impl ServeOptions {
@@ -56,6 +59,7 @@ impl ServeOptions {
             desktop: false,
             admin_password: true,
             env: Vec::new(),
+            memory: false,
         }
     }
 }
@@ -92,6 +96,9 @@ impl Serve {
         cmd.args(["serve", "--bind", "127.0.0.1:0"]);
         if !opts.desktop {
             cmd.arg("--no-desktop");
+        }
+        if !opts.memory {
+            cmd.arg("--no-memory");
         }
         cmd.envs(opts.env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         cmd.stdout(Stdio::piped())
@@ -311,10 +318,13 @@ impl Api {
 
     /// Opens the event stream of `run_id` after `last_event_id`.
     pub async fn stream(&self, run_id: &str, last_event_id: Option<u64>) -> Sse {
-        let mut b = self.request(
-            reqwest::Method::GET,
-            &format!("/api/agent/stream?run_id={run_id}"),
-        );
+        self.stream_at(&format!("/api/agent/stream?run_id={run_id}"), last_event_id)
+            .await
+    }
+
+    /// Opens the event stream at `path` (an agent run's or a task run's) after `last_event_id`.
+    pub async fn stream_at(&self, path: &str, last_event_id: Option<u64>) -> Sse {
+        let mut b = self.request(reqwest::Method::GET, path);
         if let Some(id) = last_event_id {
             b = b.header("last-event-id", id.to_string());
         }

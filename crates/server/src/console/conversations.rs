@@ -58,8 +58,13 @@ pub async fn get_one(
     State(app): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    match app.console()?.store().conversation(&id).await? {
-        Some(c) => Ok(Json(ConversationDetailView::from(&c)).into_response()),
+    let store = app.console()?.store();
+    match store.conversation(&id).await? {
+        Some(c) => {
+            let runs: Vec<String> = c.messages.iter().filter_map(|m| m.run_id.clone()).collect();
+            let notes = store.run_notes(&runs).await?;
+            Ok(Json(ConversationDetailView::new(&c, &notes)).into_response())
+        }
         None => Err(ApiError(
             StatusCode::NOT_FOUND,
             texts::unknown_conversation(&id),

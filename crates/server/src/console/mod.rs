@@ -4,19 +4,25 @@
 //!   setup — and [`sessions::authorize`], the one place an API request is let in.
 //! - [`settings`]: the model settings in `app_meta`, the API key sealed by [`secrets`].
 //! - [`conversations`]: conversations and their messages.
-//! - [`runs`]: the one run slot, starting and stopping runs, approvals ([`approvals`]); every
+//! - [`runs`]: the one run slot (chats and designer mode), starting and stopping runs,
+//!   approvals ([`approvals`]); [`drafts`]: designer mode's kept draft and "try it"; every
 //!   event goes to a [`run_log::RunLog`] (fan-out to any number of SSE watchers) and to the store
 //!   (replay after a restart); [`stream`] serves them as SSE, [`images`] the step images.
 //! - [`tasks`]: tasks, their schedules and runs (each run holds its device), the scheduler's
 //!   fire handler.
+//! - [`memory`]: the experience and action libraries (deft-memory) — their routes, the audit
+//!   (on demand and as the scheduler's job), and distilling after a run's `done`.
 //! - [`live`]: MJPEG of a device's screen, captured only while someone watches.
 //! - [`assets`]: the web UI bundle embedded in the binary.
 
 pub mod approvals;
 pub mod assets;
 pub mod conversations;
+pub mod drafts;
+pub mod event_writer;
 pub mod images;
 pub mod live;
+pub mod memory;
 pub mod passwords;
 pub mod run_log;
 pub mod runs;
@@ -71,6 +77,9 @@ pub struct ConsoleConfig {
     pub clock: Arc<dyn deft_tasks::scheduler::Clock>,
     /// The scheduler's settings.
     pub scheduler: deft_tasks::scheduler::SchedulerConfig,
+    /// The experience and action libraries' settings; `None`: runs neither recall nor distil
+    /// (`deft serve --no-memory`), the library routes still work.
+    pub memory: Option<deft_memory::MemoryConfig>,
 }
 
 impl ConsoleConfig {
@@ -86,6 +95,7 @@ impl ConsoleConfig {
             live_fps: 2.0,
             clock: Arc::new(deft_tasks::scheduler::SystemClock),
             scheduler: deft_tasks::scheduler::SchedulerConfig::default(),
+            memory: Some(deft_memory::MemoryConfig::default()),
         }
     }
 }
@@ -110,7 +120,13 @@ struct Inner {
     tasks: tasks::runs::TaskRuns,
     clock: Arc<dyn deft_tasks::scheduler::Clock>,
     scheduler: deft_tasks::scheduler::SchedulerConfig,
+    /// This server's id, kept in the data folder (the owner of the task runs it runs).
+    server_id: String,
+    memory: memory::MemoryState,
 }
+
+/// The file in the data folder that keeps the server's id.
+const SERVER_ID_FILE: &str = "server-id";
 
 /// Starting the console failed.
 #[derive(Debug, thiserror::Error)]
@@ -131,12 +147,17 @@ impl Console {
     /// one-time setup token), and ends runs a previous process left unfinished.
     pub async fn start(config: ConsoleConfig) -> Result<Console, ConsoleError> {
         let secrets = secrets::SecretBox::load_or_create(&config.data_dir)?;
+        let server_id =
+            crate::auth::load_or_generate(None, &config.data_dir, SERVER_ID_FILE, "server id")
+                .map_err(|e| ConsoleError::Config(e.to_string()))?
+                .value;
         let setup = sessions::Setup::prepare(&config.store, config.admin_password.as_deref())
             .await
             .map_err(|e| match e {
                 sessions::SetupError::Store(s) => ConsoleError::Store(s),
                 other => ConsoleError::Config(other.to_string()),
             })?;
+        let memory_state = memory::MemoryState::new(&config.store, config.memory);
         let console = Console {
             inner: Arc::new(Inner {
                 store: config.store,
@@ -152,13 +173,20 @@ impl Console {
                     1.0 / config.live_fps.clamp(0.1, 30.0),
                 )),
                 tasks: tasks::runs::TaskRuns::default(),
+                memory: memory_state,
                 clock: config.clock,
                 scheduler: config.scheduler,
+                server_id,
             }),
         };
         runs::recover_interrupted(&console).await?;
-        tasks::runs::recover_interrupted(console.store()).await?;
+        tasks::liveness::recover_interrupted(&console).await?;
         Ok(console)
+    }
+
+    /// This server's id (kept in the data folder, so a restart is the same server).
+    pub fn server_id(&self) -> &str {
+        &self.inner.server_id
     }
 
     /// The store.
@@ -181,6 +209,11 @@ impl Console {
         &self.inner.tasks
     }
 
+    /// The memory libraries and what they are doing.
+    pub fn memory(&self) -> &memory::MemoryState {
+        &self.inner.memory
+    }
+
     /// The 409 text for a busy device: which task run holds it, when one does.
     pub fn device_busy_text(&self, device: &str) -> String {
         match self.tasks().on_device(device) {
@@ -190,16 +223,14 @@ impl Console {
     }
 
     /// Stops every task run of this server and waits up to `limit` for their ends to be
-    /// stored (server shutdown).
+    /// stored and their `done` shown (server shutdown; woken by each run's end).
     pub async fn stop_task_runs(&self, limit: Duration) {
         let running = self.tasks().all_active();
         for run in &running {
             run.stop();
         }
-        let until = tokio::time::Instant::now() + limit;
-        while !self.tasks().all_active().is_empty() && tokio::time::Instant::now() < until {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        let ended = futures::future::join_all(running.iter().map(|r| r.log.closed()));
+        let _ = tokio::time::timeout(limit, ended).await;
     }
 
     /// Where task runs' trace folders go.
@@ -208,18 +239,13 @@ impl Console {
     }
 
     /// Stops the active run, if any, and waits up to `limit` for it to be stored and its
-    /// `done` sent (server shutdown).
+    /// `done` shown (server shutdown; woken by the run's end).
     pub async fn stop_active_run(&self, limit: Duration) {
         let Some(run) = self.runs().active() else {
             return;
         };
         run.stop();
-        let until = tokio::time::Instant::now() + limit;
-        while self.runs().active().is_some_and(|r| r.run_id == run.run_id)
-            && tokio::time::Instant::now() < until
-        {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        let _ = tokio::time::timeout(limit, run.log.closed()).await;
     }
 
     fn runs_dir(&self) -> PathBuf {
@@ -264,9 +290,15 @@ pub fn api_routes() -> Router<AppState> {
         .route("/agent/stop", post(runs::stop))
         .route("/agent/confirm", post(runs::confirm))
         .route("/agent/stream", get(stream::events))
+        .route(
+            "/agent/draft",
+            get(drafts::get_draft).delete(drafts::discard),
+        )
+        .route("/agent/draft/try", post(drafts::try_draft))
         .route("/runs/{run_id}/images/{image_id}", get(images::serve))
         .route("/devices/{id}/live", get(live::serve))
         .merge(tasks::routes())
+        .merge(memory::routes())
 }
 
 /// The console routes open to everyone (nested under `/api`).

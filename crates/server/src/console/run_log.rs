@@ -205,6 +205,21 @@ impl RunLog {
         self.lock().closed
     }
 
+    /// Returns once the log is closed (its `done` is in, or the run's task ended without one);
+    /// at once when it is. Woken by the push that closes it, never by polling.
+    pub async fn closed(&self) {
+        loop {
+            let grew = self.grew.notified();
+            tokio::pin!(grew);
+            // Registered before the look, so a close between the look and the wait wakes it.
+            grew.as_mut().enable();
+            if self.is_closed() {
+                return;
+            }
+            grew.await;
+        }
+    }
+
     /// Events with `seq > after`, and whether the log is closed.
     pub fn since(&self, after: u64) -> (Vec<LoggedEvent>, bool) {
         let inner = self.lock();
@@ -322,11 +337,7 @@ mod tests {
     fn done(seq: u64) -> LoggedEvent {
         LoggedEvent::new(&AgentEvent {
             seq,
-            kind: EventKind::Done {
-                answer: "ok".into(),
-                usage: Usage::default(),
-                status: DoneStatus::Completed,
-            },
+            kind: EventKind::done("ok", Usage::default(), DoneStatus::Completed),
         })
     }
 
@@ -456,6 +467,29 @@ mod tests {
             streamed.concat(),
             [b.frame.to_vec(), c.frame.to_vec()].concat()
         );
+    }
+
+    #[tokio::test]
+    async fn closed_returns_when_done_is_in_and_not_before() {
+        let log = RunLog::new();
+        log.push(delta(1, "a"));
+        let waiting = tokio::spawn({
+            let log = log.clone();
+            async move { log.closed().await }
+        });
+        for s in 2..=20 {
+            log.push(delta(s, "x"));
+            tokio::task::yield_now().await;
+        }
+        assert!(!waiting.is_finished(), "open while events come");
+        log.push(done(21));
+        tokio::time::timeout(Duration::from_secs(10), waiting)
+            .await
+            .expect("woken by done")
+            .unwrap();
+        tokio::time::timeout(Duration::from_secs(10), log.closed())
+            .await
+            .expect("a closed log answers at once");
     }
 
     #[tokio::test]

@@ -1,4 +1,8 @@
-//! The run slot (one run at a time, platform-wide) and the life of a run.
+//! The run slot (one run at a time, platform-wide) and the life of a run. A run is a chat or
+//! designer mode (`mode`); both take the same slot, and a designer run's valid draft is kept
+//! ([`drafts`](super::drafts)) before its `done` is shown. A chat takes part in the memory
+//! (its session recalls at the start and distils after `done`, [`memory::run`]); a designer run
+//! does not.
 //!
 //! A run's events go to three places through one [`EventSink`]: its [`RunLog`] (what SSE watchers
 //! read), the store (batched by a writer task, so a restart can replay it), and a summary (the
@@ -16,8 +20,14 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use deft_agent::llm::{LlmClient, LlmConfig};
-use deft_agent::{Agent, EventSink, HistoryMessage, RunIo, RunOutcome, RunRequest, RunTimings};
-use deft_protocol::{AgentEvent, DeltaKind, DoneStatus, EventKind, RunStatus, StepSummary, Usage};
+use deft_agent::{
+    Agent, EventSink, HistoryMessage, RunIo, RunOutcome, RunProfile, RunRequest, RunTimings,
+};
+use deft_memory::Session;
+use deft_protocol::{
+    AgentEvent, DeltaKind, DoneStatus, DraftOutcome, EventKind, RunMode, RunStatus, StepSummary,
+    Usage,
+};
 use deft_store::MAX_REASONING_CHARS;
 use deft_store::{Message, RunRecord};
 use deft_tools::{Devices, devices::BusyGuard};
@@ -28,10 +38,12 @@ use tokio_util::sync::CancellationToken;
 
 use super::approvals::Approvals;
 use super::conversations::clean_title;
+use super::drafts;
+use super::event_writer::{EventStore, store_until_done, write_batches};
 use super::images::FileImages;
 use super::run_log::{LoggedEvent, RunLog};
 use super::views::{CurrentRun, RunStarted, RunView};
-use super::{Console, ConsoleError, now_ms, texts};
+use super::{Console, ConsoleError, memory, now_ms, texts};
 use crate::AppState;
 use crate::api::{ApiError, JsonBody};
 
@@ -48,6 +60,8 @@ pub struct ActiveRun {
     pub device: String,
     /// What was asked.
     pub prompt: String,
+    /// A chat, or designer mode.
+    pub mode: RunMode,
     /// When it started.
     pub started_at_ms: i64,
     /// Its events.
@@ -200,50 +214,6 @@ impl EventSink for ConsoleSink {
     }
 }
 
-/// Writes a run's events to the store in batches until the sender is dropped, and only then
-/// shows each batch to the watchers (the run's log): whatever a watcher saw survives a crash,
-/// so recovery never numbers its closing events with a seq someone saw name another event.
-/// The run itself never waits: it only queues.
-async fn write_events(
-    store: deft_store::Store,
-    run: Arc<ActiveRun>,
-    mut rx: mpsc::UnboundedReceiver<LoggedEvent>,
-) {
-    while let Some(first) = rx.recv().await {
-        let mut batch = vec![first];
-        while batch.len() < 500 {
-            match rx.try_recv() {
-                Ok(e) => batch.push(e),
-                Err(_) => break,
-            }
-        }
-        store_until_done(&store, &run.run_id, &batch).await;
-        for event in batch {
-            run.log.push(event);
-        }
-    }
-}
-
-/// Appends `batch` to the run's stored log, retrying with backoff (at most 2 s apart) until the
-/// store takes it: a stalled database stalls the watchers, never the run.
-async fn store_until_done(store: &deft_store::Store, run_id: &str, batch: &[LoggedEvent]) {
-    let rows: Vec<(u64, String)> = batch.iter().map(|e| (e.seq, e.json.to_string())).collect();
-    for attempt in 0u32.. {
-        match store.append_events(run_id, &rows).await {
-            Ok(()) => return,
-            Err(e) => {
-                if attempt % 10 == 4 {
-                    tracing::error!(run = %run_id, attempt, error = %e, "run events still not stored; watchers wait for them");
-                } else {
-                    tracing::warn!(run = %run_id, attempt, error = %e, "cannot store run events; retrying");
-                }
-                let backoff = 100u64.saturating_mul(1 << attempt.min(5)).min(2_000);
-                tokio::time::sleep(std::time::Duration::from_millis(backoff)).await;
-            }
-        }
-    }
-}
-
 /// Frees the slot and closes the log even if the run's task panics.
 struct SlotGuard {
     console: Console,
@@ -266,6 +236,9 @@ pub struct StartBody {
     prompt: String,
     #[serde(default)]
     device: Option<String>,
+    /// `chat` (the default) or `designer`.
+    #[serde(default)]
+    mode: RunMode,
 }
 
 fn bad(text: impl Into<String>) -> ApiError {
@@ -294,6 +267,7 @@ pub async fn start(
 /// A checked run request: everything a run needs before anything is created.
 struct RunPlan {
     prompt: String,
+    mode: RunMode,
     device_id: String,
     device: deft_tools::Device,
     llm: LlmClient,
@@ -309,6 +283,10 @@ impl RunPlan {
         let prompt = body.prompt.trim().to_owned();
         if prompt.is_empty() {
             return Err(bad(texts::EMPTY_PROMPT));
+        }
+        let given = body.conversation.filter(|c| !c.trim().is_empty());
+        if body.mode == RunMode::Designer && given.is_some() {
+            return Err(bad(texts::DESIGNER_NO_CONVERSATION));
         }
         let settings = console.settings().await?;
         if settings.model.trim().is_empty() {
@@ -331,17 +309,17 @@ impl RunPlan {
             &settings.model,
             settings.api_key.clone(),
         ))
-        .map_err(|e| bad(format!("the model settings are unusable: {e}")))?;
+        .map_err(|e| bad(texts::model_unusable(&e.to_string())))?;
         if console.runs().active().is_some() {
             return Err(ApiError(StatusCode::CONFLICT, texts::RUN_ACTIVE.to_owned()));
         }
-        let given = body.conversation.filter(|c| !c.trim().is_empty());
         let history = match &given {
             Some(id) => history_of(console.store(), id).await?,
             None => Vec::new(),
         };
         Ok(RunPlan {
             prompt,
+            mode: body.mode,
             device_id,
             device,
             llm,
@@ -360,10 +338,13 @@ impl RunPlan {
         let conversation = match self.given {
             Some(id) => id,
             None => {
-                store
-                    .create_conversation(&clean_title(&self.prompt))
-                    .await?
-                    .id
+                let title = match self.mode {
+                    RunMode::Chat => clean_title(&self.prompt),
+                    RunMode::Designer => {
+                        clean_title(&format!("{}{}", texts::DESIGNER_TITLE, self.prompt))
+                    }
+                };
+                store.create_conversation(&title).await?.id
             }
         };
         let run = Arc::new(ActiveRun {
@@ -371,6 +352,7 @@ impl RunPlan {
             conversation: conversation.clone(),
             device: self.device_id,
             prompt: self.prompt.clone(),
+            mode: self.mode,
             started_at_ms: now_ms(),
             log: RunLog::new(),
             approvals: Approvals::default(),
@@ -395,6 +377,16 @@ impl RunPlan {
             console: console.clone(),
             run: run.clone(),
         };
+        // A designer run explores on its own: no recall, no distilling (see deft-designer).
+        let session = match self.mode {
+            RunMode::Chat => console.memory().session(&run.run_id),
+            RunMode::Designer => None,
+        };
+        let profile = match &session {
+            _ if self.mode == RunMode::Designer => deft_designer::profile(&self.device),
+            Some(session) => RunProfile::chat().with_extension(session.clone()),
+            None => RunProfile::chat(),
+        };
         Ok(ClaimedRun {
             guard,
             run,
@@ -406,7 +398,9 @@ impl RunPlan {
                 goal: self.prompt,
                 history: self.history,
                 extra_context: Vec::new(),
+                profile,
             },
+            session,
         })
     }
 }
@@ -438,6 +432,9 @@ struct ClaimedRun {
     llm: LlmClient,
     max_steps: u32,
     request: RunRequest,
+    /// The run's session with the memory (a chat's, when runs use the memory); it takes part
+    /// in the run through the request's profile and distils after `done`.
+    session: Option<Arc<Session>>,
 }
 
 impl ClaimedRun {
@@ -451,6 +448,7 @@ impl ClaimedRun {
                 conversation_id: run.conversation.clone(),
                 device: run.device.clone(),
                 prompt: run.prompt.clone(),
+                mode: run.mode,
                 status: RunStatus::Running,
                 answer: String::new(),
                 usage: Usage::default(),
@@ -486,13 +484,24 @@ impl ClaimedRun {
             llm,
             max_steps,
             request,
+            session,
         } = self;
         let config = console.inner.agent.clone().with_max_steps(max_steps);
         let devices: Arc<dyn Devices> = Arc::new(app.registry.clone());
-        let agent = Agent::new(Arc::new(llm), config, devices);
-        let store = console.store().clone();
+        let llm = Arc::new(llm);
+        let agent = Agent::new(llm.clone(), config, devices);
         let (persist_tx, persist_rx) = mpsc::unbounded_channel();
-        let writer = tokio::spawn(write_events(store, run.clone(), persist_rx));
+        let writer = {
+            let store = console.store().clone();
+            let kept = EventStore::Agent(run.run_id.clone());
+            let shown = run.clone();
+            // Stored first, then shown: a seq a watcher saw is in the store.
+            tokio::spawn(write_batches(
+                persist_rx,
+                async move |batch: &[LoggedEvent]| store_until_done(&store, &kept, batch).await,
+                move |event| shown.log.push(event),
+            ))
+        };
         let sink = Arc::new(ConsoleSink {
             run: run.clone(),
             persist: persist_tx,
@@ -512,12 +521,17 @@ impl ClaimedRun {
         tokio::spawn(async move {
             let outcome = running.await.unwrap_or_else(|e| {
                 tracing::error!(run = %run.run_id, error = %e, "the agent task failed");
+                let crashed = texts::RUN_CRASHED.to_owned();
                 RunOutcome {
-                    answer: texts::RUN_CRASHED.to_owned(),
                     status: DoneStatus::Failed,
                     usage: Usage::default(),
                     steps: 0,
+                    tool_calls: 0,
                     timings: RunTimings::default(),
+                    mode: run.mode,
+                    draft: (run.mode == RunMode::Designer)
+                        .then(|| DraftOutcome::Failed(crashed.clone())),
+                    answer: crashed,
                 }
             });
             let summary = match Arc::try_unwrap(sink) {
@@ -526,16 +540,10 @@ impl ClaimedRun {
             };
             // Every sender is gone now: the writer drains what is left and ends.
             let _ = writer.await;
-            finish(
-                &console,
-                &run,
-                summary,
-                &outcome.answer,
-                outcome.status,
-                outcome.usage,
-            )
-            .await;
+            memory::run::mark_before_done(&console, &run.run_id, session.as_deref(), &outcome);
+            finish(&console, &run, summary, &outcome).await;
             drop(guard);
+            memory::run::after_done(&console, &run.run_id, session, llm, outcome);
         });
     }
 }
@@ -561,35 +569,46 @@ pub(crate) fn agent_runtime() -> tokio::runtime::Handle {
     }
 }
 
-/// Stores the end of a run, frees the slot, then lets watchers see `done`.
-async fn finish(
-    console: &Console,
-    run: &Arc<ActiveRun>,
-    summary: Summary,
-    answer: &str,
-    status: DoneStatus,
-    usage: Usage,
-) {
+/// Stores the end of a run (and a designer run's draft), frees the slot, then lets watchers
+/// see `done`.
+async fn finish(console: &Console, run: &Arc<ActiveRun>, summary: Summary, outcome: &RunOutcome) {
     let store = console.store();
+    let (status, usage) = (outcome.status, outcome.usage);
+    let answer = kept_answer(outcome);
     let done = summary.done.unwrap_or_else(|| AgentEvent {
         seq: run.log.last_seq() + 1,
-        kind: EventKind::Done {
-            answer: answer.to_owned(),
+        kind: EventKind::agent_done(
+            outcome.answer.clone(),
             usage,
             status,
-        },
+            run.mode,
+            outcome.draft.as_ref(),
+        ),
     });
     let done = LoggedEvent::new(&done);
-    store_until_done(store, &run.run_id, std::slice::from_ref(&done)).await;
+    let kept_events = EventStore::Agent(run.run_id.clone());
+    store_until_done(store, &kept_events, std::slice::from_ref(&done)).await;
+    if let Some(DraftOutcome::Draft { task, warnings }) = &outcome.draft {
+        let kept = drafts::drafted(
+            task.clone(),
+            warnings.clone(),
+            &run.prompt,
+            &run.run_id,
+            &run.device,
+        );
+        if let Err(e) = drafts::keep(store, &kept).await {
+            tracing::error!(run = %run.run_id, error = %e, "cannot keep the task draft");
+        }
+    }
     if let Err(e) = store
-        .finish_run(&run.run_id, status, answer, &usage, now_ms())
+        .finish_run(&run.run_id, status, &answer, &usage, now_ms())
         .await
     {
         tracing::error!(run = %run.run_id, error = %e, "cannot store the end of the run");
     }
     let message = Message {
         role: "assistant".to_owned(),
-        content: answer.to_owned(),
+        content: answer,
         created_at_ms: now_ms(),
         run_id: Some(run.run_id.clone()),
         status: Some(status),
@@ -604,6 +623,15 @@ async fn finish(
     // Its device was freed when the agent returned: fires that found it busy try again.
     console.tasks().device_freed(&run.device);
     run.log.push(done);
+}
+
+/// The answer a run's record and message keep: the final answer, or for a designer run that
+/// ended without a draft, why.
+fn kept_answer(outcome: &RunOutcome) -> String {
+    match &outcome.draft {
+        Some(DraftOutcome::Failed(why)) => texts::no_task_draft(why),
+        _ => outcome.answer.clone(),
+    }
 }
 
 /// `GET /api/agent/run`: the active run, if any.
@@ -633,7 +661,15 @@ pub async fn get_run(
         Some(log) => log.last_seq(),
         None => store.events(&id, 0).await?.last().map_or(0, |e| e.0),
     };
-    Ok(Json(RunView::stored(&record, last)).into_response())
+    let mut view = RunView::stored(&record, last);
+    view.memory = store
+        .run_notes(std::slice::from_ref(&id))
+        .await?
+        .into_iter()
+        .map(|(_, n)| n)
+        .collect();
+    view.distilling = console.memory().is_distilling(&id);
+    Ok(Json(view).into_response())
 }
 
 /// `POST /api/agent/stop` body.
@@ -707,6 +743,8 @@ pub async fn recover_interrupted(console: &Console) -> Result<(), ConsoleError> 
             "" => texts::RUN_INTERRUPTED.to_owned(),
             partial => format!("{partial}\n\n*{}*", texts::RUN_INTERRUPTED),
         };
+        let draft = (run.mode == RunMode::Designer)
+            .then(|| DraftOutcome::Failed(texts::RUN_INTERRUPTED.to_owned()));
         let tail = [
             AgentEvent {
                 seq: last + 1,
@@ -716,11 +754,13 @@ pub async fn recover_interrupted(console: &Console) -> Result<(), ConsoleError> 
             },
             AgentEvent {
                 seq: last + 2,
-                kind: EventKind::Done {
-                    answer: answer.clone(),
+                kind: EventKind::agent_done(
+                    answer.clone(),
                     usage,
-                    status: DoneStatus::Failed,
-                },
+                    DoneStatus::Failed,
+                    run.mode,
+                    draft.as_ref(),
+                ),
             },
         ];
         let rows: Vec<(u64, String)> = tail

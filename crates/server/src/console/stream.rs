@@ -79,9 +79,19 @@ pub fn serve_log(log: Arc<RunLog>, after: u64, stopping: CancellationToken) -> R
 }
 
 /// The streaming response: frames of `log` after `after`, with keep-alive comments, until the
-/// log closes or the server stops. Events that arrived together go out as one chunk.
+/// log closes, or the server stops while the log is still open (a run that did not end in the
+/// shutdown's time). Events that arrived together go out as one chunk; a closed log is sent to
+/// its end (its `done` included) even when the server stops meanwhile.
 pub fn sse_response(log: Arc<RunLog>, after: u64, stopping: CancellationToken) -> Response {
-    let events = log.frames(after).take_until(stopping.cancelled_owned());
+    let open = log.clone();
+    let cut = async move {
+        stopping.cancelled().await;
+        if open.is_closed() {
+            // The stream ends by itself after the last frame.
+            std::future::pending::<()>().await;
+        }
+    };
+    let events = log.frames(after).take_until(cut);
     let body = keep_alive(events.boxed(), KEEP_ALIVE);
     (
         [

@@ -22,6 +22,15 @@ pub const NO_DEVICE: &str =
     "choose a device: pick one in the device list, or set a default device in the settings";
 /// 400 on an empty prompt.
 pub const EMPTY_PROMPT: &str = "the prompt is empty: say what the agent should do";
+/// 400 when a designer run names a conversation.
+pub const DESIGNER_NO_CONVERSATION: &str = "a designer run starts fresh and continues no conversation (designer mode sends no chat history): leave out \"conversation\"";
+/// 404 when no task draft is kept.
+pub const NO_DRAFT: &str = "no task draft is kept: run designer mode (\"mode\": \"designer\") to draft one, or give the task to try as \"draft\"";
+/// 400 when a draft to try names no device.
+pub const DRAFT_NO_DEVICE: &str =
+    "the draft names no device: give \"device\", or set the task file's \"device\"";
+/// The title prefix of a designer run's conversation.
+pub const DESIGNER_TITLE: &str = "🧭 ";
 /// 409 when deleting a conversation whose run is active.
 pub const CONVERSATION_RUNNING: &str =
     "this conversation has an active run: stop it before deleting the conversation";
@@ -94,11 +103,17 @@ pub fn store_failed(detail: &str) -> String {
 
 /// 400 summary of a task or schedule that does not validate (the body lists every problem).
 pub fn invalid_task(errors: &[deft_tasks::validate::Issue]) -> String {
+    invalid("task", errors)
+}
+
+/// The summary of a refused `what` (a task, an action, an experience): its first error, and
+/// how many more the body lists.
+pub fn invalid(what: &str, errors: &[deft_tasks::validate::Issue]) -> String {
     match errors {
-        [] => "the task is invalid".to_owned(),
-        [one] => format!("the task is invalid: {one}"),
+        [] => format!("the {what} is invalid"),
+        [one] => format!("the {what} is invalid: {one}"),
         [first, rest @ ..] => format!(
-            "the task is invalid: {first} (and {} more; see \"errors\")",
+            "the {what} is invalid: {first} (and {} more; see \"errors\")",
             rest.len()
         ),
     }
@@ -139,6 +154,18 @@ pub fn task_running(name: &str, run_id: &str) -> String {
     format!(
         "the task {name:?} is running already (run {run_id}): one run at a time per task; stop it or wait for it to end"
     )
+}
+
+/// 409 when a draft is being tried already.
+pub fn draft_running(run_id: &str) -> String {
+    format!(
+        "a draft is being tried already (run {run_id}): one at a time; stop it or wait for it to end"
+    )
+}
+
+/// The answer kept with a designer run that ended without a draft.
+pub fn no_task_draft(why: &str) -> String {
+    format!("No task draft: {why}.")
 }
 
 /// 409 for an agent run, a batch or a task on a device a task run holds.
@@ -236,6 +263,32 @@ pub fn schedule_policy(key: &str, allowed: &str) -> String {
 pub fn unknown_schedule(id: &str, task: &str) -> String {
     format!(
         "the task {task:?} has no schedule {id:?}: list them with GET /api/tasks/{{id}}/schedules"
+    )
+}
+
+/// 400 for model settings the client cannot use.
+pub fn model_unusable(why: &str) -> String {
+    format!("the model settings are unusable: {why}")
+}
+
+/// 400 for an audit state that does not exist.
+pub fn unknown_audit_state(state: &str) -> String {
+    format!("unknown audit state {state:?}: use none, pending or kept")
+}
+
+/// 400 for a text field that is missing or too long.
+pub fn text_field(field: &str, max: usize, required: bool) -> String {
+    if required {
+        format!("{field} must be 1 to {max} characters")
+    } else {
+        format!("{field} must be at most {max} characters")
+    }
+}
+
+/// 404 for an unknown action.
+pub fn unknown_action(id_or_name: &str) -> String {
+    format!(
+        "no action has the id, name or alias {id_or_name:?}: list the actions with GET /api/memory/actions"
     )
 }
 

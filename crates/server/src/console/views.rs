@@ -2,7 +2,8 @@
 //! these, and the web console's `web/src/types.ts` is generated from them (the
 //! `typescript_types_are_current` test fails when it is out of date).
 
-use deft_protocol::{DoneStatus, RunStatus, StepSummary, Usage};
+use deft_protocol::memory::MemoryNote;
+use deft_protocol::{DoneStatus, RunMode, RunStatus, StepSummary, Usage};
 use deft_store::{Conversation, ConversationSummary, Message, RunRecord};
 use serde::Serialize;
 
@@ -52,11 +53,29 @@ pub struct ConversationDetailView {
     pub messages: Vec<MessageView>,
 }
 
-impl From<&Conversation> for ConversationDetailView {
-    fn from(c: &Conversation) -> Self {
+impl ConversationDetailView {
+    /// The conversation, each assistant message with its run's memory notes (`notes`: the
+    /// store's `(run_id, note)` pairs of its runs).
+    pub fn new(c: &Conversation, notes: &[(String, MemoryNote)]) -> Self {
+        let messages = c
+            .messages
+            .iter()
+            .map(|m| {
+                let mut view = MessageView::from(m);
+                if let (Some(run), Some(memory)) = (&m.run_id, view.memory.as_mut()) {
+                    memory.extend(
+                        notes
+                            .iter()
+                            .filter(|(r, _)| r == run)
+                            .map(|(_, n)| n.clone()),
+                    );
+                }
+                view
+            })
+            .collect();
         ConversationDetailView {
             summary: ConversationView::from(&c.summary),
-            messages: c.messages.iter().map(MessageView::from).collect(),
+            messages,
         }
     }
 }
@@ -92,6 +111,11 @@ pub struct MessageView {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(test, ts(optional))]
     pub steps: Option<Vec<StepSummary>>,
+    /// What the memory did for the run: recalled into its prompt, saved, merged or dropped
+    /// after it (assistant messages only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    pub memory: Option<Vec<MemoryNote>>,
 }
 
 impl From<&Message> for MessageView {
@@ -105,6 +129,7 @@ impl From<&Message> for MessageView {
             usage: m.usage,
             reasoning: m.reasoning.clone(),
             steps: (m.role == "assistant").then(|| m.steps.clone()),
+            memory: (m.role == "assistant").then(Vec::new),
         }
     }
 }
@@ -121,6 +146,9 @@ pub struct RunView {
     pub device: String,
     /// What was asked.
     pub prompt: String,
+    /// A chat, or designer mode (the chat page shows "designer exploring" while one runs).
+    #[cfg_attr(test, ts(type = "RunMode"))]
+    pub mode: RunMode,
     /// Running, or how it ended.
     #[cfg_attr(test, ts(type = "RunStatus"))]
     pub status: RunStatus,
@@ -138,6 +166,12 @@ pub struct RunView {
     pub usage: Usage,
     /// The question waiting for a person, if any.
     pub pending_confirm: Option<PendingConfirm>,
+    /// What the memory did for the run so far (recalled, then after `done` saved, merged or
+    /// dropped).
+    pub memory: Vec<MemoryNote>,
+    /// Distilling the run after its `done` is still going on (its notes are not all in
+    /// `memory` yet).
+    pub distilling: bool,
 }
 
 impl RunView {
@@ -148,6 +182,7 @@ impl RunView {
             conversation: run.conversation.clone(),
             device: run.device.clone(),
             prompt: run.prompt.clone(),
+            mode: run.mode,
             status: RunStatus::Running,
             answer: None,
             started_at: rfc3339(run.started_at_ms),
@@ -155,6 +190,8 @@ impl RunView {
             last_seq: run.log.last_seq(),
             usage: run.usage(),
             pending_confirm: run.approvals.pending().into_iter().next(),
+            memory: Vec::new(),
+            distilling: false,
         }
     }
 
@@ -165,6 +202,7 @@ impl RunView {
             conversation: r.conversation_id.clone(),
             device: r.device.clone(),
             prompt: r.prompt.clone(),
+            mode: r.mode,
             status: r.status,
             answer: Some(r.answer.clone()),
             started_at: rfc3339(r.started_at_ms),
@@ -172,6 +210,8 @@ impl RunView {
             last_seq,
             usage: r.usage,
             pending_confirm: None,
+            memory: Vec::new(),
+            distilling: false,
         }
     }
 }
@@ -211,6 +251,8 @@ mod tests {
         let decls = [
             Usage::decl(&cfg),
             DoneStatus::decl(&cfg),
+            deft_protocol::RunMode::decl(&cfg),
+            deft_protocol::DraftIssue::decl(&cfg),
             format!(
                 "/** A run's state: running, or how it ended. */\ntype RunStatus = \"{}\" | DoneStatus;",
                 RunStatus::RUNNING
@@ -224,6 +266,7 @@ mod tests {
             RunView::decl(&cfg),
             CurrentRun::decl(&cfg),
             RunStarted::decl(&cfg),
+            crate::console::drafts::KeptDraft::decl(&cfg),
             DeviceKind::decl(&cfg),
             DeviceDetails::decl(&cfg),
             SettingsView::decl(&cfg),
@@ -234,11 +277,16 @@ mod tests {
             deft_protocol::task_run::MatchedControl::decl(&cfg),
             deft_protocol::task_run::TaskStepStart::decl(&cfg),
             deft_protocol::task_run::TaskStepResult::decl(&cfg),
+            deft_protocol::memory::MemoryKind::decl(&cfg),
+            deft_protocol::memory::MemoryOutcome::decl(&cfg),
+            deft_protocol::memory::MemoryItem::decl(&cfg),
+            MemoryNote::decl(&cfg),
             EventKind::decl(&cfg),
             AgentEvent::decl(&cfg),
         ]
         .into_iter()
-        .chain(crate::console::tasks::views::ts_decls::declarations(&cfg));
+        .chain(crate::console::tasks::views::ts_decls::declarations(&cfg))
+        .chain(crate::console::memory::views::ts_decls::declarations(&cfg));
         let mut out = String::from(
             "// Generated from the Rust types by `crates/server/src/console/views.rs` (the\n\
              // typescript_types_are_current test): do not edit. DEFT_UPDATE_TS=1 cargo test -p\n\

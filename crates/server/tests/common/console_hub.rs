@@ -122,6 +122,18 @@ impl ConsoleHub {
         Self::answer(self.req(reqwest::Method::GET, path).send().await.unwrap()).await
     }
 
+    /// GET `path`: status, content type and the raw body.
+    pub async fn get_bytes(&self, path: &str) -> (u16, String, Vec<u8>) {
+        let r = self.req(reqwest::Method::GET, path).send().await.unwrap();
+        let kind = r
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned();
+        (r.status().as_u16(), kind, r.bytes().await.unwrap().to_vec())
+    }
+
     pub async fn send(&self, method: &str, path: &str, body: &Value) -> Answer {
         let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
         Self::answer(self.req(method, path).json(body).send().await.unwrap()).await

@@ -2,12 +2,16 @@
 //! database, to reach under the store) and runs on SQLite and on PostgreSQL.
 
 mod conversations;
+mod memory;
 mod meta_users;
+mod migrations;
 mod runs;
 mod tasks;
 
 pub use conversations::*;
+pub use memory::*;
 pub use meta_users::*;
+pub use migrations::*;
 pub use runs::*;
 pub use tasks::*;
 

@@ -1,6 +1,6 @@
 //! Runs and their event log.
 
-use deft_protocol::{DoneStatus, RunStatus};
+use deft_protocol::{DoneStatus, RunMode, RunStatus};
 use deft_store::{RunRecord, Store, StoreError, Usage};
 
 use super::{usage, user};
@@ -11,6 +11,7 @@ fn run(id: &str, conversation_id: &str, started_at_ms: i64) -> RunRecord {
         conversation_id: conversation_id.into(),
         device: "local".into(),
         prompt: format!("prompt of {id}"),
+        mode: RunMode::Chat,
         status: RunStatus::Running,
         answer: String::new(),
         usage: Usage::default(),
@@ -22,7 +23,10 @@ fn run(id: &str, conversation_id: &str, started_at_ms: i64) -> RunRecord {
 pub async fn runs_create_finish_unfinished(store: &Store) {
     let conv = store.create_conversation("runs").await.unwrap();
     let r1 = run("run-1", &conv.id, 1_000);
-    let r2 = run("run-2", &conv.id, 2_000);
+    let r2 = RunRecord {
+        mode: RunMode::Designer,
+        ..run("run-2", &conv.id, 2_000)
+    };
     store.create_run(&r2).await.unwrap();
     store.create_run(&r1).await.unwrap();
     assert_eq!(store.run("run-1").await.unwrap(), Some(r1.clone()));

@@ -1,9 +1,9 @@
 //! Tasks, their schedules (with the fire claim) and task runs with their steps.
 
 use deft_store::{
-    BusyPolicy, FireClaim, MatchedControl, MisfirePolicy, NewSchedule, NewTask, NewTaskRun, Page,
-    RunStart, ScheduleKind, StepCounts, StepStatus, Store, StoreError, TaskRunFilter,
-    TaskRunStatus, TaskRunStep, TaskTrigger,
+    BusyPolicy, DRAFT_TASK_ID, FireClaim, MatchedControl, MisfirePolicy, NewDraftRun, NewSchedule,
+    NewTask, NewTaskRun, Page, RunStart, ScheduleKind, StepCounts, StepStatus, Store, StoreError,
+    TaskFilter, TaskRunFilter, TaskRunStatus, TaskRunStep, TaskTrigger,
 };
 use serde_json::json;
 
@@ -26,6 +26,19 @@ fn every(seconds: u64, next: Option<i64>) -> NewSchedule {
     }
 }
 
+/// A new task `name` and a run of it started at 1.
+async fn started(store: &Store, name: &str) -> (deft_store::Task, deft_store::TaskRun) {
+    let task = store.create_task(&new_task(name)).await.unwrap();
+    match store
+        .start_task_run(&manual_run(&task.id, 1))
+        .await
+        .unwrap()
+    {
+        RunStart::Started(run) => (task, run),
+        other => panic!("starts: {other:?}"),
+    }
+}
+
 fn manual_run(task_id: &str, started_at_ms: i64) -> NewTaskRun {
     NewTaskRun {
         task_id: task_id.into(),
@@ -35,6 +48,7 @@ fn manual_run(task_id: &str, started_at_ms: i64) -> NewTaskRun {
         device: None,
         variables: serde_json::Map::new(),
         started_at_ms,
+        owner: None,
     }
 }
 
@@ -142,34 +156,56 @@ async fn listing_shows_next_fire_and_last_run(store: &Store, backup: &str, repor
         panic!("{second:?}")
     };
 
-    let all = store.tasks(Page::default()).await.unwrap();
+    let all = store
+        .tasks(&TaskFilter::default(), Page::default())
+        .await
+        .unwrap();
     assert_eq!(all.total, 2);
     let names: Vec<_> = all.items.iter().map(|l| l.task.name.as_str()).collect();
     assert_eq!(names, ["backup", "report v2"], "by name");
     let b = &all.items[0];
     assert_eq!(b.schedule_count, 3);
+    // Its schedules, the switched-off one too (in the store's order: created, then id).
+    let mut switches: Vec<_> = b.schedules.iter().map(|s| s.enabled).collect();
+    switches.sort_unstable();
+    assert_eq!(switches, [false, true, true]);
+    assert!(
+        b.schedules
+            .iter()
+            .all(|s| s.kind == ScheduleKind::Every { seconds: 60 })
+    );
+    assert!(b.schedules.iter().all(|s| s.task_id == backup));
     assert_eq!(b.next_fire_at_ms, Some(5_000), "earliest enabled schedule");
     assert_eq!(b.last_run.as_ref(), Some(&second), "the latest started run");
     let r = &all.items[1];
     assert_eq!(r.task.id, report);
     assert_eq!((r.schedule_count, r.next_fire_at_ms), (0, None));
+    assert!(r.schedules.is_empty());
     assert_eq!(r.last_run, None);
 
+    listing_filters_by_name(store).await;
+
     let page = store
-        .tasks(Page {
-            limit: 1,
-            offset: 1,
-        })
+        .tasks(
+            &TaskFilter::default(),
+            Page {
+                limit: 1,
+                offset: 1,
+            },
+        )
         .await
         .unwrap();
     assert_eq!(page.total, 2);
     assert_eq!(page.items.len(), 1);
     assert_eq!(page.items[0].task.id, report);
     let err = store
-        .tasks(Page {
-            limit: 0,
-            offset: 0,
-        })
+        .tasks(
+            &TaskFilter::default(),
+            Page {
+                limit: 0,
+                offset: 0,
+            },
+        )
         .await
         .unwrap_err();
     assert!(matches!(err, StoreError::Invalid(_)), "{err:?}");
@@ -183,6 +219,29 @@ async fn listing_shows_next_fire_and_last_run(store: &Store, backup: &str, repor
         )
         .await
         .unwrap();
+}
+
+/// The name filter of the task list: a part of the name, any case; `%` and `_` are plain
+/// characters; the total counts the matches; a filtered task keeps its schedules.
+async fn listing_filters_by_name(store: &Store) {
+    let named = |text: &str| TaskFilter {
+        name_contains: Some(text.into()),
+    };
+    for (text, expected) in [
+        ("REPORT", vec!["report v2"]),
+        ("a", vec!["backup"]),
+        ("p", vec!["backup", "report v2"]),
+        ("_", vec![]),
+        ("%", vec![]),
+        ("", vec!["backup", "report v2"]),
+    ] {
+        let found = store.tasks(&named(text), Page::default()).await.unwrap();
+        let names: Vec<_> = found.items.iter().map(|l| l.task.name.as_str()).collect();
+        assert_eq!(names, expected, "name contains {text:?}");
+        assert_eq!(found.total, expected.len() as u64, "total for {text:?}");
+    }
+    let b_only = store.tasks(&named("back"), Page::default()).await.unwrap();
+    assert_eq!(b_only.items[0].schedules.len(), 3);
 }
 
 async fn deleting_keeps_runs(store: &Store, task_id: &str) {
@@ -266,13 +325,15 @@ pub async fn schedule_crud_and_claim(store: &Store) {
         created.push(s);
     }
     // Oldest first; two made in the same millisecond are ordered by id (the store's promise).
-    created.sort_by(|a, b| (a.created_at_ms, &a.id).cmp(&(b.created_at_ms, &b.id)));
-    assert_eq!(store.schedules_of_task(&task.id).await.unwrap(), created);
+    let mut listed = created.clone();
+    listed.sort_by(|a, b| (a.created_at_ms, &a.id).cmp(&(b.created_at_ms, &b.id)));
+    assert_eq!(store.schedules_of_task(&task.id).await.unwrap(), listed);
     not_found(
         store.schedules_of_task("ghost").await.unwrap_err(),
         "no task has the id \"ghost\"",
     );
 
+    // In the order they were made (the sort above may have moved same-millisecond ones).
     let [cron, interval, once] = &created[..] else {
         unreachable!()
     };
@@ -592,6 +653,71 @@ pub async fn task_runs_one_running_per_task(store: &Store) {
     concurrent_starts_have_one_winner(store, &task.id).await;
 }
 
+/// Runs of a draft ("try it"): recorded without a task, under the draft's own name, one at a
+/// time; their steps and end are recorded as a task run's.
+pub async fn draft_runs_one_at_a_time(store: &Store) {
+    let draft = |at: i64| NewDraftRun {
+        name: "Calculator: 7 × 8".into(),
+        device: "local".into(),
+        variables: json!({"n": "8"}).as_object().unwrap().clone(),
+        started_at_ms: at,
+    };
+    let RunStart::Started(run) = store.start_draft_run(&draft(1_000)).await.unwrap() else {
+        panic!("the first try starts")
+    };
+    assert_eq!(
+        (
+            run.task_id.as_str(),
+            run.task_name.as_str(),
+            run.trigger,
+            run.device.as_str(),
+            run.status
+        ),
+        (
+            DRAFT_TASK_ID,
+            "Calculator: 7 × 8",
+            TaskTrigger::Try,
+            "local",
+            TaskRunStatus::Running
+        )
+    );
+    assert_eq!(run.variables, draft(0).variables);
+    assert_eq!(
+        store.start_draft_run(&draft(1_100)).await.unwrap(),
+        RunStart::Busy(run.clone()),
+        "one try at a time"
+    );
+    // A task's runs are not held up by a try.
+    let task = store.create_task(&new_task("beside a try")).await.unwrap();
+    assert!(matches!(
+        store
+            .start_task_run(&manual_run(&task.id, 1_200))
+            .await
+            .unwrap(),
+        RunStart::Started(_)
+    ));
+    store
+        .finish_task_run(&run.id, TaskRunStatus::Ok, None, 2_000)
+        .await
+        .unwrap();
+    let page = store
+        .task_runs(
+            &TaskRunFilter {
+                task_id: Some(DRAFT_TASK_ID.into()),
+                ..TaskRunFilter::default()
+            },
+            Page::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(page.total, 1);
+    assert_eq!(page.items[0].trigger, TaskTrigger::Try);
+    assert!(matches!(
+        store.start_draft_run(&draft(3_000)).await.unwrap(),
+        RunStart::Started(_)
+    ));
+}
+
 async fn concurrent_starts_have_one_winner(store: &Store, task_id: &str) {
     let mut starts = tokio::task::JoinSet::new();
     for i in 0..8 {
@@ -615,14 +741,7 @@ async fn concurrent_starts_have_one_winner(store: &Store, task_id: &str) {
 }
 
 pub async fn task_run_steps_and_counts(store: &Store) {
-    let task = store.create_task(&new_task("calc")).await.unwrap();
-    let RunStart::Started(run) = store
-        .start_task_run(&manual_run(&task.id, 1))
-        .await
-        .unwrap()
-    else {
-        panic!("starts")
-    };
+    let (_, run) = started(store, "calc").await;
     let step = |seq: u64, status: StepStatus| TaskRunStep {
         seq,
         path: format!("steps[{seq}]"),
@@ -633,6 +752,8 @@ pub async fn task_run_steps_and_counts(store: &Store) {
         matched: None,
         healed_from: None,
         error: None,
+        message: None,
+        image_ids: Vec::new(),
     };
     let healed = TaskRunStep {
         matched: Some(MatchedControl {
@@ -645,13 +766,19 @@ pub async fn task_run_steps_and_counts(store: &Store) {
     };
     let failed = TaskRunStep {
         error: Some("steps[2].selector matched nothing: no control named \"=\"".into()),
+        image_ids: vec!["img-1".into(), "img-2".into()],
         ..step(2, StepStatus::Failed)
+    };
+    let said = TaskRunStep {
+        message: Some("info: 7 × 8 = 56".into()),
+        ..step(3, StepStatus::Ok)
     };
     let steps = vec![
         step(0, StepStatus::Ok),
         healed,
         failed,
-        step(3, StepStatus::Skipped),
+        said,
+        step(4, StepStatus::Skipped),
     ];
     // Recorded out of order; read back in order.
     for s in steps.iter().rev() {
@@ -661,7 +788,7 @@ pub async fn task_run_steps_and_counts(store: &Store) {
     assert_eq!(
         store.task_run(&run.id).await.unwrap().steps,
         StepCounts {
-            ok: 2,
+            ok: 3,
             failed: 1,
             skipped: 1,
             healed: 1
@@ -669,13 +796,13 @@ pub async fn task_run_steps_and_counts(store: &Store) {
     );
 
     let err = store
-        .append_task_run_step(&run.id, &step(3, StepStatus::Ok))
+        .append_task_run_step(&run.id, &step(4, StepStatus::Ok))
         .await
         .unwrap_err();
     assert!(matches!(err, StoreError::Conflict(_)), "{err:?}");
     assert_eq!(
         store.task_run(&run.id).await.unwrap().steps.ok,
-        2,
+        3,
         "a refused step is not counted"
     );
     not_found(
@@ -722,16 +849,21 @@ pub async fn task_runs_paged_newest_first(store: &Store) {
         all.items.iter().map(|r| r.id.clone()).collect::<Vec<_>>(),
         newest_first
     );
-    let page = Page {
-        limit: 10,
-        offset: 20,
+    let from = |offset: u64| async move {
+        store
+            .task_runs(&TaskRunFilter::default(), Page { limit: 10, offset })
+            .await
+            .unwrap()
     };
-    let last = store
-        .task_runs(&TaskRunFilter::default(), page)
-        .await
-        .unwrap();
+    let last = from(20).await;
     assert_eq!((last.total, last.items.len()), (25, 5));
     assert_eq!(last.items[4].id, ids[0]);
+    let none = from(30).await;
+    assert_eq!(
+        (none.total, none.items.len()),
+        (25, 0),
+        "a page past the end still answers the total"
+    );
 
     let of = |task_id: Option<&str>, schedule: Option<&str>, status| TaskRunFilter {
         task_id: task_id.map(str::to_owned),
@@ -839,4 +971,131 @@ pub async fn corrupt_task_rows_are_reported(store: &Store, url: &str) {
         "{err}"
     );
     raw.close().await.unwrap();
+}
+
+/// The page and its total are one read: while runs are recorded, every listing's total is
+/// exactly the number of runs it lists (a page large enough for all of them).
+pub async fn task_runs_total_agrees_with_its_page(store: &Store) {
+    let task = store.create_task(&new_task("busy")).await.unwrap();
+    let writer = {
+        let store = store.clone();
+        let task_id = task.id.clone();
+        tokio::spawn(async move {
+            for i in 0..60_i64 {
+                store
+                    .record_unstarted_run(&manual_run(&task_id, i), TaskRunStatus::Skipped, "r")
+                    .await
+                    .unwrap();
+            }
+        })
+    };
+    let all = Page {
+        limit: 1_000,
+        offset: 0,
+    };
+    let mut seen = 0;
+    while seen < 60 {
+        let page = store
+            .task_runs(&TaskRunFilter::default(), all)
+            .await
+            .unwrap();
+        assert_eq!(page.total as usize, page.items.len(), "one snapshot");
+        seen = page.items.len();
+    }
+    writer.await.unwrap();
+}
+
+/// A task run's event log keeps the agent run log's promises: ordered by seq, idempotent,
+/// only for a known run, purged with the run.
+pub async fn task_run_events_ordered_idempotent_and_purged(store: &Store) {
+    let (task, run) = started(store, "events").await;
+    let ev = |seq: u64| (seq, format!("{{\"seq\":{seq},\"type\":\"task_step\"}}"));
+    let all: Vec<(u64, String)> = (1..=1_200).map(ev).collect();
+    for chunk in all.chunks(500).rev() {
+        store.append_task_run_events(&run.id, chunk).await.unwrap();
+    }
+    store
+        .append_task_run_events(&run.id, &[(3, "{\"changed\":true}".into())])
+        .await
+        .unwrap();
+    assert_eq!(store.task_run_events(&run.id, 0).await.unwrap(), all);
+    assert_eq!(
+        store.task_run_events(&run.id, 1_198).await.unwrap(),
+        all[1_198..].to_vec()
+    );
+    assert!(
+        store
+            .task_run_events(&run.id, u64::MAX)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    not_found(
+        store
+            .append_task_run_events("ghost", &[ev(1)])
+            .await
+            .unwrap_err(),
+        "cannot append events to task run \"ghost\": no such task run",
+    );
+    assert!(
+        store.events(&run.id, 0).await.unwrap().is_empty(),
+        "not an agent run's"
+    );
+
+    store
+        .finish_task_run(&run.id, TaskRunStatus::Ok, None, 2)
+        .await
+        .unwrap();
+    assert_eq!(store.delete_task_runs(&task.id).await.unwrap(), 1);
+    assert!(store.task_run_events(&run.id, 0).await.unwrap().is_empty());
+}
+
+/// A running run keeps its server and that server's heartbeat; a beat refreshes only the
+/// server's own running runs.
+pub async fn task_runs_keep_their_server_and_its_heartbeat(store: &Store) {
+    let owned = |task_id: &str, owner: &str| NewTaskRun {
+        owner: Some(owner.to_owned()),
+        ..manual_run(task_id, 1_000)
+    };
+    let (a, b, c) = (
+        store.create_task(&new_task("a")).await.unwrap(),
+        store.create_task(&new_task("b")).await.unwrap(),
+        store.create_task(&new_task("c")).await.unwrap(),
+    );
+    let start = |new: NewTaskRun| async move {
+        match store.start_task_run(&new).await.unwrap() {
+            RunStart::Started(r) => r,
+            other => panic!("{other:?}"),
+        }
+    };
+    let mine = start(owned(&a.id, "server-1")).await;
+    let theirs = start(owned(&b.id, "server-2")).await;
+    let ended = start(owned(&c.id, "server-1")).await;
+    assert_eq!(
+        (mine.owner.as_deref(), mine.heartbeat_at_ms),
+        (Some("server-1"), Some(1_000)),
+        "the start is the first beat"
+    );
+    store
+        .finish_task_run(&ended.id, TaskRunStatus::Ok, None, 1_500)
+        .await
+        .unwrap();
+    assert_eq!(
+        store.heartbeat_task_runs("server-1", 2_000).await.unwrap(),
+        1
+    );
+    let beat = |id: String| async move { store.task_run(&id).await.unwrap().heartbeat_at_ms };
+    assert_eq!(beat(mine.id.clone()).await, Some(2_000));
+    assert_eq!(
+        beat(theirs.id.clone()).await,
+        Some(1_000),
+        "another server's"
+    );
+    assert_eq!(beat(ended.id.clone()).await, Some(1_000), "an ended run's");
+    let skipped = store
+        .record_unstarted_run(&owned(&a.id, "server-1"), TaskRunStatus::Skipped, "busy")
+        .await
+        .unwrap();
+    assert_eq!((skipped.owner, skipped.heartbeat_at_ms), (None, None));
+    assert_eq!(store.heartbeat_task_runs("nobody", 3_000).await.unwrap(), 0);
 }

@@ -11,8 +11,8 @@ use super::driver::{Driver, Located, StepError};
 use super::exec::Exec;
 use super::texts;
 use crate::step::{
-    Action, Click, ClickXy, Direction, Gesture, InputMode, InputText, KeyEvent, LongClick, OpenApp,
-    Step, StopApp, Swipe, SwipeUntil, WaitEl,
+    Action, Click, ClickXy, Clipboard, Direction, Gesture, InputMode, InputText, KeyEvent,
+    LongClick, OpenApp, Step, StopApp, Swipe, SwipeUntil, WaitEl,
 };
 
 /// Wheel notches per whole area a swipe moves (`amount` 1.0); a notch is about three lines.
@@ -25,20 +25,22 @@ pub(crate) struct Done {
     pub(crate) located: Option<Located>,
     /// What it has to say.
     pub(crate) message: Option<String>,
+    /// Screenshots kept with its result.
+    pub(crate) image_ids: Vec<String>,
 }
 
 impl Done {
     pub(crate) fn message(text: String) -> Self {
         Done {
-            located: None,
             message: Some(text),
+            ..Done::default()
         }
     }
 
     fn located(l: Located) -> Self {
         Done {
             located: Some(l),
-            message: None,
+            ..Done::default()
         }
     }
 }
@@ -70,13 +72,35 @@ impl Exec<'_> {
             Action::MarkDone(f) | Action::StopSelf(f) => {
                 Ok(Done::message(f.message.clone().unwrap_or_default()))
             }
-            Action::Clipboard(_) | Action::ScreenOn | Action::ScreenOff | Action::KeepScreen(_) => {
-                Err(StepError(texts::not_supported(
-                    action.step_type().as_str(),
-                    self.d.device_id(),
+            Action::Clipboard(c) => self.clipboard(c).await,
+            Action::ScreenOn | Action::ScreenOff | Action::KeepScreen(_) => Err(StepError(
+                texts::not_supported(action.step_type().as_str(), self.d.device_id()),
+            )),
+            Action::Group(_) | Action::Loop(_) | Action::IfEl(_) => unreachable_container(action),
+        }
+    }
+}
+
+impl Exec<'_> {
+    /// `clipboard`: `set_clipboard`, or `get_clipboard` into the variable `read_into` names
+    /// (the steps after it read `{{name}}`).
+    async fn clipboard(&mut self, c: &Clipboard) -> Result<Done, StepError> {
+        match c {
+            Clipboard::Set { text } => {
+                self.d.act("set_clipboard", json!({"text": text})).await?;
+                Ok(Done::message(texts::clipboard_set(text.chars().count())))
+            }
+            Clipboard::Read { into } => {
+                let answer = self.d.observe("get_clipboard", json!({})).await?;
+                let Some(text) = answer["text"].as_str() else {
+                    return Err(StepError(texts::clipboard_answer_unreadable(&answer)));
+                };
+                self.vars.set(into.clone(), text);
+                Ok(Done::message(texts::clipboard_read(
+                    into,
+                    text.chars().count(),
                 )))
             }
-            Action::Group(_) | Action::Loop(_) | Action::IfEl(_) => unreachable_container(action),
         }
     }
 }
@@ -219,7 +243,7 @@ impl Driver<'_> {
         self.act("keyboard_input", args).await?;
         Ok(Done {
             located,
-            message: None,
+            ..Done::default()
         })
     }
 
@@ -247,6 +271,7 @@ impl Driver<'_> {
         Ok(Done {
             located,
             message: answer["waited_ms"].as_u64().map(texts::waited),
+            ..Done::default()
         })
     }
 
@@ -300,7 +325,7 @@ impl Driver<'_> {
         self.wheel(s.direction, s.amount, area.as_ref()).await?;
         Ok(Done {
             located: area,
-            message: None,
+            ..Done::default()
         })
     }
 
@@ -315,6 +340,7 @@ impl Driver<'_> {
                 return Ok(Done {
                     located: Some(l),
                     message: Some(texts::swipes_taken(swipes)),
+                    ..Done::default()
                 });
             }
             if swipes < s.max_swipes {

@@ -18,6 +18,13 @@ use super::texts;
 /// How many matches a locate asks for: the chosen one and a few to report ambiguity with.
 const LOCATE_LIMIT: usize = 5;
 
+/// The longest a step's screenshot may take.
+pub(crate) const SCREENSHOT_LIMIT: Duration = Duration::from_secs(10);
+
+/// The screenshot tools every device with a screen has (docs/observation.md).
+const WINDOW_SHOT: &str = "capture_window_screenshot";
+const DESKTOP_SHOT: &str = "capture_desktop_screenshot";
+
 /// A control a selector located, and whether the fuzzy retry had to find it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Located {
@@ -84,6 +91,11 @@ impl<'a> Driver<'a> {
         self.app.is_some()
     }
 
+    /// The application window selected now.
+    pub(crate) fn selection(&self) -> Option<&AppSelection> {
+        self.app.as_ref()
+    }
+
     fn ctx(&self, on_app: bool) -> ExecContext {
         let mut ctx = ExecContext::new(&self.device.id, &self.device.profile);
         ctx.cancel = self.cancel.clone();
@@ -102,6 +114,19 @@ impl<'a> Driver<'a> {
         args: Value,
         on_app: bool,
     ) -> CommandResult {
+        let ctx = self.ctx(on_app);
+        self.call_in(ctx, Some(tool_type), tool, args).await.0
+    }
+
+    /// [`Driver::call`] in `ctx` (`tool_type` none: the tool wherever the device routes it);
+    /// also the ids the call's images were kept under.
+    async fn call_in(
+        &mut self,
+        ctx: ExecContext,
+        tool_type: Option<ToolType>,
+        tool: &str,
+        args: Value,
+    ) -> (CommandResult, Vec<String>) {
         let call_id = uuid::Uuid::new_v4().to_string();
         self.em.emit(EventKind::StepStart {
             call_id: call_id.clone(),
@@ -116,9 +141,8 @@ impl<'a> Driver<'a> {
             call_id: call_id.clone(),
             tool_name: tool.to_owned(),
             parameters,
-            tool_type: Some(tool_type),
+            tool_type,
         };
-        let ctx = self.ctx(on_app);
         let started = Instant::now();
         let result = self
             .device
@@ -131,11 +155,42 @@ impl<'a> Driver<'a> {
         self.tool_time += took;
         self.calls += 1;
         let step = ToolStep::from_result(tool, args, &result, self.em.images(), took);
+        let image_ids = step.image_ids.clone();
         self.em.emit(EventKind::Step(step));
         if let Some(selection) = AppSelection::from_result(&result) {
             self.app = Some(selection);
         }
-        result
+        (result, image_ids)
+    }
+
+    /// A screenshot of the selected window (of the screen when none is selected, or when the
+    /// window cannot be captured), kept through the run's image sink: the ids of its images,
+    /// none when the device could not take one. Each capture may take [`SCREENSHOT_LIMIT`],
+    /// whatever the step's own limit; a run whose time is up still gets it.
+    pub(crate) async fn screenshot(&mut self) -> Vec<String> {
+        if self.has_app() {
+            let ids = self.capture(WINDOW_SHOT, true).await;
+            if !ids.is_empty() {
+                return ids;
+            }
+        }
+        self.capture(DESKTOP_SHOT, false).await
+    }
+
+    async fn capture(&mut self, tool: &str, on_app: bool) -> Vec<String> {
+        let mut ctx = self.ctx(on_app);
+        if self.cancel.is_cancelled() {
+            ctx.cancel = CancellationToken::new();
+        }
+        ctx.deadline = SCREENSHOT_LIMIT;
+        // By name alone: the desktop and the browser route their screenshots as observations,
+        // and other devices may route them otherwise.
+        let (r, ids) = self.call_in(ctx, None, tool, json!({})).await;
+        if r.status == ResultStatus::Success {
+            ids
+        } else {
+            Vec::new()
+        }
     }
 
     /// A call whose failure fails the step: the Result's value, or its error text.

@@ -2,6 +2,7 @@
 //! (`group`, `loop`, `if_el`) whose sub-steps run through the same path. What one leaf step
 //! does on the device is `actions`.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use deft_protocol::task_run::{StepStatus, TaskStepResult, TaskStepStart};
@@ -11,7 +12,7 @@ use futures::future::BoxFuture;
 use super::actions::Done;
 use super::driver::{Driver, StepError};
 use super::texts;
-use crate::step::{Action, IfEl, Loop, OnError, Repeat, Step, child_path};
+use crate::step::{Action, IfEl, Loop, OnError, Repeat, Screenshots, Step, child_path};
 use crate::vars::Vars;
 
 /// A leaf step's limit unless its `timeout_s` says: the tool layer's default call limit.
@@ -25,11 +26,58 @@ pub(crate) enum Flow {
     End(DoneStatus, String),
 }
 
+/// Why the run's cancellation fired: a person's stop, or the run's own `timeout_s` passing.
+/// Either way the step in flight fails with the reason and the steps after it are skipped.
+pub(crate) struct Cutoff {
+    limit: Duration,
+    passed: AtomicBool,
+}
+
+impl Cutoff {
+    /// The cutoff of a run limited to `limit`.
+    pub(crate) fn new(limit: Duration) -> Self {
+        Cutoff {
+            limit,
+            passed: AtomicBool::new(false),
+        }
+    }
+
+    /// The run's time is up (before its cancellation is fired).
+    pub(crate) fn pass(&self) {
+        self.passed.store(true, Ordering::SeqCst);
+    }
+
+    pub(crate) fn timed_out(&self) -> bool {
+        self.passed.load(Ordering::SeqCst)
+    }
+
+    /// How the run ends once cancelled.
+    fn end(&self) -> Flow {
+        if self.timed_out() {
+            Flow::End(DoneStatus::Timeout, texts::run_timeout(self.limit))
+        } else {
+            Flow::End(DoneStatus::Stopped, texts::STOPPED.to_owned())
+        }
+    }
+
+    /// The error of the step it cut short.
+    fn why(&self) -> String {
+        if self.timed_out() {
+            texts::run_timeout_in_step(self.limit)
+        } else {
+            texts::STOPPED.to_owned()
+        }
+    }
+}
+
 /// One run in progress: the device session, the variables, the results so far.
 pub(crate) struct Exec<'a> {
     pub(crate) d: Driver<'a>,
     pub(crate) vars: Vars,
     pub(crate) results: Vec<TaskStepResult>,
+    pub(crate) cutoff: std::sync::Arc<Cutoff>,
+    /// When a step's result keeps a screenshot.
+    pub(crate) screenshots: Screenshots,
 }
 
 impl<'a> Exec<'a> {
@@ -47,7 +95,7 @@ impl<'a> Exec<'a> {
             for (i, step) in steps.iter().enumerate() {
                 let path = format!("{}{suffix}", child_path(parent, field, i));
                 let flow = if self.d.cancel.is_cancelled() {
-                    Flow::End(DoneStatus::Stopped, texts::STOPPED.to_owned())
+                    self.cutoff.end()
                 } else {
                     self.run_step(&path, step, inherited).await
                 };
@@ -63,7 +111,8 @@ impl<'a> Exec<'a> {
         })
     }
 
-    /// Runs one step and records its result.
+    /// Runs one step and records its result. A step the run's cancellation cut short (a stop,
+    /// the run's timeout) fails with the reason and ends the run.
     async fn run_step(&mut self, path: &str, step: &Step, inherited: OnError) -> Flow {
         let step_type = step.step_type().as_str().to_owned();
         self.d.em.emit(EventKind::TaskStepStart(TaskStepStart {
@@ -79,15 +128,40 @@ impl<'a> Exec<'a> {
             Action::IfEl(c) => self.run_if(path, c, on_error).await,
             _ => self.leaf(step).await,
         };
+        let took = started.elapsed();
+        let cut = self.d.cancel.is_cancelled();
+        let outcome = match outcome {
+            Err(_) if cut => Err(StepError(self.cutoff.why())),
+            other => other,
+        };
         let failed = outcome.is_err();
-        self.record(path, step_type, started.elapsed(), outcome);
+        let images = if self.wants_screenshot(step, failed) {
+            self.d.screenshot().await
+        } else {
+            Vec::new()
+        };
+        self.record(path, step_type, took, outcome, images);
         match flow {
             Some(end) => end,
+            None if cut => self.cutoff.end(),
             None if failed && on_error == OnError::Stop => {
                 Flow::End(DoneStatus::Failed, texts::failed_at(path))
             }
             None => Flow::Next,
         }
+    }
+
+    /// Whether a step's result keeps a screenshot: per the task's `screenshots`, for leaf
+    /// steps (a container's failure is its sub-step's, which has one), never after a person's
+    /// stop (it must take effect at once).
+    fn wants_screenshot(&self, step: &Step, failed: bool) -> bool {
+        let stopped = self.d.cancel.is_cancelled() && !self.cutoff.timed_out();
+        let wanted = match self.screenshots {
+            Screenshots::Never => false,
+            Screenshots::OnFailure => failed,
+            Screenshots::EveryStep => true,
+        };
+        wanted && !stopped && !step.step_type().is_container()
     }
 
     /// A leaf step: its variables expanded, bounded by its timeout, cut short by a stop.
@@ -106,12 +180,11 @@ impl<'a> Exec<'a> {
             r = tokio::time::timeout(limit + Duration::from_secs(1), self.act(&action, step)) => {
                 r.unwrap_or_else(|_| Err(StepError(texts::step_timeout(limit))))
             }
-            () = cancel.cancelled() => Err(StepError(texts::STOPPED.to_owned())),
+            // run_step gives the reason (a stop or the run's timeout).
+            () = cancel.cancelled() => Err(StepError(String::new())),
         };
         let flow = match (&action, &outcome) {
-            _ if self.d.cancel.is_cancelled() => {
-                Some(Flow::End(DoneStatus::Stopped, texts::STOPPED.to_owned()))
-            }
+            _ if self.d.cancel.is_cancelled() => None,
             (Action::MarkDone(f), Ok(_)) => Some(Flow::End(
                 DoneStatus::Completed,
                 f.message
@@ -129,7 +202,9 @@ impl<'a> Exec<'a> {
         (outcome, flow)
     }
 
-    /// Sub-steps as one step: it fails when a sub-step's failure stopped the list.
+    /// Sub-steps as one step: it fails when a sub-step's failure stopped the list, or when
+    /// the run's cancellation cut it short (run_step gives the reason); a `mark_done` or
+    /// `stop_self` inside ends the run with the container ok.
     async fn container(
         &mut self,
         path: &str,
@@ -141,6 +216,7 @@ impl<'a> Exec<'a> {
         match self.run_steps(path, field, suffix, steps, on_error).await {
             Flow::Next => (Ok(Done::default()), None),
             Flow::End(DoneStatus::Failed, message) => (Err(StepError(message)), None),
+            Flow::End(..) if self.d.cancel.is_cancelled() => (Err(StepError(String::new())), None),
             end @ Flow::End(..) => (Ok(Done::default()), Some(end)),
         }
     }
@@ -236,25 +312,22 @@ impl<'a> Exec<'a> {
         );
     }
 
-    /// Records a step that ran: ok with what it did, or failed with why.
+    /// Records a step that ran: ok with what it did, or failed with why; with the
+    /// screenshots kept after it.
     fn record(
         &mut self,
         path: &str,
         step_type: String,
         took: Duration,
         outcome: Result<Done, StepError>,
+        image_ids: Vec<String>,
     ) {
-        match outcome {
-            Ok(done) => self.finish(path, step_type, took, StepStatus::Ok, done, None),
-            Err(e) => self.finish(
-                path,
-                step_type,
-                took,
-                StepStatus::Failed,
-                Done::default(),
-                Some(e.0),
-            ),
-        }
+        let (status, done, error) = match outcome {
+            Ok(done) => (StepStatus::Ok, done, None),
+            Err(e) => (StepStatus::Failed, Done::default(), Some(e.0)),
+        };
+        let done = Done { image_ids, ..done };
+        self.finish(path, step_type, took, status, done, error);
     }
 
     /// Emits a step's result and keeps it.
@@ -276,7 +349,7 @@ impl<'a> Exec<'a> {
             healed_from: done.located.and_then(|l| l.healed_from),
             error,
             message: done.message,
-            image_ids: Vec::new(),
+            image_ids: done.image_ids,
         };
         self.d.em.emit(EventKind::TaskStep(result.clone()));
         self.results.push(result);

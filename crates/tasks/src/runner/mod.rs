@@ -14,6 +14,7 @@ mod exec;
 mod texts;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use deft_protocol::task_run::{StepStatus, TaskStepResult};
@@ -26,7 +27,7 @@ pub use emit::RunSinks;
 
 use crate::step::{Task, limits};
 use crate::vars::Vars;
-use exec::{Exec, Flow};
+use exec::{Cutoff, Exec, Flow};
 
 /// What a run is given besides the task.
 #[derive(Debug, Clone, Default)]
@@ -50,6 +51,9 @@ pub struct RunReport {
     pub tool_time: Duration,
     /// Tool calls made.
     pub calls: u64,
+    /// The application window selected when the run ended (an `open_app`'s window), so a
+    /// caller that goes on with the device (the agent after `run_action`) can go on in it.
+    pub app: Option<deft_tools::AppSelection>,
 }
 
 impl RunReport {
@@ -70,20 +74,28 @@ pub async fn run_task(
 ) -> RunReport {
     let started = Instant::now();
     let limit = Duration::from_secs_f64(task.timeout_s.unwrap_or(limits::DEFAULT_TASK_TIMEOUT_S));
+    let cutoff = Arc::new(Cutoff::new(limit));
     let mut exec = Exec {
         d: driver::Driver::new(device, cancel.child_token(), emit::Emitter::new(sinks)),
         vars: Vars::for_run(task, &request.variables),
         results: Vec::new(),
+        cutoff: cutoff.clone(),
+        screenshots: task.screenshots,
     };
     let run_cancel = exec.d.cancel.clone();
     let flow = {
         let steps = exec.run_steps("", "steps", "", &task.steps, task.on_error);
+        // At the limit the run is cancelled as a stop is, so the step in flight and the ones
+        // after it are recorded; the steps then end the run as `timeout`.
+        let deadline = async {
+            tokio::time::sleep(limit).await;
+            cutoff.pass();
+            run_cancel.cancel();
+            std::future::pending::<std::convert::Infallible>().await
+        };
         tokio::select! {
             flow = steps => flow,
-            () = tokio::time::sleep(limit) => {
-                run_cancel.cancel();
-                Flow::End(DoneStatus::Timeout, texts::run_timeout(limit))
-            }
+            never = deadline => match never {},
         }
     };
     let (status, why) = match flow {
@@ -97,6 +109,7 @@ pub async fn run_task(
         total: started.elapsed(),
         tool_time: exec.d.tool_time,
         calls: exec.d.calls,
+        app: exec.d.selection().cloned(),
     };
     report.message = texts::summary(
         report.count(StepStatus::Ok),
@@ -104,10 +117,10 @@ pub async fn run_task(
         report.count(StepStatus::Skipped),
         why.as_deref(),
     );
-    exec.d.em.emit(EventKind::Done {
-        answer: report.message.clone(),
-        usage: Usage::default(),
+    exec.d.em.emit(EventKind::done(
+        report.message.clone(),
+        Usage::default(),
         status,
-    });
+    ));
     report
 }

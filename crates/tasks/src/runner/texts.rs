@@ -65,6 +65,14 @@ pub fn run_timeout(limit: std::time::Duration) -> String {
     format!("the run passed its timeout of {} s", limit.as_secs_f64())
 }
 
+/// The step in flight when the run passed its limit.
+pub fn run_timeout_in_step(limit: std::time::Duration) -> String {
+    format!(
+        "the run passed its timeout of {} s while this step ran",
+        limit.as_secs_f64()
+    )
+}
+
 /// A step type this device has no tool for.
 pub fn not_supported(step_type: &str, device: &str) -> String {
     format!("{step_type} is not supported on this device ({device}): it has no tool for it")
@@ -90,6 +98,29 @@ pub fn launched_without_window(app: &str) -> String {
 /// `open_app` selected the new window.
 pub fn opened_window(app: &str, id: &str) -> String {
     format!("{app} opened in window {id}")
+}
+
+/// A `clipboard` step set the clipboard.
+pub fn clipboard_set(chars: usize) -> String {
+    format!("put {chars} character{} on the clipboard", plural(chars))
+}
+
+/// A `clipboard` step read the clipboard into a variable.
+pub fn clipboard_read(name: &str, chars: usize) -> String {
+    format!(
+        "read {chars} character{} into {{{{{name}}}}}",
+        plural(chars)
+    )
+}
+
+/// `get_clipboard` answered without its text.
+pub fn clipboard_answer_unreadable(answer: &serde_json::Value) -> String {
+    let head: String = answer.to_string().chars().take(120).collect();
+    format!("get_clipboard did not answer with a text: {head}")
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
 }
 
 /// How long a `wait_el` waited.

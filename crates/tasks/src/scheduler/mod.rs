@@ -23,10 +23,17 @@
 //!   now — never a burst of every missed fire.
 //! - **Stop**: on the cancellation token; handler calls in flight get up to 5 s, fires still
 //!   waiting for a busy task are recorded as skipped.
+//! - **Jobs**: the server's own work on a schedule (the daily experience audit) lives in the
+//!   store's `jobs` beside the task schedules and is claimed the same way, so it too fires once
+//!   across servers; a claimed job fire goes to the [`JobHandler`] given with
+//!   [`Scheduler::with_jobs`], which starts the work and answers at once. A missed job fire
+//!   runs once; there is no busy policy (the handler decides what a fire does while the work
+//!   still runs).
 
 mod clock;
 mod run;
 mod texts;
+mod zone;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -37,6 +44,7 @@ use parking_lot::Mutex;
 use tokio::sync::{Notify, broadcast};
 
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use zone::local_zone;
 
 use crate::schedule::ScheduleSpec;
 
@@ -100,6 +108,7 @@ impl Fire {
             device: None,
             variables: serde_json::Map::new(),
             started_at_ms,
+            owner: None,
         }
     }
 }
@@ -130,6 +139,24 @@ pub enum FireOutcome {
 pub trait FireHandler: Send + Sync + 'static {
     /// Starts the run of `fire`, or says why not.
     fn fire(&self, fire: Fire) -> BoxFuture<'_, FireOutcome>;
+}
+
+/// One claimed job fire, handed to the [`JobHandler`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobFire {
+    /// The job's name.
+    pub name: String,
+    /// The moment it was due, ms since the epoch.
+    pub fire_at_ms: i64,
+    /// It was more than the grace late (no server was running): it runs once now.
+    pub missed: bool,
+}
+
+/// What the server does with a claimed job fire: start the job's work and answer at once
+/// (the scheduler does not wait for the work).
+pub trait JobHandler: Send + Sync + 'static {
+    /// Starts the work of `fire`.
+    fn fire(&self, fire: JobFire) -> BoxFuture<'_, ()>;
 }
 
 /// What the scheduler did, for logs, the console and tests ([`SchedulerHandle::subscribe`]).
@@ -166,6 +193,11 @@ pub enum SchedulerEvent {
         fire: Fire,
         /// Why it is busy.
         reason: String,
+    },
+    /// A job fire was claimed and handed to the [`JobHandler`].
+    JobFired {
+        /// The fire.
+        fire: JobFire,
     },
     /// Another server claimed this fire first (or the schedule changed under it).
     ClaimLost {
@@ -213,6 +245,7 @@ impl SchedulerHandle {
 pub struct Scheduler {
     store: Store,
     handler: Arc<dyn FireHandler>,
+    jobs: Option<Arc<dyn JobHandler>>,
     clock: Arc<dyn Clock>,
     config: SchedulerConfig,
     shared: Arc<Shared>,
@@ -229,6 +262,7 @@ impl Scheduler {
         Scheduler {
             store,
             handler,
+            jobs: None,
             clock,
             config,
             shared: Arc::new(Shared {
@@ -237,6 +271,12 @@ impl Scheduler {
                 events: broadcast::channel(1_024).0,
             }),
         }
+    }
+
+    /// Fires the store's jobs too, handing each claimed fire to `handler`.
+    pub fn with_jobs(mut self, handler: Arc<dyn JobHandler>) -> Scheduler {
+        self.jobs = Some(handler);
+        self
     }
 
     /// The handle to wake it and follow it.

@@ -5,12 +5,12 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use deft_store::{FireClaim, MisfirePolicy, Schedule, StoreError, TaskRunStatus};
+use deft_store::{FireClaim, JobClaim, MisfirePolicy, Schedule, StoreError, TaskRunStatus};
 use futures::future::BoxFuture;
 use tokio::task::{Id, JoinError, JoinSet};
 use tokio_util::sync::CancellationToken;
 
-use super::{Fire, FireOutcome, Scheduler, SchedulerEvent, texts};
+use super::{Fire, FireOutcome, JobFire, Scheduler, SchedulerEvent, texts};
 use crate::schedule::ScheduleSpec;
 use deft_store::BusyPolicy;
 
@@ -127,10 +127,61 @@ impl Run {
         for schedule in &due {
             self.fire_one(schedule, now).await?;
         }
-        if full {
+        let jobs_full = self.fire_jobs(now).await?;
+        if full || jobs_full {
             return Ok(Some(now));
         }
-        self.s.store.earliest_fire_at().await
+        let earliest = self.s.store.earliest_fire_at().await?;
+        if self.s.jobs.is_none() {
+            return Ok(earliest);
+        }
+        let job = self.s.store.earliest_job_fire_at().await?;
+        Ok(earliest.into_iter().chain(job).min())
+    }
+
+    /// Claims and hands on the jobs due at `now` (when the scheduler has a job handler);
+    /// `true` when more were due than one batch held.
+    async fn fire_jobs(&mut self, now: i64) -> Result<bool, StoreError> {
+        let Some(handler) = self.s.jobs.clone() else {
+            return Ok(false);
+        };
+        let due = self.s.store.due_jobs(now, self.s.config.batch).await?;
+        for job in &due {
+            let Some(fire_at_ms) = job.next_fire_at_ms else {
+                continue;
+            };
+            let spec = ScheduleSpec::parse(&job.kind);
+            if let Err(e) = &spec {
+                tracing::error!(job = %job.name, error = %e, "a job's schedule no longer parses; it stops firing");
+            }
+            let claim = JobClaim {
+                name: job.name.clone(),
+                version: job.version,
+                fire_at_ms,
+                next_fire_at_ms: spec
+                    .as_ref()
+                    .ok()
+                    .and_then(|spec| spec.next_fire(fire_at_ms, now)),
+            };
+            if !self.s.store.claim_job_fire(&claim).await? {
+                tracing::debug!(job = %job.name, fire_at_ms, "job fire claimed elsewhere");
+                continue;
+            }
+            if spec.is_err() {
+                continue;
+            }
+            let fire = JobFire {
+                name: job.name.clone(),
+                fire_at_ms,
+                missed: now - fire_at_ms > ms(self.s.config.misfire_grace),
+            };
+            tracing::info!(job = %fire.name, fire_at_ms, missed = fire.missed, "job fired");
+            let handler = handler.clone();
+            let call = fire.clone();
+            tokio::spawn(async move { handler.fire(call).await });
+            self.emit(SchedulerEvent::JobFired { fire });
+        }
+        Ok(due.len() >= self.s.config.batch as usize)
     }
 
     /// The next wake: the earliest fire, a waiting fire's retry, or the periodic re-read.

@@ -57,6 +57,36 @@ pub struct Task {
     /// starting with a digit.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub variables: BTreeMap<String, String>,
+    /// When the run keeps a screenshot of the window with a step's result: `on_failure` (the
+    /// default), `every_step` or `never`.
+    #[serde(default)]
+    pub screenshots: Screenshots,
+}
+
+/// When a run keeps a screenshot of the window (of the screen when no window is selected)
+/// with a step's result, so the run history shows what the device showed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Screenshots {
+    /// After a step that failed (the default).
+    #[default]
+    OnFailure,
+    /// After every step that ran (sub-steps of `group`, `loop` and `if_el`, not the
+    /// containers themselves).
+    EveryStep,
+    /// Never.
+    Never,
+}
+
+impl Screenshots {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Screenshots::OnFailure => "on_failure",
+            Screenshots::EveryStep => "every_step",
+            Screenshots::Never => "never",
+        }
+    }
 }
 
 /// One step: its `type` and parameters, and the fields every type takes.

@@ -35,6 +35,17 @@ impl DeviceKind {
         }
     }
 
+    /// The kind a device's profile implies: `browser`, a `desktop` profile, `android`; any
+    /// other profile (`shell`, a test's) a remote device of unknown kind.
+    pub fn of_profile(profile: &str) -> Self {
+        match profile {
+            "browser" => DeviceKind::Browser,
+            "android" => DeviceKind::Android,
+            p if p.starts_with("desktop") => DeviceKind::Desktop,
+            _ => DeviceKind::Remote,
+        }
+    }
+
     /// The wire name.
     pub fn as_str(self) -> &'static str {
         match self {

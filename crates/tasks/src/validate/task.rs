@@ -1,16 +1,16 @@
-//! The task object: its own fields (name, device, on_error, timeout_s, variables, and
-//! `$schema` for editors), its steps, and the checks over the whole task (step count, unused
+//! The task object: its own fields (name, device, on_error, timeout_s, variables,
+//! screenshots, and `$schema` for editors), its steps, and the checks over the whole task (step count, unused
 //! variables).
 
 use serde_json::{Map, Value};
 
 use super::ctx::Ctx;
 use super::device::DeviceKind;
-use super::fields::{Fields, Number, Read, Spot, Text};
+use super::fields::{Choice, Fields, Number, Read, Spot, Text};
 use super::step::{ON_ERROR, list};
 use super::variables::warn_unused;
 use crate::step::limits::*;
-use crate::step::{OnError, Task};
+use crate::step::{OnError, Screenshots, Task};
 use crate::texts;
 use crate::vars::is_valid_name;
 use std::collections::BTreeMap;
@@ -34,6 +34,7 @@ pub(super) fn task(ctx: &mut Ctx<'_>, v: &Value) -> Option<Task> {
     let on_error = f.or(ctx, "on_error", ON_ERROR, OnError::Stop);
     let timeout_s = f.opt(ctx, "timeout_s", Number::timeout(MAX_TASK_TIMEOUT_S));
     let variables = variables(ctx, &mut f);
+    let screenshots = f.or(ctx, "screenshots", SCREENSHOTS, Screenshots::OnFailure);
     let raw_steps = f.take("steps");
     f.refuse_unknown(ctx, &[], &|_| None);
     if ctx.device.is_none() {
@@ -57,8 +58,16 @@ pub(super) fn task(ctx: &mut Ctx<'_>, v: &Value) -> Option<Task> {
         on_error: on_error?,
         timeout_s: timeout_s?,
         variables: variables?,
+        screenshots: screenshots?,
     })
 }
+
+/// The task's `screenshots` values.
+const SCREENSHOTS: Choice<Screenshots> = Choice(&[
+    ("on_failure", Screenshots::OnFailure),
+    ("every_step", Screenshots::EveryStep),
+    ("never", Screenshots::Never),
+]);
 
 /// A top-level step list: the task's, or the action library's steps on their own.
 pub(super) fn steps(ctx: &mut Ctx<'_>, v: &Value) -> Option<Vec<crate::step::Step>> {

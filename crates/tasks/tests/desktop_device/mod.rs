@@ -84,3 +84,20 @@ pub fn example(name: &str) -> deft_tasks::Task {
     v.value
         .unwrap_or_else(|| panic!("{} does not validate: {report}", path.display()))
 }
+
+/// One tool call on `device` — the HostAgent's, or the AppAgent's of `app` when given — and
+/// its Result.
+pub async fn call(
+    device: &Device,
+    kind: deft_protocol::ToolType,
+    tool: &str,
+    args: serde_json::Value,
+    app: Option<&deft_tools::AppSelection>,
+) -> deft_protocol::CommandResult {
+    let mut ctx = deft_tools::ExecContext::new(&device.id, &device.profile);
+    if let Some(app) = app {
+        app.apply(&mut ctx);
+    }
+    let cmd = deft_protocol::Command::new(tool, Some(kind), args).with_call_id("t");
+    device.dispatcher.execute(&ctx, vec![cmd]).await.remove(0)
+}

@@ -54,6 +54,33 @@ pub fn recorder() -> (Arc<Recorder>, RunSinks, mpsc::UnboundedReceiver<AgentEven
     (rec, sinks, rx)
 }
 
+/// Keeps the images a run hands over (bytes and type), naming them `shot-1`, `shot-2`, ….
+#[derive(Default)]
+pub struct KeptImages {
+    pub images: Mutex<Vec<(Vec<u8>, String)>>,
+}
+
+impl deft_protocol::ImageSink for KeptImages {
+    fn store(&self, bytes: &[u8], mime: &str) -> String {
+        let mut kept = self.images.lock();
+        kept.push((bytes.to_vec(), mime.to_owned()));
+        format!("shot-{}", kept.len())
+    }
+}
+
+/// [`recorder`] whose run sinks keep the images too.
+pub fn recorder_keeping_images() -> (
+    Arc<Recorder>,
+    RunSinks,
+    mpsc::UnboundedReceiver<AgentEvent>,
+    Arc<KeptImages>,
+) {
+    let (rec, mut sinks, rx) = recorder();
+    let kept = Arc::new(KeptImages::default());
+    sinks.images = kept.clone();
+    (rec, sinks, rx, kept)
+}
+
 /// A task from JSON, through the validator (which must accept it).
 pub fn task(json: serde_json::Value) -> Task {
     let v = deft_tasks::validate_task(&json, &Default::default());
@@ -106,4 +133,32 @@ pub fn first_tool_step(events: &[AgentEvent]) -> deft_protocol::ToolStep {
             _ => None,
         })
         .expect("a tool call's step event")
+}
+
+/// Runs `task` on `device` with no variables, never stopped: the report.
+pub async fn run_on(task: &Task, device: &deft_tools::Device) -> deft_tasks::runner::RunReport {
+    let (_rec, sinks, _rx) = recorder();
+    deft_tasks::runner::run_task(
+        task,
+        device,
+        &deft_tasks::runner::RunRequest::default(),
+        sinks,
+        tokio_util::sync::CancellationToken::new(),
+    )
+    .await
+}
+
+/// One line per step result (path, type, status, matched control, message, error), for
+/// assertion messages.
+pub fn step_lines(report: &deft_tasks::runner::RunReport) -> Vec<String> {
+    report
+        .steps
+        .iter()
+        .map(|s| {
+            format!(
+                "{} {} {:?} {:?} {:?} {:?}",
+                s.path, s.step_type, s.status, s.matched, s.message, s.error
+            )
+        })
+        .collect()
 }

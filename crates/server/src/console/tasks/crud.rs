@@ -41,13 +41,37 @@ impl PageQuery {
     }
 }
 
-/// `GET /api/tasks`: a page of tasks with their next fire and last run, by name.
+/// `GET /api/tasks` query.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListQuery {
+    /// Only tasks whose name contains this text (case ignored).
+    #[serde(default)]
+    q: Option<String>,
+    /// At most this many (1–1,000, default 50). Not a flattened [`PageQuery`]: query strings
+    /// carry numbers as text, which a flattened struct cannot parse.
+    #[serde(default)]
+    limit: Option<u32>,
+    /// Skip this many.
+    #[serde(default)]
+    offset: Option<u64>,
+}
+
+/// `GET /api/tasks?q=&limit=&offset=`: a page of tasks with their schedules in words, next
+/// fire and last run, by name.
 pub async fn list(
     State(app): State<AppState>,
-    Query(q): Query<PageQuery>,
+    Query(q): Query<ListQuery>,
 ) -> Result<Response, TaskError> {
     let console = app.console()?;
-    let page = console.store().tasks(q.page()).await?;
+    let filter = deft_store::TaskFilter {
+        name_contains: q.q.filter(|t| !t.trim().is_empty()),
+    };
+    let paging = PageQuery {
+        limit: q.limit,
+        offset: q.offset,
+    };
+    let page = console.store().tasks(&filter, paging.page()).await?;
     let items: Vec<TaskView> = page.items.iter().map(TaskView::from).collect();
     Ok(Json(serde_json::json!({"items": items, "total": page.total})).into_response())
 }
@@ -90,6 +114,7 @@ async fn detail(
     let schedules = store.schedules_of_task(&task.id).await?;
     let listing = deft_store::TaskListing {
         task: task.clone(),
+        schedules: schedules.clone(),
         schedule_count: schedules.len() as u64,
         next_fire_at_ms: task
             .enabled
@@ -175,12 +200,10 @@ pub async fn validate(
 }
 
 /// The validator's device kind of a device this server knows: its profile decides
-/// (`browser`, a desktop profile, else a client whose kind is not known).
-fn kind_of(app: &AppState, device: &str) -> DeviceKind {
-    match app.registry.get(device).map(|d| d.profile.clone()) {
-        Some(p) if p == "browser" => DeviceKind::Browser,
-        Some(p) if p.starts_with("desktop") => DeviceKind::Desktop,
-        Some(_) => DeviceKind::Remote,
+/// (`browser`, a desktop profile, `android`, else a client whose kind is not known).
+pub(crate) fn kind_of(app: &AppState, device: &str) -> DeviceKind {
+    match app.registry.get(device) {
+        Some(d) => DeviceKind::of_profile(&d.profile),
         None => DeviceKind::of_device(device),
     }
 }

@@ -1,7 +1,8 @@
 //! The scheduler of `deft serve` and its [`FireHandler`]: a claimed fire starts the task's
 //! run like `POST /api/tasks/{id}/run` does (trigger `schedule`), or says the task or its
 //! device is busy (the schedule's busy policy decides: wait or skip, recorded either way), or
-//! why it cannot run (recorded as failed).
+//! why it cannot run (recorded as failed). The same scheduler fires the server's jobs (the
+//! daily experience audit, [`crate::console::memory::audit::AuditJob`]).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -67,7 +68,14 @@ pub fn start_scheduler(app: &AppState, stop: CancellationToken) -> Option<JoinHa
         Arc::new(TaskFires { app: app.clone() }),
         console.inner.clock.clone(),
         console.inner.scheduler.clone(),
-    );
+    )
+    .with_jobs(crate::console::memory::audit::AuditJob::new(app.clone()));
     console.tasks().set_scheduler(scheduler.handle());
-    Some(tokio::spawn(scheduler.run(stop)))
+    Some(tokio::spawn(async move {
+        // The daily audit's job exists before the first pass reads the due jobs.
+        if let Err(e) = crate::console::memory::audit::audit_job(&console).await {
+            tracing::warn!(error = %e, "cannot arm the daily experience audit");
+        }
+        scheduler.run(stop).await;
+    }))
 }

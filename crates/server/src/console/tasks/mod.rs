@@ -8,6 +8,7 @@
 
 pub mod crud;
 pub mod fire;
+pub mod liveness;
 pub mod record;
 pub mod runs;
 pub mod schedules;

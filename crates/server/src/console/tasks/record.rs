@@ -1,8 +1,9 @@
 //! Where a task run's events go, and its end: the trace folder (`trace.jsonl`, images,
-//! `report.html`), the store (each `task_step` as a step row, the end through
-//! `finish_task_run`) and the run's [`RunLog`] for SSE watchers. A writer task stores each
-//! step before its event is shown, so a step a watcher saw is in the store; `done` waits until
-//! the store has the run's end and the device is free.
+//! `report.html`), the store (every event in the run's event log, each `task_step` also as a
+//! step row, the end through `finish_task_run`) and the run's [`RunLog`] for SSE watchers. The
+//! writer of agent runs stores each batch before its events are shown, so an event a watcher
+//! saw is in the store and keeps its seq across a crash; `done` waits until the store has the
+//! run's end and the device is free.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -10,7 +11,7 @@ use std::time::Duration;
 
 use deft_protocol::task_run::TaskStepResult;
 use deft_protocol::{AgentEvent, EventKind, EventSink, ImageSink};
-use deft_store::{MatchedControl, StepStatus, TaskRun, TaskRunStatus, TaskRunStep};
+use deft_store::{MatchedControl, StepStatus, StoreError, TaskRun, TaskRunStatus, TaskRunStep};
 use deft_tasks::Task;
 use deft_tasks::runner::{RunReport, RunRequest, RunSinks, run_task};
 use deft_tools::Device;
@@ -19,6 +20,7 @@ use parking_lot::Mutex;
 use tokio::sync::mpsc;
 
 use super::runs::{ActiveTaskRun, done_logged, done_of, status_of};
+use crate::console::event_writer::{EventStore, store_until_done, write_batches};
 use crate::console::run_log::{LoggedEvent, RunLog};
 use crate::console::runs::agent_runtime;
 use crate::console::{Console, now_ms, texts};
@@ -100,7 +102,7 @@ pub(super) fn spawn(console: &Console, run: Arc<ActiveTaskRun>, launch: Launch) 
     .ok()
     .map(Arc::new);
     let (tx, rx) = mpsc::unbounded_channel();
-    let writer = tokio::spawn(write_steps(console.store().clone(), run.clone(), rx));
+    let writer = tokio::spawn(write_events(console.store().clone(), run.clone(), rx));
     let sink = Arc::new(TaskSink {
         run: run.clone(),
         tx,
@@ -153,21 +155,28 @@ pub(super) fn spawn(console: &Console, run: Arc<ActiveTaskRun>, launch: Launch) 
     });
 }
 
-/// Stores each step row, then shows its event.
-async fn write_steps(
+/// Stores each batch — its step rows, then its events — and only then shows the events: a
+/// step or event a watcher saw is in the store (agent runs' writer, with the step rows).
+async fn write_events(
     store: deft_store::Store,
     run: Arc<ActiveTaskRun>,
-    mut rx: mpsc::UnboundedReceiver<Persist>,
+    rx: mpsc::UnboundedReceiver<Persist>,
 ) {
-    let mut seq = 0u64;
-    while let Some(p) = rx.recv().await {
-        if let Some((result, started_at_ms)) = p.step {
-            let step = step_row(seq, &result, started_at_ms);
-            seq += 1;
-            store_step(&store, &run.run_id, &step).await;
+    let kept = EventStore::Task(run.run_id.clone());
+    let shown = run.clone();
+    let mut step_seq = 0u64;
+    let keep = async move |batch: &[Persist]| {
+        for p in batch {
+            if let Some((result, started_at_ms)) = &p.step {
+                let step = step_row(step_seq, result, *started_at_ms);
+                step_seq += 1;
+                store_step(&store, kept.run_id(), &step).await;
+            }
         }
-        run.log.push(p.event);
-    }
+        let events: Vec<LoggedEvent> = batch.iter().map(|p| p.event.clone()).collect();
+        store_until_done(&store, &kept, &events).await;
+    };
+    write_batches(rx, keep, move |p| shown.log.push(p.event)).await;
 }
 
 /// The store's row of a step result.
@@ -190,6 +199,8 @@ fn step_row(seq: u64, r: &TaskStepResult, started_at_ms: i64) -> TaskRunStep {
         }),
         healed_from: r.healed_from.clone().map(serde_json::Value::String),
         error: r.error.clone(),
+        message: r.message.clone(),
+        image_ids: r.image_ids.clone(),
     }
 }
 
@@ -229,23 +240,20 @@ async fn finish(
     {
         tracing::error!(run = %run.run_id, error = %e, "cannot store the end of the task run");
     }
-    match done {
+    let done = match done {
         Some(d) => LoggedEvent::new(&d),
         None => done_logged(run.log.last_seq() + 1, &message, done_of(status)),
-    }
+    };
+    let kept = EventStore::Task(run.run_id.clone());
+    store_until_done(console.store(), &kept, std::slice::from_ref(&done)).await;
+    done
 }
 
-/// The log of a run not in memory: its trace's events (the run's stream as it was), closed
-/// with a `done` from the store when the trace has none (a run cut off, one that never
-/// started).
-pub fn stored_log(console: &Console, run: &TaskRun) -> Arc<RunLog> {
-    let path = trace_dir(console, &run.id).join("trace.jsonl");
-    let mut events: Vec<LoggedEvent> = std::fs::read_to_string(&path)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| serde_json::from_str::<deft_trace::Line>(l).ok())
-        .map(|l| LoggedEvent::new(&l.event))
-        .collect();
+/// The log of a run not in memory: its stored events (the run's stream as watchers saw it; for
+/// a run from before the store kept them, its trace's), closed with a `done` from the store's
+/// record when they have none (a run cut off, one that never started).
+pub async fn stored_log(console: &Console, run: &TaskRun) -> Result<Arc<RunLog>, StoreError> {
+    let mut events = past_events(console, &run.id).await?;
     if run.status != TaskRunStatus::Running && !events.last().is_some_and(LoggedEvent::is_done) {
         let seq = events.last().map_or(0, |e| e.seq) + 1;
         let answer = run
@@ -254,5 +262,30 @@ pub fn stored_log(console: &Console, run: &TaskRun) -> Arc<RunLog> {
             .unwrap_or_else(|| texts::task_run_ended(&run.id, run.status.as_str()));
         events.push(done_logged(seq, &answer, done_of(run.status)));
     }
-    RunLog::finished(events)
+    Ok(RunLog::finished(events))
+}
+
+/// A run's events as stored; those before the first stored one (all of them, for a run from
+/// before the store kept them) as its trace has them.
+pub async fn past_events(console: &Console, run_id: &str) -> Result<Vec<LoggedEvent>, StoreError> {
+    let stored: Vec<LoggedEvent> = EventStore::Task(run_id.to_owned())
+        .read(console.store(), 0)
+        .await?
+        .into_iter()
+        .map(|(seq, json)| LoggedEvent::from_json(seq, json))
+        .collect();
+    let first = stored.first().map_or(u64::MAX, |e| e.seq);
+    if first == 1 {
+        return Ok(stored);
+    }
+    let path = trace_dir(console, run_id).join("trace.jsonl");
+    let mut events: Vec<LoggedEvent> = std::fs::read_to_string(&path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<deft_trace::Line>(l).ok())
+        .filter(|l| l.event.seq < first)
+        .map(|l| LoggedEvent::new(&l.event))
+        .collect();
+    events.extend(stored);
+    Ok(events)
 }

@@ -18,12 +18,14 @@ use axum::response::{IntoResponse, Response};
 use deft_protocol::task_run::TaskStepStart;
 use deft_protocol::{AgentEvent, DoneStatus, EventKind, Usage};
 use deft_store::{
-    NewTaskRun, RunStart, StoreError, TaskRun, TaskRunFilter, TaskRunStatus, TaskTrigger,
+    NewDraftRun, NewTaskRun, RunStart, StoreError, TaskRun, TaskRunFilter, TaskRunStatus,
+    TaskTrigger,
 };
 use deft_tasks::runner::RunRequest;
 use deft_tasks::scheduler::SchedulerHandle;
-use deft_tasks::validate::{DeviceKind, Options, Report};
+use deft_tasks::validate::{Options, Report};
 use deft_tools::Devices;
+use deft_tools::devices::BusyGuard;
 use parking_lot::Mutex;
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
@@ -244,30 +246,28 @@ pub async fn start(app: &AppState, console: &Console, order: Order) -> Result<Ta
         .device
         .clone()
         .unwrap_or_else(|| order.task.device.clone());
-    let opts = Options {
-        device: Some(DeviceKind::of_device(&device_id)),
-        provided: order.variables.keys().cloned().collect(),
-        ..Options::default()
-    };
-    let (task, _) = deft_tasks::validate_task(order.task.definition.as_bytes(), &opts)
-        .into_result()
-        .map_err(Refusal::Invalid)?;
-    let device = app.registry.get(&device_id).ok_or_else(|| {
-        let known: Vec<String> = app.registry.list().into_iter().map(|d| d.id).collect();
-        Refusal::NoDevice(texts::task_device_unknown(&device_id, &known))
+    let ready = prepare(
+        app,
+        console,
+        order.task.definition.as_bytes(),
+        &device_id,
+        &order.variables,
+    )
+    .map_err(|refusal| {
+        if matches!(refusal, Refusal::Busy(_)) {
+            console.tasks().note_blocked(&device_id, &order.task.id);
+        }
+        refusal
     })?;
-    let Some(busy) = device.try_reserve() else {
-        console.tasks().note_blocked(&device_id, &order.task.id);
-        return Err(Refusal::Busy(console.device_busy_text(&device_id)));
-    };
     let mut new = order.new;
-    new.device = Some(device_id.clone());
-    let run = match console
+    new.device = Some(device_id);
+    new.owner = Some(console.server_id().to_owned());
+    let started = console
         .store()
         .start_task_run(&new)
         .await
-        .map_err(Refusal::Store)?
-    {
+        .map_err(Refusal::Store)?;
+    let run = match started {
         RunStart::Started(run) => run,
         RunStart::Busy(other) => {
             return Err(Refusal::Busy(texts::task_running(
@@ -276,11 +276,94 @@ pub async fn start(app: &AppState, console: &Console, order: Order) -> Result<Ta
             )));
         }
     };
+    launch(console, ready, &run, order.variables);
+    Ok(run)
+}
+
+/// What a run of a draft (designer mode's "try it") is started with.
+pub struct DraftOrder {
+    /// The task file.
+    pub definition: Vec<u8>,
+    /// The device it runs on.
+    pub device: String,
+    /// The run's variables.
+    pub variables: BTreeMap<String, String>,
+}
+
+/// Starts a run of a draft that is no stored task: validated as a task is (with the run's
+/// variables), its device reserved, recorded as a task run with the trigger `try` (one draft
+/// at a time), then run by the runner like any task; answers at once with the recorded run.
+pub async fn start_draft(
+    app: &AppState,
+    console: &Console,
+    order: DraftOrder,
+) -> Result<TaskRun, Refusal> {
+    let ready = prepare(
+        app,
+        console,
+        &order.definition,
+        &order.device,
+        &order.variables,
+    )?;
+    let new = NewDraftRun {
+        name: ready.task.name.clone(),
+        device: order.device.clone(),
+        variables: json_variables(&order.variables),
+        started_at_ms: now_ms(),
+    };
+    let run = match console
+        .store()
+        .start_draft_run(&new)
+        .await
+        .map_err(Refusal::Store)?
+    {
+        RunStart::Started(run) => run,
+        RunStart::Busy(other) => return Err(Refusal::Busy(texts::draft_running(&other.id))),
+    };
+    launch(console, ready, &run, order.variables);
+    Ok(run)
+}
+
+/// A task checked for a run and its device reserved.
+struct Ready {
+    task: deft_tasks::Task,
+    device: deft_tools::Device,
+    busy: BusyGuard,
+}
+
+/// Validates `definition` for a run on `device_id` with `variables` and reserves the device.
+fn prepare(
+    app: &AppState,
+    console: &Console,
+    definition: &[u8],
+    device_id: &str,
+    variables: &BTreeMap<String, String>,
+) -> Result<Ready, Refusal> {
+    let opts = Options {
+        device: Some(super::crud::kind_of(app, device_id)),
+        provided: variables.keys().cloned().collect(),
+        ..Options::default()
+    };
+    let (task, _) = deft_tasks::validate_task(definition, &opts)
+        .into_result()
+        .map_err(Refusal::Invalid)?;
+    let device = app.registry.get(device_id).ok_or_else(|| {
+        let known: Vec<String> = app.registry.list().into_iter().map(|d| d.id).collect();
+        Refusal::NoDevice(texts::task_device_unknown(device_id, &known))
+    })?;
+    let busy = device
+        .try_reserve()
+        .ok_or_else(|| Refusal::Busy(console.device_busy_text(device_id)))?;
+    Ok(Ready { task, device, busy })
+}
+
+/// Runs a recorded run: in memory as active, the runner on its way.
+fn launch(console: &Console, ready: Ready, run: &TaskRun, variables: BTreeMap<String, String>) {
     let active = Arc::new(ActiveTaskRun {
         run_id: run.id.clone(),
         task_id: run.task_id.clone(),
         task_name: run.task_name.clone(),
-        device: device_id,
+        device: run.device.clone(),
         log: RunLog::new(),
         current: Mutex::new(None),
         cancel: CancellationToken::new(),
@@ -290,15 +373,22 @@ pub async fn start(app: &AppState, console: &Console, order: Order) -> Result<Ta
         console,
         active,
         record::Launch {
-            task,
-            device,
-            busy,
-            request: RunRequest {
-                variables: order.variables,
-            },
+            task: ready.task,
+            device: ready.device,
+            busy: ready.busy,
+            request: RunRequest { variables },
         },
     );
-    Ok(run)
+}
+
+/// A run's variables as the store keeps them.
+fn json_variables(
+    variables: &BTreeMap<String, String>,
+) -> serde_json::Map<String, serde_json::Value> {
+    variables
+        .iter()
+        .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
+        .collect()
 }
 
 /// `POST /api/tasks/{id}/run` body.
@@ -342,12 +432,9 @@ pub async fn start_now(
         schedule_id: None,
         fire_at_ms: None,
         device: body.device.filter(|d| !d.trim().is_empty()),
-        variables: body
-            .variables
-            .iter()
-            .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
-            .collect(),
+        variables: json_variables(&body.variables),
         started_at_ms: now_ms(),
+        owner: None,
     };
     let order = Order {
         task,
@@ -428,7 +515,7 @@ pub async fn get_one(
     let active = console.tasks().active(&id);
     let last_seq = match console.tasks().log(&id) {
         Some(log) => log.last_seq(),
-        None => record::stored_log(console, &run).last_seq(),
+        None => record::stored_log(console, &run).await?.last_seq(),
     };
     Ok(Json(TaskRunDetailView {
         run: TaskRunView::from(&run),
@@ -499,7 +586,7 @@ pub async fn events(
                 .task_run(&id)
                 .await
                 .map_err(unknown_run(&id))?;
-            record::stored_log(console, &run)
+            record::stored_log(console, &run).await?
         }
     };
     Ok(stream::serve_log(log, after, app.stopping.clone()))
@@ -529,40 +616,11 @@ pub fn done_of(status: TaskRunStatus) -> DoneStatus {
 pub fn done_event(seq: u64, answer: &str, status: DoneStatus) -> AgentEvent {
     AgentEvent {
         seq,
-        kind: EventKind::Done {
-            answer: answer.to_owned(),
-            usage: Usage::default(),
-            status,
-        },
+        kind: EventKind::done(answer, Usage::default(), status),
     }
 }
 
 /// Frames a `done`.
 pub fn done_logged(seq: u64, answer: &str, status: DoneStatus) -> LoggedEvent {
     LoggedEvent::new(&done_event(seq, answer, status))
-}
-
-/// Ends task runs a previous process of this server left `running`, as `interrupted`.
-///
-/// Single-server safe: with several servers on one database, a server that starts while
-/// another one runs a task marks that run interrupted too (the other server's run goes on,
-/// and its end is then refused by the store as already ended).
-pub async fn recover_interrupted(store: &deft_store::Store) -> Result<(), StoreError> {
-    for run in store.running_task_runs().await? {
-        match store
-            .finish_task_run(
-                &run.id,
-                TaskRunStatus::Interrupted,
-                Some(texts::TASK_RUN_INTERRUPTED),
-                now_ms(),
-            )
-            .await
-        {
-            Ok(_) | Err(StoreError::Conflict(_)) => {
-                tracing::info!(run = %run.id, task = %run.task_name, "marked a task run the previous server process left running as interrupted");
-            }
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(())
 }

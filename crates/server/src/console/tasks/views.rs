@@ -33,6 +33,8 @@ pub struct TaskView {
     pub enabled: bool,
     /// How many schedules it has.
     pub schedule_count: u64,
+    /// Its schedules in words, oldest first (the task list shows them).
+    pub schedule_summaries: Vec<ScheduleSummary>,
     /// The earliest next fire of its enabled schedules (ISO-8601 UTC).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(test, ts(optional))]
@@ -55,10 +57,33 @@ impl From<&TaskListing> for TaskView {
             device: l.task.device.clone(),
             enabled: l.task.enabled,
             schedule_count: l.schedule_count,
+            schedule_summaries: l.schedules.iter().map(ScheduleSummary::from).collect(),
             next_fire_at: l.next_fire_at_ms.map(rfc3339),
             last_run: l.last_run.as_ref().map(TaskRunView::from),
             created_at: rfc3339(l.task.created_at_ms),
             updated_at: rfc3339(l.task.updated_at_ms),
+        }
+    }
+}
+
+/// A schedule as the task list shows it.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "ScheduleSummary"))]
+pub struct ScheduleSummary {
+    /// Schedule id.
+    pub id: String,
+    /// When it fires, in words ("every 15 minutes").
+    pub description: String,
+    /// Off: it does not fire.
+    pub enabled: bool,
+}
+
+impl From<&Schedule> for ScheduleSummary {
+    fn from(s: &Schedule) -> Self {
+        ScheduleSummary {
+            id: s.id.clone(),
+            description: deft_tasks::schedule::describe(&s.kind),
+            enabled: s.enabled,
         }
     }
 }
@@ -301,6 +326,13 @@ pub struct TaskRunStepView {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(test, ts(optional))]
     pub error: Option<String>,
+    /// What it had to say when it worked (a `notify` text, a loop's rounds, a wait's length).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    pub message: Option<String>,
+    /// Screenshots kept with it (the task's `screenshots`), served at
+    /// `/api/task-runs/{run id}/images/{image id}`.
+    pub image_ids: Vec<String>,
 }
 
 impl From<&TaskRunStep> for TaskRunStepView {
@@ -315,6 +347,8 @@ impl From<&TaskRunStep> for TaskRunStepView {
             matched: s.matched.clone(),
             healed_from: s.healed_from.clone(),
             error: s.error.clone(),
+            message: s.message.clone(),
+            image_ids: s.image_ids.clone(),
         }
     }
 }
@@ -369,6 +403,7 @@ pub(crate) mod ts_decls {
             TaskRunStepView::decl(cfg),
             TaskRunDetailView::decl(cfg),
             ScheduleView::decl(cfg),
+            ScheduleSummary::decl(cfg),
             TaskView::decl(cfg),
             TaskDetailView::decl(cfg),
         ]

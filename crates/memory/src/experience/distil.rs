@@ -1,0 +1,257 @@
+//! Distilling a run into an experience (seed 001 §4.1): the task and its calls to the model in
+//! plain words, reasoning off; the answer read truncation tolerant; the recipe through the
+//! quality gate; merged into a near-duplicate (same kind of task) or saved as new.
+
+use deft_agent::llm::LlmClient;
+use deft_protocol::memory::{MemoryKind, MemoryNote, MemoryOutcome};
+use deft_store::NewExperience;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::gate;
+use crate::distilled::Outcomes;
+use crate::model::Answer;
+use crate::salvage::salvage;
+use crate::session::{RunFacts, nothing};
+use crate::similar::features;
+use crate::trajectory::{Trajectory, cut};
+use crate::{Memory, texts};
+
+/// Calls shown to the model.
+const SHOWN_CALLS: usize = 40;
+/// Longest title, in characters.
+const MAX_TITLE_CHARS: usize = 80;
+/// Characters of the final answer shown.
+const ANSWER_CHARS: usize = 400;
+
+/// What the model's answer held.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Parsed {
+    /// A title (maybe empty) and a recipe.
+    Recipe {
+        /// The title.
+        title: String,
+        /// The recipe.
+        recipe: String,
+    },
+    /// The model found nothing reusable (its reason).
+    Skip(String),
+    /// Nothing usable (why).
+    Garbage(String),
+}
+
+/// Reads a distilling answer (see [`crate::salvage`]).
+pub fn parse(answer: &Answer, cap: usize) -> Parsed {
+    let Some(salvaged) = salvage(&answer.text) else {
+        return Parsed::Garbage(texts::NOT_JSON.to_owned());
+    };
+    let objects = salvaged.objects("experiences");
+    let Some(obj) = objects
+        .iter()
+        .find(|o| o.get("recipe").is_some() || o.get("skip").is_some())
+    else {
+        return Parsed::Garbage(if objects.is_empty() {
+            texts::cut_off(answer.capped, cap)
+        } else {
+            texts::NO_RECIPE.to_owned()
+        });
+    };
+    match (obj.get("recipe"), obj.get("skip")) {
+        (Some(Value::String(recipe)), _) => Parsed::Recipe {
+            title: obj
+                .get("title")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned(),
+            recipe: recipe.clone(),
+        },
+        (Some(Value::Array(lines)), _) => Parsed::Recipe {
+            title: obj
+                .get("title")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned(),
+            recipe: lines
+                .iter()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join("\n"),
+        },
+        (None, Some(skip)) => Parsed::Skip(skip.as_str().unwrap_or(texts::NO_REASON).to_owned()),
+        _ => Parsed::Garbage(texts::NO_RECIPE.to_owned()),
+    }
+}
+
+/// Distils the run into at most one experience; its cards.
+pub(crate) async fn distil(
+    memory: &Memory,
+    llm: &LlmClient,
+    facts: &RunFacts<'_>,
+    trajectory: &Trajectory,
+    cancel: &CancellationToken,
+) -> Vec<MemoryNote> {
+    let kind = MemoryKind::Experience;
+    let config = memory.config();
+    let calls = trajectory.calls();
+    let shown: Vec<String> = calls.iter().take(SHOWN_CALLS).map(|c| c.line()).collect();
+    let more = calls.len().saturating_sub(SHOWN_CALLS) + trajectory.dropped;
+    let request =
+        texts::experience_request(facts.task, &shown, more, &cut(facts.answer, ANSWER_CHARS));
+    let task_title = cut(facts.task, 60);
+    let answer = match memory
+        .ask(llm, texts::EXPERIENCE_SYSTEM, &request, cancel)
+        .await
+    {
+        Ok(a) => a,
+        Err(e) => return nothing(kind, &task_title, texts::model_failed(&e.0), facts.run_id),
+    };
+    let (title, recipe) = match parse(&answer, config.answer_cap) {
+        Parsed::Recipe { title, recipe } => (title, recipe),
+        Parsed::Skip(why) => {
+            return nothing(kind, &task_title, texts::model_skipped(&why), facts.run_id);
+        }
+        Parsed::Garbage(why) => return nothing(kind, &task_title, why, facts.run_id),
+    };
+    let title = clean_title(&title, facts.task);
+    let mut outcomes = Outcomes::default();
+    match gate::check(&recipe, facts.task) {
+        Err(why) => outcomes.dropped(&title, why),
+        Ok(passed) => store(memory, facts, &title, passed, &mut outcomes).await,
+    }
+    outcomes.into_notes(kind, facts.run_id)
+}
+
+/// Merges the recipe into the most similar experience when it is a near-duplicate, else saves
+/// a new one.
+async fn store(
+    memory: &Memory,
+    facts: &RunFacts<'_>,
+    title: &str,
+    passed: gate::Passed,
+    outcomes: &mut Outcomes,
+) {
+    let store = memory.store();
+    let new = NewExperience {
+        task: facts.task.to_owned(),
+        title: title.to_owned(),
+        recipe: passed.recipe,
+        source_run: facts.run_id.map(str::to_owned),
+    };
+    let similar = match memory.index().await {
+        Ok(index) => {
+            let query = features(facts.task).union(&features(title));
+            index
+                .experiences(&query, memory.config().merge_threshold, 1)
+                .into_iter()
+                .next()
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot look for a near-duplicate experience; saving a new one");
+            None
+        }
+    };
+    let merged = match &similar {
+        Some(hit) => match store.experience(&hit.id).await {
+            Ok(existing) => {
+                let revised = NewExperience {
+                    task: existing.task,
+                    title: existing.title,
+                    ..new.clone()
+                };
+                Some(store.update_experience(&hit.id, &revised, true).await)
+            }
+            Err(_) => None,
+        },
+        None => None,
+    };
+    match merged {
+        Some(Ok(e)) => outcomes.stored(MemoryOutcome::Merged, &e.id, &e.title, passed.trimmed),
+        Some(Err(e)) => outcomes.dropped(title, texts::store_failed(&e.to_string())),
+        None => match store.create_experience(&new).await {
+            Ok(e) => outcomes.stored(MemoryOutcome::Saved, &e.id, &e.title, passed.trimmed),
+            Err(e) => outcomes.dropped(title, texts::store_failed(&e.to_string())),
+        },
+    }
+}
+
+/// The title on one line, at most [`MAX_TITLE_CHARS`]; the task's start when there is none.
+fn clean_title(title: &str, task: &str) -> String {
+    let one_line = title.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.is_empty() {
+        cut(
+            &task.split_whitespace().collect::<Vec<_>>().join(" "),
+            MAX_TITLE_CHARS,
+        )
+    } else {
+        cut(&one_line, MAX_TITLE_CHARS)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(text: &str) -> Answer {
+        Answer {
+            text: text.into(),
+            capped: false,
+        }
+    }
+
+    #[test]
+    fn answers_are_read_whole_cut_or_not_at_all() {
+        assert_eq!(
+            parse(
+                &answer("```json\n{\"title\": \"Sum\", \"recipe\": \"Open it\"}\n```"),
+                100
+            ),
+            Parsed::Recipe {
+                title: "Sum".into(),
+                recipe: "Open it".into()
+            }
+        );
+        assert_eq!(
+            parse(
+                &answer(r#"{"title": "Sum", "recipe": ["1. Open", "2. Click"]}"#),
+                100
+            ),
+            Parsed::Recipe {
+                title: "Sum".into(),
+                recipe: "1. Open\n2. Click".into()
+            }
+        );
+        assert_eq!(
+            parse(&answer(r#"{"skip": "only looked"}"#), 100),
+            Parsed::Skip("only looked".into())
+        );
+        assert_eq!(
+            parse(&answer(r#"{"title": "Sum", "recipe": "Open the calc"#), 100),
+            Parsed::Garbage("the answer was cut off; nothing complete was in it".into())
+        );
+        let capped = Answer {
+            text: r#"{"recipe": "aaaa"#.into(),
+            capped: true,
+        };
+        assert!(
+            matches!(parse(&capped, 65_536), Parsed::Garbage(w) if w.contains("longer than 64 KB"))
+        );
+        assert_eq!(
+            parse(&answer("Sure! Open the calculator."), 100),
+            Parsed::Garbage(texts::NOT_JSON.into())
+        );
+        assert_eq!(
+            parse(&answer(r#"{"answer": 42}"#), 100),
+            Parsed::Garbage(texts::NO_RECIPE.into())
+        );
+    }
+
+    #[test]
+    fn titles_are_one_short_line() {
+        assert_eq!(clean_title("  Sum\n in   calc ", "t"), "Sum in calc");
+        assert_eq!(clean_title("", "compute  7 × 8"), "compute 7 × 8");
+        assert_eq!(
+            clean_title(&"x".repeat(100), "t").chars().count(),
+            MAX_TITLE_CHARS + 1
+        );
+    }
+}

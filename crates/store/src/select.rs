@@ -1,0 +1,128 @@
+//! Reading lists of rows the common ways: the rows of a list of ids and one page of a filtered
+//! list with the list's total — so each table's module says only its SQL and how a row maps
+//! (one row by its key is [`crate::lookup`]'s).
+
+use sqlx::any::AnyRow;
+use sqlx::{AnyPool, AssertSqlSafe};
+
+use crate::convert::{from_db, page_bounds};
+use crate::error::{Result, db};
+use crate::{Page, Paged};
+
+/// How a row becomes a value.
+pub(crate) type FromRow<T> = fn(&AnyRow) -> Result<T>;
+
+/// Most ids one `IN (…)` list takes (both backends accept far more; this keeps statements small).
+const MAX_IDS: usize = 500;
+
+/// The rows of `table` whose `id` is one of `ids` (`columns` selected), mapped, in no
+/// particular order; ids with no row are passed over.
+pub(crate) async fn by_ids<T>(
+    pool: &AnyPool,
+    columns: &str,
+    table: &str,
+    ids: &[String],
+    action: &'static str,
+    map: FromRow<T>,
+) -> Result<Vec<T>> {
+    let mut out = Vec::new();
+    for chunk in ids.chunks(MAX_IDS) {
+        let sql = format!(
+            "SELECT {columns} FROM {table} WHERE id IN ({})",
+            placeholders(1, chunk.len())
+        );
+        let mut q = sqlx::query(AssertSqlSafe(sql));
+        for id in chunk {
+            q = q.bind(id);
+        }
+        for row in &q.fetch_all(pool).await.map_err(db(action))? {
+            out.push(map(row)?);
+        }
+    }
+    Ok(out)
+}
+
+/// What one page of a list selects: `SELECT {columns} FROM {table} WHERE {cond} ORDER BY
+/// {order}`, where `cond` uses the text parameters `$1…$n` of `params` (NULL for `None`).
+pub(crate) struct PageQuery<'a> {
+    pub columns: &'a str,
+    pub table: &'a str,
+    pub cond: &'a str,
+    pub order: &'a str,
+    pub params: &'a [Option<&'a str>],
+}
+
+/// One page of the list `q` describes, and the list's total.
+pub(crate) async fn page_of<T>(
+    pool: &AnyPool,
+    q: &PageQuery<'_>,
+    page: Page,
+    action: &'static str,
+    map: FromRow<T>,
+) -> Result<Paged<T>> {
+    let (limit, offset) = page_bounds(page)?;
+    let n = q.params.len();
+    let sql = format!(
+        "SELECT {} FROM {} WHERE {} ORDER BY {} LIMIT ${} OFFSET ${}",
+        q.columns,
+        q.table,
+        q.cond,
+        q.order,
+        n + 1,
+        n + 2
+    );
+    let mut select = sqlx::query(AssertSqlSafe(sql));
+    for p in q.params {
+        select = select.bind(*p);
+    }
+    let rows = select
+        .bind(limit)
+        .bind(offset)
+        .fetch_all(pool)
+        .await
+        .map_err(db(action))?;
+    let items = rows.iter().map(map).collect::<Result<Vec<_>>>()?;
+    let mut count = sqlx::query_scalar(AssertSqlSafe(format!(
+        "SELECT COUNT(*) FROM {} WHERE {}",
+        q.table, q.cond
+    )));
+    for p in q.params {
+        count = count.bind(*p);
+    }
+    let total: i64 = count.fetch_one(pool).await.map_err(db(action))?;
+    Ok(Paged {
+        items,
+        total: from_db(&format!("{} count", q.table), total)?,
+    })
+}
+
+/// `$first, $first+1, …` for `n` values.
+pub(crate) fn placeholders(first: usize, n: usize) -> String {
+    (first..first + n)
+        .map(|i| format!("${i}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A `LIKE … ESCAPE '\'` pattern matching `text` anywhere, lower-cased (`%`, `_` and `\` in
+/// the text match themselves).
+pub(crate) fn like_pattern(text: &str) -> String {
+    let mut out = String::from("%");
+    for c in text.to_lowercase().chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('%');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn like_patterns_escape_wildcards() {
+        assert_eq!(super::like_pattern("50%_A\\b"), "%50\\%\\_a\\\\b%");
+        assert_eq!(super::placeholders(2, 3), "$2, $3, $4");
+    }
+}

@@ -1,0 +1,133 @@
+//! Migrations 3 (the memory libraries), 4 (a run's mode) and 5 (durable task runs) came from three
+//! branches; sqlx applies whichever versions a database lacks, in any order. A database at any
+//! branch's version — missing the memory, the mode or the task runs' log — gains what it lacks
+//! when it is opened, and keeps what it had.
+
+use deft_protocol::{RunMode, RunStatus};
+use deft_store::{NewExperience, RunRecord, Store, Usage};
+use sqlx::{AnyConnection, Connection};
+
+/// Back to designer mode's version: migration 3's tables (dependants first) and record gone.
+const WITHOUT_MEMORY: &[&str] = &[
+    "DROP TABLE jobs",
+    "DROP TABLE memory_generation",
+    "DROP TABLE run_memory",
+    "DROP TABLE actions",
+    "DROP TABLE experience_audits",
+    "DROP TABLE memory_audits",
+    "DROP TABLE experiences",
+    "DELETE FROM _sqlx_migrations WHERE version = 3",
+];
+
+/// Back to the memory's version: the runs' mode and migration 4's record gone.
+const WITHOUT_MODE: &[&str] = &[
+    "ALTER TABLE runs DROP COLUMN mode",
+    "DELETE FROM _sqlx_migrations WHERE version = 4",
+];
+
+/// Back to a version before durable task runs: migration 5's table, columns and record gone.
+const WITHOUT_TASK_RUN_LOG: &[&str] = &[
+    "DROP TABLE task_run_events",
+    "ALTER TABLE task_run_steps DROP COLUMN message",
+    "ALTER TABLE task_run_steps DROP COLUMN image_ids",
+    "ALTER TABLE task_runs DROP COLUMN owner",
+    "ALTER TABLE task_runs DROP COLUMN heartbeat_at_ms",
+    "DELETE FROM _sqlx_migrations WHERE version = 5",
+];
+
+async fn execute(url: &str, statements: &[&'static str]) {
+    let mut raw = AnyConnection::connect(url).await.unwrap();
+    for sql in statements {
+        sqlx::query(*sql)
+            .execute(&mut raw)
+            .await
+            .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
+    raw.close().await.unwrap();
+}
+
+async fn versions(url: &str) -> Vec<i64> {
+    let mut raw = AnyConnection::connect(url).await.unwrap();
+    let rows: Vec<(i64,)> = sqlx::query_as("SELECT version FROM _sqlx_migrations ORDER BY version")
+        .fetch_all(&mut raw)
+        .await
+        .unwrap();
+    raw.close().await.unwrap();
+    rows.into_iter().map(|(v,)| v).collect()
+}
+
+fn designer_run(conversation_id: &str) -> RunRecord {
+    RunRecord {
+        id: "run-designer".into(),
+        conversation_id: conversation_id.into(),
+        device: "local".into(),
+        prompt: "draft a task".into(),
+        mode: RunMode::Designer,
+        status: RunStatus::Running,
+        answer: String::new(),
+        usage: Usage::default(),
+        started_at_ms: 1_000,
+        finished_at_ms: None,
+    }
+}
+
+pub async fn any_branchs_database_gains_the_migrations_it_lacks(store: &Store, url: &str) {
+    assert_eq!(
+        versions(url).await,
+        [1, 2, 3, 4, 5],
+        "a fresh database has all five"
+    );
+    let conv = store.create_conversation("before").await.unwrap();
+    store.create_run(&designer_run(&conv.id)).await.unwrap();
+
+    execute(url, WITHOUT_MEMORY).await;
+    assert_eq!(versions(url).await, [1, 2, 4, 5]);
+    let reopened = Store::connect(url).await.unwrap();
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5]);
+    assert_eq!(
+        reopened.run("run-designer").await.unwrap().unwrap().mode,
+        RunMode::Designer,
+        "the run kept its mode"
+    );
+    let kept = reopened
+        .create_experience(&NewExperience {
+            task: "compute 7 × 8".into(),
+            title: "Multiply in the calculator".into(),
+            recipe: "Open the calculator, press 7 × 8 =".into(),
+            source_run: None,
+        })
+        .await
+        .unwrap();
+    reopened.close().await;
+
+    execute(url, WITHOUT_MODE).await;
+    assert_eq!(versions(url).await, [1, 2, 3, 5]);
+    let reopened = Store::connect(url).await.unwrap();
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5]);
+    assert_eq!(
+        reopened.run("run-designer").await.unwrap().unwrap().mode,
+        RunMode::Chat,
+        "a run recorded before the mode existed reads as a chat"
+    );
+    assert_eq!(
+        reopened.experience(&kept.id).await.unwrap().recipe,
+        kept.recipe,
+        "the memory kept what it had"
+    );
+    reopened.close().await;
+
+    execute(url, WITHOUT_TASK_RUN_LOG).await;
+    assert_eq!(versions(url).await, [1, 2, 3, 4]);
+    let reopened = Store::connect(url).await.unwrap();
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5]);
+    assert!(
+        reopened.running_task_runs().await.unwrap().is_empty(),
+        "the task runs' owner and heartbeat columns are back"
+    );
+    assert_eq!(
+        reopened.experience(&kept.id).await.unwrap().recipe,
+        kept.recipe,
+        "the memory outlived the task runs' migration"
+    );
+    reopened.close().await;
+}

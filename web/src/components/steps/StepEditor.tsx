@@ -1,0 +1,569 @@
+// The step editor: a list of steps (docs/tasks.md), each a card with a form for its type, nested
+// lists for group / loop / if_el, add, remove, move, duplicate, and the validator's problems at the
+// step and field they name. Reusable: the task editor, designer mode's draft review and the action
+// library (library mode: the sixteen library types) give it a step list and the problems of their
+// last validation, and get every edit back through `onChange`.
+import { useContext, useEffect, useRef, useState } from "preact/hooks";
+import { api } from "../../api";
+import type { Issue } from "../../types";
+import { EditorContext, type EditorState, type OpenRequest } from "./context";
+import { BoolField, ChoiceField, IssueLines, NumberField, PointsField, StringsField, TextField, type FieldProps } from "./Fields";
+import { fieldIssues, issuesAt, nestedCounts, type Found } from "./issues";
+import { ControlTypeList, relative, SelectorFields } from "./SelectorFields";
+import { COMMON_FIELDS, paramKeys, specOf, typesFor, variantOf, type FieldSpec, type StepTypeSpec } from "./spec";
+import { stepSummary } from "./summary";
+
+type Obj = Record<string, unknown>;
+
+/** Props of the step editor. */
+export interface StepEditorProps {
+  /** The steps (JSON values: whatever the file holds, valid or not). */
+  value: unknown[];
+  /** Every edit, as the whole new list. */
+  onChange: (steps: unknown[]) => void;
+  /** The validator's errors and warnings, at their paths (`steps[3].then[0].selector`). */
+  errors?: Issue[];
+  warnings?: Issue[];
+  /** Only the sixteen library types may be added (the action library). */
+  library?: boolean;
+  /** Show, never edit. */
+  readOnly?: boolean;
+  /** The list's path in the validator's paths (default `steps`). */
+  path?: string;
+  /** The device "Pick from device" asks (none: no picker). */
+  device?: string;
+  /** Open the step at this path (and its parents), scroll to it and focus it; change `n` to ask
+   * again. */
+  reveal?: { path: string; n: number };
+}
+
+// Stable keys for steps across edits and moves, so a card keeps its state (open or not) while its
+// step moves or changes.
+const stepKeys = new WeakMap<object, string>();
+let lastKey = 0;
+
+function keyOf(step: unknown, fallback: string): string {
+  if (typeof step !== "object" || step === null) return fallback;
+  let k = stepKeys.get(step);
+  if (!k) {
+    k = `step-${++lastKey}`;
+    stepKeys.set(step, k);
+  }
+  return k;
+}
+
+/** `to` replaces `from` in the list: it keeps `from`'s key. */
+function carryKey(from: unknown, to: unknown): void {
+  if (typeof from === "object" && from !== null && typeof to === "object" && to !== null) {
+    stepKeys.set(to, keyOf(from, ""));
+  }
+}
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** How many steps a list holds, nested ones counted. */
+export function countSteps(steps: unknown): number {
+  if (!Array.isArray(steps)) return 0;
+  return steps.reduce<number>((n, s) => {
+    if (!isObj(s)) return n + 1;
+    return n + 1 + countSteps(s.steps) + countSteps(s.then) + countSteps(s.else);
+  }, 0);
+}
+
+/** After a move, the card whose button should get the focus back (the DOM node moved). */
+let focusAfterMove: { key: string; button: "up" | "down" } | null = null;
+
+/** Whether a device can be asked now, checked every 10 s while the editor shows. */
+function useDeviceReady(device: string | undefined): { ready: boolean; note: string } {
+  const [state, setState] = useState({ ready: false, note: "checking the device…" });
+  useEffect(() => {
+    if (!device) return;
+    let gone = false;
+    const check = async () => {
+      try {
+        const d = (await api.devices()).find((x) => x.id === device);
+        const next = !d
+          ? { ready: false, note: `${device} is not connected` }
+          : !d.has_screen
+            ? { ready: false, note: `${device} has no screen (profile ${d.profile})` }
+            : d.busy
+              ? { ready: false, note: `${device} is busy (a run, a task or a batch holds it)` }
+              : { ready: true, note: "" };
+        if (!gone) setState(next);
+      } catch {
+        if (!gone) setState({ ready: false, note: "cannot reach the server" });
+      }
+    };
+    void check();
+    const t = setInterval(() => void check(), 10_000);
+    return () => {
+      gone = true;
+      clearInterval(t);
+    };
+  }, [device]);
+  return state;
+}
+
+/** The step editor. */
+export function StepEditor(p: StepEditorProps) {
+  const [open, setOpen] = useState<OpenRequest>({ n: 0 });
+  const fresh = useRef(new Set<string>()).current;
+  const [startOpen] = useState(() => countSteps(p.value) <= 12);
+  const device = useDeviceReady(p.device);
+  useEffect(() => {
+    if (p.reveal) setOpen((o) => ({ n: o.n + 1, path: p.reveal!.path }));
+  }, [p.reveal?.n]);
+  const state: EditorState = {
+    issues: { errors: p.errors ?? [], warnings: p.warnings ?? [] },
+    readOnly: !!p.readOnly,
+    library: !!p.library,
+    device: p.device,
+    deviceReady: device.ready,
+    deviceNote: device.note,
+    open,
+    startOpen,
+    fresh,
+  };
+  const total = countSteps(p.value);
+  return (
+    <EditorContext.Provider value={state}>
+      <div class={`step-editor${p.readOnly ? " read-only" : ""}`} data-testid="step-editor">
+        <div class="step-editor-bar">
+          <span class="muted small">
+            {total} {total === 1 ? "step" : "steps"}
+            {p.library ? " · library types only" : ""}
+          </span>
+          <span class="grow" />
+          <button type="button" class="btn btn-ghost btn-small" onClick={() => setOpen((o) => ({ n: o.n + 1, all: true }))}>
+            Expand all
+          </button>
+          <button type="button" class="btn btn-ghost btn-small" onClick={() => setOpen((o) => ({ n: o.n + 1, all: false }))}>
+            Collapse all
+          </button>
+        </div>
+        <StepList path={p.path ?? "steps"} steps={p.value} onChange={p.onChange} />
+        <ControlTypeList />
+      </div>
+    </EditorContext.Provider>
+  );
+}
+
+/** Props of a list of steps. */
+interface StepListProps {
+  path: string;
+  steps: unknown[];
+  onChange: (steps: unknown[]) => void;
+  title?: string;
+}
+
+/** A list of steps (the task's, or a group's, loop's or branch's). */
+function StepList({ path, steps, onChange, title }: StepListProps) {
+  const ctx = useContext(EditorContext);
+  const insert = (at: number, step: unknown) => {
+    ctx.fresh.add(keyOf(step, ""));
+    onChange([...steps.slice(0, at), step, ...steps.slice(at)]);
+  };
+  const update = (i: number, next: unknown) => {
+    carryKey(steps[i], next);
+    onChange(steps.map((s, j) => (j === i ? next : s)));
+  };
+  const move = (i: number, by: -1 | 1) => {
+    const j = i + by;
+    if (j < 0 || j >= steps.length) return;
+    const next = steps.slice();
+    [next[i], next[j]] = [next[j], next[i]];
+    focusAfterMove = { key: keyOf(steps[i], ""), button: by < 0 ? "up" : "down" };
+    onChange(next);
+  };
+  return (
+    <div class="step-list" data-list={path}>
+      {title && <div class="step-list-title">{title}</div>}
+      {steps.length === 0 && <p class="muted small step-list-empty">No steps yet.</p>}
+      <ol>
+        {steps.map((s, i) => (
+          <StepCard
+            key={keyOf(s, `${path}[${i}]`)}
+            cardKey={keyOf(s, `${path}[${i}]`)}
+            path={`${path}[${i}]`}
+            index={i}
+            count={steps.length}
+            step={s}
+            onChange={(next) => update(i, next)}
+            onMove={(by) => move(i, by)}
+            onRemove={() => onChange(steps.filter((_, j) => j !== i))}
+            onDuplicate={() => insert(i + 1, structuredClone(s))}
+          />
+        ))}
+      </ol>
+      {!ctx.readOnly && <AddStep onAdd={(type) => insert(steps.length, specOf(type)!.template())} where={title ?? "the task"} />}
+    </div>
+  );
+}
+
+/** "+ Add step…": a menu of the types this list may hold. */
+function AddStep({ onAdd, where }: { onAdd: (type: string) => void; where: string }) {
+  const ctx = useContext(EditorContext);
+  const types = typesFor(ctx.library);
+  const option = (t: StepTypeSpec) => (
+    <option key={t.type} value={t.type}>
+      {t.type} — {t.does}
+    </option>
+  );
+  return (
+    <select
+      class="add-step"
+      aria-label={`Add a step to ${where}`}
+      value=""
+      data-testid="add-step"
+      onChange={(e) => {
+        const t = e.currentTarget.value;
+        e.currentTarget.value = "";
+        if (t) onAdd(t);
+      }}
+    >
+      <option value="">+ Add step…</option>
+      <optgroup label="Steps">{types.filter((t) => t.library).map(option)}</optgroup>
+      {!ctx.library && <optgroup label="Tasks only">{types.filter((t) => !t.library).map(option)}</optgroup>}
+    </select>
+  );
+}
+
+/** Props of one step's card. */
+interface StepCardProps {
+  cardKey: string;
+  path: string;
+  index: number;
+  count: number;
+  step: unknown;
+  onChange: (step: unknown) => void;
+  onMove: (by: -1 | 1) => void;
+  onRemove: () => void;
+  onDuplicate: () => void;
+}
+
+/** Fields the card shows for a step of `spec` with the values of `step`. */
+function shownFields(spec: StepTypeSpec | undefined, step: Obj): FieldSpec[] {
+  if (!spec) return [];
+  const variant = variantOf(spec, step);
+  return [...(variant?.fields ?? []), ...spec.fields];
+}
+
+/** One step. */
+function StepCard(p: StepCardProps) {
+  const ctx = useContext(EditorContext);
+  const [open, setOpen] = useState(ctx.fresh.has(p.cardKey) || ctx.startOpen);
+  const seen = useRef(ctx.open.n);
+  const head = useRef<HTMLButtonElement>(null);
+  const up = useRef<HTMLButtonElement>(null);
+  const down = useRef<HTMLButtonElement>(null);
+
+  useEffect(() => {
+    if (ctx.open.n === seen.current) return;
+    seen.current = ctx.open.n;
+    if (ctx.open.all !== undefined) setOpen(ctx.open.all);
+    const target = ctx.open.path;
+    if (!target) return;
+    if (target === p.path || target.startsWith(`${p.path}.`)) setOpen(true);
+    if (target === p.path) {
+      head.current?.scrollIntoView({ block: "center", behavior: "smooth" });
+      head.current?.focus({ preventScroll: true });
+    }
+  }, [ctx.open.n]);
+
+  useEffect(() => {
+    if (focusAfterMove?.key !== p.cardKey) return;
+    const b = focusAfterMove.button === "up" ? up.current : down.current;
+    focusAfterMove = null;
+    (b && !b.disabled ? b : head.current)?.focus();
+  });
+
+  const obj = isObj(p.step) ? p.step : null;
+  const spec = obj ? specOf(obj.type) : undefined;
+  const type = obj && typeof obj.type === "string" ? obj.type : "?";
+  const found = issuesAt(ctx.issues, p.path);
+  const nested = nestedCounts(ctx.issues, p.path);
+  const errors = found.filter((f) => f.severity === "error").length + nested.errors;
+  const warnings = found.filter((f) => f.severity === "warning").length + nested.warnings;
+  const fields = obj ? shownFields(spec, obj) : [];
+  const atFields = new Set([...fields, ...COMMON_FIELDS].map((f) => f.key));
+  const top = (f: Found) => f.field.split(/[.[]/)[0];
+  const headIssues = open ? found.filter((f) => !atFields.has(top(f))) : found;
+  const note = obj && typeof obj.note === "string" ? obj.note : "";
+  const n = p.index + 1;
+  const status = errors ? " step-card-error" : warnings ? " step-card-warning" : "";
+
+  return (
+    <li class={`step-card${status}`} data-testid="step-card" data-path={p.path} data-type={type}>
+      <div
+        class="step-card-head"
+        onKeyDown={(e) => {
+          // Alt+↑ / Alt+↓ move the step (the focus follows it).
+          if (ctx.readOnly || !e.altKey || (e.key !== "ArrowUp" && e.key !== "ArrowDown")) return;
+          e.preventDefault();
+          p.onMove(e.key === "ArrowUp" ? -1 : 1);
+        }}
+      >
+        <span class="step-num" aria-hidden="true">
+          {n}
+        </span>
+        <button
+          ref={head}
+          type="button"
+          class="step-toggle"
+          aria-expanded={open}
+          aria-label={`Step ${n}: ${type} ${stepSummary(p.step)}`}
+          onClick={() => setOpen(!open)}
+          data-testid="step-toggle"
+        >
+          <span class="step-type" title={spec?.does}>
+            {type}
+          </span>
+          <span class="step-sum">{stepSummary(p.step)}</span>
+        </button>
+        {errors > 0 && (
+          <span class="chip chip-failed" title={`${errors} ${errors === 1 ? "error" : "errors"} in this step${nested.errors ? " and its sub-steps" : ""}`} data-testid="step-errors">
+            ✕ {errors}
+          </span>
+        )}
+        {warnings > 0 && (
+          <span class="chip chip-waiting" title={`${warnings} ${warnings === 1 ? "warning" : "warnings"}`} data-testid="step-warnings">
+            ! {warnings}
+          </span>
+        )}
+        {!ctx.readOnly && (
+          <span class="step-actions">
+            <button ref={up} type="button" class="icon-btn" aria-label={`Move step ${n} up`} title="Move up (Alt+↑)" aria-keyshortcuts="Alt+ArrowUp" disabled={p.index === 0} onClick={() => p.onMove(-1)}>
+              ↑
+            </button>
+            <button ref={down} type="button" class="icon-btn" aria-label={`Move step ${n} down`} title="Move down (Alt+↓)" aria-keyshortcuts="Alt+ArrowDown" disabled={p.index === p.count - 1} onClick={() => p.onMove(1)}>
+              ↓
+            </button>
+            <button type="button" class="icon-btn" aria-label={`Duplicate step ${n}`} title="Duplicate" onClick={p.onDuplicate}>
+              ❐
+            </button>
+            <button type="button" class="icon-btn icon-danger" aria-label={`Remove step ${n}`} title="Remove" onClick={p.onRemove}>
+              ✕
+            </button>
+          </span>
+        )}
+      </div>
+      {note && !open && <div class="step-note">📝 {note}</div>}
+      {headIssues.length > 0 && (
+        <ul class="issue-lines step-issues">
+          {headIssues.map((f, k) => (
+            <li key={k} class={`issue issue-${f.severity}`} data-testid="step-issue" data-severity={f.severity}>
+              <span class="issue-mark" aria-hidden="true">
+                {f.severity === "error" ? "✕" : "!"}
+              </span>
+              {f.field && <code>{f.field}</code>} {f.message}
+            </li>
+          ))}
+        </ul>
+      )}
+      {open && (
+        <div class="step-body">
+          {obj && spec ? (
+            <StepForm step={obj} spec={spec} path={p.path} found={found} fields={fields} onChange={p.onChange} />
+          ) : (
+            <UnknownStep step={p.step} onChange={p.onChange} />
+          )}
+        </div>
+      )}
+    </li>
+  );
+}
+
+/** Default values of a variant's required fields, when a person switches to it. */
+function variantDefault(f: FieldSpec): unknown {
+  switch (f.kind) {
+    case "selector":
+      return { text: "", match: "contains" };
+    case "integer":
+    case "number":
+      return f.min ?? 1;
+    default:
+      return "";
+  }
+}
+
+/** The form of a known step type. */
+function StepForm(p: {
+  step: Obj;
+  spec: StepTypeSpec;
+  path: string;
+  found: Found[];
+  fields: FieldSpec[];
+  onChange: (s: unknown) => void;
+}) {
+  const ctx = useContext(EditorContext);
+  const { step, spec } = p;
+  const set = (key: string, v: unknown) => {
+    const next: Obj = { ...step };
+    if (v === undefined) delete next[key];
+    else next[key] = v;
+    p.onChange(next);
+  };
+  const changeType = (t: string) => {
+    const to = specOf(t);
+    if (!to || t === step.type) return;
+    const next = to.template();
+    const takes = new Set([...paramKeys(to), ...COMMON_FIELDS.map((f) => f.key)]);
+    for (const [k, v] of Object.entries(step)) if (k !== "type" && takes.has(k)) next[k] = v;
+    p.onChange(next);
+  };
+  const variant = variantOf(spec, step);
+  const setVariant = (key: string) => {
+    const option = spec.variants?.options.find((o) => o.key === key);
+    if (!option || option === variant) return;
+    const next: Obj = { ...step };
+    for (const o of spec.variants!.options) for (const f of o.fields) delete next[f.key];
+    for (const f of option.fields) if (f.required) next[f.key] = variantDefault(f);
+    p.onChange(next);
+  };
+  const known = new Set(["type", ...paramKeys(spec), ...COMMON_FIELDS.map((f) => f.key)]);
+  const unknown = Object.keys(step).filter((k) => !known.has(k));
+  const commonSet = COMMON_FIELDS.some((f) => step[f.key] !== undefined || fieldIssues(p.found, f.key).length > 0);
+  const types = typesFor(ctx.library);
+
+  return (
+    <>
+      <div class="step-form-row">
+        <div class="pfield">
+          <label for={`${p.path}-type`}>Type</label>
+          <select id={`${p.path}-type`} value={spec.type} disabled={ctx.readOnly} onChange={(e) => changeType(e.currentTarget.value)} data-testid="step-type">
+            {!types.some((t) => t.type === spec.type) && <option value={spec.type}>{spec.type} (not allowed here)</option>}
+            {types.map((t) => (
+              <option key={t.type} value={t.type}>
+                {t.type}
+              </option>
+            ))}
+          </select>
+          <small class="muted">{spec.does}</small>
+        </div>
+        {spec.variants && (
+          <fieldset class="variants">
+            <legend>{spec.variants.label}</legend>
+            {spec.variants.options.map((o) => (
+              <label key={o.key} class="check">
+                <input type="radio" name={`${p.path}-variant`} checked={o === variant} disabled={ctx.readOnly} onChange={() => setVariant(o.key)} />
+                {o.label}
+              </label>
+            ))}
+          </fieldset>
+        )}
+      </div>
+      <div class="step-fields">
+        {p.fields.map((f) => (
+          <Field key={f.key} spec={f} path={p.path} value={step[f.key]} found={p.found} onChange={(v) => set(f.key, v)} />
+        ))}
+      </div>
+      {unknown.length > 0 && !ctx.readOnly && (
+        <div class="unknown-fields">
+          <span class="muted small">Fields {spec.type} does not take:</span>
+          {unknown.map((k) => (
+            <button key={k} type="button" class="btn btn-small" onClick={() => set(k, undefined)}>
+              Remove “{k}”
+            </button>
+          ))}
+        </div>
+      )}
+      <details class="step-more" open={commonSet}>
+        <summary>Timeout, on error, note</summary>
+        <div class="step-fields">
+          {COMMON_FIELDS.map((f) => (
+            <Field key={f.key} spec={f} path={p.path} value={step[f.key]} found={p.found} onChange={(v) => set(f.key, v)} />
+          ))}
+        </div>
+      </details>
+    </>
+  );
+}
+
+/** One parameter: the control its kind calls for. */
+function Field({ spec, path, value, found, onChange }: { spec: FieldSpec; path: string; value: unknown; found: Found[]; onChange: (v: unknown) => void }) {
+  const ctx = useContext(EditorContext);
+  const issues = fieldIssues(found, spec.key);
+  const props: FieldProps = { spec, value, onChange, issues, readOnly: ctx.readOnly };
+  switch (spec.kind) {
+    case "steps":
+      return (
+        <div class="nested" data-field={spec.key}>
+          <IssueLines issues={issues.filter((i) => i.field === spec.key)} />
+          {Array.isArray(value) || value === undefined ? (
+            <StepList path={`${path}.${spec.key}`} steps={(value as unknown[] | undefined) ?? []} onChange={onChange} title={spec.label} />
+          ) : (
+            <button type="button" class="btn btn-small" onClick={() => onChange([])}>
+              Replace “{spec.key}” (not a list) with an empty list
+            </button>
+          )}
+        </div>
+      );
+    case "selector":
+      return <SelectorFields label={spec.label} help={spec.help} value={value} onChange={onChange} issues={relative(found, spec.key)} required={!!spec.required} />;
+    case "number":
+    case "integer":
+      return <NumberField {...props} />;
+    case "boolean":
+      return <BoolField {...props} />;
+    case "choice":
+      return <ChoiceField {...props} />;
+    case "strings":
+      return <StringsField {...props} />;
+    case "points":
+      return <PointsField {...props} />;
+    default:
+      return <TextField {...props} />;
+  }
+}
+
+/** A step the form does not understand (not an object, or an unknown type): its JSON, editable,
+ * and a type to turn it into. */
+function UnknownStep({ step, onChange }: { step: unknown; onChange: (s: unknown) => void }) {
+  const ctx = useContext(EditorContext);
+  const [text, setText] = useState(() => JSON.stringify(step, null, 2));
+  const [bad, setBad] = useState("");
+  return (
+    <div class="unknown-step">
+      <p class="muted small">The form does not know this step; edit its JSON, or choose a type.</p>
+      <textarea
+        class="mono"
+        rows={Math.min(10, text.split("\n").length + 1)}
+        value={text}
+        readOnly={ctx.readOnly}
+        spellcheck={false}
+        aria-label="The step as JSON"
+        onInput={(e) => {
+          const t = e.currentTarget.value;
+          setText(t);
+          try {
+            const v = JSON.parse(t) as unknown;
+            setBad("");
+            onChange(v);
+          } catch (err) {
+            setBad(err instanceof Error ? err.message : String(err));
+          }
+        }}
+      />
+      {bad && <p class="issue issue-error">{bad}</p>}
+      {!ctx.readOnly && (
+        <select
+          aria-label="Make it a step of type"
+          value=""
+          onChange={(e) => {
+            const s = specOf(e.currentTarget.value);
+            if (s) onChange(s.template());
+          }}
+        >
+          <option value="">Make it a…</option>
+          {typesFor(ctx.library).map((t) => (
+            <option key={t.type} value={t.type}>
+              {t.type}
+            </option>
+          ))}
+        </select>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,19 @@
+// Every task's runs, newest first (the history across tasks).
+import { RunHistory } from "./RunHistory";
+import type { AreaProps } from "./TasksArea";
+
+/** The page. */
+export function RunsPage(_: AreaProps) {
+  return (
+    <div class="page" data-testid="runs-page">
+      <header class="topbar">
+        <div class="topbar-title">
+          <h1>All runs</h1>
+        </div>
+      </header>
+      <div class="page-body">
+        <RunHistory />
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,352 @@
+// A task's schedules: each in the server's words with its next fires, policies and on/off switch;
+// add, change and delete, with the server's problems at the field they name (expr, tz, seconds,
+// at, busy, misfire).
+import { useState } from "preact/hooks";
+import { api, ApiError, errorText, type ScheduleBody } from "../../api";
+import { dateTime, relative } from "../../format";
+import type { Schedule, TaskDetail } from "../../types";
+import { IssueLines } from "../steps/Fields";
+import type { Found } from "../steps/issues";
+
+/** Interval units of an `every` schedule. */
+const UNITS = [
+  ["seconds", 1],
+  ["minutes", 60],
+  ["hours", 3600],
+  ["days", 86_400],
+] as const;
+
+/** Cron expressions a person often wants. */
+const PRESETS = [
+  ["every 15 minutes", "*/15 * * * *"],
+  ["hourly", "0 * * * *"],
+  ["daily at 03:00", "0 3 * * *"],
+  ["weekdays at 09:00", "0 9 * * 1-5"],
+  ["Mondays at 08:00", "0 8 * * 1"],
+] as const;
+
+/** The time zone of this browser. */
+function localZone(): string {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+  } catch {
+    return "UTC";
+  }
+}
+
+/** Every IANA zone this browser knows (for the zone field's suggestions). */
+function zones(): string[] {
+  try {
+    return (Intl as unknown as { supportedValuesOf(k: string): string[] }).supportedValuesOf("timeZone");
+  } catch {
+    return ["UTC"];
+  }
+}
+
+/** An ISO time as the value of a `datetime-local` input (local time, minutes). */
+function localInput(iso: string | undefined): string {
+  if (!iso) return "";
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return "";
+  const p = (n: number) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`;
+}
+
+/** The form's state. */
+interface Form {
+  kind: "cron" | "every" | "once";
+  expr: string;
+  tz: string;
+  amount: string;
+  unit: number;
+  at: string;
+  misfire: "run_once" | "skip";
+  busy: "wait" | "skip";
+  enabled: boolean;
+}
+
+function formOf(s: Schedule | null): Form {
+  const every = s?.seconds ?? 3600;
+  const unit = [...UNITS].reverse().find(([, n]) => every % n === 0)?.[1] ?? 1;
+  return {
+    kind: s?.kind ?? "cron",
+    expr: s?.expr ?? "0 3 * * *",
+    tz: s?.tz ?? localZone(),
+    amount: String(every / unit),
+    unit,
+    at: localInput(s?.at),
+    misfire: s?.misfire ?? "run_once",
+    busy: s?.busy ?? "skip",
+    enabled: s?.enabled ?? true,
+  };
+}
+
+/** The API body of a form; a field the browser cannot read is sent as typed, for the server to
+ * refuse at its field. */
+function bodyOf(f: Form): ScheduleBody {
+  const base = { misfire: f.misfire, busy: f.busy, enabled: f.enabled };
+  switch (f.kind) {
+    case "cron":
+      return { kind: "cron", expr: f.expr, tz: f.tz.trim() || "UTC", ...base };
+    case "every": {
+      const n = Number(f.amount);
+      return { kind: "every", seconds: Number.isFinite(n) ? Math.round(n * f.unit) : (f.amount as unknown as number), ...base };
+    }
+    case "once": {
+      const d = new Date(f.at);
+      return { kind: "once", at: Number.isNaN(d.getTime()) ? f.at : d.toISOString(), ...base };
+    }
+  }
+}
+
+/** Props of the schedules panel. */
+export interface SchedulesProps {
+  task: TaskDetail;
+  /** Something changed: load the task again. */
+  onChanged: () => Promise<void>;
+}
+
+/** The panel. */
+export function Schedules({ task, onChanged }: SchedulesProps) {
+  const [editing, setEditing] = useState<string | "new" | null>(task.schedules.length === 0 ? "new" : null);
+  const [banner, setBanner] = useState("");
+
+  const toggle = async (s: Schedule) => {
+    setBanner("");
+    try {
+      await api.setScheduleEnabled(task.id, s.id, !s.enabled);
+      await onChanged();
+    } catch (e) {
+      setBanner(errorText(e));
+    }
+  };
+  const remove = async (s: Schedule) => {
+    if (!window.confirm(`Delete the schedule “${s.description}”?`)) return;
+    try {
+      await api.deleteSchedule(task.id, s.id);
+      await onChanged();
+    } catch (e) {
+      setBanner(errorText(e));
+    }
+  };
+
+  return (
+    <section class="schedules" data-testid="schedules">
+      {!task.enabled && (
+        <div class="banner banner-info banner-flush">
+          This task is switched off: none of its schedules fires until it is switched on again.
+        </div>
+      )}
+      {banner && (
+        <div class="banner banner-error" role="alert">
+          {banner}
+        </div>
+      )}
+      {task.schedules.length === 0 && editing !== "new" && <p class="muted">No schedules: the task runs only when started.</p>}
+      <ul class="schedule-list">
+        {task.schedules.map((s) =>
+          editing === s.id ? (
+            <li key={s.id} class="schedule-card">
+              <ScheduleForm task={task} schedule={s} onDone={async () => { setEditing(null); await onChanged(); }} onCancel={() => setEditing(null)} />
+            </li>
+          ) : (
+            <li key={s.id} class={`schedule-card${s.enabled ? "" : " row-off"}`} data-testid="schedule">
+              <div class="schedule-head">
+                <input
+                  type="checkbox"
+                  role="switch"
+                  class="switch"
+                  checked={s.enabled}
+                  onChange={() => void toggle(s)}
+                  aria-label={`Schedule ${s.description} ${s.enabled ? "on" : "off"}`}
+                  data-testid="schedule-toggle"
+                />
+                <strong class="schedule-words" data-testid="schedule-words">
+                  {s.description}
+                </strong>
+                <span class="grow" />
+                <button class="btn btn-ghost btn-small" onClick={() => setEditing(s.id)} aria-label={`Change the schedule ${s.description}`}>
+                  Change
+                </button>
+                <button class="btn btn-ghost btn-small btn-danger-text" onClick={() => void remove(s)} aria-label={`Delete the schedule ${s.description}`}>
+                  Delete
+                </button>
+              </div>
+              <div class="schedule-meta small">
+                <span class="mono">{s.kind === "cron" ? `${s.expr} (${s.tz})` : s.kind === "every" ? `every ${s.seconds} s` : dateTime(s.at)}</span>
+                <span>missed fires: {s.misfire === "run_once" ? "run once" : "skip"}</span>
+                <span>device busy: {s.busy === "wait" ? "wait" : "skip"}</span>
+                {s.last_fire_at && <span title={dateTime(s.last_fire_at)}>last fired {relative(s.last_fire_at)}</span>}
+              </div>
+              {s.next_fires.length > 0 ? (
+                <div class="small" data-testid="next-fires">
+                  Next:{" "}
+                  {s.next_fires.map((t, i) => (
+                    <span key={t} title={t}>
+                      {i > 0 && ", "}
+                      {dateTime(t)}
+                      {i === 0 && <span class="muted"> ({relative(t)})</span>}
+                    </span>
+                  ))}
+                </div>
+              ) : (
+                <div class="small muted">{s.enabled ? "Nothing is due any more." : "Off: it does not fire."}</div>
+              )}
+            </li>
+          ),
+        )}
+        {editing === "new" && (
+          <li class="schedule-card">
+            <ScheduleForm task={task} schedule={null} onDone={async () => { setEditing(null); await onChanged(); }} onCancel={task.schedules.length ? () => setEditing(null) : undefined} />
+          </li>
+        )}
+      </ul>
+      {editing === null && (
+        <button class="btn" onClick={() => setEditing("new")} data-testid="add-schedule">
+          + Add schedule
+        </button>
+      )}
+    </section>
+  );
+}
+
+/** Adding or changing one schedule. */
+function ScheduleForm({ task, schedule, onDone, onCancel }: { task: TaskDetail; schedule: Schedule | null; onDone: () => Promise<void>; onCancel?: () => void }) {
+  const [f, setF] = useState<Form>(() => formOf(schedule));
+  const [problems, setProblems] = useState<Found[]>([]);
+  const [error, setError] = useState("");
+  const [busy, setBusy] = useState(false);
+  const set = <K extends keyof Form>(k: K, v: Form[K]) => setF({ ...f, [k]: v });
+  const at = (key: string) => problems.filter((p) => p.path === key);
+  const other = problems.filter((p) => !["kind", "expr", "tz", "seconds", "at", "misfire", "busy", "enabled"].includes(p.path));
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError("");
+    setProblems([]);
+    try {
+      const body = bodyOf(f);
+      if (schedule) await api.replaceSchedule(task.id, schedule.id, body);
+      else await api.addSchedule(task.id, body);
+      await onDone();
+    } catch (err) {
+      const found = err instanceof ApiError ? err.issues : null;
+      if (found) setProblems(found.errors.map((i) => ({ ...i, severity: "error" as const, field: i.path })));
+      else setError(errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form class="form schedule-form" onSubmit={(e) => void submit(e)} noValidate data-testid="schedule-form">
+      <fieldset class="variants">
+        <legend>Fires</legend>
+        {(
+          [
+            ["cron", "on a calendar (cron)"],
+            ["every", "at an interval"],
+            ["once", "once"],
+          ] as const
+        ).map(([k, label]) => (
+          <label key={k} class="check">
+            <input type="radio" name="schedule-kind" checked={f.kind === k} onChange={() => set("kind", k)} data-testid={`schedule-kind-${k}`} />
+            {label}
+          </label>
+        ))}
+      </fieldset>
+      <IssueLines issues={at("kind")} />
+      {f.kind === "cron" && (
+        <div class="schedule-fields">
+          <div class={`pfield grow${at("expr").length ? " pfield-error" : ""}`}>
+            <label for="sched-expr">Cron expression</label>
+            <input id="sched-expr" class="mono" value={f.expr} onInput={(e) => set("expr", e.currentTarget.value)} aria-invalid={at("expr").length ? "true" : undefined} data-testid="schedule-expr" />
+            <small class="muted">
+              minute hour day-of-month month day-of-week — e.g.{" "}
+              {PRESETS.map(([label, expr], i) => (
+                <span key={expr}>
+                  {i > 0 && ", "}
+                  <button type="button" class="link" onClick={() => set("expr", expr)}>
+                    {label}
+                  </button>
+                </span>
+              ))}
+            </small>
+            <IssueLines issues={at("expr")} />
+          </div>
+          <div class={`pfield${at("tz").length ? " pfield-error" : ""}`}>
+            <label for="sched-tz">Time zone</label>
+            <input id="sched-tz" list="sched-zones" value={f.tz} onInput={(e) => set("tz", e.currentTarget.value)} aria-invalid={at("tz").length ? "true" : undefined} data-testid="schedule-tz" />
+            <datalist id="sched-zones">
+              {zones().map((z) => (
+                <option key={z} value={z} />
+              ))}
+            </datalist>
+            <IssueLines issues={at("tz")} />
+          </div>
+        </div>
+      )}
+      {f.kind === "every" && (
+        <div class={`pfield${at("seconds").length ? " pfield-error" : ""}`}>
+          <label for="sched-every">Every</label>
+          <div class="inline">
+            <input id="sched-every" class="num" inputMode="decimal" value={f.amount} onInput={(e) => set("amount", e.currentTarget.value)} aria-invalid={at("seconds").length ? "true" : undefined} data-testid="schedule-every" />
+            <select aria-label="Unit" value={String(f.unit)} onChange={(e) => set("unit", Number(e.currentTarget.value))}>
+              {UNITS.map(([name, n]) => (
+                <option key={name} value={String(n)}>
+                  {name}
+                </option>
+              ))}
+            </select>
+          </div>
+          <IssueLines issues={at("seconds")} />
+        </div>
+      )}
+      {f.kind === "once" && (
+        <div class={`pfield${at("at").length ? " pfield-error" : ""}`}>
+          <label for="sched-at">At (your local time)</label>
+          <input id="sched-at" type="datetime-local" value={f.at} onInput={(e) => set("at", e.currentTarget.value)} aria-invalid={at("at").length ? "true" : undefined} data-testid="schedule-at" />
+          <IssueLines issues={at("at")} />
+        </div>
+      )}
+      <div class="schedule-fields">
+        <div class="pfield">
+          <label for="sched-misfire">A fire missed while no server ran</label>
+          <select id="sched-misfire" value={f.misfire} onChange={(e) => set("misfire", e.currentTarget.value as Form["misfire"])}>
+            <option value="run_once">run it once</option>
+            <option value="skip">skip it (recorded)</option>
+          </select>
+          <IssueLines issues={at("misfire")} />
+        </div>
+        <div class="pfield">
+          <label for="sched-busy">A fire while the task runs or its device is busy</label>
+          <select id="sched-busy" value={f.busy} onChange={(e) => set("busy", e.currentTarget.value as Form["busy"])}>
+            <option value="skip">skip it (recorded)</option>
+            <option value="wait">wait for the device (up to an hour)</option>
+          </select>
+          <IssueLines issues={at("busy")} />
+        </div>
+        <label class="check">
+          <input type="checkbox" checked={f.enabled} onChange={(e) => set("enabled", e.currentTarget.checked)} /> On
+        </label>
+      </div>
+      <IssueLines issues={other} />
+      {error && (
+        <div class="banner banner-error" role="alert">
+          {error}
+        </div>
+      )}
+      <div class="dialog-buttons">
+        {onCancel && (
+          <button type="button" class="btn" onClick={onCancel}>
+            Cancel
+          </button>
+        )}
+        <button class="btn btn-primary" type="submit" disabled={busy} data-testid="schedule-save">
+          {busy ? "Saving…" : schedule ? "Save schedule" : "Add schedule"}
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,260 @@
+// The task list: each task's device, schedules in words, last result, next run and on/off switch;
+// search by name (on the server), a quick filter on what the page shows, run, edit, duplicate and
+// delete. Asked again every 10 s, so last results and next runs stay current.
+import { useCallback, useEffect, useState } from "preact/hooks";
+import { api, errorText, type Paged } from "../../api";
+import { dateTime, relative, taskStatusLabel } from "../../format";
+import { Link, navigate, queryParam } from "../../router";
+import type { Task } from "../../types";
+import { ErrorBanner } from "../FormFields";
+import { RunDialog } from "./RunDialog";
+import type { AreaProps } from "./TasksArea";
+
+const PAGE = 50;
+
+/** Quick filters of the shown page. */
+const FILTERS = {
+  all: { label: "All", keep: (_: Task) => true },
+  failing: { label: "Failing", keep: (t: Task) => !!t.last_run && !["ok", "running"].includes(t.last_run.status) },
+  running: { label: "Running", keep: (t: Task) => t.last_run?.status === "running" },
+  scheduled: { label: "Scheduled", keep: (t: Task) => t.enabled && !!t.next_fire_at },
+  off: { label: "Off", keep: (t: Task) => !t.enabled },
+} as const;
+type FilterName = keyof typeof FILTERS;
+
+/** The page. */
+export function TaskList({ devices }: AreaProps) {
+  const [q, setQ] = useState(queryParam("q") ?? "");
+  const [offset, setOffset] = useState(0);
+  const [data, setData] = useState<Paged<Task> | null>(null);
+  const [filter, setFilter] = useState<FilterName>("all");
+  const [banner, setBanner] = useState("");
+  const [running, setRunning] = useState<string | null>(null);
+
+  const load = useCallback(async () => {
+    try {
+      setData(await api.tasks(q.trim(), PAGE, offset));
+    } catch (e) {
+      setBanner(errorText(e));
+    }
+  }, [q, offset]);
+
+  // The search is typed: ask 250 ms after the last key; keep it in the address for a reload.
+  useEffect(() => {
+    const t = setTimeout(() => void load(), q ? 250 : 0);
+    const url = q.trim() ? `/tasks?q=${encodeURIComponent(q.trim())}` : "/tasks";
+    if (window.location.pathname + window.location.search !== url) history.replaceState(null, "", url);
+    return () => clearTimeout(t);
+  }, [load]);
+  useEffect(() => {
+    const t = setInterval(() => void load(), 10_000);
+    return () => clearInterval(t);
+  }, [load]);
+
+  const toggle = async (t: Task) => {
+    try {
+      const d = await api.setTaskEnabled(t.id, !t.enabled);
+      setData((p) => p && { ...p, items: p.items.map((x) => (x.id === t.id ? { ...x, ...d } : x)) });
+    } catch (e) {
+      setBanner(errorText(e));
+    }
+  };
+
+  const remove = async (t: Task) => {
+    if (!window.confirm(`Delete the task “${t.name}” and its schedules? Its run history stays.`)) return;
+    try {
+      await api.deleteTask(t.id);
+      void load();
+    } catch (e) {
+      setBanner(errorText(e));
+    }
+  };
+
+  const items = (data?.items ?? []).filter(FILTERS[filter].keep);
+  const total = data?.total ?? 0;
+
+  return (
+    <div class="page" data-testid="task-list">
+      <header class="topbar">
+        <div class="topbar-title">
+          <h1>Tasks</h1>
+          <span class="muted small">{data ? `${total} ${total === 1 ? "task" : "tasks"}` : "…"}</span>
+        </div>
+        <div class="topbar-tools">
+          <input
+            type="search"
+            class="search"
+            placeholder="Search by name"
+            aria-label="Search tasks by name"
+            value={q}
+            onInput={(e) => {
+              setQ(e.currentTarget.value);
+              setOffset(0);
+            }}
+            data-testid="task-search"
+          />
+          <button class="btn btn-primary btn-small" onClick={() => navigate("/tasks/new")} data-testid="new-task">
+            + New task
+          </button>
+        </div>
+      </header>
+      <ErrorBanner message={banner} onDismiss={() => setBanner("")} />
+      <div class="page-body">
+        <div class="filters" role="group" aria-label="Show">
+          {(Object.keys(FILTERS) as FilterName[]).map((f) => (
+            <button key={f} type="button" class={filter === f ? "chip-btn chip-btn-on" : "chip-btn"} aria-pressed={filter === f} onClick={() => setFilter(f)}>
+              {FILTERS[f].label}
+            </button>
+          ))}
+        </div>
+        {data && data.items.length === 0 && (
+          <div class="empty">
+            {q ? (
+              <p>No task's name contains “{q}”.</p>
+            ) : (
+              <>
+                <p>No tasks yet.</p>
+                <p class="muted small">A task is a list of steps deft plays on a device without a model — now, or on a schedule.</p>
+                <button class="btn btn-primary" onClick={() => navigate("/tasks/new")}>
+                  + New task
+                </button>
+              </>
+            )}
+          </div>
+        )}
+        {items.length > 0 && (
+          <table class="table tasks-table">
+            <thead>
+              <tr>
+                <th title="Schedules on or off">On</th>
+                <th>Name</th>
+                <th>Device</th>
+                <th>Schedule</th>
+                <th>Last result</th>
+                <th>Next run</th>
+                <th>
+                  <span class="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((t) => (
+                <TaskRow
+                  key={t.id}
+                  task={t}
+                  onToggle={() => void toggle(t)}
+                  onRun={() => setRunning(t.id)}
+                  onDelete={() => void remove(t)}
+                />
+              ))}
+            </tbody>
+          </table>
+        )}
+        {data && data.items.length > 0 && items.length === 0 && <p class="muted">No task on this page is {FILTERS[filter].label.toLowerCase()}.</p>}
+        <Pager offset={offset} total={total} size={PAGE} onOffset={setOffset} />
+      </div>
+      {running && <RunDialog taskId={running} devices={devices} onClose={() => setRunning(null)} />}
+    </div>
+  );
+}
+
+/** One task's row. */
+function TaskRow({ task: t, onToggle, onRun, onDelete }: { task: Task; onToggle: () => void; onRun: () => void; onDelete: () => void }) {
+  const href = `/tasks/${encodeURIComponent(t.id)}`;
+  const last = t.last_run;
+  return (
+    <tr data-testid="task-row" data-name={t.name} class={t.enabled ? "" : "row-off"}>
+      <td>
+        <input
+          type="checkbox"
+          role="switch"
+          class="switch"
+          checked={t.enabled}
+          onChange={onToggle}
+          aria-label={`Schedules of ${t.name} ${t.enabled ? "on" : "off"}`}
+          title={t.enabled ? "Its schedules fire (click to switch them off)" : "Its schedules do not fire (click to switch them on)"}
+          data-testid="task-toggle"
+        />
+      </td>
+      <td>
+        <Link href={href} class="task-name">
+          {t.name}
+        </Link>
+      </td>
+      <td class="mono small">{t.device}</td>
+      <td class="small" data-testid="task-schedules">
+        {t.schedule_summaries.length === 0 ? (
+          <span class="muted">manual only</span>
+        ) : (
+          <ul class="plain">
+            {t.schedule_summaries.map((s) => (
+              <li key={s.id} class={s.enabled && t.enabled ? "" : "muted struck"} title={s.enabled ? "" : "this schedule is off"}>
+                {s.description}
+              </li>
+            ))}
+          </ul>
+        )}
+      </td>
+      <td>
+        {last ? (
+          <Link href={`/task-runs/${encodeURIComponent(last.id)}`} title={`${dateTime(last.started_at)}${last.error ? `: ${last.error}` : ""}`}>
+            <span class={`chip chip-task-${last.status}`} data-testid="task-last-status">
+              {taskStatusLabel(last.status)}
+            </span>{" "}
+            <span class="muted small">{relative(last.started_at)}</span>
+          </Link>
+        ) : (
+          <span class="muted small">never run</span>
+        )}
+      </td>
+      <td class="small" title={dateTime(t.next_fire_at)}>
+        {t.next_fire_at ? relative(t.next_fire_at) : <span class="muted">—</span>}
+      </td>
+      <td class="row-actions">
+        <button class="btn btn-small" onClick={onRun} aria-label={`Run ${t.name} now`} data-testid="task-run">
+          ▶ Run
+        </button>
+        <button class="btn btn-ghost btn-small" onClick={() => navigate(`${href}/edit`)} aria-label={`Edit ${t.name}`}>
+          Edit
+        </button>
+        <button class="btn btn-ghost btn-small" onClick={() => navigate(`/tasks/new?from=${encodeURIComponent(t.id)}`)} aria-label={`Duplicate ${t.name}`}>
+          Duplicate
+        </button>
+        <button class="btn btn-ghost btn-small btn-danger-text" onClick={onDelete} aria-label={`Delete ${t.name}`} data-testid="task-delete">
+          Delete
+        </button>
+      </td>
+    </tr>
+  );
+}
+
+/** Previous / next through a paged list. */
+export function Pager({
+  offset,
+  total,
+  size,
+  onOffset,
+  labels = ["← Previous", "Next →"],
+}: {
+  offset: number;
+  total: number;
+  size: number;
+  onOffset: (o: number) => void;
+  labels?: [string, string];
+}) {
+  if (total <= size && offset === 0) return null;
+  const last = Math.min(total, offset + size);
+  return (
+    <nav class="pager" aria-label="Pages">
+      <button class="btn btn-small" disabled={offset === 0} onClick={() => onOffset(Math.max(0, offset - size))} data-testid="pager-prev">
+        {labels[0]}
+      </button>
+      <span class="muted small" data-testid="pager-range">
+        {total === 0 ? 0 : offset + 1}–{last} of {total}
+      </span>
+      <button class="btn btn-small" disabled={last >= total} onClick={() => onOffset(offset + size)} data-testid="pager-next">
+        {labels[1]}
+      </button>
+    </nav>
+  );
+}
