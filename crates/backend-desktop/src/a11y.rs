@@ -69,6 +69,9 @@ pub struct Node {
     /// Inside the content of a scrolled container (below a scroll pane or viewport), where a
     /// node without extents is scrolled out of view rather than hidden.
     pub scrolled: bool,
+    /// For a container too large to read whole (a spreadsheet), the part whose children were
+    /// read: the names of its first and last cell in view (`A1:P46`).
+    pub visible_part: Option<String>,
 }
 
 impl Node {
@@ -228,31 +231,53 @@ pub async fn labelled_by(conn: &Connection, key: &ObjKey) -> Vec<ObjKey> {
     .collect()
 }
 
+/// How many children the number of a node's children is read, not its children (a spreadsheet
+/// table reports 2^31 - 1: asking for them all would make the application build billions of
+/// objects).
+pub const MAX_CHILDREN: i32 = 5_000;
+
+/// The number of children of `key`.
+pub async fn child_count(conn: &Connection, key: &ObjKey) -> A11yResult<i32> {
+    let v = get_property(conn, key, ACCESSIBLE, "ChildCount").await?;
+    Ok(i32::try_from(v).unwrap_or(0))
+}
+
 /// Reads one node (role, name, states, interfaces, extents, relations) and its children's keys;
-/// `parent`, `children`, `depth` and `scrolled` are left for the walk to fill.
+/// `parent`, `children`, `depth` and `scrolled` are left for the walk to fill. A node with more
+/// than [`MAX_CHILDREN`] children yields the cells in view of it ([`crate::big`]), or none.
 pub async fn fetch(conn: &Connection, key: ObjKey) -> A11yResult<(Node, Vec<ObjKey>)> {
     // All in one burst (extents too: a node without Component just answers with an error), so a
-    // level of the tree costs one round trip. Relations are read afterwards, only for the roles
-    // that take their name from a label.
-    let (role, name, states, interfaces, kids, rect) = futures::join!(
+    // level of the tree costs one round trip, and a second for the children of the nodes that
+    // have some. Relations are read afterwards, only for the roles that take their name from a
+    // label.
+    let (role, name, states, interfaces, count, rect) = futures::join!(
         role(conn, &key),
         name(conn, &key),
         states(conn, &key),
         call::<_, Vec<String>>(conn, &key, ACCESSIBLE, "GetInterfaces", &()),
-        children(conn, &key),
+        child_count(conn, &key),
         extents(conn, &key),
     );
     let role = role?;
-    let relations = if LABELLED_ROLES.contains(&role) {
-        labelled_by(conn, &key).await
-    } else {
-        Vec::new()
-    };
     let interfaces = interfaces.unwrap_or_default();
     let rect = if interfaces.iter().any(|i| i == COMPONENT) {
         rect.ok().flatten()
     } else {
         None
+    };
+    let (kids, visible_part) = match count {
+        Ok(0) => (Ok(Vec::new()), None),
+        Ok(n) if n > MAX_CHILDREN => {
+            let has_table = interfaces.iter().any(|i| i.ends_with(".Table"));
+            let (cells, part) = crate::big::cells_in_view(conn, &key, rect, has_table).await;
+            (Ok(cells), part)
+        }
+        _ => (children(conn, &key).await, None),
+    };
+    let relations = if LABELLED_ROLES.contains(&role) {
+        labelled_by(conn, &key).await
+    } else {
+        Vec::new()
     };
     let node = Node {
         key,
@@ -266,6 +291,7 @@ pub async fn fetch(conn: &Connection, key: ObjKey) -> A11yResult<(Node, Vec<ObjK
         children: Vec::new(),
         depth: 0,
         scrolled: false,
+        visible_part,
     };
     Ok((node, kids.unwrap_or_default()))
 }
@@ -279,9 +305,17 @@ pub fn descend(node: &Node) -> bool {
     if !node.is(State::Visible) {
         return false;
     }
-    // A closed menu's items have no real extents; other containers without extents (a GTK3
-    // notebook page whose tab is hidden) still hold showing content.
-    const MENU_ROLES: [u32; 5] = [33, 35, 8, 45, 41];
+    // A closed menu's items have no real extents, and are no rows scrolled out of view even
+    // below a scroll pane (GTK3 puts LibreOffice's menu bar in one); a menu bar of no size (a
+    // toolkit's hidden duplicate) holds nothing to see. Other containers without extents (a
+    // GTK3 notebook page whose tab is hidden) still hold showing content.
+    const MENU_ROLES: [u32; 6] = [33, 34, 35, 8, 45, 41];
+    if MENU_ROLES.contains(&node.role) && !node.is(State::Showing) {
+        return false;
+    }
+    if node.role == 34 && node.rect.is_none() && node.has("Component") {
+        return false;
+    }
     node.rect.is_some()
         || !node.has("Component")
         || node.scrolled

@@ -237,7 +237,16 @@ fn shown(n: &Node) -> bool {
     if !n.is(State::Visible) && !n.is(State::Showing) {
         return false;
     }
+    // A closed menu's items are hidden, even below a scroll pane.
+    if is_menu_item(n) && !n.is(State::Showing) {
+        return false;
+    }
     !(n.has("Component") && n.rect.is_none() && !(n.scrolled && n.role != role::SCROLL_BAR))
+}
+
+/// Menus and their items (MENU, MENU_ITEM, CHECK_MENU_ITEM, RADIO_MENU_ITEM).
+fn is_menu_item(n: &Node) -> bool {
+    matches!(n.role, 33 | 35 | 8 | 45)
 }
 
 /// Describes node `i`, shown in `area`; the labels that name it go into `used_labels`.
@@ -250,7 +259,11 @@ fn describe_node(
 ) -> Described {
     let n = &tree.nodes[i];
     let (kind, interactive) = kind_of(tree, n);
-    let (name, value) = name_of(tree, index, i, kind, interactive, used_labels);
+    let (name, mut value) = name_of(tree, index, i, kind, interactive, used_labels);
+    // A table read only in part (a spreadsheet) says which part is in view.
+    if let Some(part) = &n.visible_part {
+        value = Some(format!("in view {part}"));
+    }
     let editable = n.has("EditableText");
     Described {
         key: n.key.clone(),
@@ -487,11 +500,12 @@ fn hash_node(n: &Node, value: Option<&String>, h: &mut impl Hasher) {
     }
 }
 
-/// Whether the control's type takes a value read through Text (edits) or Value (ranges).
+/// Whether the control's type takes a value read through Text (edits, a spreadsheet's cells) or
+/// Value (ranges).
 pub fn value_source(d: &Described) -> Option<ValueSource> {
     match d.kind {
         ControlType::Edit if d.role == role::PASSWORD_TEXT => None,
-        ControlType::Edit if d.has_text => Some(ValueSource::Text),
+        ControlType::Edit | ControlType::Cell if d.has_text => Some(ValueSource::Text),
         ControlType::Slider
         | ControlType::Spinner
         | ControlType::Scrollbar
@@ -504,10 +518,25 @@ pub fn value_source(d: &Described) -> Option<ValueSource> {
     }
 }
 
-/// Whether a text's content is read for the digest only (labels whose accessible name is fixed
-/// while their text changes, like a result label).
+/// Whether a text's content is read (labels whose accessible name is fixed while their text
+/// changes, like a result label; a document's paragraphs and headings, which have no name: their
+/// text names them, see [`name_from_text`]).
 pub fn digest_text(d: &Described) -> bool {
-    d.kind == ControlType::Text && d.has_text
+    matches!(d.kind, ControlType::Text | ControlType::Heading) && d.has_text
+}
+
+/// A paragraph or heading without a name (a document's body text) is named by its text and
+/// listed, so a listing shows what the document says where it shows.
+pub fn name_from_text(d: &mut Described, text: &str) {
+    if matches!(d.kind, ControlType::Text | ControlType::Heading) && d.name.is_empty() {
+        d.name = clean_name(text);
+        if !d.name.is_empty() && d.kind == ControlType::Heading {
+            d.listed = true;
+        }
+        if !d.name.is_empty() && d.kind == ControlType::Text && !d.row_text {
+            d.listed = true;
+        }
+    }
 }
 
 /// Where a value comes from.

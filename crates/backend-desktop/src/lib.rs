@@ -8,8 +8,10 @@
 //!   `find_controls` (the listing's controls matched by a `deft_protocol::selector`) and
 //!   `wait_for_control` (the same match, again on each AT-SPI event of the window's
 //!   application, until it picks a control or none).
-//! - Host actions: `select_application_window`, `launch_app`, `close_app` (its windows closed
-//!   through the window manager, then what is left of its processes ended).
+//! - Host actions: `select_application_window`, `launch_app` (a document or an application
+//!   that opens documents itself, such as LibreOffice, goes to the [`DocumentOpener`] set with
+//!   [`DesktopServer::with_documents`]), `close_app` (its windows closed through the window
+//!   manager, then what is left of its processes ended).
 //! - The clipboard (`set_clipboard`, `get_clipboard`): the X `CLIPBOARD` selection, owned and
 //!   served by a thread of the device session after a set, read from whoever owns it.
 //! - App actions: `click_input`, `click_on_coordinates`, `drag_on_coordinates`, `set_edit_text`,
@@ -19,6 +21,10 @@
 //!   AT-SPI events have been quiet for a moment (capped at 1 s).
 //! - [`vdesktop`]: `deft desktop start|stop|status` — a private Xvfb, D-Bus session, AT-SPI bus and
 //!   openbox with their own HOME, in one process group, recorded in a state file.
+//!
+//! A window's root is its executable's basename; LibreOffice's windows (one `soffice.bin`
+//! for all) are named by their `WM_CLASS`: `libreoffice-writer`, `libreoffice-calc`,
+//! `libreoffice-impress`, so the routing table gives each its own tools.
 //!
 //! Window and control ids are unique in the server instance (one per device session) and never
 //! reused; a control keeps its id while its accessible object exists.
@@ -45,8 +51,10 @@
 
 mod a11y;
 mod clipboard;
+mod big;
 mod close;
 mod describe;
+mod documents;
 mod error;
 mod events;
 mod keys;
@@ -62,6 +70,7 @@ mod ui_tree;
 pub mod vdesktop;
 mod x11;
 
+pub use documents::{DocumentOpener, OpenedWindow};
 pub use launch::LaunchPolicy;
 pub use marks::read_label;
 pub use server::DesktopServer;

@@ -29,6 +29,7 @@ use serde_json::{Value, json};
 use crate::a11y;
 use crate::clipboard::{self, Clipboard};
 use crate::close::{self, Launches};
+use crate::documents::DocumentOpener;
 use crate::error::{ToolError, ToolResult};
 use crate::keys::{self, KeyStep};
 use crate::launch::{self, LaunchPolicy};
@@ -75,6 +76,7 @@ pub struct DesktopServer {
     launch: Arc<LaunchPolicy>,
     launches: Arc<Launches>,
     clipboard: Arc<Clipboard>,
+    documents: Option<Arc<dyn DocumentOpener>>,
     tool_router: ToolRouter<Self>,
 }
 
@@ -256,6 +258,7 @@ impl DesktopServer {
             session: Arc::new(Session::new(target)),
             launch: Arc::new(launch),
             launches: Arc::new(Launches::default()),
+            documents: None,
             tool_router: Self::tool_router(),
         }
     }
@@ -275,6 +278,13 @@ impl DesktopServer {
     )]
     async fn get_clipboard(&self) -> CallToolResult {
         clipboard::get_tool(self.clipboard.clone()).await
+    }
+
+    /// The same server, with `launch_app` handing documents (and the applications that open
+    /// them through their own API) to `opener`.
+    pub fn with_documents(mut self, opener: Arc<dyn DocumentOpener>) -> Self {
+        self.documents = Some(opener);
+        self
     }
 
     /// How many `wait_for_control` calls are waiting now; a call its caller cancelled stops at
@@ -503,6 +513,12 @@ impl DesktopServer {
         meta = launch_meta()
     )]
     async fn launch_app(&self, Parameters(p): Parameters<LaunchParams>) -> CallToolResult {
+        let args = p.args.clone().unwrap_or_default();
+        if let Some(opener) = self.documents.clone()
+            && opener.claims(&p.app, &args)
+        {
+            return self.launch_document(opener.as_ref(), &p.app, &args).await;
+        }
         let plan = or_fail!(
             self.launch
                 .resolve(&p.app, p.args.as_deref().unwrap_or(&[]))
@@ -923,6 +939,58 @@ impl DesktopServer {
     )]
     async fn summary(&self, Parameters(p): Parameters<SummaryArgs>) -> CallToolResult {
         CallToolResult::structured(json!({ "summary": p.text }))
+    }
+}
+
+impl DesktopServer {
+    /// `launch_app` of a document: the opener opens it, then its window is waited for (the
+    /// process's new window with the title the opener named, else its first new window).
+    async fn launch_document(
+        &self,
+        opener: &dyn DocumentOpener,
+        app: &str,
+        args: &[String],
+    ) -> CallToolResult {
+        or_fail!(self.session.connected().await);
+        let before = match self.session.list_windows(false, true).await {
+            Ok(_) => self.session.open_window_keys().await,
+            Err(e) => return fail(e),
+        };
+        let opened = or_fail!(
+            opener
+                .open(app, args, &self.session.target().launch_env)
+                .await
+        );
+        let wait = self.launch.window_wait();
+        let deadline = Instant::now() + wait;
+        loop {
+            let found = self
+                .session
+                .find_new_window(opened.pid, &opened.title, &before)
+                .await;
+            // A module host's window gets its class (its root) a moment after it appears.
+            let named = |w: &crate::session::WindowEntry| {
+                !crate::session::is_module_host(&w.app) || Instant::now() >= deadline
+            };
+            match found {
+                Ok(Some(w)) if named(&w) => {
+                    return CallToolResult::structured(json!({
+                        "window": w.summary().to_json(),
+                        "pid": opened.pid,
+                    }));
+                }
+                Ok(_) => {}
+                Err(e) => return fail(e),
+            }
+            if Instant::now() >= deadline {
+                return fail(texts::document_no_window(
+                    app,
+                    &opened.title,
+                    wait.as_secs(),
+                ));
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
     }
 }
 

@@ -35,10 +35,15 @@ impl DesktopTarget {
         }
     }
 
+    /// The X display (`:3`).
+    pub fn display(&self) -> &str {
+        &self.display
+    }
+
     /// Resolves the desktop: `DISPLAY` from the environment when set, else the managed desktop of
     /// `state_file` when it runs. The error text (for the model and the person) says how to start
     /// one.
-    pub(crate) fn resolve(state_file: &Path) -> Result<Self, String> {
+    pub fn resolve(state_file: &Path) -> Result<Self, String> {
         if let Some(display) = std::env::var("DISPLAY").ok().filter(|d| !d.is_empty()) {
             let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
             let mut launch_env = vec![("DISPLAY".to_owned(), display.clone())];

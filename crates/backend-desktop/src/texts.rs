@@ -204,6 +204,13 @@ pub fn launch_no_window(app: &str, program: &str, pid: u32, secs: u64) -> String
     )
 }
 
+/// launch_app of a document: it was opened, but its window did not show up.
+pub fn document_no_window(app: &str, title: &str, secs: u64) -> String {
+    format!(
+        "{app} was opened (window {title:?}) but its window did not appear on the desktop within {secs} s. Call get_desktop_app_info to look for it."
+    )
+}
+
 /// launch_app: the program exited without a window.
 pub fn launch_exited(app: &str, program: &str, status: &str) -> String {
     format!(

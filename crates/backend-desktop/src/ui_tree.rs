@@ -125,6 +125,7 @@ mod tests {
             children: Vec::new(),
             depth,
             scrolled: false,
+            visible_part: None,
         };
         let mut nodes = vec![blank(0, 0, None)];
         for _ in 0..wide {

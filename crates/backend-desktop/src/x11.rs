@@ -39,6 +39,8 @@ pub struct XWindow {
     pub pid: Option<u32>,
     /// `_NET_WM_NAME` (or `WM_NAME`).
     pub title: String,
+    /// `WM_CLASS`'s class part (`libreoffice-writer`), empty when unset.
+    pub class: String,
     /// Screen rect `[left, top, right, bottom]`.
     pub rect: [i32; 4],
 }
@@ -323,10 +325,24 @@ impl X11 {
                 continue;
             };
             let (x, y) = (i32::from(tr.dst_x), i32::from(tr.dst_y));
+            // WM_CLASS is "instance\0class\0".
+            let class = self
+                .conn
+                .get_property(false, id, AtomEnum::WM_CLASS, AtomEnum::STRING, 0, 256)
+                .ok()
+                .and_then(|c| c.reply().ok())
+                .and_then(|r| {
+                    r.value
+                        .split(|b| *b == 0)
+                        .nth(1)
+                        .map(|c| String::from_utf8_lossy(c).into_owned())
+                })
+                .unwrap_or_default();
             out.push(XWindow {
                 id,
                 pid,
                 title,
+                class,
                 rect: [x, y, x + i32::from(geo.width), y + i32::from(geo.height)],
             });
         }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use deft_backend_shell::{ShellPolicy, ShellServer};
 use deft_tools::builtin::{Builtin, BuiltinRegistry};
 
-/// Every builtin server: `shell`, `desktop`, `browser` (later: …). `data_dir` is deft's data
+/// Every builtin server: `shell`, `desktop`, `browser`, `office` (later: …). `data_dir` is deft's data
 /// folder: the desktop server finds the managed virtual desktop's state file there unless the
 /// routing table's options name another.
 pub fn registry(data_dir: &Path) -> Arc<BuiltinRegistry> {
@@ -26,9 +26,11 @@ pub fn registry(data_dir: &Path) -> Arc<BuiltinRegistry> {
             Ok(ShellServer::new(policy))
         },
     ));
+    let desktop_state = state_file.clone();
+    let data = data_dir.to_owned();
     r.register(Builtin::new(
         deft_backend_desktop::NAME,
-        "Linux desktop apps through AT-SPI, XTest input and screenshots (options: state_file, launch_allow)",
+        "Linux desktop apps through AT-SPI, XTest input and screenshots; documents open in LibreOffice (options: state_file, launch_allow, document_dirs, office_program, python)",
         move |options| {
             let mut options = options.clone();
             if let serde_json::Value::Null = options {
@@ -36,10 +38,15 @@ pub fn registry(data_dir: &Path) -> Arc<BuiltinRegistry> {
             }
             if let Some(map) = options.as_object_mut() {
                 map.entry("state_file")
-                    .or_insert_with(|| serde_json::json!(state_file));
+                    .or_insert_with(|| serde_json::json!(desktop_state));
             }
-            deft_backend_desktop::from_options(&options)
+            crate::office::desktop_server(&options, &data)
         },
+    ));
+    r.register(Builtin::new(
+        deft_backend_office::NAME,
+        "LibreOffice Writer, Calc and Impress over UNO on the selected window's document (options: document_dirs, display, python)",
+        move |options| crate::office::office_server(options, &state_file),
     ));
     r.register(Builtin::new(
         deft_backend_browser::NAME,

@@ -18,6 +18,7 @@ mod cmd_task_server;
 mod cmd_tools;
 mod dataflow_devices;
 mod local_devices;
+mod office;
 mod paths;
 mod signals;
 

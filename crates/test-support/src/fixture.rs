@@ -38,6 +38,7 @@ pub struct FixtureServer {
     tool_router: ToolRouter<Self>,
     instance: String,
     state: Arc<FixtureState>,
+    options: serde_json::Value,
 }
 
 /// `sleep` arguments.
@@ -111,6 +112,16 @@ impl FixtureServer {
             tool_router: Self::tool_router(),
             instance: uuid_like(),
             state: Arc::new(FixtureState::default()),
+            options: serde_json::Value::Null,
+        }
+    }
+
+    /// A new instance that remembers the routing-table options it was made from (the
+    /// `binding` tool reports them).
+    pub fn with_options(options: &serde_json::Value) -> Self {
+        FixtureServer {
+            options: options.clone(),
+            ..Self::new()
         }
     }
 
@@ -220,6 +231,19 @@ impl FixtureServer {
     #[tool(description = "Return this server instance's id.")]
     async fn instance(&self) -> CallToolResult {
         CallToolResult::structured(json!({ "instance": self.instance }))
+    }
+
+    /// What this instance was bound to: `binding` of its options (builtin) and `DEFT_PROCESS` /
+    /// `DEFT_ROOT` of its environment (stdio child).
+    #[tool(description = "Return the binding this instance was made with.")]
+    async fn binding(&self) -> CallToolResult {
+        CallToolResult::structured(json!({
+            "options": self.options.get("binding"),
+            "env": {
+                "process": std::env::var("DEFT_PROCESS").ok(),
+                "root": std::env::var("DEFT_ROOT").ok(),
+            },
+        }))
     }
 
     /// Answers like a desktop's window selection: `{root_name, window_info}` (root = `name`), so

@@ -8,6 +8,8 @@
 //! - [`net`]: free loopback ports and waiting for a port to open.
 //! - [`web`]: the loopback page server for browser tests (fixture pages in `fixtures/web/`).
 //! - [`desktop`]: the GTK3 form app (`fixtures/desktop/`) and running apps with captured output.
+//! - [`office`]: documents made and read back by LibreOffice on its own (headless, a separate
+//!   profile), PDF text and fonts with poppler.
 //! - [`postgres`]: scratch databases on the test PostgreSQL, dropped afterwards.
 //! - [`TempDataDir`]: a temporary deft data folder removed on drop.
 //! - [`repo_root`] and [`interop_python`]: the checkout, and the Python with the official MCP
@@ -20,6 +22,7 @@ pub mod desktop;
 pub mod fixture;
 pub mod model;
 pub mod net;
+pub mod office;
 pub mod postgres;
 pub mod proc;
 pub mod web;

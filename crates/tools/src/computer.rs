@@ -68,12 +68,12 @@ pub struct Computer {
 }
 
 impl Computer {
-    /// Builds the registry for `entry`: starts (or reuses) each server from `pool`, lists their
-    /// tools concurrently and registers them. A server that cannot start leaves its tools out with
+    /// Builds the registry for `entry` (the Computer of `process` under `root`): starts (or
+    /// reuses) each server from `pool`, lists their tools concurrently and registers them. A server that cannot start leaves its tools out with
     /// a warning; a tool name offered twice is an error.
     pub async fn build(
         name: String,
-        process: &str,
+        (process, root): (&str, &str),
         entry: &RootEntry,
         pool: &ServerPool,
         timeouts: &Timeouts,
@@ -82,7 +82,7 @@ impl Computer {
         let mut slots = Vec::new();
         for tool_type in ToolType::ALL {
             for (i, spec) in entry.servers(tool_type).iter().enumerate() {
-                slots.push((tool_type, i, spec, pool.get(spec, process)));
+                slots.push((tool_type, i, spec, pool.get(spec, process, root)));
             }
         }
         let listed =

@@ -96,7 +96,7 @@ impl ComputerManager {
             };
             Computer::build(
                 key,
-                process,
+                (process, root),
                 route.entry,
                 &self.pool,
                 &self.table.timeouts,

@@ -25,8 +25,9 @@ impl ServerPool {
         }
     }
 
-    /// The instance for `spec` as used by a Computer bound to `process`.
-    pub fn get(&self, spec: &ServerSpec, process: &str) -> Arc<ServerHandle> {
+    /// The instance for `spec` as used by a Computer bound to `process` of `root`. A `reset`
+    /// instance is told what it serves ([`ServerSpec::bound_to`]).
+    pub fn get(&self, spec: &ServerSpec, process: &str, root: &str) -> Arc<ServerHandle> {
         let mut key = spec.instance_key();
         if spec.reset {
             key = format!("{key}::process={process}");
@@ -34,7 +35,14 @@ impl ServerPool {
         let mut instances = self.instances.lock();
         instances
             .entry(key)
-            .or_insert_with(|| Arc::new(ServerHandle::new(spec.clone(), self.builtins.clone())))
+            .or_insert_with(|| {
+                let spec = if spec.reset {
+                    spec.bound_to(process, root)
+                } else {
+                    spec.clone()
+                };
+                Arc::new(ServerHandle::new(spec, self.builtins.clone()))
+            })
             .clone()
     }
 

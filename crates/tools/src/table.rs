@@ -155,6 +155,33 @@ impl ServerSpec {
         }
     }
 
+    /// The spec of a `reset: true` instance bound to one window: a builtin finds
+    /// `binding: {process, root}` in its options, a stdio server the environment variables
+    /// `DEFT_PROCESS` and `DEFT_ROOT` (UFO's API servers are made for one `process_name` the
+    /// same way). HTTP servers are reached as configured.
+    pub fn bound_to(&self, process: &str, root: &str) -> ServerSpec {
+        let mut spec = self.clone();
+        match &mut spec.kind {
+            ServerKind::Builtin { options, .. } => {
+                if !options.is_object() {
+                    *options = Value::Object(serde_json::Map::new());
+                }
+                if let Some(map) = options.as_object_mut() {
+                    map.insert(
+                        "binding".to_owned(),
+                        serde_json::json!({ "process": process, "root": root }),
+                    );
+                }
+            }
+            ServerKind::Stdio { env, .. } => {
+                env.insert("DEFT_PROCESS".to_owned(), process.to_owned());
+                env.insert("DEFT_ROOT".to_owned(), root.to_owned());
+            }
+            ServerKind::Http { .. } => {}
+        }
+        spec
+    }
+
     /// Whether the `tools:` filter lets `tool` through.
     pub fn offers(&self, tool: &str) -> bool {
         self.tools

@@ -499,3 +499,47 @@ async fn a_tool_that_panics_is_a_failure_not_a_hang() {
     let r = d.execute(&ctx(), vec![noop()]).await;
     assert_eq!(r[0].status, ResultStatus::Success, "{r:?}");
 }
+
+#[tokio::test]
+async fn a_reset_server_is_told_the_process_and_root_it_serves() {
+    let yaml = table_yaml("").replace(
+        "      shared:\n",
+        &format!(
+            "      writer:\n        action:\n          - {{namespace: child, type: stdio, command: \"{}\", reset: true}}\n      shared:\n",
+            deft_test_support::proc::fixture_bin().display()
+        ),
+    );
+    assert!(yaml.contains("writer:"), "{yaml}");
+    let (d, _) = dispatcher(&yaml);
+    let binding = |root: &str, process: &str| {
+        let mut c = ctx();
+        c.agent = "AppAgent".into();
+        c.root = root.into();
+        c.process = process.into();
+        let d = &d;
+        async move {
+            let r = d.execute(&c, vec![act("binding", json!({}))]).await;
+            assert_eq!(r[0].status, ResultStatus::Success, "{r:?}");
+            r[0].result.clone()
+        }
+    };
+    // A builtin finds it in its options (the root as the window's, not the table's `default`).
+    let b = binding("some-app", "report.docx - Editor").await;
+    assert_eq!(
+        b["options"],
+        json!({"process": "report.docx - Editor", "root": "some-app"})
+    );
+    // A stdio child in its environment.
+    let s = binding("writer", "Ünïcode – title").await;
+    assert_eq!(
+        s["env"],
+        json!({"process": "Ünïcode – title", "root": "writer"})
+    );
+    // A shared (non-reset) instance is bound to nothing.
+    let mut c = ctx();
+    c.agent = "AppAgent".into();
+    c.root = "shared".into();
+    c.process = "x".into();
+    let r = d.execute(&c, vec![act("binding", json!({}))]).await;
+    assert_eq!(r[0].result["options"], json!(null), "{r:?}");
+}

@@ -223,3 +223,55 @@ fn load_reports_a_missing_file_and_env_override_works() {
     let t = RoutingTable::from_path_or_env(Some(&path)).unwrap();
     assert_eq!(t.source, path.display().to_string());
 }
+
+#[test]
+fn builtin_table_gives_libreoffice_windows_their_api_tools_per_window() {
+    let t = RoutingTable::builtin();
+    let tools = |root: &str| -> Vec<(String, bool)> {
+        let r = t.route("desktop", "AppAgent", root).unwrap();
+        assert_eq!(r.root, root);
+        r.entry
+            .action
+            .iter()
+            .chain(&r.entry.data_collection)
+            .filter(|s| s.namespace == "office")
+            .flat_map(|s| {
+                s.tools
+                    .clone()
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(move |n| (n, s.reset))
+            })
+            .collect()
+    };
+    let writer = tools("libreoffice-writer");
+    for name in [
+        "insert_table",
+        "select_text",
+        "set_font",
+        "save_as",
+        "get_document_text",
+    ] {
+        assert!(
+            writer.contains(&(name.to_owned(), true)),
+            "{name}: {writer:?}"
+        );
+    }
+    let calc = tools("libreoffice-calc");
+    assert!(
+        calc.contains(&("insert_excel_table".to_owned(), true)),
+        "{calc:?}"
+    );
+    assert!(!calc.iter().any(|(n, _)| n == "insert_table"), "{calc:?}");
+    let impress = tools("libreoffice-impress");
+    assert!(
+        impress.contains(&("set_background_color".to_owned(), true)),
+        "{impress:?}"
+    );
+    // Any other window, and the HostAgent, get none of them.
+    assert!(tools("default").is_empty());
+    let host = t
+        .route("desktop", "HostAgent", "libreoffice-writer")
+        .unwrap();
+    assert!(host.entry.action.iter().all(|s| s.namespace != "office"));
+}

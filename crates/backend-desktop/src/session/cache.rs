@@ -212,6 +212,11 @@ pub(super) async fn finish_snapshot(
         {
             d.value = Some(v.clone());
         }
+        if describe::digest_text(d)
+            && let Some(v) = values.get(&d.key)
+        {
+            describe::name_from_text(d, v);
+        }
     }
     let digest = describe::digest(&tree, &values);
     Snapshot {

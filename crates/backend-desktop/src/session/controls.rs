@@ -411,6 +411,7 @@ mod tests {
                     children: Vec::new(),
                     depth: *d,
                     scrolled: false,
+                    visible_part: None,
                 })
                 .collect(),
         }

@@ -14,6 +14,7 @@ mod windows;
 pub use cache::Snapshot;
 pub use controls::Look;
 pub use find::WaitAnswer;
+pub use windows::is_module_host;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;

@@ -40,7 +40,8 @@ impl Session {
             }
         }
         let c = self.connected().await?;
-        let found = enumerate_windows(&c.a11y).await?;
+        let mut found = enumerate_windows(&c.a11y).await?;
+        module_roots(&c, &mut found).await;
         let mut maps = self.maps.lock().await;
         let present: HashSet<ObjKey> = found.iter().map(|f| f.key.clone()).collect();
         for w in maps.window_info.values_mut() {
@@ -236,6 +237,30 @@ impl Session {
             .map(|w| (*w).clone()))
     }
 
+    /// A window of process `pid` that is not in `exclude`, enumerating again: the one titled
+    /// `title` first, else the first such window.
+    pub async fn find_new_window(
+        &self,
+        pid: u32,
+        title: &str,
+        exclude: &HashSet<ObjKey>,
+    ) -> ToolResult<Option<WindowEntry>> {
+        self.list_windows(false, true).await?;
+        let maps = self.maps.lock().await;
+        let mut candidates: Vec<&WindowEntry> = maps
+            .listed_windows
+            .iter()
+            .filter_map(|id| maps.window_info.get(id))
+            .filter(|w| !exclude.contains(&w.key) && w.pid == Some(pid))
+            .collect();
+        candidates.sort_by_key(|w| w.id);
+        Ok(candidates
+            .iter()
+            .find(|w| w.name == describe::undouble(title))
+            .or_else(|| candidates.first())
+            .map(|w| (*w).clone()))
+    }
+
     /// The open windows whose root name is one of `roots`, enumerating again.
     pub async fn windows_of(
         &self,
@@ -324,6 +349,45 @@ async fn enumerate_windows(conn: &Connection) -> ToolResult<Vec<FoundWindow>> {
     }))
     .await;
     Ok(per_app.into_iter().flatten().collect())
+}
+
+/// Executables that run several applications in one process, and the `WM_CLASS` prefix that
+/// names each window's application: LibreOffice's one `soffice.bin` shows Writer, Calc and
+/// Impress windows, classed `libreoffice-writer`, `libreoffice-calc`, `libreoffice-impress`.
+/// Such a window's root is its class (so the routing table tells them apart); a window without
+/// such a class keeps the executable's name.
+const MODULE_HOSTS: &[(&str, &str)] = &[("soffice.bin", "libreoffice-")];
+
+/// Whether `app` is a module host's executable: its windows are not named yet (their class is
+/// set a moment after they appear).
+pub fn is_module_host(app: &str) -> bool {
+    MODULE_HOSTS.iter().any(|(exe, _)| *exe == app)
+}
+
+/// Renames the roots of module hosts' windows after their X window's class (matched by pid and
+/// title).
+async fn module_roots(c: &Connected, found: &mut [FoundWindow]) {
+    let hosted = |f: &FoundWindow| MODULE_HOSTS.iter().find(|(exe, _)| f.app == *exe);
+    if !found.iter().any(|f| hosted(f).is_some()) {
+        return;
+    }
+    let x = c.x.clone();
+    let Ok(Ok(windows)) = tokio::task::spawn_blocking(move || x.client_windows()).await else {
+        return;
+    };
+    for f in found.iter_mut() {
+        let Some((_, prefix)) = hosted(f) else {
+            continue;
+        };
+        let class = windows
+            .iter()
+            .find(|w| w.pid.is_some() && w.pid == f.pid && describe::undouble(&w.title) == f.name)
+            .map(|w| w.class.as_str())
+            .filter(|c| c.starts_with(prefix));
+        if let Some(class) = class {
+            f.app = class.to_owned();
+        }
+    }
 }
 
 const INTERPRETERS: &[&str] = &[

@@ -23,7 +23,7 @@ pub fn registry() -> (Arc<BuiltinRegistry>, Arc<FixtureState>) {
     r.register(Builtin::new(
         "fresh",
         "test tools, new instance per start",
-        |_| Ok(FixtureServer::new()),
+        |options| Ok(FixtureServer::with_options(options)),
     ));
     r.register(Builtin::new("broken", "never starts", |_| {
         Err::<FixtureServer, _>("no display is reachable (DISPLAY is not set)".to_owned())

@@ -1,0 +1,302 @@
+//! One office server's document: binding to the frame of the selected window
+//! ([`crate::binding`]), calling the UNO helper on it, and turning the helper's refusals into
+//! the texts of [`crate::texts`].
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::binding::{self, Choice, Frame};
+use crate::documents::{DocumentDirs, Kind};
+use crate::instance;
+use crate::texts;
+use crate::uno::{SYSTEM_PYTHON, UnoError, UnoHelper};
+
+/// How long one API call may take.
+pub const CALL_LIMIT: Duration = Duration::from_secs(90);
+
+/// How long listing an instance's frames may take.
+const FRAMES_LIMIT: Duration = Duration::from_secs(15);
+
+/// What an office server is configured with.
+#[derive(Debug, Clone)]
+pub struct SessionConfig {
+    /// The Python with `uno`.
+    pub python: PathBuf,
+    /// The allowed folders.
+    pub dirs: DocumentDirs,
+    /// The desktop's display: only LibreOffice instances on it are considered (any when
+    /// `None`).
+    pub display: Option<String>,
+    /// The title of the selected window this server serves (its `process`; empty standalone).
+    pub process: String,
+    /// The window's root (`libreoffice-writer` …), when bound by the tool layer.
+    pub root: String,
+}
+
+impl Default for SessionConfig {
+    fn default() -> Self {
+        SessionConfig {
+            python: PathBuf::from(SYSTEM_PYTHON),
+            dirs: DocumentDirs::default(),
+            display: None,
+            process: String::new(),
+            root: String::new(),
+        }
+    }
+}
+
+impl SessionConfig {
+    /// From routing-table options: `binding {process, root}` (the tool layer's), `display`,
+    /// `python`, `document_dirs`.
+    pub fn from_options(options: &Value) -> Result<Self, String> {
+        let s = |v: &Value| v.as_str().unwrap_or_default().to_owned();
+        Ok(SessionConfig {
+            python: match options.get("python").and_then(Value::as_str) {
+                Some(p) if !p.is_empty() => PathBuf::from(p),
+                _ => PathBuf::from(SYSTEM_PYTHON),
+            },
+            dirs: DocumentDirs::from_options(options)?,
+            display: options
+                .get("display")
+                .and_then(Value::as_str)
+                .filter(|d| !d.is_empty())
+                .map(str::to_owned),
+            process: s(&options["binding"]["process"]),
+            root: s(&options["binding"]["root"]),
+        })
+    }
+}
+
+/// The frame a server is bound to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bound {
+    /// `soffice.bin`'s pid.
+    pub pid: u32,
+    /// Its UNO pipe.
+    pub pipe: String,
+    /// The frame's X window.
+    pub xid: u64,
+    /// The document's kind.
+    pub kind: Option<Kind>,
+    /// The window's title when bound.
+    pub title: String,
+}
+
+/// The document of one office server: its binding, the helper, the font list.
+pub struct Session {
+    config: SessionConfig,
+    bound: tokio::sync::Mutex<Option<Bound>>,
+    fonts: tokio::sync::Mutex<Option<(u32, Arc<Vec<String>>)>>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Session {
+    /// A session bound lazily, on its first call.
+    pub fn new(config: SessionConfig) -> Self {
+        Session {
+            config,
+            bound: tokio::sync::Mutex::new(None),
+            fonts: tokio::sync::Mutex::new(None),
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &SessionConfig {
+        &self.config
+    }
+
+    fn helper(&self) -> Result<Arc<UnoHelper>, String> {
+        UnoHelper::shared(&self.config.python)
+    }
+
+    /// The frame this server acts on: the one bound before while its LibreOffice runs, else
+    /// found anew.
+    pub async fn bound(&self) -> Result<Bound, String> {
+        let mut slot = self.bound.lock().await;
+        if let Some(b) = slot.as_ref()
+            && instance::alive(b.pid)
+        {
+            return Ok(b.clone());
+        }
+        let b = self.find().await?;
+        *slot = Some(b.clone());
+        Ok(b)
+    }
+
+    /// Forgets the binding (its window is gone).
+    async fn unbind(&self) {
+        *self.bound.lock().await = None;
+    }
+
+    async fn find(&self) -> Result<Bound, String> {
+        let found = binding::instances(self.config.display.as_deref());
+        if found.is_empty() {
+            return Err(texts::NO_OFFICE_RUNNING.to_owned());
+        }
+        let helper = self.helper()?;
+        for inst in found {
+            let Ok(v) = helper
+                .call(
+                    "frames",
+                    json!({ "pipe": inst.pipe }),
+                    FRAMES_LIMIT,
+                    inst.pid,
+                )
+                .await
+            else {
+                continue;
+            };
+            let frames: Vec<Frame> = v["frames"]
+                .as_array()
+                .map(|a| a.iter().filter_map(Frame::from_json).collect())
+                .unwrap_or_default();
+            if let Choice::One(i) = binding::choose(&frames, &self.config.process) {
+                let f = &frames[i];
+                return Ok(Bound {
+                    pid: inst.pid,
+                    pipe: inst.pipe,
+                    xid: f.xid,
+                    kind: f.kind,
+                    title: f.title.clone(),
+                });
+            }
+        }
+        Err(texts::no_document_window(&self.config.process))
+    }
+
+    /// Calls `op` on the bound document, which must be a `want` document (any when `None`).
+    /// A window that is gone is looked for once more (reopened under the same title); a
+    /// LibreOffice that died ends the binding.
+    pub async fn call(
+        &self,
+        tool: &str,
+        op: &str,
+        want: Option<Kind>,
+        args: Value,
+    ) -> Result<(Bound, Value), String> {
+        let mut retried = false;
+        loop {
+            let b = self.bound().await?;
+            if b.kind.is_none() {
+                return Err(texts::no_document(&b.title));
+            }
+            if let Some(want) = want
+                && b.kind != Some(want)
+            {
+                return Err(texts::wrong_kind(tool, want, b.kind, &b.title));
+            }
+            let fields = json!({ "pipe": b.pipe, "xid": b.xid, "args": args });
+            match self.helper()?.call(op, fields, CALL_LIMIT, b.pid).await {
+                Ok(v) => return Ok((b, v)),
+                Err(UnoError::Refused { kind, .. }) if kind == "window_gone" && !retried => {
+                    self.unbind().await;
+                    retried = true;
+                }
+                Err(e) => {
+                    if matches!(e.kind(), Some("disconnected" | "no_office" | "window_gone")) {
+                        self.unbind().await;
+                    }
+                    if e.kind() == Some("window_gone") {
+                        return Err(texts::no_document_window(&self.config.process));
+                    }
+                    return Err(refusal_text(tool, &e, b.pid));
+                }
+            }
+        }
+    }
+
+    /// The fonts LibreOffice knows (read once per LibreOffice process).
+    pub async fn fonts(&self) -> Result<Arc<Vec<String>>, String> {
+        let b = self.bound().await?;
+        let mut cache = self.fonts.lock().await;
+        if let Some((pid, fonts)) = cache.as_ref()
+            && *pid == b.pid
+        {
+            return Ok(fonts.clone());
+        }
+        let v = self
+            .helper()?
+            .call("fonts", json!({ "pipe": b.pipe }), CALL_LIMIT, b.pid)
+            .await
+            .map_err(|e| refusal_text("set_font", &e, b.pid))?;
+        let fonts: Vec<String> = v["fonts"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|f| f.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let fonts = Arc::new(fonts);
+        *cache = Some((b.pid, fonts.clone()));
+        Ok(fonts)
+    }
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .map(|s| s.as_str().map_or_else(|| s.to_string(), str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn int(v: &Value) -> i64 {
+    v.as_i64().unwrap_or_default()
+}
+
+/// The model's text for a call that did not succeed.
+pub fn refusal_text(tool: &str, e: &UnoError, pid: u32) -> String {
+    let UnoError::Refused { kind, fields: f } = e else {
+        return texts::uno_failed(&format!("run {tool}"), e, pid);
+    };
+    let text = |k: &str| {
+        f[k].as_str()
+            .map_or_else(|| f[k].to_string(), str::to_owned)
+    };
+    match kind.as_str() {
+        "text_not_found" => texts::text_not_found(&text("text")),
+        "table_out_of_range" => texts::table_out_of_range(int(&f["number"]), int(&f["count"])),
+        "paragraph_out_of_range" => texts::paragraph_out_of_range(
+            &text("field"),
+            int(&f["value"]),
+            int(&f["count"]),
+            f["non_empty"].as_bool().unwrap_or(true),
+            f["start"].as_i64(),
+        ),
+        "no_paragraphs" => texts::no_paragraphs(f["non_empty"].as_bool().unwrap_or(true)),
+        "no_sheet" => texts::no_sheet(&f["sheet"].to_string(), &strings(&f["sheets"])),
+        "outside_sheet" => texts::outside_sheet(&text("range")),
+        "range_too_large" => {
+            texts::range_too_large(&text("range"), int(&f["cells"]), int(&f["max"]))
+        }
+        "no_column" => texts::no_column(&text("column"), &text("sheet"), &strings(&f["headers"])),
+        "column_twice" => texts::column_twice(&text("column")),
+        "empty_sheet" => texts::empty_sheet(&text("sheet")),
+        "slide_out_of_range" => texts::slide_out_of_range(int(&f["slide"]), int(&f["count"])),
+        "no_location" => texts::no_location(&text("title")),
+        "no_document" => texts::no_document(&text("title")),
+        "store_failed" => texts::store_failed(&text("url"), &text("detail")),
+        "wrong_kind" => texts::wrong_kind(
+            tool,
+            Kind::from_helper(&text("want")).unwrap_or(Kind::Writer),
+            Kind::from_helper(&text("have")),
+            &text("title"),
+        ),
+        "window_gone" => texts::no_document_window(""),
+        "disconnected" | "no_office" => texts::uno_failed(&format!("run {tool}"), e, pid),
+        other => texts::refused(other, f),
+    }
+}
