@@ -50,8 +50,8 @@
 #![forbid(unsafe_code)]
 
 mod a11y;
-mod clipboard;
 mod big;
+mod clipboard;
 mod close;
 mod describe;
 mod documents;

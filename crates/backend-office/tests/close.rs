@@ -30,10 +30,7 @@ async fn a_document_closes_without_saving_and_libreoffice_stays_for_the_next() {
     let r = h.app(&w, "close_document", json!({})).await;
     let v = ok(&r);
     assert_eq!(v["discarded"], json!(true), "{v}");
-    assert!(
-        v["message"].as_str().unwrap().contains("note.docx"),
-        "{v}"
-    );
+    assert!(v["message"].as_str().unwrap().contains("note.docx"), "{v}");
     assert!(h.windows().await.is_empty(), "{:?}", h.windows().await);
     assert_eq!(text_of(&doc), "kept as it was");
     assert_eq!(h.office_pid().await, pid, "LibreOffice keeps running");

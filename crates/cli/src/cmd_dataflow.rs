@@ -18,6 +18,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use parking_lot::Mutex;
 
 use crate::cmd_run::short;
+use crate::office::ExtraDocumentDirs;
 use crate::{Globals, dataflow_devices};
 
 /// Exit status when the run could not start (configuration, schemas, devices, model).
@@ -132,9 +133,10 @@ async fn start(args: &Args, globals: &Globals) -> anyhow::Result<ExitCode> {
     if files.is_empty() {
         anyhow::bail!("no task files (*.json) in {}", task_path.display());
     }
+    let documents = documents_folder(&config)?;
     let (devices, desktops) = if args.devices.is_empty() {
         let n = args.jobs.min(files.len());
-        let (devices, desktops) = dataflow_devices::managed(globals, n).await?;
+        let (devices, desktops) = dataflow_devices::managed(globals, n, &documents).await?;
         (devices, Some(desktops))
     } else {
         if args.jobs != 1 {
@@ -147,6 +149,7 @@ async fn start(args: &Args, globals: &Globals) -> anyhow::Result<ExitCode> {
             &args.devices,
             args.server.as_deref(),
             args.api_token.as_deref(),
+            &documents,
         )
         .await?;
         (d, None)
@@ -165,6 +168,15 @@ async fn start(args: &Args, globals: &Globals) -> anyhow::Result<ExitCode> {
 }
 
 /// The model: flags and `AGENT_*` first, then the config's `API_*`.
+/// The folder the tasks' documents are copied to and opened from (`saved_document/`), made
+/// now so the devices' apps may open documents there.
+fn documents_folder(config: &Config) -> anyhow::Result<ExtraDocumentDirs> {
+    let dir = std::path::absolute(config.saved_document_dir())?;
+    std::fs::create_dir_all(&dir)
+        .with_context(|| format!("cannot make the documents folder {}", dir.display()))?;
+    Ok(ExtraDocumentDirs::new(vec![dir]))
+}
+
 fn model(args: &Args, config: &Config) -> anyhow::Result<Model> {
     let base = args
         .api_base

@@ -12,6 +12,7 @@ use deft_server::api_client::{ApiClient, ApiDispatcher};
 use deft_tools::table::RoutingTable;
 use deft_tools::{Device, LocalDispatcher, devices};
 
+use crate::office::ExtraDocumentDirs;
 use crate::{Globals, builtins, local_devices, paths};
 
 /// Managed desktops started for one run; stopped (and their folders removed) when dropped.
@@ -38,8 +39,12 @@ impl Drop for Desktops {
 }
 
 /// Starts `n` managed desktops and a device on each (`desktop-1` …), with the routing table of
-/// `globals`.
-pub async fn managed(globals: &Globals, n: usize) -> anyhow::Result<(Vec<Device>, Desktops)> {
+/// `globals`; their apps may open the documents in `documents`.
+pub async fn managed(
+    globals: &Globals,
+    n: usize,
+    documents: &ExtraDocumentDirs,
+) -> anyhow::Result<(Vec<Device>, Desktops)> {
     let table = Arc::new(RoutingTable::from_path_or_env(
         globals.tools_config.as_deref(),
     )?);
@@ -61,7 +66,8 @@ pub async fn managed(globals: &Globals, n: usize) -> anyhow::Result<(Vec<Device>
             .inspect_err(|e| eprintln!("warning: no watchdog for managed desktop {i} ({e})"))
             .ok();
         desktops.started.push((dir.clone(), watchdog));
-        let dispatcher = LocalDispatcher::new(table.clone(), builtins::registry(&dir));
+        let registry = builtins::registry_with(&dir, documents.clone());
+        let dispatcher = LocalDispatcher::new(table.clone(), registry);
         list.push(Device::new(
             &format!("desktop-{i}"),
             "desktop",
@@ -71,12 +77,15 @@ pub async fn managed(globals: &Globals, n: usize) -> anyhow::Result<(Vec<Device>
     Ok((list, desktops))
 }
 
-/// The devices `ids` names: `local` here, any other id a device of the server at `server`.
+/// The devices `ids` names: `local` here (its apps may open the documents in `documents`), any
+/// other id a device of the server at `server` (which allows the folders its own configuration
+/// names).
 pub async fn named(
     globals: &Globals,
     ids: &[String],
     server: Option<&str>,
     api_token: Option<&str>,
+    documents: &ExtraDocumentDirs,
 ) -> anyhow::Result<Vec<Device>> {
     let mut out = Vec::new();
     let mut client = None;
@@ -85,7 +94,10 @@ pub async fn named(
             anyhow::bail!("--devices names '{id}' twice: a device runs one task at a time");
         }
         if id == devices::LOCAL {
-            let directory = local_devices::directory(globals)?;
+            let table = Arc::new(RoutingTable::from_path_or_env(
+                globals.tools_config.as_deref(),
+            )?);
+            let directory = local_devices::directory_documents(globals, table, documents.clone());
             out.push(local_devices::pick(&directory, id)?);
             continue;
         }

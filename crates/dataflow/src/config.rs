@@ -431,32 +431,28 @@ fn check_app(name: &str, spec: &AppSpec) -> Result<(), String> {
     Ok(())
 }
 
-/// The apps of seed 004 on LibreOffice: word → Writer, excel → Calc, powerpoint → Impress.
+/// The apps of seed 004 on LibreOffice: word → Writer, excel → Calc, powerpoint → Impress. A
+/// document opens in the device's LibreOffice by `launch_app`; its text comes from the office API
+/// (`get_document_text`, the first sheet by `table2markdown`, `get_slides_text`); `save` stores
+/// it in place in its own format and `close_document` closes it (LibreOffice stays for the next
+/// task).
 pub fn builtin_apps() -> BTreeMap<String, AppSpec> {
+    let call = |tool: &str, args: Value, agent: Option<Agent>| DocCall {
+        tool: tool.to_owned(),
+        args,
+        agent,
+    };
     let office = |label: &str, module: &str, ext: &str, text: DocCall| AppSpec {
         label: label.to_owned(),
         extension: ext.to_owned(),
-        open: DocCall {
-            tool: "launch_app".to_owned(),
-            args: json!({"app": module, "args": ["{path}"]}),
-            agent: None,
-        },
+        open: call(
+            "launch_app",
+            json!({"app": module, "args": ["{path}"]}),
+            None,
+        ),
         text: Some(text),
-        save: DocCall {
-            tool: "save_as".to_owned(),
-            args: json!({"file_dir": "{dir}", "file_name": "{stem}", "file_ext": "{ext}"}),
-            agent: None,
-        },
-        close: DocCall {
-            tool: "close_app".to_owned(),
-            args: json!({"app": "{root}"}),
-            agent: None,
-        },
-    };
-    let call = |tool: &str, args: Value| DocCall {
-        tool: tool.to_owned(),
-        args,
-        agent: None,
+        save: call("save", json!({}), None),
+        close: call("close_document", json!({}), Some(Agent::App)),
     };
     BTreeMap::from([
         (
@@ -465,7 +461,7 @@ pub fn builtin_apps() -> BTreeMap<String, AppSpec> {
                 "LibreOffice Writer (Word documents)",
                 "libreoffice-writer",
                 ".docx",
-                call("get_document_text", json!({})),
+                call("get_document_text", json!({}), None),
             ),
         ),
         (
@@ -474,7 +470,7 @@ pub fn builtin_apps() -> BTreeMap<String, AppSpec> {
                 "LibreOffice Calc (Excel workbooks)",
                 "libreoffice-calc",
                 ".xlsx",
-                call("table2markdown", json!({})),
+                call("table2markdown", json!({"sheet_name": 1}), None),
             ),
         ),
         (
@@ -483,7 +479,7 @@ pub fn builtin_apps() -> BTreeMap<String, AppSpec> {
                 "LibreOffice Impress (PowerPoint presentations)",
                 "libreoffice-impress",
                 ".pptx",
-                call("get_slides_text", json!({})),
+                call("get_slides_text", json!({}), None),
             ),
         ),
     ])

@@ -27,6 +27,13 @@ use crate::texts;
 /// Tools a plan may not use, though the device has them: the Computer's meta tool and the shell.
 pub const NOT_FOR_PLANS: [&str; 3] = [LIST_TOOLS, "run_shell", "get_system_info"];
 
+/// Whether a plan for `spec`'s documents may call `tool`: not one of [`NOT_FOR_PLANS`], nor the
+/// app's own `open` or `close` call (the pipeline opens and closes the document itself; a plan
+/// that closed it would leave nothing to save).
+pub fn plan_may_use(spec: &AppSpec, tool: &str) -> bool {
+    !NOT_FOR_PLANS.contains(&tool) && tool != spec.open.tool && tool != spec.close.tool
+}
+
 /// How many matches a control lookup asks for.
 const FIND_LIMIT: usize = 5;
 

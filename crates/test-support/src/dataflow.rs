@@ -82,6 +82,20 @@ impl Workspace {
         Ok(Workspace { dir })
     }
 
+    /// A copy of `examples/dataflow/` (its config, templates and tasks; not what a run of it
+    /// left), the documents real .docx / .xlsx / .pptx files for LibreOffice.
+    pub fn example() -> std::io::Result<Workspace> {
+        let dir = tempfile::Builder::new()
+            .prefix("deft-dataflow-example-")
+            .tempdir()?;
+        let from = crate::repo_root().join("examples/dataflow");
+        std::fs::copy(from.join("config.yaml"), dir.path().join("config.yaml"))?;
+        for sub in ["templates", "tasks"] {
+            copy_tree(&from.join(sub), &dir.path().join(sub))?;
+        }
+        Ok(Workspace { dir })
+    }
+
     /// The folder's path.
     pub fn path(&self) -> &Path {
         self.dir.path()
@@ -166,4 +180,195 @@ impl Workspace {
         }
         out
     }
+}
+
+/// Copies the folder `from` to `to`, recursively.
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for e in std::fs::read_dir(from)? {
+        let e = e?;
+        if e.file_type()?.is_dir() {
+            copy_tree(&e.path(), &to.join(e.file_name()))?;
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name()))?;
+        }
+    }
+    Ok(())
+}
+
+/// The scripted model's answers for the tasks of `examples/dataflow/` on LibreOffice: for each,
+/// the template, a hybrid plan (the office API tools and GUI actions on controls found by their
+/// text), a doable judgement and a complete evaluation. What each plan leaves in its document is
+/// [`check_example_documents`].
+pub fn example_answers() -> Vec<Route> {
+    let doable = r#"{"judge": true, "thought": "The app alone can do it.", "type": "None"}"#;
+    let complete = r#"{"reason": "The document shows the change.", "sub_scores": {"change made": "yes"}, "complete": "yes"}"#;
+    let plan = |request: &str, steps: Value| {
+        serde_json::json!({"Observation": "The document is open.", "Thought": "Do it step by step.",
+            "New_task": request, "Actions_plan": steps})
+        .to_string()
+    };
+    let step = |n: u32, subtask: &str, control: &str, function: &str, args: Value| {
+        serde_json::json!({"Step": n, "Subtask": subtask, "ControlLabel": "", "ControlText": control,
+            "Function": function, "Args": args})
+    };
+    let tasks: [(&str, &str, &str, String); 4] = [
+        (
+            "lines of items into a bulleted list",
+            r#"{"shopping.docx": "It has four items on lines of their own."}"#,
+            "the four items",
+            plan(
+                "Turn the four items of the shopping list (Apples, Bread, Cheese, Coffee beans) into a bulleted list.",
+                serde_json::json!([
+                    step(
+                        1,
+                        "Select the four item lines",
+                        "",
+                        "select_paragraph",
+                        serde_json::json!({"start_index": 3, "end_index": 6})
+                    ),
+                    step(
+                        2,
+                        "Switch bullets on for them",
+                        "Apples",
+                        "keyboard_input",
+                        serde_json::json!({"keys": "+{F12}", "control_focus": false})
+                    ),
+                ]),
+            ),
+        ),
+        (
+            "font of the report title",
+            r#"{"report.docx": "It has a title."}"#,
+            "title 'Project status report'",
+            plan(
+                "Set the font of the title 'Project status report' to DejaVu Sans Mono, 20 points, in italics.",
+                serde_json::json!([
+                    step(
+                        1,
+                        "Select the title",
+                        "Project status report",
+                        "select_text",
+                        serde_json::json!({"text": "Project status report"})
+                    ),
+                    step(
+                        2,
+                        "Set its font and size",
+                        "",
+                        "set_font",
+                        serde_json::json!({"font_name": "DejaVu Sans Mono", "font_size": 20})
+                    ),
+                    step(
+                        3,
+                        "Set it in italics",
+                        "Italic",
+                        "click_input",
+                        serde_json::json!({})
+                    ),
+                ]),
+            ),
+        ),
+        (
+            "total of each quarter",
+            r#"{"sales.xlsx": "Quarterly sales by region, no totals yet."}"#,
+            "row 6",
+            plan(
+                "Add a row 6 to the sales sheet with Total and the sum of each quarter column (Q1, Q2, Q3).",
+                serde_json::json!([
+                    step(
+                        1,
+                        "Write the totals row",
+                        "",
+                        "insert_excel_table",
+                        serde_json::json!({"sheet_name": "sales", "start_row": 6, "start_col": 1,
+                            "table": [["Total", "=SUM(B2:B5)", "=SUM(C2:C5)", "=SUM(D2:D5)"]]})
+                    ),
+                    step(
+                        2,
+                        "Go to the first free cell of the row",
+                        "",
+                        "select_table_range",
+                        serde_json::json!({"sheet_name": "sales", "start_row": 6, "start_col": "E",
+                            "end_row": 6, "end_col": "E"})
+                    ),
+                    step(
+                        3,
+                        "Mark the row as checked",
+                        "",
+                        "keyboard_input",
+                        serde_json::json!({"keys": "checked{ENTER}", "control_focus": false})
+                    ),
+                ]),
+            ),
+        ),
+        (
+            "light blue background",
+            r#"{"review.pptx": "The sales review deck with a title slide."}"#,
+            "slide 1",
+            plan(
+                "Set the background of slide 1 (Quarterly Review) of the sales review to light blue (ADD8E6).",
+                serde_json::json!([
+                    step(
+                        1,
+                        "Select the title slide's title",
+                        "Quarterly Review",
+                        "click_input",
+                        serde_json::json!({})
+                    ),
+                    step(
+                        2,
+                        "Color its background",
+                        "",
+                        "set_background_color",
+                        serde_json::json!({"color": "ADD8E6", "slide_index": [1]})
+                    ),
+                ]),
+            ),
+        ),
+    ];
+    let mut routes = Vec::new();
+    for (about, template, request, plan) in tasks {
+        routes.push(rule(Stage::Template, about, template));
+        routes.push(rule(Stage::Prefill, about, &plan));
+        routes.push(rule(Stage::Judge, request, doable));
+        routes.push(rule(Stage::Eval, about, complete));
+    }
+    routes
+}
+
+/// The totals row the example's Calc plan writes, as a CSV line (text quoted).
+pub const EXAMPLE_TOTALS: &str = "\"Total\",340,385,435,\"checked\"";
+
+/// Checks what each of [`example_answers`]' plans left in its saved document in `dir`, read by a
+/// LibreOffice of its own (a separate headless instance and profile) and poppler, never by the
+/// instance that wrote it: bullets on the four items, the title in DejaVu Sans Mono italics, the
+/// totals row, slide 1's light blue background.
+pub fn check_example_documents(dir: &Path) {
+    let bullets = crate::office::document_text(&dir.join("word_bullets.docx"));
+    for item in ["Apples", "Bread", "Cheese", "Coffee beans"] {
+        assert!(
+            bullets.lines().any(|l| l.trim() == format!("• {item}")),
+            "{item} is not a bullet:\n{bullets}"
+        );
+    }
+    assert!(!bullets.contains("• Things to buy"), "{bullets}");
+
+    let out = tempfile::tempdir().expect("a temporary folder");
+    let pdf = crate::office::convert(&dir.join("word_font.docx"), "pdf", out.path());
+    let fonts = crate::office::pdf_fonts(&pdf);
+    assert!(
+        fonts
+            .iter()
+            .any(|f| f.contains("DejaVuSansMono") && f.contains("Oblique")),
+        "{fonts:?}"
+    );
+
+    let csv = crate::office::sheet_csv(&dir.join("excel_totals.xlsx"));
+    assert!(csv.lines().any(|l| l.starts_with(EXAMPLE_TOTALS)), "{csv}");
+
+    let flat = crate::office::convert(&dir.join("powerpoint_background.pptx"), "fodp", out.path());
+    let xml = std::fs::read_to_string(flat)
+        .expect("the flat presentation")
+        .to_lowercase();
+    assert!(xml.contains("#add8e6"), "no light blue background");
 }

@@ -15,7 +15,7 @@ use deft_protocol::{ToolInfo, ToolType};
 use serde_json::{Map, Value, json};
 
 use super::{TaskCtx, takes_control};
-use crate::device::{DocSession, Found, NOT_FOR_PLANS};
+use crate::device::{DocSession, Found, plan_may_use};
 use crate::log::StepEnd;
 use crate::result::{EXECUTE, StageError};
 use crate::texts;
@@ -232,11 +232,11 @@ async fn run_step(
 ) -> Result<Option<Found>, String> {
     let info = tools
         .get(&step.function)
-        .filter(|_| !NOT_FOR_PLANS.contains(&step.function.as_str()))
+        .filter(|_| plan_may_use(cx.spec, &step.function))
         .ok_or_else(|| {
             let usable: Vec<String> = tools
                 .keys()
-                .filter(|k| !NOT_FOR_PLANS.contains(&k.as_str()))
+                .filter(|k| plan_may_use(cx.spec, k))
                 .cloned()
                 .collect();
             texts::unknown_function(step.n, &step.function, &usable)

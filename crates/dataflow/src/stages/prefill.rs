@@ -11,7 +11,8 @@ use deft_protocol::{ToolInfo, ToolType};
 use serde_json::{Value, json};
 
 use super::{TaskCtx, signature, summary};
-use crate::device::{DocSession, NOT_FOR_PLANS};
+use crate::config::AppSpec;
+use crate::device::{DocSession, plan_may_use};
 use crate::model::Question;
 use crate::result::{PREFILL, StageError};
 use crate::texts;
@@ -84,7 +85,7 @@ async fn observe(
     session: &mut DocSession<'_>,
 ) -> Result<(String, Option<Vec<u8>>, BTreeMap<String, ToolInfo>), StageError> {
     session.open(&mut cx.log).await?;
-    let tools = plan_tools(session.tools(&mut cx.log).await?);
+    let tools = plan_tools(session.tools(&mut cx.log).await?, cx.spec);
     let listing = session.listing(&mut cx.log).await?;
     let shot = session.screenshot(&mut cx.log).await;
     Ok((listing, shot, tools))
@@ -98,12 +99,10 @@ fn lacks(what: &str, answer: &str) -> StageError {
     .at(PREFILL)
 }
 
-/// The action tools a plan may name.
-pub fn plan_tools(all: &BTreeMap<String, ToolInfo>) -> BTreeMap<String, ToolInfo> {
+/// The action tools a plan for `spec`'s documents may name.
+pub fn plan_tools(all: &BTreeMap<String, ToolInfo>, spec: &AppSpec) -> BTreeMap<String, ToolInfo> {
     all.iter()
-        .filter(|(name, info)| {
-            info.tool_type == ToolType::Action && !NOT_FOR_PLANS.contains(&name.as_str())
-        })
+        .filter(|(name, info)| info.tool_type == ToolType::Action && plan_may_use(spec, name))
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect()
 }
@@ -146,17 +145,19 @@ mod tests {
     }
 
     #[test]
-    fn plans_may_use_the_windows_action_tools_but_not_the_shell() {
+    fn plans_may_use_the_windows_action_tools_but_not_the_shell_nor_the_apps_close() {
         let all: BTreeMap<String, ToolInfo> = [
             tool("click_input", ToolType::Action),
             tool("run_shell", ToolType::Action),
+            tool("close_document", ToolType::Action),
             tool("get_app_window_controls_info", ToolType::DataCollection),
             tool("insert_table", ToolType::Action),
         ]
         .into_iter()
         .map(|t| (t.tool_name.clone(), t))
         .collect();
-        let usable = plan_tools(&all);
+        let word = &crate::config::builtin_apps()["word"];
+        let usable = plan_tools(&all, word);
         assert_eq!(
             usable.keys().collect::<Vec<_>>(),
             ["click_input", "insert_table"]
