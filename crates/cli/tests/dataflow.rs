@@ -2,7 +2,9 @@
 //! scripted model (over real HTTP), drives Mousepad (the config's notes app), prints a line per
 //! task and a summary table, and exits with the number of failed tasks; Ctrl-C keeps what finished
 //! and the rerun does the rest; `--jobs 2` gives the results of `--jobs 1`; a run that cannot
-//! start says why with exit status 101. Every run leaves no desktop behind.
+//! start says why with exit status 101. The example (Writer, Calc, Impress) runs on the
+//! desktops' own LibreOffice, instantiated on two desktops and then executed, its documents
+//! read back independently. Every run leaves no desktop and no LibreOffice behind.
 
 #![allow(clippy::unwrap_used)] // helpers outside #[test] functions: a failed set-up is a failed test
 
@@ -10,13 +12,19 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use deft_test_support::dataflow::{Stage, Workspace};
+use deft_test_support::dataflow::{Stage, Workspace, check_example_documents, example_answers};
 use deft_test_support::model::{Reply, Route, ScriptedModel, routed};
 use deft_test_support::proc::{GroupChild, Signal, signal_process};
 use serde_json::{Value, json};
 
+/// `deft dataflow` on the notes workspace `ws` (Mousepad).
 fn deft(data: &Path, ws: &Workspace, model: &ScriptedModel) -> Command {
     deft_test_support::desktop::require_program("mousepad", "mousepad");
+    dataflow(data, ws, model)
+}
+
+/// `deft dataflow` on `ws`'s config with data folder `data`, the model `model`.
+fn dataflow(data: &Path, ws: &Workspace, model: &ScriptedModel) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_deft"));
     c.arg("--data-dir")
         .arg(data)
@@ -26,6 +34,7 @@ fn deft(data: &Path, ws: &Workspace, model: &ScriptedModel) -> Command {
         .env_remove("DISPLAY")
         .env_remove("DEFT_TOOLS_CONFIG")
         .env_remove("DEFT_DATA_DIR")
+        .env_remove("DEFT_DOCUMENT_DIRS")
         .env("AGENT_API_BASE", model.base_url())
         .env("AGENT_MODEL", "scripted")
         .env_remove("AGENT_API_KEY")
@@ -475,4 +484,78 @@ async fn devices_run_tasks_here_and_on_a_remote_client() {
         text(&out.stderr)
     );
     serve.interrupt();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_example_is_instantiated_on_two_desktops_then_executed_on_libreoffice() {
+    deft_test_support::office::require_office();
+    let ws = Workspace::example().unwrap();
+    let model = ScriptedModel::start(routed(example_answers(), 40)).await;
+    let data = tempfile::tempdir().unwrap();
+    let out = run({
+        let mut c = dataflow(data.path(), &ws, &model);
+        c.args(["--instantiation", "--jobs", "2"]);
+        c
+    })
+    .await;
+    let stderr = text(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stderr}\n{}",
+        text(&out.stdout)
+    );
+    assert!(
+        stderr.contains("on 2 devices (desktop-1, desktop-2)"),
+        "{stderr}"
+    );
+    let inst = ws.results("instantiation");
+    assert_eq!(inst.len(), 4, "{inst:#?}");
+    assert!(
+        inst.keys().all(|k| k.starts_with("instantiation_pass/")),
+        "{inst:#?}"
+    );
+    // Prefilling opened each copy and closed it unchanged.
+    let saved = ws.path().join("results/saved_document");
+    for (copy, template) in [
+        ("word_bullets.docx", "word/shopping.docx"),
+        ("excel_totals.xlsx", "excel/sales.xlsx"),
+        ("powerpoint_background.pptx", "powerpoint/review.pptx"),
+    ] {
+        assert_eq!(
+            std::fs::read(saved.join(copy)).unwrap(),
+            std::fs::read(ws.path().join("templates").join(template)).unwrap(),
+            "{copy}"
+        );
+    }
+
+    let out = run({
+        let mut c = dataflow(data.path(), &ws, &model);
+        c.args(["--execution", "--task-path"])
+            .arg(ws.path().join("results/instantiation/instantiation_pass"));
+        c
+    })
+    .await;
+    let stderr = text(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stderr}\n{}",
+        text(&out.stdout)
+    );
+    let exec = ws.results("execution");
+    assert_eq!(exec.len(), 4, "{exec:#?}");
+    for (k, v) in &exec {
+        assert!(k.starts_with("execution_pass/"), "{k}");
+        let before = &inst[&k.replace("execution_pass", "instantiation_pass")];
+        let (a, b) = (
+            before["time_cost"]["total"].as_f64().unwrap(),
+            v["time_cost"]["total"].as_f64().unwrap(),
+        );
+        assert!(b > a, "{k}: the total accumulates ({a} then {b})");
+    }
+    check_example_documents(&saved);
+    no_desktop_left(data.path());
+    let left = deft_test_support::office::soffice_pids(&data.path().display().to_string());
+    assert!(left.is_empty(), "LibreOffice outlived the run: {left:?}");
 }
