@@ -1,10 +1,12 @@
-//! The dataflow pipeline on real devices (managed desktops, Mousepad documents), with the scripted
-//! model over HTTP. Prints, asserts nothing:
+//! The dataflow pipeline on real LibreOffice (managed desktops, each with its own LibreOffice; the
+//! example's Writer, Calc and Impress tasks, each twice), with the scripted model over HTTP.
+//! Prints, asserts nothing:
 //!
 //! - the pipeline's own time per task — wall time less the time inside model calls and device
 //!   calls (the target: ≤ 0.5 s);
 //! - throughput with one device and with two (`--jobs 1` / `--jobs 2`; target: two ≥ 1.5 × one),
-//!   once with the model answering at once and once with 0.4 s per answer, as a fast hosted model.
+//!   once with the model answering at once and once with 0.4 s per answer, as a fast hosted model;
+//!   each the best of three rounds, the machine's load printed beside them.
 //!
 //!     cargo bench -p deft-dataflow --bench pipeline
 
@@ -17,12 +19,16 @@ mod common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{Workspace, desktop, pipeline, workspace};
+use common::{Workspace, office_desktop, pipeline};
 use deft_dataflow::{Mode, Quiet, RunSummary};
+use deft_test_support::dataflow::example_answers;
 use deft_test_support::model::{Reply, Route, ScriptedModel, routed};
 use tokio_util::sync::CancellationToken;
 
 const TASKS: usize = 8;
+
+/// Rounds of each throughput measurement; the best counts.
+const ROUNDS: usize = 3;
 
 /// `answer` streamed in one chunk, taking about `latency` (the stream has five lines).
 fn reply(answer: &str, latency: Duration) -> Reply {
@@ -33,11 +39,18 @@ fn reply(answer: &str, latency: Duration) -> Reply {
     r
 }
 
-/// `TASKS` tasks in `ws`, and the model's answers to them, each taking `latency`.
-fn tasks(ws: &Workspace, latency: Duration) -> Vec<Route> {
-    let words: Vec<String> = (0..TASKS).map(|i| format!("word{i:02}")).collect();
-    let pairs: Vec<(&str, &str)> = words.iter().map(|w| (w.as_str(), "yes")).collect();
-    ws.add_line_tasks(&pairs)
+/// The example's tasks in a fresh copy of it, each twice (`TASKS` in all), and the model's
+/// answers to them, each taking `latency`.
+fn tasks(latency: Duration) -> (Workspace, Vec<Route>) {
+    let ws = Workspace::example().unwrap();
+    let dir = ws.path().join("tasks");
+    let files = deft_dataflow::task::task_files(&dir).unwrap();
+    for f in &files {
+        let name = f.file_stem().unwrap().to_string_lossy();
+        std::fs::copy(f, dir.join(format!("{name}_again.json"))).unwrap();
+    }
+    assert_eq!(files.len() * 2, TASKS);
+    let routes = example_answers()
         .into_iter()
         .map(|mut r| {
             if let Reply::Stream(s) = &r.reply {
@@ -45,12 +58,13 @@ fn tasks(ws: &Workspace, latency: Duration) -> Vec<Route> {
             }
             r
         })
-        .collect()
+        .collect();
+    (ws, routes)
 }
 
 async fn run(devices: &[deft_tools::Device], latency: Duration) -> RunSummary {
-    let ws = workspace("REFORMAT_TO_BATCH: false\n");
-    let model = ScriptedModel::start(routed(tasks(&ws, latency), TASKS * 4 + 4)).await;
+    let (ws, routes) = tasks(latency);
+    let model = ScriptedModel::start(routed(routes, TASKS * 4 + 4)).await;
     let p = pipeline(&ws, &model, Mode::Dataflow, false);
     let files = deft_dataflow::task::task_files(&ws.path().join("tasks")).unwrap();
     let s = p
@@ -68,6 +82,17 @@ async fn run(devices: &[deft_tools::Device], latency: Duration) -> RunSummary {
         s.outcomes
     );
     s
+}
+
+/// The machine's load average, for the reader of the figures.
+fn load() -> String {
+    let avg = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let parts: Vec<&str> = avg.split_whitespace().take(3).collect();
+    format!(
+        "load average {} on {} cores",
+        parts.join(" "),
+        std::thread::available_parallelism().map_or(0, usize::from)
+    )
 }
 
 fn ms(d: Duration) -> f64 {
@@ -102,35 +127,50 @@ fn overhead(s: &RunSummary) {
 }
 
 fn main() {
-    common::require(&[("mousepad", "mousepad")]);
     let rt = tokio::runtime::Runtime::new().expect("a tokio runtime");
     rt.block_on(async {
-        let (a, b) = tokio::join!(desktop("desk-1"), desktop("desk-2"));
-        // Warm both desktops (the first launch of an app pays for its caches).
+        // Each run copies the example into a fresh temporary folder: documents may come from
+        // any of them.
+        let docs = std::env::temp_dir();
+        let ((a, _office_a), (b, _office_b)) = tokio::join!(
+            office_desktop("desk-1", &docs),
+            office_desktop("desk-2", &docs)
+        );
+        // Warm both desktops (the first document of a LibreOffice pays for its start).
         run(std::slice::from_ref(&a.device), Duration::ZERO).await;
         run(std::slice::from_ref(&b.device), Duration::ZERO).await;
         overhead(&run(std::slice::from_ref(&a.device), Duration::ZERO).await);
+        println!("{}", load());
         for latency in [Duration::ZERO, Duration::from_millis(400)] {
-            let mut per_min = Vec::new();
-            for devices in [vec![a.device.clone()], vec![a.device.clone(), b.device.clone()]] {
-                let started = Instant::now();
-                let s = run(&devices, latency).await;
-                let took = started.elapsed();
-                let rate = TASKS as f64 / took.as_secs_f64() * 60.0;
-                println!(
-                    "--jobs {} (model {} ms per answer): {TASKS} tasks in {:.1} s = {rate:.1} tasks/min (mean model time per task {:.0} ms)",
-                    devices.len(),
-                    latency.as_millis(),
-                    took.as_secs_f64(),
-                    s.outcomes.iter().map(|o| ms(o.model_time)).sum::<f64>() / TASKS as f64,
-                );
-                per_min.push(rate);
+            // Best of ROUNDS, one device and two taking turns: the machine is shared, and a
+            // round another process slowed says nothing about the pipeline.
+            let mut best = [f64::MAX; 2];
+            for round in 1..=ROUNDS {
+                for (i, devices) in [vec![a.device.clone()], vec![a.device.clone(), b.device.clone()]]
+                    .into_iter()
+                    .enumerate()
+                {
+                    let started = Instant::now();
+                    let s = run(&devices, latency).await;
+                    let took = started.elapsed().as_secs_f64();
+                    println!(
+                        "  round {round}: --jobs {} (model {} ms per answer): {TASKS} tasks in {took:.1} s (mean model time per task {:.0} ms)",
+                        devices.len(),
+                        latency.as_millis(),
+                        s.outcomes.iter().map(|o| ms(o.model_time)).sum::<f64>() / TASKS as f64,
+                    );
+                    best[i] = best[i].min(took);
+                }
             }
-            let ratio = per_min[1] / per_min[0];
+            let rate = |secs: f64| TASKS as f64 / secs * 60.0;
+            let (one, two) = (rate(best[0]), rate(best[1]));
             println!(
-                "  --jobs 2 / --jobs 1 = {ratio:.2}× (target ≥ 1.5×: {})",
-                if ratio >= 1.5 { "met" } else { "MISSED" }
+                "model {} ms per answer, best of {ROUNDS}: --jobs 1 {one:.1} tasks/min, --jobs 2 {two:.1} tasks/min = {:.2}× (target ≥ 1.5×: {})",
+                latency.as_millis(),
+                two / one,
+                if two / one >= 1.5 { "met" } else { "MISSED" }
             );
         }
+        println!("{}", load());
     });
 }

@@ -86,7 +86,10 @@ fn the_committed_templates_hold_what_make_templates_makes_of_their_sources() {
         let mut want = texts_in(&html, "h1");
         want.extend(texts_in(&html, "p"));
         for t in want {
-            assert!(lines.contains(&t.as_str()), "{page}: {t:?} not in {lines:?}");
+            assert!(
+                lines.contains(&t.as_str()),
+                "{page}: {t:?} not in {lines:?}"
+            );
         }
     }
     for sheet in ["budget", "sales"] {
@@ -96,7 +99,8 @@ fn the_committed_templates_hold_what_make_templates_makes_of_their_sources() {
     }
     let out = tempfile::tempdir().unwrap();
     for deck in ["kickoff", "review"] {
-        let fodp = std::fs::read_to_string(sources.join(format!("powerpoint/{deck}.fodp"))).unwrap();
+        let fodp =
+            std::fs::read_to_string(sources.join(format!("powerpoint/{deck}.fodp"))).unwrap();
         let pdf = office::convert(
             &templates.join(format!("powerpoint/{deck}.pptx")),
             "pdf",

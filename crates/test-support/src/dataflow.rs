@@ -203,16 +203,42 @@ fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
 pub fn example_answers() -> Vec<Route> {
     let doable = r#"{"judge": true, "thought": "The app alone can do it.", "type": "None"}"#;
     let complete = r#"{"reason": "The document shows the change.", "sub_scores": {"change made": "yes"}, "complete": "yes"}"#;
-    let plan = |request: &str, steps: Value| {
-        serde_json::json!({"Observation": "The document is open.", "Thought": "Do it step by step.",
-            "New_task": request, "Actions_plan": steps})
-        .to_string()
-    };
-    let step = |n: u32, subtask: &str, control: &str, function: &str, args: Value| {
-        serde_json::json!({"Step": n, "Subtask": subtask, "ControlLabel": "", "ControlText": control,
-            "Function": function, "Args": args})
-    };
-    let tasks: [(&str, &str, &str, String); 4] = [
+    let mut routes = Vec::new();
+    for (about, template, request, plan) in example_plans() {
+        routes.push(rule(Stage::Template, about, template));
+        routes.push(rule(Stage::Prefill, about, &plan));
+        routes.push(rule(Stage::Judge, request, doable));
+        routes.push(rule(Stage::Eval, about, complete));
+    }
+    routes
+}
+
+/// A prefill answer: the request and its plan.
+fn plan(request: &str, steps: Value) -> String {
+    serde_json::json!({"Observation": "The document is open.", "Thought": "Do it step by step.",
+        "New_task": request, "Actions_plan": steps})
+    .to_string()
+}
+
+/// One step of a plan.
+fn step(n: u32, subtask: &str, control: &str, function: &str, args: Value) -> Value {
+    serde_json::json!({"Step": n, "Subtask": subtask, "ControlLabel": "", "ControlText": control,
+        "Function": function, "Args": args})
+}
+
+/// An example task's words (in its task text), template answer, words of its request, and plan.
+type ExamplePlan = (&'static str, &'static str, &'static str, String);
+
+/// The plans of all four example tasks.
+fn example_plans() -> Vec<ExamplePlan> {
+    let mut plans = writer_plans().to_vec();
+    plans.extend(calc_and_impress_plans());
+    plans
+}
+
+/// The Writer tasks' plans.
+fn writer_plans() -> [ExamplePlan; 2] {
+    [
         (
             "lines of items into a bulleted list",
             r#"{"shopping.docx": "It has four items on lines of their own."}"#,
@@ -268,6 +294,12 @@ pub fn example_answers() -> Vec<Route> {
                 ]),
             ),
         ),
+    ]
+}
+
+/// The Calc and Impress tasks' plans.
+fn calc_and_impress_plans() -> [ExamplePlan; 2] {
+    [
         (
             "total of each quarter",
             r#"{"sales.xlsx": "Quarterly sales by region, no totals yet."}"#,
@@ -325,15 +357,7 @@ pub fn example_answers() -> Vec<Route> {
                 ]),
             ),
         ),
-    ];
-    let mut routes = Vec::new();
-    for (about, template, request, plan) in tasks {
-        routes.push(rule(Stage::Template, about, template));
-        routes.push(rule(Stage::Prefill, about, &plan));
-        routes.push(rule(Stage::Judge, request, doable));
-        routes.push(rule(Stage::Eval, about, complete));
-    }
-    routes
+    ]
 }
 
 /// The totals row the example's Calc plan writes, as a CSV line (text quoted).
