@@ -313,12 +313,15 @@ def op_save(req):
 
 def op_close(req):
     t = Target(req)
+    title = t.frame.Title
+    discarded = False
     if t.doc is not None:
+        discarded = bool(t.doc.isModified())
         t.doc.setModified(False)
         t.doc.close(True)
     else:
         t.frame.close(True)
-    return {}
+    return {"title": title, "discarded": discarded}
 
 
 def op_fonts(req):

@@ -8,7 +8,8 @@
 //!   `select_table`, `select_paragraph`, `set_font`, `get_document_text`; Calc:
 //!   `table2markdown`, `insert_excel_table`, `select_table_range`, `get_range_values`,
 //!   `reorder_columns`; Impress: `set_background_color`, `get_slides_text`; all three: `save_as`
-//!   (UFO's defaults: .pdf, .csv, .pptx) and `save`. Results say what changed; errors are
+//!   (UFO's defaults: .pdf, .csv, .pptx), `save` and `close_document` (the document only,
+//!   unsaved changes dropped; LibreOffice stays). Results say what changed; errors are
 //!   specific and written for the model (`texts`).
 //! - [`Office`]: opening documents for the desktop's `launch_app` — the device session's
 //!   LibreOffice ([`instance`]: `soffice.bin` with a private profile and UNO pipe, supervised,

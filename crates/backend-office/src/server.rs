@@ -206,6 +206,23 @@ impl OfficeServer {
         changed(r.await)
     }
 
+    #[tool(name = "close_document", description = describe::CLOSE_DOCUMENT)]
+    async fn close_document(&self) -> CallToolResult {
+        let r = async {
+            let (b, v) = self
+                .session
+                .call("close_document", "close", None, json!({}))
+                .await?;
+            let discarded = v["discarded"].as_bool().unwrap_or(false);
+            let title = v["title"].as_str().unwrap_or(&b.title);
+            Ok((
+                texts::closed_document(title, discarded),
+                json!({ "discarded": discarded }),
+            ))
+        };
+        changed(r.await)
+    }
+
     #[tool(
         name = "get_document_text",
         description = describe::GET_DOCUMENT_TEXT,

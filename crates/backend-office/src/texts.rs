@@ -535,6 +535,15 @@ pub fn saved(path: &Path, bytes: u64) -> String {
     format!("Saved {} ({}).", path.display(), size(bytes))
 }
 
+/// `close_document`'s result.
+pub fn closed_document(title: &str, discarded: bool) -> String {
+    if discarded {
+        format!("Closed {title:?}; its unsaved changes were dropped.")
+    } else {
+        format!("Closed {title:?}.")
+    }
+}
+
 /// `insert_excel_table`'s result.
 pub fn wrote_cells(rows: i64, columns: i64, sheet: &str, range: &str, formulas: i64) -> String {
     let mut out = format!("Wrote {rows} × {columns} cells to {sheet}!{range}.");
@@ -636,6 +645,8 @@ pub mod describe {
     pub const SAVE_AS: &str = "Save the document to a file: file_dir (default: the document's folder), file_name without extension (default: the document's name), file_ext (default .pdf for Writer, .csv for Calc, .pptx for Impress; also docx/odt/txt/html, xlsx/ods/pdf, odp/pdf/png/jpg). Editable formats move the window to the new file, like Save As; PDF, CSV, text and images are exported copies. Impress: current_slide_only with an image format exports only the current slide (otherwise every slide, numbered). Paths must be inside the allowed document folders.";
     /// `save`.
     pub const SAVE: &str = "Save the document to its own file, in its own format (a document that was never saved needs save_as).";
+    /// `close_document`.
+    pub const CLOSE_DOCUMENT: &str = "Close the document of the selected window, without saving: changes not saved are dropped (call save first to keep them). LibreOffice stays running for other documents; the window is gone, so select another one before acting again.";
     /// `get_document_text`.
     pub const GET_DOCUMENT_TEXT: &str = "Writer: the document's text (tables as rows of cells separated by \" | \"), from character `start` (default 0), at most max_chars (default 8000, at most 100000); a footer says how to read on.";
     /// `table2markdown`.

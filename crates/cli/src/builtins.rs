@@ -6,10 +6,18 @@ use std::sync::Arc;
 use deft_backend_shell::{ShellPolicy, ShellServer};
 use deft_tools::builtin::{Builtin, BuiltinRegistry};
 
+use crate::office::ExtraDocumentDirs;
+
 /// Every builtin server: `shell`, `desktop`, `browser`, `office` (later: …). `data_dir` is deft's data
 /// folder: the desktop server finds the managed virtual desktop's state file there unless the
 /// routing table's options name another.
 pub fn registry(data_dir: &Path) -> Arc<BuiltinRegistry> {
+    registry_with(data_dir, ExtraDocumentDirs::default())
+}
+
+/// [`registry`], with `documents` allowed to `launch_app` and the office tools besides the
+/// configured document folders.
+pub fn registry_with(data_dir: &Path, documents: ExtraDocumentDirs) -> Arc<BuiltinRegistry> {
     let state_file = crate::paths::desktop_state(data_dir);
     let mut r = BuiltinRegistry::new();
     r.register(Builtin::new(
@@ -28,6 +36,7 @@ pub fn registry(data_dir: &Path) -> Arc<BuiltinRegistry> {
     ));
     let desktop_state = state_file.clone();
     let data = data_dir.to_owned();
+    let desktop_docs = documents.clone();
     r.register(Builtin::new(
         deft_backend_desktop::NAME,
         "Linux desktop apps through AT-SPI, XTest input and screenshots; documents open in LibreOffice (options: state_file, launch_allow, document_dirs, office_program, python)",
@@ -40,13 +49,13 @@ pub fn registry(data_dir: &Path) -> Arc<BuiltinRegistry> {
                 map.entry("state_file")
                     .or_insert_with(|| serde_json::json!(desktop_state));
             }
-            crate::office::desktop_server(&options, &data)
+            crate::office::desktop_server(&options, &data, &desktop_docs)
         },
     ));
     r.register(Builtin::new(
         deft_backend_office::NAME,
         "LibreOffice Writer, Calc and Impress over UNO on the selected window's document (options: document_dirs, display, python)",
-        move |options| crate::office::office_server(options, &state_file),
+        move |options| crate::office::office_server(options, &state_file, &documents),
     ));
     r.register(Builtin::new(
         deft_backend_browser::NAME,

@@ -117,3 +117,19 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
         },
     }
 }
+
+/// `deft --data-dir DATA_DIR desktop watch --owner <this process>` in a process group of its own
+/// (a Ctrl-C in the terminal is for its owner, which stops the desktop itself): stops the managed
+/// desktop of `data_dir` when this process is killed outright.
+pub(crate) fn spawn_watchdog(data_dir: &std::path::Path) -> std::io::Result<std::process::Child> {
+    use std::os::unix::process::CommandExt;
+    std::process::Command::new(std::env::current_exe()?)
+        .arg("--data-dir")
+        .arg(data_dir)
+        .args(["desktop", "watch", "--owner"])
+        .arg(std::process::id().to_string())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .process_group(0)
+        .spawn()
+}

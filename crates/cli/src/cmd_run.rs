@@ -490,7 +490,8 @@ impl Printer {
     }
 }
 
-fn short(s: &str, n: usize) -> String {
+/// `s` cut to `n` characters, with `…` when cut.
+pub(crate) fn short(s: &str, n: usize) -> String {
     if s.chars().count() <= n {
         s.to_owned()
     } else {

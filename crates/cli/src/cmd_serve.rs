@@ -175,7 +175,7 @@ impl ManagedDesktop {
                     "started the managed desktop on {} for the device 'local'",
                     state.display
                 );
-                let watchdog = start_watchdog(globals)
+                let watchdog = crate::cmd_desktop::spawn_watchdog(&globals.data_dir)
                     .inspect_err(|e| {
                         eprintln!(
                             "warning: no watchdog for the managed desktop ({e}); if deft serve is killed with SIGKILL, stop it with `deft desktop stop`"
@@ -211,21 +211,6 @@ impl Drop for ManagedDesktop {
             let _ = w.wait();
         }
     }
-}
-
-/// `deft desktop watch --owner <this process>` in a process group of its own (a Ctrl-C in the
-/// terminal is for `deft serve`, which stops the desktop itself).
-fn start_watchdog(globals: &Globals) -> std::io::Result<std::process::Child> {
-    use std::os::unix::process::CommandExt;
-    std::process::Command::new(std::env::current_exe()?)
-        .arg("--data-dir")
-        .arg(&globals.data_dir)
-        .args(["desktop", "watch", "--owner"])
-        .arg(std::process::id().to_string())
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .process_group(0)
-        .spawn()
 }
 
 fn show_token(what: &str, token: &Token) {

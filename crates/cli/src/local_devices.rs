@@ -7,6 +7,7 @@ use std::sync::Arc;
 use deft_tools::table::RoutingTable;
 use deft_tools::{Device, Devices, LocalDispatcher, StaticDevices, devices};
 
+use crate::office::ExtraDocumentDirs;
 use crate::{Globals, builtins, paths};
 
 /// `local` and `browser` over the routing table of `globals`.
@@ -19,7 +20,17 @@ pub fn directory(globals: &Globals) -> anyhow::Result<Arc<StaticDevices>> {
 
 /// `local` and `browser` over `table` (`browser` only when the table has that profile).
 pub fn directory_with(globals: &Globals, table: Arc<RoutingTable>) -> Arc<StaticDevices> {
-    let registry = builtins::registry(&globals.data_dir);
+    directory_documents(globals, table, ExtraDocumentDirs::default())
+}
+
+/// [`directory_with`], its devices allowing `documents` besides the configured document
+/// folders.
+pub fn directory_documents(
+    globals: &Globals,
+    table: Arc<RoutingTable>,
+    documents: ExtraDocumentDirs,
+) -> Arc<StaticDevices> {
+    let registry = builtins::registry_with(&globals.data_dir, documents);
     let local_profile = devices::local_profile(Some(&paths::desktop_state(&globals.data_dir)));
     let mut list = vec![Device::new(
         devices::LOCAL,

@@ -6,6 +6,7 @@
 
 mod builtins;
 mod cmd_client;
+mod cmd_dataflow;
 mod cmd_desktop;
 mod cmd_devices;
 mod cmd_exec;
@@ -15,6 +16,7 @@ mod cmd_serve;
 mod cmd_task;
 mod cmd_task_server;
 mod cmd_tools;
+mod dataflow_devices;
 mod local_devices;
 mod office;
 mod paths;
@@ -72,6 +74,9 @@ enum Command {
     /// Tasks (docs/tasks.md): validate a task file, run one on a device of this machine, or
     /// list, run and stop a server's tasks.
     Task(cmd_task::Args),
+    /// Seed 004's dataflow: instantiate, execute and judge document tasks in bulk, into
+    /// schema-checked result files.
+    Dataflow(cmd_dataflow::Args),
 }
 
 /// Settings every subcommand sees.
@@ -110,6 +115,7 @@ fn main() -> ExitCode {
             Command::Client(args) => cmd_client::run(args, &globals).await,
             Command::Devices(args) => cmd_devices::run(args, &globals).await,
             Command::Task(args) => cmd_task::run(args, &globals).await,
+            Command::Dataflow(args) => cmd_dataflow::run(args, &globals).await,
         }
     });
     // Tool servers (stdio children) are torn down when the runtime drops.

@@ -3,7 +3,7 @@
 //! and the options both read — `document_dirs` defaults to `DEFT_DOCUMENT_DIRS`
 //! (colon-separated) when that is set, and the office server is told the desktop's display.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use deft_backend_desktop::{DocumentOpener, OpenedWindow};
 use deft_backend_office::{Office, OfficeConfig};
@@ -38,6 +38,36 @@ impl DocumentOpener for OfficeOpener {
     }
 }
 
+/// Folders `launch_app` and the office tools allow on top of the configured ones: a command that
+/// works on documents of its own (`deft dataflow`'s `saved_document/`) adds its folder.
+#[derive(Debug, Clone, Default)]
+pub struct ExtraDocumentDirs(Vec<PathBuf>);
+
+impl ExtraDocumentDirs {
+    /// These folders (absolute).
+    pub fn new(dirs: Vec<PathBuf>) -> Self {
+        ExtraDocumentDirs(dirs)
+    }
+
+    /// `options` with `document_dirs` from [`DOCUMENT_DIRS_ENV`] when it has none, and these
+    /// folders added to whatever it then names (the default `~/Documents` when nothing does).
+    pub fn apply(&self, options: &Value) -> Value {
+        let mut options = with_document_dirs(options);
+        if self.0.is_empty() {
+            return options;
+        }
+        if let Some(map) = options.as_object_mut() {
+            let mut dirs: Vec<Value> = match map.get("document_dirs") {
+                Some(Value::Array(a)) => a.clone(),
+                _ => vec![json!(deft_backend_office::documents::default_dir())],
+            };
+            dirs.extend(self.0.iter().map(|d| json!(d)));
+            map.insert("document_dirs".to_owned(), Value::Array(dirs));
+        }
+        options
+    }
+}
+
 /// `options` as an object, with `document_dirs` from [`DOCUMENT_DIRS_ENV`] when it has none.
 pub fn with_document_dirs(options: &Value) -> Value {
     let mut options = match options {
@@ -64,8 +94,9 @@ pub fn with_document_dirs(options: &Value) -> Value {
 pub fn desktop_server(
     options: &Value,
     data_dir: &Path,
+    extra: &ExtraDocumentDirs,
 ) -> Result<deft_backend_desktop::DesktopServer, String> {
-    let mut options = with_document_dirs(options);
+    let mut options = extra.apply(options);
     if let Some(map) = options.as_object_mut() {
         map.entry("office_profiles")
             .or_insert_with(|| json!(data_dir.join("office")));
@@ -80,8 +111,9 @@ pub fn desktop_server(
 pub fn office_server(
     options: &Value,
     state_file: &Path,
+    extra: &ExtraDocumentDirs,
 ) -> Result<deft_backend_office::OfficeServer, String> {
-    let mut options = with_document_dirs(options);
+    let mut options = extra.apply(options);
     if let Some(map) = options.as_object_mut()
         && !map.contains_key("display")
         && let Ok(target) = deft_backend_desktop::DesktopTarget::resolve(state_file)

@@ -280,3 +280,76 @@ fn path_segment(s: &str) -> String {
         })
         .collect()
 }
+
+/// A device of a deft server as a [`deft_tools::Dispatcher`]: each batch is one
+/// `POST /api/devices/{id}/exec` (the server holds the device busy for the batch). Stop drops the
+/// request, and the server drops the batch with it. `deft dataflow --devices` runs tasks on remote
+/// clients through it.
+pub struct ApiDispatcher {
+    client: std::sync::Arc<ApiClient>,
+    device: String,
+}
+
+impl ApiDispatcher {
+    /// The server's device `device`.
+    pub fn new(client: std::sync::Arc<ApiClient>, device: &str) -> Self {
+        ApiDispatcher {
+            client,
+            device: device.to_owned(),
+        }
+    }
+
+    async fn run(
+        &self,
+        ctx: &deft_tools::ExecContext,
+        commands: &[deft_protocol::Command],
+    ) -> Result<Vec<deft_protocol::CommandResult>, String> {
+        let batch = deft_protocol::ExecBatch {
+            profile: None,
+            agent: ctx.agent.clone(),
+            process: ctx.process.clone(),
+            root: ctx.root.clone(),
+            early_exit: ctx.early_exit,
+            commands: commands.to_vec(),
+        };
+        let body = serde_json::to_string(&batch).map_err(|e| e.to_string())?;
+        let answer = self
+            .client
+            .exec(&self.device, body, Some(ctx.deadline.as_secs_f64()))
+            .await
+            .map_err(|e| e.to_string())?;
+        let results: Vec<deft_protocol::CommandResult> =
+            serde_json::from_value(answer).map_err(|e| e.to_string())?;
+        if results.len() != commands.len() {
+            return Err(format!(
+                "the server answered {} results to {} commands",
+                results.len(),
+                commands.len()
+            ));
+        }
+        Ok(results)
+    }
+}
+
+impl deft_tools::Dispatcher for ApiDispatcher {
+    fn execute<'a>(
+        &'a self,
+        ctx: &'a deft_tools::ExecContext,
+        mut commands: Vec<deft_protocol::Command>,
+    ) -> futures::future::BoxFuture<'a, Vec<deft_protocol::CommandResult>> {
+        Box::pin(async move {
+            deft_tools::dispatcher::fill_call_ids(&mut commands);
+            let answer = tokio::select! {
+                r = self.run(ctx, &commands) => r,
+                () = ctx.cancel.cancelled() => Err(deft_tools::texts::STOPPED.to_owned()),
+            };
+            match answer {
+                Ok(results) => results,
+                Err(e) => commands
+                    .iter()
+                    .map(|c| deft_protocol::CommandResult::failure(&c.call_id, e.clone(), None))
+                    .collect(),
+            }
+        })
+    }
+}

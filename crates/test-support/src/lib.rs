@@ -2,6 +2,7 @@
 //!
 //! - [`fixture`]: a real MCP server with test tools (sleep, fail, image, rendezvous, …), usable
 //!   in-process, over stdio (the `deft-fixture-mcp` binary) and over HTTP.
+//! - [`dataflow`]: the dataflow pipeline's workspace (config, templates, tasks) and stage words.
 //! - [`model`]: a scripted OpenAI-compatible chat server that streams the real SSE wire format.
 //! - [`proc`]: locating and running binaries, process-group cleanup, orphan checks.
 //! - [`net`]: free loopback ports and waiting for a port to open.
@@ -16,6 +17,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod dataflow;
 pub mod desktop;
 pub mod fixture;
 pub mod model;

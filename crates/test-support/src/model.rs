@@ -190,6 +190,45 @@ pub fn find_control(listing: &str, kind: &str, name: &str) -> Option<String> {
     })
 }
 
+/// One rule of a [`routed`] script: the reply for a request whose text holds every needle.
+#[derive(Debug, Clone)]
+pub struct Route {
+    /// Substrings the request's text must hold (see [`Recorded::text`]).
+    pub needles: Vec<String>,
+    /// The reply.
+    pub reply: Reply,
+}
+
+impl Route {
+    /// A text reply for requests holding every one of `needles`.
+    pub fn text(needles: &[&str], answer: &str) -> Route {
+        Route {
+            needles: needles.iter().map(|n| (*n).to_owned()).collect(),
+            reply: Reply::text(answer),
+        }
+    }
+}
+
+/// `turns` turns that each answer by what the request says, whatever order the requests come
+/// in (several workers asking at once): the first route whose needles all occur in the request's
+/// text; a request no route matches gets a text that says so.
+pub fn routed(routes: Vec<Route>, turns: usize) -> Vec<Turn> {
+    let routes = Arc::new(routes);
+    (0..turns)
+        .map(|_| {
+            let routes = routes.clone();
+            Box::new(move |r: &Recorded| {
+                let text = r.text();
+                routes
+                    .iter()
+                    .find(|route| route.needles.iter().all(|n| text.contains(n.as_str())))
+                    .map(|route| route.reply.clone())
+                    .unwrap_or_else(|| Reply::text("scripted model: no route matches this request"))
+            }) as Turn
+        })
+        .collect()
+}
+
 /// The turn after a `launch_app` call: select the window its answer names
 /// (`{"window": {"id", "name"}}`).
 pub fn select_launched_window(req: &Recorded) -> Reply {
@@ -256,6 +295,35 @@ impl Recorded {
             .as_array()
             .map(Vec::as_slice)
             .unwrap_or(&[])
+    }
+
+    /// Every message's text, one per line: string contents and the text parts of multi-part
+    /// contents (images left out).
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for m in self.messages() {
+            match &m["content"] {
+                Value::String(s) => out.push_str(s),
+                Value::Array(parts) => {
+                    for p in parts.iter().filter_map(|p| p["text"].as_str()) {
+                        out.push_str(p);
+                    }
+                }
+                _ => {}
+            }
+            out.push('\n');
+        }
+        out
+    }
+
+    /// How many images the request carries (`image_url` parts).
+    pub fn image_count(&self) -> usize {
+        self.messages()
+            .iter()
+            .filter_map(|m| m["content"].as_array())
+            .flatten()
+            .filter(|p| p["type"] == "image_url")
+            .count()
     }
 
     /// The text of the last `tool` message.
