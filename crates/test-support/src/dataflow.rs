@@ -360,8 +360,8 @@ fn calc_and_impress_plans() -> [ExamplePlan; 2] {
     ]
 }
 
-/// The totals row the example's Calc plan writes, as a CSV line (text quoted).
-pub const EXAMPLE_TOTALS: &str = "\"Total\",340,385,435,\"checked\"";
+/// The totals row the example's Calc plan writes, as a line of [`crate::office::sheet_csv`].
+pub const EXAMPLE_TOTALS: &str = "Total,340,385,435,checked";
 
 /// Checks what each of [`example_answers`]' plans left in its saved document in `dir`, read by a
 /// LibreOffice of its own (a separate headless instance and profile) and poppler, never by the
