@@ -36,6 +36,22 @@ pub fn require_program(program: &str, package: &str) {
     );
 }
 
+/// Fails (never skips) with what to install when a program a managed desktop needs (Xvfb, D-Bus,
+/// openbox, the AT-SPI bus) or one of `apps` (program, Debian package) is missing.
+pub fn require_desktop(apps: &[(&str, &str)]) {
+    for (program, package) in [
+        ("Xvfb", "xvfb"),
+        ("dbus-daemon", "dbus-daemon"),
+        ("openbox", "openbox"),
+        ("/usr/libexec/at-spi-bus-launcher", "at-spi2-core"),
+    ]
+    .iter()
+    .chain(apps)
+    {
+        require_program(program, package);
+    }
+}
+
 /// An application started for a test, in its own process group (killed on drop), with its
 /// stdout collected line by line.
 pub struct AppProcess {

@@ -26,14 +26,7 @@ impl Harness {
     }
 
     pub async fn with_launch(launch: LaunchPolicy) -> Harness {
-        for (p, pkg) in [
-            ("Xvfb", "xvfb"),
-            ("dbus-daemon", "dbus-daemon"),
-            ("openbox", "openbox"),
-            ("/usr/libexec/at-spi-bus-launcher", "at-spi2-core"),
-        ] {
-            deft_test_support::desktop::require_program(p, pkg);
-        }
+        deft_test_support::desktop::require_desktop(&[]);
         let tmp = tempfile::Builder::new()
             .prefix("deft-desktop-test-")
             .tempdir()

@@ -39,17 +39,7 @@ impl Drop for Desk {
 
 /// Fails with the package to install when a program the tests need is missing.
 pub fn require(programs: &[(&str, &str)]) {
-    for (program, package) in [
-        ("Xvfb", "xvfb"),
-        ("dbus-daemon", "dbus-daemon"),
-        ("openbox", "openbox"),
-        ("/usr/libexec/at-spi-bus-launcher", "at-spi2-core"),
-    ]
-    .iter()
-    .chain(programs)
-    {
-        deft_test_support::desktop::require_program(program, package);
-    }
+    deft_test_support::desktop::require_desktop(programs);
 }
 
 /// Starts a managed desktop and the device `id` on it (profile `desktop`).

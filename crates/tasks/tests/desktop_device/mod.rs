@@ -30,17 +30,7 @@ impl Drop for DesktopDevice {
 
 /// Fails with the package to install when a program the desktop tests need is missing.
 pub fn require_apps(apps: &[(&str, &str)]) {
-    for (program, package) in [
-        ("Xvfb", "xvfb"),
-        ("dbus-daemon", "dbus-daemon"),
-        ("openbox", "openbox"),
-        ("/usr/libexec/at-spi-bus-launcher", "at-spi2-core"),
-    ]
-    .iter()
-    .chain(apps)
-    {
-        deft_test_support::desktop::require_program(program, package);
-    }
+    deft_test_support::desktop::require_desktop(apps);
 }
 
 /// Starts a managed desktop and builds the `local` device (profile `desktop`) on it.
