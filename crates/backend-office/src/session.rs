@@ -89,6 +89,9 @@ pub struct Bound {
 pub struct Session {
     config: SessionConfig,
     bound: tokio::sync::Mutex<Option<Bound>>,
+    /// The LibreOffice process of the last binding dropped: while it is dead and no window
+    /// binds again, calls say that LibreOffice stopped, however far its restart has got.
+    lost: std::sync::Mutex<Option<u32>>,
     fonts: tokio::sync::Mutex<Option<(u32, Arc<Vec<String>>)>>,
 }
 
@@ -106,6 +109,7 @@ impl Session {
         Session {
             config,
             bound: tokio::sync::Mutex::new(None),
+            lost: std::sync::Mutex::new(None),
             fonts: tokio::sync::Mutex::new(None),
         }
     }
@@ -123,28 +127,50 @@ impl Session {
     /// found anew.
     pub async fn bound(&self) -> Result<Bound, String> {
         let mut slot = self.bound.lock().await;
-        if let Some(b) = slot.as_ref()
-            && instance::alive(b.pid)
-        {
-            return Ok(b.clone());
+        match slot.take() {
+            Some(b) if instance::alive(b.pid) => {
+                *slot = Some(b.clone());
+                return Ok(b);
+            }
+            Some(b) => self.lose(&b),
+            None => {}
         }
         let b = self.find().await?;
+        *self.lost.lock().unwrap_or_else(|p| p.into_inner()) = None;
         *slot = Some(b.clone());
         Ok(b)
     }
 
     /// Forgets the binding (its window is gone).
     async fn unbind(&self) {
-        *self.bound.lock().await = None;
+        if let Some(b) = self.bound.lock().await.take() {
+            self.lose(&b);
+        }
+    }
+
+    /// Remembers the process of a dropped binding.
+    fn lose(&self, b: &Bound) {
+        *self.lost.lock().unwrap_or_else(|p| p.into_inner()) = Some(b.pid);
+    }
+
+    /// The LibreOffice process this server was bound to, when it is no longer among the
+    /// running instances `found` (a process still tearing down counts as gone: its UNO pipe
+    /// and its program are).
+    fn died(&self, found: &[binding::Found]) -> Option<u32> {
+        let lost = *self.lost.lock().unwrap_or_else(|p| p.into_inner());
+        lost.filter(|pid| found.iter().all(|f| f.pid != *pid))
     }
 
     async fn find(&self) -> Result<Bound, String> {
         let found = binding::instances(self.config.display.as_deref());
         if found.is_empty() {
+            if let Some(pid) = self.died(&found) {
+                return Err(texts::office_gone(&self.config.process, pid));
+            }
             return Err(texts::NO_OFFICE_RUNNING.to_owned());
         }
         let helper = self.helper()?;
-        for inst in found {
+        for inst in &found {
             let Ok(v) = helper
                 .call(
                     "frames",
@@ -164,14 +190,22 @@ impl Session {
                 let f = &frames[i];
                 return Ok(Bound {
                     pid: inst.pid,
-                    pipe: inst.pipe,
+                    pipe: inst.pipe.clone(),
                     xid: f.xid,
                     kind: f.kind,
                     title: f.title.clone(),
                 });
             }
         }
-        Err(texts::no_document_window(&self.config.process))
+        Err(self.window_missing(&found))
+    }
+
+    /// Why no window binds: its LibreOffice died, or the window is not open.
+    fn window_missing(&self, found: &[binding::Found]) -> String {
+        match self.died(found) {
+            Some(pid) => texts::office_gone(&self.config.process, pid),
+            None => texts::no_document_window(&self.config.process),
+        }
     }
 
     /// Calls `op` on the bound document, which must be a `want` document (any when `None`).
@@ -207,7 +241,8 @@ impl Session {
                         self.unbind().await;
                     }
                     if e.kind() == Some("window_gone") {
-                        return Err(texts::no_document_window(&self.config.process));
+                        let found = binding::instances(self.config.display.as_deref());
+                        return Err(self.window_missing(&found));
                     }
                     return Err(refusal_text(tool, &e, b.pid));
                 }

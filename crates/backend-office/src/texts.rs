@@ -203,6 +203,18 @@ pub fn no_document_window(process: &str) -> String {
     }
 }
 
+/// The LibreOffice that showed the selected window died (a restarted one has no such window).
+pub fn office_gone(process: &str, pid: u32) -> String {
+    let window = if process.is_empty() {
+        "the selected document".to_owned()
+    } else {
+        format!("{process:?}")
+    };
+    format!(
+        "LibreOffice (process {pid}) that showed {window} has stopped; deft restarts it after a crash, but documents are not reopened. Open the document again with launch_app and select its window."
+    )
+}
+
 /// The bound window has no document (the Start Center).
 pub fn no_document(title: &str) -> String {
     format!(
