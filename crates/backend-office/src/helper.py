@@ -318,6 +318,11 @@ def op_close(req):
     if t.doc is not None:
         discarded = bool(t.doc.isModified())
         t.doc.setModified(False)
+        # Let LibreOffice finish what is pending first: Impress closed while the previews of a
+        # change are still being redrawn aborts (in the slide sorter's accessibility) when
+        # an assistive client watches, as deft's desktop does.
+        toolkit = t.smgr.createInstanceWithContext("com.sun.star.awt.Toolkit", t.ctx)
+        toolkit.processEventsToIdle()
         t.doc.close(True)
     else:
         t.frame.close(True)

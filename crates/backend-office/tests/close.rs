@@ -57,6 +57,43 @@ async fn a_document_closes_without_saving_and_libreoffice_stays_for_the_next() {
     assert_eq!(text_of(&doc), "Saved kept as it was");
 }
 
+/// LibreOffice 7.x/24.x aborts in Impress's slide sorter when a presentation is closed while
+/// the previews of an API change are still being redrawn and its accessibility tree is watched
+/// (the case of every pipeline: change, save, close at once). `close_document` lets LibreOffice
+/// finish its pending work first; the next document then opens in the same process.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_presentation_changed_and_closed_at_once_leaves_libreoffice_running() {
+    let h = Harness::new().await;
+    let slides = ["Title slide", "Second slide", "Third slide"];
+    let mut pid = None;
+    for round in 0..4 {
+        let deck =
+            office::presentation_from_slides(&h.docs, &format!("deck{round}"), &slides, "pptx");
+        let w = h.open(&s(&deck)).await;
+        let now = h.office_pid().await;
+        assert_eq!(
+            *pid.get_or_insert(now),
+            now,
+            "LibreOffice restarted before round {round}"
+        );
+        ok(&h.app(&w, "get_app_window_controls_info", json!({})).await);
+        changed(
+            &h.app(&w, "set_background_color", json!({"color": "#ADD8E6"}))
+                .await,
+        );
+        ok(&h.app(&w, "save", json!({})).await);
+        ok(&h.app(&w, "close_document", json!({})).await);
+    }
+    // The last close, too: one more document opens in the same LibreOffice.
+    let doc = office::document_from_html(&h.docs, "after", "<p>after</p>", "odt");
+    h.open(&s(&doc)).await;
+    assert_eq!(
+        Some(h.office_pid().await),
+        pid,
+        "LibreOffice restarted after the last close"
+    );
+}
+
 /// The document's text read independently, without the byte-order mark LibreOffice's UTF-8
 /// export starts with.
 fn text_of(doc: &std::path::Path) -> String {

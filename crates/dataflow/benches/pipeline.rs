@@ -75,12 +75,19 @@ async fn run(devices: &[deft_tools::Device], latency: Duration) -> RunSummary {
             CancellationToken::new(),
         )
         .await;
-    assert_eq!(
-        s.count(deft_dataflow::Verdict::Pass),
-        TASKS,
-        "{:#?}",
-        s.outcomes
-    );
+    if s.count(deft_dataflow::Verdict::Pass) != TASKS {
+        let errors: Vec<String> = s
+            .outcomes
+            .iter()
+            .flat_map(|o| o.errors.iter().map(move |e| format!("{}: {e}", o.name)))
+            .collect();
+        panic!(
+            "{} of {TASKS} tasks passed; results and logs kept in {}:\n{}",
+            s.count(deft_dataflow::Verdict::Pass),
+            ws.keep().display(),
+            errors.join("\n")
+        );
+    }
     s
 }
 

@@ -101,6 +101,11 @@ impl Workspace {
         self.dir.path()
     }
 
+    /// Keeps the folder on disk (results, logs, reports) for a person to read; its path.
+    pub fn keep(self) -> PathBuf {
+        self.dir.keep()
+    }
+
     /// Its config file.
     pub fn config_file(&self) -> PathBuf {
         self.path().join("config.yaml")
