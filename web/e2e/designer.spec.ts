@@ -192,3 +192,23 @@ test("a designer run whose model gives up shows why there is no draft (as text),
   const after = await call(page, "GET", "/api/agent/draft");
   expect(after.status).toBe(before.status);
 });
+
+test("a device picked while the page still loads stays picked when the load ends", async ({ page }) => {
+  await login(page);
+  // The page's first load waits for the settings; hold them until the person has picked.
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route("**/api/settings", async (route) => {
+    if (route.request().method() === "GET") await held;
+    await route.continue();
+  });
+  await page.getByTestId("nav-designer").click();
+  const picker = page.getByTestId("device-picker");
+  await expect(picker.locator('option[value="browser"]')).toHaveCount(1);
+  await picker.selectOption("browser");
+  release();
+  // The load ends by putting the cursor in the description box; the pick is still there.
+  await expect(page.getByTestId("prompt")).toBeFocused();
+  await expect(picker).toHaveValue("browser");
+  await page.unroute("**/api/settings");
+});

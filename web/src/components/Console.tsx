@@ -72,7 +72,8 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
         conversations.refresh(),
       ]);
       setSettings(s);
-      setDeviceId(firstDevice(ds ?? [], s?.default_device));
+      // A device the person picked while this loaded stays picked.
+      setDeviceId((now) => now || firstDevice(ds ?? [], s?.default_device));
       conversations.restore(running?.mode === "chat" ? running.conversation : null);
       runStream.adopt(running);
     })();

@@ -93,7 +93,8 @@ export function DesignerPage({ username, onLoggedOut }: { username: string; onLo
         loadKept(),
         loadExplorations(),
       ]);
-      setDeviceId(firstDevice(ds, s?.default_device));
+      // A device the person picked while this loaded stays picked.
+      setDeviceId((now) => now || firstDevice(ds, s?.default_device));
       runStream.adopt(running);
       requestAnimationFrame(() => inputRef.current?.focus());
     })();

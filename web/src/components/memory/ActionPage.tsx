@@ -86,8 +86,9 @@ function ActionEditor({ action, devices, openImage, onSaved }: { action: Library
     if (device || devices.length === 0) return;
     api
       .settings()
-      .then((s) => setDevice(firstDevice(devices, s.default_device)))
-      .catch(() => setDevice(firstDevice(devices, null)));
+      // A device the person picked while the settings loaded stays picked.
+      .then((s) => setDevice((now) => now || firstDevice(devices, s.default_device)))
+      .catch(() => setDevice((now) => now || firstDevice(devices, null)));
   }, [devices]);
 
   const { issues, banner, setBanner, notice, saving, save: saveWith } = useFileSave(validation);
