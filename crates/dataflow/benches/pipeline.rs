@@ -16,14 +16,12 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{Workspace, office_desktop, pipeline};
-use deft_dataflow::{Mode, Quiet, RunSummary};
+use common::{Workspace, office_desktop, pipeline, run_folder};
+use deft_dataflow::{Mode, RunSummary};
 use deft_test_support::dataflow::example_answers;
 use deft_test_support::model::{Reply, Route, ScriptedModel, routed};
-use tokio_util::sync::CancellationToken;
 
 const TASKS: usize = 8;
 
@@ -66,15 +64,7 @@ async fn run(devices: &[deft_tools::Device], latency: Duration) -> RunSummary {
     let (ws, routes) = tasks(latency);
     let model = ScriptedModel::start(routed(routes, TASKS * 4 + 4)).await;
     let p = pipeline(&ws, &model, Mode::Dataflow, false);
-    let files = deft_dataflow::task::task_files(&ws.path().join("tasks")).unwrap();
-    let s = p
-        .run(
-            files,
-            devices.to_vec(),
-            Arc::new(Quiet),
-            CancellationToken::new(),
-        )
-        .await;
+    let s = run_folder(&p, &ws.path().join("tasks"), devices.to_vec()).await;
     if s.count(deft_dataflow::Verdict::Pass) != TASKS {
         let errors: Vec<String> = s
             .outcomes

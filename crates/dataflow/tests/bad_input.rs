@@ -8,9 +8,9 @@
 
 mod common;
 
-use common::{Stage, Workspace, pipeline, rule, scripted, unreachable_device};
+use common::{Stage, Workspace, pipeline, rule, run_folder, scripted, unreachable_device};
+use deft_dataflow::Mode;
 use deft_dataflow::pipeline::TaskStatus;
-use deft_dataflow::{Mode, Quiet};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -49,15 +49,7 @@ async fn each_bad_task_gets_a_result_with_its_error_and_the_run_goes_on() {
     .await;
     for mode in [Mode::Instantiation, Mode::Dataflow] {
         let p = pipeline(&ws, &model, mode, false);
-        let files = deft_dataflow::task::task_files(&ws.path().join("tasks")).unwrap();
-        let summary = p
-            .run(
-                files,
-                vec![unreachable_device()],
-                std::sync::Arc::new(Quiet),
-                CancellationToken::new(),
-            )
-            .await;
+        let summary = run_folder(&p, &ws.path().join("tasks"), vec![unreachable_device()]).await;
         assert_eq!(summary.outcomes.len(), 4);
         assert_eq!(summary.failed(), 4, "{:#?}", summary.outcomes);
         for o in &summary.outcomes {

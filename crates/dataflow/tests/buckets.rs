@@ -9,14 +9,11 @@
 
 mod common;
 
-use std::sync::Arc;
-
-use common::{Stage, Workspace, desktop, pipeline, rule, scripted};
+use common::{Stage, Workspace, desktop, pipeline, rule, run_folder, scripted};
+use deft_dataflow::Mode;
 use deft_dataflow::pipeline::TaskStatus;
-use deft_dataflow::{Mode, Quiet};
 use deft_test_support::model::Route;
 use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
 
 /// The rules of a task named by `word`: the plan edits the text; the judge and evaluation answer
 /// as given.
@@ -46,15 +43,7 @@ async fn every_verdict_goes_to_its_bucket_and_only_passes_are_reformatted() {
     let model = scripted(rules, 40).await;
     let desk = desktop("desk-1").await;
     let p = pipeline(&ws, &model, Mode::Dataflow, false);
-    let files = deft_dataflow::task::task_files(&ws.path().join("tasks")).unwrap();
-    let summary = p
-        .run(
-            files,
-            vec![desk.device.clone()],
-            Arc::new(Quiet),
-            CancellationToken::new(),
-        )
-        .await;
+    let summary = run_folder(&p, &ws.path().join("tasks"), vec![desk.device.clone()]).await;
 
     let placed: Vec<(String, String)> = summary
         .outcomes
@@ -149,16 +138,8 @@ async fn instantiation_then_execution_files_by_judge_and_accumulates_the_total()
     }
     let model = scripted(rules, 20).await;
     let desk = desktop("desk-1").await;
-    let files = deft_dataflow::task::task_files(&ws.path().join("tasks")).unwrap();
     let inst = pipeline(&ws, &model, Mode::Instantiation, false);
-    let summary = inst
-        .run(
-            files,
-            vec![desk.device.clone()],
-            Arc::new(Quiet),
-            CancellationToken::new(),
-        )
-        .await;
+    let summary = run_folder(&inst, &ws.path().join("tasks"), vec![desk.device.clone()]).await;
     assert!(summary.reformatted.is_none());
     let results = ws.results("instantiation");
     assert_eq!(
@@ -186,15 +167,7 @@ async fn instantiation_then_execution_files_by_judge_and_accumulates_the_total()
     // The execution mode runs the instantiated results.
     let exec = pipeline(&ws, &model, Mode::Execution, false);
     let pass_dir = ws.path().join("results/instantiation/instantiation_pass");
-    let files = deft_dataflow::task::task_files(&pass_dir).unwrap();
-    let summary = exec
-        .run(
-            files,
-            vec![desk.device.clone()],
-            Arc::new(Quiet),
-            CancellationToken::new(),
-        )
-        .await;
+    let summary = run_folder(&exec, &pass_dir, vec![desk.device.clone()]).await;
     assert_eq!(summary.outcomes.len(), 1);
     assert!(
         summary.outcomes[0].violations.is_empty(),

@@ -9,13 +9,10 @@
 
 mod common;
 
-use std::sync::Arc;
-
-use common::{Stage, office_desktop, pipeline, scripted};
-use deft_dataflow::{Mode, Quiet};
+use common::{Stage, office_desktop, pipeline, run_folder, scripted};
+use deft_dataflow::Mode;
 use deft_test_support::dataflow::{Workspace, check_example_documents, example_answers};
 use deft_test_support::office;
-use tokio_util::sync::CancellationToken;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_example_tasks_change_real_documents_in_writer_calc_and_impress() {
@@ -23,15 +20,7 @@ async fn the_example_tasks_change_real_documents_in_writer_calc_and_impress() {
     let model = scripted(example_answers(), 40).await;
     let (desk, _office) = office_desktop("desk-1", ws.path()).await;
     let p = pipeline(&ws, &model, Mode::Dataflow, false);
-    let files = deft_dataflow::task::task_files(&ws.path().join("tasks")).unwrap();
-    let summary = p
-        .run(
-            files,
-            vec![desk.device.clone()],
-            Arc::new(Quiet),
-            CancellationToken::new(),
-        )
-        .await;
+    let summary = run_folder(&p, &ws.path().join("tasks"), vec![desk.device.clone()]).await;
 
     let results = ws.results("dataflow");
     assert_eq!(

@@ -10,17 +10,16 @@ mod common;
 
 use std::sync::Arc;
 
-use common::{Stage, office_desktop, pipeline, rule, scripted};
+use common::{Stage, office_desktop, pipeline, rule, run_folder, scripted};
 use deft_backend_office::Office;
+use deft_dataflow::Mode;
 use deft_dataflow::pipeline::TaskStatus;
-use deft_dataflow::{Mode, Quiet};
 use deft_protocol::{Command, CommandResult};
 use deft_test_support::dataflow::{EXAMPLE_TOTALS, Workspace, example_answers};
 use deft_test_support::office;
 use deft_tools::{Device, Dispatcher, ExecContext};
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
 
 /// A dispatcher that kills LibreOffice when the first command for `tool` arrives, then passes
 /// the command on: LibreOffice dies in the middle of a plan, at a step the test chooses.
@@ -97,15 +96,7 @@ async fn libreoffice_killed_mid_plan_fails_that_task_and_the_next_one_passes() {
     let device = Device::new("desk-1", "desktop", killer.clone());
     let p = pipeline(&ws, &model, Mode::Dataflow, false);
     // Name order: crash first, then excel_totals on the same device.
-    let files = deft_dataflow::task::task_files(&ws.path().join("tasks")).unwrap();
-    let summary = p
-        .run(
-            files,
-            vec![device],
-            Arc::new(Quiet),
-            CancellationToken::new(),
-        )
-        .await;
+    let summary = run_folder(&p, &ws.path().join("tasks"), vec![device]).await;
 
     let killed = killer.killed.lock().expect("LibreOffice was killed");
     let results = ws.results("dataflow");

@@ -14,7 +14,7 @@ use deft_backend_desktop::{
     DesktopServer, DesktopTarget, DocumentOpener, LaunchPolicy, OpenedWindow,
 };
 use deft_backend_office::{DocumentDirs, Office, OfficeConfig};
-use deft_dataflow::{Config, Mode, Model, Pipeline, Schemas};
+use deft_dataflow::{Config, Mode, Model, Pipeline, Quiet, RunSummary, Schemas};
 pub use deft_test_support::dataflow::{Stage, Workspace, rule};
 use deft_test_support::model::{Route, ScriptedModel, routed};
 use deft_tools::builtin::{Builtin, BuiltinRegistry};
@@ -42,24 +42,25 @@ pub fn require(programs: &[(&str, &str)]) {
     deft_test_support::desktop::require_desktop(programs);
 }
 
-/// Starts a managed desktop and the device `id` on it (profile `desktop`).
-pub async fn desktop(id: &str) -> Desk {
-    require(&[("mousepad", "mousepad")]);
-    let tmp = tempfile::Builder::new()
-        .prefix("deft-dataflow-desktop-")
-        .tempdir()
-        .unwrap();
+/// A managed desktop started in a fresh temporary folder (named `prefix…`): the folder, the
+/// desktop's state file and its state.
+async fn start_desktop(prefix: &str) -> (tempfile::TempDir, PathBuf, vdesktop::DesktopState) {
+    let tmp = tempfile::Builder::new().prefix(prefix).tempdir().unwrap();
     let state_file = vdesktop::state_path(tmp.path());
     let (state, _) = vdesktop::start(&state_file, &tmp.path().join(vdesktop::WORK_DIR))
         .await
         .expect("managed desktop starts");
-    let target = DesktopTarget::from_state(&state);
-    let mut registry = BuiltinRegistry::new();
-    registry.register(Builtin::new(
-        deft_backend_desktop::NAME,
-        "desktop",
-        move |_| Ok(DesktopServer::new(target.clone(), LaunchPolicy::default())),
-    ));
+    (tmp, state_file, state)
+}
+
+/// The device `id` (profile `desktop`) on the desktop started in `tmp`: the real tool layer with
+/// the shipped routing table, `registry` completed with the shell server.
+fn desk(
+    id: &str,
+    mut registry: BuiltinRegistry,
+    tmp: tempfile::TempDir,
+    state_file: PathBuf,
+) -> Desk {
     registry.register(Builtin::new(deft_backend_shell::NAME, "shell", |o| {
         deft_backend_shell::ShellPolicy::from_options(o).map(deft_backend_shell::ShellServer::new)
     }));
@@ -69,6 +70,20 @@ pub async fn desktop(id: &str) -> Desk {
         state_file,
         _tmp: tmp,
     }
+}
+
+/// Starts a managed desktop and the device `id` on it (profile `desktop`).
+pub async fn desktop(id: &str) -> Desk {
+    require(&[("mousepad", "mousepad")]);
+    let (tmp, state_file, state) = start_desktop("deft-dataflow-desktop-").await;
+    let target = DesktopTarget::from_state(&state);
+    let mut registry = BuiltinRegistry::new();
+    registry.register(Builtin::new(
+        deft_backend_desktop::NAME,
+        "desktop",
+        move |_| Ok(DesktopServer::new(target.clone(), LaunchPolicy::default())),
+    ));
+    desk(id, registry, tmp, state_file)
 }
 
 /// The office backend as the desktop's document opener (the CLI's `office.rs` seam, for tests).
@@ -102,14 +117,7 @@ impl DocumentOpener for Opener {
 pub async fn office_desktop(id: &str, docs: &Path) -> (Desk, Arc<Office>) {
     require(&[]);
     deft_test_support::office::require_office();
-    let tmp = tempfile::Builder::new()
-        .prefix("deft-dataflow-office-")
-        .tempdir()
-        .unwrap();
-    let state_file = vdesktop::state_path(tmp.path());
-    let (state, _) = vdesktop::start(&state_file, &tmp.path().join(vdesktop::WORK_DIR))
-        .await
-        .expect("managed desktop starts");
+    let (tmp, state_file, state) = start_desktop("deft-dataflow-office-").await;
     let office = Arc::new(Office::new(OfficeConfig {
         dirs: DocumentDirs::new(vec![docs.to_owned()]),
         profiles: Some(tmp.path().join("office")),
@@ -137,16 +145,7 @@ pub async fn office_desktop(id: &str, docs: &Path) -> (Desk, Arc<Office>) {
             deft_backend_office::from_options(&o)
         },
     ));
-    registry.register(Builtin::new(deft_backend_shell::NAME, "shell", |o| {
-        deft_backend_shell::ShellPolicy::from_options(o).map(deft_backend_shell::ShellServer::new)
-    }));
-    let d = LocalDispatcher::new(Arc::new(RoutingTable::builtin()), Arc::new(registry));
-    let desk = Desk {
-        device: Device::new(id, "desktop", Arc::new(d)),
-        state_file,
-        _tmp: tmp,
-    };
-    (desk, office)
+    (desk(id, registry, tmp, state_file), office)
 }
 
 /// A device that is never reached (for tasks that fail before they open a document).
@@ -184,4 +183,16 @@ pub fn pipeline(ws: &Workspace, model: &ScriptedModel, mode: Mode, force: bool) 
         mode,
         force,
     })
+}
+
+/// Runs `p` quietly, not cancelled, over the task files in `dir` on `devices`.
+pub async fn run_folder(p: &Arc<Pipeline>, dir: &Path, devices: Vec<Device>) -> RunSummary {
+    let files = deft_dataflow::task::task_files(dir).unwrap();
+    p.run(
+        files,
+        devices,
+        Arc::new(Quiet),
+        tokio_util::sync::CancellationToken::new(),
+    )
+    .await
 }
