@@ -13,9 +13,12 @@ async fn the_change_listing_after_typing_shows_the_menu_and_counts_the_rest() {
     let h = Harness::start().await;
     h.open("autocomplete.html").await;
     let first = h.listing(json!({"changes": true})).await;
+    let head = first.lines().next().unwrap_or_default();
     assert!(
-        first.contains("… no earlier listing of this window"),
-        "{first}"
+        head.contains(" controls=")
+            && head.ends_with(" whole")
+            && !first.contains("earlier listing"),
+        "the whole listing, said in its header: {first}"
     );
     let city = Harness::id_of(&first, "combobox", "City");
     h.ok(

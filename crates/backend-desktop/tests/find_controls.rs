@@ -105,7 +105,7 @@ async fn selectors_match_by_text_type_within_index_and_value_with_the_listing_id
     .await;
     assert_eq!(chosen(&a), "none", "{a}");
     assert!(
-        a.ends_with("… index 2 asked, but only 2 controls share the best score.\n"),
+        a.ends_with("… index 2 asked, but only 2 controls share the best match.\n"),
         "{a}"
     );
     // within: only the subtree of the group "Right" (its button is not nested in "Left").

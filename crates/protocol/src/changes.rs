@@ -281,13 +281,14 @@ pub fn render_changes_json(
     })
 }
 
-/// The footer of a change listing asked for a window with no earlier listing to compare with.
-pub const NO_PREVIOUS_NOTE: &str =
-    "no earlier listing of this window to compare with; this is the whole listing.";
+/// The word that ends the header of a change listing asked for a window with no earlier
+/// listing to compare with: the whole listing follows. It is left out where the header's counts
+/// say it already (`new=` equals `controls=`).
+pub const WHOLE_WORD: &str = "whole";
 
 /// What `get_app_window_controls_info` prints: with `changes` and a previous listing of the
-/// window, the change listing; with `changes` and none, the whole listing with
-/// [`NO_PREVIOUS_NOTE`] as its last footer; otherwise the listing of
+/// window, the change listing; with `changes` and none, the whole listing, its header ending in
+/// [`WHOLE_WORD`] unless every control is new; otherwise the listing of
 /// [`crate::observation::render`]. The JSON form is [`render_listing_json`] as text.
 pub fn render_listing(
     window: &WindowSummary,
@@ -302,10 +303,12 @@ pub fn render_listing(
             render_changes_compact(window, prev, now, opts)
         }
         (ListingFormat::Compact, true, None) => {
-            format!(
-                "{}{ELLIPSIS} {NO_PREVIOUS_NOTE}\n",
-                render_compact(window, now, opts)
-            )
+            let whole = render_compact(window, now, opts);
+            let all_new = !now.is_empty() && now.iter().all(|c| c.is_new);
+            match whole.split_once('\n') {
+                Some((head, rest)) if !all_new => format!("{head} {WHOLE_WORD}\n{rest}"),
+                _ => whole,
+            }
         }
         (ListingFormat::Compact, false, _) => render_compact(window, now, opts),
     }
@@ -495,11 +498,20 @@ mod tests {
     fn a_first_listing_asked_for_changes_is_the_whole_listing_and_says_so() {
         let opts: ListingOptions = serde_json::from_value(json!({"changes": true})).unwrap();
         let text = render_listing(&window(), None, &before(), &opts);
+        let plain = render_listing(&window(), None, &before(), &ListingOptions::default());
+        assert_eq!(
+            text,
+            plain.replacen(" new=0\n", " new=0 whole\n", 1),
+            "the whole listing, said once in its header and nowhere else"
+        );
+        // Every control new: `new=` equal to `controls=` says it already.
+        let fresh: Vec<Control> = before().into_iter().map(Control::new_since_last).collect();
+        let text = render_listing(&window(), None, &fresh, &opts);
         assert!(
-            text.starts_with("page 3 \"Shop\" app=\"localhost\" controls=4 interactive=3 new=0\n"),
+            text.starts_with("page 3 \"Shop\" app=\"localhost\" controls=4 interactive=3 new=4\n"),
             "{text}"
         );
-        assert!(text.ends_with(&format!("… {NO_PREVIOUS_NOTE}\n")), "{text}");
+        assert!(!text.contains("…"), "no footer: {text}");
         let text = render_listing(&window(), Some(&before()), &after(), &opts);
         assert!(text.contains(" unchanged=2\n"), "{text}");
         let plain = render_listing(

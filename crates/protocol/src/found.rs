@@ -1,7 +1,8 @@
 //! How `find_controls` and `wait_for_control` answer (docs/observation.md "Finding controls"):
 //! one renderer for both device backends, so the model, the task runner and the dataflow
 //! pipeline read the same matches whatever the device. Control lines are those of a listing
-//! with ` score=N` (and ` on=value` when the value matched) at the end.
+//! with ` score=N` (and ` on=value` when the value matched, ` fit=partial` when a score of 100
+//! covers only part of the asked text) at the end.
 //!
 //! ```
 //! use deft_protocol::found::render_found_compact;
@@ -22,7 +23,7 @@ use serde_json::{Value, json};
 use crate::observation::{
     ELLIPSIS, ListingFormat, WindowSummary, control_json, control_line, quote,
 };
-use crate::selector::{Found, Match, MatchedOn, Selector};
+use crate::selector::{Fit, Found, Match, MatchedOn, Selector};
 
 fn chosen_id(found: &Found<'_>) -> Option<String> {
     found.chosen().map(|c| c.id.clone())
@@ -33,6 +34,10 @@ fn match_line(m: &Match<'_>) -> String {
     line.push_str(&format!(" score={}", m.score));
     if m.on == MatchedOn::Value {
         line.push_str(" on=value");
+    }
+    // A score under 100 says by itself that the text differs; a 100 on part of the text would not.
+    if m.fit == Fit::Partial && m.score == 100 {
+        line.push_str(" fit=partial");
     }
     line
 }
@@ -73,11 +78,12 @@ pub fn render_found_compact(
     out
 }
 
-/// One match as JSON: the control as the JSON listing shows it, with `score` and `on`.
+/// One match as JSON: the control as the JSON listing shows it, with `score`, `fit` and `on`.
 pub fn match_json(m: &Match<'_>) -> Value {
     let mut v = control_json(m.control, &[]);
     if let Value::Object(obj) = &mut v {
         obj.insert("score".into(), json!(m.score));
+        obj.insert("fit".into(), json!(m.fit));
         obj.insert("on".into(), json!(m.on));
     }
     v
@@ -170,7 +176,7 @@ mod tests {
             "page 3 \"Shop\" app=\"localhost\" matches=3 chosen=7 selector=\"\\\"add to cart\\\"\"\n\
              7 button \"Add to cart\" score=100\n\
              9 button \"Add to cart\" score=100\n\
-             … 3 controls score 100; index 0 in document order picks id 7.\n\
+             … 2 controls score 100; index 0 in document order picks id 7.\n\
              … 1 more match not listed (limit=2).\n"
         );
         let v = render_found_json(&window(), &sel, &found, 10);
@@ -178,7 +184,35 @@ mod tests {
         assert_eq!(v["total"], 3);
         assert_eq!(v["matches"][2]["on"], "value");
         assert_eq!(v["matches"][2]["score"], 100);
+        assert_eq!(
+            (
+                v["matches"][0]["fit"].as_str(),
+                v["matches"][2]["fit"].as_str()
+            ),
+            (Some("exact"), Some("contains")),
+            "the value holds the text inside a longer one"
+        );
+        assert_eq!(v["best_count"], 2);
         assert_eq!(v["selector"]["text"], "add to cart");
+    }
+
+    #[test]
+    fn a_full_score_on_part_of_the_text_says_so() {
+        let controls = [
+            Control::new("2", ControlType::Menuitem, "View"),
+            Control::new("5", ControlType::Edit, "Title").with_value("Quarterly Reveiw"),
+        ];
+        let sel = Selector::text("Quarterly Review").with_mode(crate::selector::MatchMode::Fuzzy);
+        let found = find(&controls, &[0, 0], &sel, &MatchOptions::default()).unwrap();
+        let text = render_found_compact(&window(), &sel, &found, 10);
+        let lines: Vec<_> = text.lines().skip(1).collect();
+        assert_eq!(
+            lines,
+            [
+                "2 menuitem \"View\" score=100 fit=partial",
+                "5 edit \"Title\" = \"Quarterly Reveiw\" score=93 on=value",
+            ]
+        );
     }
 
     #[test]

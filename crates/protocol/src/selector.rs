@@ -226,6 +226,33 @@ pub enum MatchedOn {
     Type,
 }
 
+/// How much of the asked text the matched name or value covers. Among equal scores a better
+/// fit wins: a control named exactly "Quarterly Review" beats the menu item "View", whose name
+/// a fuzzy partial ratio also scores 100 against "Quarterly Review".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Fit {
+    /// Only part of the asked text lines up with the control's text (a fuzzy alignment, or a
+    /// control text shorter than the asked one).
+    Partial,
+    /// The whole asked text occurs inside a longer name or value.
+    Contains,
+    /// The whole name or value is the asked text (after normalizing), or the regex matched it
+    /// whole, or the selector had no text.
+    Exact,
+}
+
+impl Fit {
+    /// The wire name (`"exact"`, `"contains"`, `"partial"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Fit::Partial => "partial",
+            Fit::Contains => "contains",
+            Fit::Exact => "exact",
+        }
+    }
+}
+
 /// One control that matched, with its score.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Match<'a> {
@@ -235,19 +262,32 @@ pub struct Match<'a> {
     pub control: &'a Control,
     /// 1–100.
     pub score: u8,
+    /// How much of the asked text it covers (ranks equal scores).
+    pub fit: Fit,
     /// Name or value.
     pub on: MatchedOn,
+    /// For a partial fit, how many characters of the asked text the matched text lines up
+    /// with (the one that covers more ranks first among equal scores); 0 for the other fits.
+    covered: usize,
 }
 
-/// The matches of one selector, best first (score, then document order), and which one it picks.
+impl Match<'_> {
+    /// What ranks matches, best highest: the score, then the fit, then the text covered.
+    fn rank(&self) -> (u8, Fit, usize) {
+        (self.score, self.fit, self.covered)
+    }
+}
+
+/// The matches of one selector, best first (score, then fit, then document order), and which
+/// one it picks.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Found<'a> {
     /// Every match, best first.
     pub matches: Vec<Match<'a>>,
-    /// Index into `matches` of the one the selector picks (its `index` among the best-scored),
+    /// Index into `matches` of the one the selector picks (its `index` among the best-ranked),
     /// `None` when nothing matched or `index` is past the last equal match.
     pub chosen: Option<usize>,
-    /// How many matches share the best score.
+    /// How many matches share the best score and fit.
     pub best_count: usize,
     /// Why nothing was chosen or how a tie was broken, for a person to read; `None` when one
     /// control matched clearly.
@@ -299,29 +339,41 @@ pub fn find<'a>(
     let mut matches: Vec<Match<'a>> = range
         .filter_map(|position| {
             let control = &controls[position];
-            let (score, on) = compiled.score(control, opts)?;
+            let (
+                Scored {
+                    score,
+                    fit,
+                    covered,
+                },
+                on,
+            ) = compiled.score(control, opts)?;
             Some(Match {
                 position,
                 control,
                 score,
+                fit,
                 on,
+                covered,
             })
         })
         .collect();
-    matches.sort_by(|a, b| b.score.cmp(&a.score).then(a.position.cmp(&b.position)));
+    matches.sort_by(|a, b| b.rank().cmp(&a.rank()).then(a.position.cmp(&b.position)));
     Ok(pick(matches, selector.index.unwrap_or(0)))
 }
 
 fn pick(matches: Vec<Match<'_>>, index: usize) -> Found<'_> {
-    let best = matches.first().map(|m| m.score);
-    let best_count = matches.iter().take_while(|m| Some(m.score) == best).count();
+    let best = matches.first().map(Match::rank);
+    let best_count = matches
+        .iter()
+        .take_while(|m| Some(m.rank()) == best)
+        .count();
     let (chosen, note) = if matches.is_empty() {
         (None, Some("no control matches".to_owned()))
     } else if index >= best_count {
         (
             None,
             Some(format!(
-                "index {index} asked, but only {best_count} control{} share the best score",
+                "index {index} asked, but only {best_count} control{} share the best match",
                 if best_count == 1 { "" } else { "s" }
             )),
         )
@@ -406,47 +458,86 @@ impl Compiled {
         Ok(Compiled { kind, text })
     }
 
-    fn score(&self, control: &Control, opts: &MatchOptions) -> Option<(u8, MatchedOn)> {
+    fn score(&self, control: &Control, opts: &MatchOptions) -> Option<(Scored, MatchedOn)> {
         if let Some(kind) = self.kind
             && control.kind != kind
         {
             return None;
         }
         let Some(text) = &self.text else {
-            return Some((100, MatchedOn::Type));
+            return Some((Scored::full(Fit::Exact), MatchedOn::Type));
         };
         let name = text.score(&control.name, opts);
-        let value = control.value.as_deref().map_or(0, |v| text.score(v, opts));
+        let value = control.value.as_deref().and_then(|v| text.score(v, opts));
         match (name, value) {
-            (0, 0) => None,
-            (n, v) if n >= v => Some((n, MatchedOn::Name)),
-            (_, v) => Some((v, MatchedOn::Value)),
+            (None, None) => None,
+            (Some(n), Some(v)) if v.rank() > n.rank() => Some((v, MatchedOn::Value)),
+            (Some(n), _) => Some((n, MatchedOn::Name)),
+            (None, Some(v)) => Some((v, MatchedOn::Value)),
         }
     }
 }
 
+/// How one name or value matched.
+#[derive(Debug, Clone, Copy)]
+struct Scored {
+    score: u8,
+    fit: Fit,
+    covered: usize,
+}
+
+impl Scored {
+    /// A score of 100 on the whole asked text (`covered` ranks partial fits only).
+    fn full(fit: Fit) -> Self {
+        Scored {
+            score: 100,
+            fit,
+            covered: 0,
+        }
+    }
+
+    fn rank(self) -> (u8, Fit, usize) {
+        (self.score, self.fit, self.covered)
+    }
+}
+
 impl Text {
-    fn score(&self, hay: &str, opts: &MatchOptions) -> u8 {
+    /// How `hay` (a name or value) matches, `None` when it does not.
+    fn score(&self, hay: &str, opts: &MatchOptions) -> Option<Scored> {
         match self {
             Text::Plain { needle, mode } => {
                 let hay = normalize(hay);
-                let hit = if *mode == MatchMode::Exact {
-                    hay == *needle
+                if hay == *needle {
+                    Some(Scored::full(Fit::Exact))
+                } else if *mode == MatchMode::Contains && hay.contains(needle.as_str()) {
+                    Some(Scored::full(Fit::Contains))
                 } else {
-                    hay.contains(needle.as_str())
-                };
-                if hit { 100 } else { 0 }
-            }
-            Text::Regex(re) => {
-                if re.is_match(hay) {
-                    100
-                } else {
-                    0
+                    None
                 }
             }
+            Text::Regex(re) => {
+                let m = re.find(hay)?;
+                let whole = m.start() == 0 && m.end() == hay.len();
+                Some(Scored::full(if whole { Fit::Exact } else { Fit::Contains }))
+            }
             Text::Fuzzy(f) => {
-                let s = f.partial_ratio(&normalize(hay));
-                if s >= opts.fuzzy_threshold { s } else { 0 }
+                let normal = normalize(hay);
+                let s = f.partial_ratio(&normal);
+                if s < opts.fuzzy_threshold || s == 0 {
+                    return None;
+                }
+                if normal == f.text {
+                    return Some(Scored::full(Fit::Exact));
+                }
+                if normal.contains(f.text.as_str()) {
+                    return Some(Scored::full(Fit::Contains));
+                }
+                // The partial ratio aligns the shorter string with a window of the longer.
+                Some(Scored {
+                    score: s,
+                    fit: Fit::Partial,
+                    covered: f.chars.len().min(normal.chars().count()),
+                })
             }
         }
     }
@@ -463,6 +554,7 @@ fn normalize(s: &str) -> String {
 /// A fuzzy needle: its characters and, for needles of up to 64 characters, the bit masks of
 /// Hyyrö's bit-parallel LCS (ASCII characters in a table, others in a list).
 struct Fuzzy {
+    text: String,
     chars: Vec<char>,
     ascii: Box<[u64; 128]>,
     masks: Vec<(char, u64)>,
@@ -486,6 +578,7 @@ impl Fuzzy {
             }
         }
         Fuzzy {
+            text: needle.to_owned(),
             chars,
             ascii,
             masks,
@@ -710,6 +803,132 @@ mod tests {
         )
         .unwrap();
         assert!(f.matches.is_empty());
+    }
+
+    #[test]
+    fn a_whole_text_match_outranks_a_partial_one_of_the_same_score() {
+        // The View menu comes first in document order, and "view" lines up fully with part of
+        // "quarterly review": the fuzzy score is 100 for both.
+        let c = |id: &str, kind, name: &str| Control::new(id, kind, name);
+        let controls = vec![
+            c("1", ControlType::Menuitem, "View"),
+            c("2", ControlType::Text, "Quarterly Reviews"),
+            c("3", ControlType::Button, "Quarterly Review"),
+        ];
+        let depths = [0, 0, 0];
+        let fuzzy = |text: &str| {
+            find(
+                &controls,
+                &depths,
+                &sel(json!({"text": text, "match": "fuzzy"})),
+                &MatchOptions::default(),
+            )
+            .unwrap()
+        };
+        let f = fuzzy("Quarterly Review");
+        let ranked: Vec<_> = f
+            .matches
+            .iter()
+            .map(|m| (m.control.id.as_str(), m.score, m.fit))
+            .collect();
+        assert_eq!(
+            ranked,
+            [
+                ("3", 100, Fit::Exact),
+                ("2", 100, Fit::Contains),
+                ("1", 100, Fit::Partial)
+            ]
+        );
+        assert_eq!((f.best_count, f.note.as_deref()), (1, None));
+        // Without the exact control, the longer name that holds the whole text still beats the
+        // menu item that holds only part of it.
+        let f = find(
+            &controls[..2],
+            &depths[..2],
+            &sel(json!({"text": "Quarterly Review", "match": "fuzzy"})),
+            &MatchOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(f.chosen().unwrap().id, "2");
+        // contains: the control whose whole name is the text beats the one that contains it,
+        // wherever it is in document order.
+        let f = find(
+            &controls,
+            &depths,
+            &sel(json!({"text": "quarterly review"})),
+            &MatchOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(f.chosen().unwrap().id, "3");
+        assert_eq!(f.best_count, 1);
+        // A regex that matches a whole name ranks above one found inside a name.
+        let f = find(
+            &controls,
+            &depths,
+            &sel(json!({"text": "Quarterly Reviews?", "match": "regex"})),
+            &MatchOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(
+            f.matches.iter().map(|m| m.fit).collect::<Vec<_>>(),
+            [Fit::Exact, Fit::Exact]
+        );
+        // Only the partial match left: it is still found, and says it is partial.
+        let f = find(
+            &controls[..1],
+            &depths[..1],
+            &sel(json!({"text": "Quarterly Review", "match": "fuzzy"})),
+            &MatchOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(f.chosen_match().unwrap().fit, Fit::Partial);
+        // Asked for more than any control says: of two partial matches scoring 100, the one
+        // that lines up with more of the text ranks first.
+        let two = [controls[0].clone(), controls[2].clone()];
+        let f = find(
+            &two,
+            &depths[..2],
+            &sel(json!({"text": "Quarterly Review Draft", "match": "fuzzy"})),
+            &MatchOptions::default(),
+        )
+        .unwrap();
+        let ranked: Vec<_> = f
+            .matches
+            .iter()
+            .map(|m| (m.control.id.as_str(), m.score, m.fit))
+            .collect();
+        assert_eq!(ranked, [("3", 100, Fit::Partial), ("1", 100, Fit::Partial)]);
+        assert_eq!(f.best_count, 1);
+    }
+
+    #[test]
+    fn ties_are_counted_among_equal_fits_and_say_their_fit() {
+        let c = |id: &str, name: &str| Control::new(id, ControlType::Button, name);
+        let controls = vec![c("1", "Save all"), c("2", "Save as"), c("3", "Save")];
+        let f = find(
+            &controls[..2],
+            &[0, 0],
+            &sel(json!({"text": "save"})),
+            &MatchOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(f.best_count, 2);
+        assert_eq!(
+            f.note.as_deref(),
+            Some("2 controls score 100; index 0 in document order picks id 1")
+        );
+        let f = find(
+            &controls,
+            &[0, 0, 0],
+            &sel(json!({"text": "save", "index": 1})),
+            &MatchOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(f.chosen, None, "only one control is named Save");
+        assert_eq!(
+            f.note.as_deref(),
+            Some("index 1 asked, but only 1 control share the best match")
+        );
     }
 
     /// The same partial ratio, computed the slow way: every window through the DP.
