@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use deft_protocol::selector::{MatchMode, Selector};
+use deft_protocol::selector::{Fit, MatchMode, Selector};
 use deft_protocol::task_run::MatchedControl;
 use deft_protocol::{
     Command, CommandResult, EventKind, ResultStatus, ToolInfo, ToolStep, ToolType,
@@ -407,6 +407,8 @@ pub struct Found {
     pub control: MatchedControl,
     /// The text that matched.
     pub text: String,
+    /// How much of the asked text that text covers.
+    pub fit: Fit,
 }
 
 /// The chosen match of a `find_controls` JSON answer (docs/observation.md "Finding controls").
@@ -421,7 +423,14 @@ fn chosen(found: &Value) -> Option<Found> {
         Some("value") => m["value"].as_str().unwrap_or_default().to_owned(),
         _ => name.clone(),
     };
+    let fit = match m["fit"].as_str() {
+        Some("exact") => Fit::Exact,
+        Some("contains") => Fit::Contains,
+        // A device that does not say how well its match fits is not trusted to be exact.
+        _ => Fit::Partial,
+    };
     Some(Found {
+        fit,
         control: MatchedControl {
             id: id.to_owned(),
             name,

@@ -258,6 +258,22 @@ pub fn control_not_found(text: &str, strategy: &str) -> String {
     format!("Control with text '{text}' not found (MATCH_STRATEGY {strategy})")
 }
 
+/// A step's control holds its text inside a longer name or value.
+pub fn match_contains(asked: &str, matched: &str) -> String {
+    format!(
+        "the control matched holds '{asked}' inside its longer text '{}'",
+        matched.trim()
+    )
+}
+
+/// A step's control matched only part of its text, or looks like it without being it.
+pub fn match_partial(asked: &str, matched: &str, score: u8) -> String {
+    format!(
+        "not the text asked for: '{}' matched '{asked}' only in part (score {score})",
+        matched.trim()
+    )
+}
+
 /// A step failed; the plan ends there.
 pub fn step_failed(n: usize, why: &str) -> String {
     format!("Step {n} execution failed: {why}")

@@ -89,6 +89,11 @@ async fn a_dataflow_task_edits_a_real_document_and_files_a_schema_valid_pass() {
     let step = &inst["prefill"]["result"]["instantiated_plan"][0];
     assert_eq!(step["Success"], true);
     assert_eq!(step["MatchedControlText"], "alpha line\nbeta line\n");
+    assert_eq!(
+        step["MatchNote"],
+        "the control matched holds 'alpha line' inside its longer text 'alpha line\nbeta line'",
+        "the step's text is not the whole text of the control it matched"
+    );
     assert!(
         step["ControlLabel"]
             .as_str()
@@ -185,6 +190,58 @@ async fn a_step_whose_control_is_missing_fails_the_plan_and_leaves_the_document_
         std::fs::read_to_string(saved).unwrap(),
         "alpha line\nbeta line\n"
     );
+}
+
+/// Under `fuzzy`, the menu "View" scores 100 against "Quarterly Review" as the text that is
+/// exactly "Quarterly Review" does, and comes first in document order: the exact text must win,
+/// and a step whose control text is empty acts on the window (keys to what has the focus).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_exact_text_beats_a_partial_one_and_an_empty_control_text_means_the_window() {
+    let ws = common::workspace("MATCH_STRATEGY: fuzzy\n");
+    std::fs::write(
+        ws.path().join("templates/notes/alpha.txt"),
+        "Quarterly Review\n",
+    )
+    .unwrap();
+    let file = ws.task("review.json", &json!({"app": "Notes", "task": TASK}));
+    let mut plan_rules = rules("unused");
+    let plan = json!({
+        "New_task": "Add the line 'deft was here' after 'Quarterly Review' in the notes.",
+        "Actions_plan": [
+            {"Step": 1, "Subtask": "Put the cursor in the text", "ControlText": "Quarterly Review",
+             "Function": "click_input", "Args": {}},
+            {"Step": 2, "Subtask": "Type the line", "ControlText": "", "Function": "keyboard_input",
+             "Args": {"keys": "^{END}deft was here"}}
+        ]
+    });
+    plan_rules[1] = rule(Stage::Prefill, TASK, &plan.to_string());
+    let model = scripted(plan_rules, 10).await;
+    let desk = desktop("desk-1").await;
+    let p = pipeline(&ws, &model, Mode::Dataflow, false);
+    let out = p
+        .run_task(&file, &desk.device, CancellationToken::new())
+        .await;
+
+    let TaskStatus::Saved { bucket, path } = &out.status else {
+        panic!("{out:#?}")
+    };
+    let result: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    let steps = &result["instantiation_result"]["prefill"]["result"]["instantiated_plan"];
+    assert_eq!(bucket.as_str(), "execution_pass", "{result:#}");
+    assert_eq!(steps[0]["Success"], true);
+    assert_eq!(
+        steps[0]["MatchedControlText"], "Quarterly Review\n",
+        "{steps}"
+    );
+    assert!(
+        steps[0].get("MatchNote").is_none(),
+        "an exact match: {steps}"
+    );
+    assert_eq!(steps[1]["Success"], true, "{steps}");
+    assert!(steps[1]["MatchedControlText"].is_null());
+    let saved =
+        std::fs::read_to_string(ws.path().join("results/saved_document/review.txt")).unwrap();
+    assert_eq!(saved.trim_end(), "Quarterly Review\ndeft was here");
 }
 
 /// What the model was shown: the templates, the task, the listing and tools, the screenshots,

@@ -10,11 +10,12 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
+use deft_protocol::selector::Fit;
 use deft_protocol::task_run::StepStatus;
 use deft_protocol::{ToolInfo, ToolType};
 use serde_json::{Map, Value, json};
 
-use super::{TaskCtx, takes_control};
+use super::{TaskCtx, takes_control, takes_option};
 use crate::device::{DocSession, Found, plan_may_use};
 use crate::log::StepEnd;
 use crate::result::{EXECUTE, StageError};
@@ -126,6 +127,10 @@ async fn run_plan(
                     "MatchedControlText".into(),
                     json!(m.as_ref().map(|m| &m.text)),
                 );
+                let note = m.as_ref().and_then(|m| match_note(&parsed.control_text, m));
+                if let Some(note) = note {
+                    fields.insert("MatchNote".into(), json!(note));
+                }
                 (StepStatus::Ok, m.as_ref().map(|m| m.control.clone()), None)
             }
             Err(why) => {
@@ -208,7 +213,10 @@ impl PlanStep {
     fn log_line(&self, outcome: &Result<Option<Found>, String>) -> String {
         let on = match (&self.control_text, outcome) {
             (t, _) if t.is_empty() => "the window".to_owned(),
-            (t, Ok(Some(m))) => format!("{t:?} (matched {} {:?})", m.control.kind, m.text),
+            (t, Ok(Some(m))) => match match_note(t, m) {
+                None => format!("{t:?} (matched {} {:?})", m.control.kind, m.text),
+                Some(note) => format!("{t:?} (matched {} {:?}: {note})", m.control.kind, m.text),
+            },
             (t, _) => format!("{t:?}"),
         };
         let args = Value::Object(self.args.clone());
@@ -254,11 +262,17 @@ async fn run_step(
         Some(m)
     };
     let mut args = step.args.clone();
-    if let Some(m) = &matched
-        && takes_control(info)
-    {
-        args.insert("id".into(), json!(m.control.id));
-        args.insert("name".into(), json!(m.control.name));
+    match &matched {
+        Some(m) if takes_control(info) => {
+            args.insert("id".into(), json!(m.control.id));
+            args.insert("name".into(), json!(m.control.name));
+        }
+        // No control text means the window itself: keys go to whatever has the focus there,
+        // not to a control the step never named.
+        None if takes_option(info, "control_focus") && !args.contains_key("control_focus") => {
+            args.insert("control_focus".into(), json!(false));
+        }
+        _ => {}
     }
     let tool_type = if info.tool_type == ToolType::DataCollection {
         ToolType::DataCollection
@@ -270,6 +284,16 @@ async fn run_step(
         .await
         .map(|_| matched)
         .map_err(|e| e.message)
+}
+
+/// What a step's record says when the control it acted on is not named by the step's text
+/// itself: a longer name holding it, part of it, or a fuzzy likeness. `None` for an exact match.
+fn match_note(asked: &str, m: &Found) -> Option<String> {
+    match m.fit {
+        Fit::Exact => None,
+        Fit::Contains => Some(texts::match_contains(asked, &m.text)),
+        Fit::Partial => Some(texts::match_partial(asked, &m.text, m.control.score)),
+    }
 }
 
 /// Args with `\n` written as two characters turned into line breaks (models escape twice).

@@ -114,9 +114,15 @@ pub fn signature(info: &deft_protocol::ToolInfo) -> String {
 
 /// Whether the tool acts on a control by `id`.
 pub fn takes_control(info: &deft_protocol::ToolInfo) -> bool {
+    takes_option(info, "id")
+}
+
+/// Whether the tool's input schema has the argument `name`.
+pub fn takes_option(info: &deft_protocol::ToolInfo, name: &str) -> bool {
     info.input_schema
         .as_ref()
-        .and_then(|s| s.pointer("/properties/id"))
+        .and_then(|s| s.get("properties"))
+        .and_then(|p| p.get(name))
         .is_some()
 }
 
