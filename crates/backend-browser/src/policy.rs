@@ -58,7 +58,7 @@ pub fn host_of(url: &str) -> Option<String> {
     (!host.is_empty()).then(|| host.to_ascii_lowercase())
 }
 
-/// The root name of a page (DESIGN.md "root and process"): its host without port; `about`,
+/// The root name of a page (docs/design.md "root and process"): its host without port; `about`,
 /// `data` or `file` for those schemes.
 pub fn root_of(url: &str) -> String {
     let scheme = url

@@ -1,6 +1,6 @@
 //! The pipeline's only way to an app: a document session on one device, every call a Command
-//! through the device's Dispatcher (DESIGN.md "dataflow … must not talk to apps except through the
-//! Dispatcher"), recorded in the task's log. It opens the document with the app's `open` call,
+//! through the device's Dispatcher (docs/design.md "Parts": the dataflow talks to apps only through
+//! the Dispatcher), recorded in the task's log. It opens the document with the app's `open` call,
 //! selects its window (the AppAgent Computer of the window's root then serves the app's GUI and API
 //! tools), lists, captures, finds controls with the device's own `find_controls` (the one matcher),
 //! runs tools, reads the text, saves and closes.

@@ -1,5 +1,5 @@
-//! Server addresses (DESIGN.md "Addresses and secrets"): `--server` takes the server's base URL,
-//! `http(s)://` or `ws(s)://`; the device endpoint is `/ws` when the path is empty.
+//! Server addresses (docs/design.md "Addresses and secrets"): `--server` takes the server's base
+//! URL, `http(s)://` or `ws(s)://`; the device endpoint is `/ws` when the path is empty.
 
 /// A `--server` value that is not a usable address.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -1,4 +1,4 @@
-//! What designer mode's `done` carries (DESIGN.md "Events"): the task draft with its warnings,
+//! What designer mode's `done` carries (docs/design.md "Events"): the task draft with its warnings,
 //! or why the run ended without one. The draft itself is a task file (docs/tasks.md) as JSON;
 //! the language's types live in `deft-tasks`, which this crate does not know.
 

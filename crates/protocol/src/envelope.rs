@@ -1,4 +1,4 @@
-//! The Command and Result envelopes, and ToolInfo (DESIGN.md "One step, end to end").
+//! The Command and Result envelopes, and ToolInfo (docs/design.md "One step, end to end").
 
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};

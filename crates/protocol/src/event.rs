@@ -1,5 +1,5 @@
-//! The agent's event stream (DESIGN.md "Events"): what the CLI, the console and traces consume.
-//! Events never carry image bytes, only image ids.
+//! The agent's event stream (docs/design.md "Events"): what the CLI, the console and traces
+//! consume. Events never carry image bytes, only image ids.
 
 use serde::{Deserialize, Serialize};
 
@@ -331,7 +331,7 @@ pub struct StepSummary {
     pub effect: Option<String>,
 }
 
-/// The event types of DESIGN.md, tagged by `type`.
+/// The event types of docs/design.md "Events", tagged by `type`.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]

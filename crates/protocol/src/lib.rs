@@ -3,7 +3,7 @@
 //! - [`envelope`]: the `Command` a model's tool call becomes, the `Result` that comes back
 //!   ([`CommandResult`]), and [`ToolInfo`], what `list_tools` reports.
 //! - [`batch`]: the JSON batch `deft exec` (and later the exec API) takes.
-//! - [`event`]: the agent's event stream (DESIGN.md "Events"); [`sink`]: the traits its
+//! - [`event`]: the agent's event stream (docs/design.md "Events"); [`sink`]: the traits its
 //!   consumers implement ([`EventSink`], [`ImageSink`]).
 //! - [`task_run`]: what a task run reports of each step (`task_step_start`, `task_step`);
 //!   [`draft`]: what designer mode's `done` carries (the task draft or why there is none).

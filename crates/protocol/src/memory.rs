@@ -1,5 +1,5 @@
-//! What a run's `memory` events say (DESIGN.md "Events"): experiences and actions recalled into
-//! the prompt at the start, and what distilling did after the end — saved, merged with a
+//! What a run's `memory` events say (docs/design.md "Events"): experiences and actions recalled
+//! into the prompt at the start, and what distilling did after the end — saved, merged with a
 //! near-duplicate, or dropped and why. The console shows each as a pseudo-card, the CLI as a
 //! line, the trace as an entry.
 

@@ -389,7 +389,7 @@ pub struct WindowSummary {
     /// `window`, `dialog` or `page`.
     #[serde(rename = "type", default, deserialize_with = "null_default")]
     pub kind: WindowType,
-    /// The root name (DESIGN.md "root and process"): executable basename, or the page's host.
+    /// The root name (docs/design.md "root and process"): executable basename, or the page's host.
     #[serde(default, deserialize_with = "null_default")]
     pub app: String,
 }

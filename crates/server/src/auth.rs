@@ -1,4 +1,4 @@
-//! Tokens and who may call what (DESIGN.md "Addresses and secrets"): `/ws` takes only the
+//! Tokens and who may call what (docs/design.md "Addresses and secrets"): `/ws` takes only the
 //! device token (query `?token=` or Bearer), the API only the API token as Bearer. Tokens not
 //! given are generated once and kept in the data folder with mode 0600 so restarts keep them.
 //!

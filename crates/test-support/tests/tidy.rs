@@ -1,11 +1,13 @@
 //! The house rules that the compiler and clippy cannot check (ARCHITECTURE.md, "Lints"), in
 //! the manner of rust-analyzer's tidy test: every source file says what it owns, model-facing
-//! texts live in each crate's `texts` module, the lint escapes stay where they are allowed, and
-//! every crate inherits the workspace lints.
+//! texts live in each crate's `texts` module, the lint escapes stay where they are allowed,
+//! every crate inherits the workspace lints, and the repository holds its own design: no file
+//! cites a design outside it, and every section of docs/design.md a file cites exists.
 
 #![allow(clippy::unwrap_used)] // test helpers: an unwrap that fails is a failing test
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use deft_test_support::repo_root;
 
@@ -207,6 +209,210 @@ fn every_crate_inherits_the_workspace_lints() {
         }
     }
     assert_no_violations("workspace lints", violations);
+}
+
+/// The design file the repository used to cite from outside itself, and the folder it lived
+/// in. No file may name either: docs/design.md is the design. Spelled in pieces so that this
+/// file, which is scanned too, does not name them.
+const OUTSIDE_DESIGN: [&str; 2] = [concat!("DESIGN", ".md"), concat!("..", "/shared/")];
+
+/// The repository's own design, whose sections files cite as its path followed by a space and a
+/// quoted heading, or link to by its file name, `#` and the heading's anchor.
+const DESIGN_DOC: &str = "docs/design.md";
+
+/// Every file git would commit (tracked, or new and not ignored), as paths relative to the
+/// repository; files deleted from the work tree are left out.
+fn repository_files() -> Vec<String> {
+    let root = repo_root();
+    // `safe.directory`: the clone may belong to another user than the one running the tests.
+    let out = Command::new("git")
+        .args(["-c", "safe.directory=*", "-C"])
+        .arg(&root)
+        .args([
+            "ls-files",
+            "-z",
+            "--cached",
+            "--others",
+            "--exclude-standard",
+        ])
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run git (the tidy test lists files with it): {e}"));
+    assert!(
+        out.status.success(),
+        "git ls-files failed in {}: {}",
+        root.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut files: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .split('\0')
+        .filter(|p| !p.is_empty() && root.join(p).is_file())
+        .map(str::to_owned)
+        .collect();
+    files.sort();
+    files.dedup();
+    files
+}
+
+/// Lines of `text` that name the outside design file or its folder.
+fn outside_design_violations(path: &str, text: &str) -> Vec<String> {
+    if path == "Cargo.lock" {
+        return Vec::new();
+    }
+    let mut violations = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        for needle in OUTSIDE_DESIGN
+            .iter()
+            .filter(|needle| line.contains(*needle))
+        {
+            violations.push(format!(
+                "{path}:{}: names `{needle}`, which is outside the repository; cite {DESIGN_DOC} \
+                 and the heading of its section instead",
+                n + 1
+            ));
+        }
+    }
+    violations
+}
+
+/// The headings of a Markdown text (fenced code left out), without their `#`s.
+fn headings(markdown: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut fenced = false;
+    for line in markdown.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced && line.starts_with('#') {
+            out.push(line.trim_start_matches('#').trim().to_owned());
+        }
+    }
+    out
+}
+
+/// The anchor a Markdown renderer (GitHub's) gives a heading: lower case, letters, digits,
+/// `-` and `_` kept, spaces turned into `-`, everything else dropped.
+fn anchor(heading: &str) -> String {
+    heading
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Citations of a section of docs/design.md in `text` that name no heading of it: the file's
+/// name followed by a space and a quoted heading, or by `#` and an anchor.
+fn section_violations(path: &str, text: &str, sections: &[String]) -> Vec<String> {
+    let name = DESIGN_DOC.rsplit('/').next().unwrap();
+    let anchors: Vec<String> = sections.iter().map(|s| anchor(s)).collect();
+    let mut violations = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let at = |what: String| format!("{path}:{}: {what}", n + 1);
+        for (i, _) in line.match_indices(name) {
+            let rest = &line[i + name.len()..];
+            if let Some(quoted) = rest.strip_prefix(" \"") {
+                match quoted.split_once('"') {
+                    None => violations.push(at(format!(
+                        "a section of {DESIGN_DOC} is cited with its quoted heading split across \
+                         lines; keep the heading on the line of the file's name"
+                    ))),
+                    Some((section, _)) if !sections.iter().any(|s| s == section) => {
+                        violations.push(at(format!(
+                            "cites the section \"{section}\" of {DESIGN_DOC}, which has no such \
+                             heading; cite one of its headings as written"
+                        )));
+                    }
+                    Some(_) => {}
+                }
+            } else if let Some(link) = rest.strip_prefix('#') {
+                let end = link
+                    .find(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_'))
+                    .unwrap_or(link.len());
+                let wanted = &link[..end];
+                if !anchors.iter().any(|a| a == wanted) {
+                    violations.push(at(format!(
+                        "links to #{wanted} of {DESIGN_DOC}, which has no heading with that \
+                         anchor"
+                    )));
+                }
+            }
+        }
+    }
+    violations
+}
+
+#[test]
+fn the_repository_holds_its_own_design() {
+    let root = repo_root();
+    let design = std::fs::read_to_string(root.join(DESIGN_DOC)).unwrap();
+    let sections = headings(&design);
+    let mut violations = Vec::new();
+    for path in repository_files() {
+        let bytes = std::fs::read(root.join(&path)).unwrap();
+        let text = String::from_utf8_lossy(&bytes);
+        violations.extend(outside_design_violations(&path, &text));
+        violations.extend(section_violations(&path, &text, &sections));
+    }
+    assert_no_violations("the repository holds its own design", violations);
+}
+
+#[test]
+fn the_design_rules_catch_what_they_are_for() {
+    let [file, folder] = OUTSIDE_DESIGN;
+    let cited = format!("//! The Dispatcher seam ({file} \"Dispatcher\").");
+    assert_eq!(
+        outside_design_violations("crates/x/src/a.rs", &cited).len(),
+        1
+    );
+    let pointed = format!("watches. `{}{file}` is the full design", &folder[3..]);
+    assert_eq!(
+        outside_design_violations("ARCHITECTURE.md", &pointed).len(),
+        1
+    );
+    assert_eq!(
+        outside_design_violations("docs/x.md", &format!("see {folder}{file}")).len(),
+        2
+    );
+    assert_eq!(outside_design_violations("Cargo.lock", &cited).len(), 0);
+    let ours = format!("//! The Dispatcher seam ({DESIGN_DOC} \"Dispatcher\").");
+    assert_eq!(
+        outside_design_violations("crates/x/src/a.rs", &ours).len(),
+        0
+    );
+
+    let design =
+        "# deft\n## Contracts\n### Device, profile, directory\n```\n# not a heading\n```\n";
+    let sections = headings(design);
+    assert_eq!(
+        sections,
+        ["deft", "Contracts", "Device, profile, directory"]
+    );
+    assert_eq!(anchor(&sections[2]), "device-profile-directory");
+    let cite = |s: &str| format!("//! Devices ({DESIGN_DOC} \"{s}\"): what a run operates.");
+    let check = |text: &str| section_violations("crates/x/src/a.rs", text, &sections).len();
+    assert_eq!(check(&cite("Device, profile, directory")), 0);
+    assert_eq!(check(&cite("Devices")), 1, "a heading that does not exist");
+    assert_eq!(
+        check(&cite("not a heading")),
+        1,
+        "fenced code is no heading"
+    );
+    assert_eq!(
+        check(&format!("({DESIGN_DOC} \"Device,\n//! profile\")")),
+        1
+    );
+    assert_eq!(
+        check(&format!("[it]({DESIGN_DOC}#device-profile-directory)")),
+        0
+    );
+    assert_eq!(check(&format!("[it]({DESIGN_DOC}#devices)")), 1);
+    assert_eq!(
+        check(&format!("[`{DESIGN_DOC}`]({DESIGN_DOC}) is the design")),
+        0
+    );
 }
 
 #[test]

@@ -1,5 +1,5 @@
-//! Devices (DESIGN.md "Device, profile, directory"): what a run, a task or an exec batch operates.
-//! `list_devices`, the run slot and the exec API see devices only through [`Devices`].
+//! Devices (docs/design.md "Device, profile, directory"): what a run, a task or an exec batch
+//! operates. `list_devices`, the run slot and the exec API see devices only through [`Devices`].
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -1,5 +1,6 @@
-//! The Dispatcher seam (DESIGN.md "Dispatcher"): the agent hands a batch to a device's dispatcher
-//! and gets one Result per Command back, whether the device is this machine or a remote one.
+//! The Dispatcher seam (docs/design.md "Dispatcher"): the agent hands a batch to a device's
+//! dispatcher and gets one Result per Command back, whether the device is this machine or a remote
+//! one.
 
 use std::collections::HashMap;
 use std::sync::Arc;

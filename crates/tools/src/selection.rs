@@ -1,4 +1,4 @@
-//! The application a device session operates (DESIGN.md "HostAgent and AppAgent"): a result
+//! The application a device session operates (docs/design.md "HostAgent and AppAgent"): a result
 //! that names a window's root (`select_application_window`, a browser's new tab) hands the
 //! session from the HostAgent Computer to the AppAgent Computer of that root. The agent and
 //! the task runner both follow hand-offs with it.

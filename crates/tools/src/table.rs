@@ -54,7 +54,7 @@ pub enum TableError {
     },
 }
 
-/// Time limits of the tool layer (DESIGN.md "Timeouts").
+/// Time limits of the tool layer (docs/design.md "Timeouts").
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Timeouts {

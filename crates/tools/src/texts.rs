@@ -11,11 +11,11 @@ pub const NO_ACTION: &str = "No action taken.";
 /// Error of a command skipped after an earlier failure.
 pub const SKIPPED_EARLY_EXIT: &str = "Skipped due to previous failure (early_exit=True).";
 
-/// Error of a command cancelled by a stop (DESIGN.md "Failure texts").
+/// Error of a command cancelled by a stop (docs/design.md "Failure texts").
 pub const STOPPED: &str =
     "Cancelled because the run was stopped; the action may not have completed.";
 
-/// Error of the commands of a batch whose device disconnected (DESIGN.md "Failure texts").
+/// Error of the commands of a batch whose device disconnected (docs/design.md "Failure texts").
 pub const DISCONNECTED: &str = "The device disconnected during this batch; some actions may have run — observe again before retrying.";
 
 /// Error of a command the batch deadline left unrun.
