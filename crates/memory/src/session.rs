@@ -165,8 +165,8 @@ impl RunExtension for Session {
     }
 }
 
-/// A card for a library whose distilling brought no candidate at all (the call failed, the
-/// answer was garbage): one dropped item named `title`.
+/// The card of a library whose distilling brought no candidate (the call failed, the answer
+/// was unusable): one item named `title` with the reason.
 pub(crate) fn nothing(
     kind: MemoryKind,
     title: &str,
@@ -177,12 +177,33 @@ pub(crate) fn nothing(
     vec![MemoryNote {
         kind,
         outcome: MemoryOutcome::Dropped,
-        note: texts::note(kind, MemoryOutcome::Dropped, 1),
+        note: texts::nothing_distilled(kind),
         items: vec![MemoryItem {
             id: None,
             title: title.to_owned(),
             score: None,
             reason: Some(reason),
         }],
+    }]
+}
+
+/// The card of a library for which the model found nothing reusable (`why`: its reason, if it
+/// gave one): a note without items — no candidate was dropped.
+pub(crate) fn found_nothing(
+    kind: MemoryKind,
+    why: Option<&str>,
+    run: Option<&str>,
+) -> Vec<MemoryNote> {
+    tracing::info!(
+        run = run.unwrap_or("-"),
+        kind = kind.as_str(),
+        why = why.unwrap_or(""),
+        "the model found nothing reusable"
+    );
+    vec![MemoryNote {
+        kind,
+        outcome: MemoryOutcome::Dropped,
+        note: texts::nothing_reusable(kind, why),
+        items: Vec::new(),
     }]
 }

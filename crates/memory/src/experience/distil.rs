@@ -1,6 +1,7 @@
 //! Distilling a run into an experience (seed 001 §4.1): the task and its calls to the model in
-//! plain words, reasoning off; the answer read truncation tolerant; the recipe through the
-//! quality gate; merged into a near-duplicate (same kind of task) or saved as new.
+//! plain words, reasoning off; the answer read truncation tolerant (an unusable one asked again
+//! once, saying why); the recipe through the quality gate; merged into a near-duplicate (same
+//! kind of task) or saved as new.
 
 use deft_agent::llm::LlmClient;
 use deft_protocol::memory::{MemoryKind, MemoryNote, MemoryOutcome};
@@ -10,9 +11,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::gate;
 use crate::distilled::Outcomes;
-use crate::model::Answer;
+use crate::model::{Answer, CallFailed, Question};
 use crate::salvage::salvage;
-use crate::session::{RunFacts, nothing};
+use crate::session::{RunFacts, found_nothing, nothing};
 use crate::similar::features;
 use crate::trajectory::{Trajectory, cut};
 use crate::{Memory, texts};
@@ -34,8 +35,8 @@ pub enum Parsed {
         /// The recipe.
         recipe: String,
     },
-    /// The model found nothing reusable (its reason).
-    Skip(String),
+    /// The model found nothing reusable (its reason, if it gave one).
+    Skip(Option<String>),
     /// Nothing usable (why).
     Garbage(String),
 }
@@ -77,7 +78,12 @@ pub fn parse(answer: &Answer, cap: usize) -> Parsed {
                 .collect::<Vec<_>>()
                 .join("\n"),
         },
-        (None, Some(skip)) => Parsed::Skip(skip.as_str().unwrap_or(texts::NO_REASON).to_owned()),
+        (None, Some(skip)) => Parsed::Skip(
+            skip.as_str()
+                .map(str::trim)
+                .filter(|why| !why.is_empty())
+                .map(str::to_owned),
+        ),
         _ => Parsed::Garbage(texts::NO_RECIPE.to_owned()),
     }
 }
@@ -98,19 +104,21 @@ pub(crate) async fn distil(
     let request =
         texts::experience_request(facts.task, &shown, more, &cut(facts.answer, ANSWER_CHARS));
     let task_title = cut(facts.task, 60);
-    let answer = match memory
-        .ask(llm, texts::EXPERIENCE_SYSTEM, &request, cancel)
-        .await
-    {
-        Ok(a) => a,
-        Err(e) => return nothing(kind, &task_title, texts::model_failed(&e.0), facts.run_id),
+    let question = Question {
+        system: texts::EXPERIENCE_SYSTEM,
+        user: &request,
+        shape: texts::EXPERIENCE_SHAPE,
     };
-    let (title, recipe) = match parse(&answer, config.answer_cap) {
-        Parsed::Recipe { title, recipe } => (title, recipe),
-        Parsed::Skip(why) => {
-            return nothing(kind, &task_title, texts::model_skipped(&why), facts.run_id);
+    let read = |answer: &Answer| match parse(answer, config.answer_cap) {
+        Parsed::Garbage(why) => Err(why),
+        usable => Ok(usable),
+    };
+    let (title, recipe) = match memory.ask_usable(llm, &question, cancel, read).await {
+        Ok(Parsed::Recipe { title, recipe }) => (title, recipe),
+        Ok(Parsed::Skip(why)) => return found_nothing(kind, why.as_deref(), facts.run_id),
+        Ok(Parsed::Garbage(why)) | Err(CallFailed(why)) => {
+            return nothing(kind, &task_title, why, facts.run_id);
         }
-        Parsed::Garbage(why) => return nothing(kind, &task_title, why, facts.run_id),
     };
     let title = clean_title(&title, facts.task);
     let mut outcomes = Outcomes::default();
@@ -222,8 +230,9 @@ mod tests {
         );
         assert_eq!(
             parse(&answer(r#"{"skip": "only looked"}"#), 100),
-            Parsed::Skip("only looked".into())
+            Parsed::Skip(Some("only looked".into()))
         );
+        assert_eq!(parse(&answer(r#"{"skip": " "}"#), 100), Parsed::Skip(None));
         assert_eq!(
             parse(&answer(r#"{"title": "Sum", "recipe": "Open the calc"#), 100),
             Parsed::Garbage("the answer was cut off; nothing complete was in it".into())
