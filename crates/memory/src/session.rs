@@ -26,6 +26,8 @@ pub(crate) struct RunFacts<'a> {
     pub answer: &'a str,
     /// The run's id.
     pub run_id: Option<&'a str>,
+    /// The ids of the experiences recalled into the run (their use is counted already).
+    pub recalled: &'a [String],
 }
 
 /// One run's session (see the module docs).
@@ -76,9 +78,15 @@ impl Session {
         outcome: &RunOutcome,
         cancel: &CancellationToken,
     ) -> Vec<MemoryNote> {
-        let (goal, trajectory) = {
+        let (goal, trajectory, recalled) = {
             let s = self.state.lock();
-            (s.goal.clone(), s.trajectory.clone())
+            let recalled: Vec<String> = s
+                .recalled
+                .iter()
+                .filter(|n| n.kind == MemoryKind::Experience)
+                .flat_map(|n| n.items.iter().filter_map(|i| i.id.clone()))
+                .collect();
+            (s.goal.clone(), s.trajectory.clone(), recalled)
         };
         if !self.will_distil(outcome) {
             tracing::debug!(
@@ -92,6 +100,7 @@ impl Session {
             task: &goal,
             answer: &outcome.answer,
             run_id: self.run_id.as_deref(),
+            recalled: &recalled,
         };
         let mut notes =
             experience::distil::distil(&self.memory, llm, &facts, &trajectory, cancel).await;

@@ -1,7 +1,8 @@
 //! Distilling after a run, against the scripted model and a real SQLite store: reasoning off
 //! in the recorded requests (a reasoning model answers only so), a strict endpoint that refuses
 //! the fields (once: the next distil's new client knows), what is saved, what a similar later run
-//! recalls and merges, the model finding nothing reusable, and bad answers — garbage, cut-off JSON, a 1 MB answer, another language,
+//! recalls and merges, identical recipes merged whatever the task's wording, the model finding
+//! nothing reusable, and bad answers — garbage, cut-off JSON, a 1 MB answer, another language,
 //! coordinates, 40 steps — dropped or trimmed with their reason, never stored half-valid.
 
 #![allow(clippy::unwrap_used)] // test code: an unwrap that fails is a failing test
@@ -496,4 +497,58 @@ async fn a_run_with_nothing_reusable_says_so_without_a_count() {
             .total,
         0
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn identical_recipes_are_merged_whatever_the_task_wording() {
+    let w = world().await;
+    // Three ways to ask for the same thing; the model writes the same recipe each time, under
+    // titles as different as the tasks.
+    let runs = [
+        ("call the noop tool once", "Call noop"),
+        (
+            "Please invoke that no-op helper for me",
+            "Invoke the helper",
+        ),
+        (
+            "Run it: the do-nothing function, a single time",
+            "Do nothing, once",
+        ),
+    ];
+    let mut turns = Vec::new();
+    for (_, title) in runs {
+        turns.extend(script(recipe(title, GOOD_RECIPE), actions(json!([]))));
+    }
+    let model = ScriptedModel::start(turns).await;
+    let llm = llm(&model.base_url());
+    let mut merged = Vec::new();
+    for (task, _) in runs {
+        let (outcome, session, _) = w.run(&llm, task).await;
+        let notes = session.distil(&llm, &outcome, &Default::default()).await;
+        merged.push((notes[0].outcome, notes[0].items[0].title.clone()));
+    }
+    assert_eq!(
+        merged,
+        [
+            (MemoryOutcome::Saved, "Call noop".to_owned()),
+            (MemoryOutcome::Merged, "Call noop".to_owned()),
+            (MemoryOutcome::Merged, "Call noop".to_owned()),
+        ]
+    );
+    let stored = w
+        .store
+        .experiences(&ExperienceFilter::default(), Page::default())
+        .await
+        .unwrap();
+    assert_eq!(stored.total, 1, "one experience, not three");
+    let e = &stored.items[0];
+    assert_eq!(
+        (e.task.as_str(), e.recipe.as_str()),
+        ("call the noop tool once", GOOD_RECIPE)
+    );
+    assert_eq!(
+        e.hits, 2,
+        "each later run counted one use: recalled or merged"
+    );
+    assert!(e.last_used_at_ms.is_some());
 }

@@ -1,7 +1,7 @@
 //! Distilling a run into an experience (seed 001 §4.1): the task and its calls to the model in
 //! plain words, reasoning off; the answer read truncation tolerant (an unusable one asked again
-//! once, saying why); the recipe through the quality gate; merged into a near-duplicate (same
-//! kind of task) or saved as new.
+//! once, saying why); the recipe through the quality gate; merged into a near-duplicate (the
+//! same kind of task, or the same recipe — see [`super::duplicate`]) or saved as new.
 
 use deft_agent::llm::LlmClient;
 use deft_protocol::memory::{MemoryKind, MemoryNote, MemoryOutcome};
@@ -9,12 +9,11 @@ use deft_store::NewExperience;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::gate;
+use super::{duplicate, gate};
 use crate::distilled::Outcomes;
 use crate::model::{Answer, CallFailed, Question};
 use crate::salvage::salvage;
 use crate::session::{RunFacts, found_nothing, nothing};
-use crate::similar::features;
 use crate::trajectory::{Trajectory, cut};
 use crate::{Memory, texts};
 
@@ -129,8 +128,8 @@ pub(crate) async fn distil(
     outcomes.into_notes(kind, facts.run_id)
 }
 
-/// Merges the recipe into the most similar experience when it is a near-duplicate, else saves
-/// a new one.
+/// Merges the recipe into its near-duplicate (see [`duplicate`]) — a use of it, counted as a
+/// hit unless the run already counted one when it recalled it — or saves a new experience.
 async fn store(
     memory: &Memory,
     facts: &RunFacts<'_>,
@@ -145,19 +144,7 @@ async fn store(
         recipe: passed.recipe,
         source_run: facts.run_id.map(str::to_owned),
     };
-    let similar = match memory.index().await {
-        Ok(index) => {
-            let query = features(facts.task).union(&features(title));
-            index
-                .experiences(&query, memory.config().merge_threshold, 1)
-                .into_iter()
-                .next()
-        }
-        Err(e) => {
-            tracing::warn!(error = %e, "cannot look for a near-duplicate experience; saving a new one");
-            None
-        }
-    };
+    let similar = duplicate::near_duplicate(memory, facts.task, title, &new.recipe).await;
     let merged = match &similar {
         Some(hit) => match store.experience(&hit.id).await {
             Ok(existing) => {
@@ -173,7 +160,16 @@ async fn store(
         None => None,
     };
     match merged {
-        Some(Ok(e)) => outcomes.stored(MemoryOutcome::Merged, &e.id, &e.title, passed.trimmed),
+        Some(Ok(e)) => {
+            if !facts.recalled.contains(&e.id)
+                && let Err(err) = store
+                    .record_experience_hits(std::slice::from_ref(&e.id), crate::now_ms())
+                    .await
+            {
+                tracing::warn!(error = %err, "cannot count the merged experience's use");
+            }
+            outcomes.stored(MemoryOutcome::Merged, &e.id, &e.title, passed.trimmed);
+        }
         Some(Err(e)) => outcomes.dropped(title, texts::store_failed(&e.to_string())),
         None => match store.create_experience(&new).await {
             Ok(e) => outcomes.stored(MemoryOutcome::Saved, &e.id, &e.title, passed.trimmed),
