@@ -68,7 +68,12 @@ async fn an_unusable_distilling_answer_is_asked_again_once_saying_why() {
         last,
         texts::correction(texts::NOT_JSON, texts::EXPERIENCE_SHAPE)
     );
-    assert!(last.starts_with("That answer could not be used: the answer was not JSON."));
+    assert_eq!(
+        last,
+        "That answer could not be used: the answer was not JSON. Answer again with JSON only: an \
+         object with \"title\" and \"recipe\", or with only \"skip\" and the reason, with no text \
+         before or after it."
+    );
     assert_eq!(requests[3].messages()[..2], requests[2].messages()[..2]);
     assert_eq!(
         requests[3].body["thinking"],
