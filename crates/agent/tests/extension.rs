@@ -4,7 +4,8 @@
 //! of a taken name is not offered), and it hears of every call with its kind and the selected
 //! application. And the client's per-call options: the recorded request carries the
 //! reasoning-off fields and the output cap, and a gateway that rejects a field gets the call
-//! again without it (or with the cap's other name) — each once, remembered.
+//! again without it (or with the cap's other name) — each once, remembered for the endpoint by
+//! every client of it (OpenAI's strict refusal included), and only when dropping it helped.
 
 #![allow(clippy::unwrap_used)] // test helpers: an unwrap that fails is a failing test
 
@@ -20,7 +21,7 @@ use deft_agent::{
 };
 use deft_protocol::memory::{MemoryKind, MemoryNote, MemoryOutcome};
 use deft_protocol::{CommandResult, EventKind, ToolType};
-use deft_test_support::model::{ModelOptions, Reply, ScriptedModel};
+use deft_test_support::model::{ModelOptions, Reply, ScriptedModel, reasoning_unless_off};
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
@@ -329,4 +330,92 @@ async fn a_cap_and_reasoning_off_fall_back_one_after_the_other() {
         assert!(body.get("chat_template_kwargs").is_none());
         assert_eq!(body["stream_options"]["include_usage"], true);
     }
+}
+
+/// What each request carried: (reasoning-off fields, `stream_options`).
+fn carried(model: &ScriptedModel) -> Vec<(bool, bool)> {
+    model
+        .requests()
+        .iter()
+        .map(|r| {
+            let thinking = ["thinking", "enable_thinking", "chat_template_kwargs"]
+                .iter()
+                .filter(|f| r.body.get(**f).is_some())
+                .count();
+            assert!(thinking == 0 || thinking == 3, "all three or none");
+            (thinking == 3, r.body.get("stream_options").is_some())
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_strict_endpoint_refuses_the_reasoning_fields_once_for_every_client_of_it() {
+    let model = ScriptedModel::start_with(
+        vec![Reply::text("recipe").into(), Reply::text("again").into()],
+        ModelOptions {
+            strict: true,
+            ..Default::default()
+        },
+    )
+    .await;
+    assert_eq!(ask(&client(&model.base_url()), NO_THINKING).await, "recipe");
+    // deft makes a client per run (and per distilling pass): the next one knows.
+    let next = client(&model.base_url());
+    assert!(!next.sends_thinking_off(), "remembered for the endpoint");
+    assert!(next.asks_for_usage(), "stream_options was not to blame");
+    assert_eq!(ask(&next, NO_THINKING).await, "again");
+    assert_eq!(
+        carried(&model),
+        [(true, true), (false, true), (false, true)],
+        "one refused, then two accepted without the fields"
+    );
+}
+
+#[tokio::test]
+async fn openais_own_refusal_of_thinking_is_understood() {
+    let refusal = Reply::Status {
+        status: 400,
+        body: json!({"error": {"message": "Unrecognized request argument supplied: thinking",
+                               "type": "invalid_request_error", "param": null, "code": null}}),
+        retry_after: None,
+    };
+    let model = ScriptedModel::start(vec![refusal.into(), Reply::text("recipe").into()]).await;
+    assert_eq!(ask(&client(&model.base_url()), NO_THINKING).await, "recipe");
+    assert_eq!(carried(&model), [(true, true), (false, true)]);
+}
+
+#[tokio::test]
+async fn a_refusal_that_dropping_the_fields_does_not_cure_teaches_the_endpoint_nothing() {
+    // A reasoning model that needs to be told not to reason; one call is refused whatever it
+    // carries (its context is too long).
+    let too_long = "This model's maximum context length is 8192 tokens.";
+    let model = ScriptedModel::start(vec![
+        Reply::status(400, too_long).into(),
+        Reply::status(400, too_long).into(),
+        Reply::status(400, too_long).into(),
+        reasoning_unless_off("recipe"),
+    ])
+    .await;
+    let llm = client(&model.base_url());
+    let refused = llm
+        .complete_with(
+            &[json!({"role": "user", "content": "distil"})],
+            &[],
+            &NO_THINKING,
+            &Default::default(),
+            &mut |_| {},
+        )
+        .await
+        .unwrap_err();
+    assert!(refused.to_string().contains(too_long), "{refused}");
+    assert!(llm.sends_thinking_off() && llm.asks_for_usage());
+    assert_eq!(
+        ask(&client(&model.base_url()), NO_THINKING).await,
+        "recipe",
+        "reasoning stays off"
+    );
+    assert_eq!(
+        carried(&model),
+        [(true, true), (false, true), (false, false), (true, true)]
+    );
 }

@@ -1,6 +1,7 @@
 //! The audit (seed 001 §4.3): the model reviews each experience not kept by a person — keep or
 //! suggest deleting it, a score and a reason — in batches, reasoning off, its answer read
-//! truncation tolerant. A suggestion only marks the experience `pending`; a person deletes it or
+//! truncation tolerant; an answer with no review of an entry shown is asked again once, saying
+//! why, and then fails the pass with the reason. A suggestion only marks the experience `pending`; a person deletes it or
 //! keeps it (kept: never suggested again). One audit at a time across servers (the store's
 //! claim); the daily run is the job [`AUDIT_JOB`] on the scheduler.
 
@@ -12,6 +13,7 @@ use deft_store::{
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use crate::model::{Answer, Question};
 use crate::salvage::salvage;
 use crate::trajectory::cut;
 use crate::{Memory, texts};
@@ -147,30 +149,19 @@ impl Memory {
                 )
             })
             .collect();
-        let answer = self
-            .ask(
-                llm,
-                texts::AUDIT_SYSTEM,
-                &texts::audit_request(&entries),
-                cancel,
-            )
+        let question = Question {
+            system: texts::AUDIT_SYSTEM,
+            user: &texts::audit_request(&entries),
+            shape: texts::AUDIT_SHAPE,
+        };
+        let reviews = self
+            .ask_usable(llm, &question, cancel, |a| read_reviews(a, batch.len()))
             .await
-            .map_err(|e| texts::model_failed(&e.0))?;
-        let reviews = salvage(&answer.text)
-            .map(|s| s.objects("reviews"))
-            .unwrap_or_default();
-        if reviews.is_empty() {
-            return Err(texts::NOT_JSON.to_owned());
-        }
+            .map_err(|e| e.0)?;
         let (mut reviewed, mut suggested) = (0, 0);
         let mut seen = vec![false; batch.len()];
-        for r in &reviews {
-            let Some((n, review)) = read_review(r, batch.len()) else {
-                continue;
-            };
-            if std::mem::replace(&mut seen[n], true) {
-                continue;
-            }
+        for (n, review) in reviews {
+            seen[n] = true;
             let review = ExperienceReview {
                 audit_id: run.id.clone(),
                 experience_id: batch[n].id.clone(),
@@ -191,6 +182,28 @@ impl Memory {
         }
         Ok((reviewed, suggested))
     }
+}
+
+/// The reviews of an audit answer over `entries` entries: each entry's first valid review, by
+/// its index. `Err`: why the answer is unusable — no JSON, no reviews, or none of an entry shown
+/// (a cut-off answer keeps the reviews it completed).
+fn read_reviews(answer: &Answer, entries: usize) -> Result<Vec<(usize, ExperienceReview)>, String> {
+    let salvaged = salvage(&answer.text).ok_or_else(|| texts::NOT_JSON.to_owned())?;
+    let objects = salvaged.objects("reviews");
+    let reviewish = |o: &Value| o.get("n").is_some() || o.get("verdict").is_some();
+    if !objects.iter().any(reviewish) {
+        return Err(texts::NO_REVIEWS.to_owned());
+    }
+    let mut seen = vec![false; entries];
+    let reviews: Vec<(usize, ExperienceReview)> = objects
+        .iter()
+        .filter_map(|r| read_review(r, entries))
+        .filter(|(n, _)| !std::mem::replace(&mut seen[*n], true))
+        .collect();
+    if reviews.is_empty() {
+        return Err(texts::no_review_of_an_entry(entries));
+    }
+    Ok(reviews)
 }
 
 /// A review object: its entry's index (from the 1-based `n`) and the review (ids unset).

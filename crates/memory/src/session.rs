@@ -26,6 +26,8 @@ pub(crate) struct RunFacts<'a> {
     pub answer: &'a str,
     /// The run's id.
     pub run_id: Option<&'a str>,
+    /// The ids of the experiences recalled into the run (their use is counted already).
+    pub recalled: &'a [String],
 }
 
 /// One run's session (see the module docs).
@@ -76,9 +78,15 @@ impl Session {
         outcome: &RunOutcome,
         cancel: &CancellationToken,
     ) -> Vec<MemoryNote> {
-        let (goal, trajectory) = {
+        let (goal, trajectory, recalled) = {
             let s = self.state.lock();
-            (s.goal.clone(), s.trajectory.clone())
+            let recalled: Vec<String> = s
+                .recalled
+                .iter()
+                .filter(|n| n.kind == MemoryKind::Experience)
+                .flat_map(|n| n.items.iter().filter_map(|i| i.id.clone()))
+                .collect();
+            (s.goal.clone(), s.trajectory.clone(), recalled)
         };
         if !self.will_distil(outcome) {
             tracing::debug!(
@@ -92,6 +100,7 @@ impl Session {
             task: &goal,
             answer: &outcome.answer,
             run_id: self.run_id.as_deref(),
+            recalled: &recalled,
         };
         let mut notes =
             experience::distil::distil(&self.memory, llm, &facts, &trajectory, cancel).await;
@@ -165,8 +174,8 @@ impl RunExtension for Session {
     }
 }
 
-/// A card for a library whose distilling brought no candidate at all (the call failed, the
-/// answer was garbage): one dropped item named `title`.
+/// The card of a library whose distilling brought no candidate (the call failed, the answer
+/// was unusable): one item named `title` with the reason.
 pub(crate) fn nothing(
     kind: MemoryKind,
     title: &str,
@@ -177,12 +186,33 @@ pub(crate) fn nothing(
     vec![MemoryNote {
         kind,
         outcome: MemoryOutcome::Dropped,
-        note: texts::note(kind, MemoryOutcome::Dropped, 1),
+        note: texts::nothing_distilled(kind),
         items: vec![MemoryItem {
             id: None,
             title: title.to_owned(),
             score: None,
             reason: Some(reason),
         }],
+    }]
+}
+
+/// The card of a library for which the model found nothing reusable (`why`: its reason, if it
+/// gave one): a note without items — no candidate was dropped.
+pub(crate) fn found_nothing(
+    kind: MemoryKind,
+    why: Option<&str>,
+    run: Option<&str>,
+) -> Vec<MemoryNote> {
+    tracing::info!(
+        run = run.unwrap_or("-"),
+        kind = kind.as_str(),
+        why = why.unwrap_or(""),
+        "the model found nothing reusable"
+    );
+    vec![MemoryNote {
+        kind,
+        outcome: MemoryOutcome::Dropped,
+        note: texts::nothing_reusable(kind, why),
+        items: Vec::new(),
     }]
 }

@@ -309,6 +309,31 @@ pub fn model_failed(why: &str) -> String {
 /// The answer held no JSON.
 pub const NOT_JSON: &str = "the answer was not JSON";
 
+/// What a usable experience answer is (the corrective retry names it).
+pub const EXPERIENCE_SHAPE: &str =
+    "an object with \"title\" and \"recipe\", or with only \"skip\" and the reason";
+
+/// What a usable action answer is.
+pub const ACTION_SHAPE: &str =
+    "an object whose \"actions\" is a list of actions (empty when no step is worth keeping)";
+
+/// What a usable audit answer is.
+pub const AUDIT_SHAPE: &str = "an object whose \"reviews\" is a list with one object per entry: \
+its number as \"n\", \"verdict\" (keep or delete), \"score\" and \"reason\"";
+
+/// The corrective retry's message after an unusable answer: what was wrong, what to send.
+pub fn correction(why: &str, shape: &str) -> String {
+    format!(
+        "That answer could not be used: {why}. Answer again with JSON only: {shape}, with no text \
+         before or after it."
+    )
+}
+
+/// The answer was unusable, and so was the one after the corrective retry.
+pub fn unusable_twice(why: &str) -> String {
+    format!("{why}, also when asked again")
+}
+
 /// The answer was cut off and held nothing complete.
 pub fn cut_off(capped: bool, cap: usize) -> String {
     if capped {
@@ -319,11 +344,6 @@ pub fn cut_off(capped: bool, cap: usize) -> String {
     } else {
         "the answer was cut off; nothing complete was in it".to_owned()
     }
-}
-
-/// The model said there was nothing to keep.
-pub fn model_skipped(why: &str) -> String {
-    format!("the model found nothing reusable: {why}")
 }
 
 /// A review or a skip that gave no reason.
@@ -404,6 +424,32 @@ pub fn store_failed(why: &str) -> String {
 
 // ---- The cards' notes ----
 
+/// A library by name, as notes say it.
+fn library(kind: MemoryKind) -> &'static str {
+    match kind {
+        MemoryKind::Experience => "experience library",
+        MemoryKind::Action => "action library",
+    }
+}
+
+/// The note of a run in which the model found nothing worth keeping (with its reason, if it
+/// gave one): nothing was dropped, so no count.
+pub fn nothing_reusable(kind: MemoryKind, why: Option<&str>) -> String {
+    let library = library(kind);
+    match why {
+        Some(why) => {
+            format!("The model found nothing reusable for the {library} in this run: {why}")
+        }
+        None => format!("The model found nothing reusable for the {library} in this run"),
+    }
+}
+
+/// The note of a distilling that brought no candidate (the call failed, the answer was
+/// unusable); its item says why.
+pub fn nothing_distilled(kind: MemoryKind) -> String {
+    format!("Nothing from this run went into the {}", library(kind))
+}
+
 /// The note of a card: what happened to how many entries of which library.
 pub fn note(kind: MemoryKind, outcome: MemoryOutcome, n: usize) -> String {
     let noun = match (kind, n) {
@@ -467,6 +513,16 @@ pub const AUDIT_NO_MODEL: &str = "no model is configured, so the audit could not
 
 /// Another audit runs.
 pub const AUDIT_BUSY: &str = "an audit is already running";
+
+/// An audit answer without reviews.
+pub const NO_REVIEWS: &str = "the answer has no reviews";
+
+/// An audit answer whose reviews name no entry it was shown.
+pub fn no_review_of_an_entry(entries: usize) -> String {
+    format!(
+        "no review in the answer names an entry shown (1 to {entries}) with the verdict keep or delete"
+    )
+}
 
 /// A review the model left out.
 pub fn review_missing(n: usize) -> String {

@@ -1,7 +1,8 @@
 //! The audit against the scripted model and a real store: suggestions mark entries `pending`
 //! and delete nothing; a person's keep is final (the next audit does not even show the entry to
 //! the model) and a person's delete removes it; a cut-off answer keeps the reviews it completed;
-//! garbage, no model and a second audit at once are refused with their reason.
+//! garbage (twice: see retry.rs), no model and a second audit at once are refused with their
+//! reason.
 
 #![allow(clippy::unwrap_used)] // test code: an unwrap that fails is a failing test
 
@@ -154,6 +155,7 @@ async fn a_cut_answer_keeps_its_complete_reviews_and_garbage_fails_the_audit() {
             ))
         }),
         answer("I think they are all fine."),
+        answer("Yes, all fine."),
     ])
     .await;
     let llm = llm(&model.base_url());
@@ -183,7 +185,10 @@ async fn a_cut_answer_keeps_its_complete_reviews_and_garbage_fails_the_audit() {
         .await
         .unwrap();
     assert_eq!(done.status, AuditStatus::Failed);
-    assert_eq!(done.error.as_deref(), Some("the answer was not JSON"));
+    assert_eq!(
+        done.error.as_deref(),
+        Some("the answer was not JSON, also when asked again")
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,18 +1,20 @@
 //! Distilling after a run, against the scripted model and a real SQLite store: reasoning off
-//! in the recorded requests (and the call made again without it for a gateway that rejects
-//! it), what is saved, what a similar later run recalls and merges, and bad answers — garbage,
-//! cut-off JSON, a 1 MB answer, another language, coordinates, 40 steps — dropped or trimmed
-//! with their reason, never stored half-valid.
+//! in the recorded requests (a reasoning model answers only so), a strict endpoint that refuses
+//! the fields (once: the next distil's new client knows), what is saved, what a similar later run
+//! recalls and merges, identical recipes merged whatever the task's wording, the model finding
+//! nothing reusable, and bad answers — garbage, cut-off JSON, a 1 MB answer, another language,
+//! coordinates, 40 steps — dropped or trimmed with their reason, never stored half-valid.
 
 #![allow(clippy::unwrap_used)] // test code: an unwrap that fails is a failing test
 
 mod common;
 
 use common::{acting_run, actions, answer, llm, recipe, system_texts, world};
+use deft_agent::llm::LlmClient;
 use deft_protocol::EventKind;
 use deft_protocol::memory::{MemoryKind, MemoryNote, MemoryOutcome};
 use deft_store::{ExperienceFilter, Page};
-use deft_test_support::model::{ModelOptions, Reply, ScriptedModel, Turn};
+use deft_test_support::model::{ModelOptions, Reply, ScriptedModel, Turn, reasoning_unless_off};
 use serde_json::json;
 
 const GOOD_RECIPE: &str = "Select the tool window, then call noop once; it answers at once. \
@@ -51,9 +53,10 @@ fn outcomes(notes: &[MemoryNote]) -> Vec<(MemoryKind, MemoryOutcome, Vec<String>
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_completed_run_that_acted_is_distilled_with_reasoning_off() {
     let w = world().await;
+    // A reasoning model: it answers only when told not to reason.
     let model = ScriptedModel::start(script(
-        recipe("Call noop", GOOD_RECIPE),
-        actions(json!([wait_action("Wait a moment")])),
+        reasoning_unless_off(&json!({"title": "Call noop", "recipe": GOOD_RECIPE}).to_string()),
+        reasoning_unless_off(&json!({"actions": [wait_action("Wait a moment")]}).to_string()),
     ))
     .await;
     let llm = llm(&model.base_url());
@@ -125,38 +128,56 @@ async fn a_completed_run_that_acted_is_distilled_with_reasoning_off() {
     assert_eq!(action.steps, json!([{"type": "wait", "seconds": 0.01}]));
 }
 
+/// A client for distilling as the server and the CLI make one: new, from the run's settings.
+fn distil_client(run: &LlmClient) -> LlmClient {
+    LlmClient::new(deft_memory::model_config(run.config())).unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_gateway_that_rejects_turning_reasoning_off_still_gets_the_call() {
+async fn a_strict_endpoint_refuses_reasoning_off_once_and_the_next_distil_knows() {
     let w = world().await;
+    let mut turns = script(recipe("Call noop", GOOD_RECIPE), actions(json!([])));
+    turns.extend(script(recipe("Call noop", GOOD_RECIPE), actions(json!([]))));
+    // OpenAI's API: 400 "Unrecognized request argument…" for any field it does not know.
     let model = ScriptedModel::start_with(
-        script(recipe("Call noop", GOOD_RECIPE), actions(json!([]))),
+        turns,
         ModelOptions {
-            reject_params: vec!["thinking".into()],
+            strict: true,
             ..Default::default()
         },
     )
     .await;
     let llm = llm(&model.base_url());
     let (outcome, session, _) = w.run(&llm, "call the noop tool once").await;
-    let notes = session.distil(&llm, &outcome, &Default::default()).await;
+    let notes = session
+        .distil(&distil_client(&llm), &outcome, &Default::default())
+        .await;
     assert_eq!(notes[0].outcome, MemoryOutcome::Saved, "{notes:?}");
-    let requests = model.requests();
-    let with: Vec<bool> = requests
+    let (outcome, session, _) = w.run(&llm, "call the noop tool once more").await;
+    let notes = session
+        .distil(&distil_client(&llm), &outcome, &Default::default())
+        .await;
+    assert_eq!(notes[0].outcome, MemoryOutcome::Merged, "{notes:?}");
+    let with: Vec<bool> = model
+        .requests()
         .iter()
         .map(|r| r.body.get("thinking").is_some())
         .collect();
     assert_eq!(
         with,
-        [false, false, true, false, false],
-        "rejected once, then asked without it"
+        [
+            false, false, true, false, false, // run 1, refused once, then asked without
+            false, false, false, false // run 2: its distil's new client knows
+        ],
     );
     assert_eq!(
         outcomes(&notes[1..]),
-        [(
-            MemoryKind::Action,
-            MemoryOutcome::Dropped,
-            vec!["(actions of this run): the model found nothing reusable: no step was worth keeping".to_owned()]
-        )]
+        [(MemoryKind::Action, MemoryOutcome::Dropped, vec![])],
+        "no action dropped: none was found"
+    );
+    assert_eq!(
+        notes[1].note,
+        "The model found nothing reusable for the action library in this run"
     );
 }
 
@@ -246,10 +267,18 @@ async fn a_similar_later_run_recalls_both_and_merges_what_it_learns() {
     );
 }
 
-/// Runs one acting run and distils it with these two answers; the cards.
-async fn distilled(experience: Turn, action: Turn, goal: &str) -> (Vec<MemoryNote>, common::World) {
+/// Runs one acting run and distils it with these answers (the experience's, with its retry's
+/// when it gets one); the cards.
+async fn distilled(
+    experience: Vec<Turn>,
+    action: Turn,
+    goal: &str,
+) -> (Vec<MemoryNote>, common::World) {
     let w = world().await;
-    let model = ScriptedModel::start(script(experience, action)).await;
+    let mut turns = acting_run("It worked.");
+    turns.extend(experience);
+    turns.push(action);
+    let model = ScriptedModel::start(turns).await;
     let llm = llm(&model.base_url());
     let (outcome, session, _) = w.run(&llm, goal).await;
     assert_eq!(
@@ -268,19 +297,27 @@ async fn garbage_and_cut_off_answers_are_dropped_and_cut_lists_salvaged() {
         wait_action("First"),
         wait_action("Second")
     );
+    let sorry = "I am sorry, I cannot help with that.";
     let (notes, w) = distilled(
-        answer("I am sorry, I cannot help with that."),
+        vec![answer(sorry), answer(sorry)],
         answer(&cut_list),
         "call the noop tool once",
     )
     .await;
+    assert_eq!(
+        notes[0].note,
+        "Nothing from this run went into the experience library"
+    );
     assert_eq!(
         outcomes(&notes),
         [
             (
                 MemoryKind::Experience,
                 MemoryOutcome::Dropped,
-                vec!["call the noop tool once: the answer was not JSON".to_owned()]
+                vec![
+                    "call the noop tool once: the answer was not JSON, also when asked again"
+                        .to_owned()
+                ]
             ),
             (
                 MemoryKind::Action,
@@ -309,7 +346,12 @@ async fn a_one_megabyte_answer_is_cut_at_the_cap_and_dropped() {
         "{{\"title\": \"Big\", \"recipe\": \"{}\"}}",
         "x".repeat(1 << 20)
     );
-    let (notes, w) = distilled(answer(&huge), actions(json!([])), "call the noop tool once").await;
+    let (notes, w) = distilled(
+        vec![answer(&huge), answer(&huge)],
+        actions(json!([])),
+        "call the noop tool once",
+    )
+    .await;
     let reason = notes[0].items[0].reason.clone().unwrap();
     assert_eq!(notes[0].outcome, MemoryOutcome::Dropped);
     assert!(reason.contains("longer than 64 KB"), "{reason}");
@@ -329,10 +371,10 @@ async fn a_recipe_in_another_language_and_actions_with_coordinates_or_40_steps()
         .map(|_| json!({"type": "wait", "seconds": 0.01}))
         .collect();
     let (notes, w) = distilled(
-        recipe(
+        vec![recipe(
             "调用 noop",
             "选中工具窗口，然后调用一次 noop，它会立即返回，最后报告成功。",
-        ),
+        )],
         actions(json!([
             {"name": "Tap the corner", "steps": [{"type": "click_xy", "x": 0.9, "y": 0.1}]},
             {"name": "Swipe by pixels", "steps": [{"type": "swipe", "direction": "up", "x": 300}]},
@@ -418,4 +460,95 @@ async fn a_model_that_fails_leaves_a_dropped_card_and_nothing_stored() {
         "{reason}"
     );
     assert!(reason.contains("context too long"), "{reason}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_with_nothing_reusable_says_so_without_a_count() {
+    let (notes, w) = distilled(
+        vec![answer(r#"{"skip": "it only called one tool"}"#)],
+        actions(json!([])),
+        "call the noop tool once",
+    )
+    .await;
+    let cards: Vec<(MemoryOutcome, &str, usize)> = notes
+        .iter()
+        .map(|n| (n.outcome, n.note.as_str(), n.items.len()))
+        .collect();
+    assert_eq!(
+        cards,
+        [
+            (
+                MemoryOutcome::Dropped,
+                "The model found nothing reusable for the experience library in this run: it only called one tool",
+                0
+            ),
+            (
+                MemoryOutcome::Dropped,
+                "The model found nothing reusable for the action library in this run",
+                0
+            ),
+        ]
+    );
+    assert_eq!(
+        w.store
+            .experiences(&ExperienceFilter::default(), Page::default())
+            .await
+            .unwrap()
+            .total,
+        0
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn identical_recipes_are_merged_whatever_the_task_wording() {
+    let w = world().await;
+    // Three ways to ask for the same thing; the model writes the same recipe each time, under
+    // titles as different as the tasks.
+    let runs = [
+        ("call the noop tool once", "Call noop"),
+        (
+            "Please invoke that no-op helper for me",
+            "Invoke the helper",
+        ),
+        (
+            "Run it: the do-nothing function, a single time",
+            "Do nothing, once",
+        ),
+    ];
+    let mut turns = Vec::new();
+    for (_, title) in runs {
+        turns.extend(script(recipe(title, GOOD_RECIPE), actions(json!([]))));
+    }
+    let model = ScriptedModel::start(turns).await;
+    let llm = llm(&model.base_url());
+    let mut merged = Vec::new();
+    for (task, _) in runs {
+        let (outcome, session, _) = w.run(&llm, task).await;
+        let notes = session.distil(&llm, &outcome, &Default::default()).await;
+        merged.push((notes[0].outcome, notes[0].items[0].title.clone()));
+    }
+    assert_eq!(
+        merged,
+        [
+            (MemoryOutcome::Saved, "Call noop".to_owned()),
+            (MemoryOutcome::Merged, "Call noop".to_owned()),
+            (MemoryOutcome::Merged, "Call noop".to_owned()),
+        ]
+    );
+    let stored = w
+        .store
+        .experiences(&ExperienceFilter::default(), Page::default())
+        .await
+        .unwrap();
+    assert_eq!(stored.total, 1, "one experience, not three");
+    let e = &stored.items[0];
+    assert_eq!(
+        (e.task.as_str(), e.recipe.as_str()),
+        ("call the noop tool once", GOOD_RECIPE)
+    );
+    assert_eq!(
+        e.hits, 2,
+        "each later run counted one use: recalled or merged"
+    );
+    assert!(e.last_used_at_ms.is_some());
 }

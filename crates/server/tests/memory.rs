@@ -17,7 +17,9 @@ use std::time::Duration;
 use common::console_hub::ConsoleHub;
 use deft_server::console::ModelDefaults;
 use deft_tasks::scheduler::ManualClock;
-use deft_test_support::model::{Recorded, Reply, ScriptedModel, Turn};
+use deft_test_support::model::{
+    ModelOptions, Recorded, Reply, ScriptedModel, Turn, reasoning_unless_off,
+};
 use serde_json::{Value, json};
 
 async fn hub(dir: &std::path::Path) -> ConsoleHub {
@@ -350,11 +352,8 @@ fn the_run() -> Vec<Turn> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_run_recalls_at_its_start_and_is_distilled_after_its_done() {
     let mut turns = the_run();
-    turns.push(
-        Reply::text(&json!({"title": "Take a break", "recipe": "Run the action Take a break; it waits a moment. Then tell the person the break is over."}).to_string())
-            .into(),
-    );
-    turns.push(Reply::text(r#"{"actions": []}"#).into());
+    // A reasoning model: it answers the distilling call only with reasoning turned off.
+    turns.push(reasoning_unless_off(&json!({"title": "Take a break", "recipe": "Run the action Take a break; it waits a moment. Then tell the person the break is over."}).to_string()));
     let model = ScriptedModel::start(turns).await;
     let dir = tempfile::tempdir().unwrap();
     let h = hub_with_model(dir.path(), &model, None).await;
@@ -431,7 +430,7 @@ async fn a_run_recalls_at_its_start_and_is_distilled_after_its_done() {
 }
 
 /// The run's first request has the recalled recipe after the system prompt and `run_action`,
-/// reasoning left on; the distilling call after it turns reasoning off.
+/// reasoning left on; the distilling call after it turns reasoning off (in every dialect).
 fn recalled_then_distilled_with_reasoning_off(model: &ScriptedModel) {
     let requests = model.requests();
     assert_eq!(
@@ -460,8 +459,97 @@ fn recalled_then_distilled_with_reasoning_off(model: &ScriptedModel) {
     let distilling = &requests[2].body;
     assert_eq!(distilling["thinking"], json!({"type": "disabled"}));
     assert_eq!(distilling["enable_thinking"], false);
+    assert_eq!(
+        distilling["chat_template_kwargs"],
+        json!({"enable_thinking": false, "thinking": false})
+    );
     assert!(distilling.get("tools").is_none());
     assert!(distilling.get("max_tokens").is_none());
+}
+
+/// Starts a chat run of `prompt` on the fixture and waits until it is distilled; its memory
+/// notes as (kind, outcome).
+async fn distilled_run(h: &ConsoleHub, prompt: &str) -> Vec<(String, String)> {
+    let started = h
+        .post(
+            "/api/agent/run",
+            &json!({"prompt": prompt, "device": "fixture"}),
+        )
+        .await;
+    assert_eq!(started.status, 202, "{}", started.body);
+    let run_id = started.body["run_id"].as_str().unwrap().to_owned();
+    h.events(&format!("/api/agent/stream?run_id={run_id}"), None)
+        .await;
+    let run = h
+        .until(&format!("/api/agent/runs/{run_id}"), |b| {
+            b["distilling"] == false && b["memory"].as_array().is_some_and(|m| m.len() >= 3)
+        })
+        .await;
+    run["memory"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| {
+            (
+                n["kind"].as_str().unwrap().to_owned(),
+                n["outcome"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// OpenAI's API refuses any field it does not know ("Unrecognized request argument supplied:
+/// thinking"). The server makes a new model client for each run, each distilling pass and each
+/// audit; the endpoint refuses the reasoning-off fields once, and no later call sends them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_strict_endpoint_refuses_reasoning_off_once_for_the_servers_life() {
+    let recipe = json!({"title": "Take a break", "recipe": "Run the action Take a break; it waits a moment. Then tell the person the break is over."}).to_string();
+    let mut turns = the_run();
+    turns.push(Reply::text(&recipe).into());
+    turns.extend(the_run());
+    turns.push(Reply::text(&recipe).into());
+    turns.push(audit_answer(&[]));
+    let model = ScriptedModel::start_with(
+        turns,
+        ModelOptions {
+            strict: true,
+            ..Default::default()
+        },
+    )
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let h = hub_with_model(dir.path(), &model, None).await;
+    seed(&h).await;
+    let merged = ("experience".to_owned(), "merged".to_owned());
+    for prompt in [
+        "take a break on the fixture",
+        "take a short break on the fixture",
+    ] {
+        let notes = distilled_run(&h, prompt).await;
+        assert_eq!(notes[2], merged, "{notes:?}");
+    }
+    assert_eq!(h.post("/api/memory/audit", &json!({})).await.status, 202);
+    let audits = h
+        .until("/api/memory/audits", |b| {
+            b["items"][0]["status"] != "running"
+        })
+        .await;
+    assert_eq!(audits["items"][0]["status"], "ok", "{audits}");
+    assert_eq!(audits["items"][0]["reviewed"], 1);
+    let with: Vec<bool> = model
+        .requests()
+        .iter()
+        .map(|r| r.body.get("thinking").is_some())
+        .collect();
+    assert_eq!(
+        with,
+        [
+            false, false, true,
+            false, // run 1, its distilling refused once then asked without
+            false, false, false, // run 2 and its distilling: no refused request
+            false  // the audit
+        ]
+    );
 }
 
 /// A designer run explores on its own: with the libraries holding an experience and an action

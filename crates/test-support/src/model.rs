@@ -229,6 +229,28 @@ pub fn routed(routes: Vec<Route>, turns: usize) -> Vec<Turn> {
         .collect()
 }
 
+/// Whether a request asks the model not to reason, in any dialect deft sends (`thinking:
+/// {"type": "disabled"}`, `enable_thinking: false`, `chat_template_kwargs`).
+pub fn turns_reasoning_off(r: &Recorded) -> bool {
+    r.body["thinking"]["type"] == "disabled"
+        || r.body["enable_thinking"] == false
+        || r.body["chat_template_kwargs"]["enable_thinking"] == false
+}
+
+/// A turn of a reasoning model that needs to be told not to reason: `answer` when the request
+/// turns reasoning off ([`turns_reasoning_off`]); otherwise it spends its budget reasoning and
+/// leaves the answer empty.
+pub fn reasoning_unless_off(answer: &str) -> Turn {
+    let answer = answer.to_owned();
+    Box::new(move |r: &Recorded| {
+        if turns_reasoning_off(r) {
+            Reply::text(&answer)
+        } else {
+            Reply::text("").with_reasoning("Let me think about this step by step. First, …")
+        }
+    })
+}
+
 /// The turn after a `launch_app` call: select the window its answer names
 /// (`{"window": {"id", "name"}}`).
 pub fn select_launched_window(req: &Recorded) -> Reply {
@@ -353,6 +375,7 @@ struct Shared {
     requests: Mutex<Vec<Recorded>>,
     reject_stream_options: bool,
     reject_params: Vec<String>,
+    strict: bool,
     api_key: Option<String>,
 }
 
@@ -373,8 +396,77 @@ pub struct ModelOptions {
     /// supported with this model. …"): `max_tokens` for OpenAI's newer models, `thinking` for a
     /// gateway that knows no reasoning switch.
     pub reject_params: Vec<String>,
+    /// Answer 400 to any request carrying a top-level field OpenAI's chat completions API does
+    /// not know (see [`OPENAI_FIELDS`]), with OpenAI's own body: `{"error": {"message":
+    /// "Unrecognized request argument supplied: thinking", "type": "invalid_request_error",
+    /// "param": null, "code": null}}` — "arguments", listed in order, for several.
+    pub strict: bool,
     /// Require `Authorization: Bearer <key>`; 401 otherwise.
     pub api_key: Option<String>,
+}
+
+/// The top-level fields OpenAI's chat completions API takes; a [`ModelOptions::strict`] server
+/// refuses any other.
+pub const OPENAI_FIELDS: &[&str] = &[
+    "audio",
+    "frequency_penalty",
+    "function_call",
+    "functions",
+    "logit_bias",
+    "logprobs",
+    "max_completion_tokens",
+    "max_tokens",
+    "messages",
+    "metadata",
+    "modalities",
+    "model",
+    "n",
+    "parallel_tool_calls",
+    "prediction",
+    "presence_penalty",
+    "prompt_cache_key",
+    "reasoning_effort",
+    "response_format",
+    "safety_identifier",
+    "seed",
+    "service_tier",
+    "stop",
+    "store",
+    "stream",
+    "stream_options",
+    "temperature",
+    "tool_choice",
+    "tools",
+    "top_logprobs",
+    "top_p",
+    "user",
+    "verbosity",
+    "web_search_options",
+];
+
+/// OpenAI's answer to fields it does not know, or `None` when `body` carries none.
+fn unrecognized(body: &Value) -> Option<Reply> {
+    let mut unknown: Vec<&str> = body
+        .as_object()?
+        .keys()
+        .map(String::as_str)
+        .filter(|k| !OPENAI_FIELDS.contains(k))
+        .collect();
+    unknown.sort_unstable();
+    let message = match unknown.as_slice() {
+        [] => return None,
+        [one] => format!("Unrecognized request argument supplied: {one}"),
+        several => format!(
+            "Unrecognized request arguments supplied: {}",
+            several.join(", ")
+        ),
+    };
+    Some(Reply::Status {
+        status: 400,
+        body: json!({"error": {"message": message, "type": "invalid_request_error",
+                               "param": null, "code": null}}),
+        retry_after: None,
+    })
 }
 
 impl ScriptedModel {
@@ -390,6 +482,7 @@ impl ScriptedModel {
             requests: Mutex::new(Vec::new()),
             reject_stream_options: options.reject_stream_options,
             reject_params: options.reject_params,
+            strict: options.strict,
             api_key: options.api_key,
         });
         let app = Router::new()
@@ -479,6 +572,11 @@ async fn complete(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: S
             &format!("Unsupported parameter: '{param}' is not supported with this model.{instead}"),
             None,
         );
+    }
+    if shared.strict
+        && let Some(refusal) = unrecognized(&recorded.body)
+    {
+        return refusal.into_response_parts();
     }
     let turn = shared.turns.lock().pop_front();
     let Some(turn) = turn else {
@@ -624,4 +722,35 @@ fn uuid_like() -> String {
         std::process::id(),
         N.fetch_add(1, Ordering::Relaxed)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_strict_server_names_the_fields_it_does_not_know_as_openai_does() {
+        let one = json!({"model": "m", "messages": [], "stream": true, "thinking": {}});
+        let Some(Reply::Status { status, body, .. }) = unrecognized(&one) else {
+            panic!("refused")
+        };
+        assert_eq!(status, 400);
+        assert_eq!(
+            body,
+            json!({"error": {"message": "Unrecognized request argument supplied: thinking",
+                             "type": "invalid_request_error", "param": null, "code": null}})
+        );
+        let several = json!({"model": "m", "thinking": {}, "enable_thinking": false,
+                             "chat_template_kwargs": {}});
+        let Some(Reply::Status { body, .. }) = unrecognized(&several) else {
+            panic!("refused")
+        };
+        assert_eq!(
+            body["error"]["message"],
+            "Unrecognized request arguments supplied: chat_template_kwargs, enable_thinking, thinking"
+        );
+        let known = json!({"model": "m", "messages": [], "stream": true,
+                           "stream_options": {"include_usage": true}, "max_completion_tokens": 5});
+        assert!(unrecognized(&known).is_none());
+    }
 }

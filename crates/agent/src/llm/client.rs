@@ -2,10 +2,11 @@
 //! fallbacks for gateways that reject a field: `stream_options` and the fields that turn
 //! reasoning off ([`CallOptions::no_thinking`]) are dropped, the output cap's name swapped
 //! (`max_tokens` or `max_completion_tokens`, whichever the endpoint takes) — each at most once
-//! per call after a 400 or 422, and remembered, so the call still goes through and the next
-//! ones do not ask again.
+//! per call after a 400 or 422, so the call still goes through. What helped is remembered for
+//! the endpoint (see [`super::endpoint`]): every client of it in this process, the next run's
+//! as much as this one's, sends what the endpoint takes.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use eventsource_stream::Eventsource;
@@ -13,6 +14,7 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::endpoint::{self, Accepts};
 use super::{Accumulator, Completion, Delta};
 
 /// Where and how to reach the model.
@@ -129,7 +131,8 @@ pub struct CallOptions {
     /// content empty or cut off). Sent as `thinking: {"type": "disabled"}` (DeepSeek, Doubao,
     /// Anthropic-style gateways), `enable_thinking: false` (Qwen on DashScope) and
     /// `chat_template_kwargs: {"enable_thinking": false, "thinking": false}` (vLLM and SGLang
-    /// serving Qwen3 or DeepSeek-V3.1); a server that rejects them gets the call again without.
+    /// serving Qwen3 or DeepSeek-V3.1); never to OpenAI's own API, which refuses unknown
+    /// fields; an endpoint that rejects them gets the call again without, and never again.
     pub no_thinking: bool,
 }
 
@@ -177,14 +180,8 @@ impl CapParam {
 pub struct LlmClient {
     http: reqwest::Client,
     config: LlmConfig,
-    /// Whether the endpoint accepts `stream_options` (remembered after a rejection).
-    include_usage: AtomicBool,
-    /// Whether the endpoint takes `max_completion_tokens` rather than `max_tokens`
-    /// (remembered once a call with the other name succeeded after a rejection).
-    completion_cap: AtomicBool,
-    /// Whether the endpoint accepts the fields that turn reasoning off (remembered after a
-    /// rejection).
-    thinking_fields: AtomicBool,
+    /// What the endpoint accepts, shared with every other client of it in this process.
+    accepts: Arc<Accepts>,
 }
 
 impl LlmClient {
@@ -198,12 +195,11 @@ impl LlmClient {
                 url: config.base_url.clone(),
                 reason: format!("cannot build the HTTP client: {e}"),
             })?;
+        let accepts = endpoint::accepts(config.base_url.trim_end_matches('/'), &config.model);
         Ok(LlmClient {
             http,
             config,
-            include_usage: AtomicBool::new(true),
-            completion_cap: AtomicBool::new(false),
-            thinking_fields: AtomicBool::new(true),
+            accepts,
         })
     }
 
@@ -212,19 +208,21 @@ impl LlmClient {
         &self.config
     }
 
-    /// Whether usage is still being asked for.
+    /// Whether usage is still being asked for (false once the endpoint took a call only
+    /// without `stream_options`).
     pub fn asks_for_usage(&self) -> bool {
-        self.include_usage.load(Ordering::Relaxed)
+        self.accepts.usage()
     }
 
-    /// Whether [`CallOptions::no_thinking`] is still sent (false after the server rejected it).
+    /// Whether [`CallOptions::no_thinking`] is sent: false for a provider known to refuse the
+    /// fields, and once the endpoint took a call only without them.
     pub fn sends_thinking_off(&self) -> bool {
-        self.thinking_fields.load(Ordering::Relaxed)
+        self.accepts.thinking_off()
     }
 
     /// The name the output cap is sent under now.
     pub fn cap_param(&self) -> CapParam {
-        if self.completion_cap.load(Ordering::Relaxed) {
+        if self.accepts.completion_cap() {
             CapParam::MaxCompletionTokens
         } else {
             CapParam::MaxTokens
@@ -314,8 +312,10 @@ impl LlmClient {
         loop {
             attempt += 1;
             let asked = Sent {
-                usage: self.asks_for_usage(),
-                thinking_off: options.no_thinking && self.sends_thinking_off(),
+                usage: self.asks_for_usage() && !fallback.usage_dropped,
+                thinking_off: options.no_thinking
+                    && self.sends_thinking_off()
+                    && !fallback.thinking_dropped,
                 cap: fallback.cap(),
             };
             let body = self.request_body(messages, tools, &asked);
@@ -341,12 +341,7 @@ impl LlmClient {
             };
             let status = response.status().as_u16();
             if (200..300).contains(&status) {
-                if fallback.swapped {
-                    self.completion_cap.store(
-                        fallback.param == CapParam::MaxCompletionTokens,
-                        Ordering::Relaxed,
-                    );
-                }
+                fallback.learned(&self.accepts);
                 return self.read_stream(response, cancel, on_delta).await;
             }
             let retry_after = response
@@ -373,8 +368,8 @@ impl LlmClient {
         }
     }
 
-    /// After a 400 or 422: changes what the next attempt sends (and remembers it), or says
-    /// there is nothing left to change.
+    /// After a 400 or 422: changes what the next attempt sends, or says there is nothing left
+    /// to change. The endpoint learns it only if the call then goes through.
     fn fall_back(&self, fallback: &mut Fallback, sent: &Sent, status: u16, message: &str) -> bool {
         match fallback.after_rejection(message, sent) {
             Retry::OtherCap => tracing::warn!(
@@ -382,20 +377,14 @@ impl LlmClient {
                 fallback.param.other().as_str(),
                 fallback.param.as_str()
             ),
-            Retry::WithoutThinking => {
-                // Some gateways know no such fields: ask once more without them, and remember.
-                tracing::warn!(
-                    "the model server rejected the request with reasoning turned off (HTTP {status}: {message}); retrying without those fields"
-                );
-                self.thinking_fields.store(false, Ordering::Relaxed);
-            }
-            Retry::WithoutUsage => {
-                // Some gateways reject stream_options: ask once more without it, and remember.
-                tracing::warn!(
-                    "the model server rejected stream_options (HTTP {status}); retrying without it, token figures will be missing"
-                );
-                self.include_usage.store(false, Ordering::Relaxed);
-            }
+            // Some gateways know no such fields: ask once more without them.
+            Retry::WithoutThinking => tracing::warn!(
+                "the model server rejected the request with reasoning turned off (HTTP {status}: {message}); retrying without those fields"
+            ),
+            // Some gateways reject stream_options: ask once more without it.
+            Retry::WithoutUsage => tracing::warn!(
+                "the model server rejected stream_options (HTTP {status}); retrying without it, token figures will be missing"
+            ),
             Retry::No => return false,
         }
         true
@@ -497,6 +486,19 @@ impl Fallback {
     /// The cap to send now.
     fn cap(&self) -> Option<(CapParam, u32)> {
         self.max.map(|n| (self.param, n))
+    }
+
+    /// The call went through: what it changed is what the endpoint takes.
+    fn learned(&self, accepts: &Accepts) {
+        if self.swapped {
+            accepts.takes_completion_cap(self.param == CapParam::MaxCompletionTokens);
+        }
+        if self.thinking_dropped {
+            accepts.refuses_thinking_off();
+        }
+        if self.usage_dropped {
+            accepts.refuses_usage();
+        }
     }
 
     fn after_rejection(&mut self, message: &str, sent: &Sent) -> Retry {

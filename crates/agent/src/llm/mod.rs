@@ -3,6 +3,7 @@
 
 mod accumulate;
 mod client;
+mod endpoint;
 mod schema;
 
 pub use accumulate::{Accumulator, Completion, ToolCall};

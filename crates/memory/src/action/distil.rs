@@ -1,7 +1,8 @@
 //! Distilling a run's successful steps into named actions (seed 001 §5.2): at most 10 steps
-//! in, at most 3 actions of at most 4 steps out, each tidied and checked in library mode
-//! ([`super::check::check_candidate`]); merged into the action of the same name (or alias), or
-//! saved as new.
+//! in (an unusable answer asked again once, saying why; an empty list is the model finding
+//! nothing reusable), at most 3 actions of at most 4 steps out, each tidied and checked in
+//! library mode ([`super::check::check_candidate`]); merged into the action of the same name
+//! (or alias), or saved as new.
 
 use deft_agent::llm::LlmClient;
 use deft_protocol::memory::{MemoryKind, MemoryNote, MemoryOutcome};
@@ -10,8 +11,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::check::{MAX_ALIASES, check_candidate};
 use crate::distilled::Outcomes;
+use crate::model::{Answer, CallFailed, Question};
 use crate::salvage::{Salvaged, salvage};
-use crate::session::{RunFacts, nothing};
+use crate::session::{RunFacts, found_nothing, nothing};
 use crate::texts::UNNAMED_ACTIONS as UNNAMED;
 use crate::trajectory::Trajectory;
 use crate::{Memory, texts};
@@ -40,23 +42,25 @@ pub(crate) async fn distil(
     let lines: Vec<String> = steps.iter().map(|c| c.line()).collect();
     let config = memory.config();
     let request = texts::action_request(facts.task, &lines, more);
-    let answer = match memory
-        .ask(llm, texts::ACTION_SYSTEM, &request, cancel)
-        .await
-    {
-        Ok(a) => a,
-        Err(e) => return nothing(kind, UNNAMED, texts::model_failed(&e.0), facts.run_id),
+    let question = Question {
+        system: texts::ACTION_SYSTEM,
+        user: &request,
+        shape: texts::ACTION_SHAPE,
     };
-    let Some(salvaged) = salvage(&answer.text) else {
-        return nothing(kind, UNNAMED, texts::NOT_JSON.to_owned(), facts.run_id);
+    let read = |answer: &Answer| {
+        let salvaged = salvage(&answer.text).ok_or_else(|| texts::NOT_JSON.to_owned())?;
+        let candidates = salvaged.objects("actions");
+        if candidates.is_empty() && matches!(salvaged, Salvaged::Pieces(_)) {
+            return Err(texts::cut_off(answer.capped, config.answer_cap));
+        }
+        Ok(candidates)
     };
-    let candidates = salvaged.objects("actions");
+    let candidates = match memory.ask_usable(llm, &question, cancel, read).await {
+        Ok(candidates) => candidates,
+        Err(CallFailed(why)) => return nothing(kind, UNNAMED, why, facts.run_id),
+    };
     if candidates.is_empty() {
-        let why = match salvaged {
-            Salvaged::Whole(_) => texts::model_skipped("no step was worth keeping"),
-            Salvaged::Pieces(_) => texts::cut_off(answer.capped, config.answer_cap),
-        };
-        return nothing(kind, UNNAMED, why, facts.run_id);
+        return found_nothing(kind, None, facts.run_id);
     }
     let mut outcomes = Outcomes::default();
     for (i, candidate) in candidates.iter().enumerate() {

@@ -1,6 +1,7 @@
 //! Distilling a run into an experience (seed 001 §4.1): the task and its calls to the model in
-//! plain words, reasoning off; the answer read truncation tolerant; the recipe through the
-//! quality gate; merged into a near-duplicate (same kind of task) or saved as new.
+//! plain words, reasoning off; the answer read truncation tolerant (an unusable one asked again
+//! once, saying why); the recipe through the quality gate; merged into a near-duplicate (the
+//! same kind of task, or the same recipe — see [`super::duplicate`]) or saved as new.
 
 use deft_agent::llm::LlmClient;
 use deft_protocol::memory::{MemoryKind, MemoryNote, MemoryOutcome};
@@ -8,12 +9,11 @@ use deft_store::NewExperience;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::gate;
+use super::{duplicate, gate};
 use crate::distilled::Outcomes;
-use crate::model::Answer;
+use crate::model::{Answer, CallFailed, Question};
 use crate::salvage::salvage;
-use crate::session::{RunFacts, nothing};
-use crate::similar::features;
+use crate::session::{RunFacts, found_nothing, nothing};
 use crate::trajectory::{Trajectory, cut};
 use crate::{Memory, texts};
 
@@ -34,8 +34,8 @@ pub enum Parsed {
         /// The recipe.
         recipe: String,
     },
-    /// The model found nothing reusable (its reason).
-    Skip(String),
+    /// The model found nothing reusable (its reason, if it gave one).
+    Skip(Option<String>),
     /// Nothing usable (why).
     Garbage(String),
 }
@@ -77,7 +77,12 @@ pub fn parse(answer: &Answer, cap: usize) -> Parsed {
                 .collect::<Vec<_>>()
                 .join("\n"),
         },
-        (None, Some(skip)) => Parsed::Skip(skip.as_str().unwrap_or(texts::NO_REASON).to_owned()),
+        (None, Some(skip)) => Parsed::Skip(
+            skip.as_str()
+                .map(str::trim)
+                .filter(|why| !why.is_empty())
+                .map(str::to_owned),
+        ),
         _ => Parsed::Garbage(texts::NO_RECIPE.to_owned()),
     }
 }
@@ -98,19 +103,21 @@ pub(crate) async fn distil(
     let request =
         texts::experience_request(facts.task, &shown, more, &cut(facts.answer, ANSWER_CHARS));
     let task_title = cut(facts.task, 60);
-    let answer = match memory
-        .ask(llm, texts::EXPERIENCE_SYSTEM, &request, cancel)
-        .await
-    {
-        Ok(a) => a,
-        Err(e) => return nothing(kind, &task_title, texts::model_failed(&e.0), facts.run_id),
+    let question = Question {
+        system: texts::EXPERIENCE_SYSTEM,
+        user: &request,
+        shape: texts::EXPERIENCE_SHAPE,
     };
-    let (title, recipe) = match parse(&answer, config.answer_cap) {
-        Parsed::Recipe { title, recipe } => (title, recipe),
-        Parsed::Skip(why) => {
-            return nothing(kind, &task_title, texts::model_skipped(&why), facts.run_id);
+    let read = |answer: &Answer| match parse(answer, config.answer_cap) {
+        Parsed::Garbage(why) => Err(why),
+        usable => Ok(usable),
+    };
+    let (title, recipe) = match memory.ask_usable(llm, &question, cancel, read).await {
+        Ok(Parsed::Recipe { title, recipe }) => (title, recipe),
+        Ok(Parsed::Skip(why)) => return found_nothing(kind, why.as_deref(), facts.run_id),
+        Ok(Parsed::Garbage(why)) | Err(CallFailed(why)) => {
+            return nothing(kind, &task_title, why, facts.run_id);
         }
-        Parsed::Garbage(why) => return nothing(kind, &task_title, why, facts.run_id),
     };
     let title = clean_title(&title, facts.task);
     let mut outcomes = Outcomes::default();
@@ -121,8 +128,8 @@ pub(crate) async fn distil(
     outcomes.into_notes(kind, facts.run_id)
 }
 
-/// Merges the recipe into the most similar experience when it is a near-duplicate, else saves
-/// a new one.
+/// Merges the recipe into its near-duplicate (see [`duplicate`]) — a use of it, counted as a
+/// hit unless the run already counted one when it recalled it — or saves a new experience.
 async fn store(
     memory: &Memory,
     facts: &RunFacts<'_>,
@@ -137,19 +144,7 @@ async fn store(
         recipe: passed.recipe,
         source_run: facts.run_id.map(str::to_owned),
     };
-    let similar = match memory.index().await {
-        Ok(index) => {
-            let query = features(facts.task).union(&features(title));
-            index
-                .experiences(&query, memory.config().merge_threshold, 1)
-                .into_iter()
-                .next()
-        }
-        Err(e) => {
-            tracing::warn!(error = %e, "cannot look for a near-duplicate experience; saving a new one");
-            None
-        }
-    };
+    let similar = duplicate::near_duplicate(memory, facts.task, title, &new.recipe).await;
     let merged = match &similar {
         Some(hit) => match store.experience(&hit.id).await {
             Ok(existing) => {
@@ -165,7 +160,16 @@ async fn store(
         None => None,
     };
     match merged {
-        Some(Ok(e)) => outcomes.stored(MemoryOutcome::Merged, &e.id, &e.title, passed.trimmed),
+        Some(Ok(e)) => {
+            if !facts.recalled.contains(&e.id)
+                && let Err(err) = store
+                    .record_experience_hits(std::slice::from_ref(&e.id), crate::now_ms())
+                    .await
+            {
+                tracing::warn!(error = %err, "cannot count the merged experience's use");
+            }
+            outcomes.stored(MemoryOutcome::Merged, &e.id, &e.title, passed.trimmed);
+        }
         Some(Err(e)) => outcomes.dropped(title, texts::store_failed(&e.to_string())),
         None => match store.create_experience(&new).await {
             Ok(e) => outcomes.stored(MemoryOutcome::Saved, &e.id, &e.title, passed.trimmed),
@@ -222,8 +226,9 @@ mod tests {
         );
         assert_eq!(
             parse(&answer(r#"{"skip": "only looked"}"#), 100),
-            Parsed::Skip("only looked".into())
+            Parsed::Skip(Some("only looked".into()))
         );
+        assert_eq!(parse(&answer(r#"{"skip": " "}"#), 100), Parsed::Skip(None));
         assert_eq!(
             parse(&answer(r#"{"title": "Sum", "recipe": "Open the calc"#), 100),
             Parsed::Garbage("the answer was cut off; nothing complete was in it".into())
