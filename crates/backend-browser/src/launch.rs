@@ -49,7 +49,7 @@ pub enum LaunchError {
     },
 }
 
-/// The flags of platforms.md §2: headless, no sandbox (we often run as root), off the network.
+/// The flags Chromium needs on a server: headless, no sandbox (we often run as root), off the network.
 pub(crate) const CHROMIUM_FLAGS: &[&str] = &[
     "--headless",
     "--no-sandbox",

@@ -1,4 +1,4 @@
-//! The tools' arguments (UFO's COM executors' names and defaults, ufo.md §9.6) and their checks:
+//! The tools' arguments (UFO's COM executors' names and defaults) and their checks:
 //! whole numbers in range, sheets by name or number, columns by number or letters, colours, the
 //! cells of a table. Lenient where a model is: `"3"` for 3, `"C"` for column 3, `"#FF0000"`.
 

@@ -1,4 +1,4 @@
-//! The result file (ufo.md §13.5): a skeleton with every field the schemas require, filled stage
+//! The result file (UFO's dataflow result, docs/dataflow.md): a skeleton with every field the schemas require, filled stage
 //! by stage. Kept as JSON, not typed structs, so an execution run can update a result file another
 //! tool wrote (UFO's own included) without losing a field it does not know.
 //!

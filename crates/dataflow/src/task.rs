@@ -1,4 +1,4 @@
-//! Task files (ufo.md §13.3): `{app, unique_id, task, refined_steps}` for the instantiation and
+//! Task files (UFO's dataflow tasks, docs/dataflow.md): `{app, unique_id, task, refined_steps}` for the instantiation and
 //! dataflow modes — keys read case-insensitively with spaces as `_` — and, for the execution
 //! mode, an instantiated result file. The task's name is its file name up to the first dot.
 

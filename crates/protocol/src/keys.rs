@@ -1,5 +1,5 @@
 //! The key syntax of `keyboard_input`, shared by the desktop and the browser (UFO's, from
-//! pywinauto's `send_keys`; reference/ufo.md §10.3), parsed into key steps. Pure: each backend
+//! pywinauto's `send_keys`), parsed into key steps. Pure: each backend
 //! maps the steps to its own input (X keysyms, CDP key events).
 //!
 //! - plain characters are typed as they are, any Unicode character included (`café 苏州`);
@@ -342,7 +342,7 @@ impl Parser {
     }
 }
 
-/// The escaping UFO applies to text before typing it as keys (ufo.md §10.3), so that literal
+/// The escaping UFO applies to text before typing it as keys, so that literal
 /// `+ ^ % ( ) ~ { }` survive [`parse`] (newlines and tabs press Enter and Tab as they are).
 pub fn escape_text(text: &str) -> String {
     let mut out = String::with_capacity(text.len());

@@ -1,4 +1,4 @@
-//! Device-link messages, field-compatible with UFO's AIP (reference/ufo.md §2): one JSON object per
+//! Device-link messages, field-compatible with UFO's AIP (docs/design.md "Device link"): one JSON object per
 //! WebSocket text frame, snake_case keys, lowercase enum strings. Unset optional fields serialize as
 //! `null` (as UFO's pydantic models do); on input unknown fields are ignored and `null` is accepted
 //! for every optional field.

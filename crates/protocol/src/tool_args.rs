@@ -1,5 +1,5 @@
 //! Arguments of the window and control tools the desktop and the browser share (names and
-//! parameters follow UFO's, reference/ufo.md §9): one schema for the model whatever the device.
+//! parameters follow UFO's): one schema for the model whatever the device.
 //! Lenient like the rest of this crate: ids may come as numbers, `null` means the default.
 //!
 //! ```

@@ -1,4 +1,4 @@
-//! Round trips of every wire type, including UFO-shaped samples (reference/ufo.md §6.4).
+//! Round trips of every wire type, including UFO-shaped samples.
 
 use deft_protocol::link::{
     ClientMessage, ClientMessageType, ServerMessage, ServerMessageType, TaskStatus,

@@ -211,10 +211,17 @@ fn every_crate_inherits_the_workspace_lints() {
     assert_no_violations("workspace lints", violations);
 }
 
-/// The design file the repository used to cite from outside itself, and the folder it lived
-/// in. No file may name either: docs/design.md is the design. Spelled in pieces so that this
+/// The design file the repository used to cite from outside itself, the folder it lived in, and
+/// the reference notes beside it. No file may name them: docs/design.md is the design. Spelled in pieces so that this
 /// file, which is scanned too, does not name them.
-const OUTSIDE_DESIGN: [&str; 2] = [concat!("DESIGN", ".md"), concat!("..", "/shared/")];
+const OUTSIDE_DESIGN: [&str; 4] = [
+    concat!("DESIGN", ".md"),
+    concat!("..", "/shared/"),
+    // The team's reference notes on UFO and on the platforms, beside the design: not in the
+    // repository either.
+    concat!("ufo", ".md"),
+    concat!("platforms", ".md"),
+];
 
 /// The repository's own design, whose sections files cite as its path followed by a space and a
 /// quoted heading, or link to by its file name, `#` and the heading's anchor.
@@ -361,7 +368,12 @@ fn the_repository_holds_its_own_design() {
 
 #[test]
 fn the_design_rules_catch_what_they_are_for() {
-    let [file, folder] = OUTSIDE_DESIGN;
+    let [file, folder, notes, _] = OUTSIDE_DESIGN;
+    let noted = format!("//! Task files ({notes} §13.3): the fields.");
+    assert_eq!(
+        outside_design_violations("crates/x/src/a.rs", &noted).len(),
+        1
+    );
     let cited = format!("//! The Dispatcher seam ({file} \"Dispatcher\").");
     assert_eq!(
         outside_design_violations("crates/x/src/a.rs", &cited).len(),
