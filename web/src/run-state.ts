@@ -158,7 +158,8 @@ export function applyEvent(run: RunView, ev: AgentEvent): RunView {
     case "done":
       r.status = ev.status;
       r.usage = ev.usage ?? run.usage;
-      if (ev.answer && !run.content.trim()) r.content = ev.answer;
+      // A failed run's answer is its error, shown already from its `error` event: not twice.
+      if (ev.answer && !run.content.trim() && !run.errors.includes(ev.answer)) r.content = ev.answer;
       if (ev.draft !== undefined && ev.draft !== null) {
         r.draft = ev.draft;
         r.warnings = ev.warnings ?? [];
