@@ -101,3 +101,16 @@ test("a conversation's short id copies the whole id", async ({ page, context }) 
   await expect(chip).toHaveText("copied");
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(id);
 });
+
+test("each model call's reasoning is a paragraph of its own, live and stored", async ({ page }) => {
+  await login(page);
+  await send(page, "E2E two thoughts: look, then say");
+  const msg = lastAnswer(page);
+  await expect(msg.getByTestId("answer")).toContainText("E2E-THOUGHTS-END");
+  await waitIdle(page);
+  const text = msg.getByTestId("reasoning").locator(".reasoning-text");
+  const both = "I should look at the screen first.\n\nI have the screenshot now.";
+  await expect.poll(() => text.evaluate((el) => el.textContent)).toBe(both);
+  await page.reload();
+  await expect.poll(() => lastAnswer(page).getByTestId("reasoning").locator(".reasoning-text").evaluate((el) => el.textContent)).toBe(both);
+});

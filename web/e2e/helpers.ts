@@ -1,5 +1,5 @@
 // Shared steps of the console's browser tests.
-import { expect, type Page } from "@playwright/test";
+import { expect, type Locator, type Page } from "@playwright/test";
 import { mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -83,4 +83,11 @@ export async function call(page: Page, method: string, path: string, body?: unkn
 /** The step editor's card of the step at `path`. */
 export function card(page: Page, path: string) {
   return page.locator(`[data-testid="step-card"][data-path="${path}"]`);
+}
+
+/** Adds a step of `type` with the "+ Add step…" menu `button` (a list's own add button). */
+export async function addStep(button: Locator, type: string): Promise<void> {
+  await button.click();
+  await button.page().getByTestId("add-step-options").locator(`[data-type="${type}"]`).click();
+  await expect(button.page().getByTestId("add-step-popup")).toHaveCount(0);
 }

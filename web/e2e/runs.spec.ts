@@ -1,4 +1,4 @@
-// Runs across a reload, stopping a run, and a model error.
+// Runs across a reload, stopping a run, and a model error (shown once, with Retry).
 import { expect, test } from "@playwright/test";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -42,12 +42,35 @@ test("the stop button ends the run as stopped", async ({ page }) => {
   await expect(page.getByTestId("send")).toBeVisible();
 });
 
-test("a model error shows the server's text and the run fails", async ({ page }) => {
+test("a model error shows the server's text once, the run fails, and Retry sends the request again", async ({ page }) => {
+  const prompt = "E2E model error: try it";
+  const error = "Incorrect API key provided: sk-e2e.";
   await login(page);
-  await send(page, "E2E model error: try it");
+  await send(page, prompt);
   const msg = lastAnswer(page);
   await expect(msg.getByTestId("run-status")).toHaveText("failed");
-  await expect(msg).toContainText("Incorrect API key provided: sk-e2e.");
+  await expect(msg).toContainText(error);
+  // Once: as the run's error, not again as its answer.
+  await expect(msg.getByText(error)).toHaveCount(1);
+  await expect(msg.getByRole("alert")).toContainText(error);
+  await expect(msg.getByTestId("answer")).toHaveCount(0);
+
+  // Retry sends the same request in the same conversation (the scripted model fails it again).
+  await msg.getByTestId("retry").click();
+  await expect(page.getByTestId("msg-user").filter({ hasText: prompt })).toHaveCount(2);
+  await expect(page.getByTestId("msg-assistant")).toHaveCount(2);
+  await expect(lastAnswer(page).getByTestId("run-status")).toHaveText("failed");
+  await waitIdle(page);
+  // Only the last message offers it.
+  await expect(page.getByTestId("retry")).toHaveCount(1);
+  await expect(lastAnswer(page).getByTestId("retry")).toBeVisible();
+
+  // After a reload the stored message shows the error once and still offers Retry.
+  await page.reload();
+  await expect(page.getByTestId("msg-assistant")).toHaveCount(2);
+  await expect(lastAnswer(page).getByText(error)).toHaveCount(1);
+  await expect(lastAnswer(page).getByTestId("retry")).toBeVisible();
+  await expect(page.getByTestId("retry")).toHaveCount(1);
 });
 
 test("a second window that starts a run while one is active shows the server's 409 text", async ({ page, context }) => {

@@ -4,7 +4,7 @@
 // a reload mid-run, the run history with per-step results and a healed selector, picking a control
 // from the device, the raw JSON, the unsaved-changes guard, and the list's search and switches.
 import { expect, test, type Page } from "@playwright/test";
-import { call, card, docScreenshot, FAR_HOUR, login, ORDER_PAGE, unique } from "./helpers";
+import { addStep, call, card, docScreenshot, FAR_HOUR, login, ORDER_PAGE, unique } from "./helpers";
 
 /** Logs in and opens the Tasks page from the header. */
 async function openTasks(page: Page): Promise<void> {
@@ -113,28 +113,28 @@ test("build a task in the step editor, fix the error at its step, save, schedule
   await page.getByTestId("task-device").selectOption("browser");
   const add = () => page.getByTestId("add-step").last();
 
-  await add().selectOption("open_app");
+  await addStep(add(), "open_app");
   await card(page, "steps[0]").getByLabel("a URL").check();
   await card(page, "steps[0]").locator('[data-field="url"] input').fill(ORDER_PAGE);
 
-  await add().selectOption("input_text");
+  await addStep(add(), "input_text");
   await card(page, "steps[1]").getByTestId("selector-text").fill("Customer");
   await card(page, "steps[1]").getByTestId("selector-type").fill("edit");
   await card(page, "steps[1]").locator('[data-field="text"] textarea').fill("Zoë Ünïcode");
 
   // A drifted text (it heals at run time) and a misspelt type (the validator refuses it).
-  await add().selectOption("click");
+  await addStep(add(), "click");
   await card(page, "steps[2]").getByTestId("selector-text").fill("Save ordr");
   await card(page, "steps[2]").getByTestId("selector-match").selectOption("exact");
   await card(page, "steps[2]").getByTestId("selector-type").fill("buton");
 
-  await add().selectOption("wait_el");
+  await addStep(add(), "wait_el");
   await card(page, "steps[3]").getByTestId("selector-text").fill("Saved Zoë Ünïcode");
 
   // if_el with a nested step in its `then`.
-  await add().selectOption("if_el");
+  await addStep(add(), "if_el");
   await card(page, "steps[4]").getByTestId("selector-text").fill("Saved");
-  await card(page, "steps[4]").getByTestId("add-step").first().selectOption("notify");
+  await addStep(card(page, "steps[4]").getByTestId("add-step").first(), "notify");
   await card(page, "steps[4].then[0]").locator('[data-field="message"] textarea').fill("Order saved for {{customer}}");
 
   // The error shows at the step and field it belongs to, and in the summary; so does the unknown

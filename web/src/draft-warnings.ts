@@ -3,7 +3,8 @@
 // control matched during the exploration — the validator cannot say that again, only the run saw
 // the screens). Each is pinned to the step object and the value it names; after edits it shows at
 // the path where that step or value now is (moved, nested, a note changed), and goes away once the
-// value itself was changed (the person fixed it) or removed. Pure.
+// value itself was changed (the person fixed it) or removed, or once a try ran its step as written
+// (`provenByTry`). Pure.
 import { splitPath } from "./components/steps/issues";
 import type { DraftIssue, Issue } from "./types";
 
@@ -64,26 +65,41 @@ function* stepsOf(list: unknown, path: string): Generator<[string, unknown]> {
   }
 }
 
+/** Where a pinned warning stands in `current`: the path of its step (null: a field of the file)
+ * and its own path; undefined when what it named was changed or removed. */
+function placeOf(current: unknown, steps: [string, unknown][], p: PinnedWarning): { step: string | null; path: string } | undefined {
+  if (p.step === null) {
+    return same(valueAt(current, pathSegments(p.issue.path)), p.value) ? { step: null, path: p.issue.path } : undefined;
+  }
+  const fieldSegs = pathSegments(p.field);
+  const stillThere = (s: unknown) => same(valueAt(s, fieldSegs), p.value);
+  // The same step object (moved, or untouched), else one holding the very value (the step was
+  // edited elsewhere), else an equal value at the drafted path (the file was re-parsed).
+  const found =
+    steps.find(([, s]) => s === p.step && stillThere(s)) ??
+    (typeof p.value === "object" && p.value !== null ? steps.find(([, s]) => valueAt(s, fieldSegs) === p.value) : undefined) ??
+    steps.find(([path, s]) => path === splitPath(p.issue.path).step && stillThere(s));
+  return found && { step: found[0], path: p.field ? `${found[0]}.${p.field}` : found[0] };
+}
+
 /** The pinned warnings that still apply to `current`, each at its path there. */
 export function placeWarnings(current: unknown, pinned: PinnedWarning[]): Issue[] {
-  const out: Issue[] = [];
   const steps = [...stepsOf(valueAt(current, ["steps"]), "steps")];
-  for (const p of pinned) {
-    if (p.step === null) {
-      if (same(valueAt(current, pathSegments(p.issue.path)), p.value)) out.push({ ...p.issue });
-      continue;
-    }
-    const fieldSegs = pathSegments(p.field);
-    const stillThere = (s: unknown) => same(valueAt(s, fieldSegs), p.value);
-    // The same step object (moved, or untouched), else one holding the very value (the step was
-    // edited elsewhere), else an equal value at the drafted path (the file was re-parsed).
-    const found =
-      steps.find(([, s]) => s === p.step && stillThere(s)) ??
-      (typeof p.value === "object" && p.value !== null ? steps.find(([, s]) => valueAt(s, fieldSegs) === p.value) : undefined) ??
-      steps.find(([path, s]) => path === splitPath(p.issue.path).step && stillThere(s));
-    if (found) out.push({ path: p.field ? `${found[0]}.${p.field}` : found[0], message: p.issue.message });
-  }
-  return out;
+  return pinned.flatMap((p) => {
+    const at = placeOf(current, steps, p);
+    return at ? [{ path: at.path, message: p.issue.message }] : [];
+  });
+}
+
+/** The pinned warnings a try of `current` proved wrong: the step each names ran ok, its control
+ * found as written (not healed) — the selector the exploration never saw match does match. */
+export function provenByTry(current: unknown, pinned: PinnedWarning[], results: ReadonlyMap<string, { status: string; healed_from?: string | null }>): PinnedWarning[] {
+  const steps = [...stepsOf(valueAt(current, ["steps"]), "steps")];
+  return pinned.filter((p) => {
+    const at = placeOf(current, steps, p);
+    const result = at?.step ? results.get(at.step) : undefined;
+    return result?.status === "ok" && !result.healed_from;
+  });
 }
 
 /** Two lists of warnings as one, each path and message once. */

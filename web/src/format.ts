@@ -104,6 +104,29 @@ export function dateTime(iso: string | undefined | null): string {
   return d.toLocaleString([], { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit" });
 }
 
+/** The time zone of this browser (an IANA name such as "Europe/Berlin"; "UTC" when it cannot
+ * say). */
+export function viewerZone(): string {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+  } catch {
+    return "UTC";
+  }
+}
+
+/** An RFC 3339 time as the clock shows it in `zone` ("Dec 4, 09:00"); 24-hour, as the server's
+ * schedule words are. A zone the browser does not know falls back to its own. */
+export function zonedTime(iso: string | undefined | null, zone: string): string {
+  const d = timeOf(iso);
+  if (!d) return "";
+  const opts: Intl.DateTimeFormatOptions = { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", hourCycle: "h23" };
+  try {
+    return d.toLocaleString([], { ...opts, timeZone: zone });
+  } catch {
+    return d.toLocaleString([], opts);
+  }
+}
+
 /** How far an RFC 3339 time is from `now`: "in 5 min", "3 h ago", "just now". */
 export function relative(iso: string | undefined | null, now = Date.now()): string {
   const d = timeOf(iso);

@@ -28,7 +28,10 @@ export interface RunView {
   mode: RunMode;
   status: RunStatus;
   content: string;
+  /** The reasoning of every model call, each call's a paragraph of its own. */
   reasoning: string;
+  /** A model call ended (its `usage` came) since the last reasoning. */
+  callEnded: boolean;
   steps: StepView[];
   usage: Usage | null;
   errors: string[];
@@ -53,12 +56,19 @@ export function newRunView(runId: string, conversation: string, device: string, 
     status: "running",
     content: "",
     reasoning: "",
+    callEnded: false,
     steps: [],
     usage: null,
     errors: [],
     memory: [],
     lastSeq: 0,
   };
+}
+
+/** What `text` (the reasoning so far) lacks of ending in a blank line; nothing before the first
+ * call's reasoning. */
+export function paragraphBreak(text: string): string {
+  return text === "" || text.endsWith("\n\n") ? "" : text.endsWith("\n") ? "\n" : "\n\n";
 }
 
 function upsertStep(steps: StepView[], callId: string, f: (s: StepView | undefined) => StepView): StepView[] {
@@ -112,14 +122,19 @@ export function applyEvent(run: RunView, ev: AgentEvent): RunView {
   const r: RunView = { ...run, lastSeq: ev.seq };
   switch (ev.type) {
     case "delta":
-      if (ev.kind === "reasoning") r.reasoning = run.reasoning + ev.text;
-      else r.content = run.content + ev.text;
+      if (ev.kind === "reasoning") {
+        // The next model call's reasoning starts a paragraph of its own ("…first.\n\nI have …"),
+        // as the stored message keeps it.
+        r.reasoning = run.reasoning + (run.callEnded ? paragraphBreak(run.reasoning) : "") + ev.text;
+        r.callEnded = false;
+      } else r.content = run.content + ev.text;
       return r;
     case "step_start":
     case "step":
       r.steps = foldToolStep(run.steps, ev);
       return r;
     case "usage":
+      r.callEnded = true;
       r.usage = {
         prompt_tokens: ev.prompt_tokens,
         completion_tokens: ev.completion_tokens,
@@ -158,7 +173,8 @@ export function applyEvent(run: RunView, ev: AgentEvent): RunView {
     case "done":
       r.status = ev.status;
       r.usage = ev.usage ?? run.usage;
-      if (ev.answer && !run.content.trim()) r.content = ev.answer;
+      // A failed run's answer is its error, shown already from its `error` event: not twice.
+      if (ev.answer && !run.content.trim() && !run.errors.includes(ev.answer)) r.content = ev.answer;
       if (ev.draft !== undefined && ev.draft !== null) {
         r.draft = ev.draft;
         r.warnings = ev.warnings ?? [];

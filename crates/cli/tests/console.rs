@@ -78,8 +78,8 @@ async fn a_full_run_streams_every_event_and_keeps_the_answer() {
     assert_eq!(msgs[1]["status"], "completed");
     assert_eq!(msgs[1]["usage"]["total_tokens"], 240);
     assert_eq!(
-        msgs[1]["reasoning"],
-        "I should look at the machine first.Now I know."
+        msgs[1]["reasoning"], "I should look at the machine first.\n\nNow I know.",
+        "each model call's reasoning is a paragraph of its own"
     );
     assert_eq!(msgs[1]["steps"][0]["tool"], "get_system_info");
     assert_eq!(conv.body["usage"]["total_tokens"], 240);

@@ -314,6 +314,47 @@ async fn bad_tasks_are_refused_with_their_paths_and_nothing_is_stored() {
 }
 
 #[tokio::test]
+async fn a_name_over_200_characters_is_refused_at_its_field_and_one_of_200_is_stored_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = hub(dir.path()).await;
+    let task = |name: &str| json!({"name": name, "device": "fixture", "steps": [{"type": "wait", "seconds": 1}]});
+    // Characters, not bytes: 200 of "ö" (400 bytes) are a name, 201 are not.
+    let at_limit = "ö".repeat(200);
+    let over = "ö".repeat(201);
+
+    let a = h.post("/api/tasks", &task(&over)).await;
+    assert_eq!(
+        (a.status, paths(&a.body)),
+        (400, vec!["name".to_owned()]),
+        "{}",
+        a.body
+    );
+    assert_eq!(
+        a.body["errors"][0]["message"],
+        "the task's name must be a non-blank text of at most 200 characters, not a text of 201 characters"
+    );
+    let listed = h.get("/api/tasks?q=%C3%B6%C3%B6%C3%B6").await;
+    assert_eq!(listed.body["total"], 0, "nothing stored: {}", listed.body);
+
+    let made = create(&h, &task(&at_limit)).await;
+    assert_eq!(made["name"], at_limit.as_str(), "stored whole, not cut");
+    let id = made["id"].as_str().unwrap();
+    let a = h
+        .send("PUT", &format!("/api/tasks/{id}"), &task(&over))
+        .await;
+    assert_eq!(
+        (a.status, paths(&a.body)),
+        (400, vec!["name".to_owned()]),
+        "{}",
+        a.body
+    );
+    assert_eq!(
+        h.get(&format!("/api/tasks/{id}")).await.body["name"],
+        at_limit.as_str()
+    );
+}
+
+#[tokio::test]
 async fn the_task_list_filters_by_name_and_says_each_schedule_in_words() {
     let dir = tempfile::tempdir().unwrap();
     let h = hub(dir.path()).await;

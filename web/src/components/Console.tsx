@@ -8,11 +8,11 @@ import type { Device, Message, Settings, Usage } from "../types";
 import { Composer } from "./Composer";
 import { OtherRunChip, OtherRunNote } from "./OtherRun";
 import { DevicePicker, firstDevice } from "./DevicePicker";
-import { ErrorBanner } from "./FormFields";
+import { ErrorBanner, NoticeBanner } from "./FormFields";
 import { ConversationList } from "./ConversationList";
 import { Lightbox } from "./Lightbox";
 import { LiveView } from "./LiveView";
-import { AssistantMessage, StoredMessage, storedKey, UserMessage } from "./MessageView";
+import { AssistantMessage, retryable, StoredMessage, storedKey, UserMessage } from "./MessageView";
 import { PageNav, UserFoot } from "./PageNav";
 import { SettingsDialog } from "./SettingsDialog";
 
@@ -27,6 +27,7 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
   const [settings, setSettings] = useState<Settings | null>(null);
   const [deviceId, setDeviceId] = useState("");
   const [banner, setBanner] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
   const [showSettings, setShowSettings] = useState(false);
   const [showLive, setShowLive] = useState(true);
   const [lightbox, setLightbox] = useState<{ src: string; alt: string } | null>(null);
@@ -108,14 +109,15 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
     return () => window.removeEventListener("keydown", key);
   });
 
-  const send = async () => {
-    const text = prompt.trim();
+  /** Starts a run of `text` in the open conversation (`typed`: it came from the message box). */
+  const start = async (text: string, typed: boolean) => {
     if (!text || sending || runActive) return;
     setSending(true);
     setBanner(null);
+    setNotice(null);
     try {
       const r = await api.startRun(text, currentId ?? undefined, deviceId || undefined);
-      setPrompt("");
+      if (typed) setPrompt("");
       nearBottom.current = true;
       runStream.follow({ ...r, prompt: text });
       conversations.openRun(r.conversation);
@@ -129,6 +131,7 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
       setSending(false);
     }
   };
+  const send = () => start(prompt.trim(), true);
 
   const openImage = useCallback((src: string, alt: string) => setLightbox({ src, alt }), []);
 
@@ -147,6 +150,20 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
   const runStored = liveHere && !!here?.messages.some((m) => m.role === "assistant" && m.run_id === run!.runId);
   const totalUsage = liveHere && !runStored && run!.usage ? addUsage(convUsage, run!.usage) : convUsage;
   const title = detail?.title || conv?.title || (currentId ? "" : "New conversation");
+
+  // The conversation's last run failed (the model server, the time): Retry sends its prompt again.
+  const before = stored[stored.length - 2];
+  const retryText =
+    runActive || other
+      ? null
+      : liveHere
+        ? retryable(run!.status)
+          ? run!.prompt
+          : null
+        : last?.role === "assistant" && retryable(last.status) && before?.role === "user"
+          ? before.content
+          : null;
+  const retry = retryText ? () => void start(retryText, false) : undefined;
 
   const liveDeviceId = runActive ? run!.device : deviceId;
   const liveDevice = devices.find((d) => d.id === liveDeviceId);
@@ -206,6 +223,7 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
         </header>
 
         <ErrorBanner message={banner} onDismiss={() => setBanner(null)} />
+        <NoticeBanner message={notice} onDismiss={() => setNotice(null)} />
 
         <div
           class="messages"
@@ -222,7 +240,9 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
             </div>
           )}
           {[
-            ...stored.map((m, i) => <StoredMessage key={storedKey(m, i)} m={m} onOpenImage={openImage} />),
+            ...stored.map((m, i) => (
+              <StoredMessage key={storedKey(m, i)} m={m} onOpenImage={openImage} onRetry={!liveHere && i === stored.length - 1 ? retry : undefined} />
+            )),
             ...(liveHere && !promptShown ? [<UserMessage key="live-prompt" text={run!.prompt} />] : []),
             ...(liveHere
               ? [
@@ -239,6 +259,7 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
                     live={true}
                     onAnswer={runStream.answer}
                     onOpenImage={openImage}
+                    onRetry={retry}
                   />,
                 ]
               : []),
@@ -286,6 +307,9 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
           onSaved={(s) => {
             setSettings(s);
             setShowSettings(false);
+            // What a refused send said about the settings is history now; say that they are saved.
+            setBanner(null);
+            setNotice(`Settings saved: model ${s.model || "not set"}, API key ${s.api_key_set ? "set" : "not set"}.`);
             if (s.default_device && !runActive) setDeviceId(s.default_device);
           }}
         />

@@ -82,6 +82,19 @@ export function ErrorBanner({ message, onDismiss }: { message: string | null; on
   ) : null;
 }
 
+/** A page's notice that something went well ("Settings saved"), with its ✕; nothing while
+ * `message` is empty. */
+export function NoticeBanner({ message, onDismiss }: { message: string | null; onDismiss: () => void }) {
+  return message ? (
+    <div class="banner banner-ok banner-top" role="status" data-testid="notice">
+      <span>✓ {message}</span>
+      <button class="btn btn-ghost btn-small" onClick={onDismiss} aria-label="Dismiss">
+        ✕
+      </button>
+    </div>
+  ) : null;
+}
+
 /** A modal `<dialog>`, open while mounted; Escape closes it through `onClose`. */
 export function Modal(p: { labelledBy: string; testId: string; wide?: boolean; onClose: () => void; children: ComponentChildren }) {
   const ref = useRef<HTMLDialogElement>(null);

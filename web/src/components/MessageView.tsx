@@ -1,5 +1,5 @@
 // A user message, or an assistant message (stored or streaming): reasoning, step cards, the
-// answer as sanitized Markdown, errors and the token footer.
+// answer as sanitized Markdown, errors, the token footer and, on a failed last message, Retry.
 import { useMemo } from "preact/hooks";
 import { statusLabel, tokenFooter } from "../format";
 import { renderMarkdown } from "../markdown";
@@ -38,6 +38,8 @@ export interface AssistantProps {
   live: boolean;
   onAnswer?: (callId: string, approve: boolean) => Promise<void>;
   onOpenImage: (src: string, alt: string) => void;
+  /** Sends the run's prompt again (offered on the conversation's last message when it failed). */
+  onRetry?: () => void;
 }
 
 /** The agent's message. */
@@ -80,13 +82,23 @@ export function AssistantMessage(p: AssistantProps) {
             {statusLabel(p.status)}
           </span>
         )}
+        {p.onRetry && (
+          <button class="btn btn-small" onClick={p.onRetry} title="Send the same request again" data-testid="retry">
+            ↻ Retry
+          </button>
+        )}
       </div>
     </div>
   );
 }
 
+/** Whether a run that ended so is worth sending again (the model or the time failed it). */
+export function retryable(status: RunStatus | undefined): boolean {
+  return status === "failed" || status === "timeout";
+}
+
 /** A stored message of a conversation, as the chat shows it. */
-export function StoredMessage({ m, onOpenImage }: { m: Message; onOpenImage: (src: string, alt: string) => void }) {
+export function StoredMessage({ m, onOpenImage, onRetry }: { m: Message; onOpenImage: (src: string, alt: string) => void; onRetry?: () => void }) {
   return m.role === "user" ? (
     <UserMessage text={m.content} />
   ) : (
@@ -100,6 +112,7 @@ export function StoredMessage({ m, onOpenImage }: { m: Message; onOpenImage: (sr
       memory={m.memory}
       live={false}
       onOpenImage={onOpenImage}
+      onRetry={onRetry}
     />
   );
 }

@@ -1,8 +1,10 @@
 // The head of each page's sidebar — the brand and the console's pages (the chat, designer mode,
 // the Tasks pages and the memory) —, a page's own links below it, and the sidebar's foot. The memory's link counts the experiences whose deletion the audit
-// suggests, waiting for a person's decision.
+// suggests, waiting for a person's decision; the chat's (or designer mode's) is marked while its
+// run waits for an approval (pending-approval.ts, which also marks the tab's title).
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api";
+import { askToNotify, canAskToNotify, usePendingApproval } from "../pending-approval";
 import { Link } from "../router";
 
 /** The pages, in the order of the links. */
@@ -42,9 +44,11 @@ function usePendingCount(): number {
   return n;
 }
 
-/** The brand and the page links; `current` is marked for screen readers and styled. */
+/** The brand and the page links; `current` is marked for screen readers and styled. The page of
+ * a run that waits for an approval (the chat's, or designer mode's) carries a mark. */
 export function PageNav({ current }: { current: (typeof PAGES)[number]["id"] }) {
   const pending = usePendingCount();
+  const approval = usePendingApproval();
   return (
     <>
       <div class="brand">
@@ -61,6 +65,17 @@ export function PageNav({ current }: { current: (typeof PAGES)[number]["id"] }) 
           data-testid={`nav-${p.id}`}
         >
           {p.label}
+          {approval && approval.mode === p.id && (
+            <span
+              class="nav-badge nav-badge-alert"
+              role="status"
+              title={`A run waits for your approval: ${approval.tool} on ${approval.device}`}
+              aria-label="a run waits for your approval"
+              data-testid="approval-pending"
+            >
+              ⏸
+            </span>
+          )}
           {p.id === "memory" && pending > 0 && (
             <span class="nav-badge" title={`${pending} audit ${pending === 1 ? "suggestion waits" : "suggestions wait"} for your decision`} data-testid="memory-pending">
               {pending}
@@ -82,7 +97,25 @@ export function SideLink({ href, on, label, testId }: { href: string; on: boolea
   );
 }
 
-/** Who is logged in, and Log out (the foot of each page's sidebar). */
+/** "🔔": lets the browser notify the person when a run waits for approval (shown until they
+ * decide). */
+function NotifyButton() {
+  const [undecided, setUndecided] = useState(canAskToNotify);
+  if (!undecided) return null;
+  return (
+    <button
+      class="btn btn-ghost btn-small"
+      title="Let the browser tell you when a run waits for your approval"
+      aria-label="Notify me when a run waits for my approval"
+      onClick={() => void askToNotify().finally(() => setUndecided(canAskToNotify()))}
+      data-testid="allow-notifications"
+    >
+      🔔
+    </button>
+  );
+}
+
+/** Who is logged in, notifications, and Log out (the foot of each page's sidebar). */
 export function UserFoot({ username, onLoggedOut, beforeLogout }: { username: string; onLoggedOut: () => void; beforeLogout?: () => void }) {
   const logout = async () => {
     try {
@@ -96,6 +129,8 @@ export function UserFoot({ username, onLoggedOut, beforeLogout }: { username: st
   return (
     <div class="sidebar-foot">
       <span class="muted small">{username}</span>
+      <span class="grow" />
+      <NotifyButton />
       <button class="btn btn-ghost btn-small" onClick={() => void logout()}>
         Log out
       </button>

@@ -3,6 +3,7 @@
 // holds the one run slot they share, so the page can say so and hold its send button.
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { api, errorText } from "../api";
+import { approvalsChanged } from "../pending-approval";
 import { applyEvent, newRunView, type RunView, withStoredMemory } from "../run-state";
 import { subscribe, type Subscription } from "../stream";
 import type { RunInfo, RunMode } from "../types";
@@ -77,6 +78,7 @@ export function useRunStream(handlers: RunStreamHandlers) {
       sub.current = subscribe(view.runId, 0, {
         onEvent: (ev) => {
           setRun((r) => (r && r.runId === view.runId ? applyEvent(r, ev) : r));
+          if (ev.type === "confirm" || ev.type === "confirmed" || ev.type === "done") approvalsChanged();
           if (ev.type === "done") void finished(view);
         },
         onConnection: setConnection,
@@ -97,6 +99,7 @@ export function useRunStream(handlers: RunStreamHandlers) {
     const gone = () => setOther((o) => (o && o.run_id === info.run_id ? null : o));
     otherSub.current = subscribe(info.run_id, info.last_seq, {
       onEvent: (ev) => {
+        if (ev.type === "confirm" || ev.type === "confirmed" || ev.type === "done") approvalsChanged();
         if (ev.type === "done") gone();
       },
       onFatal: gone,
@@ -155,6 +158,7 @@ export function useRunStream(handlers: RunStreamHandlers) {
     } catch (e) {
       on.current.onError(errorText(e));
     }
+    approvalsChanged();
   };
 
   return { run, active, stopping, connection, other, follow, adopt, close, stop, answer };

@@ -6,8 +6,12 @@ import type { ValidationReport } from "../types";
 
 /** What the editor shows about the text's validity. */
 export interface Validation {
-  /** The answer for the newest text checked (null before the first). */
+  /** The text as it is now (what the next answer will be for). */
+  text: string;
+  /** The answer for the newest text checked (null before the first) … */
   report: ValidationReport | null;
+  /** … and that text. */
+  checked: string | null;
   /** A request is pending or under way for the current text. */
   checking: boolean;
   /** The server could not be asked. */
@@ -22,7 +26,7 @@ export function useValidation(text: string, device: string | undefined, library 
 /** Checks `text` with `check` 400 ms after its last change (or a change of `key`, what else the
  * check depends on), debounced. */
 export function useCheck(text: string, key: string, check: (text: string) => Promise<ValidationReport>, delayMs = 400): Validation {
-  const [state, setState] = useState<Validation>({ report: null, checking: true, error: "" });
+  const [state, setState] = useState<Omit<Validation, "text">>({ report: null, checked: null, checking: true, error: "" });
   const latest = useRef(0);
   const checker = useRef(check);
   checker.current = check;
@@ -33,7 +37,7 @@ export function useCheck(text: string, key: string, check: (text: string) => Pro
       checker
         .current(text)
         .then((report) => {
-          if (latest.current === n) setState({ report, checking: false, error: "" });
+          if (latest.current === n) setState({ report, checked: text, checking: false, error: "" });
         })
         .catch((e) => {
           if (latest.current === n) setState((s) => ({ ...s, checking: false, error: errorText(e) }));
@@ -41,5 +45,5 @@ export function useCheck(text: string, key: string, check: (text: string) => Pro
     }, delayMs);
     return () => clearTimeout(t);
   }, [text, key]);
-  return state;
+  return { ...state, text };
 }

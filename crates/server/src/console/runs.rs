@@ -143,6 +143,9 @@ impl Runs {
 struct Summary {
     reasoning: String,
     reasoning_chars: usize,
+    /// A model call ended since the last reasoning: the next call's reasoning starts a paragraph
+    /// of its own (not glued to the last sentence: "…first.Now I know").
+    call_ended: bool,
     steps: Vec<StepSummary>,
     /// The answer text streamed since the last step (what a person saw of the last turn).
     partial: String,
@@ -158,8 +161,13 @@ impl Summary {
                 text,
                 kind: DeltaKind::Reasoning,
             } if self.reasoning_chars < MAX_REASONING_CHARS => {
+                let call_break = if std::mem::take(&mut self.call_ended) {
+                    paragraph_break(&self.reasoning)
+                } else {
+                    ""
+                };
                 let room = MAX_REASONING_CHARS - self.reasoning_chars;
-                let part: String = text.chars().take(room).collect();
+                let part: String = call_break.chars().chain(text.chars()).take(room).collect();
                 self.reasoning_chars += part.chars().count();
                 self.reasoning.push_str(&part);
             }
@@ -171,7 +179,10 @@ impl Summary {
                 self.partial.clear();
                 self.steps.push(step.summary());
             }
-            EventKind::Usage(u) => self.usage = *u,
+            EventKind::Usage(u) => {
+                self.usage = *u;
+                self.call_ended = true;
+            }
             _ => {}
         }
     }
@@ -185,6 +196,18 @@ impl Summary {
             }
         }
         summary
+    }
+}
+
+/// What `text` (the reasoning so far) lacks of ending in a blank line, so the next model call's
+/// reasoning starts a paragraph of its own; nothing before the first.
+fn paragraph_break(text: &str) -> &'static str {
+    if text.is_empty() || text.ends_with("\n\n") {
+        ""
+    } else if text.ends_with('\n') {
+        "\n"
+    } else {
+        "\n\n"
     }
 }
 

@@ -6,7 +6,7 @@
 //!
 //! ```json
 //! [{"match": "screenshot", "turns": [
-//!     {"tool_call": {"name": "capture_desktop_screenshot", "args": {}}},
+//!     {"tool_call": {"name": "capture_desktop_screenshot", "args": {}}, "reasoning": "First a look."},
 //!     {"text": "Done.", "reasoning": "I looked.", "chunk_chars": 4, "delay_ms": 20}]},
 //!  {"match": "bad key", "turns": [{"status": 401, "message": "Incorrect API key provided."}]}]
 //! ```
@@ -59,11 +59,14 @@ enum TurnSpec {
     Text(TextTurn),
 }
 
-/// `{"tool_call": {"name", "args"}}`.
+/// `{"tool_call": {"name", "args"}, "reasoning"?}`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ToolTurn {
     tool_call: ToolCall,
+    /// Reasoning streamed before the call.
+    #[serde(default)]
+    reasoning: Option<String>,
 }
 
 /// `{"status", "message"}`.
@@ -103,8 +106,15 @@ fn empty_object() -> Value {
 impl TurnSpec {
     fn reply(&self) -> Reply {
         match self {
-            TurnSpec::Tool(ToolTurn { tool_call }) => {
-                Reply::tool_call(&tool_call.name, tool_call.args.clone())
+            TurnSpec::Tool(ToolTurn {
+                tool_call,
+                reasoning,
+            }) => {
+                let reply = Reply::tool_call(&tool_call.name, tool_call.args.clone());
+                match reasoning {
+                    Some(r) => reply.with_reasoning(r),
+                    None => reply,
+                }
             }
             TurnSpec::Status(StatusTurn { status, message }) => Reply::status(*status, message),
             TurnSpec::Text(TextTurn {

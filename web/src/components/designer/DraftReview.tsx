@@ -1,11 +1,12 @@
 // A designer draft under review: the task file in the task file editor (steps, or JSON), checked
 // by the server's validator as it is edited, with the draft's own warnings — the selectors no
-// control matched during the exploration — kept at the steps they name; "try it" runs the draft as
-// it is now once on its device (a task run with trigger `try`), its per-step results on the step
-// cards and listed beside; save as a task (name, optional schedule), or discard.
+// control matched during the exploration — kept at the steps they name until a try runs that step
+// as written; "try it" runs the draft as it is now once on its device (a task run with trigger
+// `try`), its per-step results on the step cards and listed beside; save as a task (name,
+// optional schedule), or discard.
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { api, errorText } from "../../api";
-import { mergeIssues, pinWarnings, placeWarnings } from "../../draft-warnings";
+import { mergeIssues, pinWarnings, placeWarnings, provenByTry, type PinnedWarning } from "../../draft-warnings";
 import { dateTime, relative, taskStatusLabel } from "../../format";
 import { useTaskRun } from "../../hooks/useTaskRun";
 import { useFileSave } from "../../hooks/useFileSave";
@@ -50,13 +51,6 @@ export function DraftReview({ kept, devices, onOpenImage, onDirty, onLiveDevice,
   const { issues: checked, banner, setBanner, refuse, setRefused } = useFileSave(validation);
   const [saving, setSaving] = useState(false);
 
-  // The draft's own warnings follow the steps they name through the edits.
-  const pinned = useMemo(() => pinWarnings(original.value, kept.warnings), [original, kept.warnings]);
-  const carried = useMemo(() => (draft.value ? placeWarnings(draft.value, pinned) : []), [draft.value, pinned]);
-  // A refused try or save shows its problems until the validator answers for a newer text.
-  const issues: Issues = { errors: checked.errors, warnings: mergeIssues(checked.warnings, carried) };
-  const errors = issues.errors.length;
-
   // "Try it": the run, and the text it ran (its results stand on the cards only while the draft
   // is that text).
   const [tryId, setTryId] = useState<string | null>(null);
@@ -81,6 +75,21 @@ export function DraftReview({ kept, devices, onOpenImage, onDirty, onLiveDevice,
   const triedSteps: TaskStepView[] = tried.state.steps.length > 0 ? tried.state.steps : (tried.run?.step_results ?? []).map(storedTaskStep);
   const stale = tryId !== null && triedText !== draft.text;
   const results = useMemo(() => (stale ? undefined : resultsByPath(triedSteps)), [triedSteps, stale]);
+
+  // The draft's own warnings follow the steps they name through the edits, until a try runs their
+  // step as written (then the selector does match: the warning was wrong).
+  const pinned = useMemo(() => pinWarnings(original.value, kept.warnings), [original, kept.warnings]);
+  const [proven, setProven] = useState<ReadonlySet<PinnedWarning>>(() => new Set());
+  useEffect(() => {
+    if (!results || !draft.value) return;
+    const now = provenByTry(draft.value, pinned.filter((p) => !proven.has(p)), results);
+    if (now.length) setProven((was) => new Set([...was, ...now]));
+  }, [results]);
+  const standing = useMemo(() => pinned.filter((p) => !proven.has(p)), [pinned, proven]);
+  const carried = useMemo(() => (draft.value ? placeWarnings(draft.value, standing) : []), [draft.value, standing]);
+  // A refused try or save shows its problems until the validator answers for a newer text.
+  const issues: Issues = { errors: checked.errors, warnings: mergeIssues(checked.warnings, carried) };
+  const errors = issues.errors.length;
 
   const tryIt = async () => {
     if (!draft.value || starting) return;
@@ -108,8 +117,6 @@ export function DraftReview({ kept, devices, onOpenImage, onDirty, onLiveDevice,
     }
   };
 
-  const name = typeof draft.value?.name === "string" ? draft.value.name : "";
-  const setName = (n: string) => draft.value && setDraft(draftOf({ ...draft.value, name: n }));
   const tryStatus = tried.state.done && tried.run?.status === "running" ? "ending" : (tried.run?.status ?? "running");
 
   return (
@@ -119,6 +126,12 @@ export function DraftReview({ kept, devices, onOpenImage, onDirty, onLiveDevice,
           <strong>Draft</strong> from “<span data-testid="draft-prompt">{kept.prompt}</span>” · explored on <span class="mono">{kept.device}</span> ·{" "}
           <span title={dateTime(kept.created)}>{relative(kept.created)}</span>
         </div>
+        {proven.size > 0 && (
+          <div class="small draft-proven" data-testid="draft-proven-note">
+            ✓ The try found {proven.size === 1 ? "the control a warning was about" : `the controls ${proven.size} warnings were about`}: {proven.size === 1 ? "it is" : "they are"}{" "}
+            cleared.
+          </div>
+        )}
         {carried.length > 0 && (
           <div class="small draft-unseen" data-testid="draft-warnings-note">
             ! {carried.length} {carried.length === 1 ? "warning" : "warnings"} from the exploration, marked at {carried.length === 1 ? "its step" : "their steps"}: a selector no
@@ -163,9 +176,7 @@ export function DraftReview({ kept, devices, onOpenImage, onDirty, onLiveDevice,
       )}
       {saving && (
         <SaveAsTask
-          name={name}
-          onName={setName}
-          text={draft.text}
+          file={draft.value ?? {}}
           onRefused={setRefused}
           onCancel={() => setSaving(false)}
           onSaved={(task) => {

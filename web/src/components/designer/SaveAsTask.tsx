@@ -1,22 +1,23 @@
 // Saving a reviewed draft as a task: its name and, optionally, a schedule (the Tasks page's
-// schedule fields). Nothing half-made stays: with a schedule the task is created switched off,
-// the schedule added, then the task switched on; a refused schedule takes the new task away again
-// and shows its problems at their fields. Once saved, the kept draft is discarded (it is a task now).
+// schedule fields). The name is the saved task's: typing it leaves the draft under review as it is
+// (not edited, its try results still on the cards); a refused name shows at its field. Nothing
+// half-made stays: with a schedule the task is created switched off, the schedule added, then the
+// task switched on; a refused schedule takes the new task away again and shows its problems at
+// their fields. Once saved, the kept draft is discarded (it is a task now).
 import { useState } from "preact/hooks";
 import { api, ApiError, errorText } from "../../api";
 import { DialogButtons } from "../FormFields";
+import { IssueLines } from "../steps/Fields";
 import type { Found, Issues } from "../steps/issues";
 import { ScheduleFields, scheduleBody, scheduleForm, scheduleProblems, type ScheduleFormState } from "../tasks/Schedules";
-import type { TaskDetail } from "../../types";
+import type { Issue, TaskDetail } from "../../types";
 
 /** Props of the form. */
 export interface SaveAsTaskProps {
-  /** The task's name (the draft's `name`); editing it edits the draft. */
-  name: string;
-  onName: (name: string) => void;
-  /** The task file as it is now. */
-  text: string;
-  /** The server refused the file: its problems, for the editor to show at their steps. */
+  /** The task file as it is now (its `name` is where the name field starts). */
+  file: Record<string, unknown>;
+  /** The server refused the file: its problems (but the name's, shown here), for the editor to
+   * show at their steps. */
   onRefused: (issues: Issues) => void;
   onSaved: (task: TaskDetail) => void;
   onCancel: () => void;
@@ -24,6 +25,8 @@ export interface SaveAsTaskProps {
 
 /** The form. */
 export function SaveAsTask(p: SaveAsTaskProps) {
+  const [name, setName] = useState(() => (typeof p.file.name === "string" ? p.file.name : ""));
+  const [nameProblems, setNameProblems] = useState<Found[]>([]);
   const [scheduled, setScheduled] = useState(false);
   const [form, setForm] = useState<ScheduleFormState>(() => scheduleForm(null));
   const [problems, setProblems] = useState<Found[]>([]);
@@ -35,13 +38,19 @@ export function SaveAsTask(p: SaveAsTaskProps) {
     setBusy(true);
     setError("");
     setProblems([]);
+    setNameProblems([]);
     try {
       let task: TaskDetail;
       try {
-        task = await api.createTask(p.text, !scheduled);
+        task = await api.createTask(JSON.stringify({ ...p.file, name }, null, 2), !scheduled);
       } catch (err) {
         const found = err instanceof ApiError ? err.issues : null;
-        if (found) p.onRefused(found);
+        if (found) {
+          const isName = (i: Issue) => i.path === "name";
+          setNameProblems(found.errors.filter(isName).map((i) => ({ ...i, severity: "error", field: "name" })));
+          const rest = { errors: found.errors.filter((i) => !isName(i)), warnings: found.warnings.filter((i) => !isName(i)) };
+          if (rest.errors.length) p.onRefused(rest);
+        }
         throw err;
       }
       if (scheduled) {
@@ -70,9 +79,17 @@ export function SaveAsTask(p: SaveAsTaskProps) {
 
   return (
     <form class="form save-draft" onSubmit={(e) => void save(e)} noValidate aria-label="Save as a task" data-testid="save-draft-form">
-      <div class="pfield">
+      <div class={`pfield${nameProblems.length ? " pfield-error" : ""}`}>
         <label for="save-name">Task name</label>
-        <input id="save-name" value={p.name} required maxLength={200} onInput={(e) => p.onName(e.currentTarget.value)} data-testid="save-name" />
+        <input
+          id="save-name"
+          value={name}
+          required
+          aria-invalid={nameProblems.length ? "true" : undefined}
+          onInput={(e) => setName(e.currentTarget.value)}
+          data-testid="save-name"
+        />
+        <IssueLines issues={nameProblems} />
       </div>
       <label class="check">
         <input type="checkbox" checked={scheduled} onChange={(e) => setScheduled(e.currentTarget.checked)} data-testid="save-scheduled" /> Run it on a schedule
@@ -92,7 +109,7 @@ export function SaveAsTask(p: SaveAsTaskProps) {
         busy={busy}
         label={scheduled ? "Save the task and its schedule" : "Save the task"}
         busyLabel="Saving…"
-        disabled={!p.name.trim()}
+        disabled={!name.trim()}
         testId="save-draft"
       />
     </form>

@@ -91,7 +91,8 @@ function ActionEditor({ action, devices, openImage, onSaved }: { action: Library
       .catch(() => setDevice((now) => now || firstDevice(devices, null)));
   }, [devices]);
 
-  const { issues, banner, setBanner, notice, saving, save: saveWith } = useFileSave(validation);
+  // A blank new action nobody has touched: no problems shown until the person types or saves.
+  const { issues, idle, banner, setBanner, notice, saving, save: saveWith } = useFileSave(validation, !action && !dirty);
 
   const save = () =>
     saveWith(async () => {
@@ -145,6 +146,7 @@ function ActionEditor({ action, devices, openImage, onSaved }: { action: Library
         <EditorBar
           validation={validation}
           errors={errors}
+          idle={idle ? "new action: name it and add steps" : undefined}
           dirty={dirty}
           notice={notice}
           onDiscard={action ? () => setDraft(stored) : undefined}

@@ -7,6 +7,7 @@ import { useContext, useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../../api";
 import type { Issue } from "../../types";
 import { STEP_ICON, type TaskStepView } from "../../task-run-state";
+import { AddStep } from "./AddStep";
 import { EditorContext, type EditorState, type OpenRequest } from "./context";
 import { BoolField, ChoiceField, IssueLines, NumberField, PointsField, StringsField, TextField, type FieldProps } from "./Fields";
 import { fieldIssues, issuesAt, nestedCounts, type Found } from "./issues";
@@ -165,10 +166,31 @@ interface StepListProps {
 /** A list of steps (the task's, or a group's, loop's or branch's). */
 function StepList({ path, steps, onChange, title }: StepListProps) {
   const ctx = useContext(EditorContext);
-  const insert = (at: number, step: unknown) => {
+  const box = useRef<HTMLDivElement>(null);
+  const addButton = useRef<HTMLButtonElement>(null);
+  // After an add or a removal, the focus stays in the list (it would fall to the page's body):
+  // on the step now at `at`, else the one before it, else the add menu — once the list shows the
+  // steps that change made (not at a render of the list before it).
+  const focusAt = useRef<{ at: number; steps: unknown[] } | null>(null);
+  useEffect(() => {
+    const want = focusAt.current;
+    if (!want || want.steps !== steps) return;
+    focusAt.current = null;
+    const heads = box.current?.querySelectorAll<HTMLElement>(":scope > ol > li > .step-card-head > .step-toggle") ?? [];
+    (heads.length ? heads[Math.min(want.at, heads.length - 1)] : addButton.current)?.focus();
+  });
+  const insert = (at: number, step: unknown, focus = false) => {
     ctx.fresh.add(keyOf(step, ""));
-    onChange([...steps.slice(0, at), step, ...steps.slice(at)]);
+    const next = [...steps.slice(0, at), step, ...steps.slice(at)];
+    if (focus) focusAt.current = { at, steps: next };
+    onChange(next);
   };
+  const remove = (i: number) => {
+    const next = steps.filter((_, j) => j !== i);
+    focusAt.current = { at: i, steps: next };
+    onChange(next);
+  };
+  const add = (type: string) => insert(steps.length, specOf(type)!.template(), true);
   const update = (i: number, next: unknown) => {
     carryKey(steps[i], next);
     onChange(steps.map((s, j) => (j === i ? next : s)));
@@ -182,7 +204,7 @@ function StepList({ path, steps, onChange, title }: StepListProps) {
     onChange(next);
   };
   return (
-    <div class="step-list" data-list={path}>
+    <div class="step-list" data-list={path} ref={box}>
       {title && <div class="step-list-title">{title}</div>}
       {steps.length === 0 && <p class="muted small step-list-empty">No steps yet.</p>}
       <ol>
@@ -196,41 +218,13 @@ function StepList({ path, steps, onChange, title }: StepListProps) {
             step={s}
             onChange={(next) => update(i, next)}
             onMove={(by) => move(i, by)}
-            onRemove={() => onChange(steps.filter((_, j) => j !== i))}
+            onRemove={() => remove(i)}
             onDuplicate={() => insert(i + 1, structuredClone(s))}
           />
         ))}
       </ol>
-      {!ctx.readOnly && <AddStep onAdd={(type) => insert(steps.length, specOf(type)!.template())} where={title ?? "the task"} />}
+      {!ctx.readOnly && <AddStep onAdd={add} where={title ?? "the task"} buttonRef={addButton} />}
     </div>
-  );
-}
-
-/** "+ Add step…": a menu of the types this list may hold. */
-function AddStep({ onAdd, where }: { onAdd: (type: string) => void; where: string }) {
-  const ctx = useContext(EditorContext);
-  const types = typesFor(ctx.library);
-  const option = (t: StepTypeSpec) => (
-    <option key={t.type} value={t.type}>
-      {t.type} — {t.does}
-    </option>
-  );
-  return (
-    <select
-      class="add-step"
-      aria-label={`Add a step to ${where}`}
-      value=""
-      data-testid="add-step"
-      onChange={(e) => {
-        const t = e.currentTarget.value;
-        e.currentTarget.value = "";
-        if (t) onAdd(t);
-      }}
-    >
-      <option value="">+ Add step…</option>
-      <optgroup label="Steps">{types.filter((t) => t.library).map(option)}</optgroup>
-      {!ctx.library && <optgroup label="Tasks only">{types.filter((t) => !t.library).map(option)}</optgroup>}
-    </select>
   );
 }
 

@@ -6,14 +6,24 @@ import { useEffect } from "preact/hooks";
 import type { Validation } from "../../hooks/useValidation";
 
 /** The chip: checking…, N errors, valid, or why the validator could not be asked; `errors`
- * counts the problems shown (a refused save's, else the validator's). */
-export function ValidityChip({ validation, errors }: { validation: Validation; errors: number }) {
+ * counts the problems shown (a refused save's, else the validator's). `idle`: what it says instead
+ * while the file is a blank new one nobody has touched (no verdict yet). */
+export function ValidityChip({ validation, errors, idle }: { validation: Validation; errors: number; idle?: string }) {
+  if (idle) {
+    return (
+      <span class="chip" data-testid="validity" aria-live="polite">
+        ○ {idle}
+      </span>
+    );
+  }
+  // The problems shown are counted while a newer text is checked (a refused save's stand until
+  // the validator answers for another text).
   const status = validation.error
     ? `cannot check: ${validation.error}`
-    : validation.checking || !validation.report
-      ? "checking…"
-      : errors
-        ? `${errors} ${errors === 1 ? "error" : "errors"}`
+    : errors
+      ? `${errors} ${errors === 1 ? "error" : "errors"}`
+      : validation.checking || !validation.report
+        ? "checking…"
         : "valid";
   return (
     <span class={`chip ${errors ? "chip-failed" : validation.checking ? "" : "chip-success"}`} data-testid="validity" aria-live="polite">
@@ -26,6 +36,8 @@ export function ValidityChip({ validation, errors }: { validation: Validation; e
 export interface EditorBarProps {
   validation: Validation;
   errors: number;
+  /** The chip's words while the file is a blank new one nobody has touched. */
+  idle?: string;
   /** The text differs from what is stored. */
   dirty: boolean;
   /** What the last save said ("Saved."), shown while nothing changed since. */
@@ -56,7 +68,7 @@ export function EditorBar(p: EditorBarProps) {
   });
   return (
     <div class="editor-bar">
-      <ValidityChip validation={p.validation} errors={p.errors} />
+      <ValidityChip validation={p.validation} errors={p.errors} idle={p.idle} />
       {p.dirty && (
         <span class="muted small" data-testid="unsaved">
           unsaved changes

@@ -1,9 +1,10 @@
-// A task's schedules: each in the server's words with its next fires, policies and on/off switch;
+// A task's schedules: each in the server's words with its next fires (in the schedule's own time
+// zone, named, and in the viewer's when that differs), policies and on/off switch;
 // add, change and delete, with the server's problems at the field they name (expr, tz, seconds,
 // at, busy, misfire).
 import { useState } from "preact/hooks";
 import { api, ApiError, errorText, type ScheduleBody } from "../../api";
-import { dateTime, relative } from "../../format";
+import { dateTime, relative, viewerZone, zonedTime } from "../../format";
 import type { Issue, Schedule, TaskDetail } from "../../types";
 import { IssueLines } from "../steps/Fields";
 import type { Found } from "../steps/issues";
@@ -24,15 +25,6 @@ const PRESETS = [
   ["weekdays at 09:00", "0 9 * * 1-5"],
   ["Mondays at 08:00", "0 8 * * 1"],
 ] as const;
-
-/** The time zone of this browser. */
-function localZone(): string {
-  try {
-    return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
-  } catch {
-    return "UTC";
-  }
-}
 
 /** Every IANA zone this browser knows (for the zone field's suggestions). */
 function zones(): string[] {
@@ -72,7 +64,7 @@ export function scheduleForm(s: Schedule | null): ScheduleFormState {
   return {
     kind: s?.kind ?? "cron",
     expr: s?.expr ?? "0 3 * * *",
-    tz: s?.tz ?? localZone(),
+    tz: s?.tz ?? viewerZone(),
     amount: String(every / unit),
     unit,
     at: localInput(s?.at),
@@ -179,19 +171,12 @@ export function Schedules({ task, onChanged }: SchedulesProps) {
                 <span>device busy: {s.busy === "wait" ? "wait" : "skip"}</span>
                 {s.last_fire_at && <span title={dateTime(s.last_fire_at)}>last fired {relative(s.last_fire_at)}</span>}
               </div>
-              {s.next_fires.length > 0 ? (
-                <div class="small" data-testid="next-fires">
-                  Next:{" "}
-                  {s.next_fires.map((t, i) => (
-                    <span key={t} title={t}>
-                      {i > 0 && ", "}
-                      {dateTime(t)}
-                      {i === 0 && <span class="muted"> ({relative(t)})</span>}
-                    </span>
-                  ))}
-                </div>
+              {s.next_fires.length > 0 && task.enabled ? (
+                <NextFires schedule={s} />
               ) : (
-                <div class="small muted">{s.enabled ? "Nothing is due any more." : "Off: it does not fire."}</div>
+                <div class="small muted" data-testid="no-fires">
+                  {!task.enabled ? "Off: the task is switched off." : s.enabled ? "Nothing is due any more." : "Off: it does not fire."}
+                </div>
               )}
             </li>
           ),
@@ -208,6 +193,27 @@ export function Schedules({ task, onChanged }: SchedulesProps) {
         </button>
       )}
     </section>
+  );
+}
+
+/** A schedule's next fires as its clock shows them — a cron schedule's in its own zone, the others
+ * in the viewer's — with the zone named; and in the viewer's zone too when that is another. */
+function NextFires({ schedule: s }: { schedule: Schedule }) {
+  const mine = viewerZone();
+  const zone = s.kind === "cron" && s.tz ? s.tz : mine;
+  const times = (z: string) => s.next_fires.map((t) => zonedTime(t, z)).join(", ");
+  return (
+    <div class="small next-fires">
+      <div data-testid="next-fires" title={s.next_fires.join("\n")}>
+        Next: {times(zone)} <span class="zone">{zone === mine ? `${zone}, your time` : zone}</span>{" "}
+        <span class="muted">({relative(s.next_fires[0])})</span>
+      </div>
+      {zone !== mine && (
+        <div class="muted" data-testid="next-fires-local">
+          Your time: {times(mine)} <span class="zone">{mine}</span>
+        </div>
+      )}
+    </div>
   );
 }
 

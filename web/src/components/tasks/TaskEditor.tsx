@@ -1,6 +1,7 @@
 // Editing a task file: the draft in the task file editor, checked by the server's validator 400 ms
 // after each change, saved with Save (or Ctrl+S) — created or replaced — and guarded: leaving with
-// unsaved changes asks first.
+// unsaved changes asks first. A blank new task shows no problems and no unsaved changes until the
+// person types or presses Create.
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../../api";
 import { useFileSave } from "../../hooks/useFileSave";
@@ -35,9 +36,13 @@ function firstDraft(task: TaskDetail | null, copyOf?: TaskDetail | null): TaskDr
 /** The editor with its toolbar. */
 export function TaskEditor({ task, copyOf, devices, onSaved }: TaskEditorProps) {
   const [draft, setDraft] = useState<TaskDraft>(() => firstDraft(task, copyOf));
-  const [savedText, setSavedText] = useState(() => (task ? draft.text : ""));
+  const [firstText] = useState(draft.text);
+  // What is stored: the task's file; a copy is not stored yet (it is unsaved work from the start);
+  // a blank new task holds nothing to lose until something is typed.
+  const [savedText, setSavedText] = useState(() => (task || !copyOf ? draft.text : ""));
   const [defaultDevice, setDefaultDevice] = useState("local");
   const dirty = draft.text !== savedText;
+
   const release = useLeaveGuard(dirty, "Leave without saving? Your changes to this task will be lost.");
   const device = draft.value && typeof draft.value.device === "string" && draft.value.device ? draft.value.device : defaultDevice;
   const validation = useValidation(draft.text, device);
@@ -49,7 +54,9 @@ export function TaskEditor({ task, copyOf, devices, onSaved }: TaskEditorProps) 
       .catch(() => {});
   }, []);
 
-  const { issues, banner, notice, saving, save: saveWith } = useFileSave(validation);
+  // A blank new task nobody has touched: no problems shown until the person types or presses Create.
+  const blank = !task && !copyOf && draft.text === firstText;
+  const { issues, idle, banner, notice, saving, save: saveWith } = useFileSave(validation, blank);
 
   const save = () =>
     saveWith(async () => {
@@ -68,6 +75,7 @@ export function TaskEditor({ task, copyOf, devices, onSaved }: TaskEditorProps) 
     <div class="task-editor" data-testid="task-editor">
       <EditorBar
         validation={validation}
+        idle={idle ? "new task: name it and add steps" : undefined}
         errors={e}
         dirty={dirty}
         notice={notice}

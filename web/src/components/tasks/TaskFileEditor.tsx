@@ -222,7 +222,6 @@ function TaskFields({ value, set, issues, readOnly, devices, defaultDevice }: Fi
           value={typeof value.name === "string" ? value.name : ""}
           readOnly={readOnly}
           required
-          maxLength={200}
           onInput={(e) => set("name", e.currentTarget.value)}
           data-testid="task-name"
         />
@@ -282,7 +281,7 @@ function ActionFields({ value, set, issues, readOnly }: FieldsProps) {
   return (
     <div class="task-meta">
       <MetaField id="task-name" label="Name" issues={fileIssues(issues, "name")} wide>
-        <input id="task-name" value={text("name")} readOnly={readOnly} required maxLength={80} onInput={(e) => set("name", e.currentTarget.value)} data-testid="task-name" />
+        <input id="task-name" value={text("name")} readOnly={readOnly} required onInput={(e) => set("name", e.currentTarget.value)} data-testid="task-name" />
       </MetaField>
       <MetaField id="task-aliases" label="Aliases (comma-separated)" issues={fileIssues(issues, "aliases")} wide>
         <input

@@ -4,7 +4,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, errorText } from "../../api";
 import { useSearchedPage } from "../../hooks/useSearchedPage";
-import { dateTime, relative, taskStatusLabel } from "../../format";
+import { dateTime, relative, taskStatusLabel, viewerZone } from "../../format";
 import { Link, navigate, queryParam } from "../../router";
 import type { Task } from "../../types";
 import { ErrorBanner } from "../FormFields";
@@ -42,7 +42,9 @@ export function TaskList({ devices }: AreaProps) {
   const toggle = async (t: Task) => {
     try {
       const d = await api.setTaskEnabled(t.id, !t.enabled);
-      setData((p) => p && { ...p, items: p.items.map((x) => (x.id === t.id ? { ...x, ...d } : x)) });
+      // The row as the server says it is now: switched off, no next run (an absent `next_fire_at`
+      // must not leave the old one standing).
+      setData((p) => p && { ...p, items: p.items.map((x) => (x.id === t.id ? { ...x, ...d, next_fire_at: d.next_fire_at } : x)) });
     } catch (e) {
       setBanner(errorText(e));
     }
@@ -185,8 +187,8 @@ function TaskRow({ task: t, onToggle, onRun, onDelete }: { task: Task; onToggle:
           <span class="muted small">never run</span>
         )}
       </td>
-      <td class="small" title={dateTime(t.next_fire_at)}>
-        {t.next_fire_at ? relative(t.next_fire_at) : <span class="muted">—</span>}
+      <td class="small" title={t.enabled && t.next_fire_at ? `${dateTime(t.next_fire_at)} (your time, ${viewerZone()})` : undefined} data-testid="task-next-run">
+        {t.enabled && t.next_fire_at ? relative(t.next_fire_at) : <span class="muted">{t.enabled ? "—" : "off"}</span>}
       </td>
       <td class="row-actions">
         <button class="btn btn-small" onClick={onRun} aria-label={`Run ${t.name} now`} data-testid="task-run">

@@ -59,7 +59,7 @@ export function TaskPage({ id, tab, devices }: TaskPageProps) {
       <div class="page" data-testid="task-page">
         <header class="topbar">
           <div class="topbar-title">
-            <h1>{copyOf ? `New task from “${copyOf.name}”` : "New task"}</h1>
+            <h1 title={copyOf ? `New task from “${copyOf.name}”` : undefined}>{copyOf ? `New task from “${copyOf.name}”` : "New task"}</h1>
           </div>
         </header>
         <ErrorBanner message={error} onDismiss={() => setError("")} />
@@ -105,7 +105,9 @@ export function TaskPage({ id, tab, devices }: TaskPageProps) {
     <div class="page" data-testid="task-page">
       <header class="topbar">
         <div class="topbar-title">
-          <h1 data-testid="task-title">{task?.name ?? (error ? "Task not found" : "…")}</h1>
+          <h1 data-testid="task-title" title={task?.name}>
+            {task?.name ?? (error ? "Task not found" : "…")}
+          </h1>
           {task && <span class="muted small mono">on {task.device}</span>}
         </div>
         {task && (

@@ -50,7 +50,7 @@ export function TaskRunPage({ runId, devices, openImage }: TaskRunPageProps) {
       <div class="run-main">
         <header class="topbar">
           <div class="topbar-title">
-            <h1>
+            <h1 title={run?.task_name}>
               {run ? (
                 <Link href={`/tasks/${encodeURIComponent(run.task_id)}`} data-testid="run-task-link">
                   {run.task_name}
