@@ -1,9 +1,12 @@
-//! Which URLs the browser may open: allowed/blocked domains (hosts compared in one canonical
-//! form, `host`), `file://` and `chrome://` off unless enabled, no `javascript:` at all.
+//! Which URLs the browser may open and load: allowed/blocked domains (hosts compared in one
+//! canonical form, `host`; WebSocket addresses through network rules, `websocket`), `file://`
+//! and `chrome://` off unless enabled, no `javascript:` at all.
 
 mod host;
+mod websocket;
 
 use serde::Deserialize;
+use serde_json::Value;
 use url::Url;
 
 use crate::texts;
@@ -42,9 +45,9 @@ pub enum UrlRefused {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct UrlPolicy {
-    /// When not empty, only these hosts (and their subdomains) may be opened.
+    /// When not empty, only these hosts (and their subdomains) may be opened or loaded from.
     pub allowed_domains: Vec<String>,
-    /// Hosts (and their subdomains) that may never be opened; wins over
+    /// Hosts (and their subdomains) that may never be opened or loaded from; wins over
     /// `allowed_domains`. An entry that is not a host (see [`UrlPolicy::validate`]) matches
     /// nothing.
     pub blocked_domains: Vec<String>,
@@ -73,13 +76,18 @@ pub fn root_of(url: &str) -> String {
     }
 }
 
+/// The entries of a domain list that are hosts, in canonical form.
+fn hosts(list: &[String]) -> Vec<Host> {
+    list.iter().filter_map(|d| entry_host(d)).collect()
+}
+
 /// A domain-list entry as a host (`*.example.com` is `example.com`, which covers its subdomains).
 fn entry_host(entry: &str) -> Option<Host> {
     Host::parse(entry.trim().trim_start_matches("*."))
 }
 
 impl UrlPolicy {
-    /// Whether any domain list is set (page-initiated navigations are then checked too).
+    /// Whether any domain list is set (every request the pages make is then checked too).
     pub fn restricts(&self) -> bool {
         !self.allowed_domains.is_empty() || !self.blocked_domains.is_empty()
     }
@@ -115,6 +123,27 @@ impl UrlPolicy {
         }
         let host = parsed.host().and_then(Host::from_url).ok_or_else(refused)?;
         self.check_host(&host)
+    }
+
+    /// `Ok` when a page may load `url` (a request the browser paused): hosts and schemes as for
+    /// [`UrlPolicy::check`], except that addresses that reach no host (`blob:`, `data:`,
+    /// `about:`, …) pass. An address that cannot be read is refused.
+    pub fn check_request(&self, url: &str) -> Result<(), UrlRefused> {
+        let Ok(parsed) = Url::parse(url) else {
+            return self.check(url);
+        };
+        match parsed.scheme() {
+            "http" | "https" | "file" | "chrome" | "chrome-extension" | "devtools" => {
+                self.check(url)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The domain lists as WebSocket rules for `Network.emulateNetworkConditionsByRule`
+    /// (WebSocket connections are not requests the browser pauses).
+    pub(crate) fn websocket_rules(&self) -> Vec<Value> {
+        websocket::rules(&hosts(&self.blocked_domains), &hosts(&self.allowed_domains))
     }
 
     fn check_host(&self, host: &Host) -> Result<(), UrlRefused> {
@@ -228,6 +257,7 @@ mod tests {
                 Err(crate::texts::domain_blocked(host)),
                 "{url}"
             );
+            assert!(p.check_request(url).is_err(), "{url} as a request");
         }
         assert!(p.check("http://notevil.test/").is_ok());
         assert!(p.check("http://127.0.0.2/").is_ok());
@@ -278,6 +308,27 @@ mod tests {
                 "{url}"
             );
         }
+    }
+
+    #[test]
+    fn requests_to_addresses_without_a_host_pass() {
+        let p = UrlPolicy {
+            allowed_domains: vec!["shop.test".into()],
+            ..UrlPolicy::default()
+        };
+        for url in [
+            "blob:http://shop.test/5d4b",
+            "data:image/png;base64,AAAA",
+            "about:blank",
+        ] {
+            assert!(p.check_request(url).is_ok(), "{url}");
+        }
+        assert!(p.check_request("https://cdn.test/app.js").is_err());
+        assert!(
+            p.check_request("http://exa mple.test/").is_err(),
+            "unreadable"
+        );
+        assert!(p.check_request("file:///etc/passwd").is_err());
     }
 
     #[test]

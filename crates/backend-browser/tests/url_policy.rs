@@ -1,7 +1,9 @@
 //! The URL policy on a real Chromium (issue 32): a blocked host stays blocked however its name
 //! or address is written — in `navigate`, a script's redirect and a frame alike — an allow list
-//! lets nothing else through, and the tab list names hosts in their canonical form; the blocked
-//! host's own server counts what reaches it.
+//! lets nothing else through, the tab list names hosts in their canonical form, and every
+//! request a page makes (images, scripts, style sheets, fetch, beacons, WebSockets, frames,
+//! dedicated, shared and service workers) passes the policy: the blocked host's own server
+//! counts what reaches it.
 //!
 //! Names under `.test` resolve to 127.0.0.1 in this Chromium (`--host-resolver-rules`), so a
 //! second page server on loopback plays the blocked host.
@@ -161,4 +163,96 @@ async fn an_allow_list_lets_only_its_hosts_through_and_tabs_show_canonical_hosts
         assert_eq!(tabs["windows"][0]["app"], root, "{url}: {tabs}");
     }
     assert!(h.shutdown().await);
+}
+
+/// Every kind of request the request page makes, by the path it asks for under `/k/`.
+const KINDS: [&str; 19] = [
+    "beacon",
+    "img",
+    "script",
+    "css",
+    "fetch",
+    "ws",
+    "worker-import",
+    "worker-fetch",
+    "worker-ws",
+    "shared-import",
+    "shared-fetch",
+    "shared-ws",
+    "sw-import",
+    "sw-fetch",
+    "sw-ws",
+    "frame-fetch",
+    "frame-ws",
+    "xframe-fetch",
+    "xframe-ws",
+];
+
+/// Opens the request page (on localhost, where service workers are allowed; its cross-origin
+/// frame on 127.0.0.1) aimed at the blocked host's server; returns the page's report once every
+/// request has ended.
+async fn make_every_request(h: &Harness, evil: &PageServer) -> String {
+    let port = h.pages.port();
+    let page = format!(
+        "http://localhost:{port}/policy_requests.html?to={}&cross={}",
+        encode(&format!("http://evil.test:{}", evil.port())),
+        encode(&format!("http://127.0.0.1:{port}")),
+    );
+    h.open_url(&page).await;
+    h.page_text_with("all settled").await
+}
+
+/// Without a policy every kind of request reaches the other host: the page really makes them
+/// all, so the tests below would see any that got through.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_policy_every_kind_of_request_reaches_the_other_host() {
+    let (h, evil) = start(json!({})).await;
+    make_every_request(&h, &evil).await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let seen = evil.requests();
+        let missing: Vec<&str> = KINDS
+            .iter()
+            .filter(|k| !seen.iter().any(|r| r == &format!("/k/{k}")))
+            .copied()
+            .collect();
+        if missing.is_empty() {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never asked for {missing:?}: {seen:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    assert!(h.shutdown().await);
+}
+
+/// With `policy` refusing the other host, each of the page's requests fails and none reaches it.
+async fn every_request_is_refused(policy: Value) {
+    let (h, evil) = start(policy.clone()).await;
+    let report = make_every_request(&h, &evil).await;
+    for kind in KINDS {
+        let how = if kind == "beacon" { "sent" } else { "failed" };
+        assert!(
+            report.contains(&format!("{kind}={how}")),
+            "{policy}: {kind} should have {how}: {report}"
+        );
+    }
+    assert_eq!(
+        evil.requests(),
+        Vec::<String>::new(),
+        "{policy}: nothing reached it"
+    );
+    assert!(h.shutdown().await);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn blocked_domains_hold_for_every_request_a_page_makes() {
+    every_request_is_refused(json!({"blocked_domains": ["evil.test"]})).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn allowed_domains_hold_for_every_request_a_page_makes() {
+    every_request_is_refused(json!({"allowed_domains": ["localhost", "127.0.0.1"]})).await;
 }
