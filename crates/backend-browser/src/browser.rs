@@ -1,5 +1,6 @@
-//! One browser of a device session: the CDP connection, the process deft started (if any), and
-//! the session state its parts share; each concern lives in a module of its own.
+//! One browser of a device session: the CDP connection, the process deft started (if any), the
+//! session state its parts share and, while a domain list is set, the URL policy's own
+//! connection (`guard`); each concern lives in a module of its own.
 
 mod agent;
 mod clipboard;
@@ -9,6 +10,7 @@ mod dialogs;
 mod error;
 mod events;
 mod frames;
+mod guard;
 mod listing;
 mod navigation;
 mod settle;
@@ -52,6 +54,8 @@ pub(crate) struct Inner {
     settle_timers_ms: u64,
     /// The clipboard's own page.
     clipboard: clipboard::ClipboardSlot,
+    /// The URL policy's own connection, while a domain list is set.
+    guard: Option<guard::Guard>,
     _downloads_tmp: Option<tempfile::TempDir>,
 }
 
@@ -88,6 +92,11 @@ impl Browser {
             }
         };
         let cdp = Cdp::connect(&ws).await?;
+        let guard = if config.policy.restricts() {
+            Some(guard::Guard::connect(&ws, &config.policy).await?)
+        } else {
+            None
+        };
         let (downloads, tmp) = match (&config.downloads_dir, &process) {
             (Some(d), _) => (d.clone(), None),
             (None, Some(p)) => (
@@ -116,9 +125,11 @@ impl Browser {
                 .unwrap_or(config::DEFAULT_SETTLE_TIMERS_MS),
             downloads,
             clipboard: clipboard::ClipboardSlot::default(),
+            guard,
             _downloads_tmp: tmp,
         });
         events::spawn_event_loop(Arc::downgrade(&inner), cdp.events());
+        guard::start(&inner).await?;
         cdp.call(
             None,
             "Browser.setDownloadBehavior",

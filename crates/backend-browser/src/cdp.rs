@@ -85,8 +85,17 @@ impl std::fmt::Debug for Cdp {
 pub const CALL_LIMIT: Duration = Duration::from_secs(30);
 
 impl Cdp {
-    /// Connects to `ws_url` (the browser's `webSocketDebuggerUrl`).
+    /// Connects to `ws_url` (the browser's `webSocketDebuggerUrl`); every event is broadcast.
     pub async fn connect(ws_url: &str) -> Result<Self, CdpError> {
+        Self::connect_for(ws_url, None).await
+    }
+
+    /// Connects to `ws_url`, broadcasting only the events named in `wanted` (`None`: all): a
+    /// connection that enables a chatty domain for its side effects drops its events unread.
+    pub async fn connect_for(
+        ws_url: &str,
+        wanted: Option<&'static [&'static str]>,
+    ) -> Result<Self, CdpError> {
         let mut config = tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default();
         config.max_message_size = Some(256 << 20);
         config.max_frame_size = Some(256 << 20);
@@ -119,6 +128,9 @@ impl Cdp {
                     Message::Close(_) => break,
                     _ => continue,
                 };
+                if wanted.is_some_and(|w| unwanted_event(&text, w)) {
+                    continue;
+                }
                 let Ok(mut v) = serde_json::from_str::<Value>(&text) else {
                     continue;
                 };
@@ -138,7 +150,9 @@ impl Cdp {
                         };
                         let _ = tx.send(answer);
                     }
-                } else if let Some(method) = v.get("method").and_then(Value::as_str) {
+                } else if let Some(method) = v.get("method").and_then(Value::as_str)
+                    && wanted.is_none_or(|w| w.contains(&method))
+                {
                     let _ = reader_events.send(CdpEvent {
                         method: method.to_owned(),
                         params: v.get_mut("params").map(Value::take).unwrap_or(Value::Null),
@@ -207,6 +221,14 @@ impl Cdp {
     }
 }
 
+/// Whether raw message `text` is an event whose method is not in `wanted`, told from the text
+/// before it is parsed (Chromium writes an event's method first; other messages are parsed).
+fn unwanted_event(text: &str, wanted: &[&str]) -> bool {
+    text.strip_prefix("{\"method\":\"")
+        .and_then(|rest| rest.split('"').next())
+        .is_some_and(|method| !wanted.contains(&method))
+}
+
 /// Resolves when a JavaScript dialog opens on any session (`Page.javascriptDialogOpening`);
 /// never when the connection closes first (the pending call fails instead).
 pub async fn dialog_opening(events: &mut broadcast::Receiver<CdpEvent>) {
@@ -216,5 +238,31 @@ pub async fn dialog_opening(events: &mut broadcast::Receiver<CdpEvent>) {
             Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
             Err(broadcast::error::RecvError::Closed) => std::future::pending::<()>().await,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unwanted_event;
+
+    #[test]
+    fn unwanted_events_are_told_from_their_text() {
+        let wanted = &["Fetch.requestPaused"];
+        assert!(unwanted_event(
+            r#"{"method":"Network.requestWillBeSent","params":{}}"#,
+            wanted
+        ));
+        assert!(!unwanted_event(
+            r#"{"method":"Fetch.requestPaused","params":{}}"#,
+            wanted
+        ));
+        assert!(
+            !unwanted_event(r#"{"id":3,"result":{}}"#, wanted),
+            "answers are always read"
+        );
+        assert!(
+            !unwanted_event(r#"{"params":{},"method":"Network.x"}"#, wanted),
+            "left to the parsed check"
+        );
     }
 }

@@ -28,7 +28,8 @@
 //! Inside: `cdp` (a lean CDP client over one WebSocket), `browser` (tabs, frames, dialogs,
 //! settling, listings and the id maps, one module per concern; browser events as a pure
 //! `State::apply`), `input` (trusted mouse and key events), `keys` (CDP names for the shared key
-//! syntax), `policy` (allowed URLs), `upload` (which files a file input may receive: absolute
+//! syntax), `policy` (allowed URLs, hosts compared in one canonical form; while a domain list is
+//! set every request of every tab, frame and worker is checked, WebSockets included), `upload` (which files a file input may receive: absolute
 //! paths of existing files inside the downloads folder, the system temp folder or
 //! `upload_dirs`; file choosers are intercepted, never shown), `screenshot`, `text`
 //! (`get_page_text`), the page agent (`agent.js`, evaluated in each document) and `server`.

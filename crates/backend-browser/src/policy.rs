@@ -1,9 +1,16 @@
-//! Which URLs the model may open: allowed/blocked domains, `file://` and `chrome://` off unless
-//! enabled, no `javascript:` at all.
+//! Which URLs the browser may open and load: allowed/blocked domains (hosts compared in one
+//! canonical form, `host`; WebSocket addresses through network rules, `websocket`), `file://`
+//! and `chrome://` off unless enabled, no `javascript:` at all.
+
+mod host;
+mod websocket;
 
 use serde::Deserialize;
+use serde_json::Value;
+use url::Url;
 
 use crate::texts;
+use host::Host;
 
 /// Why the URL policy refuses a URL; the text is written for the model.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -17,13 +24,13 @@ pub enum UrlRefused {
     /// A scheme the browser does not open (`javascript:`, `ftp:`, none, or no host).
     #[error("{}", texts::bad_scheme(.0))]
     BadScheme(String),
-    /// A host in `blocked_domains`.
+    /// A host in `blocked_domains` (canonical form).
     #[error("{}", texts::domain_blocked(.0))]
     DomainBlocked(String),
     /// A host outside a non-empty `allowed_domains`.
     #[error("{}", texts::domain_not_allowed(.host, .allowed))]
     DomainNotAllowed {
-        /// The host asked for.
+        /// The host asked for (canonical form).
         host: String,
         /// The allowed domains.
         allowed: Vec<String>,
@@ -32,12 +39,17 @@ pub enum UrlRefused {
 
 /// The browser's URL policy (routing-table options `allowed_domains`, `blocked_domains`,
 /// `allow_file_urls`, `allow_chrome_urls`).
+///
+/// Hosts are compared in one canonical form (lowercase, punycode, no trailing dot, IPv4 in
+/// dotted decimal however it was written, IPv4-mapped IPv6 as IPv4), on both sides.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct UrlPolicy {
-    /// When not empty, only these hosts (and their subdomains) may be opened.
+    /// When not empty, only these hosts (and their subdomains) may be opened or loaded from.
     pub allowed_domains: Vec<String>,
-    /// Hosts (and their subdomains) that may never be opened; wins over `allowed_domains`.
+    /// Hosts (and their subdomains) that may never be opened or loaded from; wins over
+    /// `allowed_domains`. An entry that is not a host (see [`UrlPolicy::validate`]) matches
+    /// nothing.
     pub blocked_domains: Vec<String>,
     /// Allow `file://` URLs.
     pub allow_file_urls: bool,
@@ -45,25 +57,18 @@ pub struct UrlPolicy {
     pub allow_chrome_urls: bool,
 }
 
-/// The host of `url` (lowercase, without port or credentials), if it has one.
+/// The canonical host of `url` (see [`UrlPolicy`]), without port or credentials, if it has one.
 pub fn host_of(url: &str) -> Option<String> {
-    let (_, rest) = url.split_once("://")?;
-    let authority = rest.split(['/', '?', '#']).next()?;
-    let authority = authority.rsplit('@').next()?;
-    let host = if let Some(v6) = authority.strip_prefix('[') {
-        v6.split(']').next()?.to_owned()
-    } else {
-        authority.split(':').next()?.to_owned()
-    };
-    (!host.is_empty()).then(|| host.to_ascii_lowercase())
+    let parsed = Url::parse(url).ok()?;
+    Host::from_url(parsed.host()?).map(|h| h.to_string())
 }
 
-/// The root name of a page (docs/design.md "root and process"): its host without port; `about`,
-/// `data` or `file` for those schemes.
+/// The root name of a page (docs/design.md "root and process"): its canonical host without
+/// port; `about`, `data`, `file` or `blob` for those schemes.
 pub fn root_of(url: &str) -> String {
     let scheme = url
         .split_once(':')
-        .map(|(s, _)| s.to_ascii_lowercase())
+        .map(|(s, _)| s.trim().to_ascii_lowercase())
         .unwrap_or_default();
     match scheme.as_str() {
         "about" | "data" | "file" | "blob" => scheme,
@@ -71,24 +76,41 @@ pub fn root_of(url: &str) -> String {
     }
 }
 
-fn matches(host: &str, domain: &str) -> bool {
-    let d = domain.trim().trim_start_matches("*.").to_ascii_lowercase();
-    !d.is_empty() && (host == d || host.ends_with(&format!(".{d}")))
+/// The entries of a domain list that are hosts, in canonical form.
+fn hosts(list: &[String]) -> Vec<Host> {
+    list.iter().filter_map(|d| entry_host(d)).collect()
+}
+
+/// A domain-list entry as a host (`*.example.com` is `example.com`, which covers its subdomains).
+fn entry_host(entry: &str) -> Option<Host> {
+    Host::parse(entry.trim().trim_start_matches("*."))
 }
 
 impl UrlPolicy {
-    /// Whether any domain list is set (page-initiated navigations are then checked too).
+    /// Whether any domain list is set (every request the pages make is then checked too).
     pub fn restricts(&self) -> bool {
         !self.allowed_domains.is_empty() || !self.blocked_domains.is_empty()
     }
 
-    /// `Ok` when `url` may be opened, else why not (its text is for the model).
+    /// `Ok` when every domain-list entry is a host; else the first that is not, as a text for
+    /// the person who wrote the options.
+    pub fn validate(&self) -> Result<(), String> {
+        for (list, entries) in [
+            ("allowed_domains", &self.allowed_domains),
+            ("blocked_domains", &self.blocked_domains),
+        ] {
+            if let Some(bad) = entries.iter().find(|e| entry_host(e).is_none()) {
+                return Err(texts::bad_domain_entry(list, bad));
+            }
+        }
+        Ok(())
+    }
+
+    /// `Ok` when the model may open `url`, else why not (its text is for the model).
     pub fn check(&self, url: &str) -> Result<(), UrlRefused> {
-        let scheme = url
-            .split_once(':')
-            .map(|(s, _)| s.to_ascii_lowercase())
-            .unwrap_or_default();
-        match scheme.as_str() {
+        let refused = || UrlRefused::BadScheme(url.to_owned());
+        let parsed = Url::parse(url).map_err(|_| refused())?;
+        match parsed.scheme() {
             "http" | "https" => {}
             "about" | "data" => return Ok(()),
             "file" if self.allow_file_urls => return Ok(()),
@@ -97,17 +119,44 @@ impl UrlPolicy {
             "chrome" | "chrome-extension" | "devtools" => {
                 return Err(UrlRefused::ChromeUrlsOff(url.to_owned()));
             }
-            _ => return Err(UrlRefused::BadScheme(url.to_owned())),
+            _ => return Err(refused()),
         }
-        let host = host_of(url).ok_or_else(|| UrlRefused::BadScheme(url.to_owned()))?;
-        if self.blocked_domains.iter().any(|d| matches(&host, d)) {
-            return Err(UrlRefused::DomainBlocked(host));
+        let host = parsed.host().and_then(Host::from_url).ok_or_else(refused)?;
+        self.check_host(&host)
+    }
+
+    /// `Ok` when a page may load `url` (a request the browser paused): hosts and schemes as for
+    /// [`UrlPolicy::check`], except that addresses that reach no host (`blob:`, `data:`,
+    /// `about:`, …) pass. An address that cannot be read is refused.
+    pub fn check_request(&self, url: &str) -> Result<(), UrlRefused> {
+        let Ok(parsed) = Url::parse(url) else {
+            return self.check(url);
+        };
+        match parsed.scheme() {
+            "http" | "https" | "file" | "chrome" | "chrome-extension" | "devtools" => {
+                self.check(url)
+            }
+            _ => Ok(()),
         }
-        if !self.allowed_domains.is_empty()
-            && !self.allowed_domains.iter().any(|d| matches(&host, d))
-        {
+    }
+
+    /// The domain lists as WebSocket rules for `Network.emulateNetworkConditionsByRule`
+    /// (WebSocket connections are not requests the browser pauses).
+    pub(crate) fn websocket_rules(&self) -> Vec<Value> {
+        websocket::rules(&hosts(&self.blocked_domains), &hosts(&self.allowed_domains))
+    }
+
+    fn check_host(&self, host: &Host) -> Result<(), UrlRefused> {
+        let within = |list: &[String]| {
+            list.iter()
+                .any(|e| entry_host(e).is_some_and(|d| host.is_within(&d)))
+        };
+        if within(&self.blocked_domains) {
+            return Err(UrlRefused::DomainBlocked(host.to_string()));
+        }
+        if !self.allowed_domains.is_empty() && !within(&self.allowed_domains) {
             return Err(UrlRefused::DomainNotAllowed {
-                host,
+                host: host.to_string(),
                 allowed: self.allowed_domains.clone(),
             });
         }
@@ -130,6 +179,14 @@ mod tests {
         assert_eq!(root_of("about:blank"), "about");
         assert_eq!(root_of("data:text/html,hi"), "data");
         assert_eq!(root_of("file:///tmp/x.html"), "file");
+    }
+
+    #[test]
+    fn roots_name_hosts_in_their_canonical_form() {
+        assert_eq!(root_of("http://SHOP.test.:4000/"), "shop.test");
+        assert_eq!(root_of("http://[::ffff:127.0.0.1]:4000/"), "127.0.0.1");
+        assert_eq!(root_of("http://0x7f.1/"), "127.0.0.1");
+        assert_eq!(root_of("http://bücher.test/"), "xn--bcher-kva.test");
     }
 
     #[test]
@@ -168,5 +225,131 @@ mod tests {
         };
         assert!(open.check("file:///tmp/a.html").is_ok());
         assert!(open.check("https://anything.net").is_ok());
+    }
+
+    /// Every spelling of a blocked host is refused, under its canonical name.
+    #[test]
+    fn a_blocked_host_is_refused_however_it_is_written() {
+        let p = UrlPolicy {
+            blocked_domains: vec!["evil.test".into(), "127.0.0.1".into(), "bücher.test".into()],
+            ..UrlPolicy::default()
+        };
+        for (url, host) in [
+            ("http://evil.test.:8080/", "evil.test"),
+            ("http://EVIL.test.:8080/", "evil.test"),
+            ("http://sub.evil.test./", "sub.evil.test"),
+            ("http://evil.test../", "evil.test"),
+            ("https://ev%69l.test/", "evil.test"),
+            ("http://ｅｖｉｌ.test/", "evil.test"),
+            ("http://[::ffff:127.0.0.1]:8080/", "127.0.0.1"),
+            ("http://[::ffff:7f00:1]/", "127.0.0.1"),
+            ("http://[0:0:0:0:0:ffff:127.0.0.1]/", "127.0.0.1"),
+            ("http://2130706433/", "127.0.0.1"),
+            ("http://0177.0.0.1/", "127.0.0.1"),
+            ("http://0x7f.1/", "127.0.0.1"),
+            ("http://127.1/", "127.0.0.1"),
+            ("http://127.0.0.1./", "127.0.0.1"),
+            ("http://xn--bcher-kva.test/", "xn--bcher-kva.test"),
+            ("http://BÜCHER.test./", "xn--bcher-kva.test"),
+        ] {
+            assert_eq!(
+                p.check(url).map_err(|e| e.to_string()),
+                Err(crate::texts::domain_blocked(host)),
+                "{url}"
+            );
+            assert!(p.check_request(url).is_err(), "{url} as a request");
+        }
+        assert!(p.check("http://notevil.test/").is_ok());
+        assert!(p.check("http://127.0.0.2/").is_ok());
+    }
+
+    /// Entries are read the same way: written in any spelling, they name the same host.
+    #[test]
+    fn entries_in_any_spelling_name_the_same_host() {
+        let p = UrlPolicy {
+            blocked_domains: vec!["*.Evil.TEST.".into(), "[::FFFF:7f00:1]".into()],
+            ..UrlPolicy::default()
+        };
+        assert!(p.validate().is_ok());
+        assert!(p.check("http://a.evil.test/").is_err());
+        assert!(p.check("http://evil.test/").is_err());
+        assert!(p.check("http://127.0.0.1/").is_err());
+    }
+
+    /// An allow list lets through exactly its hosts (and their subdomains), whatever the
+    /// spelling; nothing that only looks like them.
+    #[test]
+    fn an_allow_list_is_not_widened_by_spellings() {
+        let p = UrlPolicy {
+            allowed_domains: vec!["shop.test".into(), "127.0.0.1".into()],
+            ..UrlPolicy::default()
+        };
+        for url in [
+            "http://SHOP.test./",
+            "http://a.shop.test./x",
+            "http://[::ffff:127.0.0.1]/",
+            "http://0x7f.1:9/",
+        ] {
+            assert!(p.check(url).is_ok(), "{url}");
+        }
+        for (url, host) in [
+            // A backslash ends the authority in http(s) URLs: this is evil.test.
+            (r"http://evil.test\@shop.test/", "evil.test"),
+            ("http://evil.test#@shop.test/", "evil.test"),
+            ("http://shop.test.evil.test/", "shop.test.evil.test"),
+            ("http://shop.test@evil.test/", "evil.test"),
+            ("http://xshop.test/", "xshop.test"),
+            ("http://[::ffff:127.0.0.2]/", "127.0.0.2"),
+            ("http://127.0.0.1.evil.test/", "127.0.0.1.evil.test"),
+        ] {
+            assert_eq!(
+                p.check(url).map_err(|e| e.to_string()),
+                Err(crate::texts::domain_not_allowed(host, &p.allowed_domains)),
+                "{url}"
+            );
+        }
+    }
+
+    #[test]
+    fn requests_to_addresses_without_a_host_pass() {
+        let p = UrlPolicy {
+            allowed_domains: vec!["shop.test".into()],
+            ..UrlPolicy::default()
+        };
+        for url in [
+            "blob:http://shop.test/5d4b",
+            "data:image/png;base64,AAAA",
+            "about:blank",
+        ] {
+            assert!(p.check_request(url).is_ok(), "{url}");
+        }
+        assert!(p.check_request("https://cdn.test/app.js").is_err());
+        assert!(
+            p.check_request("http://exa mple.test/").is_err(),
+            "unreadable"
+        );
+        assert!(p.check_request("file:///etc/passwd").is_err());
+    }
+
+    #[test]
+    fn a_domain_entry_that_is_no_host_is_named() {
+        for (list, entry) in [
+            ("blocked_domains", "http://evil.test/"),
+            ("blocked_domains", "evil.test:8080"),
+            ("allowed_domains", "shop test"),
+            ("allowed_domains", ""),
+        ] {
+            let mut p = UrlPolicy::default();
+            if list == "blocked_domains" {
+                p.blocked_domains.push(entry.into());
+            } else {
+                p.allowed_domains.push(entry.into());
+            }
+            assert_eq!(
+                p.validate(),
+                Err(crate::texts::bad_domain_entry(list, entry)),
+                "{entry}"
+            );
+        }
     }
 }

@@ -189,6 +189,13 @@ pub fn domain_not_allowed(host: &str, allowed: &[String]) -> String {
     )
 }
 
+/// A domain-list option entry that is not a host.
+pub fn bad_domain_entry(list: &str, entry: &str) -> String {
+    format!(
+        "{list} entry '{entry}' is not a host: give a domain name (its subdomains are covered too) or an IP address, without scheme, port or path."
+    )
+}
+
 /// file:// refused.
 pub fn file_urls_off(url: &str) -> String {
     format!(

@@ -146,6 +146,15 @@ async fn url_policy_refuses_blocked_and_unlisted_hosts_and_file_urls() {
         bad.starts_with("invalid options for the browser server: unknown field `allowed_domain`"),
         "{bad}"
     );
+    // A domain entry that is no host would match nothing: refused with the entry named.
+    let bad = deft_backend_browser::BrowserConfig::from_options(
+        &json!({"blocked_domains": ["ads.test", "https://evil.test/"]}),
+    )
+    .unwrap_err();
+    assert_eq!(
+        bad,
+        "invalid options for the browser server: blocked_domains entry 'https://evil.test/' is not a host: give a domain name (its subdomains are covered too) or an IP address, without scheme, port or path."
+    );
     assert!(h.shutdown().await);
 }
 

@@ -4,7 +4,9 @@
 //!
 //! Besides the files, `GET /api/slow?ms=N` answers `{"items": 42}` after N milliseconds (at most
 //! 5000), for content that arrives by XHR after a click, and any file asked for with
-//! `?delay=N` is answered N milliseconds late (at most 5000), for a slow next page.
+//! `?delay=N` is answered N milliseconds late (at most 5000), for a slow next page. Every request
+//! received is recorded ([`PageServer::requests`]), for tests that check what a browser asked
+//! for — or that it never asked.
 //!
 //! ```no_run
 //! # async fn demo() {
@@ -17,7 +19,10 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
+
+use parking_lot::Mutex;
 
 use axum::Router;
 use axum::body::Body;
@@ -33,22 +38,39 @@ pub fn pages_dir() -> PathBuf {
 pub struct PageServer {
     addr: SocketAddr,
     tasks: Vec<tokio::task::JoinHandle<()>>,
+    requests: Requests,
 }
+
+/// The path and query of every request received, in order.
+type Requests = Arc<Mutex<Vec<String>>>;
 
 impl PageServer {
     /// Starts serving on a free loopback port.
     pub async fn start() -> std::io::Result<Self> {
         let v4 = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let addr = v4.local_addr()?;
+        let requests = Requests::default();
+        let app = app(requests.clone());
+        let v4_app = app.clone();
         let mut tasks = vec![tokio::spawn(async move {
-            let _ = axum::serve(v4, app()).await;
+            let _ = axum::serve(v4, v4_app).await;
         })];
         if let Ok(v6) = tokio::net::TcpListener::bind(("::1", addr.port())).await {
             tasks.push(tokio::spawn(async move {
-                let _ = axum::serve(v6, app()).await;
+                let _ = axum::serve(v6, app).await;
             }));
         }
-        Ok(PageServer { addr, tasks })
+        Ok(PageServer {
+            addr,
+            tasks,
+            requests,
+        })
+    }
+
+    /// The path and query (`/k/img?x=1`) of every request received so far, in order, whatever
+    /// its method — a WebSocket handshake included.
+    pub fn requests(&self) -> Vec<String> {
+        self.requests.lock().clone()
     }
 
     /// The port.
@@ -83,8 +105,14 @@ impl Drop for PageServer {
     }
 }
 
-fn app() -> Router {
-    Router::new().fallback(serve)
+fn app(requests: Requests) -> Router {
+    Router::new().fallback(move |uri: Uri| {
+        let path = uri
+            .path_and_query()
+            .map_or_else(|| uri.path().to_owned(), ToString::to_string);
+        requests.lock().push(path);
+        serve(uri)
+    })
 }
 
 fn content_type(path: &str) -> &'static str {

@@ -42,7 +42,12 @@ impl BrowserConfig {
         if options.is_null() {
             return Ok(Self::default());
         }
-        serde_json::from_value(options.clone())
-            .map_err(|e| format!("invalid options for the browser server: {e}"))
+        let config: Self = serde_json::from_value(options.clone())
+            .map_err(|e| format!("invalid options for the browser server: {e}"))?;
+        config
+            .policy
+            .validate()
+            .map_err(|e| format!("invalid options for the browser server: {e}"))?;
+        Ok(config)
     }
 }

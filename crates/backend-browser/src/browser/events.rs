@@ -1,5 +1,5 @@
 //! Browser events: decoding the CDP events the session follows (iframe targets attaching and
-//! detaching, tab titles, dialogs, loading main frames, paused document requests), applying one
+//! detaching, tab titles, dialogs, loading main frames, the frames of each page), applying one
 //! to the session state as a pure step that returns the CDP calls to make, and the thin loop
 //! that feeds it and makes them.
 
@@ -9,9 +9,8 @@ use serde_json::{Value, json};
 
 use super::Inner;
 use super::frames::prepare_session;
-use super::state::{BlockedNavigation, Dialog, Frame, State};
+use super::state::{Dialog, Frame, State};
 use crate::cdp::{Cdp, CdpEvent};
-use crate::policy::UrlPolicy;
 
 /// One browser event the session state follows, decoded from its CDP form.
 #[derive(Debug, Clone, PartialEq)]
@@ -73,14 +72,17 @@ pub(super) enum Event {
         /// Whether it started (else stopped) loading.
         started: bool,
     },
-    /// `Fetch.requestPaused`: a document request waits for the URL policy's verdict.
-    RequestPaused {
-        /// The session that asked for the document.
+    /// `Page.frameAttached` on `session`: a frame of its document (same-process or not yet).
+    FrameAttached {
+        /// The page or frame session that announced it.
         session: Option<String>,
-        /// The paused request's id, as the browser gave it.
-        request: Value,
-        /// The URL asked for.
-        url: String,
+        /// The new frame's id.
+        frame: String,
+    },
+    /// `Page.frameDetached`: a frame is gone (or became a cross-origin frame of its own).
+    FrameDetached {
+        /// The frame's id.
+        frame: String,
     },
 }
 
@@ -125,10 +127,12 @@ impl Event {
                 frame: text(&p["frameId"]),
                 started: e.method == "Page.frameStartedLoading",
             },
-            "Fetch.requestPaused" => Event::RequestPaused {
+            "Page.frameAttached" => Event::FrameAttached {
                 session,
-                request: p["requestId"].clone(),
-                url: text(&p["request"]["url"]),
+                frame: p["frameId"].as_str()?.to_owned(),
+            },
+            "Page.frameDetached" => Event::FrameDetached {
+                frame: p["frameId"].as_str()?.to_owned(),
             },
             _ => return None,
         })
@@ -138,39 +142,21 @@ impl Event {
 /// A CDP call an event asks for, made by the event loop (never while the state is locked).
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum FollowUp {
-    /// Prepare a new cross-origin frame session like a page's (agent, auto-attach, and
-    /// document interception when the URL policy restricts domains).
+    /// Prepare a new cross-origin frame session like a page's (agent, auto-attach).
     PrepareFrame {
         /// The frame's session.
         session: String,
-        /// Whether its document requests pass the URL policy too.
-        intercept: bool,
     },
     /// Let a worker or other target we do not drive run (`Runtime.runIfWaitingForDebugger`).
     Resume {
         /// The target's session.
         session: String,
     },
-    /// Let a paused document request go on (`Fetch.continueRequest`).
-    Continue {
-        /// The session that asked.
-        session: Option<String>,
-        /// The request's id.
-        request: Value,
-    },
-    /// Fail a paused document request the URL policy refused (`Fetch.failRequest`).
-    Fail {
-        /// The session that asked.
-        session: Option<String>,
-        /// The request's id.
-        request: Value,
-    },
 }
 
 impl State {
-    /// Applies one browser event to the session state and returns the CDP calls it asks for;
-    /// `policy` judges paused document requests.
-    pub(super) fn apply(&mut self, event: Event, policy: &UrlPolicy) -> Vec<FollowUp> {
+    /// Applies one browser event to the session state and returns the CDP calls it asks for.
+    pub(super) fn apply(&mut self, event: Event) -> Vec<FollowUp> {
         match event {
             Event::Attached {
                 parent: Some(parent),
@@ -178,13 +164,14 @@ impl State {
                 kind,
                 target_id,
                 url,
-            } => vec![self.attached(parent, session, &kind, target_id, url, policy)],
+            } => vec![self.attached(parent, session, &kind, target_id, url)],
             // Targets of the browser itself (tabs) are found through Target.getTargets.
             Event::Attached { parent: None, .. } => Vec::new(),
             Event::Detached { session } => {
                 self.frames.remove(&session);
                 self.dialogs.remove(&session);
                 self.loading.remove(&session);
+                self.subframes.retain(|_, s| *s != session);
                 Vec::new()
             }
             Event::InfoChanged {
@@ -231,11 +218,16 @@ impl State {
                 }
                 Vec::new()
             }
-            Event::RequestPaused {
-                session,
-                request,
-                url,
-            } => vec![self.judge_request(session, request, &url, policy)],
+            Event::FrameAttached { session, frame } => {
+                if let Some(s) = session {
+                    self.subframes.insert(frame, s);
+                }
+                Vec::new()
+            }
+            Event::FrameDetached { frame } => {
+                self.subframes.remove(&frame);
+                Vec::new()
+            }
         }
     }
 
@@ -248,7 +240,6 @@ impl State {
         kind: &str,
         target_id: String,
         url: String,
-        policy: &UrlPolicy,
     ) -> FollowUp {
         if kind != "iframe" {
             return FollowUp::Resume { session };
@@ -260,10 +251,7 @@ impl State {
             owner: None,
         };
         self.frames.insert(session.clone(), frame);
-        FollowUp::PrepareFrame {
-            session,
-            intercept: policy.restricts(),
-        }
+        FollowUp::PrepareFrame { session }
     }
 
     /// A target's title or URL changed: a tab keeps both, a cross-origin frame its URL (for
@@ -308,28 +296,6 @@ impl State {
             self.loading.remove(&session);
         }
     }
-
-    /// The verdict on a paused document request; a refusal is recorded for the tab's next
-    /// action result.
-    fn judge_request(
-        &mut self,
-        session: Option<String>,
-        request: Value,
-        url: &str,
-        policy: &UrlPolicy,
-    ) -> FollowUp {
-        let Err(reason) = policy.check(url) else {
-            return FollowUp::Continue { session, request };
-        };
-        tracing::info!("blocked a page navigation: {reason}");
-        if let Some(w) = session.as_deref().and_then(|s| self.window_of_session(s)) {
-            self.blocked.entry(w).or_default().push(BlockedNavigation {
-                url: url.to_owned(),
-                reason: reason.to_string(),
-            });
-        }
-        FollowUp::Fail { session, request }
-    }
 }
 
 /// Makes the CDP call of `f`, on a task of its own (the loop never waits for the browser).
@@ -337,8 +303,8 @@ fn perform(cdp: &Cdp, f: FollowUp) {
     let cdp = cdp.clone();
     tokio::spawn(async move {
         match f {
-            FollowUp::PrepareFrame { session, intercept } => {
-                if let Err(err) = prepare_session(&cdp, &session, false, intercept).await {
+            FollowUp::PrepareFrame { session } => {
+                if let Err(err) = prepare_session(&cdp, &session, false).await {
                     tracing::debug!("iframe session not prepared: {err}");
                     // It waits for us since it started: let it run unprepared.
                     let _ = cdp
@@ -349,18 +315,6 @@ fn perform(cdp: &Cdp, f: FollowUp) {
             FollowUp::Resume { session } => {
                 let _ = cdp
                     .call(Some(&session), "Runtime.runIfWaitingForDebugger", json!({}))
-                    .await;
-            }
-            FollowUp::Continue { session, request } => {
-                let params = json!({"requestId": request});
-                let _ = cdp
-                    .call(session.as_deref(), "Fetch.continueRequest", params)
-                    .await;
-            }
-            FollowUp::Fail { session, request } => {
-                let params = json!({"requestId": request, "errorReason": "BlockedByClient"});
-                let _ = cdp
-                    .call(session.as_deref(), "Fetch.failRequest", params)
                     .await;
             }
         }
@@ -387,7 +341,7 @@ pub(super) fn spawn_event_loop(
             let Some(event) = Event::decode(&e) else {
                 continue;
             };
-            let follow_ups = inner.lock_state().apply(event, &inner.policy);
+            let follow_ups = inner.lock_state().apply(event);
             for f in follow_ups {
                 perform(&inner.cdp, f);
             }
@@ -397,27 +351,8 @@ pub(super) fn spawn_event_loop(
 
 #[cfg(test)]
 mod tests {
-    use super::super::state::Tab;
+    use super::super::state::BlockedNavigation;
     use super::*;
-
-    /// A state with one tab: window 1, target `T1`, page session `S1`, selected.
-    fn one_tab() -> State {
-        let mut st = State::default();
-        let id = st.window_for_target("T1");
-        st.tabs.insert(
-            id,
-            Tab {
-                target_id: "T1".into(),
-                session: Some("S1".into()),
-                title: "Shop".into(),
-                url: "http://shop.test/".into(),
-                previous: None,
-                last_listing: None,
-            },
-        );
-        st.selected = Some(id);
-        st
-    }
 
     fn event(method: &str, session: Option<&str>, params: Value) -> Event {
         Event::decode(&CdpEvent {
@@ -428,27 +363,14 @@ mod tests {
         .unwrap_or_else(|| panic!("{method} is followed"))
     }
 
-    fn attach_frame(
-        st: &mut State,
-        parent: &str,
-        session: &str,
-        policy: &UrlPolicy,
-    ) -> Vec<FollowUp> {
+    fn attach_frame(st: &mut State, parent: &str, session: &str) -> Vec<FollowUp> {
         st.apply(
             event(
                 "Target.attachedToTarget",
                 Some(parent),
                 json!({"sessionId": session, "targetInfo": {"type": "iframe", "targetId": format!("F-{session}"), "url": "http://ads.test/frame"}}),
             ),
-            policy,
         )
-    }
-
-    fn restricted() -> UrlPolicy {
-        UrlPolicy {
-            allowed_domains: vec!["shop.test".into()],
-            ..UrlPolicy::default()
-        }
     }
 
     #[test]
@@ -469,13 +391,12 @@ mod tests {
 
     #[test]
     fn an_iframe_attaching_is_recorded_under_its_parent_and_prepared() {
-        let mut st = one_tab();
-        let f = attach_frame(&mut st, "S1", "C1", &UrlPolicy::default());
+        let mut st = State::with_one_tab();
+        let f = attach_frame(&mut st, "S1", "C1");
         assert_eq!(
             f,
             vec![FollowUp::PrepareFrame {
                 session: "C1".into(),
-                intercept: false
             }]
         );
         let frame = &st.frames["C1"];
@@ -493,13 +414,12 @@ mod tests {
             "the frame belongs to the tab"
         );
 
-        // A frame of a frame, with a restricting policy: intercepted too, still the same tab.
-        let f = attach_frame(&mut st, "C1", "C2", &restricted());
+        // A frame of a frame: prepared too, still the same tab.
+        let f = attach_frame(&mut st, "C1", "C2");
         assert_eq!(
             f,
             vec![FollowUp::PrepareFrame {
                 session: "C2".into(),
-                intercept: true
             }]
         );
         assert_eq!(st.window_of_session("C2"), Some(1));
@@ -507,14 +427,14 @@ mod tests {
 
     #[test]
     fn workers_are_let_run_and_browser_level_attachments_ignored() {
-        let mut st = one_tab();
+        let mut st = State::with_one_tab();
         let worker = event(
             "Target.attachedToTarget",
             Some("S1"),
             json!({"sessionId": "W1", "targetInfo": {"type": "worker", "targetId": "W", "url": ""}}),
         );
         assert_eq!(
-            st.apply(worker, &UrlPolicy::default()),
+            st.apply(worker),
             vec![FollowUp::Resume {
                 session: "W1".into()
             }]
@@ -524,46 +444,39 @@ mod tests {
             None,
             json!({"sessionId": "S9", "targetInfo": {"type": "page", "targetId": "T9"}}),
         );
-        assert_eq!(st.apply(top, &UrlPolicy::default()), Vec::new());
+        assert_eq!(st.apply(top), Vec::new());
         assert!(st.frames.is_empty(), "no frame recorded: {:?}", st.frames);
     }
 
     #[test]
     fn a_detached_session_forgets_its_frame_dialog_and_loading() {
-        let mut st = one_tab();
-        attach_frame(&mut st, "S1", "C1", &UrlPolicy::default());
-        st.apply(
-            event(
-                "Page.javascriptDialogOpening",
-                Some("C1"),
-                json!({"type": "confirm", "message": "Leave?"}),
-            ),
-            &UrlPolicy::default(),
-        );
+        let mut st = State::with_one_tab();
+        attach_frame(&mut st, "S1", "C1");
+        st.apply(event(
+            "Page.javascriptDialogOpening",
+            Some("C1"),
+            json!({"type": "confirm", "message": "Leave?"}),
+        ));
         st.loading.insert("C1".into());
-        let f = st.apply(
-            event(
-                "Target.detachedFromTarget",
-                Some("S1"),
-                json!({"sessionId": "C1"}),
-            ),
-            &UrlPolicy::default(),
-        );
+        let f = st.apply(event(
+            "Target.detachedFromTarget",
+            Some("S1"),
+            json!({"sessionId": "C1"}),
+        ));
         assert_eq!(f, Vec::new());
         assert!(st.frames.is_empty() && st.dialogs.is_empty() && st.loading.is_empty());
     }
 
     #[test]
     fn target_info_keeps_tab_titles_and_frame_urls_current() {
-        let mut st = one_tab();
-        attach_frame(&mut st, "S1", "C1", &UrlPolicy::default());
+        let mut st = State::with_one_tab();
+        attach_frame(&mut st, "S1", "C1");
         st.apply(
             event(
                 "Target.targetInfoChanged",
                 None,
                 json!({"targetInfo": {"targetId": "T1", "type": "page", "title": "Cart", "url": "http://shop.test/cart"}}),
             ),
-            &UrlPolicy::default(),
         );
         assert_eq!(
             (st.tabs[&1].title.as_str(), st.tabs[&1].url.as_str()),
@@ -575,7 +488,6 @@ mod tests {
                 None,
                 json!({"targetInfo": {"targetId": "F-C1", "type": "iframe", "title": "", "url": "http://ads.test/next"}}),
             ),
-            &UrlPolicy::default(),
         );
         assert_eq!(st.frames["C1"].url, "http://ads.test/next");
         assert_eq!(
@@ -586,24 +498,22 @@ mod tests {
 
     #[test]
     fn a_destroyed_tab_goes_with_its_selection_and_blocked_list() {
-        let mut st = one_tab();
+        let mut st = State::with_one_tab();
         st.blocked.entry(1).or_default().push(BlockedNavigation {
             url: "http://evil.test/".into(),
             reason: "no".into(),
         });
-        st.apply(
-            event(
-                "Target.targetDestroyed",
-                None,
-                json!({"targetId": "T-other"}),
-            ),
-            &UrlPolicy::default(),
-        );
+        st.apply(event(
+            "Target.targetDestroyed",
+            None,
+            json!({"targetId": "T-other"}),
+        ));
         assert_eq!(st.selected, Some(1), "another target's end changes nothing");
-        st.apply(
-            event("Target.targetDestroyed", None, json!({"targetId": "T1"})),
-            &UrlPolicy::default(),
-        );
+        st.apply(event(
+            "Target.targetDestroyed",
+            None,
+            json!({"targetId": "T1"}),
+        ));
         assert!(st.tabs.is_empty() && st.blocked.is_empty());
         assert_eq!(st.selected, None);
         assert_eq!(
@@ -615,15 +525,12 @@ mod tests {
 
     #[test]
     fn dialogs_open_and_close_per_session() {
-        let mut st = one_tab();
-        let f = st.apply(
-            event(
-                "Page.javascriptDialogOpening",
-                Some("S1"),
-                json!({"type": "prompt", "message": "Your name?"}),
-            ),
-            &UrlPolicy::default(),
-        );
+        let mut st = State::with_one_tab();
+        let f = st.apply(event(
+            "Page.javascriptDialogOpening",
+            Some("S1"),
+            json!({"type": "prompt", "message": "Your name?"}),
+        ));
         assert_eq!(f, Vec::new());
         assert_eq!(
             st.dialog_of_window(1),
@@ -634,19 +541,13 @@ mod tests {
             })
         );
         // A dialog without a type counts as an alert.
-        st.apply(
-            event(
-                "Page.javascriptDialogOpening",
-                Some("S2"),
-                json!({"message": "Hi"}),
-            ),
-            &UrlPolicy::default(),
-        );
+        st.apply(event(
+            "Page.javascriptDialogOpening",
+            Some("S2"),
+            json!({"message": "Hi"}),
+        ));
         assert_eq!(st.dialogs["S2"].kind, "alert");
-        st.apply(
-            event("Page.javascriptDialogClosed", Some("S1"), json!({})),
-            &UrlPolicy::default(),
-        );
+        st.apply(event("Page.javascriptDialogClosed", Some("S1"), json!({})));
         assert_eq!(st.dialog_of_window(1), None);
         assert!(
             st.dialogs.contains_key("S2"),
@@ -656,85 +557,61 @@ mod tests {
 
     #[test]
     fn only_a_tabs_main_frame_marks_it_loading() {
-        let mut st = one_tab();
-        let policy = UrlPolicy::default();
-        st.apply(
-            event(
-                "Page.frameStartedLoading",
-                Some("S1"),
-                json!({"frameId": "sub"}),
-            ),
-            &policy,
-        );
+        let mut st = State::with_one_tab();
+        st.apply(event(
+            "Page.frameStartedLoading",
+            Some("S1"),
+            json!({"frameId": "sub"}),
+        ));
         assert!(st.loading.is_empty(), "a subframe's load is not the page's");
-        st.apply(
-            event(
-                "Page.frameStartedLoading",
-                Some("S1"),
-                json!({"frameId": "T1"}),
-            ),
-            &policy,
-        );
+        st.apply(event(
+            "Page.frameStartedLoading",
+            Some("S1"),
+            json!({"frameId": "T1"}),
+        ));
         assert!(st.loading.contains("S1"));
-        st.apply(
-            event(
-                "Page.frameStoppedLoading",
-                Some("S1"),
-                json!({"frameId": "T1"}),
-            ),
-            &policy,
-        );
+        st.apply(event(
+            "Page.frameStoppedLoading",
+            Some("S1"),
+            json!({"frameId": "T1"}),
+        ));
         assert!(st.loading.is_empty());
     }
 
     #[test]
-    fn paused_documents_continue_when_allowed_and_fail_with_a_record_when_refused() {
-        let mut st = one_tab();
-        attach_frame(&mut st, "S1", "C1", &UrlPolicy::default());
-        let policy = restricted();
-        let allowed = st.apply(
-            event(
-                "Fetch.requestPaused",
+    fn the_frames_of_a_page_belong_to_its_tab_until_they_or_their_session_go() {
+        let mut st = State::with_one_tab();
+        for frame in ["sub1", "sub2"] {
+            st.apply(event(
+                "Page.frameAttached",
                 Some("S1"),
-                json!({"requestId": "r1", "request": {"url": "http://shop.test/next"}}),
-            ),
-            &policy,
-        );
+                json!({"frameId": frame, "parentFrameId": "T1"}),
+            ));
+        }
+        attach_frame(&mut st, "S1", "C1");
         assert_eq!(
-            allowed,
-            vec![FollowUp::Continue {
-                session: Some("S1".into()),
-                request: json!("r1")
-            }]
+            st.window_of_frame("T1"),
+            Some(1),
+            "the main frame is the tab's target"
         );
-        assert!(st.blocked.is_empty());
-
-        let refused = st.apply(
-            event(
-                "Fetch.requestPaused",
-                Some("C1"),
-                json!({"requestId": "r2", "request": {"url": "http://evil.test/x"}}),
-            ),
-            &policy,
-        );
+        assert_eq!(st.window_of_frame("sub1"), Some(1));
         assert_eq!(
-            refused,
-            vec![FollowUp::Fail {
-                session: Some("C1".into()),
-                request: json!("r2")
-            }]
+            st.window_of_frame("F-C1"),
+            Some(1),
+            "a cross-origin frame's target"
         );
-        let reason = policy
-            .check("http://evil.test/x")
-            .expect_err("refused")
-            .to_string();
-        assert_eq!(
-            st.blocked[&1],
-            vec![BlockedNavigation {
-                url: "http://evil.test/x".into(),
-                reason
-            }],
-            "a frame's refused document is reported on its tab"
-        );
+        assert_eq!(st.window_of_frame("elsewhere"), None);
+        st.apply(event(
+            "Page.frameDetached",
+            Some("S1"),
+            json!({"frameId": "sub1", "reason": "remove"}),
+        ));
+        assert_eq!(st.window_of_frame("sub1"), None);
+        st.apply(event(
+            "Target.detachedFromTarget",
+            None,
+            json!({"sessionId": "S1"}),
+        ));
+        assert_eq!(st.window_of_frame("sub2"), None, "its session is gone");
     }
 }

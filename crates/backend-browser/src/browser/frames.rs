@@ -103,13 +103,8 @@ impl Browser {
 
 /// Enables what a page or frame session needs: Page events, the agent on every new document,
 /// and auto-attach to cross-origin iframes (paused until prepared). A frame session is let run
-/// at the end.
-pub(super) async fn prepare_session(
-    cdp: &Cdp,
-    session: &str,
-    page: bool,
-    intercept: bool,
-) -> Result<(), CdpError> {
+/// at the end. (The URL policy has a connection of its own: `guard`.)
+pub(super) async fn prepare_session(cdp: &Cdp, session: &str, page: bool) -> Result<(), CdpError> {
     let s = Some(session);
     cdp.call(s, "Page.enable", json!({})).await?;
     if page {
@@ -125,15 +120,6 @@ pub(super) async fn prepare_session(
         {
             tracing::warn!("pages do not act focused in this browser: {e}");
         }
-    }
-    if intercept {
-        // Documents the page itself opens (links, redirects, frames) pass the URL policy too.
-        cdp.call(
-            s,
-            "Fetch.enable",
-            json!({"patterns": [{"urlPattern": "*", "resourceType": "Document", "requestStage": "Request"}]}),
-        )
-        .await?;
     }
     // A file input's chooser never opens a native dialog: the click reports it instead, and
     // set_edit_text puts the files in (DOM.setFileInputFiles). A browser without it still works.

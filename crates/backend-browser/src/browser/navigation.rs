@@ -124,7 +124,7 @@ impl Browser {
 
     /// The navigations the URL policy refused in `window` since this was last asked.
     pub(crate) fn take_blocked(&self, window: u64) -> Vec<BlockedNavigation> {
-        self.state().blocked.remove(&window).unwrap_or_default()
+        self.state().take_blocked(window)
     }
 }
 

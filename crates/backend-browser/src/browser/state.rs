@@ -1,5 +1,6 @@
 //! The session state behind the id maps: tabs and their frames, open dialogs, loading pages,
-//! refused navigations, and the window and control ids (unique in the session, never reused).
+//! refused navigations (and the frames they belong to), and the window and control ids (unique
+//! in the session, never reused).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -87,7 +88,15 @@ pub(super) struct State {
     pub(super) loading: HashSet<String>,
     /// Navigations the URL policy refused since the window's last action result.
     pub(super) blocked: HashMap<u64, Vec<BlockedNavigation>>,
+    /// Frames announced by a page or frame session (`Page.frameAttached`): frame id → session.
+    pub(super) subframes: HashMap<String, String>,
+    /// Refused documents of frames not known when they were refused (the policy's connection
+    /// may hear of the request before this one hears of the frame), the latest few.
+    pub(super) unattributed: Vec<(String, BlockedNavigation)>,
 }
+
+/// How many refused documents of unknown frames are kept for a later attribution.
+const UNATTRIBUTED_KEPT: usize = 32;
 
 /// A document the page tried to open and the URL policy refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -153,6 +162,43 @@ impl State {
             .any(|t| t.session.as_deref() == Some(session) && t.target_id == frame)
     }
 
+    /// The tab (window id) frame `frame` belongs to: a tab's main frame (its target), a
+    /// cross-origin frame (its target) or a frame a session announced.
+    pub(super) fn window_of_frame(&self, frame: &str) -> Option<u64> {
+        if let Some(id) = self.window_of_target.get(frame)
+            && self.tabs.contains_key(id)
+        {
+            return Some(*id);
+        }
+        let session = match self.subframes.get(frame) {
+            Some(s) => s,
+            None => self.frames.iter().find(|(_, f)| f.target_id == frame)?.0,
+        };
+        self.window_of_session(session)
+    }
+
+    /// Records a document the URL policy refused in `frame` for its tab's next action result.
+    pub(super) fn record_blocked(&mut self, frame: &str, refused: BlockedNavigation) {
+        match self.window_of_frame(frame) {
+            Some(w) => self.blocked.entry(w).or_default().push(refused),
+            None => {
+                if self.unattributed.len() >= UNATTRIBUTED_KEPT {
+                    self.unattributed.remove(0);
+                }
+                self.unattributed.push((frame.to_owned(), refused));
+            }
+        }
+    }
+
+    /// The documents the URL policy refused in `window` since this was last asked, those of
+    /// frames that became known since included.
+    pub(super) fn take_blocked(&mut self, window: u64) -> Vec<BlockedNavigation> {
+        for (frame, refused) in std::mem::take(&mut self.unattributed) {
+            self.record_blocked(&frame, refused);
+        }
+        self.blocked.remove(&window).unwrap_or_default()
+    }
+
     pub(super) fn dialog_of_window(&self, window: u64) -> Option<Dialog> {
         self.dialogs
             .values()
@@ -162,8 +208,30 @@ impl State {
 }
 
 #[cfg(test)]
+impl State {
+    /// A state with one tab: window 1, target `T1`, page session `S1`, selected.
+    pub(super) fn with_one_tab() -> State {
+        let mut st = State::default();
+        let id = st.window_for_target("T1");
+        st.tabs.insert(
+            id,
+            Tab {
+                target_id: "T1".into(),
+                session: Some("S1".into()),
+                title: "Shop".into(),
+                url: "http://shop.test/".into(),
+                previous: None,
+                last_listing: None,
+            },
+        );
+        st.selected = Some(id);
+        st
+    }
+}
+
+#[cfg(test)]
 mod tests {
-    use super::State;
+    use super::{BlockedNavigation, State};
 
     #[test]
     fn an_implicit_selection_never_replaces_an_explicit_one() {
@@ -176,5 +244,31 @@ mod tests {
             "a run selected its own tab meanwhile"
         );
         assert_eq!(st.selected, Some(2));
+    }
+
+    #[test]
+    fn a_refused_document_of_a_frame_announced_later_still_reaches_its_tab() {
+        let mut st = State::with_one_tab();
+        let refused = |url: &str| BlockedNavigation {
+            url: url.into(),
+            reason: "no".into(),
+        };
+        st.record_blocked("T1", refused("http://evil.test/top"));
+        st.record_blocked("late", refused("http://evil.test/frame"));
+        assert_eq!(st.unattributed.len(), 1, "the frame is not known yet");
+        st.subframes.insert("late".into(), "S1".into());
+        assert_eq!(
+            st.take_blocked(1),
+            vec![
+                refused("http://evil.test/top"),
+                refused("http://evil.test/frame")
+            ]
+        );
+        assert!(st.take_blocked(1).is_empty() && st.unattributed.is_empty());
+        for n in 0..40 {
+            st.record_blocked("popup", refused(&format!("http://evil.test/{n}")));
+        }
+        assert_eq!(st.unattributed.len(), 32, "only the latest are kept");
+        assert_eq!(st.unattributed[0].1.url, "http://evil.test/8");
     }
 }

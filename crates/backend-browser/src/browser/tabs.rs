@@ -112,7 +112,7 @@ impl Browser {
                 .as_str()
                 .unwrap_or_default()
                 .to_owned();
-            prepare_session(self.cdp(), &s, true, self.inner.policy.restricts()).await?;
+            prepare_session(self.cdp(), &s, true).await?;
             if let Some(tab) = self.state().tabs.get_mut(&id) {
                 tab.session = Some(s);
             }

@@ -105,14 +105,18 @@ impl Harness {
 
     /// Selects the only tab and opens `page` (a fixture file name) in it.
     pub async fn open(&self, page: &str) -> Value {
+        self.open_url(&self.pages.url(page)).await
+    }
+
+    /// Selects the first tab and opens `url` in it.
+    pub async fn open_url(&self, url: &str) -> Value {
         let tabs = self
             .ok("get_desktop_app_info", json!({"remove_empty": false}))
             .await;
         let first = tabs["windows"][0]["id"].clone();
         self.ok("select_application_window", json!({"id": first}))
             .await;
-        self.ok("navigate", json!({"url": self.pages.url(page)}))
-            .await
+        self.ok("navigate", json!({"url": url})).await
     }
 
     /// The compact listing text.
@@ -152,6 +156,22 @@ impl Harness {
             all_text(&r)
         );
         all_text(&r)
+    }
+
+    /// The page's text once it contains `needle` (asked again until it does, for at most 20 s).
+    pub async fn page_text_with(&self, needle: &str) -> String {
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        loop {
+            let text = self.page_text().await;
+            if text.contains(needle) {
+                return text;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the page never said {needle:?}: {text}"
+            );
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
     }
 
     /// The browser's process group (the test checks it is gone afterwards).
