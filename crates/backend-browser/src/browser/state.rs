@@ -118,6 +118,17 @@ impl State {
         true
     }
 
+    /// Forgets the tabs a listing of the browser's targets did not show (`seen`), and the
+    /// selection if its tab went — but not the tabs numbered above `newest_before`, the newest
+    /// window id when the listing was asked for: those were opened while the browser answered.
+    pub(super) fn forget_unlisted(&mut self, seen: &HashSet<u64>, newest_before: u64) {
+        self.tabs
+            .retain(|id, _| seen.contains(id) || *id > newest_before);
+        if self.selected.is_some_and(|s| !self.tabs.contains_key(&s)) {
+            self.selected = None;
+        }
+    }
+
     pub(super) fn window_for_target(&mut self, target_id: &str) -> u64 {
         if let Some(id) = self.window_of_target.get(target_id) {
             return *id;
@@ -232,6 +243,31 @@ impl State {
 #[cfg(test)]
 mod tests {
     use super::{BlockedNavigation, State};
+
+    #[test]
+    fn a_tab_opened_while_the_targets_were_listed_is_not_forgotten() {
+        let mut st = State::with_one_tab();
+        // The listing is asked for now; a new tab is opened and selected before it answers.
+        let newest_before = st.next_window;
+        let opened = st.window_for_target("T2");
+        let tab = st.tabs[&1].clone();
+        st.tabs.insert(
+            opened,
+            super::Tab {
+                target_id: "T2".into(),
+                ..tab
+            },
+        );
+        st.selected = Some(opened);
+        // The answer lists only the first tab.
+        st.forget_unlisted(&[1].into(), newest_before);
+        assert!(st.tabs.contains_key(&opened));
+        assert_eq!(st.selected, Some(opened));
+        // A later listing without either forgets both, and the selection with them.
+        st.forget_unlisted(&std::collections::HashSet::new(), st.next_window);
+        assert!(st.tabs.is_empty());
+        assert_eq!(st.selected, None);
+    }
 
     #[test]
     fn an_implicit_selection_never_replaces_an_explicit_one() {

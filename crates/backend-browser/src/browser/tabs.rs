@@ -15,6 +15,9 @@ use crate::texts;
 impl Browser {
     /// The tabs, refreshed from the browser: `(window id, title, url)`.
     pub(crate) async fn tabs(&self) -> Result<Vec<WindowSummary>> {
+        // Window ids only grow: a tab numbered above this one was opened (by `new_tab`) while
+        // the browser answered, so the answer may not list it yet — it is not gone.
+        let newest_before = self.state().next_window;
         let targets = self
             .cdp()
             .call(None, "Target.getTargets", json!({}))
@@ -50,10 +53,7 @@ impl Browser {
             tab.title = title;
             tab.url = url;
         }
-        st.tabs.retain(|id, _| seen.contains(id));
-        if st.selected.is_some_and(|s| !seen.contains(&s)) {
-            st.selected = None;
-        }
+        st.forget_unlisted(&seen, newest_before);
         Ok(st.tabs.iter().map(|(id, t)| summary(*id, t)).collect())
     }
 
