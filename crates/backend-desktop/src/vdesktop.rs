@@ -346,9 +346,8 @@ fn spawn_in_group(
 ) -> Result<i32, DesktopError> {
     let log = fs::File::create(log).map_err(io)?;
     let mut cmd = Command::new(program);
-    cmd.args(args)
-        .env_remove("AT_SPI_BUS_ADDRESS")
-        .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+    cmd.args(args);
+    deft_protocol::device_env::apply(&mut cmd, env)
         .stdin(Stdio::null())
         .stdout(log.try_clone().map_err(io)?)
         .stderr(log)
