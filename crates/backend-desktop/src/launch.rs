@@ -286,14 +286,8 @@ pub fn describe_exit(status: ExitStatus) -> String {
 /// `deft desktop stop` ends it), else in a session of its own.
 pub fn spawn(plan: &LaunchPlan, target: &DesktopTarget) -> Result<Launched, String> {
     let mut cmd = Command::new(&plan.program);
-    cmd.args(&plan.args)
-        .env_remove("NO_AT_BRIDGE")
-        .envs(
-            target
-                .launch_env
-                .iter()
-                .map(|(k, v)| (k.as_str(), v.as_str())),
-        )
+    cmd.args(&plan.args);
+    deft_protocol::device_env::apply(&mut cmd, target.env())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null());

@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+use deft_protocol::device_env;
+
 use crate::texts;
 use crate::vdesktop::DesktopState;
 
@@ -40,18 +42,24 @@ impl DesktopTarget {
         &self.display
     }
 
+    /// The environment the programs started on this desktop get (its display, buses, home and
+    /// XDG folders; see [`deft_protocol::device_env`]).
+    pub fn env(&self) -> &[(String, String)] {
+        &self.launch_env
+    }
+
     /// Resolves the desktop: `DISPLAY` from the environment when set, else the managed desktop of
     /// `state_file` when it runs. The error text (for the model and the person) says how to start
     /// one.
     pub fn resolve(state_file: &Path) -> Result<Self, String> {
         if let Some(display) = std::env::var("DISPLAY").ok().filter(|d| !d.is_empty()) {
             let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
-            let mut launch_env = vec![("DISPLAY".to_owned(), display.clone())];
-            for k in ["DBUS_SESSION_BUS_ADDRESS", "AT_SPI_BUS_ADDRESS"] {
-                if let Some(v) = var(k) {
-                    launch_env.push((k.to_owned(), v));
-                }
-            }
+            // The caller's own desktop: its session is the one its programs get.
+            let launch_env = device_env::SESSION_VARS
+                .iter()
+                .filter(|k| device_env::carried_from_caller(k))
+                .filter_map(|k| var(k).map(|v| ((*k).to_owned(), v)))
+                .collect();
             return Ok(DesktopTarget {
                 display,
                 a11y_bus: var("AT_SPI_BUS_ADDRESS"),
@@ -60,9 +68,21 @@ impl DesktopTarget {
                 pgid: None,
             });
         }
+        Self::running(state_file, texts::no_display)
+    }
+
+    /// The managed desktop of `state_file`, whatever `DISPLAY` says: a device made for that
+    /// desktop (each of `deft dataflow`'s) operates it and starts its programs there, never on
+    /// the caller's display.
+    pub fn managed(state_file: &Path) -> Result<Self, String> {
+        Self::running(state_file, texts::managed_desktop_gone)
+    }
+
+    /// The managed desktop of `state_file` when it runs, else the text `missing` makes of it.
+    fn running(state_file: &Path, missing: fn(&str) -> String) -> Result<Self, String> {
         match DesktopState::load(state_file) {
             Ok(Some(state)) if state.is_alive() => Ok(Self::from_state(&state)),
-            Ok(_) => Err(texts::no_display(&state_file.display().to_string())),
+            Ok(_) => Err(missing(&state_file.display().to_string())),
             Err(e) => Err(e.to_string()),
         }
     }

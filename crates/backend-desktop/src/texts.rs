@@ -26,6 +26,13 @@ pub fn no_display(state_file: &str) -> String {
     )
 }
 
+/// The managed desktop a device was made for does not run.
+pub fn managed_desktop_gone(state_file: &str) -> String {
+    format!(
+        "The managed virtual desktop of this device does not run (state file {state_file}); its programs would have no display of their own. Start the run again: it starts its desktops anew."
+    )
+}
+
 /// The desktop could not be reached.
 pub fn unreachable(what: &str, err: &str) -> String {
     format!(
@@ -318,6 +325,10 @@ mod tests {
             "Cannot reach the desktop's X display :5: connection refused. Check that the desktop runs (`deft desktop status`) and retry."
         );
         assert_eq!(no_text("4", "Logo"), "Control 4: Logo has no text to read.");
+        assert_eq!(
+            managed_desktop_gone("/data/desktop-1/desktop.json"),
+            "The managed virtual desktop of this device does not run (state file /data/desktop-1/desktop.json); its programs would have no display of their own. Start the run again: it starts its desktops anew."
+        );
         let many: Vec<String> = (1..=32).map(|i| format!("Row {i}")).collect();
         let text = unknown_option("Row 99", &many);
         assert!(

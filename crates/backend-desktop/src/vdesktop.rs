@@ -237,7 +237,7 @@ async fn launch(work_dir: &Path) -> Result<DesktopState, DesktopError> {
     use std::os::unix::fs::PermissionsExt;
     fs::set_permissions(&run, fs::Permissions::from_mode(0o700)).map_err(io)?;
 
-    let (xvfb, display) = spawn_xvfb(&logs)?;
+    let (xvfb, display) = spawn_xvfb(&logs, &home)?;
     let pgid = xvfb;
     let mut pids = std::collections::BTreeMap::new();
     pids.insert("xvfb".to_owned(), xvfb);
@@ -267,9 +267,9 @@ async fn launch(work_dir: &Path) -> Result<DesktopState, DesktopError> {
     }
 }
 
-/// Xvfb in a new process group (its pid is the desktop's process group); it picks a free display and
-/// writes its number to a pipe (`-displayfd`), which it closes then.
-fn spawn_xvfb(logs: &Path) -> Result<(i32, String), DesktopError> {
+/// Xvfb in a new process group (its pid is the desktop's process group), with the desktop's `home`;
+/// it picks a free display and writes its number to a pipe (`-displayfd`), which it closes then.
+fn spawn_xvfb(logs: &Path, home: &Path) -> Result<(i32, String), DesktopError> {
     // The write end goes to Xvfb by number; the read end stays close-on-exec, so no child holds
     // it. Not Xvfb's stdout: that stays /dev/null for Xvfb and what it runs (xkbcomp), long
     // after this process is gone.
@@ -277,6 +277,9 @@ fn spawn_xvfb(logs: &Path) -> Result<(i32, String), DesktopError> {
     proc::inheritable(&displayfd).map_err(io)?;
     let log = fs::File::create(logs.join("xvfb.log")).map_err(io)?;
     let mut cmd = Command::new("Xvfb");
+    // The desktop's own, as everything it runs: no display, buses or home of the caller.
+    let env = [("HOME".to_owned(), home.to_string_lossy().into_owned())];
+    deft_protocol::device_env::apply(&mut cmd, &env);
     cmd.args([
         "-displayfd",
         &displayfd.as_raw_fd().to_string(),
@@ -346,9 +349,8 @@ fn spawn_in_group(
 ) -> Result<i32, DesktopError> {
     let log = fs::File::create(log).map_err(io)?;
     let mut cmd = Command::new(program);
-    cmd.args(args)
-        .env_remove("AT_SPI_BUS_ADDRESS")
-        .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+    cmd.args(args);
+    deft_protocol::device_env::apply(&mut cmd, env)
         .stdin(Stdio::null())
         .stdout(log.try_clone().map_err(io)?)
         .stderr(log)

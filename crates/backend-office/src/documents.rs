@@ -1,11 +1,12 @@
 //! Documents and where they may live: the kinds (Writer, Calc, Impress), the formats each saves
 //! to with LibreOffice's filter names, and the allowed folders every opened or saved path must be
-//! inside (symbolic links resolved).
+//! inside (symbolic links resolved), each checked path's folder opened once ([`Place`]).
 
 use std::path::{Component, Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::place::Place;
 use crate::texts;
 
 /// A document kind, as LibreOffice's modules are.
@@ -425,15 +426,21 @@ impl DocumentDirs {
         }
     }
 
-    /// An existing document to open: inside the folders, a regular file, of a known format.
-    pub fn existing(&self, path: &Path) -> Result<(PathBuf, &'static OpenFormat), String> {
-        let format = open_format(path).ok_or_else(|| texts::not_a_document(path))?;
+    /// `path` checked as [`DocumentDirs::inside`] does and its folder opened at once
+    /// ([`Place::pin`]): what is read or written there later goes to the folder that was checked,
+    /// whatever happens to the path meanwhile.
+    pub fn place(&self, path: &Path) -> Result<Place, String> {
         let resolved = self.inside(path)?;
-        match std::fs::metadata(&resolved) {
-            Ok(m) if m.is_file() => Ok((resolved, format)),
-            Ok(_) => Err(texts::not_a_file(&resolved)),
-            Err(_) => Err(texts::no_such_document(&resolved)),
-        }
+        Place::pin(&resolved).map_err(|e| e.to_string())
+    }
+
+    /// An existing document to open: inside the folders, of a known format, its place pinned
+    /// and a regular file there (not a link).
+    pub fn existing(&self, path: &Path) -> Result<(Place, &'static OpenFormat), String> {
+        let format = open_format(path).ok_or_else(|| texts::not_a_document(path))?;
+        let place = self.place(path)?;
+        place.open().map_err(|e| e.to_string())?;
+        Ok((place, format))
     }
 }
 

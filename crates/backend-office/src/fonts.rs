@@ -8,18 +8,19 @@ use std::time::Duration;
 use crate::texts;
 
 /// What `set_font` may use for `wanted`: the installed name, and the family that stands in for
-/// it when it is not installed.
+/// it when it is not installed (fontconfig asked as the device's programs are, with `env`).
 pub async fn resolve(
     wanted: &str,
     installed: &[String],
+    env: &[(String, String)],
 ) -> Result<(String, Option<String>), String> {
     let wanted = wanted.trim();
     if let Some(name) = installed.iter().find(|f| f.eq_ignore_ascii_case(wanted)) {
         return Ok((name.clone(), None));
     }
     if let (Some(got), Some(fallback)) = (
-        fc_match(wanted).await,
-        fc_match("deft-no-such-font-family").await,
+        fc_match(wanted, env).await,
+        fc_match("deft-no-such-font-family", env).await,
     ) && got != fallback
     {
         return Ok((wanted.to_owned(), Some(got)));
@@ -28,8 +29,10 @@ pub async fn resolve(
 }
 
 /// The family fontconfig picks for `name` (`fc-match`), if it can be asked.
-async fn fc_match(name: &str) -> Option<String> {
-    let run = tokio::process::Command::new("fc-match")
+async fn fc_match(name: &str, env: &[(String, String)]) -> Option<String> {
+    let mut cmd = tokio::process::Command::new("fc-match");
+    deft_protocol::device_env::apply(cmd.as_std_mut(), env);
+    let run = cmd
         .args(["-f", "%{family[0]}", name])
         .kill_on_drop(true)
         .output();
@@ -72,10 +75,12 @@ mod tests {
     async fn installed_names_match_in_any_case() {
         let installed = vec!["DejaVu Sans".to_owned()];
         assert_eq!(
-            resolve("dejavu sans", &installed).await,
+            resolve("dejavu sans", &installed, &[]).await,
             Ok(("DejaVu Sans".to_owned(), None))
         );
-        let e = resolve("Qqqqxx Nonexistent", &installed).await.unwrap_err();
+        let e = resolve("Qqqqxx Nonexistent", &installed, &[])
+            .await
+            .unwrap_err();
         assert!(
             e.starts_with("The font \"Qqqqxx Nonexistent\" is not installed"),
             "{e}"

@@ -264,14 +264,33 @@ def op_open(req):
         raise Refusal("load_failed", asked=handler.asked, detail=getattr(e, "Message", str(e)))
     if doc is None:
         raise Refusal("load_failed", asked=handler.asked, detail="")
+    locate(doc, args.get("location"))
     frame = doc.getCurrentController().getFrame()
     return describe_frame(frame, None)
+
+
+def locate(doc, location):
+    """Gives the document its place as its URL: LibreOffice read (or wrote) deft's private
+    copy, the document is the file in the documents folder. Its own saves still go to the
+    private file, which deft makes a link to the place."""
+    if location:
+        doc.attachResource(location, doc.getArgs())
+
+
+def media_arg(doc, name):
+    for a in doc.getArgs():
+        if a.Name == name:
+            return a.Value
+    return None
 
 
 def op_info(req):
     t = Target(req)
     out = describe_frame(t.frame, None)
     out["location"] = bool(t.doc.hasLocation()) if t.doc is not None else False
+    if t.doc is not None:
+        out["filter"] = media_arg(t.doc, "FilterName") or ""
+        out["filter_options"] = media_arg(t.doc, "FilterOptions") or ""
     if t.kind == "calc":
         out["sheet"] = t.controller.getActiveSheet().Name
     return out
@@ -290,25 +309,24 @@ def op_store(req):
     try:
         if args.get("mode") == "as":
             t.doc.storeAsURL(args["url"], tuple(props))
+            locate(t.doc, args.get("location"))
         else:
             t.doc.storeToURL(args["url"], tuple(props))
     except Exception as e:
-        raise Refusal("store_failed", url=args["url"], detail=getattr(e, "Message", str(e)))
+        raise Refusal("store_failed", url=args.get("location") or args["url"], detail=getattr(e, "Message", str(e)))
     out = {"url": args["url"], "title": t.frame.Title}
     if t.kind == "calc":
         out["sheet"] = t.controller.getActiveSheet().Name
     return out
 
 
-def op_save(req):
+def op_unsaved(req):
+    """Marks the document modified again: deft could not move what LibreOffice wrote into its
+    place, so the document's changes are not saved."""
     t = Target(req)
-    if t.doc is None or not t.doc.hasLocation():
-        raise Refusal("no_location", title=t.frame.Title)
-    try:
-        t.doc.store()
-    except Exception as e:
-        raise Refusal("store_failed", url=t.doc.getURL(), detail=getattr(e, "Message", str(e)))
-    return {"url": t.doc.getURL(), "title": t.frame.Title}
+    if t.doc is not None:
+        t.doc.setModified(True)
+    return {}
 
 
 def op_close(req):

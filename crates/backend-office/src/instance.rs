@@ -292,10 +292,14 @@ const TEMPLATE: &str = "template";
 const TEMPLATE_MARK: &str = ".deft-template";
 
 /// A profile set up once in `parent` (LibreOffice's first start on a new profile initialises it
-/// and exits asking to be started again, code 81); each instance starts from a copy of it and
-/// comes up at its first start. Built aside and renamed into place, so concurrent builders
+/// and exits asking to be started again, code 81), headless with the device's environment
+/// `env`; each instance starts from a copy of it and comes up at its first start. Built aside and renamed into place, so concurrent builders
 /// never share a half-made one.
-pub fn template(program: &Path, parent: &Path) -> Result<PathBuf, String> {
+pub fn template(
+    program: &Path,
+    parent: &Path,
+    env: &[(String, String)],
+) -> Result<PathBuf, String> {
     let dir = parent.join(TEMPLATE);
     let mark = template_mark(program);
     if std::fs::read_to_string(dir.join(TEMPLATE_MARK))
@@ -315,7 +319,8 @@ pub fn template(program: &Path, parent: &Path) -> Result<PathBuf, String> {
     std::fs::write(&sample, "deft").map_err(fail)?;
     let mut done = false;
     for _ in 0..3 {
-        let status = Command::new(program)
+        let mut cmd = Command::new(program);
+        let status = deft_protocol::device_env::apply(&mut cmd, env)
             .arg(format!(
                 "-env:UserInstallation={}",
                 crate::documents::file_url(scratch.path())
@@ -475,8 +480,7 @@ fn command(launch: &Launch, pipe: &str) -> Command {
             Command::new(&launch.program)
         }
     };
-    cmd.env_remove("NO_AT_BRIDGE")
-        .envs(launch.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+    deft_protocol::device_env::apply(&mut cmd, &launch.env)
         .env("SAL_USE_VCLPLUGIN", "gtk3")
         .arg(format!(
             "-env:UserInstallation={}",

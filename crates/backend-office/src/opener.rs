@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 
 use crate::documents::{self, DocumentDirs, Kind};
 use crate::instance::{self, Instance, Launch};
+use crate::private;
 use crate::texts;
 use crate::uno::{SYSTEM_PYTHON, UnoError, UnoHelper};
 
@@ -148,6 +149,21 @@ pub struct Opened {
     pub path: Option<PathBuf>,
 }
 
+/// Why a document did not load.
+enum LoadFailed {
+    /// LibreOffice refused the file (damaged, or not what its extension says): what it asked.
+    Refused(Value),
+    /// Anything else, as the text to answer.
+    Other(String),
+}
+
+/// Removes the private copy of a document that did not open (and its folder).
+fn forget_copy(copy: &Path) {
+    if let Some(dir) = copy.parent() {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
 /// The LibreOffice of one device session, for `launch_app`. Dropping it stops LibreOffice.
 pub struct Office {
     config: OfficeConfig,
@@ -190,6 +206,11 @@ impl Office {
 
     /// Serves `launch_app {app, args}` on the desktop whose programs get `env`: checks the
     /// request, starts LibreOffice when needed and opens the document in it.
+    ///
+    /// A document is read by deft from the place it checked ([`crate::place`]) into a private
+    /// copy, which LibreOffice loads; the document then has its place as its URL and the copy
+    /// becomes a link to it. LibreOffice never resolves the checked path itself, so a folder
+    /// swapped for a link meanwhile cannot make it open another file.
     pub async fn open(
         &self,
         app: &str,
@@ -197,44 +218,78 @@ impl Office {
         env: &[(String, String)],
     ) -> Result<Opened, String> {
         let req = request(app, args).ok_or_else(|| texts::not_office(app))??;
-        let (url, filter, path) = match &req {
+        let (url, filter, place) = match &req {
             Request::Open(p) => {
-                let (resolved, format) = self.config.dirs.existing(p)?;
-                (documents::file_url(&resolved), Some(format), Some(resolved))
+                let (place, format) = self.config.dirs.existing(p)?;
+                let copy = private::document_file(place.name())?;
+                place.copy_to(&copy).map_err(|e| {
+                    forget_copy(&copy);
+                    e.to_string()
+                })?;
+                (
+                    documents::file_url(&copy),
+                    Some(format),
+                    Some((place, copy)),
+                )
             }
             Request::New(kind) => (kind.factory_url().to_owned(), None, None),
             Request::StartCenter => ("private:factory/StartModule".to_owned(), None, None),
         };
-        let helper = UnoHelper::shared(&self.config.python)?;
+        let location = place.as_ref().map(|(p, _)| documents::file_url(p.path()));
+        let args = json!({ "url": url, "filter": filter.map(|f| f.filter), "location": location });
+        let opened = self.load(&args, env).await;
+        if let Some((place, copy)) = &place {
+            match &opened {
+                // LibreOffice's own saves of the document now reach its place.
+                Ok(_) => private::point_to(copy, place.path())?,
+                Err(_) => forget_copy(copy),
+            }
+        }
+        let path = place.as_ref().map(|(p, _)| p.path());
+        match opened {
+            Ok((pid, v)) => Ok(Opened {
+                pid,
+                title: v["title"].as_str().unwrap_or_default().to_owned(),
+                xid: v["xid"].as_u64().unwrap_or_default(),
+                kind: v["kind"].as_str().and_then(Kind::from_helper),
+                path: path.map(Path::to_owned),
+            }),
+            Err(LoadFailed::Refused(asked)) => Err(texts::cannot_open(
+                path.unwrap_or(Path::new(&url)),
+                filter.map(|f| f.label),
+                &asked,
+            )),
+            Err(LoadFailed::Other(text)) => Err(text),
+        }
+    }
+
+    /// Loads `args` (`url`, `filter`, `location`) in the instance (started when needed):
+    /// LibreOffice's pid and the helper's answer.
+    async fn load(
+        &self,
+        args: &Value,
+        env: &[(String, String)],
+    ) -> Result<(u32, Value), LoadFailed> {
+        let helper = UnoHelper::shared(&self.config.python, env).map_err(LoadFailed::Other)?;
         let mut retried = false;
         loop {
-            let running = self.ready(env).await?;
-            let fields = json!({
-                "pipe": running.pipe,
-                "args": { "url": url, "filter": filter.map(|f| f.filter) },
-            });
+            let running = self.ready(env).await.map_err(LoadFailed::Other)?;
+            let fields = json!({ "pipe": running.pipe, "args": args });
             return match helper.call("open", fields, OPEN_LIMIT, running.pid).await {
-                Ok(v) => Ok(Opened {
-                    pid: running.pid,
-                    title: v["title"].as_str().unwrap_or_default().to_owned(),
-                    xid: v["xid"].as_u64().unwrap_or_default(),
-                    kind: v["kind"].as_str().and_then(Kind::from_helper),
-                    path,
-                }),
+                Ok(v) => Ok((running.pid, v)),
                 Err(UnoError::Refused { kind, fields }) if kind == "load_failed" => {
-                    let target = path.as_deref().unwrap_or(Path::new(&url));
-                    Err(texts::cannot_open(
-                        target,
-                        filter.map(|f| f.label),
-                        &fields["asked"],
-                    ))
+                    Err(LoadFailed::Refused(fields["asked"].clone()))
                 }
                 // LibreOffice went away between ready and open (it restarted): once more.
                 Err(e) if !retried && matches!(e.kind(), Some("disconnected" | "no_office")) => {
                     retried = true;
                     continue;
                 }
-                Err(e) => Err(texts::uno_failed("open the document", &e, running.pid)),
+                Err(e) => Err(LoadFailed::Other(texts::uno_failed(
+                    "open the document",
+                    &e,
+                    running.pid,
+                ))),
             };
         }
     }
@@ -249,7 +304,7 @@ impl Office {
             Some(i) => i.clone(),
             None => {
                 let program = instance::find_program(self.config.program.as_deref())?;
-                let profile = self.new_profile(&program).await?;
+                let profile = self.new_profile(&program, env).await?;
                 let launch = Launch {
                     program,
                     env: env.to_vec(),
@@ -274,7 +329,11 @@ impl Office {
     /// (`deft-office-<pid>-…`, removed on drop; those of processes that are gone — a deft that
     /// was killed — are removed when a new one is made beside them).
     /// The profile starts as a copy of the folder's template ([`instance::template`]).
-    async fn new_profile(&self, program: &Path) -> Result<PathBuf, String> {
+    async fn new_profile(
+        &self,
+        program: &Path,
+        env: &[(String, String)],
+    ) -> Result<PathBuf, String> {
         let parent = match &self.config.profiles {
             Some(p) => p.clone(),
             None => std::env::temp_dir().join("deft-office"),
@@ -282,15 +341,15 @@ impl Office {
         std::fs::create_dir_all(&parent)
             .map_err(|e| texts::profile_failed(&parent, &e.to_string()))?;
         let template = {
-            let (program, parent) = (program.to_owned(), parent.clone());
+            let (program, parent, env) = (program.to_owned(), parent.clone(), env.to_vec());
             let _one_builder = TEMPLATE_LOCK.lock().await;
-            tokio::task::spawn_blocking(move || instance::template(&program, &parent))
+            tokio::task::spawn_blocking(move || instance::template(&program, &parent, &env))
                 .await
                 .map_err(|e| texts::profile_failed(Path::new("/tmp"), &e.to_string()))??
         };
         let mut root = self.profiles.lock();
         if root.is_none() {
-            sweep_profiles(&parent);
+            crate::private::sweep_dead(&parent, "deft-office-");
             let dir = tempfile::Builder::new()
                 .prefix(&format!("deft-office-{}-", std::process::id()))
                 .tempdir_in(&parent)
@@ -307,27 +366,6 @@ impl Office {
         instance::copy_tree(&template, &profile)
             .map_err(|e| texts::profile_failed(&profile, &e.to_string()))?;
         Ok(profile)
-    }
-}
-
-/// Removes the profile folders (`deft-office-<pid>-…`) in `parent` whose deft is gone.
-fn sweep_profiles(parent: &Path) {
-    let Ok(entries) = std::fs::read_dir(parent) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let name = e.file_name();
-        let Some(pid) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix("deft-office-"))
-            .and_then(|rest| rest.split('-').next())
-            .and_then(|p| p.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        if !instance::alive(pid) {
-            let _ = std::fs::remove_dir_all(e.path());
-        }
     }
 }
 

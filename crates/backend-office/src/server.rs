@@ -15,7 +15,9 @@ use serde_json::{Value, json};
 use crate::args::{self, *};
 use crate::documents::{self, Kind, Store};
 use crate::fonts;
+use crate::place::Place;
 use crate::render;
+use crate::saving;
 use crate::session::{Session, SessionConfig};
 use crate::texts::{self, describe};
 
@@ -193,17 +195,7 @@ impl OfficeServer {
 
     #[tool(name = "save", description = describe::SAVE)]
     async fn save(&self) -> CallToolResult {
-        let r = async {
-            let (_, v) = self.session.call("save", "save", None, json!({})).await?;
-            let path =
-                documents::url_path(v["url"].as_str().unwrap_or_default()).unwrap_or_default();
-            let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
-            Ok((
-                texts::saved(&path, bytes),
-                json!({ "path": path, "bytes": bytes }),
-            ))
-        };
-        changed(r.await)
+        changed(self.save_impl().await)
     }
 
     #[tool(name = "close_document", description = describe::CLOSE_DOCUMENT)]
@@ -484,7 +476,8 @@ impl OfficeServer {
         let (font, substitute) = match name {
             Some(n) => {
                 let installed = self.session.fonts().await?;
-                let (font, sub) = fonts::resolve(n, &installed).await?;
+                let env = &self.session.config().env;
+                let (font, sub) = fonts::resolve(n, &installed, env).await?;
                 (Some(font), sub)
             }
             None => (None, None),
@@ -527,51 +520,54 @@ impl OfficeServer {
         if current_only && format.image.is_none() {
             return Err(texts::CURRENT_SLIDE_ONLY_IMAGES.to_owned());
         }
-        let target = self.save_target(p, &info, format.ext)?;
-        let url = documents::file_url(&target);
+        let place = self.save_target(p, &info, format.ext)?;
+        let (filter, options) = (format.filter, format.options);
         if let Some(media) = format.image {
-            let stem = target.with_extension("");
-            let a = json!({
-                "url": url, "stem_url": documents::file_url(&stem), "ext": format.ext,
-                "media_type": media, "current_only": current_only,
-            });
-            let (_, v) = self
-                .session
-                .call("save_as", "i_export_images", None, a)
-                .await?;
-            let files: Vec<PathBuf> = strings(&v["files"])
-                .iter()
-                .filter_map(|u| documents::url_path(u))
-                .collect();
+            let files =
+                saving::export_images(&self.session, &place, format.ext, media, current_only)
+                    .await?;
             return Ok((
                 texts::saved_images(&files, format.label),
                 json!({ "files": files }),
             ));
         }
-        let a = json!({
-            "url": url, "filter": format.filter, "filter_options": format.options,
-            "mode": if format.store == Store::As { "as" } else { "to" },
-        });
-        let (_, v) = self.session.call("save_as", "store", None, a).await?;
-        let bytes = std::fs::metadata(&target).map(|m| m.len()).unwrap_or(0);
+        let moved = format.store == Store::As;
+        let stored = if moved {
+            saving::store_as(&self.session, "save_as", &place, filter, options).await?
+        } else {
+            saving::export(&self.session, "save_as", &place, filter, options).await?
+        };
         let note = (format.ext == "csv")
-            .then(|| texts::csv_sheet(v["sheet"].as_str().unwrap_or_default()));
-        let msg = texts::saved_as(
-            &target,
-            format.label,
-            bytes,
-            format.store == Store::As,
-            note.as_deref(),
-        );
+            .then(|| texts::csv_sheet(stored.answer["sheet"].as_str().unwrap_or_default()));
+        let target = place.path();
+        let msg = texts::saved_as(target, format.label, stored.bytes, moved, note.as_deref());
         Ok((
             msg,
-            json!({ "path": target, "format": format.ext, "bytes": bytes }),
+            json!({ "path": target, "format": format.ext, "bytes": stored.bytes }),
+        ))
+    }
+
+    /// `save`: the document to its own file in its own format — stored through deft's private
+    /// folder like `save_as`, to the place checked now.
+    async fn save_impl(&self) -> Result<(String, Value), String> {
+        let (b, info) = self.session.call("save", "info", None, json!({})).await?;
+        let path = documents::url_path(info["url"].as_str().unwrap_or_default());
+        let (Some(path), true) = (path, info["location"] == json!(true)) else {
+            return Err(texts::no_location(&b.title));
+        };
+        let place = self.session.config().dirs.place(&path)?;
+        let filter = info["filter"].as_str().unwrap_or_default();
+        let options = info["filter_options"].as_str().filter(|o| !o.is_empty());
+        let stored = saving::store_as(&self.session, "save", &place, filter, options).await?;
+        Ok((
+            texts::saved(place.path(), stored.bytes),
+            json!({ "path": place.path(), "bytes": stored.bytes }),
         ))
     }
 
     /// Where `save_as` writes: file_dir (default the document's folder, else the first allowed
     /// folder) / file_name (default the document's name) . ext — inside the allowed folders.
-    fn save_target(&self, p: &SaveAsArgs, info: &Value, ext: &str) -> Result<PathBuf, String> {
+    fn save_target(&self, p: &SaveAsArgs, info: &Value, ext: &str) -> Result<Place, String> {
         let dirs = &self.session.config().dirs;
         let doc = documents::url_path(info["url"].as_str().unwrap_or_default());
         let dir = match p
@@ -605,7 +601,7 @@ impl OfficeServer {
                 None => title_stem(info["title"].as_str().unwrap_or("Untitled")),
             },
         };
-        dirs.inside(&dir.join(format!("{name}.{ext}")))
+        dirs.place(&dir.join(format!("{name}.{ext}")))
     }
 }
 

@@ -34,6 +34,10 @@ pub struct SessionConfig {
     pub process: String,
     /// The window's root (`libreoffice-writer` …), when bound by the tool layer.
     pub root: String,
+    /// The environment of the device's programs (its display, buses, home): the UNO helper and
+    /// fontconfig run with it ([`deft_protocol::device_env`]). Set by whoever knows the device
+    /// (the CLI); empty standalone.
+    pub env: Vec<(String, String)>,
 }
 
 impl Default for SessionConfig {
@@ -44,6 +48,7 @@ impl Default for SessionConfig {
             display: None,
             process: String::new(),
             root: String::new(),
+            env: Vec::new(),
         }
     }
 }
@@ -66,6 +71,7 @@ impl SessionConfig {
                 .map(str::to_owned),
             process: s(&options["binding"]["process"]),
             root: s(&options["binding"]["root"]),
+            env: Vec::new(),
         })
     }
 }
@@ -120,7 +126,7 @@ impl Session {
     }
 
     fn helper(&self) -> Result<Arc<UnoHelper>, String> {
-        UnoHelper::shared(&self.config.python)
+        UnoHelper::shared(&self.config.python, &self.config.env)
     }
 
     /// The frame this server acts on: the one bound before while its LibreOffice runs, else
@@ -321,7 +327,6 @@ pub fn refusal_text(tool: &str, e: &UnoError, pid: u32) -> String {
         "column_twice" => texts::column_twice(&text("column")),
         "empty_sheet" => texts::empty_sheet(&text("sheet")),
         "slide_out_of_range" => texts::slide_out_of_range(int(&f["slide"]), int(&f["count"])),
-        "no_location" => texts::no_location(&text("title")),
         "no_document" => texts::no_document(&text("title")),
         "store_failed" => texts::store_failed(&text("url"), &text("detail")),
         "wrong_kind" => texts::wrong_kind(

@@ -117,6 +117,37 @@ pub fn not_a_document(path: &Path) -> String {
     )
 }
 
+/// A folder on a document's way, or the document itself, became a link after it was checked.
+pub fn place_changed(path: &Path) -> String {
+    format!(
+        "{} changed while deft was checking it: it is a symbolic link now, which was not there a moment ago, so nothing was read or written through it. Check the folder (run_shell ls -l) and try again.",
+        path.display()
+    )
+}
+
+/// A folder where a document was to be written.
+pub fn place_is_folder(path: &Path) -> String {
+    format!(
+        "{} is a folder, so no document can be saved under that name. Choose another file_name.",
+        path.display()
+    )
+}
+
+/// The system refused a read or write in the documents folders.
+pub fn place_failed(path: &Path, err: &std::io::Error) -> String {
+    format!(
+        "{} could not be read or written: {err}. Check that the folder exists and is writable, then try again.",
+        path.display()
+    )
+}
+
+/// deft's private folder for LibreOffice's files could not be made.
+pub fn private_failed(why: &str) -> String {
+    format!(
+        "deft's private folder for the files LibreOffice reads and writes could not be prepared: {why}. Check that the temporary folder ($TMPDIR, else /tmp) is writable."
+    )
+}
+
 /// A folder where a file was expected.
 pub fn not_a_file(path: &Path) -> String {
     format!("{} is not a file.", path.display())
@@ -637,6 +668,33 @@ fn size(bytes: u64) -> String {
         format!("{bytes} bytes")
     } else {
         format!("{} KB", bytes.div_ceil(1024))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_places_texts_say_what_happened_and_what_to_do() {
+        let p = Path::new("/home/u/Documents/sub");
+        assert_eq!(
+            place_changed(p),
+            "/home/u/Documents/sub changed while deft was checking it: it is a symbolic link now, which was not there a moment ago, so nothing was read or written through it. Check the folder (run_shell ls -l) and try again."
+        );
+        assert_eq!(
+            place_is_folder(&p.join("q1.odt")),
+            "/home/u/Documents/sub/q1.odt is a folder, so no document can be saved under that name. Choose another file_name."
+        );
+        let denied = std::io::Error::from_raw_os_error(13);
+        assert_eq!(
+            place_failed(&p.join("q1.odt"), &denied),
+            "/home/u/Documents/sub/q1.odt could not be read or written: Permission denied (os error 13). Check that the folder exists and is writable, then try again."
+        );
+        assert_eq!(
+            private_failed("No space left on device"),
+            "deft's private folder for the files LibreOffice reads and writes could not be prepared: No space left on device. Check that the temporary folder ($TMPDIR, else /tmp) is writable."
+        );
     }
 }
 

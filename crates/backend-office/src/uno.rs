@@ -60,9 +60,12 @@ struct Process {
     busy: bool,
 }
 
-/// One helper process (started on first use), shared by every caller of [`UnoHelper::shared`].
+/// One helper process (started on first use), shared by every caller of [`UnoHelper::shared`]
+/// with the same Python and device.
 pub struct UnoHelper {
     python: PathBuf,
+    /// The environment of the device it works for ([`deft_protocol::device_env`]).
+    env: Vec<(String, String)>,
     script: tempfile::TempPath,
     process: tokio::sync::Mutex<Option<Process>>,
 }
@@ -75,24 +78,31 @@ impl std::fmt::Debug for UnoHelper {
     }
 }
 
-/// The helpers of this process, by Python.
-static SHARED: OnceLock<parking_lot::Mutex<HashMap<PathBuf, Arc<UnoHelper>>>> = OnceLock::new();
+/// A device's helper: its Python and the device's environment.
+type HelperKey = (PathBuf, Vec<(String, String)>);
+
+/// The helpers of this process, by Python and device.
+static SHARED: OnceLock<parking_lot::Mutex<HashMap<HelperKey, Arc<UnoHelper>>>> = OnceLock::new();
 
 impl UnoHelper {
-    /// The helper on `python` every caller in this process shares.
-    pub fn shared(python: &Path) -> Result<Arc<UnoHelper>, String> {
+    /// The helper on `python` for the device whose programs get `env`, shared by every caller
+    /// in this process working for that device (each device its own: it runs with the device's
+    /// environment, and one device's calls never wait for another's).
+    pub fn shared(python: &Path, env: &[(String, String)]) -> Result<Arc<UnoHelper>, String> {
         let map = SHARED.get_or_init(Default::default);
         let mut map = map.lock();
-        if let Some(h) = map.get(python) {
+        let key = (python.to_owned(), env.to_vec());
+        if let Some(h) = map.get(&key) {
             return Ok(h.clone());
         }
-        let h = Arc::new(UnoHelper::new(python)?);
-        map.insert(python.to_owned(), h.clone());
+        let h = Arc::new(UnoHelper::new(python, env)?);
+        map.insert(key, h.clone());
         Ok(h)
     }
 
-    /// A helper of its own on `python` (the script is written to a private temporary file).
-    pub fn new(python: &Path) -> Result<UnoHelper, String> {
+    /// A helper of its own on `python` for the device whose programs get `env` (the script is
+    /// written to a private temporary file).
+    pub fn new(python: &Path, env: &[(String, String)]) -> Result<UnoHelper, String> {
         let file = tempfile::Builder::new()
             .prefix("deft-uno-helper-")
             .suffix(".py")
@@ -101,6 +111,7 @@ impl UnoHelper {
         std::fs::write(file.path(), HELPER_PY).map_err(|e| texts::helper_failed(&e.to_string()))?;
         Ok(UnoHelper {
             python: python.to_owned(),
+            env: env.to_vec(),
             script: file.into_temp_path(),
             process: tokio::sync::Mutex::new(None),
         })
@@ -202,7 +213,9 @@ impl UnoHelper {
         if !self.python.is_file() {
             return Err(UnoError::Helper(texts::python_missing(&self.python)));
         }
-        let mut child = Command::new(&self.python)
+        let mut cmd = Command::new(&self.python);
+        deft_protocol::device_env::apply(cmd.as_std_mut(), &self.env);
+        let mut child = cmd
             .arg("-I")
             .arg(&self.script)
             .stdin(Stdio::piped())

@@ -10,11 +10,9 @@
 
 mod common;
 
-use std::path::Path;
 use std::time::Duration;
 
 use common::*;
-use deft_backend_office::uno::{SYSTEM_PYTHON, UnoHelper};
 use deft_test_support::office;
 use deft_test_support::proc::{Signal, signal_process};
 use serde_json::json;
@@ -89,7 +87,7 @@ async fn libreoffice_killed_mid_call_answers_at_once_and_the_document_reopens() 
     let doc = office::document_from_html(&h.docs, "crash", "<p>Before the crash.</p>", "docx");
     let w = h.open(&s(&doc)).await;
     ok(&h.app(&w, "get_document_text", json!({})).await);
-    let helper = UnoHelper::shared(Path::new(SYSTEM_PYTHON)).unwrap();
+    let helper = h.helper();
     let helper_pid = helper.pid().await.expect("the helper runs");
     let office_pid = h.office_pid().await;
 
@@ -142,7 +140,7 @@ async fn the_uno_helper_killed_mid_call_is_replaced_by_the_next_call() {
     let doc = office::document_from_html(&h.docs, "helper", "<p>Still here.</p>", "odt");
     let w = h.open(&s(&doc)).await;
     ok(&h.app(&w, "get_document_text", json!({})).await);
-    let helper = UnoHelper::shared(Path::new(SYSTEM_PYTHON)).unwrap();
+    let helper = h.helper();
     let helper_pid = helper.pid().await.expect("the helper runs");
     let office_pid = h.office_pid().await;
 

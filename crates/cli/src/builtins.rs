@@ -6,7 +6,7 @@ use std::sync::Arc;
 use deft_backend_shell::{ShellPolicy, ShellServer};
 use deft_tools::builtin::{Builtin, BuiltinRegistry};
 
-use crate::office::ExtraDocumentDirs;
+use crate::office::{DesktopChoice, DeviceSetup, ExtraDocumentDirs};
 
 /// Every builtin server: `shell`, `desktop`, `browser`, `office` (later: …). `data_dir` is deft's data
 /// folder: the desktop server finds the managed virtual desktop's state file there unless the
@@ -18,7 +18,16 @@ pub fn registry(data_dir: &Path) -> Arc<BuiltinRegistry> {
 /// [`registry`], with `documents` allowed to `launch_app` and the office tools besides the
 /// configured document folders.
 pub fn registry_with(data_dir: &Path, documents: ExtraDocumentDirs) -> Arc<BuiltinRegistry> {
-    let state_file = crate::paths::desktop_state(data_dir);
+    registry_for(DeviceSetup {
+        data_dir: data_dir.to_owned(),
+        state_file: crate::paths::desktop_state(data_dir),
+        documents,
+        desktop: DesktopChoice::Environment,
+    })
+}
+
+/// Every builtin server, the desktop and office servers made as `setup` says.
+pub fn registry_for(setup: DeviceSetup) -> Arc<BuiltinRegistry> {
     let mut r = BuiltinRegistry::new();
     r.register(Builtin::new(
         deft_backend_shell::NAME,
@@ -34,9 +43,7 @@ pub fn registry_with(data_dir: &Path, documents: ExtraDocumentDirs) -> Arc<Built
             Ok(ShellServer::new(policy))
         },
     ));
-    let desktop_state = state_file.clone();
-    let data = data_dir.to_owned();
-    let desktop_docs = documents.clone();
+    let desktop_setup = setup.clone();
     r.register(Builtin::new(
         deft_backend_desktop::NAME,
         "Linux desktop apps through AT-SPI, XTest input and screenshots; documents open in LibreOffice (options: state_file, launch_allow, document_dirs, office_program, python)",
@@ -47,15 +54,15 @@ pub fn registry_with(data_dir: &Path, documents: ExtraDocumentDirs) -> Arc<Built
             }
             if let Some(map) = options.as_object_mut() {
                 map.entry("state_file")
-                    .or_insert_with(|| serde_json::json!(desktop_state));
+                    .or_insert_with(|| serde_json::json!(desktop_setup.state_file));
             }
-            crate::office::desktop_server(&options, &data, &desktop_docs)
+            crate::office::desktop_server(&options, &desktop_setup)
         },
     ));
     r.register(Builtin::new(
         deft_backend_office::NAME,
         "LibreOffice Writer, Calc and Impress over UNO on the selected window's document (options: document_dirs, display, python)",
-        move |options| crate::office::office_server(options, &state_file, &documents),
+        move |options| crate::office::office_server(options, &setup),
     ));
     r.register(Builtin::new(
         deft_backend_browser::NAME,

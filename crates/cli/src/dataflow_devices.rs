@@ -12,7 +12,7 @@ use deft_server::api_client::{ApiClient, ApiDispatcher};
 use deft_tools::table::RoutingTable;
 use deft_tools::{Device, LocalDispatcher, devices};
 
-use crate::office::ExtraDocumentDirs;
+use crate::office::{DesktopChoice, DeviceSetup, ExtraDocumentDirs};
 use crate::{Globals, builtins, local_devices, paths};
 
 /// Managed desktops started for one run; stopped (and their folders removed) when dropped.
@@ -39,7 +39,8 @@ impl Drop for Desktops {
 }
 
 /// Starts `n` managed desktops and a device on each (`desktop-1` …), with the routing table of
-/// `globals`; their apps may open the documents in `documents`.
+/// `globals`; their apps may open the documents in `documents`. Each device works on its own
+/// desktop only — its tools, and every program it starts, never on the caller's `DISPLAY`.
 pub async fn managed(
     globals: &Globals,
     n: usize,
@@ -66,7 +67,13 @@ pub async fn managed(
             .inspect_err(|e| eprintln!("warning: no watchdog for managed desktop {i} ({e})"))
             .ok();
         desktops.started.push((dir.clone(), watchdog));
-        let registry = builtins::registry_with(&dir, documents.clone());
+        // The device is this desktop's, whatever the caller's DISPLAY says.
+        let registry = builtins::registry_for(DeviceSetup {
+            data_dir: dir.clone(),
+            state_file: state.clone(),
+            documents: documents.clone(),
+            desktop: DesktopChoice::Managed,
+        });
         let dispatcher = LocalDispatcher::new(table.clone(), registry);
         list.push(Device::new(
             &format!("desktop-{i}"),

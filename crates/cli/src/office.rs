@@ -1,12 +1,16 @@
 //! LibreOffice wired into the desktop: the office backend's [`Office`] as the desktop's
 //! document opener (the two backends know nothing of each other; this adapter is the seam),
 //! and the options both read — `document_dirs` defaults to `DEFT_DOCUMENT_DIRS`
-//! (colon-separated) when that is set, and the office server is told the desktop's display.
+//! (colon-separated) when that is set. Both servers of a device work on one desktop
+//! ([`device_desktop`]): the office server is told its display, and the UNO helper and
+//! fontconfig run with its environment, as LibreOffice and `launch_app`'s programs do.
 
 use std::path::{Path, PathBuf};
 
-use deft_backend_desktop::{DocumentOpener, OpenedWindow};
-use deft_backend_office::{Office, OfficeConfig};
+use deft_backend_desktop::{
+    DesktopServer, DesktopTarget, DocumentOpener, LaunchPolicy, OpenedWindow,
+};
+use deft_backend_office::{Office, OfficeConfig, SessionConfig};
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
@@ -89,36 +93,76 @@ pub fn with_document_dirs(options: &Value) -> Value {
     options
 }
 
+/// Which desktop a device's servers work on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DesktopChoice {
+    /// The caller's desktop when `DISPLAY` is set, else the data folder's managed desktop.
+    #[default]
+    Environment,
+    /// The data folder's managed desktop, whatever the caller's `DISPLAY` says: a device made
+    /// for that desktop (each of `deft dataflow`'s) starts its programs there and nowhere else.
+    Managed,
+}
+
+/// The desktop of a device whose managed desktop's state is `state_file`, as `choice` says.
+pub fn device_desktop(state_file: &Path, choice: DesktopChoice) -> Result<DesktopTarget, String> {
+    match choice {
+        DesktopChoice::Environment => DesktopTarget::resolve(state_file),
+        DesktopChoice::Managed => DesktopTarget::managed(state_file),
+    }
+}
+
+/// What a device's desktop and office servers are made with.
+#[derive(Debug, Clone)]
+pub struct DeviceSetup {
+    /// deft's data folder (LibreOffice's profiles go under its `office/`).
+    pub data_dir: PathBuf,
+    /// The managed desktop's state file (the desktop server's `state_file` option overrides it).
+    pub state_file: PathBuf,
+    /// Document folders allowed besides the configured ones.
+    pub documents: ExtraDocumentDirs,
+    /// Which desktop the device works on.
+    pub desktop: DesktopChoice,
+}
+
 /// The desktop server of `options`, opening documents in LibreOffice (its private profiles
-/// under `data_dir/office` unless the options say `office_profiles`).
-pub fn desktop_server(
-    options: &Value,
-    data_dir: &Path,
-    extra: &ExtraDocumentDirs,
-) -> Result<deft_backend_desktop::DesktopServer, String> {
-    let mut options = extra.apply(options);
+/// under `setup.data_dir/office` unless the options say `office_profiles`).
+pub fn desktop_server(options: &Value, setup: &DeviceSetup) -> Result<DesktopServer, String> {
+    let mut options = setup.documents.apply(options);
     if let Some(map) = options.as_object_mut() {
         map.entry("office_profiles")
-            .or_insert_with(|| json!(data_dir.join("office")));
+            .or_insert_with(|| json!(setup.data_dir.join("office")));
     }
+    let state_file = options
+        .get("state_file")
+        .and_then(Value::as_str)
+        .map_or_else(|| setup.state_file.clone(), PathBuf::from);
+    let target = device_desktop(&state_file, setup.desktop)?;
     let office = OfficeConfig::from_options(&options)?;
-    let server = deft_backend_desktop::from_options(&options)?;
+    let server = DesktopServer::new(target, LaunchPolicy::from_options(&options)?);
     Ok(server.with_documents(std::sync::Arc::new(OfficeOpener(Office::new(office)))))
 }
 
-/// The office server of `options`, told the managed desktop's display (from `state_file`)
-/// unless the options name one.
+/// The office server of `options`, on the device's desktop: told its display (unless the
+/// options name one) and its programs' environment. A managed device's fails when its desktop
+/// does not run.
 pub fn office_server(
     options: &Value,
-    state_file: &Path,
-    extra: &ExtraDocumentDirs,
+    setup: &DeviceSetup,
 ) -> Result<deft_backend_office::OfficeServer, String> {
-    let mut options = extra.apply(options);
-    if let Some(map) = options.as_object_mut()
-        && !map.contains_key("display")
-        && let Ok(target) = deft_backend_desktop::DesktopTarget::resolve(state_file)
-    {
-        map.insert("display".to_owned(), json!(target.display()));
+    let options = setup.documents.apply(options);
+    let mut config = SessionConfig::from_options(&options)?;
+    match device_desktop(&setup.state_file, setup.desktop) {
+        Ok(target) => {
+            config
+                .display
+                .get_or_insert_with(|| target.display().to_owned());
+            config.env = target.env().to_vec();
+        }
+        // A managed device's office server never looks at other displays' LibreOffice.
+        Err(e) if setup.desktop == DesktopChoice::Managed => return Err(e),
+        // Standalone, without a desktop: any LibreOffice deft started.
+        Err(_) => {}
     }
-    deft_backend_office::from_options(&options)
+    Ok(deft_backend_office::OfficeServer::new(config))
 }

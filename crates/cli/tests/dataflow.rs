@@ -559,3 +559,136 @@ async fn the_example_is_instantiated_on_two_desktops_then_executed_on_libreoffic
     let left = deft_test_support::office::soffice_pids(&data.path().display().to_string());
     assert!(left.is_empty(), "LibreOffice outlived the run: {left:?}");
 }
+
+/// The top-level windows programs create on an X display from now on (an X client of the test's
+/// own, told of every window the root gets; read after a round trip, so none is missed). The
+/// display's own window manager (openbox makes its popups while it settles) is not counted: a
+/// window is a program's by its X client, which its id says.
+struct CreatedWindows {
+    conn: x11rb::rust_connection::RustConnection,
+    /// The id bits that name the client, and the window manager's.
+    client_mask: u32,
+    window_manager: u32,
+}
+
+impl CreatedWindows {
+    fn watch(display: &str) -> CreatedWindows {
+        use x11rb::connection::Connection;
+        use x11rb::protocol::xproto::{
+            AtomEnum, ChangeWindowAttributesAux, ConnectionExt, EventMask,
+        };
+        let (conn, screen) = x11rb::connect(Some(display)).unwrap();
+        let root = conn.setup().roots[screen].root;
+        let events = ChangeWindowAttributesAux::new().event_mask(EventMask::SUBSTRUCTURE_NOTIFY);
+        conn.change_window_attributes(root, &events)
+            .unwrap()
+            .check()
+            .unwrap();
+        let check = conn
+            .intern_atom(false, b"_NET_SUPPORTING_WM_CHECK")
+            .unwrap()
+            .reply()
+            .unwrap()
+            .atom;
+        let wm = conn
+            .get_property(false, root, check, AtomEnum::WINDOW, 0, 1)
+            .unwrap()
+            .reply()
+            .unwrap()
+            .value32()
+            .and_then(|mut v| v.next())
+            .expect("the display has a window manager");
+        let client_mask = !conn.setup().resource_id_mask;
+        CreatedWindows {
+            conn,
+            client_mask,
+            window_manager: wm & client_mask,
+        }
+    }
+
+    /// The windows programs other than the window manager created since
+    /// [`CreatedWindows::watch`].
+    fn created(&self) -> Vec<u32> {
+        use x11rb::connection::Connection;
+        use x11rb::protocol::Event;
+        use x11rb::protocol::xproto::ConnectionExt;
+        // Every event the server sent before this reply is queued by the time it arrives.
+        self.conn.get_input_focus().unwrap().reply().unwrap();
+        let mut out = Vec::new();
+        while let Some(event) = self.conn.poll_for_event().unwrap() {
+            if let Event::CreateNotify(e) = event
+                && e.window & self.client_mask != self.window_manager
+            {
+                out.push(e.window);
+            }
+        }
+        out
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn managed_desktops_start_nothing_on_the_callers_display_or_in_its_home() {
+    deft_test_support::office::require_office();
+    use deft_backend_desktop::vdesktop;
+    // The caller's own desktop: another display with its own buses, and a home of its own.
+    let caller = tempfile::tempdir().unwrap();
+    let state_file = vdesktop::state_path(caller.path());
+    let (state, _) = vdesktop::start(&state_file, &caller.path().join(vdesktop::WORK_DIR))
+        .await
+        .unwrap();
+    struct Stop(std::path::PathBuf);
+    impl Drop for Stop {
+        fn drop(&mut self) {
+            let _ = vdesktop::stop(&self.0);
+        }
+    }
+    let _stop = Stop(state_file);
+    let home = caller.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let watch = CreatedWindows::watch(&state.display);
+
+    let ws = Workspace::example().unwrap();
+    let model = ScriptedModel::start(routed(example_answers(), 40)).await;
+    let data = tempfile::tempdir().unwrap();
+    let out = run({
+        let mut c = dataflow(data.path(), &ws, &model);
+        c.args(["--instantiation", "--jobs", "2"])
+            .env("DISPLAY", &state.display)
+            .env("DBUS_SESSION_BUS_ADDRESS", &state.session_bus)
+            .env("AT_SPI_BUS_ADDRESS", &state.a11y_bus)
+            .env("HOME", &home);
+        c
+    })
+    .await;
+    let stderr = text(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stderr}\n{}",
+        text(&out.stdout)
+    );
+    assert!(
+        stderr.contains("on 2 devices (desktop-1, desktop-2)"),
+        "{stderr}"
+    );
+    // Each task opened its document on its device's desktop and found its controls there.
+    let inst = ws.results("instantiation");
+    assert_eq!(inst.len(), 4, "{inst:#?}");
+    assert!(
+        inst.keys().all(|k| k.starts_with("instantiation_pass/")),
+        "{inst:#?}"
+    );
+    // …and nothing on the caller's display, nothing in the caller's home.
+    assert_eq!(
+        watch.created(),
+        Vec::<u32>::new(),
+        "windows opened on the caller's display {}",
+        state.display
+    );
+    let left: Vec<_> = std::fs::read_dir(&home)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert!(left.is_empty(), "written in the caller's home: {left:?}");
+    no_desktop_left(data.path());
+}

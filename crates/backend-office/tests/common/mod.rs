@@ -12,7 +12,8 @@ use deft_backend_desktop::vdesktop::{self, DesktopState};
 use deft_backend_desktop::{
     DesktopServer, DesktopTarget, DocumentOpener, LaunchPolicy, OpenedWindow,
 };
-use deft_backend_office::{DocumentDirs, Office, OfficeConfig};
+use deft_backend_office::uno::{SYSTEM_PYTHON, UnoHelper};
+use deft_backend_office::{DocumentDirs, Office, OfficeConfig, OfficeServer, SessionConfig};
 use deft_protocol::{Command, CommandResult, ResultStatus, ToolInfo, ToolType};
 use deft_tools::builtin::{Builtin, BuiltinRegistry};
 use deft_tools::table::RoutingTable;
@@ -45,7 +46,7 @@ impl DocumentOpener for Opener {
 }
 
 /// The desktop server (opening documents in `office`) and the office server (told the desktop's
-/// display and the documents folder), as the CLI registers them.
+/// display, its programs' environment and the documents folder), as the CLI registers them.
 fn registry(state: &DesktopState, office: &Arc<Office>, docs: &Path) -> BuiltinRegistry {
     let target = DesktopTarget::from_state(state);
     let display = state.display.clone();
@@ -56,11 +57,14 @@ fn registry(state: &DesktopState, office: &Arc<Office>, docs: &Path) -> BuiltinR
         Ok(DesktopServer::new(target.clone(), LaunchPolicy::default())
             .with_documents(Arc::new(Opener(opener.clone()))))
     }));
+    let env = state.env();
     registry.register(Builtin::new("office", "office", move |options| {
         let mut o = options.clone();
         o["display"] = json!(display);
         o["document_dirs"] = json!([docs]);
-        deft_backend_office::from_options(&o)
+        let mut config = SessionConfig::from_options(&o)?;
+        config.env = env.clone();
+        Ok(OfficeServer::new(config))
     }));
     registry
 }
@@ -193,6 +197,11 @@ impl Harness {
     /// A path in the documents folder.
     pub fn doc(&self, name: &str) -> PathBuf {
         self.docs.join(name)
+    }
+
+    /// The UNO helper this device's calls go through (the opener's and the office servers').
+    pub fn helper(&self) -> Arc<UnoHelper> {
+        UnoHelper::shared(Path::new(SYSTEM_PYTHON), &self.state.env()).unwrap()
     }
 
     /// LibreOffice's pid, once it runs.

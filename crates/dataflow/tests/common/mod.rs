@@ -125,7 +125,7 @@ pub async fn office_desktop(id: &str, docs: &Path) -> (Desk, Arc<Office>) {
     }));
     let target = DesktopTarget::from_state(&state);
     let opener = office.clone();
-    let (display, docs) = (state.display.clone(), docs.to_owned());
+    let (display, docs, env) = (state.display.clone(), docs.to_owned(), state.env());
     let mut registry = BuiltinRegistry::new();
     registry.register(Builtin::new(
         deft_backend_desktop::NAME,
@@ -142,7 +142,9 @@ pub async fn office_desktop(id: &str, docs: &Path) -> (Desk, Arc<Office>) {
             let mut o = o.clone();
             o["display"] = json!(display);
             o["document_dirs"] = json!([docs]);
-            deft_backend_office::from_options(&o)
+            let mut config = deft_backend_office::SessionConfig::from_options(&o)?;
+            config.env = env.clone();
+            Ok(deft_backend_office::OfficeServer::new(config))
         },
     ));
     (desk(id, registry, tmp, state_file), office)
