@@ -286,6 +286,7 @@ pub fn describe_exit(status: ExitStatus) -> String {
 /// `deft desktop stop` ends it), else in a session of its own.
 pub fn spawn(plan: &LaunchPlan, target: &DesktopTarget) -> Result<Launched, String> {
     let mut cmd = Command::new(&plan.program);
+    deft_tools::secrets::scrub_env(&mut cmd);
     cmd.args(&plan.args)
         .env_remove("NO_AT_BRIDGE")
         .envs(

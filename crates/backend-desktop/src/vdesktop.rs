@@ -277,6 +277,7 @@ fn spawn_xvfb(logs: &Path) -> Result<(i32, String), DesktopError> {
     proc::inheritable(&displayfd).map_err(io)?;
     let log = fs::File::create(logs.join("xvfb.log")).map_err(io)?;
     let mut cmd = Command::new("Xvfb");
+    deft_tools::secrets::scrub_env(&mut cmd);
     cmd.args([
         "-displayfd",
         &displayfd.as_raw_fd().to_string(),
@@ -346,6 +347,7 @@ fn spawn_in_group(
 ) -> Result<i32, DesktopError> {
     let log = fs::File::create(log).map_err(io)?;
     let mut cmd = Command::new(program);
+    deft_tools::secrets::scrub_env(&mut cmd);
     cmd.args(args)
         .env_remove("AT_SPI_BUS_ADDRESS")
         .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))

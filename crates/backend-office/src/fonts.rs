@@ -29,7 +29,9 @@ pub async fn resolve(
 
 /// The family fontconfig picks for `name` (`fc-match`), if it can be asked.
 async fn fc_match(name: &str) -> Option<String> {
-    let run = tokio::process::Command::new("fc-match")
+    let mut command = tokio::process::Command::new("fc-match");
+    deft_tools::secrets::scrub_env(command.as_std_mut());
+    let run = command
         .args(["-f", "%{family[0]}", name])
         .kill_on_drop(true)
         .output();

@@ -315,7 +315,7 @@ pub fn template(program: &Path, parent: &Path) -> Result<PathBuf, String> {
     std::fs::write(&sample, "deft").map_err(fail)?;
     let mut done = false;
     for _ in 0..3 {
-        let status = Command::new(program)
+        let status = deft_tools::secrets::scrub_env(&mut Command::new(program))
             .arg(format!(
                 "-env:UserInstallation={}",
                 crate::documents::file_url(scratch.path())
@@ -475,6 +475,7 @@ fn command(launch: &Launch, pipe: &str) -> Command {
             Command::new(&launch.program)
         }
     };
+    deft_tools::secrets::scrub_env(&mut cmd);
     cmd.env_remove("NO_AT_BRIDGE")
         .envs(launch.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .env("SAL_USE_VCLPLUGIN", "gtk3")

@@ -202,7 +202,9 @@ impl UnoHelper {
         if !self.python.is_file() {
             return Err(UnoError::Helper(texts::python_missing(&self.python)));
         }
-        let mut child = Command::new(&self.python)
+        let mut command = Command::new(&self.python);
+        deft_tools::secrets::scrub_env(command.as_std_mut());
+        let mut child = command
             .arg("-I")
             .arg(&self.script)
             .stdin(Stdio::piped())

@@ -209,6 +209,7 @@ pub async fn run_argv(
     };
 
     let mut command = CommandWrap::with_new(&program, |cmd| {
+        deft_tools::secrets::scrub_env(cmd.as_std_mut());
         cmd.arg0(name)
             .args(args)
             .stdin(Stdio::null())

@@ -39,6 +39,7 @@ pub mod host;
 pub mod manager;
 pub mod pool;
 pub mod router;
+pub mod secrets;
 pub mod selection;
 pub mod server;
 pub mod table;
