@@ -39,7 +39,10 @@
 #![forbid(unsafe_code)]
 
 pub mod exec;
+mod getopt;
+pub mod guard;
 pub mod policy;
+mod ps_args;
 mod server;
 pub mod sysinfo;
 mod texts;
@@ -47,6 +50,7 @@ mod texts;
 pub use exec::{
     DEFAULT_TIMEOUT_SECS, ExecError, Execution, MAX_TIMEOUT_SECS, OUTPUT_CAP, ShellOutput,
 };
+pub use guard::{Blocked, Guard};
 pub use policy::{ArgRule, Refusal, RefusalReason, ShellPolicy};
 pub use server::{RunShellParams, ShellServer};
 pub use sysinfo::{DiskUsage, SystemInfo};

@@ -12,6 +12,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::exec::{self, MAX_TIMEOUT_SECS, OUTPUT_CAP, ShellOutput};
+use crate::guard::Guard;
 use crate::policy::ShellPolicy;
 use crate::sysinfo::{self, SystemInfo};
 use crate::texts;
@@ -39,6 +40,7 @@ pub struct RunShellParams {
 #[derive(Clone)]
 pub struct ShellServer {
     policy: Arc<ShellPolicy>,
+    guard: Arc<Guard>,
     tool_router: ToolRouter<Self>,
 }
 
@@ -46,6 +48,7 @@ impl std::fmt::Debug for ShellServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ShellServer")
             .field("policy", &self.policy)
+            .field("guard", &self.guard)
             .finish_non_exhaustive()
     }
 }
@@ -57,7 +60,8 @@ fn run_shell_meta() -> MetaObject {
 
 #[tool_router]
 impl ShellServer {
-    /// A server enforcing `policy`. `run_shell`'s description names the policy's allow-list.
+    /// A server enforcing `policy` and the default [`Guard`] (deft's processes, the memory
+    /// devices, secrets in output). `run_shell`'s description names the policy's allow-list.
     pub fn new(policy: ShellPolicy) -> Self {
         let mut tool_router = Self::tool_router();
         if let Some(route) = tool_router.map.get_mut("run_shell") {
@@ -65,8 +69,15 @@ impl ShellServer {
         }
         Self {
             policy: Arc::new(policy),
+            guard: Arc::new(Guard::default()),
             tool_router,
         }
+    }
+
+    /// The same server with `guard` (protecting deft's data folder, say) instead.
+    pub fn with_guard(mut self, guard: Guard) -> Self {
+        self.guard = Arc::new(guard);
+        self
     }
 
     /// The policy this server enforces.
@@ -115,9 +126,17 @@ impl ShellServer {
             }
             _ => None,
         };
-        let execution = exec::run_argv(&argv, limit, cwd.as_deref(), OUTPUT_CAP)
+        let effective_cwd = match &cwd {
+            Some(cwd) => cwd.clone(),
+            None => std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
+        };
+        self.guard
+            .check(&argv, &effective_cwd)
+            .map_err(|e| e.to_string())?;
+        let mut execution = exec::run_argv(&argv, limit, cwd.as_deref(), OUTPUT_CAP)
             .await
             .map_err(|e| e.to_string())?;
+        self.guard.hide(&mut execution.output);
         tracing::debug!(
             program = argv.first().map_or("", String::as_str),
             exit_code = ?execution.output.exit_code,

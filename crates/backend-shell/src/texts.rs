@@ -3,6 +3,7 @@
 //! keep them short, precise and stable, and keep them here so they are reviewed in one place.
 
 use crate::exec::{DEFAULT_TIMEOUT_SECS, MAX_TIMEOUT_SECS, OUTPUT_CAP};
+use crate::guard::Blocked;
 use crate::policy::{ArgRule, Operands, RefusalReason};
 
 // ---- server and tool descriptions -------------------------------------------------------------
@@ -205,6 +206,10 @@ fn allowed_arguments(program: &str, rule: &ArgRule) -> String {
             "{program} is allowed with no arguments or only these flags: {} ({why}).",
             flags.join(", ")
         ),
+        ArgRule::Ps { why } => format!(
+            "{program} may run with any options except its e modifier ({why}); -e (all \
+             processes) is fine."
+        ),
         ArgRule::Options(rules) => {
             let options = match denied(rules) {
                 Some(denied) => format!("any options except {denied}"),
@@ -227,6 +232,7 @@ fn allowed_arguments(program: &str, rule: &ArgRule) -> String {
 fn rule_summary(rule: &ArgRule) -> Option<String> {
     match rule {
         ArgRule::Any => None,
+        ArgRule::Ps { .. } => Some("without the e modifier (environments)".to_owned()),
         ArgRule::DenyTokens { tokens, .. } => Some(format!("without {}", tokens.join(", "))),
         ArgRule::ExactlyOne { one_of, .. } => Some(format!("only {}", one_of.join(" or "))),
         ArgRule::OnlyFlags { flags, .. } => {
@@ -275,8 +281,59 @@ pub(crate) const WHY_DATE: &str =
 pub(crate) const WHY_HOSTNAME: &str = "other arguments set the hostname";
 /// Why `uniq` takes one file operand.
 pub(crate) const WHY_UNIQ: &str = "a second operand is an output file that uniq would write";
+/// Why `ps` loses its `e` modifier.
+pub(crate) const WHY_PS: &str = "it prints each process's environment, where secrets live";
 /// Why `file` loses `-C`.
 pub(crate) const WHY_FILE: &str = "it writes a compiled magic file";
+
+// ---- what run_shell may not read (guard) ------------------------------------------------------
+
+/// The text of a call the guard refused.
+pub(crate) fn blocked(blocked: &Blocked) -> String {
+    match blocked {
+        Blocked::DeftProcess { given, path, pid } => format!(
+            "Refused: '{given}' leads to {}, a file of one of deft's own processes (pid {pid}). \
+             run_shell may not read deft's processes' environment, command line, memory, open \
+             files or threads under /proc: they hold deft's secrets (its model key and tokens). \
+             Their stat, status and limits files may be read; to list processes use ps (without \
+             its e modifier) or get_system_info.",
+            path.display()
+        ),
+        Blocked::Protected {
+            given,
+            path,
+            folder,
+        } => format!(
+            "Refused: '{given}' leads to {}, inside {}, deft's own data folder (its key file, \
+             database and tokens); run_shell may not read it. Work with files outside it.",
+            path.display(),
+            folder.display()
+        ),
+        Blocked::Memory { given, path } => format!(
+            "Refused: '{given}' leads to {}, which exposes the machine's memory; run_shell may \
+             not read it.",
+            path.display()
+        ),
+        Blocked::Holds {
+            program,
+            given,
+            path,
+        } => format!(
+            "Refused: {program} would read the folder {} ('{given}') and everything in it, which \
+             includes deft's own processes under /proc or deft's data folder, and run_shell may \
+             not read those. Give {program} a narrower folder (with a recursive search, name it \
+             as an argument, or set cwd to it).",
+            path.display()
+        ),
+        Blocked::TooLong { parts } => format!(
+            "Refused: the arguments name {parts} possible file paths, more than run_shell checks \
+             in one call; run a shorter command."
+        ),
+    }
+}
+
+/// Appended to stderr when secrets were taken out of the output.
+pub(crate) const SECRETS_HIDDEN: &str = "[deft's secrets in this output were replaced by [hidden]]";
 
 // ---- execution errors and notes ---------------------------------------------------------------
 
