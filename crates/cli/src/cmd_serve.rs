@@ -93,6 +93,9 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
         "api-token",
         "API token",
     )?;
+    // Kept in the data folder or generated: no tool's output may show them.
+    deft_tools::secrets::remember(&device_token.value);
+    deft_tools::secrets::remember(&api_token.value);
     let table = RoutingTable::from_path_or_env(globals.tools_config.as_deref())?;
     let desktop = ManagedDesktop::start_unless_display(globals, args.no_desktop).await;
     let store = Store::open(&globals.data_dir, args.database_url.as_deref())

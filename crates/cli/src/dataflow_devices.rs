@@ -50,7 +50,7 @@ pub async fn managed(
     )?);
     let root = globals
         .data_dir
-        .join("dataflow-desktops")
+        .join(paths::DATAFLOW_DESKTOPS)
         .join(std::process::id().to_string());
     let mut desktops = Desktops {
         started: Vec::new(),
@@ -66,7 +66,7 @@ pub async fn managed(
             .inspect_err(|e| eprintln!("warning: no watchdog for managed desktop {i} ({e})"))
             .ok();
         desktops.started.push((dir.clone(), watchdog));
-        let registry = builtins::registry_with(&dir, documents.clone());
+        let registry = builtins::registry_with(globals, &dir, documents.clone());
         let dispatcher = LocalDispatcher::new(table.clone(), registry);
         list.push(Device::new(
             &format!("desktop-{i}"),

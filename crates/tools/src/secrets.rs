@@ -31,17 +31,24 @@ const SECRET_ENDINGS: &[&str] = &["API_KEY", "_TOKEN", "DATABASE_URL"];
 /// Name parts that mark a secret anywhere in the name (`PGPASSWORD`, `AWS_SECRET_ACCESS_KEY`).
 const SECRET_PARTS: &[&str] = &["PASSWORD", "PASSWD", "SECRET"];
 
-/// deft's command-line flags whose value is a secret (each also has its variable). A value given
-/// this way is visible to every process on the machine (`ps`), so the CLI warns about it and
-/// [`values`] lists it.
-pub const SECRET_FLAGS: &[&str] = &[
-    "--token",
-    "--api-token",
-    "--device-token",
-    "--api-key",
-    "--admin-password",
-    "--database-url",
+/// deft's command-line flags whose value is a secret, with the variable that gives it instead. A
+/// value given as a flag is visible to every process on the machine (`ps`), so the CLI warns
+/// about it and [`values`] lists it.
+pub const SECRET_FLAGS: &[(&str, &str)] = &[
+    (
+        "--token",
+        "DEFT_DEVICE_TOKEN (deft client) or DEFT_MCP_TOKEN (deft mcp)",
+    ),
+    ("--api-token", "DEFT_API_TOKEN"),
+    ("--device-token", "DEFT_DEVICE_TOKEN"),
+    ("--api-key", "AGENT_API_KEY"),
+    ("--admin-password", "DEFT_ADMIN_PASSWORD"),
+    ("--database-url", "DATABASE_URL"),
 ];
+
+fn secret_flag(word: &str) -> Option<(&'static str, &'static str)> {
+    SECRET_FLAGS.iter().copied().find(|(flag, _)| *flag == word)
+}
 
 /// Values shorter than this are not hidden from output: hiding `"1"` everywhere would garble it,
 /// and no key or token is that short.
@@ -119,10 +126,10 @@ pub fn flag_values(args: &[String]) -> Vec<String> {
     let mut words = args.iter();
     while let Some(word) = words.next() {
         if let Some((flag, value)) = word.split_once('=') {
-            if SECRET_FLAGS.contains(&flag) {
+            if secret_flag(flag).is_some() {
                 found.push(value.to_owned());
             }
-        } else if SECRET_FLAGS.contains(&word.as_str())
+        } else if secret_flag(word).is_some()
             && let Some(value) = words.next()
         {
             found.push(value.clone());
@@ -131,15 +138,15 @@ pub fn flag_values(args: &[String]) -> Vec<String> {
     found
 }
 
-/// The secret flags `args` uses (each once, in order), for a warning.
-pub fn flags_given(args: &[String]) -> Vec<&'static str> {
+/// The secret flags `args` uses (each once, in order) with their variables, for a warning.
+pub fn flags_given(args: &[String]) -> Vec<(&'static str, &'static str)> {
     let mut given = Vec::new();
     for word in args {
         let flag = word.split_once('=').map_or(word.as_str(), |(flag, _)| flag);
-        if let Some(known) = SECRET_FLAGS.iter().find(|f| **f == flag)
-            && !given.contains(known)
+        if let Some(known) = secret_flag(flag)
+            && !given.contains(&known)
         {
-            given.push(*known);
+            given.push(known);
         }
     }
     given
@@ -223,7 +230,8 @@ mod tests {
         .map(str::to_owned)
         .into();
         assert_eq!(flag_values(&args), ["device-secret", "api-secret"]);
-        assert_eq!(flags_given(&args), ["--token", "--api-token"]);
+        let flags: Vec<&str> = flags_given(&args).into_iter().map(|(f, _)| f).collect();
+        assert_eq!(flags, ["--token", "--api-token"]);
         assert!(flags_given(&["deft".to_owned(), "serve".to_owned()]).is_empty());
     }
 
