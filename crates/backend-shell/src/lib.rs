@@ -41,6 +41,7 @@
 pub mod exec;
 mod getopt;
 pub mod guard;
+pub mod limits;
 pub mod policy;
 mod ps_args;
 mod server;
@@ -51,6 +52,7 @@ pub use exec::{
     DEFAULT_TIMEOUT_SECS, ExecError, Execution, MAX_TIMEOUT_SECS, OUTPUT_CAP, ShellOutput,
 };
 pub use guard::{Blocked, Guard};
+pub use limits::{DEFAULT_MAX_PROCESSES, DEFAULT_MEMORY_MIB, Limits};
 pub use policy::{ArgRule, Refusal, RefusalReason, ShellPolicy};
 pub use server::{RunShellParams, ShellServer};
 pub use sysinfo::{DiskUsage, SystemInfo};

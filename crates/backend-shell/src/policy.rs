@@ -10,6 +10,7 @@ use std::fmt;
 use serde_json::Value;
 
 use crate::getopt::{self, Word};
+use crate::limits::{DEFAULT_MAX_PROCESSES, DEFAULT_MEMORY_MIB};
 use crate::{ps_args, texts};
 
 /// Substrings refused anywhere in the raw command: shell syntax that would chain, pipe, redirect
@@ -373,14 +374,21 @@ impl fmt::Display for Refusal {
 
 impl std::error::Error for Refusal {}
 
-/// The allow-list and argument rules `run_shell` enforces.
+/// The allow-list, argument rules and resource limits `run_shell` enforces.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ShellPolicy {
     /// Allowed programs, sorted by name, each with its argument rule.
     programs: Vec<(String, ArgRule)>,
     /// Programs the options added to the default list.
     added: Vec<String>,
+    /// Memory one program may use, in MiB.
+    memory_mib: u64,
+    /// Processes and threads one program may add.
+    max_processes: u64,
 }
+
+/// The smallest memory limit the options accept: below it common programs cannot even load.
+const MIN_MEMORY_MIB: u64 = 64;
 
 impl Default for ShellPolicy {
     /// The default allow-list of read-only inspection programs.
@@ -393,16 +401,22 @@ impl Default for ShellPolicy {
         Self {
             programs,
             added: Vec::new(),
+            memory_mib: DEFAULT_MEMORY_MIB,
+            max_processes: DEFAULT_MAX_PROCESSES,
         }
     }
 }
 
 impl ShellPolicy {
     /// Builds the policy from the server's options in the routing table: `null`, or an object
-    /// `{"allow": ["git", "make"]}` whose programs join the default list with no argument limits.
+    /// `{"allow": ["git", "make"], "memory_mib": 2048, "max_processes": 256}` — `allow`'s
+    /// programs join the default list with no argument limits; `memory_mib` (at least 64,
+    /// default [`DEFAULT_MEMORY_MIB`]) and `max_processes` (at least 1, default
+    /// [`DEFAULT_MAX_PROCESSES`]) limit each program.
     ///
-    /// Unknown keys, non-string entries and names with `/` or whitespace are errors (for the
-    /// operator, not the model). Programs already allowed are not counted as added.
+    /// Unknown keys, non-string entries, names with `/` or whitespace and limits that are not
+    /// such numbers are errors (for the operator, not the model). Programs already allowed are
+    /// not counted as added.
     pub fn from_options(options: &Value) -> Result<ShellPolicy, String> {
         let mut policy = ShellPolicy::default();
         let object = match options {
@@ -411,8 +425,17 @@ impl ShellPolicy {
             other => return Err(texts::options_not_object(other)),
         };
         for (key, value) in object {
-            if key != "allow" {
-                return Err(texts::options_unknown_key(key));
+            match key.as_str() {
+                "allow" => {}
+                "memory_mib" => {
+                    policy.memory_mib = limit_option(key, value, MIN_MEMORY_MIB)?;
+                    continue;
+                }
+                "max_processes" => {
+                    policy.max_processes = limit_option(key, value, 1)?;
+                    continue;
+                }
+                _ => return Err(texts::options_unknown_key(key)),
             }
             let entries = match value {
                 Value::Array(entries) => entries,
@@ -438,6 +461,16 @@ impl ShellPolicy {
         }
         policy.programs.sort_by(|a, b| a.0.cmp(&b.0));
         Ok(policy)
+    }
+
+    /// Memory one program may use, in MiB.
+    pub fn memory_mib(&self) -> u64 {
+        self.memory_mib
+    }
+
+    /// Processes and threads one program may add to those its user has.
+    pub fn max_processes(&self) -> u64 {
+        self.max_processes
     }
 
     /// The programs the options added beyond the default list. The caller warns about them, so
@@ -519,6 +552,14 @@ impl ShellPolicy {
             None => argv,
         })
     }
+}
+
+/// A limit option: a whole number of at least `min`.
+fn limit_option(key: &str, value: &Value, min: u64) -> Result<u64, String> {
+    value
+        .as_u64()
+        .filter(|n| *n >= min)
+        .ok_or_else(|| texts::options_bad_limit(key, value, min))
 }
 
 /// Applies `rule` to `args`: `Ok(Some(args))` when the rule runs them in another (equivalent)

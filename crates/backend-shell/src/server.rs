@@ -13,6 +13,7 @@ use serde::Deserialize;
 
 use crate::exec::{self, MAX_TIMEOUT_SECS, OUTPUT_CAP, ShellOutput};
 use crate::guard::Guard;
+use crate::limits::{self, Limits};
 use crate::policy::ShellPolicy;
 use crate::sysinfo::{self, SystemInfo};
 use crate::texts;
@@ -65,7 +66,12 @@ impl ShellServer {
     pub fn new(policy: ShellPolicy) -> Self {
         let mut tool_router = Self::tool_router();
         if let Some(route) = tool_router.map.get_mut("run_shell") {
-            route.attr.description = Some(texts::run_shell_description(&policy.rules()).into());
+            let description = texts::run_shell_description(
+                &policy.rules(),
+                policy.memory_mib(),
+                policy.max_processes(),
+            );
+            route.attr.description = Some(description.into());
         }
         Self {
             policy: Arc::new(policy),
@@ -133,7 +139,12 @@ impl ShellServer {
         self.guard
             .check(&argv, &effective_cwd)
             .map_err(|e| e.to_string())?;
-        let mut execution = exec::run_argv(&argv, limit, cwd.as_deref(), OUTPUT_CAP)
+        let (memory_mib, max_processes) = (self.policy.memory_mib(), self.policy.max_processes());
+        let limits =
+            tokio::task::spawn_blocking(move || Limits::for_call(memory_mib, max_processes))
+                .await
+                .unwrap_or_default();
+        let mut execution = exec::run_limited(&argv, limit, cwd.as_deref(), OUTPUT_CAP, &limits)
             .await
             .map_err(|e| e.to_string())?;
         self.guard.hide(&mut execution.output);
@@ -144,10 +155,19 @@ impl ShellServer {
             "run_shell finished"
         );
         let out = execution.output;
+        let program = argv.first().map_or("the program", String::as_str);
+        if limits::ran_out_of_memory(&out) {
+            return Err(texts::over_memory_limit(
+                program,
+                memory_mib,
+                &out.stdout,
+                &out.stderr,
+            ));
+        }
         if out.timed_out {
             // A timeout is a failure the model must see as one, with what the program printed.
             return Err(texts::run_timed_out(
-                argv.first().map_or("the program", String::as_str),
+                program,
                 limit.as_secs(),
                 &out.stdout,
                 &out.stderr,

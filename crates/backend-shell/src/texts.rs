@@ -21,8 +21,13 @@ pub(crate) fn instructions(programs: &[&str]) -> String {
     )
 }
 
-/// Description of `run_shell`; `programs` is the allow-list with each program's limits.
-pub(crate) fn run_shell_description(programs: &[(&str, ArgRule)]) -> String {
+/// Description of `run_shell`; `programs` is the allow-list with each program's limits, then the
+/// memory (MiB) and the processes one program may use.
+pub(crate) fn run_shell_description(
+    programs: &[(&str, ArgRule)],
+    memory_mib: u64,
+    max_processes: u64,
+) -> String {
     let names: Vec<&str> = programs.iter().map(|(name, _)| *name).collect();
     let limits: Vec<String> = programs
         .iter()
@@ -43,7 +48,9 @@ pub(crate) fn run_shell_description(programs: &[(&str, ArgRule)]) -> String {
         " timeout is in seconds (default {DEFAULT_TIMEOUT_SECS}, at most {MAX_TIMEOUT_SECS}); on \
          timeout the program and everything it started are killed and the call fails with the \
          output so far. stdout and stderr are each cut \
-         at {} KiB (truncated: true).",
+         at {} KiB (truncated: true). A program may use at most {memory_mib} MiB of memory and \
+         start at most {max_processes} processes or threads; one that needs more is stopped and \
+         the call fails. deft's own processes under /proc and deft's data folder cannot be read.",
         OUTPUT_CAP / 1024
     ));
     text
@@ -414,6 +421,22 @@ pub(crate) fn run_timed_out(program: &str, secs: u64, stdout: &str, stderr: &str
     text
 }
 
+/// `run_shell` failed because the program ran out of memory under its limit.
+pub(crate) fn over_memory_limit(program: &str, mib: u64, stdout: &str, stderr: &str) -> String {
+    let mut text = format!(
+        "Error: {program} was stopped: it went over the {mib} MiB memory limit of run_shell (a \
+         memory allocation failed), so it may have done only part of its work. Run it on less \
+         input (a smaller file, fewer lines: head -n, grep first) or with options that need \
+         less memory."
+    );
+    for (name, output) in [("stdout", stdout), ("stderr", stderr)] {
+        if !output.trim().is_empty() {
+            text.push_str(&format!("\n{name} so far:\n{output}"));
+        }
+    }
+    text
+}
+
 /// `get_system_info` could not run.
 pub(crate) fn system_info_failed(error: &dyn std::fmt::Display) -> String {
     format!("Error: system information could not be read: {error}. Please retry.")
@@ -430,7 +453,14 @@ pub(crate) fn options_not_object(value: &serde_json::Value) -> String {
 
 /// An unknown key in the options.
 pub(crate) fn options_unknown_key(key: &str) -> String {
-    format!("unknown key '{key}' in shell server options; expected keys: allow")
+    format!(
+        "unknown key '{key}' in shell server options; expected keys: allow, memory_mib, max_processes"
+    )
+}
+
+/// A limit option is not a whole number of at least `min`.
+pub(crate) fn options_bad_limit(key: &str, value: &serde_json::Value, min: u64) -> String {
+    format!("'{key}' in shell server options must be a whole number of at least {min}; got {value}")
 }
 
 /// `allow` is not a list.
