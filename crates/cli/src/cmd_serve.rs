@@ -44,6 +44,10 @@ pub struct Args {
     /// Seconds of silence after which a device counts as gone.
     #[arg(long, default_value_t = 45.0, hide = true)]
     silence_secs: f64,
+    /// The largest request body the API reads, in bytes (an exec batch, a JSON body); a larger
+    /// one is answered 413.
+    #[arg(long, default_value_t = deft_server::api::MAX_JSON_BODY, value_name = "BYTES")]
+    max_body: usize,
     /// The console's database: `postgres://…` or `sqlite://…` (default: deft.db in the data folder).
     #[arg(long, env = "DATABASE_URL", hide_env_values = true, value_name = "URL")]
     database_url: Option<String>,
@@ -77,6 +81,9 @@ pub struct Args {
 pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
     if !(args.silence_secs.is_finite() && args.silence_secs > 0.0) {
         anyhow::bail!("--silence-secs must be a positive number of seconds");
+    }
+    if args.max_body == 0 {
+        anyhow::bail!("--max-body must be a positive number of bytes");
     }
     // Before anything starts: a stop request from now on shuts down cleanly once serving.
     let stop_signals =
@@ -126,6 +133,7 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
     config.devices = own_devices;
     config.limits.silence = Duration::from_secs_f64(args.silence_secs);
     config.batch_deadline = table.timeouts.batch();
+    config.max_body = args.max_body;
     config.console = Some(console.clone());
     let server = Server::bind(config)
         .await

@@ -42,7 +42,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -69,6 +69,9 @@ pub struct ServerConfig {
     pub limits: LinkLimits,
     /// Default batch deadline of the exec route (600 s).
     pub batch_deadline: Duration,
+    /// The largest request body the API reads (1 MiB, [`api::MAX_JSON_BODY`]); a larger one is
+    /// answered 413. Device messages on `/ws` have their own limit ([`LinkLimits`]).
+    pub max_body: usize,
     /// The console (logins, settings, conversations, runs, web UI); `None` serves only the
     /// device endpoint and the API-token routes.
     pub console: Option<console::Console>,
@@ -84,6 +87,7 @@ impl ServerConfig {
             devices: Vec::new(),
             limits: LinkLimits::default(),
             batch_deadline: Duration::from_secs(600),
+            max_body: api::MAX_JSON_BODY,
             console: None,
         }
     }
@@ -101,6 +105,8 @@ pub struct AppState {
     device_token: Arc<str>,
     limits: LinkLimits,
     batch_deadline: Duration,
+    /// The largest request body the API reads.
+    pub max_body: usize,
     /// Fires when the server stops: device connections close with 1001, SSE and live streams
     /// end.
     pub(crate) stopping: CancellationToken,
@@ -116,6 +122,7 @@ impl AppState {
             device_token: Arc::from(config.device_token.as_str()),
             limits: config.limits.clone(),
             batch_deadline: config.batch_deadline,
+            max_body: config.max_body,
             stopping: CancellationToken::new(),
         }
     }
@@ -154,15 +161,11 @@ async fn health() -> Response {
 
 /// All routes: `/health`, `/ws`, the API under `/api` and, with a console, its routes and web UI.
 pub fn router(state: AppState) -> Router {
-    let body_limit = state.limits.max_message_size;
     let with_console = state.console.is_some();
     let mut api = Router::new()
         .route("/devices", get(api::devices))
         .route("/devices/{id}", get(api::device))
-        .route(
-            "/devices/{id}/exec",
-            post(api::exec).layer(DefaultBodyLimit::max(body_limit)),
-        );
+        .route("/devices/{id}/exec", post(api::exec));
     if with_console {
         api = api.merge(console::api_routes());
     }
