@@ -25,6 +25,15 @@ pub struct Args {
     /// Address to listen on. Anything but loopback exposes the server to the network.
     #[arg(long, default_value = "127.0.0.1:8030", value_name = "ADDR:PORT")]
     bind: SocketAddr,
+    /// A host name the server answers to besides localhost on a loopback address: the public
+    /// name of a proxy in front that passes it on (repeatable; comma-separated in the variable).
+    #[arg(
+        long = "allow-host",
+        env = "DEFT_ALLOW_HOSTS",
+        value_delimiter = ',',
+        value_name = "NAME"
+    )]
+    allow_hosts: Vec<String>,
     /// Token devices present on /ws (generated and kept in the data folder when not given).
     #[arg(
         long,
@@ -134,6 +143,7 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
     config.limits.silence = Duration::from_secs_f64(args.silence_secs);
     config.batch_deadline = table.timeouts.batch();
     config.max_body = args.max_body;
+    config.allowed_hosts = args.allow_hosts.clone();
     config.console = Some(console.clone());
     let server = Server::bind(config)
         .await

@@ -650,3 +650,57 @@ async fn an_exec_body_past_the_limit_is_refused_with_413_and_a_json_error() {
         .unwrap();
     assert_eq!(r.status(), 404, "{}", r.text().await.unwrap_or_default());
 }
+
+/// deft serve checks Host and Origin as `deft mcp … --http` does (one function): parsed, never
+/// matched as text, exactly one Host, this machine's name on loopback unless a proxy's name is
+/// allowed; answered in the API's JSON.
+#[tokio::test]
+async fn host_and_origin_are_checked_exactly() {
+    let hub = Hub::start(LinkLimits::default()).await;
+    let port = hub.addr.port();
+    let get = "GET /health HTTP/1.1\r\n";
+    let error = |text: &str| json!({ "error": text }).to_string();
+    for (head, status, text) in [
+        (
+            format!("{get}Host: localhost:{port}.evil.example\r\n"),
+            400,
+            deft_tools::texts::HOST_MALFORMED,
+        ),
+        (
+            format!("{get}Host: 127.0.0.1:{port}\r\nHost: evil.example\r\n"),
+            400,
+            deft_tools::texts::HOST_DUPLICATE,
+        ),
+        (
+            format!("{get}Host: evil.example:{port}\r\n"),
+            403,
+            deft_tools::texts::HOST_FOREIGN,
+        ),
+        (
+            format!(
+                "{get}Host: 127.0.0.1:{port}\r\nOrigin: http://127.0.0.1:{port}.evil.example\r\n"
+            ),
+            403,
+            deft_tools::texts::CROSS_ORIGIN,
+        ),
+        (
+            format!("{get}Host: 127.0.0.1:{port}\r\nOrigin: https://evil.example\r\n"),
+            403,
+            deft_tools::texts::CROSS_ORIGIN,
+        ),
+    ] {
+        let (got, body) = deft_test_support::net::raw_http(hub.addr, &head).await;
+        assert_eq!((got, body), (status, error(text)), "{head}");
+    }
+    let ok = format!("{get}Host: localhost:{port}\r\nOrigin: http://localhost:{port}\r\n");
+    assert_eq!(deft_test_support::net::raw_http(hub.addr, &ok).await.0, 200);
+
+    // Behind a proxy that passes its own name: allowed by name, as host and as origin.
+    let proxied = Hub::start_with(|c| c.allowed_hosts = vec!["Deft.Example.com".into()]).await;
+    let head =
+        "GET /health HTTP/1.1\r\nHost: deft.example.com\r\nOrigin: https://deft.example.com\r\n";
+    assert_eq!(
+        deft_test_support::net::raw_http(proxied.addr, head).await.0,
+        200
+    );
+}

@@ -30,6 +30,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod authority;
 pub mod builtin;
 mod child;
 pub mod computer;
