@@ -119,6 +119,20 @@ impl ShellServer {
 }
 
 impl ShellServer {
+    /// What may not be read, checked, and the call's limits, counted — off the runtime's threads
+    /// (both look through `/proc`). The error is the model-facing text.
+    async fn prepare(&self, argv: &[String], cwd: PathBuf) -> Result<Limits, String> {
+        let guard = self.guard.clone();
+        let argv = argv.to_vec();
+        let (memory_mib, max_processes) = (self.policy.memory_mib(), self.policy.max_processes());
+        tokio::task::spawn_blocking(move || {
+            guard.check(&argv, &cwd).map_err(|e| e.to_string())?;
+            Ok(Limits::for_call(memory_mib, max_processes))
+        })
+        .await
+        .map_err(|e| texts::check_failed(&e))?
+    }
+
     /// `run_shell` without the MCP layer: check, then run. The error is the model-facing text.
     async fn run(&self, params: RunShellParams) -> Result<ShellOutput, String> {
         let argv = self
@@ -136,14 +150,8 @@ impl ShellServer {
             Some(cwd) => cwd.clone(),
             None => std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
         };
-        self.guard
-            .check(&argv, &effective_cwd)
-            .map_err(|e| e.to_string())?;
-        let (memory_mib, max_processes) = (self.policy.memory_mib(), self.policy.max_processes());
-        let limits =
-            tokio::task::spawn_blocking(move || Limits::for_call(memory_mib, max_processes))
-                .await
-                .unwrap_or_default();
+        let memory_mib = self.policy.memory_mib();
+        let limits = self.prepare(&argv, effective_cwd).await?;
         let mut execution = exec::run_limited(&argv, limit, cwd.as_deref(), OUTPUT_CAP, &limits)
             .await
             .map_err(|e| e.to_string())?;

@@ -339,6 +339,11 @@ pub(crate) fn blocked(blocked: &Blocked) -> String {
     }
 }
 
+/// The check of what a call may read could not run.
+pub(crate) fn check_failed(error: &dyn std::fmt::Display) -> String {
+    format!("Error: the command could not be checked before running: {error}. Please retry.")
+}
+
 /// Appended to stderr when secrets were taken out of the output.
 pub(crate) const SECRETS_HIDDEN: &str = "[deft's secrets in this output were replaced by [hidden]]";
 
