@@ -120,9 +120,13 @@ impl std::error::Error for Blocked {}
 
 impl Guard {
     /// Also protects `path` (a folder or a file) except the folders `except` inside it. The path
-    /// is taken with its links resolved when it exists.
+    /// is taken with its links resolved when it exists, else made absolute.
     pub fn protect(mut self, path: &Path, except: &[PathBuf]) -> Guard {
-        let real = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+        let real = |p: &Path| {
+            p.canonicalize()
+                .or_else(|_| std::path::absolute(p))
+                .unwrap_or_else(|_| p.to_path_buf())
+        };
         self.protected.push(Protected {
             path: real(path),
             except: except.iter().map(|p| real(p)).collect(),
@@ -486,6 +490,18 @@ mod tests {
         assert!(!searches_cwd("diff", &args(&["-r", "a", "b"])));
         // A value is not a file: `-m 5` leaves no operand but the pattern.
         assert!(searches_cwd("grep", &args(&["-r", "-m", "5", "x"])));
+    }
+
+    #[test]
+    fn a_protected_folder_given_relative_is_protected_where_it_will_be() {
+        let guard = Guard::default().protect(Path::new("not-yet-made/data"), &[]);
+        let here = std::env::current_dir().expect("cwd");
+        assert_eq!(guard.protected[0].path, here.join("not-yet-made/data"));
+        assert!(
+            guard
+                .inside(&here.join("not-yet-made/data/secret.key"), true)
+                .is_some()
+        );
     }
 
     #[test]
