@@ -71,8 +71,10 @@ async def over_stdio(deft: str) -> None:
 
 async def over_http(deft: str) -> None:
     token = "interop-token-" + os.urandom(8).hex()
+    # The token through the environment: a command line is visible to every process (ps).
     server = subprocess.Popen(
-        [deft, "mcp", "shell", "--http", "127.0.0.1:0", "--token", token],
+        [deft, "mcp", "shell", "--http", "127.0.0.1:0"],
+        env={**os.environ, "DEFT_MCP_TOKEN": token},
         stderr=subprocess.PIPE,
         text=True,
     )

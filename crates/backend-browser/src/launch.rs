@@ -134,6 +134,7 @@ impl ChromiumProcess {
         let downloads = profile.path().join("Downloads");
         let _ = std::fs::create_dir_all(&downloads);
         let mut cmd = Command::new(program);
+        deft_tools::secrets::scrub_env(cmd.as_std_mut());
         cmd.args(CHROMIUM_FLAGS)
             .arg(format!("--user-data-dir={}", profile.path().display()))
             .args(extra_args)

@@ -287,7 +287,7 @@ pub fn describe_exit(status: ExitStatus) -> String {
 pub fn spawn(plan: &LaunchPlan, target: &DesktopTarget) -> Result<Launched, String> {
     let mut cmd = Command::new(&plan.program);
     cmd.args(&plan.args);
-    deft_protocol::device_env::apply(&mut cmd, target.env())
+    deft_tools::device_env::apply(&mut cmd, target.env())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null());

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use deft_protocol::device_env;
+use deft_tools::device_env;
 
 use crate::texts;
 use crate::vdesktop::DesktopState;
@@ -43,7 +43,7 @@ impl DesktopTarget {
     }
 
     /// The environment the programs started on this desktop get (its display, buses, home and
-    /// XDG folders; see [`deft_protocol::device_env`]).
+    /// XDG folders; see [`deft_tools::device_env`]).
     pub fn env(&self) -> &[(String, String)] {
         &self.launch_env
     }

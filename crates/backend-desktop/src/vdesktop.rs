@@ -279,7 +279,7 @@ fn spawn_xvfb(logs: &Path, home: &Path) -> Result<(i32, String), DesktopError> {
     let mut cmd = Command::new("Xvfb");
     // The desktop's own, as everything it runs: no display, buses or home of the caller.
     let env = [("HOME".to_owned(), home.to_string_lossy().into_owned())];
-    deft_protocol::device_env::apply(&mut cmd, &env);
+    deft_tools::device_env::apply(&mut cmd, &env);
     cmd.args([
         "-displayfd",
         &displayfd.as_raw_fd().to_string(),
@@ -350,7 +350,7 @@ fn spawn_in_group(
     let log = fs::File::create(log).map_err(io)?;
     let mut cmd = Command::new(program);
     cmd.args(args);
-    deft_protocol::device_env::apply(&mut cmd, env)
+    deft_tools::device_env::apply(&mut cmd, env)
         .stdin(Stdio::null())
         .stdout(log.try_clone().map_err(io)?)
         .stderr(log)

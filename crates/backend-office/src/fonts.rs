@@ -31,7 +31,7 @@ pub async fn resolve(
 /// The family fontconfig picks for `name` (`fc-match`), if it can be asked.
 async fn fc_match(name: &str, env: &[(String, String)]) -> Option<String> {
     let mut cmd = tokio::process::Command::new("fc-match");
-    deft_protocol::device_env::apply(cmd.as_std_mut(), env);
+    deft_tools::device_env::apply(cmd.as_std_mut(), env);
     let run = cmd
         .args(["-f", "%{family[0]}", name])
         .kill_on_drop(true)

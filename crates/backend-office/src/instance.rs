@@ -320,7 +320,7 @@ pub fn template(
     let mut done = false;
     for _ in 0..3 {
         let mut cmd = Command::new(program);
-        let status = deft_protocol::device_env::apply(&mut cmd, env)
+        let status = deft_tools::device_env::apply(&mut cmd, env)
             .arg(format!(
                 "-env:UserInstallation={}",
                 crate::documents::file_url(scratch.path())
@@ -480,7 +480,7 @@ fn command(launch: &Launch, pipe: &str) -> Command {
             Command::new(&launch.program)
         }
     };
-    deft_protocol::device_env::apply(&mut cmd, &launch.env)
+    deft_tools::device_env::apply(&mut cmd, &launch.env)
         .env("SAL_USE_VCLPLUGIN", "gtk3")
         .arg(format!(
             "-env:UserInstallation={}",

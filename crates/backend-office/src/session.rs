@@ -35,7 +35,7 @@ pub struct SessionConfig {
     /// The window's root (`libreoffice-writer` …), when bound by the tool layer.
     pub root: String,
     /// The environment of the device's programs (its display, buses, home): the UNO helper and
-    /// fontconfig run with it ([`deft_protocol::device_env`]). Set by whoever knows the device
+    /// fontconfig run with it ([`deft_tools::device_env`]). Set by whoever knows the device
     /// (the CLI); empty standalone.
     pub env: Vec<(String, String)>,
 }

@@ -64,7 +64,7 @@ struct Process {
 /// with the same Python and device.
 pub struct UnoHelper {
     python: PathBuf,
-    /// The environment of the device it works for ([`deft_protocol::device_env`]).
+    /// The environment of the device it works for ([`deft_tools::device_env`]).
     env: Vec<(String, String)>,
     script: tempfile::TempPath,
     process: tokio::sync::Mutex<Option<Process>>,
@@ -214,7 +214,7 @@ impl UnoHelper {
             return Err(UnoError::Helper(texts::python_missing(&self.python)));
         }
         let mut cmd = Command::new(&self.python);
-        deft_protocol::device_env::apply(cmd.as_std_mut(), &self.env);
+        deft_tools::device_env::apply(cmd.as_std_mut(), &self.env);
         let mut child = cmd
             .arg("-I")
             .arg(&self.script)

@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::time::{Instant, sleep_until, timeout};
 
+use crate::limits::Limits;
 use crate::texts;
 
 /// Bytes kept of stdout, and separately of stderr; the rest is read and dropped.
@@ -185,19 +186,32 @@ pub async fn resolve_program(name: &str) -> Result<PathBuf, ExecError> {
     })
 }
 
-/// Runs `argv` without a shell and waits for it, at most `limit`.
+/// Runs `argv` without a shell and waits for it, at most `limit`: [`run_limited`] with deft's
+/// own resource limits.
+pub async fn run_argv(
+    argv: &[String],
+    limit: Duration,
+    cwd: Option<&Path>,
+    cap: usize,
+) -> Result<Execution, ExecError> {
+    run_limited(argv, limit, cwd, cap, &Limits::default()).await
+}
+
+/// Runs `argv` without a shell under `limits` and waits for it, at most `limit`.
 ///
 /// `argv[0]` is a bare name looked up on `PATH`, or a path used as given. The program runs as the
 /// leader of its own process group with stdin closed. stdout and stderr are each kept up to `cap`
 /// bytes and drained to the end past it, so the program never blocks on a full pipe. When the
 /// leader exits, anything it left running in its group is killed; when `limit` passes first, the
 /// whole group is killed with SIGKILL and the output says `timed_out`. Dropping the returned
-/// future (a cancelled call) kills the group too.
-pub async fn run_argv(
+/// future (a cancelled call) kills the group too. `limits` are set on the program the moment it
+/// has started.
+pub async fn run_limited(
     argv: &[String],
     limit: Duration,
     cwd: Option<&Path>,
     cap: usize,
+    limits: &Limits,
 ) -> Result<Execution, ExecError> {
     let Some((name, args)) = argv.split_first() else {
         return Err(ExecError::NoProgram);
@@ -209,6 +223,7 @@ pub async fn run_argv(
     };
 
     let mut command = CommandWrap::with_new(&program, |cmd| {
+        deft_tools::secrets::scrub_env(cmd.as_std_mut());
         cmd.arg0(name)
             .args(args)
             .stdin(Stdio::null())
@@ -225,6 +240,7 @@ pub async fn run_argv(
     })?;
     let mut group = GroupGuard { child, armed: true };
     let pid = group.child.id().unwrap_or_default();
+    crate::limits::apply(pid, limits);
     let stdout = group.child.stdout().take();
     let stderr = group.child.stderr().take();
 

@@ -39,7 +39,11 @@
 #![forbid(unsafe_code)]
 
 pub mod exec;
+mod getopt;
+pub mod guard;
+pub mod limits;
 pub mod policy;
+mod ps_args;
 mod server;
 pub mod sysinfo;
 mod texts;
@@ -47,6 +51,8 @@ mod texts;
 pub use exec::{
     DEFAULT_TIMEOUT_SECS, ExecError, Execution, MAX_TIMEOUT_SECS, OUTPUT_CAP, ShellOutput,
 };
+pub use guard::{Blocked, Guard};
+pub use limits::{DEFAULT_MAX_PROCESSES, DEFAULT_MEMORY_MIB, Limits};
 pub use policy::{ArgRule, Refusal, RefusalReason, ShellPolicy};
 pub use server::{RunShellParams, ShellServer};
 pub use sysinfo::{DiskUsage, SystemInfo};

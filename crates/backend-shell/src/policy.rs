@@ -9,7 +9,9 @@ use std::fmt;
 
 use serde_json::Value;
 
-use crate::texts;
+use crate::getopt::{self, Word};
+use crate::limits::{DEFAULT_MAX_PROCESSES, DEFAULT_MEMORY_MIB};
+use crate::{ps_args, texts};
 
 /// Substrings refused anywhere in the raw command: shell syntax that would chain, pipe, redirect
 /// or substitute if a shell ever saw the text, control characters, and bash's network devices.
@@ -58,6 +60,12 @@ pub enum ArgRule {
     },
     /// GNU `getopt_long` options with some refused, and a rule for the operands.
     Options(&'static OptionRules),
+    /// `ps` without its `e` modifier (`ps_args`); its SysV `-e` ("all processes") is run as the
+    /// equivalent `-A`.
+    Ps {
+        /// Why, for the refusal text.
+        why: &'static str,
+    },
 }
 
 /// The option syntax of one GNU program, as far as the checks need it.
@@ -282,7 +290,7 @@ const DEFAULT_PROGRAMS: &[(&str, ArgRule)] = &[
     ("id", ArgRule::Any),
     ("ls", ArgRule::Any),
     ("md5sum", ArgRule::Any),
-    ("ps", ArgRule::Any),
+    ("ps", ArgRule::Ps { why: texts::WHY_PS }),
     ("pwd", ArgRule::Any),
     (
         "python",
@@ -366,14 +374,21 @@ impl fmt::Display for Refusal {
 
 impl std::error::Error for Refusal {}
 
-/// The allow-list and argument rules `run_shell` enforces.
+/// The allow-list, argument rules and resource limits `run_shell` enforces.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ShellPolicy {
     /// Allowed programs, sorted by name, each with its argument rule.
     programs: Vec<(String, ArgRule)>,
     /// Programs the options added to the default list.
     added: Vec<String>,
+    /// Memory one program may use, in MiB.
+    memory_mib: u64,
+    /// Processes and threads one program may add.
+    max_processes: u64,
 }
+
+/// The smallest memory limit the options accept: below it common programs cannot even load.
+const MIN_MEMORY_MIB: u64 = 64;
 
 impl Default for ShellPolicy {
     /// The default allow-list of read-only inspection programs.
@@ -386,16 +401,22 @@ impl Default for ShellPolicy {
         Self {
             programs,
             added: Vec::new(),
+            memory_mib: DEFAULT_MEMORY_MIB,
+            max_processes: DEFAULT_MAX_PROCESSES,
         }
     }
 }
 
 impl ShellPolicy {
     /// Builds the policy from the server's options in the routing table: `null`, or an object
-    /// `{"allow": ["git", "make"]}` whose programs join the default list with no argument limits.
+    /// `{"allow": ["git", "make"], "memory_mib": 2048, "max_processes": 256}` — `allow`'s
+    /// programs join the default list with no argument limits; `memory_mib` (at least 64,
+    /// default [`DEFAULT_MEMORY_MIB`]) and `max_processes` (at least 1, default
+    /// [`DEFAULT_MAX_PROCESSES`]) limit each program.
     ///
-    /// Unknown keys, non-string entries and names with `/` or whitespace are errors (for the
-    /// operator, not the model). Programs already allowed are not counted as added.
+    /// Unknown keys, non-string entries, names with `/` or whitespace and limits that are not
+    /// such numbers are errors (for the operator, not the model). Programs already allowed are
+    /// not counted as added.
     pub fn from_options(options: &Value) -> Result<ShellPolicy, String> {
         let mut policy = ShellPolicy::default();
         let object = match options {
@@ -404,8 +425,17 @@ impl ShellPolicy {
             other => return Err(texts::options_not_object(other)),
         };
         for (key, value) in object {
-            if key != "allow" {
-                return Err(texts::options_unknown_key(key));
+            match key.as_str() {
+                "allow" => {}
+                "memory_mib" => {
+                    policy.memory_mib = limit_option(key, value, MIN_MEMORY_MIB)?;
+                    continue;
+                }
+                "max_processes" => {
+                    policy.max_processes = limit_option(key, value, 1)?;
+                    continue;
+                }
+                _ => return Err(texts::options_unknown_key(key)),
             }
             let entries = match value {
                 Value::Array(entries) => entries,
@@ -431,6 +461,16 @@ impl ShellPolicy {
         }
         policy.programs.sort_by(|a, b| a.0.cmp(&b.0));
         Ok(policy)
+    }
+
+    /// Memory one program may use, in MiB.
+    pub fn memory_mib(&self) -> u64 {
+        self.memory_mib
+    }
+
+    /// Processes and threads one program may add to those its user has.
+    pub fn max_processes(&self) -> u64 {
+        self.max_processes
     }
 
     /// The programs the options added beyond the default list. The caller warns about them, so
@@ -501,19 +541,40 @@ impl ShellPolicy {
             .ok_or_else(|| RefusalReason::NotAllowed {
                 program: program.clone(),
             })?;
-        check_arguments(rule, args).map_err(|argument| RefusalReason::Argument {
-            program: program.clone(),
-            argument,
-            rule,
-        })?;
-        Ok(argv)
+        let rewritten =
+            check_arguments(rule, args).map_err(|argument| RefusalReason::Argument {
+                program: program.clone(),
+                argument,
+                rule,
+            })?;
+        Ok(match rewritten {
+            Some(args) => std::iter::once(program.clone()).chain(args).collect(),
+            None => argv,
+        })
     }
 }
 
-/// Applies `rule` to `args`; the error is the offending argument, or `None` for a wrong count.
-fn check_arguments(rule: ArgRule, args: &[String]) -> Result<(), Option<String>> {
+/// A limit option: a whole number of at least `min`.
+fn limit_option(key: &str, value: &Value, min: u64) -> Result<u64, String> {
+    value
+        .as_u64()
+        .filter(|n| *n >= min)
+        .ok_or_else(|| texts::options_bad_limit(key, value, min))
+}
+
+/// Applies `rule` to `args`: `Ok(Some(args))` when the rule runs them in another (equivalent)
+/// form; the error is the offending argument, or `None` for a wrong count.
+fn check_arguments(rule: ArgRule, args: &[String]) -> Result<Option<Vec<String>>, Option<String>> {
+    if let ArgRule::Ps { .. } = rule {
+        return ps_args::without_environment(args).map(Some).map_err(Some);
+    }
+    check_unchanged(rule, args).map(|()| None)
+}
+
+/// Applies a rule that runs the arguments as given.
+fn check_unchanged(rule: ArgRule, args: &[String]) -> Result<(), Option<String>> {
     match rule {
-        ArgRule::Any => Ok(()),
+        ArgRule::Any | ArgRule::Ps { .. } => Ok(()),
         ArgRule::DenyTokens { tokens, .. } => {
             match args.iter().find(|a| tokens.contains(&a.as_str())) {
                 Some(arg) => Err(Some(arg.clone())),
@@ -540,82 +601,37 @@ fn check_arguments(rule: ArgRule, args: &[String]) -> Result<(), Option<String>>
 /// Scans `args` as `getopt_long` would and applies `rules`; the error is the offending argument.
 fn check_options(rules: &OptionRules, args: &[String]) -> Result<(), String> {
     let mut operands = 0usize;
-    let mut only_operands = false;
-    let mut words = args.iter();
-    while let Some(word) = words.next() {
-        if only_operands || word == "-" || !word.starts_with('-') {
-            operands += 1;
-            let fits = match rules.operands {
-                Operands::Any => true,
-                Operands::PlusFormat => word.starts_with('+'),
-                Operands::AtMost(max) => operands <= max,
-            };
-            if !fits {
-                return Err(word.clone());
-            }
-            continue;
-        }
-        if word == "--" {
-            only_operands = true;
-            continue;
-        }
-        if let Some(long) = word.strip_prefix("--") {
-            let (name, attached) = match long.split_once('=') {
-                Some((name, _)) => (name, true),
-                None => (long, false),
-            };
-            if rules
-                .denied_long
-                .iter()
-                .any(|denied| denied.starts_with(name))
-            {
-                return Err(word.clone());
-            }
-            if !attached && long_takes_value(rules, name) {
-                words.next();
-            }
-            continue;
-        }
-        let cluster = &word[1..];
-        for (at, letter) in cluster.char_indices() {
-            if rules.denied_short.contains(letter) {
-                return Err(word.clone());
-            }
-            if rules.short_with_value.contains(letter) {
-                if at + letter.len_utf8() == cluster.len() {
-                    words.next();
+    for word in getopt::words(rules, args) {
+        match word {
+            Word::Operand(word) => {
+                operands += 1;
+                let fits = match rules.operands {
+                    Operands::Any => true,
+                    Operands::PlusFormat => word.starts_with('+'),
+                    Operands::AtMost(max) => operands <= max,
+                };
+                if !fits {
+                    return Err(word.to_owned());
                 }
-                break;
             }
-            if rules.short_optional_value.contains(letter) {
-                break;
+            Word::Long { word, name } => {
+                // A refused option's abbreviation is refused too.
+                if rules
+                    .denied_long
+                    .iter()
+                    .any(|denied| denied.starts_with(name))
+                {
+                    return Err(word.to_owned());
+                }
+            }
+            Word::Short { word, letter } => {
+                if rules.denied_short.contains(letter) {
+                    return Err(word.to_owned());
+                }
             }
         }
     }
     Ok(())
-}
-
-/// Whether `--name` (no `=`) takes the next word as its value: an exact value-taking name, or an
-/// abbreviation of exactly one value-taking name and of no flag. Anything ambiguous is treated as
-/// a flag, so the next word is still checked.
-fn long_takes_value(rules: &OptionRules, name: &str) -> bool {
-    if rules.long_with_value.contains(&name) {
-        return true;
-    }
-    if rules.long_flags.contains(&name) {
-        return false;
-    }
-    let valued = rules
-        .long_with_value
-        .iter()
-        .filter(|l| l.starts_with(name))
-        .count();
-    let flags = rules
-        .long_flags
-        .iter()
-        .filter(|l| l.starts_with(name))
-        .count();
-    valued == 1 && flags == 0
 }
 
 #[cfg(test)]

@@ -12,6 +12,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::exec::{self, MAX_TIMEOUT_SECS, OUTPUT_CAP, ShellOutput};
+use crate::guard::Guard;
+use crate::limits::{self, Limits};
 use crate::policy::ShellPolicy;
 use crate::sysinfo::{self, SystemInfo};
 use crate::texts;
@@ -39,6 +41,7 @@ pub struct RunShellParams {
 #[derive(Clone)]
 pub struct ShellServer {
     policy: Arc<ShellPolicy>,
+    guard: Arc<Guard>,
     tool_router: ToolRouter<Self>,
 }
 
@@ -46,6 +49,7 @@ impl std::fmt::Debug for ShellServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ShellServer")
             .field("policy", &self.policy)
+            .field("guard", &self.guard)
             .finish_non_exhaustive()
     }
 }
@@ -57,16 +61,29 @@ fn run_shell_meta() -> MetaObject {
 
 #[tool_router]
 impl ShellServer {
-    /// A server enforcing `policy`. `run_shell`'s description names the policy's allow-list.
+    /// A server enforcing `policy` and the default [`Guard`] (deft's processes, the memory
+    /// devices, secrets in output). `run_shell`'s description names the policy's allow-list.
     pub fn new(policy: ShellPolicy) -> Self {
         let mut tool_router = Self::tool_router();
         if let Some(route) = tool_router.map.get_mut("run_shell") {
-            route.attr.description = Some(texts::run_shell_description(&policy.rules()).into());
+            let description = texts::run_shell_description(
+                &policy.rules(),
+                policy.memory_mib(),
+                policy.max_processes(),
+            );
+            route.attr.description = Some(description.into());
         }
         Self {
             policy: Arc::new(policy),
+            guard: Arc::new(Guard::default()),
             tool_router,
         }
+    }
+
+    /// The same server with `guard` (protecting deft's data folder, say) instead.
+    pub fn with_guard(mut self, guard: Guard) -> Self {
+        self.guard = Arc::new(guard);
+        self
     }
 
     /// The policy this server enforces.
@@ -102,6 +119,20 @@ impl ShellServer {
 }
 
 impl ShellServer {
+    /// What may not be read, checked, and the call's limits, counted — off the runtime's threads
+    /// (both look through `/proc`). The error is the model-facing text.
+    async fn prepare(&self, argv: &[String], cwd: PathBuf) -> Result<Limits, String> {
+        let guard = self.guard.clone();
+        let argv = argv.to_vec();
+        let (memory_mib, max_processes) = (self.policy.memory_mib(), self.policy.max_processes());
+        tokio::task::spawn_blocking(move || {
+            guard.check(&argv, &cwd).map_err(|e| e.to_string())?;
+            Ok(Limits::for_call(memory_mib, max_processes))
+        })
+        .await
+        .map_err(|e| texts::check_failed(&e))?
+    }
+
     /// `run_shell` without the MCP layer: check, then run. The error is the model-facing text.
     async fn run(&self, params: RunShellParams) -> Result<ShellOutput, String> {
         let argv = self
@@ -115,9 +146,16 @@ impl ShellServer {
             }
             _ => None,
         };
-        let execution = exec::run_argv(&argv, limit, cwd.as_deref(), OUTPUT_CAP)
+        let effective_cwd = match &cwd {
+            Some(cwd) => cwd.clone(),
+            None => std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
+        };
+        let memory_mib = self.policy.memory_mib();
+        let limits = self.prepare(&argv, effective_cwd).await?;
+        let mut execution = exec::run_limited(&argv, limit, cwd.as_deref(), OUTPUT_CAP, &limits)
             .await
             .map_err(|e| e.to_string())?;
+        self.guard.hide(&mut execution.output);
         tracing::debug!(
             program = argv.first().map_or("", String::as_str),
             exit_code = ?execution.output.exit_code,
@@ -125,10 +163,19 @@ impl ShellServer {
             "run_shell finished"
         );
         let out = execution.output;
+        let program = argv.first().map_or("the program", String::as_str);
+        if limits::ran_out_of_memory(&out) {
+            return Err(texts::over_memory_limit(
+                program,
+                memory_mib,
+                &out.stdout,
+                &out.stderr,
+            ));
+        }
         if out.timed_out {
             // A timeout is a failure the model must see as one, with what the program printed.
             return Err(texts::run_timed_out(
-                argv.first().map_or("the program", String::as_str),
+                program,
                 limit.as_secs(),
                 &out.stdout,
                 &out.stderr,

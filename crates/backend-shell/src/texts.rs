@@ -3,6 +3,7 @@
 //! keep them short, precise and stable, and keep them here so they are reviewed in one place.
 
 use crate::exec::{DEFAULT_TIMEOUT_SECS, MAX_TIMEOUT_SECS, OUTPUT_CAP};
+use crate::guard::Blocked;
 use crate::policy::{ArgRule, Operands, RefusalReason};
 
 // ---- server and tool descriptions -------------------------------------------------------------
@@ -20,8 +21,13 @@ pub(crate) fn instructions(programs: &[&str]) -> String {
     )
 }
 
-/// Description of `run_shell`; `programs` is the allow-list with each program's limits.
-pub(crate) fn run_shell_description(programs: &[(&str, ArgRule)]) -> String {
+/// Description of `run_shell`; `programs` is the allow-list with each program's limits, then the
+/// memory (MiB) and the processes one program may use.
+pub(crate) fn run_shell_description(
+    programs: &[(&str, ArgRule)],
+    memory_mib: u64,
+    max_processes: u64,
+) -> String {
     let names: Vec<&str> = programs.iter().map(|(name, _)| *name).collect();
     let limits: Vec<String> = programs
         .iter()
@@ -42,7 +48,9 @@ pub(crate) fn run_shell_description(programs: &[(&str, ArgRule)]) -> String {
         " timeout is in seconds (default {DEFAULT_TIMEOUT_SECS}, at most {MAX_TIMEOUT_SECS}); on \
          timeout the program and everything it started are killed and the call fails with the \
          output so far. stdout and stderr are each cut \
-         at {} KiB (truncated: true).",
+         at {} KiB (truncated: true). A program may use at most {memory_mib} MiB of memory and \
+         start at most {max_processes} processes or threads; one that needs more is stopped and \
+         the call fails. deft's own processes under /proc and deft's data folder cannot be read.",
         OUTPUT_CAP / 1024
     ));
     text
@@ -205,6 +213,10 @@ fn allowed_arguments(program: &str, rule: &ArgRule) -> String {
             "{program} is allowed with no arguments or only these flags: {} ({why}).",
             flags.join(", ")
         ),
+        ArgRule::Ps { why } => format!(
+            "{program} may run with any options except its e modifier ({why}); -e (all \
+             processes) is fine."
+        ),
         ArgRule::Options(rules) => {
             let options = match denied(rules) {
                 Some(denied) => format!("any options except {denied}"),
@@ -227,6 +239,7 @@ fn allowed_arguments(program: &str, rule: &ArgRule) -> String {
 fn rule_summary(rule: &ArgRule) -> Option<String> {
     match rule {
         ArgRule::Any => None,
+        ArgRule::Ps { .. } => Some("without the e modifier (environments)".to_owned()),
         ArgRule::DenyTokens { tokens, .. } => Some(format!("without {}", tokens.join(", "))),
         ArgRule::ExactlyOne { one_of, .. } => Some(format!("only {}", one_of.join(" or "))),
         ArgRule::OnlyFlags { flags, .. } => {
@@ -275,8 +288,64 @@ pub(crate) const WHY_DATE: &str =
 pub(crate) const WHY_HOSTNAME: &str = "other arguments set the hostname";
 /// Why `uniq` takes one file operand.
 pub(crate) const WHY_UNIQ: &str = "a second operand is an output file that uniq would write";
+/// Why `ps` loses its `e` modifier.
+pub(crate) const WHY_PS: &str = "it prints each process's environment, where secrets live";
 /// Why `file` loses `-C`.
 pub(crate) const WHY_FILE: &str = "it writes a compiled magic file";
+
+// ---- what run_shell may not read (guard) ------------------------------------------------------
+
+/// The text of a call the guard refused.
+pub(crate) fn blocked(blocked: &Blocked) -> String {
+    match blocked {
+        Blocked::DeftProcess { given, path, pid } => format!(
+            "Refused: '{given}' leads to {}, a file of one of deft's own processes (pid {pid}). \
+             run_shell may not read deft's processes' environment, command line, memory, open \
+             files or threads under /proc: they hold deft's secrets (its model key and tokens). \
+             Their stat, status and limits files may be read; to list processes use ps (without \
+             its e modifier) or get_system_info.",
+            path.display()
+        ),
+        Blocked::Protected {
+            given,
+            path,
+            folder,
+        } => format!(
+            "Refused: '{given}' leads to {}, inside {}, deft's own data folder (its key file, \
+             database and tokens); run_shell may not read it. Work with files outside it.",
+            path.display(),
+            folder.display()
+        ),
+        Blocked::Memory { given, path } => format!(
+            "Refused: '{given}' leads to {}, which exposes the machine's memory; run_shell may \
+             not read it.",
+            path.display()
+        ),
+        Blocked::Holds {
+            program,
+            given,
+            path,
+        } => format!(
+            "Refused: {program} would read the folder {} ('{given}') and everything in it, which \
+             includes deft's own processes under /proc or deft's data folder, and run_shell may \
+             not read those. Give {program} a narrower folder (with a recursive search, name it \
+             as an argument, or set cwd to it).",
+            path.display()
+        ),
+        Blocked::TooLong { parts } => format!(
+            "Refused: the arguments name {parts} possible file paths, more than run_shell checks \
+             in one call; run a shorter command."
+        ),
+    }
+}
+
+/// The check of what a call may read could not run.
+pub(crate) fn check_failed(error: &dyn std::fmt::Display) -> String {
+    format!("Error: the command could not be checked before running: {error}. Please retry.")
+}
+
+/// Appended to stderr when secrets were taken out of the output.
+pub(crate) const SECRETS_HIDDEN: &str = "[deft's secrets in this output were replaced by [hidden]]";
 
 // ---- execution errors and notes ---------------------------------------------------------------
 
@@ -357,6 +426,22 @@ pub(crate) fn run_timed_out(program: &str, secs: u64, stdout: &str, stderr: &str
     text
 }
 
+/// `run_shell` failed because the program ran out of memory under its limit.
+pub(crate) fn over_memory_limit(program: &str, mib: u64, stdout: &str, stderr: &str) -> String {
+    let mut text = format!(
+        "Error: {program} was stopped: it went over the {mib} MiB memory limit of run_shell (a \
+         memory allocation failed), so it may have done only part of its work. Run it on less \
+         input (a smaller file, fewer lines: head -n, grep first) or with options that need \
+         less memory."
+    );
+    for (name, output) in [("stdout", stdout), ("stderr", stderr)] {
+        if !output.trim().is_empty() {
+            text.push_str(&format!("\n{name} so far:\n{output}"));
+        }
+    }
+    text
+}
+
 /// `get_system_info` could not run.
 pub(crate) fn system_info_failed(error: &dyn std::fmt::Display) -> String {
     format!("Error: system information could not be read: {error}. Please retry.")
@@ -373,7 +458,14 @@ pub(crate) fn options_not_object(value: &serde_json::Value) -> String {
 
 /// An unknown key in the options.
 pub(crate) fn options_unknown_key(key: &str) -> String {
-    format!("unknown key '{key}' in shell server options; expected keys: allow")
+    format!(
+        "unknown key '{key}' in shell server options; expected keys: allow, memory_mib, max_processes"
+    )
+}
+
+/// A limit option is not a whole number of at least `min`.
+pub(crate) fn options_bad_limit(key: &str, value: &serde_json::Value, min: u64) -> String {
+    format!("'{key}' in shell server options must be a whole number of at least {min}; got {value}")
 }
 
 /// `allow` is not a list.

@@ -211,3 +211,81 @@ async fn programs_are_found_on_path_or_reported_missing() {
     );
     assert!(!Path::new("/usr/bin/deft-no-such-program").exists());
 }
+
+#[tokio::test]
+async fn a_program_gets_no_more_memory_than_its_limit() {
+    use deft_backend_shell::Limits;
+    use deft_backend_shell::limits::ran_out_of_memory;
+    // 600 MiB at once: under a 256 MiB limit the allocation fails (and without one, it passes).
+    let limits = Limits {
+        memory_bytes: Some(256 << 20),
+        processes: None,
+    };
+    let run = exec::run_limited(
+        &argv(&["python3", "-c", "x = bytearray(600 * 2**20)"]),
+        Duration::from_secs(60),
+        None,
+        OUTPUT_CAP,
+        &limits,
+    )
+    .await
+    .expect("python3 runs");
+    assert!(
+        run.output.stderr.contains("MemoryError"),
+        "{:?}",
+        run.output
+    );
+    assert!(ran_out_of_memory(&run.output));
+}
+
+#[tokio::test]
+async fn a_program_starts_no_more_processes_than_its_limit() {
+    use deft_backend_shell::Limits;
+    // The kernel does not apply RLIMIT_NPROC to root: as root, this check runs in a copy of the
+    // test binary started as nobody (deft's programs run as deft's own user, as there).
+    if rustix::process::getuid().is_root() {
+        let exe = std::env::current_exe().expect("test binary");
+        let out = std::process::Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(exe)
+            .args([
+                "a_program_starts_no_more_processes_than_its_limit",
+                "--exact",
+                "--nocapture",
+            ])
+            .output()
+            .expect("setpriv runs");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.contains("1 passed"),
+            "as nobody: {stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        return;
+    }
+    // It waits until its limit is in place (set the moment it started), then forks 60 sleeps.
+    let script = "while ! grep -q '^Max processes  *20 ' /proc/$$/limits; do sleep 0.01; done; \
+                  i=0; while [ $i -lt 60 ]; do sleep 1000 & i=$((i+1)); done; echo forked";
+    let limits = Limits {
+        memory_bytes: None,
+        processes: Some(20),
+    };
+    let run = exec::run_limited(
+        &argv(&["sh", "-c", script]),
+        Duration::from_secs(60),
+        None,
+        OUTPUT_CAP,
+        &limits,
+    )
+    .await
+    .expect("sh runs");
+    assert!(!run.output.timed_out, "{:?}", run.output);
+    assert!(
+        run.output.stderr.to_lowercase().contains("fork"),
+        "a fork past the limit fails: {:?}",
+        run.output
+    );
+    // The group is gone afterwards, sleeps included.
+    let left = common::until_empty(Duration::from_secs(10), || common::live_members(run.pid)).await;
+    assert!(left.is_empty(), "left behind: {left:?}");
+}

@@ -299,3 +299,63 @@ async fn get_system_info_reports_plausible_numbers() {
     );
     client.cancel().await.expect("client closes");
 }
+
+#[tokio::test]
+async fn run_shell_stops_a_program_at_its_memory_limit() {
+    // A safety net for this test process (nextest runs each test in its own): were the limit
+    // lost, tail /dev/zero would take gigabytes a second until its timeout.
+    let cap = 4u64 << 30;
+    rustix::process::setrlimit(
+        rustix::process::Resource::As,
+        rustix::process::Rlimit {
+            current: Some(cap),
+            maximum: rustix::process::getrlimit(rustix::process::Resource::As).maximum,
+        },
+    )
+    .expect("cap this test's address space");
+    let policy =
+        ShellPolicy::from_options(&json!({"memory_mib": 64, "max_processes": 16})).expect("limits");
+    let client = common::connect(policy).await;
+    let tools = client.list_all_tools().await.expect("tools");
+    let run_shell = tools
+        .iter()
+        .find(|t| t.name == "run_shell")
+        .expect("run_shell");
+    let description = run_shell.description.as_deref().unwrap_or("");
+    assert!(
+        description.contains(
+            "A program may use at most 64 MiB of memory and start at most 16 processes or threads"
+        ),
+        "{description}"
+    );
+    // One 100 MiB line: sort keeps it whole to sort it, which fits the cap above but not the
+    // limit. Then endless lines, which nothing but a limit stops.
+    let file = tempfile::NamedTempFile::new().expect("temp file");
+    std::fs::write(file.path(), vec![b'x'; 100 << 20]).expect("one long line");
+    let one_line = format!("sort {}", file.path().display());
+    for (command, program) in [
+        (one_line.as_str(), "sort"),
+        ("tail /dev/zero", "tail"),
+        ("sort -S 32M /dev/zero", "sort"),
+    ] {
+        let result = common::call(
+            &client,
+            "run_shell",
+            json!({"command": command, "timeout": 60}),
+        )
+        .await;
+        let text: String = common::text(&result).chars().take(600).collect();
+        assert_eq!(result.is_error, Some(true), "{command}: {text}");
+        assert_eq!(
+            text,
+            format!(
+                "Error: {program} was stopped: it went over the 64 MiB memory limit of run_shell \
+                 (a memory allocation failed), so it may have done only part of its work. Run it \
+                 on less input (a smaller file, fewer lines: head -n, grep first) or with options \
+                 that need less memory.\nstderr so far:\n{program}: memory exhausted\n"
+            ),
+            "{command}"
+        );
+    }
+    client.cancel().await.expect("client closes");
+}

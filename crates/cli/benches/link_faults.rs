@@ -63,13 +63,12 @@ fn client(url: &str, data: &Path, tools: &Path) -> GroupChild {
             "client",
             "--server",
             url,
-            "--token",
-            DEVICE_TOKEN,
             "--id",
             "pc1",
             "--profile",
             "shell",
         ])
+        .env("DEFT_DEVICE_TOKEN", DEVICE_TOKEN)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null());

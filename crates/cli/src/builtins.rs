@@ -3,36 +3,47 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use deft_backend_shell::{ShellPolicy, ShellServer};
+use deft_backend_desktop::vdesktop;
+use deft_backend_shell::{Guard, ShellPolicy, ShellServer};
 use deft_tools::builtin::{Builtin, BuiltinRegistry};
 
 use crate::office::{DesktopChoice, DeviceSetup, ExtraDocumentDirs};
+use crate::{Globals, paths};
 
-/// Every builtin server: `shell`, `desktop`, `browser`, `office` (later: …). `data_dir` is deft's data
+/// Every builtin server: `shell`, `desktop`, `browser`, `office` (later: …), over deft's data
 /// folder: the desktop server finds the managed virtual desktop's state file there unless the
 /// routing table's options name another.
-pub fn registry(data_dir: &Path) -> Arc<BuiltinRegistry> {
-    registry_with(data_dir, ExtraDocumentDirs::default())
+pub fn registry(globals: &Globals) -> Arc<BuiltinRegistry> {
+    registry_with(globals, &globals.data_dir, ExtraDocumentDirs::default())
 }
 
-/// [`registry`], with `documents` allowed to `launch_app` and the office tools besides the
-/// configured document folders.
-pub fn registry_with(data_dir: &Path, documents: ExtraDocumentDirs) -> Arc<BuiltinRegistry> {
-    registry_for(DeviceSetup {
-        data_dir: data_dir.to_owned(),
-        state_file: crate::paths::desktop_state(data_dir),
-        documents,
-        desktop: DesktopChoice::Environment,
-    })
+/// [`registry`], the desktop's state file in `data_dir` (a data folder of its own, as
+/// `deft dataflow`'s desktops have), with `documents` allowed to `launch_app` and the office
+/// tools besides the configured document folders.
+pub fn registry_with(
+    globals: &Globals,
+    data_dir: &Path,
+    documents: ExtraDocumentDirs,
+) -> Arc<BuiltinRegistry> {
+    registry_for(
+        globals,
+        DeviceSetup {
+            data_dir: data_dir.to_owned(),
+            state_file: paths::desktop_state(data_dir),
+            documents,
+            desktop: DesktopChoice::Environment,
+        },
+    )
 }
 
 /// Every builtin server, the desktop and office servers made as `setup` says.
-pub fn registry_for(setup: DeviceSetup) -> Arc<BuiltinRegistry> {
+pub fn registry_for(globals: &Globals, setup: DeviceSetup) -> Arc<BuiltinRegistry> {
+    let guard = shell_guard(globals);
     let mut r = BuiltinRegistry::new();
     r.register(Builtin::new(
         deft_backend_shell::NAME,
         "allow-listed shell commands (no shell) and system information",
-        |options| {
+        move |options| {
             let policy = ShellPolicy::from_options(options)?;
             if !policy.added().is_empty() {
                 tracing::warn!(
@@ -40,7 +51,7 @@ pub fn registry_for(setup: DeviceSetup) -> Arc<BuiltinRegistry> {
                     policy.added().join(", ")
                 );
             }
-            Ok(ShellServer::new(policy))
+            Ok(ShellServer::new(policy).with_guard(guard.clone()))
         },
     ));
     let desktop_setup = setup.clone();
@@ -73,4 +84,20 @@ pub fn registry_for(setup: DeviceSetup) -> Arc<BuiltinRegistry> {
         },
     ));
     Arc::new(r)
+}
+
+/// What `run_shell` keeps from the model besides deft's processes: the data folder (its key file,
+/// database and tokens) — but for the managed desktops' work folders, where their apps write —
+/// and the routing table, whose server entries may carry credentials.
+fn shell_guard(globals: &Globals) -> Guard {
+    let data = &globals.data_dir;
+    let open = [
+        data.join(vdesktop::WORK_DIR),
+        data.join(paths::DATAFLOW_DESKTOPS),
+    ];
+    let guard = Guard::default().protect(data, &open);
+    match &globals.tools_config {
+        Some(table) => guard.protect(table, &[]),
+        None => guard,
+    }
 }

@@ -100,10 +100,7 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
         "screen": screen_size(&globals.data_dir).await,
         "registration_time": deft_link::now_iso8601(),
     });
-    let dispatcher = Arc::new(LocalDispatcher::new(
-        table,
-        builtins::registry(&globals.data_dir),
-    ));
+    let dispatcher = Arc::new(LocalDispatcher::new(table, builtins::registry(globals)));
     let mut config = ClientConfig::new(&url, &args.token, &id, &profile);
     config.metadata = metadata;
     config.heartbeat = secs(args.heartbeat_secs, "--heartbeat-secs")?;

@@ -123,7 +123,8 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
 /// desktop of `data_dir` when this process is killed outright.
 pub(crate) fn spawn_watchdog(data_dir: &std::path::Path) -> std::io::Result<std::process::Child> {
     use std::os::unix::process::CommandExt;
-    std::process::Command::new(std::env::current_exe()?)
+    let mut cmd = std::process::Command::new(std::env::current_exe()?);
+    deft_tools::secrets::scrub_env(&mut cmd)
         .arg("--data-dir")
         .arg(data_dir)
         .args(["desktop", "watch", "--owner"])

@@ -29,7 +29,7 @@ pub struct Args {
 
 /// Serves until the client leaves (stdio) or Ctrl-C (HTTP).
 pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
-    let registry = builtins::registry(&globals.data_dir);
+    let registry = builtins::registry(globals);
     if args.list {
         for (name, about) in registry.list() {
             println!("{name:12} {about}");

@@ -25,6 +25,15 @@ pub struct Args {
     /// Address to listen on. Anything but loopback exposes the server to the network.
     #[arg(long, default_value = "127.0.0.1:8030", value_name = "ADDR:PORT")]
     bind: SocketAddr,
+    /// A host name the server answers to besides localhost on a loopback address: the public
+    /// name of a proxy in front that passes it on (repeatable; comma-separated in the variable).
+    #[arg(
+        long = "allow-host",
+        env = "DEFT_ALLOW_HOSTS",
+        value_delimiter = ',',
+        value_name = "NAME"
+    )]
+    allow_hosts: Vec<String>,
     /// Token devices present on /ws (generated and kept in the data folder when not given).
     #[arg(
         long,
@@ -44,6 +53,10 @@ pub struct Args {
     /// Seconds of silence after which a device counts as gone.
     #[arg(long, default_value_t = 45.0, hide = true)]
     silence_secs: f64,
+    /// The largest request body the API reads, in bytes (an exec batch, a JSON body); a larger
+    /// one is answered 413.
+    #[arg(long, default_value_t = deft_server::api::MAX_JSON_BODY, value_name = "BYTES")]
+    max_body: usize,
     /// The console's database: `postgres://…` or `sqlite://…` (default: deft.db in the data folder).
     #[arg(long, env = "DATABASE_URL", hide_env_values = true, value_name = "URL")]
     database_url: Option<String>,
@@ -78,6 +91,9 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
     if !(args.silence_secs.is_finite() && args.silence_secs > 0.0) {
         anyhow::bail!("--silence-secs must be a positive number of seconds");
     }
+    if args.max_body == 0 {
+        anyhow::bail!("--max-body must be a positive number of bytes");
+    }
     // Before anything starts: a stop request from now on shuts down cleanly once serving.
     let stop_signals =
         crate::signals::StopSignals::install().context("cannot install the stop handlers")?;
@@ -93,6 +109,9 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
         "api-token",
         "API token",
     )?;
+    // Kept in the data folder or generated: no tool's output may show them.
+    deft_tools::secrets::remember(&device_token.value);
+    deft_tools::secrets::remember(&api_token.value);
     let table = RoutingTable::from_path_or_env(globals.tools_config.as_deref())?;
     let desktop = ManagedDesktop::start_unless_display(globals, args.no_desktop).await;
     let store = Store::open(&globals.data_dir, args.database_url.as_deref())
@@ -123,6 +142,8 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
     config.devices = own_devices;
     config.limits.silence = Duration::from_secs_f64(args.silence_secs);
     config.batch_deadline = table.timeouts.batch();
+    config.max_body = args.max_body;
+    config.allowed_hosts = args.allow_hosts.clone();
     config.console = Some(console.clone());
     let server = Server::bind(config)
         .await

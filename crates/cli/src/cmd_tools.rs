@@ -37,7 +37,7 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
     let profile = args.profile.unwrap_or_else(|| {
         devices::local_profile(Some(&paths::desktop_state(&globals.data_dir))).to_owned()
     });
-    let manager = ComputerManager::new(table, &profile, builtins::registry(&globals.data_dir))?;
+    let manager = ComputerManager::new(table, &profile, builtins::registry(globals))?;
     let computer = manager
         .get_or_create(&args.agent, &args.process, &args.root)
         .await?;

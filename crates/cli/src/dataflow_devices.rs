@@ -51,7 +51,7 @@ pub async fn managed(
     )?);
     let root = globals
         .data_dir
-        .join("dataflow-desktops")
+        .join(paths::DATAFLOW_DESKTOPS)
         .join(std::process::id().to_string());
     let mut desktops = Desktops {
         started: Vec::new(),
@@ -68,12 +68,15 @@ pub async fn managed(
             .ok();
         desktops.started.push((dir.clone(), watchdog));
         // The device is this desktop's, whatever the caller's DISPLAY says.
-        let registry = builtins::registry_for(DeviceSetup {
-            data_dir: dir.clone(),
-            state_file: state.clone(),
-            documents: documents.clone(),
-            desktop: DesktopChoice::Managed,
-        });
+        let registry = builtins::registry_for(
+            globals,
+            DeviceSetup {
+                data_dir: dir.clone(),
+                state_file: state.clone(),
+                documents: documents.clone(),
+                desktop: DesktopChoice::Managed,
+            },
+        );
         let dispatcher = LocalDispatcher::new(table.clone(), registry);
         list.push(Device::new(
             &format!("desktop-{i}"),

@@ -30,7 +30,7 @@ pub fn directory_documents(
     table: Arc<RoutingTable>,
     documents: ExtraDocumentDirs,
 ) -> Arc<StaticDevices> {
-    let registry = builtins::registry_with(&globals.data_dir, documents);
+    let registry = builtins::registry_with(globals, &globals.data_dir, documents);
     let local_profile = devices::local_profile(Some(&paths::desktop_state(&globals.data_dir)));
     let mut list = vec![Device::new(
         devices::LOCAL,

@@ -90,6 +90,7 @@ pub struct Globals {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging(&cli.log);
+    warn_about_secret_flags();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -138,4 +139,15 @@ fn init_logging(filter: &str) {
         .with_target(false)
         .compact()
         .init();
+}
+
+/// A secret on the command line is visible to every program on this machine (`ps`), a model's
+/// shell commands included: say so, and which variable to use instead.
+fn warn_about_secret_flags() {
+    let args: Vec<String> = std::env::args().collect();
+    for (flag, variable) in deft_tools::secrets::flags_given(&args) {
+        eprintln!(
+            "warning: {flag} on the command line is visible to every program on this machine (ps); set {variable} instead"
+        );
+    }
 }

@@ -13,6 +13,9 @@ pub fn default_data_dir() -> PathBuf {
     home.join(".local/share/deft")
 }
 
+/// The folder (in the data folder) of `deft dataflow`'s managed desktops.
+pub const DATAFLOW_DESKTOPS: &str = "dataflow-desktops";
+
 /// The managed virtual desktop's state file (written by `deft desktop start`).
 pub fn desktop_state(data_dir: &Path) -> PathBuf {
     data_dir.join("desktop.json")

@@ -861,13 +861,12 @@ async fn a_run_on_a_remote_client_uses_the_same_tools_as_local() {
             "client",
             "--server",
             &serve.url,
-            "--token",
-            support::DEVICE_TOKEN,
             "--id",
             "pc1",
             "--profile",
             "shell",
         ])
+        .env("DEFT_DEVICE_TOKEN", support::DEVICE_TOKEN)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null());
     let _client = deft_test_support::proc::GroupChild::spawn(cmd).unwrap();

@@ -402,15 +402,8 @@ async fn devices_run_tasks_here_and_on_a_remote_client() {
         let mut c = Command::new(env!("CARGO_BIN_EXE_deft"));
         c.arg("--data-dir")
             .arg(client_data.path())
-            .args([
-                "client",
-                "--server",
-                &serve.url,
-                "--token",
-                support::DEVICE_TOKEN,
-                "--id",
-                "pc1",
-            ])
+            .args(["client", "--server", &serve.url, "--id", "pc1"])
+            .env("DEFT_DEVICE_TOKEN", support::DEVICE_TOKEN)
             .env_remove("DISPLAY")
             .env_remove("DEFT_TOOLS_CONFIG")
             .stdin(Stdio::null())

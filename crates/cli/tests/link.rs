@@ -87,17 +87,8 @@ fn client_with_env(
         .arg(dir.path())
         .arg("--tools-config")
         .arg(&tools)
-        .args([
-            "client",
-            "--server",
-            url,
-            "--token",
-            token,
-            "--id",
-            id,
-            "--profile",
-            "shell",
-        ])
+        .args(["client", "--server", url, "--id", id, "--profile", "shell"])
+        .env("DEFT_DEVICE_TOKEN", token)
         .args(extra)
         .envs(env.iter().copied())
         .stdin(Stdio::null())
@@ -235,7 +226,8 @@ async fn serve_client_devices_and_exec_as_a_person_runs_them() {
     );
 
     let out = deft()
-        .args(["devices", "--server", &url, "--api-token", &api_token])
+        .args(["devices", "--server", &url])
+        .env("DEFT_API_TOKEN", &api_token)
         .output()
         .unwrap();
     let table = String::from_utf8_lossy(&out.stdout);
@@ -268,19 +260,11 @@ async fn serve_client_devices_and_exec_as_a_person_runs_them() {
         {"call_id": "b", "tool_name": "run_shell", "parameters": {"command": "echo hi"}},
         {"call_id": "c", "tool_name": "no_such_tool"}]}"#;
     let mut exec = deft();
-    exec.args([
-        "exec",
-        "--server",
-        &url,
-        "--api-token",
-        &api_token,
-        "--device",
-        "pc1",
-        "-",
-    ])
-    .stdin(Stdio::piped())
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped());
+    exec.args(["exec", "--server", &url, "--device", "pc1", "-"])
+        .env("DEFT_API_TOKEN", &api_token)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     let mut child = exec.spawn().unwrap();
     use std::io::Write;
     child
@@ -311,7 +295,8 @@ async fn serve_client_devices_and_exec_as_a_person_runs_them() {
 
     // A wrong API token is refused with a message that says what is needed.
     let out = deft()
-        .args(["devices", "--server", &url, "--api-token", "nope"])
+        .args(["devices", "--server", &url])
+        .env("DEFT_API_TOKEN", "nope")
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));

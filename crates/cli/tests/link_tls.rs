@@ -66,17 +66,8 @@ fn client(
     let mut cmd = deft_test_support::proc::deft_command(env!("CARGO_BIN_EXE_deft"));
     cmd.arg("--data-dir")
         .arg(data.path())
-        .args([
-            "client",
-            "--server",
-            url,
-            "--token",
-            DEVICE_TOKEN,
-            "--id",
-            id,
-            "--profile",
-            "shell",
-        ])
+        .args(["client", "--server", url, "--id", id, "--profile", "shell"])
+        .env("DEFT_DEVICE_TOKEN", DEVICE_TOKEN)
         .envs(env.iter().map(|(k, v)| (*k, v.as_os_str())))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -126,15 +117,9 @@ async fn a_client_reaches_the_server_over_wss_and_verifies_the_certificate() {
 
     // The API over https, as `deft devices` uses it.
     let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_deft"))
-        .args([
-            "devices",
-            "--server",
-            &format!("https://localhost:{port}"),
-            "--api-token",
-            "tls-api-token",
-        ])
+        .args(["devices", "--server", &format!("https://localhost:{port}")])
         .env("SSL_CERT_FILE", &ca)
-        .env_remove("DEFT_API_TOKEN")
+        .env("DEFT_API_TOKEN", "tls-api-token")
         .output()
         .await
         .unwrap();

@@ -36,12 +36,13 @@ fn serve(dir: &Path) -> Serve {
     Serve::start(dir, &opts)
 }
 
-/// `deft task ARGS --server URL --api-token T`.
+/// `deft task ARGS --server URL` with the API token in `DEFT_API_TOKEN`.
 async fn deft_task(serve: &Serve, args: &[&str]) -> std::process::Output {
     deft_test_support::proc::deft_command(env!("CARGO_BIN_EXE_deft"))
         .arg("task")
         .args(args)
-        .args(["--server", &serve.url, "--api-token", API_TOKEN])
+        .args(["--server", &serve.url])
+        .env("DEFT_API_TOKEN", API_TOKEN)
         .stdin(std::process::Stdio::null())
         .output()
         .unwrap()
@@ -133,15 +134,8 @@ async fn the_cli_lists_runs_follows_and_stops_a_servers_tasks() {
     )
     .await;
     let follower = deft_test_support::proc::deft_command(env!("CARGO_BIN_EXE_deft"))
-        .args([
-            "task",
-            "run",
-            "wait long",
-            "--server",
-            &serve.url,
-            "--api-token",
-            API_TOKEN,
-        ])
+        .args(["task", "run", "wait long", "--server", &serve.url])
+        .env("DEFT_API_TOKEN", API_TOKEN)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -171,14 +165,9 @@ async fn deft_serve_fires_schedules_and_runs_tasks_on_a_real_client() {
             .arg(client_dir.path())
             .arg("--tools-config")
             .arg(tools(client_dir.path()))
-            .args([
-                "client",
-                "--server",
-                &serve.url,
-                "--token",
-                support::DEVICE_TOKEN,
-            ])
+            .args(["client", "--server", &serve.url])
             .args(["--id", "pc1", "--profile", "shell"])
+            .env("DEFT_DEVICE_TOKEN", support::DEVICE_TOKEN)
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null());
         cmd

@@ -15,8 +15,6 @@
 //!   [`clipboard`]: the arguments and answers of the clipboard tools both serve.
 //! - [`selector`]: the one control matcher (tasks, `find_controls`, dataflow); [`found`]: how
 //!   `find_controls` and `wait_for_control` answer.
-//! - [`device_env`]: the environment of the programs a device starts (its display, buses, home
-//!   and XDG folders, never the caller's), the one function every spawn site calls.
 //!
 //! Everything deserializes leniently: unknown fields are ignored and `null` is accepted wherever a
 //! field is optional, so messages from UFO-shaped peers parse as they are.
@@ -36,7 +34,6 @@
 pub mod batch;
 pub mod changes;
 pub mod clipboard;
-pub mod device_env;
 pub mod draft;
 pub mod envelope;
 pub mod event;

@@ -1,13 +1,14 @@
 //! The device routes of the JSON API (the device list and exec batches), the error type every
 //! route answers with, and [`JsonBody`], the JSON extractor whose rejections are in that format.
 //! Every route here is behind [`crate::console::sessions::authorize`]; errors are
-//! `{"error": "..."}` with a status that says what kind of problem it is (400, 401, 404, 409).
+//! `{"error": "..."}` with a status that says what kind of problem it is (400, 401, 404, 409,
+//! 413). Every body is read through [`read_body`], which keeps at most the server's body limit.
 
 use std::time::Duration;
 
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, Query, Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use deft_protocol::ExecInput;
@@ -35,22 +36,53 @@ impl IntoResponse for ApiError {
     }
 }
 
-/// Largest JSON body a console route reads.
+/// Largest request body the API reads unless the server is configured otherwise
+/// ([`crate::ServerConfig::max_body`]).
 pub const MAX_JSON_BODY: usize = 1 << 20;
 
-/// Reads `request`'s body as JSON `T`; a clear 400 when it is not.
-pub async fn json_body<T: serde::de::DeserializeOwned>(
-    request: axum::extract::Request,
-) -> Result<T, ApiError> {
-    let bytes = axum::body::to_bytes(request.into_body(), MAX_JSON_BODY)
-        .await
-        .map_err(|e| {
+/// How much of a body past the limit is read and dropped before the 413, so that a caller still
+/// sending it reads the answer instead of a reset connection; a longer one is cut off.
+const DRAIN_LIMIT: usize = 64 << 20;
+
+/// Reads `request`'s body, at most `limit` bytes (a larger one is 413, and never held whole:
+/// what comes past the limit is dropped as it arrives).
+pub async fn read_body(request: Request, limit: usize) -> Result<Bytes, ApiError> {
+    use futures::StreamExt;
+    let mut stream = request.into_body().into_data_stream();
+    let mut kept: Vec<u8> = Vec::new();
+    let mut seen = 0usize;
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|e| {
             ApiError(
                 StatusCode::BAD_REQUEST,
-                format!("cannot read the request body (at most {MAX_JSON_BODY} bytes): {e}"),
+                texts::body_unreadable(&e.to_string()),
             )
         })?;
-    parse_json(&bytes)
+        seen = seen.saturating_add(chunk.len());
+        if seen > limit {
+            if seen > DRAIN_LIMIT {
+                break;
+            }
+            continue;
+        }
+        kept.extend_from_slice(&chunk);
+    }
+    if seen > limit {
+        return Err(ApiError(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            texts::body_too_large(limit),
+        ));
+    }
+    Ok(Bytes::from(kept))
+}
+
+/// Reads `request`'s body as JSON `T`, at most `limit` bytes; a clear 400 when it is not JSON
+/// `T`, 413 when it is too large.
+pub async fn json_body<T: serde::de::DeserializeOwned>(
+    request: Request,
+    limit: usize,
+) -> Result<T, ApiError> {
+    parse_json(&read_body(request, limit).await?)
 }
 
 fn parse_json<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
@@ -67,14 +99,15 @@ fn parse_json<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiErro
     })
 }
 
-/// A JSON request body; an empty body reads as `{}`. Rejections are [`ApiError`]s.
+/// A JSON request body, at most the server's body limit; an empty body reads as `{}`.
+/// Rejections are [`ApiError`]s.
 pub struct JsonBody<T>(pub T);
 
-impl<S: Send + Sync, T: serde::de::DeserializeOwned> axum::extract::FromRequest<S> for JsonBody<T> {
+impl<T: serde::de::DeserializeOwned> axum::extract::FromRequest<AppState> for JsonBody<T> {
     type Rejection = ApiError;
 
-    async fn from_request(request: axum::extract::Request, _: &S) -> Result<Self, ApiError> {
-        json_body(request).await.map(JsonBody)
+    async fn from_request(request: Request, app: &AppState) -> Result<Self, ApiError> {
+        json_body(request, app.max_body).await.map(JsonBody)
     }
 }
 
@@ -110,8 +143,9 @@ pub async fn exec(
     State(app): State<AppState>,
     Path(id): Path<String>,
     Query(query): Query<ExecQuery>,
-    body: Bytes,
+    request: Request,
 ) -> Result<Response, ApiError> {
+    let body = read_body(request, app.max_body).await?;
     let deadline = match query.deadline_secs {
         Some(s) if s.is_finite() && s > 0.0 => Duration::from_secs_f64(s),
         Some(s) => return Err(ApiError(StatusCode::BAD_REQUEST, texts::bad_deadline(s))),

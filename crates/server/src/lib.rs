@@ -42,13 +42,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::extract::{DefaultBodyLimit, Request, State};
-use axum::http::StatusCode;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::serve::ListenerExt;
 use deft_tools::Device;
+use deft_tools::authority::{self, HostPolicy};
 use tokio_util::sync::CancellationToken;
 
 pub use registry::Registry;
@@ -69,6 +70,12 @@ pub struct ServerConfig {
     pub limits: LinkLimits,
     /// Default batch deadline of the exec route (600 s).
     pub batch_deadline: Duration,
+    /// The largest request body the API reads (1 MiB, [`api::MAX_JSON_BODY`]); a larger one is
+    /// answered 413. Device messages on `/ws` have their own limit ([`LinkLimits`]).
+    pub max_body: usize,
+    /// Host names accepted besides this machine's on a loopback address (a proxy in front that
+    /// passes its own name); see [`deft_tools::authority`].
+    pub allowed_hosts: Vec<String>,
     /// The console (logins, settings, conversations, runs, web UI); `None` serves only the
     /// device endpoint and the API-token routes.
     pub console: Option<console::Console>,
@@ -84,6 +91,8 @@ impl ServerConfig {
             devices: Vec::new(),
             limits: LinkLimits::default(),
             batch_deadline: Duration::from_secs(600),
+            max_body: api::MAX_JSON_BODY,
+            allowed_hosts: Vec::new(),
             console: None,
         }
     }
@@ -101,6 +110,10 @@ pub struct AppState {
     device_token: Arc<str>,
     limits: LinkLimits,
     batch_deadline: Duration,
+    /// The largest request body the API reads.
+    pub max_body: usize,
+    /// What every request's `Host` and `Origin` must say.
+    hosts: Arc<HostPolicy>,
     /// Fires when the server stops: device connections close with 1001, SSE and live streams
     /// end.
     pub(crate) stopping: CancellationToken,
@@ -116,6 +129,8 @@ impl AppState {
             device_token: Arc::from(config.device_token.as_str()),
             limits: config.limits.clone(),
             batch_deadline: config.batch_deadline,
+            max_body: config.max_body,
+            hosts: Arc::new(HostPolicy::new(config.bind, &config.allowed_hosts)),
             stopping: CancellationToken::new(),
         }
     }
@@ -148,21 +163,34 @@ async fn require_api_auth(State(app): State<AppState>, request: Request, next: N
     }
 }
 
+/// Lets a request in when its `Host` and `Origin` are what this listener takes (the check
+/// `deft mcp … --http` makes too): against DNS rebinding and cross-origin requests.
+async fn check_host(State(app): State<AppState>, request: Request, next: Next) -> Response {
+    match authority::check(request.headers(), &app.hosts) {
+        Ok(()) => next.run(request).await,
+        Err(refused) => {
+            let mut answer =
+                api::ApiError(refused.status(), refused.text().to_owned()).into_response();
+            // The body is never read: the connection cannot carry another request.
+            answer
+                .headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            answer
+        }
+    }
+}
+
 async fn health() -> Response {
     axum::Json(serde_json::json!({"status": "ok"})).into_response()
 }
 
 /// All routes: `/health`, `/ws`, the API under `/api` and, with a console, its routes and web UI.
 pub fn router(state: AppState) -> Router {
-    let body_limit = state.limits.max_message_size;
     let with_console = state.console.is_some();
     let mut api = Router::new()
         .route("/devices", get(api::devices))
         .route("/devices/{id}", get(api::device))
-        .route(
-            "/devices/{id}/exec",
-            post(api::exec).layer(DefaultBodyLimit::max(body_limit)),
-        );
+        .route("/devices/{id}/exec", post(api::exec));
     if with_console {
         api = api.merge(console::api_routes());
     }
@@ -180,7 +208,11 @@ pub fn router(state: AppState) -> Router {
     if with_console {
         app = app.fallback(console::assets::serve);
     }
-    app.with_state(state)
+    app.layer(axum::middleware::from_fn_with_state(
+        state.clone(),
+        check_host,
+    ))
+    .with_state(state)
 }
 
 /// How long connections may take to finish after the server starts stopping.

@@ -28,6 +28,18 @@ pub fn bad_batch(detail: &str) -> String {
     format!("the request body is not a batch: {detail}")
 }
 
+/// 413 for a request body past the server's limit.
+pub fn body_too_large(limit: usize) -> String {
+    format!(
+        "the request body is larger than {limit} bytes, the most this server reads (deft serve --max-body); send less, e.g. a batch in several requests"
+    )
+}
+
+/// 400 for a request body that could not be read.
+pub fn body_unreadable(detail: &str) -> String {
+    format!("cannot read the request body: {detail}")
+}
+
 /// 400 for a bad `deadline_secs`.
 pub fn bad_deadline(given: f64) -> String {
     format!("deadline_secs must be a positive number of seconds, got {given}")
@@ -46,6 +58,10 @@ mod tests {
         assert_eq!(
             device_busy("pc1"),
             "the device 'pc1' is busy (a run, a task or an exec batch is executing on it); try again when it is idle"
+        );
+        assert_eq!(
+            body_too_large(1024),
+            "the request body is larger than 1024 bytes, the most this server reads (deft serve --max-body); send less, e.g. a batch in several requests"
         );
         assert_eq!(
             bad_deadline(-1.0),

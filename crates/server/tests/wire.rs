@@ -578,3 +578,129 @@ async fn results_reported_one_by_one_survive_a_drop_mid_batch() {
     assert_eq!(answer[1]["status"], "failure");
     assert_eq!(answer[1]["error"], deft_tools::texts::DISCONNECTED);
 }
+
+/// Sends `POST path` with `chunks` as a chunked body (no length said up front) and returns the
+/// status line and the body of the answer.
+async fn post_chunked(hub: &Hub, path: &str, chunks: usize, chunk: &[u8]) -> (String, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut tcp = tokio::net::TcpStream::connect(hub.addr)
+        .await
+        .expect("connect");
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {API_TOKEN}\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
+        hub.addr
+    );
+    tcp.write_all(head.as_bytes()).await.expect("send the head");
+    for _ in 0..chunks {
+        let sent = async {
+            tcp.write_all(format!("{:x}\r\n", chunk.len()).as_bytes())
+                .await?;
+            tcp.write_all(chunk).await?;
+            tcp.write_all(b"\r\n").await
+        };
+        if sent.await.is_err() {
+            break; // the server answered and closed: read what it said
+        }
+    }
+    let _ = tcp.write_all(b"0\r\n\r\n").await;
+    let mut answer = Vec::new();
+    let _ = tcp.read_to_end(&mut answer).await;
+    let answer = String::from_utf8_lossy(&answer).into_owned();
+    let status = answer.lines().next().unwrap_or("").to_owned();
+    let body = answer.split("\r\n\r\n").nth(1).unwrap_or("").to_owned();
+    (status, body)
+}
+
+#[tokio::test]
+async fn an_exec_body_past_the_limit_is_refused_with_413_and_a_json_error() {
+    // To an unknown device: read whole, the body would be answered 404.
+    let hub = Hub::start(LinkLimits::default()).await;
+    let url = format!("{}/api/devices/ghost/exec", hub.url());
+    let too_large = deft_server::texts::body_too_large(1 << 20);
+    // 2 MiB with its length: a batch that would run, padded with spaces.
+    let padded = format!(
+        "{}{}",
+        batch(json!([{"tool_name": "noop"}])),
+        " ".repeat(2 << 20)
+    );
+    let r = reqwest::Client::new()
+        .post(&url)
+        .bearer_auth(API_TOKEN)
+        .body(padded.clone())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 413);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v, json!({ "error": too_large }));
+    // 2.5 MiB without a length: counted as it arrives.
+    let (status, body) = post_chunked(&hub, "/api/devices/ghost/exec", 40, &[b' '; 64 << 10]).await;
+    assert!(status.contains(" 413 "), "{status}");
+    let v: Value = serde_json::from_str(body.trim()).unwrap_or(Value::Null);
+    assert_eq!(v, json!({ "error": too_large }), "{body}");
+
+    // The limit is the server's to set: at 4 MiB the same 2 MiB body is read whole.
+    let roomy = Hub::start_with(|c| c.max_body = 4 << 20).await;
+    let r = reqwest::Client::new()
+        .post(format!("{}/api/devices/ghost/exec", roomy.url()))
+        .bearer_auth(API_TOKEN)
+        .body(padded)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404, "{}", r.text().await.unwrap_or_default());
+}
+
+/// deft serve checks Host and Origin as `deft mcp … --http` does (one function): parsed, never
+/// matched as text, exactly one Host, this machine's name on loopback unless a proxy's name is
+/// allowed; answered in the API's JSON.
+#[tokio::test]
+async fn host_and_origin_are_checked_exactly() {
+    let hub = Hub::start(LinkLimits::default()).await;
+    let port = hub.addr.port();
+    let get = "GET /health HTTP/1.1\r\n";
+    let error = |text: &str| json!({ "error": text }).to_string();
+    for (head, status, text) in [
+        (
+            format!("{get}Host: localhost:{port}.evil.example\r\n"),
+            400,
+            deft_tools::texts::HOST_MALFORMED,
+        ),
+        (
+            format!("{get}Host: 127.0.0.1:{port}\r\nHost: evil.example\r\n"),
+            400,
+            deft_tools::texts::HOST_DUPLICATE,
+        ),
+        (
+            format!("{get}Host: evil.example:{port}\r\n"),
+            403,
+            deft_tools::texts::HOST_FOREIGN,
+        ),
+        (
+            format!(
+                "{get}Host: 127.0.0.1:{port}\r\nOrigin: http://127.0.0.1:{port}.evil.example\r\n"
+            ),
+            403,
+            deft_tools::texts::CROSS_ORIGIN,
+        ),
+        (
+            format!("{get}Host: 127.0.0.1:{port}\r\nOrigin: https://evil.example\r\n"),
+            403,
+            deft_tools::texts::CROSS_ORIGIN,
+        ),
+    ] {
+        let (got, body) = deft_test_support::net::raw_http(hub.addr, &head).await;
+        assert_eq!((got, body), (status, error(text)), "{head}");
+    }
+    let ok = format!("{get}Host: localhost:{port}\r\nOrigin: http://localhost:{port}\r\n");
+    assert_eq!(deft_test_support::net::raw_http(hub.addr, &ok).await.0, 200);
+
+    // Behind a proxy that passes its own name: allowed by name, as host and as origin.
+    let proxied = Hub::start_with(|c| c.allowed_hosts = vec!["Deft.Example.com".into()]).await;
+    let head =
+        "GET /health HTTP/1.1\r\nHost: deft.example.com\r\nOrigin: https://deft.example.com\r\n";
+    assert_eq!(
+        deft_test_support::net::raw_http(proxied.addr, head).await.0,
+        200
+    );
+}

@@ -19,6 +19,7 @@ pub(crate) fn spawn_stdio(
     cwd: Option<&str>,
 ) -> Result<TokioChildProcess, String> {
     let mut cmd = tokio::process::Command::new(command);
+    crate::secrets::scrub_env(cmd.as_std_mut());
     cmd.args(args).envs(env);
     if let Some(dir) = cwd {
         if !std::path::Path::new(dir).is_dir() {

@@ -1,5 +1,6 @@
 //! Hosting a builtin server for other MCP clients (`deft mcp NAME`): over stdio, or over
-//! streamable HTTP behind a guard — Host and Origin checks against DNS rebinding, and a bearer
+//! streamable HTTP behind a guard — Host and Origin checks against DNS rebinding
+//! ([`crate::authority`], as `deft serve` makes them), no cross-site fetches, and a bearer
 //! token, optional on loopback and required on any other address.
 
 use std::future::Future;
@@ -15,6 +16,7 @@ use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use serde_json::Value;
 use tokio::net::TcpListener;
 
+use crate::authority::{self, HostPolicy};
 use crate::builtin::BuiltinFactory;
 
 /// Why an HTTP host cannot start.
@@ -33,7 +35,7 @@ pub enum HostError {
 #[derive(Clone)]
 struct Guard {
     token: Option<Arc<str>>,
-    loopback: bool,
+    hosts: HostPolicy,
 }
 
 /// Serves `factory` over streamable HTTP at `/mcp` on `listener` until `shutdown` resolves.
@@ -58,7 +60,7 @@ pub async fn serve_http(
         .disable_allowed_origins();
     let guard = Guard {
         token: token.map(Arc::from),
-        loopback,
+        hosts: HostPolicy::new(addr, &[]),
     };
     let app = factory
         .http_service(options, config)
@@ -90,30 +92,8 @@ async fn check_request(State(guard): State<Guard>, request: Request, next: Next)
 
 /// Decides whether a request may reach the MCP service.
 fn admit(guard: &Guard, headers: &HeaderMap) -> Result<(), (StatusCode, &'static str)> {
-    let host = headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .map(host_without_port);
-    if guard.loopback && !host.is_some_and(is_local_host) {
-        return Err((
-            StatusCode::FORBIDDEN,
-            "forbidden: Host must be localhost on a loopback MCP server",
-        ));
-    }
-    if let Some(origin) = headers.get(header::ORIGIN) {
-        let origin_host = origin
-            .to_str()
-            .ok()
-            .and_then(|o| o.split_once("://").map(|(_, rest)| host_without_port(rest)));
-        let same = origin_host.is_some() && origin_host == host;
-        let local = guard.loopback && origin_host.is_some_and(is_local_host);
-        if !(same || local) {
-            return Err((
-                StatusCode::FORBIDDEN,
-                "forbidden: cross-origin requests are not allowed",
-            ));
-        }
-    }
+    authority::check(headers, &guard.hosts)
+        .map_err(|refused| (refused.status(), refused.text()))?;
     if let Some(site) = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok())
         && !matches!(site, "same-origin" | "none")
     {
@@ -136,19 +116,6 @@ fn admit(guard: &Guard, headers: &HeaderMap) -> Result<(), (StatusCode, &'static
         }
     }
     Ok(())
-}
-
-fn host_without_port(host: &str) -> &str {
-    let host = host.trim_end_matches('/');
-    let host = host.split('/').next().unwrap_or(host);
-    if let Some(rest) = host.strip_prefix('[') {
-        return rest.split(']').next().unwrap_or(rest);
-    }
-    host.rsplit_once(':').map_or(host, |(h, _)| h)
-}
-
-fn is_local_host(host: &str) -> bool {
-    matches!(host, "localhost" | "127.0.0.1" | "::1")
 }
 
 /// Compares two byte strings in time independent of where they differ.
@@ -177,7 +144,10 @@ mod tests {
     fn loopback_guard_checks_host_origin_and_fetch_site() {
         let g = Guard {
             token: None,
-            loopback: true,
+            hosts: HostPolicy {
+                loopback: true,
+                allowed: Vec::new(),
+            },
         };
         assert!(admit(&g, &headers(&[("host", "127.0.0.1:8010")])).is_ok());
         assert!(admit(&g, &headers(&[("host", "localhost")])).is_ok());
@@ -216,7 +186,7 @@ mod tests {
     fn token_is_required_when_configured() {
         let g = Guard {
             token: Some(Arc::from("s3cret")),
-            loopback: false,
+            hosts: HostPolicy::default(),
         };
         assert_eq!(
             admit(&g, &headers(&[("host", "10.0.0.5:1")]))

@@ -12,6 +12,9 @@
 //! live in a [`pool::ServerPool`] per device session. Builtin servers are registered by name in a
 //! [`builtin::BuiltinRegistry`]; [`host`] serves one to outside MCP clients.
 //!
+//! The programs a device starts get the device's environment without deft's secrets
+//! ([`device_env::apply`]; [`secrets::scrub_env`] alone for programs that are not a device's).
+//!
 //! This crate knows nothing about models, the console or the device link. Texts written for the
 //! model live in [`texts`].
 //!
@@ -30,15 +33,18 @@
 
 #![forbid(unsafe_code)]
 
+pub mod authority;
 pub mod builtin;
 mod child;
 pub mod computer;
+pub mod device_env;
 pub mod devices;
 pub mod dispatcher;
 pub mod host;
 pub mod manager;
 pub mod pool;
 pub mod router;
+pub mod secrets;
 pub mod selection;
 pub mod server;
 pub mod table;

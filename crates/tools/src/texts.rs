@@ -110,3 +110,19 @@ pub fn tool_panicked(tool: &str, why: &str) -> String {
         "Tool {tool} failed inside deft ({why}); it may have partly run. Observe the current state, then retry or execute a different command."
     )
 }
+
+/// 400: a request without a `Host` header (`authority`).
+pub const HOST_MISSING: &str = "bad request: the request has no Host header";
+
+/// 400: a request with more than one `Host` header.
+pub const HOST_DUPLICATE: &str = "bad request: the request has more than one Host header";
+
+/// 400: a `Host` that is not a host name or address with an optional port.
+pub const HOST_MALFORMED: &str =
+    "bad request: the Host header must be a host name or address with an optional port";
+
+/// 403: a `Host` that does not name this machine, on a loopback server.
+pub const HOST_FOREIGN: &str = "forbidden: this server listens on loopback and answers only requests for localhost, 127.0.0.1 or [::1] (or a name it was told to allow)";
+
+/// 403: an `Origin` of another site.
+pub const CROSS_ORIGIN: &str = "forbidden: cross-origin requests are not allowed";

@@ -182,6 +182,44 @@ async fn a_refused_request_closes_its_connection_and_says_so() {
     stop.cancel();
 }
 
+/// `Host` and `Origin` are parsed, not matched as text: a port with a domain after it, two
+/// `Host` headers and an origin whose "port" runs into another domain are refused, each with
+/// its text (fails with the old text match, which took them for localhost).
+#[tokio::test]
+async fn host_and_origin_tricks_are_refused() {
+    let (addr, stop) = serve_fixture_http(None).await;
+    let port = addr.port();
+    let post = "POST /mcp HTTP/1.1\r\nContent-Length: 0\r\n";
+    for (head, status, text) in [
+        (
+            format!("{post}Host: localhost:{port}.evil.example\r\n"),
+            400,
+            deft_tools::texts::HOST_MALFORMED,
+        ),
+        (
+            format!("{post}Host: localhost:{port}\r\nHost: evil.example\r\n"),
+            400,
+            deft_tools::texts::HOST_DUPLICATE,
+        ),
+        (
+            format!(
+                "{post}Host: localhost:{port}\r\nOrigin: http://127.0.0.1:{port}.evil.example\r\n"
+            ),
+            403,
+            deft_tools::texts::CROSS_ORIGIN,
+        ),
+        (
+            format!("{post}Host: localhost.evil.example:{port}\r\n"),
+            403,
+            deft_tools::texts::HOST_FOREIGN,
+        ),
+    ] {
+        let (got, body) = deft_test_support::net::raw_http(addr, &head).await;
+        assert_eq!((got, body.as_str()), (status, text), "{head}");
+    }
+    stop.cancel();
+}
+
 #[tokio::test]
 async fn http_server_with_a_token_needs_it() {
     let (addr, stop) = serve_fixture_http(Some("tok-123")).await;

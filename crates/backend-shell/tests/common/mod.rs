@@ -14,9 +14,14 @@ pub type Client = RunningService<RoleClient, ()>;
 
 /// Serves a `ShellServer` over one half of a duplex pipe and connects a client to the other.
 pub async fn connect(policy: ShellPolicy) -> Client {
+    serve(ShellServer::new(policy)).await
+}
+
+/// Serves `server` over one half of a duplex pipe and connects a client to the other.
+pub async fn serve(server: ShellServer) -> Client {
     let (server_io, client_io) = tokio::io::duplex(64 * 1024);
     tokio::spawn(async move {
-        match ShellServer::new(policy).serve(server_io).await {
+        match server.serve(server_io).await {
             Ok(running) => {
                 let _ = running.waiting().await;
             }

@@ -93,6 +93,8 @@ impl SecretBox {
                 });
             }
         };
+        // No tool's output may show it (deft_tools::secrets).
+        deft_tools::secrets::remember(&encode_hex(&key));
         Ok(SecretBox::with_key(&key))
     }
 
@@ -105,6 +107,7 @@ impl SecretBox {
 
     /// `plain`, sealed: `v1:` + base64(nonce ‖ ciphertext ‖ tag).
     pub fn seal(&self, plain: &str) -> Result<String, SecretError> {
+        deft_tools::secrets::remember(plain);
         let nonce_bytes = random_bytes::<12>()?;
         let nonce = Nonce::from(nonce_bytes);
         let sealed = self
@@ -129,7 +132,10 @@ impl SecretBox {
             .cipher
             .decrypt(&nonce, body)
             .map_err(|_| SecretError::Undecryptable)?;
-        String::from_utf8(plain).map_err(|_| SecretError::Undecryptable)
+        let plain = String::from_utf8(plain).map_err(|_| SecretError::Undecryptable)?;
+        // A tool's output must never show it (deft_tools::secrets).
+        deft_tools::secrets::remember(&plain);
+        Ok(plain)
     }
 }
 

@@ -332,7 +332,7 @@ pub async fn login(State(app): State<AppState>, request: Request) -> Result<Resp
             .insert(header::RETRY_AFTER, HeaderValue::from(wait.as_secs()));
         return Ok(r);
     }
-    let body: LoginBody = crate::api::json_body(request).await?;
+    let body: LoginBody = crate::api::json_body(request, app.max_body).await?;
     let user = console.store().user(body.username.trim()).await?;
     // Hash even for an unknown user, so timing does not tell which usernames exist.
     let stored = user
@@ -366,7 +366,7 @@ pub struct SetupBody {
 /// `POST /api/auth/setup`: creates the admin with the one-time token.
 pub async fn setup(State(app): State<AppState>, request: Request) -> Result<Response, ApiError> {
     let console = console_of(&app)?.clone();
-    let body: SetupBody = crate::api::json_body(request).await?;
+    let body: SetupBody = crate::api::json_body(request, app.max_body).await?;
     if console.setup_token().is_none() {
         return Err(ApiError(
             StatusCode::BAD_REQUEST,

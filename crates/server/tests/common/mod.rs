@@ -38,8 +38,13 @@ impl Drop for Hub {
 
 impl Hub {
     pub async fn start(limits: LinkLimits) -> Hub {
+        Hub::start_with(|config| config.limits = limits).await
+    }
+
+    /// A server whose configuration `adjust` changes first.
+    pub async fn start_with(adjust: impl FnOnce(&mut ServerConfig)) -> Hub {
         let mut config = ServerConfig::new("127.0.0.1:0".parse().unwrap(), DEVICE_TOKEN, API_TOKEN);
-        config.limits = limits;
+        adjust(&mut config);
         let server = Server::bind(config).await.expect("bind");
         let addr = server.local_addr();
         let registry = server.registry();

@@ -3,9 +3,10 @@
 //! folders — come from the device, never from whoever started deft. A managed desktop defines
 //! them all (its state); a desktop taken from the environment passes on the caller's own.
 //!
-//! [`apply`] is the one place a spawn site gets them: it takes every session variable out of
-//! what the child would inherit and sets the device's. It only configures the `Command`; the
-//! spawn stays the caller's.
+//! [`apply`] is the one place a spawn site gets them: it takes deft's secrets
+//! ([`crate::secrets::scrub_env`]) and every session variable out of what the child would
+//! inherit and sets the device's. It only configures the `Command`; the spawn stays the
+//! caller's.
 
 use std::process::Command;
 
@@ -46,9 +47,11 @@ pub fn carried_from_caller(name: &str) -> bool {
     name != "NO_AT_BRIDGE" && SESSION_VARS.contains(&name)
 }
 
-/// Gives `cmd` the device's environment `env`: every [`SESSION_VARS`] variable it would inherit
-/// is removed, then `env` is set (it may also set others, such as the accessibility switches).
+/// Gives `cmd` the device's environment `env`: deft's secrets and every [`SESSION_VARS`]
+/// variable it would inherit are removed, then `env` is set (it may also set others, such as the
+/// accessibility switches).
 pub fn apply<'c>(cmd: &'c mut Command, env: &[(String, String)]) -> &'c mut Command {
+    crate::secrets::scrub_env(cmd);
     for name in SESSION_VARS {
         cmd.env_remove(name);
     }
