@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use deft_protocol::ToolType;
+use deft_protocol::found::waited_control;
 use serde_json::{Value, json};
 
 use super::driver::{Driver, Located, StepError};
@@ -255,17 +256,8 @@ impl Driver<'_> {
                 json!({"selector": w.selector, "timeout_s": secs, "gone": w.gone}),
             )
             .await?;
-        let control = &answer["control"];
-        let located = control["id"].as_str().map(|id| Located {
-            control: deft_protocol::task_run::MatchedControl {
-                id: id.to_owned(),
-                name: control["name"].as_str().unwrap_or_default().to_owned(),
-                kind: control["type"].as_str().unwrap_or_default().to_owned(),
-                score: control["score"]
-                    .as_u64()
-                    .and_then(|s| u8::try_from(s).ok())
-                    .unwrap_or(0),
-            },
+        let located = waited_control(&answer).map(|control| Located {
+            control,
             healed_from: None,
         });
         Ok(Done {
