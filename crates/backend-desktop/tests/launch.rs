@@ -1,5 +1,7 @@
 //! `launch_app` of programs that never open a window: a capped wait, then an error that names
 //! the program and what to try, saying whether it still runs; an exited one leaves nothing.
+//! Launchers that start the application as a child, or fork it and exit, get the application's
+//! window, and the answer says which rule recognised it.
 
 mod common;
 
@@ -105,4 +107,44 @@ async fn a_program_that_exits_without_a_window_fails_at_once_and_leaves_nothing(
         .map(|pid| pid.to_string())
         .collect();
     assert!(leftovers.is_empty(), "left behind: {leftovers:?}");
+}
+
+/// An executable shell script `name` in `dir` with `body`; its path.
+fn script(dir: &std::path::Path, name: &str, body: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path.display().to_string()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn launchers_that_start_the_app_as_a_child_or_fork_it_get_its_window() {
+    deft_test_support::desktop::require_program("mousepad", "mousepad");
+    let dir = tempfile::tempdir().unwrap();
+    // A wrapper that starts the app without exec, and waits for it.
+    let child = script(dir.path(), "notes-launcher.sh", "mousepad \"$@\"\nexit 0");
+    // One that forks it off and exits at once (the app is nobody's child of the launch then).
+    let forking = script(
+        dir.path(),
+        "notes-forking.sh",
+        "(mousepad \"$@\" &)\nexit 0",
+    );
+    let h = Harness::with_launch(
+        LaunchPolicy::allowing(&[child.as_str(), forking.as_str()])
+            .with_window_wait(Duration::from_secs(25)),
+    )
+    .await;
+    for launcher in [&child, &forking] {
+        let got = h.ok("launch_app", json!({"app": launcher})).await;
+        assert_eq!(got["found_by"], "descendant", "{launcher}: {got}");
+        assert_eq!(got["window"]["app"], "mousepad", "{launcher}: {got}");
+        // Closed before the next one, which would otherwise hand its request to this mousepad.
+        let closed = h.ok("close_app", json!({"app": "mousepad"})).await;
+        assert_eq!(
+            closed["closed_windows"].as_array().map(Vec::len),
+            Some(1),
+            "{closed}"
+        );
+    }
 }

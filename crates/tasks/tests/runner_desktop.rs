@@ -2,7 +2,8 @@
 //! examples/tasks/calculator.json as it is committed — gnome-calculator computes 7 × 8 by
 //! selectors, `wait_el` sees 56 on the display, `if_el` takes `then`, `stop_app` closes it; and
 //! a mousepad task that types non-ASCII text with `input_text` and `key_event`, whose document
-//! is then read back through `find_controls`, then stopped.
+//! is then read back through `find_controls`, then stopped. `open_app` selects the window of a
+//! mousepad opened by hand, and with `new_instance` the new tab it opens.
 
 mod desktop_device;
 mod fixture_device;
@@ -272,4 +273,83 @@ async fn clipboard_steps_paste_into_mousepad_and_read_what_it_copies_into_a_vari
         _ => None,
     });
     assert_eq!(shot_tool.as_deref(), Some("capture_window_screenshot"));
+}
+
+/// The `launch_app` answers among a run's events, in order.
+fn launch_answers(events: &[deft_protocol::AgentEvent]) -> Vec<Value> {
+    events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            deft_protocol::EventKind::Step(s) if s.tool == "launch_app" => Some(s.result.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn open_app_selects_a_mousepad_opened_by_hand_and_with_new_instance_its_new_tab() {
+    desktop_device::require_apps(&[("mousepad", "mousepad")]);
+    let desk = desktop_device::start().await;
+    let pad = deft_test_support::desktop::AppProcess::spawn("mousepad", &[], &desk.env)
+        .expect("mousepad starts");
+    desktop_device::window_of(&desk.device, "mousepad").await;
+    let typed = json!({"type": "edit", "text": "typed by the task", "match": "exact"});
+    let task = fixture_device::task(
+        json!({"name": "mousepad opened by hand", "device": "local", "steps": [
+            {"type": "open_app", "app": "mousepad"},
+            {"type": "input_text", "selector": {"type": "edit"}, "text": "typed by the task"},
+            {"type": "wait_el", "selector": typed, "timeout_s": 10},
+            {"type": "open_app", "app": "mousepad", "title": "no such document", "on_error": "continue"},
+            {"type": "open_app", "app": "mousepad", "new_instance": true},
+            {"type": "wait_el", "selector": typed, "gone": true, "timeout_s": 10},
+            {"type": "input_text", "selector": {"type": "edit"}, "text": "in the new tab"},
+        ]}),
+    );
+    let (rec, sinks, _rx) = fixture_device::recorder();
+    let report = deft_tasks::runner::run_task(
+        &task,
+        &desk.device,
+        &deft_tasks::runner::RunRequest::default(),
+        sinks,
+        tokio_util::sync::CancellationToken::new(),
+    )
+    .await;
+    let all = lines(&report);
+    assert_eq!(report.status, DoneStatus::Completed, "{all:#?}");
+    assert_eq!(report.count(StepStatus::Failed), 1, "{all:#?}");
+    let said = |path: &str| step(&report, path).message.clone().unwrap_or_default();
+    assert!(
+        said("steps[0]").ends_with("\"Untitled 1 - Mousepad\" (already open: nothing was started)"),
+        "{all:#?}"
+    );
+    assert!(
+        step(&report, "steps[3]").error.as_deref().is_some_and(|e| e.starts_with(
+            "mousepad has no open window whose title contains \"no such document\" (its windows: \"*Untitled 1 - Mousepad\")."
+        )),
+        "{all:#?}"
+    );
+    assert!(
+        said("steps[4]").ends_with(
+            "\"Untitled 2 - Mousepad\" (its running instance took the request: a new tab)"
+        ),
+        "{all:#?}"
+    );
+    // Both times the process opened by hand: nothing else was started, or is left running.
+    let answers = launch_answers(&rec.events.lock());
+    let pid = Some(u64::from(pad.pid()));
+    let got: Vec<(Option<&str>, Option<u64>)> = answers
+        .iter()
+        .filter(|a| a["status"] == "success")
+        .map(|a| {
+            (
+                a["result"]["found_by"].as_str(),
+                a["result"]["pid"].as_u64(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [(Some("already_open"), pid), (Some("new_tab"), pid)],
+        "{answers:#?}"
+    );
 }

@@ -116,14 +116,21 @@ fn unreachable_container(action: &Action) -> Result<Done, StepError> {
 impl Driver<'_> {
     async fn open_app(&mut self, o: &OpenApp) -> Result<Done, StepError> {
         match o {
-            OpenApp::App { app, args } => {
+            OpenApp::App {
+                app,
+                args,
+                title,
+                new_instance,
+            } => {
+                let mut call = json!({"app": app, "args": args});
+                if let Some(t) = title {
+                    call["title"] = json!(t);
+                }
+                if *new_instance {
+                    call["new_instance"] = json!(true);
+                }
                 let launched = self
-                    .must(
-                        ToolType::Action,
-                        "launch_app",
-                        json!({"app": app, "args": args}),
-                        false,
-                    )
+                    .must(ToolType::Action, "launch_app", call, false)
                     .await?;
                 let Some(id) = launched.pointer("/window/id").and_then(Value::as_str) else {
                     return Err(StepError(texts::launched_without_window(app)));
@@ -136,7 +143,12 @@ impl Driver<'_> {
                     false,
                 )
                 .await?;
-                Ok(Done::message(texts::opened_window(app, &id)))
+                Ok(Done::message(texts::opened_window(
+                    app,
+                    &id,
+                    launched["window"]["name"].as_str(),
+                    launched["found_by"].as_str(),
+                )))
             }
             OpenApp::Url { url, new_tab } => {
                 if *new_tab || !self.has_app() {

@@ -95,9 +95,17 @@ pub fn launched_without_window(app: &str) -> String {
     format!("{app} started but the device did not say which window it opened")
 }
 
-/// `open_app` selected the new window.
-pub fn opened_window(app: &str, id: &str) -> String {
-    format!("{app} opened in window {id}")
+/// `open_app` selected the app's window (`title`, when the device said it), found as
+/// `found_by` says (`launch_app`'s rule: `already_open`, `descendant`, `new_tab`, …).
+pub fn opened_window(app: &str, id: &str, title: Option<&str>, found_by: Option<&str>) -> String {
+    let title = title.map(|t| format!(" {t:?}")).unwrap_or_default();
+    let how = match found_by {
+        Some("already_open") => " (already open: nothing was started)".to_owned(),
+        Some("new_tab") => " (its running instance took the request: a new tab)".to_owned(),
+        Some(rule) => format!(" (found by {rule})"),
+        None => String::new(),
+    };
+    format!("{app} opened in window {id}{title}{how}")
 }
 
 /// A `clipboard` step set the clipboard.
