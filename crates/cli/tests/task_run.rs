@@ -1,8 +1,9 @@
 //! `deft task run FILE`: the real binary plays a task with no server and no model — the
 //! committed calculator example on the managed virtual desktop (exit status 0, a line per step
-//! on stderr, the run's trace folder with its report), and `open_app` of the user's own desktop
-//! entries (found in the XDG folders of the process's environment, through a launcher script,
-//! or by `StartupWMClass`).
+//! on stderr, the run's trace folder with its report), the browser-search example in the managed
+//! Chromium (its condition reads the variable, so it takes `then`), look-once and short waits
+//! with the documented texts, and `open_app` of the user's own desktop entries (found in the XDG
+//! folders of the process's environment, through a launcher script, or by `StartupWMClass`).
 
 #[path = "common/desktop.rs"]
 mod desktop;
@@ -105,6 +106,93 @@ fn line_of<'a>(stderr: &'a str, path: &str) -> &'a str {
         .into_iter()
         .find(|l| l.split(' ').nth(1) == Some(path))
         .unwrap_or_else(|| panic!("no line of {path} in\n{stderr}"))
+}
+
+#[test]
+fn the_browser_search_example_reads_its_variable_in_the_condition_and_takes_then() {
+    if let Err(e) = deft_backend_browser::launch::find_chromium(None) {
+        panic!("{e} (scripts/test.sh installs it)");
+    }
+    let data = tempfile::tempdir().unwrap();
+    let example =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/tasks/browser-search.json");
+    let out = deft(data.path())
+        .args(["task", "run"])
+        .arg(&example)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "exit {:?}:\n{stderr}", out.status);
+    assert!(
+        line_of(&stderr, "steps[4].then[0]").starts_with("✓ steps[4].then[0] mark_done"),
+        "{stderr}"
+    );
+    assert!(
+        line_of(&stderr, "steps[4].else[0]").starts_with("– steps[4].else[0] notify"),
+        "{stderr}"
+    );
+    assert!(
+        line_of(&stderr, "steps[4]").ends_with("— took then"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("\nCompleted"), "{stderr}");
+}
+
+#[test]
+fn look_once_steps_look_and_short_waits_fail_with_the_documented_text() {
+    require_program("gnome-calculator", "gnome-calculator");
+    require_program("Xvfb", "xvfb");
+    let data = tempfile::tempdir().unwrap();
+    let _desktop = Desktop::start(data.path());
+    let seven = r#"{"text": "7", "type": "button", "match": "exact"}"#;
+    let task = data.path().join("look-once.json");
+    std::fs::write(
+        &task,
+        format!(
+            r#"{{"name": "look once", "device": "local", "steps": [
+  {{"type": "open_app", "app": "gnome-calculator"}},
+  {{"type": "wait_el", "selector": {seven}, "timeout_s": 30}},
+  {{"type": "wait_el", "selector": {seven}, "timeout_s": 0}},
+  {{"type": "if_el", "selector": {seven}, "then": [{{"type": "notify", "message": "7 shows"}}]}},
+  {{"type": "wait_el", "selector": {{"text": "No such control", "match": "exact"}}, "timeout_s": 0.5, "on_error": "continue"}},
+  {{"type": "click", "selector": {seven}}},
+  {{"type": "click", "selector": {{"text": "×", "type": "button", "match": "exact"}}}},
+  {{"type": "click", "selector": {{"text": "8", "type": "button", "match": "exact"}}}},
+  {{"type": "click", "selector": {{"text": "=", "type": "button", "match": "exact"}}}},
+  {{"type": "wait_el", "selector": {{"text": "56", "type": "edit", "match": "exact"}}, "timeout_s": 10}},
+  {{"type": "wait_el", "selector": {{"type": "button"}}, "timeout_s": 0}}
+]}}"#
+        ),
+    )
+    .unwrap();
+    let out = deft(data.path())
+        .args(["task", "run"])
+        .arg(&task)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "exit {:?}:\n{stderr}", out.status);
+    for path in ["steps[2]", "steps[3].then[0]", "steps[3]"] {
+        assert!(line_of(&stderr, path).starts_with('✓'), "{path}:\n{stderr}");
+    }
+    let short = line_of(&stderr, "steps[4]");
+    assert!(
+        short.starts_with("✗ steps[4] wait_el (")
+            && short.ends_with(
+                "): No control matched \"No such control\" (exact) within 0.5 s. Check the selector with find_controls, or wait longer."
+            ),
+        "{stderr}"
+    );
+    // The display has no name: its value is shown. A type alone ties every button.
+    assert!(
+        line_of(&stderr, "steps[9]").contains(" edit = \"56\""),
+        "{stderr}"
+    );
+    let tied = line_of(&stderr, "steps[10]");
+    assert!(
+        tied.contains(" controls score 100; index 0 in document order picks id "),
+        "{stderr}"
+    );
 }
 
 /// A desktop entry `file` in `dir` (made with its parents) named `name`, running `exec`.

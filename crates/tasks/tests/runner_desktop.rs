@@ -2,8 +2,10 @@
 //! examples/tasks/calculator.json as it is committed — gnome-calculator computes 7 × 8 by
 //! selectors, `wait_el` sees 56 on the display, `if_el` takes `then`, `stop_app` closes it; and
 //! a mousepad task that types non-ASCII text with `input_text` and `key_event`, whose document
-//! is then read back through `find_controls`, then stopped. `open_app` selects the window of a
-//! mousepad opened by hand, and with `new_instance` the new tab it opens.
+//! is then read back through `find_controls`, then stopped. Tasks that act on applications
+//! opened by hand (the GTK form, mousepad): `open_app` selects their window; look-once
+//! `wait_el` / `if_el` steps look, short waits say what they waited for, and ties and nameless
+//! matches are said in the step results.
 
 mod desktop_device;
 mod fixture_device;
@@ -273,6 +275,74 @@ async fn clipboard_steps_paste_into_mousepad_and_read_what_it_copies_into_a_vari
         _ => None,
     });
     assert_eq!(shot_tool.as_deref(), Some("capture_window_screenshot"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn look_once_steps_look_and_a_short_wait_says_what_it_waited_for() {
+    desktop_device::require_apps(&[]);
+    let desk = desktop_device::start().await;
+    let _form = deft_test_support::desktop::AppProcess::form_app(&desk.env).expect("form app");
+    desktop_device::window_of(&desk.device, "form_app.py").await;
+    let submit = json!({"text": "Submit", "type": "button", "match": "exact"});
+    let missing = json!({"text": "No such control", "match": "exact"});
+    let task = fixture_device::task(json!({"name": "look once", "device": "local", "steps": [
+        {"type": "open_app", "app": "form_app.py"},
+        {"type": "wait_el", "selector": submit, "timeout_s": 30},
+        {"type": "wait_el", "selector": submit, "timeout_s": 0},
+        {"type": "if_el", "selector": submit,
+         "then": [{"type": "notify", "message": "Submit shows"}],
+         "else": [{"type": "stop_self", "message": "the look-once if_el saw nothing"}]},
+        {"type": "wait_el", "selector": missing, "timeout_s": 0.5, "on_error": "continue"},
+        {"type": "wait_el", "selector": missing, "timeout_s": 0, "on_error": "continue"},
+        {"type": "if_el", "selector": missing, "then": [{"type": "notify", "message": "then"}],
+         "else": [{"type": "notify", "message": "no such control: else"}]},
+        {"type": "wait_el", "selector": {"type": "button"}, "timeout_s": 0},
+    ]}));
+    let report = run(&task, &desk.device).await;
+    let all = lines(&report);
+    assert_eq!(report.status, DoneStatus::Completed, "{all:#?}");
+    let opened = step(&report, "steps[0]")
+        .message
+        .clone()
+        .unwrap_or_default();
+    assert!(
+        opened.starts_with("form_app.py opened in window ")
+            && opened.ends_with(" (already open: nothing was started)"),
+        "{all:#?}"
+    );
+    for path in [
+        "steps[2]",
+        "steps[3]",
+        "steps[3].then[0]",
+        "steps[6].else[0]",
+    ] {
+        assert_eq!(
+            step(&report, path).status,
+            StepStatus::Ok,
+            "{path}: {all:#?}"
+        );
+    }
+    let short = |path: &str| step(&report, path).error.clone().unwrap_or_default();
+    for (path, secs) in [("steps[4]", "0.5"), ("steps[5]", "0")] {
+        assert_eq!(
+            short(path),
+            format!(
+                "No control matched \"No such control\" (exact) within {secs} s. Check the selector with find_controls, or wait longer."
+            ),
+            "{all:#?}"
+        );
+    }
+    // A type alone matches every button equally: the first in document order, and the tie said.
+    let tied = step(&report, "steps[7]")
+        .matched
+        .clone()
+        .unwrap_or_else(|| panic!("{all:#?}"));
+    let tie = tied.tie.unwrap_or_else(|| panic!("no tie note: {all:#?}"));
+    assert!(
+        tie.contains(" controls score ")
+            && tie.ends_with(&format!("; index 0 in document order picks id {}", tied.id)),
+        "{tie}"
+    );
 }
 
 /// The `launch_app` answers among a run's events, in order.

@@ -107,9 +107,8 @@ impl Exec<'_> {
 }
 
 fn unreachable_container(action: &Action) -> Result<Done, StepError> {
-    Err(StepError(format!(
-        "internal: {} is a container and runs its sub-steps",
-        action.step_type()
+    Err(StepError(texts::container_as_leaf(
+        action.step_type().as_str(),
     )))
 }
 

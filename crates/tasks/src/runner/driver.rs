@@ -12,6 +12,7 @@ use deft_tools::{AppSelection, Device, ExecContext};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::bounds::{DEFAULT_STEP_TIMEOUT, Limit};
 use super::emit::Emitter;
 use super::texts;
 
@@ -50,8 +51,8 @@ pub(crate) struct Driver<'a> {
     pub(crate) cancel: CancellationToken,
     app: Option<AppSelection>,
     pub(crate) em: Emitter,
-    /// How long one step's tool calls may take together.
-    pub(crate) step_deadline: Duration,
+    /// The time the step running now may take: its tool calls' batch deadlines follow it.
+    pub(crate) limit: Limit,
     /// Time spent inside tool calls (the runner's own overhead is the rest).
     pub(crate) tool_time: Duration,
     /// Tool calls made.
@@ -65,7 +66,7 @@ impl<'a> Driver<'a> {
             cancel,
             app: None,
             em,
-            step_deadline: Duration::from_secs(120),
+            limit: Limit::of(DEFAULT_STEP_TIMEOUT, Duration::ZERO, &[]),
             tool_time: Duration::ZERO,
             calls: 0,
         }
@@ -99,7 +100,7 @@ impl<'a> Driver<'a> {
     fn ctx(&self, on_app: bool) -> ExecContext {
         let mut ctx = ExecContext::new(&self.device.id, &self.device.profile);
         ctx.cancel = self.cancel.clone();
-        ctx.deadline = self.step_deadline;
+        ctx.deadline = self.limit.call_deadline();
         if on_app && let Some(app) = &self.app {
             app.apply(&mut ctx);
         }
