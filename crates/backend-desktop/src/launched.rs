@@ -130,6 +130,9 @@ pub async fn already_open(
     }
 }
 
+/// A test of a window that was not open before the launch.
+type Rule<'r> = dyn Fn(&WindowEntry) -> bool + 'r;
+
 /// What a launch is watched with: the windows open before it, and what the launched process
 /// started so far.
 pub struct Watch<'a> {
@@ -168,7 +171,7 @@ impl<'a> Watch<'a> {
             .filter(|w| !self.before.contains_key(&w.key))
             .collect();
         let l = self.launched;
-        let rules: [(FoundBy, &dyn Fn(&WindowEntry) -> bool); 5] = [
+        let rules: [(FoundBy, &Rule<'_>); 5] = [
             (FoundBy::Process, &|w| w.pid == Some(l.pid)),
             (FoundBy::Descendant, &|w| {
                 w.pid.is_some_and(|p| {

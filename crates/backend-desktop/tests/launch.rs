@@ -113,8 +113,9 @@ async fn a_program_that_exits_without_a_window_fails_at_once_and_leaves_nothing(
 fn script(dir: &std::path::Path, name: &str, body: &str) -> String {
     use std::os::unix::fs::PermissionsExt;
     let path = dir.join(name);
-    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).expect("the script");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+        .expect("the script is executable");
     path.display().to_string()
 }
 

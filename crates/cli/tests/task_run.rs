@@ -197,7 +197,7 @@ fn look_once_steps_look_and_short_waits_fail_with_the_documented_text() {
 
 /// A desktop entry `file` in `dir` (made with its parents) named `name`, running `exec`.
 fn desktop_entry(dir: &std::path::Path, file: &str, name: &str, exec: &std::path::Path) {
-    std::fs::create_dir_all(dir).unwrap();
+    std::fs::create_dir_all(dir).expect("the applications folder");
     std::fs::write(
         dir.join(file),
         format!(
@@ -205,7 +205,7 @@ fn desktop_entry(dir: &std::path::Path, file: &str, name: &str, exec: &std::path
             exec.display()
         ),
     )
-    .unwrap();
+    .expect("the desktop entry");
 }
 
 #[test]

@@ -329,5 +329,9 @@ fn a_matched_control_reads_as_stored_before_its_type_value_and_tie_were_kept() {
         v,
         json!({"id": "31", "name": "", "type": "edit", "score": 100, "value": "56"})
     );
-    assert_eq!(display.label(), "56", "no name: its value is what a person reads");
+    assert_eq!(
+        display.label(),
+        "56",
+        "no name: its value is what a person reads"
+    );
 }
