@@ -9,7 +9,9 @@
 //! with the application's root name (`root`). A launched program that exits successfully may
 //! have handed the request to the application's running instance (single-instance programs such
 //! as Mousepad do): then, once nothing it started still runs, a window of the application whose
-//! title changed since the launch — it shows the new tab or document — is the one (`new_tab`).
+//! title changed since the launch — it shows the new tab or document — is the one (`new_tab`);
+//! when none changed by the end of [`HANDOFF_GRACE`], the application's newest window
+//! (`running_instance`: the instance only brought itself to the front).
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::time::{Duration, Instant};
@@ -44,6 +46,9 @@ pub enum FoundBy {
     Root,
     /// The application's running instance showed the request in a window it had.
     NewTab,
+    /// The application's running instance took the request and showed nothing new: its
+    /// newest window.
+    RunningInstance,
 }
 
 impl FoundBy {
@@ -57,6 +62,7 @@ impl FoundBy {
             FoundBy::WmClass => "wm_class",
             FoundBy::Root => "root",
             FoundBy::NewTab => "new_tab",
+            FoundBy::RunningInstance => "running_instance",
         }
     }
 }
@@ -203,6 +209,19 @@ impl<'a> Watch<'a> {
             .find(|w| self.before.get(&w.key).is_some_and(|t| *t != w.name))
             .map(|w| (w.clone(), FoundBy::NewTab))
     }
+
+    /// After a hand-off showed nothing new: the application's newest window, if it has one.
+    fn running_instance(
+        &self,
+        windows: &[WindowEntry],
+        classes: &HashMap<u64, String>,
+    ) -> Option<(WindowEntry, FoundBy)> {
+        windows
+            .iter()
+            .rev()
+            .find(|w| self.names.owns(w, classes))
+            .map(|w| (w.clone(), FoundBy::RunningInstance))
+    }
 }
 
 impl Watch<'_> {
@@ -250,6 +269,12 @@ pub async fn wait_for_window(
             // A failure ends the wait at once; a success may have handed the request to a
             // running instance, whose window gets a short grace.
             let until = *handoff_until.get_or_insert_with(|| (now + HANDOFF_GRACE).min(deadline));
+            if status.success()
+                && now >= until
+                && let Some(found) = watch.running_instance(&windows, &classes)
+            {
+                return Ok(found);
+            }
             if !status.success() || now >= until {
                 return Err(texts::launch_exited(
                     app,

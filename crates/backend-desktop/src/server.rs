@@ -146,7 +146,9 @@ fn launch_answer(
     });
     match found_by {
         launched::FoundBy::AlreadyOpen => out["note"] = json!(texts::already_open(app)),
-        launched::FoundBy::NewTab => out["note"] = json!(texts::handed_to_running(app)),
+        launched::FoundBy::NewTab | launched::FoundBy::RunningInstance => {
+            out["note"] = json!(texts::handed_to_running(app));
+        }
         _ => {}
     }
     CallToolResult::structured(out)
@@ -575,8 +577,8 @@ impl DesktopServer {
         {
             // A running instance that took the request is the window's process; the one
             // started has exited.
-            Ok((w, launched::FoundBy::NewTab)) => {
-                launch_answer(&w, w.pid, launched::FoundBy::NewTab, &p.app)
+            Ok((w, rule @ (launched::FoundBy::NewTab | launched::FoundBy::RunningInstance))) => {
+                launch_answer(&w, w.pid, rule, &p.app)
             }
             Ok((w, found_by)) => launch_answer(&w, Some(launched.pid), found_by, &p.app),
             Err(e) => fail(e),

@@ -227,7 +227,7 @@ pub fn already_open(app: &str) -> String {
 /// launch_app's program handed the request to the app's running instance and exited.
 pub fn handed_to_running(app: &str) -> String {
     format!(
-        "{app} handed the request to its running instance, which showed it in this window (a new tab or document); no new process runs."
+        "{app} handed the request to its running instance, whose window this is (showing a new tab or document if the request opened one); no new process runs."
     )
 }
 
@@ -427,7 +427,7 @@ pub mod describe {
     pub const SELECT_APPLICATION_WINDOW: &str = "Select a window by id (name as a check) from get_desktop_app_info: raises and focuses it; later control tools act on it. Returns {root_name, window_info}.";
 
     /// `launch_app`.
-    pub const LAUNCH_APP: &str = "Start an installed desktop application by its desktop-entry name (e.g. \"mousepad\"; the user's entries in ~/.local/share/applications first, then the system's) or an allow-listed executable, detached; waits for its window (15 s unless configured) and returns it: {window: {id, name, type, app}, pid, found_by}. An application that already has a window is not started again, as on a phone: its newest window, or the one whose title contains `title`, comes back with found_by: already_open; new_instance: true (or args) starts it anyway. found_by says how the window was recognised: process, descendant (started by a launcher script), process_group, wm_class, root, new_tab (a running instance took the request), already_open. Select it with select_application_window. A program that opens no window fails with what to do instead.";
+    pub const LAUNCH_APP: &str = "Start an installed desktop application by its desktop-entry name (e.g. \"mousepad\"; the user's entries in ~/.local/share/applications first, then the system's) or an allow-listed executable, detached; waits for its window (15 s unless configured) and returns it: {window: {id, name, type, app}, pid, found_by}. An application that already has a window is not started again, as on a phone: its newest window, or the one whose title contains `title`, comes back with found_by: already_open; new_instance: true (or args) starts it anyway. found_by says how the window was recognised: process, descendant (started by a launcher script), process_group, wm_class, root, new_tab or running_instance (a running instance took the request), already_open. Select it with select_application_window. A program that opens no window fails with what to do instead.";
 
     /// `close_app`.
     pub const CLOSE_APP: &str = "Close an application by the name launch_app takes or its root name (the app of get_desktop_app_info): asks its windows to close as a person would (the window manager's close), gives its processes 3 s to exit, then ends the rest (SIGTERM, SIGKILL after 2 s). Only the processes of its windows and those launch_app started for it are touched. Returns {closed_windows, ended_pids, forced}. An application that asks to save is ended without saving: save first.";

@@ -133,6 +133,7 @@ pub fn opened_window(app: &str, id: &str, title: Option<&str>, found_by: Option<
     let how = match found_by {
         Some("already_open") => " (already open: nothing was started)".to_owned(),
         Some("new_tab") => " (its running instance took the request: a new tab)".to_owned(),
+        Some("running_instance") => " (its running instance took the request)".to_owned(),
         Some(rule) => format!(" (found by {rule})"),
         None => String::new(),
     };
