@@ -13,7 +13,9 @@ export interface TaskStepView {
   note?: string | null;
   status: "running" | "ok" | "failed" | "skipped" | "stopped";
   duration_ms?: number;
-  matched?: Pick<MatchedControl, "id" | "name" | "score"> & { type?: string } | null;
+  /** The control its selector picked: its value shows when it has no name, its tie note when
+   * several controls matched equally. */
+  matched?: MatchedControl | null;
   /** The selector as written, when only the fuzzy retry found the control. */
   healed_from?: string | null;
   error?: string | null;
@@ -127,6 +129,7 @@ export function storedTaskStep(r: TaskRunStep): TaskStepView {
     matched: r.matched ?? null,
     healed_from: healedText(r.healed_from),
     error: r.error ?? null,
+    message: r.message ?? null,
     image_ids: imageIdsOf(r),
     tools: [],
   };

@@ -424,13 +424,24 @@ id: string,
  */
 name: string, 
 /**
- * Its listed type.
+ * Its listed type (empty in records made before it was kept).
  */
 type: string, 
 /**
  * The match score, 1–100.
  */
-score: number, };
+score: number, 
+/**
+ * Its value when it matched (an edit's text, a display's "56"): what a person reads of a
+ * control without a name.
+ */
+value?: string, 
+/**
+ * How a tie was broken when several controls matched equally well (`2 controls score
+ * 100; index 0 in document order picks id 7`): the step may have acted on another
+ * control than the one meant.
+ */
+tie?: string, };
 
 export type TaskStepStart = { 
 /**
@@ -803,9 +814,10 @@ started_at: string,
  */
 duration_ms: number, 
 /**
- * The control it acted on: `{id, name, score}`.
+ * The control it acted on: `{id, name, type, score, value?, tie?}` (steps stored before
+ * the type, value and tie were kept have an empty type and neither).
  */
-matched?: { id: string, name: string, score: number }, 
+matched?: MatchedControl, 
 /**
  * The selector as written when only the fuzzy fallback found the control.
  */

@@ -4,7 +4,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use deft_protocol::changes;
-use deft_protocol::found::{render_found, render_found_json, wait_result, wait_timeout_text};
+use deft_protocol::found::{
+    render_found, render_found_json, tie_note, wait_result, wait_timeout_text,
+};
 use deft_protocol::observation::ListingFormat;
 use deft_protocol::observation::{clean_name, render_window_list};
 use deft_protocol::selector::{self, MatchOptions, Selector};
@@ -615,7 +617,8 @@ impl BrowserServer {
                     Waited::Met(l) => {
                         let found = matches(&l, &args.selector)?;
                         let m = if gone { None } else { found.chosen_match() };
-                        Ok(CallToolResult::structured(wait_result(m, waited_ms)))
+                        let tie = tie_note(&found).filter(|_| !gone);
+                        Ok(CallToolResult::structured(wait_result(m, tie, waited_ms)))
                     }
                     Waited::TimedOut(l) => {
                         let found = l.as_ref().map(|l| matches(l, &args.selector)).transpose()?;

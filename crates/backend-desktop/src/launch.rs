@@ -1,5 +1,6 @@
-//! `launch_app`: what may be started (installed desktop entries, allow-listed executables) and
-//! starting it detached on the desktop.
+//! `launch_app`: what may be started (installed desktop entries, found in the XDG
+//! base-directory order, and allow-listed executables) and starting it detached on the desktop,
+//! marked so that the windows of whatever it starts can be told (`launched`).
 
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
@@ -17,11 +18,6 @@ pub const WINDOW_WAIT: Duration = Duration::from_secs(15);
 
 /// The longest window wait the `launch_wait_secs` option may set (the tool's own limit is 30 s).
 pub const MAX_WINDOW_WAIT_SECS: u64 = 25;
-
-/// After the launched process exits successfully, how long `launch_app` still looks for a new
-/// window of the application (single-instance programs hand the request to a running instance
-/// and exit).
-pub const HANDOFF_GRACE: Duration = Duration::from_secs(3);
 
 /// What `launch_app` may start besides installed desktop entries: executables named in the
 /// routing table's `launch_allow` option (names on PATH or absolute paths). Nothing else. Also
@@ -50,6 +46,8 @@ pub struct LaunchPlan {
     pub args: Vec<String>,
     /// Expected root name (the executable's basename).
     pub root: String,
+    /// The desktop entry's `StartupWMClass`: the `WM_CLASS` its windows will have.
+    pub wm_class: Option<String>,
 }
 
 impl LaunchPolicy {
@@ -108,11 +106,15 @@ impl LaunchPolicy {
     pub(crate) fn resolve(&self, app: &str, extra: &[String]) -> Result<LaunchPlan, String> {
         let app = app.trim();
         if app.is_empty() {
-            return Err(texts::launch_refused(app, &self.allow));
+            return Err(texts::launch_refused(app, &self.allow, &application_dirs()));
         }
-        if let Some((program, mut args)) = find_desktop_entry(app) {
+        if let Some(entry) = find_desktop_entry(app) {
+            let mut args = entry.args;
             args.extend(extra.iter().cloned());
-            return Ok(plan(program, args));
+            return Ok(LaunchPlan {
+                wm_class: entry.wm_class,
+                ..plan(entry.program, args)
+            });
         }
         let allowed = self
             .allow
@@ -134,7 +136,7 @@ impl LaunchPolicy {
             };
             return Ok(plan(program, extra.to_vec()));
         }
-        Err(texts::launch_refused(app, &self.allow))
+        Err(texts::launch_refused(app, &self.allow, &application_dirs()))
     }
 }
 
@@ -147,23 +149,69 @@ fn plan(program: PathBuf, args: Vec<String>) -> LaunchPlan {
         program,
         args,
         root,
+        wm_class: None,
     }
 }
 
-fn application_dirs() -> Vec<PathBuf> {
-    let dirs = std::env::var("XDG_DATA_DIRS")
-        .ok()
-        .filter(|v| !v.is_empty())
-        .unwrap_or_else(|| "/usr/local/share:/usr/share".to_owned());
-    dirs.split(':')
-        .map(|d| Path::new(d).join("applications"))
-        .collect()
+/// The folders desktop entries are searched in, in the XDG base-directory order of this
+/// process's environment: `$XDG_DATA_HOME/applications` (default
+/// `~/.local/share/applications`: the user's own entries), then each of `$XDG_DATA_DIRS`
+/// (default `/usr/local/share:/usr/share`) with `/applications`.
+pub(crate) fn application_dirs() -> Vec<PathBuf> {
+    application_dirs_from(
+        std::env::var_os("XDG_DATA_HOME").as_deref(),
+        std::env::var_os("HOME").as_deref(),
+        std::env::var_os("XDG_DATA_DIRS").as_deref(),
+    )
 }
 
-/// Finds an installed desktop entry, best match first: the file name, the file name without its
-/// reverse-DNS prefix (`org.xfce.mousepad` → `mousepad`), `Name=`, then the basename of the
-/// `Exec=` program (entries hidden from menus last); returns the command line.
-pub fn find_desktop_entry(app: &str) -> Option<(PathBuf, Vec<String>)> {
+/// [`application_dirs`] for these values of `XDG_DATA_HOME`, `HOME` and `XDG_DATA_DIRS`; an
+/// empty value counts as unset, and relative paths are ignored, as the specification says.
+fn application_dirs_from(
+    data_home: Option<&std::ffi::OsStr>,
+    home: Option<&std::ffi::OsStr>,
+    data_dirs: Option<&std::ffi::OsStr>,
+) -> Vec<PathBuf> {
+    let absolute = |p: PathBuf| Some(p).filter(|p| p.is_absolute());
+    let home_dir = data_home
+        .filter(|v| !v.is_empty())
+        .and_then(|v| absolute(PathBuf::from(v)))
+        .or_else(|| {
+            home.filter(|v| !v.is_empty())
+                .and_then(|h| absolute(Path::new(h).join(".local/share")))
+        });
+    let system = data_dirs
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| std::ffi::OsStr::new("/usr/local/share:/usr/share"));
+    let mut out: Vec<PathBuf> = Vec::new();
+    for dir in home_dir
+        .into_iter()
+        .chain(std::env::split_paths(system).filter_map(absolute))
+    {
+        let apps = dir.join("applications");
+        if !out.contains(&apps) {
+            out.push(apps);
+        }
+    }
+    out
+}
+
+/// A desktop entry as `launch_app` starts it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FoundEntry {
+    /// The program of its `Exec=`, resolved on PATH.
+    pub program: PathBuf,
+    /// The rest of its `Exec=`, field codes dropped.
+    pub args: Vec<String>,
+    /// Its `StartupWMClass=`.
+    pub wm_class: Option<String>,
+}
+
+/// Finds an installed desktop entry in [`application_dirs`], best match first: the file name,
+/// the file name without its reverse-DNS prefix (`org.xfce.mousepad` → `mousepad`), `Name=`,
+/// then the basename of the `Exec=` program (entries hidden from menus last); of equal
+/// matches, the one in the earlier folder (the user's own entry over the system's).
+pub fn find_desktop_entry(app: &str) -> Option<FoundEntry> {
     let want = app.to_lowercase();
     let want = want.strip_suffix(".desktop").unwrap_or(&want).to_owned();
     let mut best: Option<(u8, Entry)> = None;
@@ -216,13 +264,18 @@ pub fn find_desktop_entry(app: &str) -> Option<(PathBuf, Vec<String>)> {
     } else {
         crate::proc::which(&program)?
     };
-    Some((program, argv))
+    Some(FoundEntry {
+        program,
+        args: argv,
+        wm_class: entry.wm_class,
+    })
 }
 
 struct Entry {
     name: String,
     argv: Vec<String>,
     hidden: bool,
+    wm_class: Option<String>,
 }
 
 fn parse_entry(text: &str) -> Option<Entry> {
@@ -230,6 +283,7 @@ fn parse_entry(text: &str) -> Option<Entry> {
     let mut name = String::new();
     let mut exec = None;
     let mut hidden = false;
+    let mut wm_class = None;
     for line in text.lines() {
         let line = line.trim();
         if line.starts_with('[') {
@@ -243,6 +297,8 @@ fn parse_entry(text: &str) -> Option<Entry> {
             name = v.to_owned();
         } else if let Some(v) = line.strip_prefix("Exec=") {
             exec = Some(v.to_owned());
+        } else if let Some(v) = line.strip_prefix("StartupWMClass=") {
+            wm_class = Some(v.trim().to_owned()).filter(|c| !c.is_empty());
         } else if line == "NoDisplay=true" || line == "Hidden=true" {
             hidden = true;
         }
@@ -254,8 +310,17 @@ fn parse_entry(text: &str) -> Option<Entry> {
     if argv.is_empty() {
         return None;
     }
-    Some(Entry { name, argv, hidden })
+    Some(Entry {
+        name,
+        argv,
+        hidden,
+        wm_class,
+    })
 }
+
+/// The environment variable that marks what one launch started: every program the launched
+/// one starts inherits it, whoever becomes their parent (a launcher that forks and exits).
+pub const LAUNCH_MARK: &str = "DEFT_LAUNCH_ID";
 
 /// A started program: its pid, and its exit status once it has exited (it is reaped at once,
 /// so an exited program leaves no zombie behind).
@@ -263,6 +328,10 @@ fn parse_entry(text: &str) -> Option<Entry> {
 pub struct Launched {
     /// Process id.
     pub pid: u32,
+    /// The value of [`LAUNCH_MARK`] in its environment.
+    pub mark: String,
+    /// Whether it leads a process group of its own (not the managed desktop's).
+    pub own_group: bool,
     exit: Arc<OnceLock<ExitStatus>>,
 }
 
@@ -282,11 +351,22 @@ pub fn describe_exit(status: ExitStatus) -> String {
     }
 }
 
+/// A value of [`LAUNCH_MARK`] no other launch has: this process, the time, a count.
+fn launch_mark() -> String {
+    static COUNT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("{}-{nanos}-{n}", std::process::id())
+}
+
 /// Starts the plan on the desktop, detached: in the managed desktop's process group (so
 /// `deft desktop stop` ends it), else in a session of its own.
 pub fn spawn(plan: &LaunchPlan, target: &DesktopTarget) -> Result<Launched, String> {
+    let mark = launch_mark();
     let mut cmd = Command::new(&plan.program);
-    cmd.args(&plan.args);
+    cmd.args(&plan.args).env(LAUNCH_MARK, &mark);
     deft_tools::device_env::apply(&mut cmd, target.env())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -300,12 +380,13 @@ pub fn spawn(plan: &LaunchPlan, target: &DesktopTarget) -> Result<Launched, Stri
         }
         _ => None,
     };
+    let own_group = joined.is_none();
     let child = match joined {
         Some(child) => child,
         None => {
             cmd.process_group(0);
             cmd.spawn()
-                .map_err(|e| format!("Cannot start {}: {e}", plan.program.display()))?
+                .map_err(|e| texts::cannot_start(&plan.program.display().to_string(), &e))?
         }
     };
     let pid = child.id();
@@ -317,7 +398,12 @@ pub fn spawn(plan: &LaunchPlan, target: &DesktopTarget) -> Result<Launched, Stri
             let _ = status.set(s);
         }
     });
-    Ok(Launched { pid, exit })
+    Ok(Launched {
+        pid,
+        mark,
+        own_group,
+        exit,
+    })
 }
 
 #[cfg(test)]
@@ -332,6 +418,59 @@ mod tests {
         .unwrap();
         assert_eq!(e.name, "Mousepad");
         assert_eq!(e.argv, vec!["mousepad"]);
+    }
+
+    #[test]
+    fn desktop_entries_are_searched_in_the_xdg_order() {
+        fn os(s: &str) -> Option<&std::ffi::OsStr> {
+            Some(std::ffi::OsStr::new(s))
+        }
+        let dirs = |home, user, system| {
+            application_dirs_from(user, home, system)
+                .iter()
+                .map(|d| d.display().to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            dirs(os("/home/zoë"), None, None),
+            [
+                "/home/zoë/.local/share/applications",
+                "/usr/local/share/applications",
+                "/usr/share/applications"
+            ],
+            "the defaults, the user's own entries first"
+        );
+        assert_eq!(
+            dirs(
+                os("/home/z"),
+                os("/data/z"),
+                os("/opt/share::relative:/usr/share")
+            ),
+            [
+                "/data/z/applications",
+                "/opt/share/applications",
+                "/usr/share/applications"
+            ],
+            "XDG_DATA_HOME over HOME; empty and relative entries ignored"
+        );
+        assert_eq!(
+            dirs(None, os(""), os("")),
+            ["/usr/local/share/applications", "/usr/share/applications"],
+            "empty values count as unset; no HOME, no user folder"
+        );
+    }
+
+    #[test]
+    fn a_desktop_entry_keeps_its_startup_wm_class() {
+        let e = parse_entry(
+            "[Desktop Entry]\nName=Notes\nExec=/opt/notes/run.sh %U\nStartupWMClass=Mousepad\n",
+        )
+        .unwrap();
+        assert_eq!(
+            (e.argv, e.wm_class.as_deref()),
+            (vec!["/opt/notes/run.sh".to_owned()], Some("Mousepad"))
+        );
+        assert_ne!(launch_mark(), launch_mark());
     }
 
     #[test]

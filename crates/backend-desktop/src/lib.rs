@@ -59,6 +59,7 @@ mod error;
 mod events;
 mod keys;
 mod launch;
+mod launched;
 mod marks;
 mod options;
 mod proc;

@@ -72,6 +72,55 @@ pub fn group_members(pgid: i32) -> Vec<i32> {
         .collect()
 }
 
+/// The parent of process `pid`, if it can be read.
+fn parent_of(pid: u32) -> Option<u32> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, rest) = stat.rsplit_once(')')?;
+    rest.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// The live descendants of process `pid` (its children, theirs, …), from `/proc`.
+pub fn descendants(pid: u32) -> std::collections::HashSet<u32> {
+    let Ok(dir) = fs::read_dir("/proc") else {
+        return Default::default();
+    };
+    let mut children: std::collections::HashMap<u32, Vec<u32>> = Default::default();
+    for child in dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok()) {
+        if let Some(parent) = parent_of(child) {
+            children.entry(parent).or_default().push(child);
+        }
+    }
+    let mut out = std::collections::HashSet::new();
+    let mut todo = vec![pid];
+    while let Some(p) = todo.pop() {
+        for &c in children.get(&p).into_iter().flatten() {
+            if out.insert(c) {
+                todo.push(c);
+            }
+        }
+    }
+    out
+}
+
+/// Whether process `pid` was started with `key=value` in its environment (inherited by every
+/// program it starts, whoever becomes their parent). False when it cannot be read.
+pub fn has_env(pid: u32, key: &str, value: &str) -> bool {
+    let want = format!("{key}={value}");
+    fs::read(format!("/proc/{pid}/environ"))
+        .is_ok_and(|env| env.split(|b| *b == 0).any(|kv| kv == want.as_bytes()))
+}
+
+/// The live processes started with `key=value` in their environment (those this user may read).
+pub fn marked(key: &str, value: &str) -> Vec<u32> {
+    let Ok(dir) = fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| has_env(pid, key, value))
+        .filter(|&pid| i32::try_from(pid).is_ok_and(pid_alive))
+        .collect()
+}
+
 /// `program` on PATH.
 pub fn which(program: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;

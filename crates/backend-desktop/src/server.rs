@@ -33,6 +33,7 @@ use crate::documents::DocumentOpener;
 use crate::error::{ToolError, ToolResult};
 use crate::keys::{self, KeyStep};
 use crate::launch::{self, LaunchPolicy};
+use crate::launched;
 use crate::marks;
 use crate::session::{Connected, Session, WaitAnswer};
 use crate::target::DesktopTarget;
@@ -56,9 +57,16 @@ pub struct LaunchParams {
     /// A desktop-entry name ("mousepad", "org.gnome.Calculator", or the app's Name) or an
     /// allow-listed executable.
     pub app: String,
-    /// Extra arguments.
+    /// Extra arguments (the app starts to open them, even when it has a window open).
     #[serde(default)]
     pub args: Option<Vec<String>>,
+    /// When the app already has windows: the one whose title contains this (case ignored)
+    /// instead of the newest.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// Start another instance even when the app already has a window open (default false).
+    #[serde(default)]
+    pub new_instance: Option<bool>,
 }
 
 /// Arguments of `close_app`.
@@ -121,6 +129,29 @@ fn screenshot_result(shot: ToolResult<(Vec<u8>, String)>) -> CallToolResult {
         ]),
         Err(e) => fail(texts::screenshot_failed(&e.to_string())),
     }
+}
+
+/// `launch_app`'s answer: the window, the process (the one started; the window's when nothing
+/// new runs), the rule that recognised the window and, when nothing new runs, a note saying so.
+fn launch_answer(
+    w: &crate::session::WindowEntry,
+    pid: Option<u32>,
+    found_by: launched::FoundBy,
+    app: &str,
+) -> CallToolResult {
+    let mut out = json!({
+        "window": w.summary().to_json(),
+        "pid": pid,
+        "found_by": found_by.as_str(),
+    });
+    match found_by {
+        launched::FoundBy::AlreadyOpen => out["note"] = json!(texts::already_open(app)),
+        launched::FoundBy::NewTab | launched::FoundBy::RunningInstance => {
+            out["note"] = json!(texts::handed_to_running(app));
+        }
+        _ => {}
+    }
+    CallToolResult::structured(out)
 }
 
 /// The value of a `Result`, or a return of its error as the tool's failure (`?` for tools that
@@ -514,64 +545,43 @@ impl DesktopServer {
     )]
     async fn launch_app(&self, Parameters(p): Parameters<LaunchParams>) -> CallToolResult {
         let args = p.args.clone().unwrap_or_default();
+        let new_instance = p.new_instance.unwrap_or(false);
+        let title = p.title.as_deref().filter(|t| !t.trim().is_empty());
+        if title.is_some() && (new_instance || !args.is_empty()) {
+            return fail(texts::TITLE_CONFLICT);
+        }
         if let Some(opener) = self.documents.clone()
             && opener.claims(&p.app, &args)
         {
             return self.launch_document(opener.as_ref(), &p.app, &args).await;
         }
-        let plan = or_fail!(
-            self.launch
-                .resolve(&p.app, p.args.as_deref().unwrap_or(&[]))
-        );
+        let plan = self.launch.resolve(&p.app, &args);
+        let names = launched::AppNames::of(&p.app, plan.as_ref().ok());
         or_fail!(self.session.connected().await);
-        let before = match self.session.list_windows(false, true).await {
-            Ok(_) => self.session.open_window_keys().await,
-            Err(e) => return fail(e),
-        };
-        let launched = or_fail!(launch::spawn(&plan, self.session.target()));
-        self.launches.record(&plan.root, launched.clone());
-        let pid = launched.pid;
-        let program = plan.program.display().to_string();
-        let wait = self.launch.window_wait();
-        let deadline = Instant::now() + wait;
-        let mut handoff_until = None;
-        loop {
-            match self
-                .session
-                .find_window_of(Some(pid), &plan.root, &before)
-                .await
-            {
+        if !new_instance && args.is_empty() {
+            match launched::already_open(&self.session, &p.app, &names, title).await {
                 Ok(Some(w)) => {
-                    return CallToolResult::structured(json!({
-                        "window": w.summary().to_json(),
-                        "pid": pid,
-                    }));
+                    return launch_answer(&w, w.pid, launched::FoundBy::AlreadyOpen, &p.app);
                 }
                 Ok(None) => {}
                 Err(e) => return fail(e),
             }
-            let now = Instant::now();
-            if let Some(status) = launched.exited() {
-                // A failure ends the wait at once; a success may have handed the request to a
-                // running instance, whose new window gets a short grace.
-                let until = *handoff_until
-                    .get_or_insert_with(|| (now + launch::HANDOFF_GRACE).min(deadline));
-                if !status.success() || now >= until {
-                    return fail(texts::launch_exited(
-                        &p.app,
-                        &program,
-                        &launch::describe_exit(status),
-                    ));
-                }
-            } else if now >= deadline {
-                return fail(texts::launch_no_window(
-                    &p.app,
-                    &program,
-                    pid,
-                    wait.as_secs(),
-                ));
+        }
+        let plan = or_fail!(plan);
+        let before = or_fail!(self.session.open_windows().await);
+        let launched = or_fail!(launch::spawn(&plan, self.session.target()));
+        self.launches.record(&plan.root, launched.clone());
+        let watch = launched::Watch::new(&launched, &names, &before);
+        let wait = self.launch.window_wait();
+        match launched::wait_for_window(&self.session, &p.app, &plan, &launched, watch, wait).await
+        {
+            // A running instance that took the request is the window's process; the one
+            // started has exited.
+            Ok((w, rule @ (launched::FoundBy::NewTab | launched::FoundBy::RunningInstance))) => {
+                launch_answer(&w, w.pid, rule, &p.app)
             }
-            tokio::time::sleep(Duration::from_millis(100)).await;
+            Ok((w, found_by)) => launch_answer(&w, Some(launched.pid), found_by, &p.app),
+            Err(e) => fail(e),
         }
     }
 

@@ -196,11 +196,45 @@ pub fn close_survivors(app: &str, pids: &[i32]) -> String {
     )
 }
 
-/// launch_app with an app that is neither a desktop entry nor allowed.
-pub fn launch_refused(app: &str, allowed: &[String]) -> String {
+/// launch_app with an app that is neither a desktop entry (in `dirs`, searched in that order)
+/// nor allowed, and has no window open.
+pub fn launch_refused(app: &str, allowed: &[String], dirs: &[std::path::PathBuf]) -> String {
+    let dirs: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
     format!(
-        "Cannot launch {app:?}: it is neither an installed desktop application (a .desktop entry name such as \"mousepad\" or \"org.gnome.Calculator\") nor on the allow-list of executables ({}).",
+        "Cannot launch {app:?}: it is neither an installed desktop application (a .desktop entry name such as \"mousepad\" or \"org.gnome.Calculator\", searched in {}) nor on the allow-list of executables ({}).",
+        list_or_none(&dirs),
         list_or_none(allowed)
+    )
+}
+
+/// launch_app could not start the program at all.
+pub fn cannot_start(program: &str, err: &std::io::Error) -> String {
+    format!("Cannot start {program}: {err}")
+}
+
+/// launch_app with a `title` that no open window of the app has.
+pub fn no_window_titled(app: &str, title: &str, titles: &[String]) -> String {
+    let quoted: Vec<String> = titles.iter().map(|t| format!("{t:?}")).collect();
+    format!(
+        "{app} has no open window whose title contains {title:?} (its windows: {}). Leave title out to take its newest window, or pass new_instance: true to start another instance.",
+        list_or_none(&quoted)
+    )
+}
+
+/// launch_app with `title` and `new_instance: true` or `args`.
+pub const TITLE_CONFLICT: &str = "title picks a window of the app that is already open, while new_instance: true and args start the app: give title alone, or leave it out.";
+
+/// launch_app found the app's window already open and started nothing.
+pub fn already_open(app: &str) -> String {
+    format!(
+        "{app} already had this window open; nothing was started (new_instance: true starts another instance)."
+    )
+}
+
+/// launch_app's program handed the request to the app's running instance and exited.
+pub fn handed_to_running(app: &str) -> String {
+    format!(
+        "{app} handed the request to its running instance, whose window this is (showing a new tab or document if the request opened one); no new process runs."
     )
 }
 
@@ -344,8 +378,19 @@ mod tests {
             "Window id 7 is not in the list of windows. Available window ids: none. Call get_desktop_app_info to refresh the list."
         );
         assert_eq!(
-            launch_refused("rm", &[]),
-            "Cannot launch \"rm\": it is neither an installed desktop application (a .desktop entry name such as \"mousepad\" or \"org.gnome.Calculator\") nor on the allow-list of executables (none)."
+            launch_refused(
+                "rm",
+                &[],
+                &[
+                    "/home/z/.local/share/applications".into(),
+                    "/usr/share/applications".into()
+                ]
+            ),
+            "Cannot launch \"rm\": it is neither an installed desktop application (a .desktop entry name such as \"mousepad\" or \"org.gnome.Calculator\", searched in /home/z/.local/share/applications, /usr/share/applications) nor on the allow-list of executables (none)."
+        );
+        assert_eq!(
+            no_window_titled("mousepad", "notes", &["Untitled 1 - Mousepad".into()]),
+            "mousepad has no open window whose title contains \"notes\" (its windows: \"Untitled 1 - Mousepad\"). Leave title out to take its newest window, or pass new_instance: true to start another instance."
         );
         assert_eq!(
             done("click_input", "changed"),
@@ -393,7 +438,7 @@ pub mod describe {
     pub const SELECT_APPLICATION_WINDOW: &str = "Select a window by id (name as a check) from get_desktop_app_info: raises and focuses it; later control tools act on it. Returns {root_name, window_info}.";
 
     /// `launch_app`.
-    pub const LAUNCH_APP: &str = "Start an installed desktop application by its desktop-entry name (e.g. \"mousepad\") or an allow-listed executable, detached; waits for its window (15 s unless configured) and returns it ({id, name, type, app}). Select it with select_application_window. A program that opens no window fails with what to do instead.";
+    pub const LAUNCH_APP: &str = "Start an installed desktop application by its desktop-entry name (e.g. \"mousepad\"; the user's entries in ~/.local/share/applications first, then the system's) or an allow-listed executable, detached; waits for its window (15 s unless configured) and returns it: {window: {id, name, type, app}, pid, found_by}. An application that already has a window is not started again, as on a phone: its newest window, or the one whose title contains `title`, comes back with found_by: already_open; new_instance: true (or args) starts it anyway. found_by says how the window was recognised: process, descendant (started by a launcher script), process_group, wm_class, root, new_tab or running_instance (a running instance took the request), already_open. Select it with select_application_window. A program that opens no window fails with what to do instead.";
 
     /// `close_app`.
     pub const CLOSE_APP: &str = "Close an application by the name launch_app takes or its root name (the app of get_desktop_app_info): asks its windows to close as a person would (the window manager's close), gives its processes 3 s to exit, then ends the rest (SIGTERM, SIGKILL after 2 s). Only the processes of its windows and those launch_app started for it are touched. Returns {closed_windows, ended_pids, forced}. An application that asks to save is ended without saving: save first.";

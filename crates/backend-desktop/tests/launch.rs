@@ -1,5 +1,8 @@
 //! `launch_app` of programs that never open a window: a capped wait, then an error that names
 //! the program and what to try, saying whether it still runs; an exited one leaves nothing.
+//! Launchers that start the application as a child, or fork it and exit, get the application's
+//! window, and the answer says which rule recognised it; a single-instance application that only
+//! comes to the front gets its running instance's window.
 
 mod common;
 
@@ -105,4 +108,82 @@ async fn a_program_that_exits_without_a_window_fails_at_once_and_leaves_nothing(
         .map(|pid| pid.to_string())
         .collect();
     assert!(leftovers.is_empty(), "left behind: {leftovers:?}");
+}
+
+/// An executable shell script `name` in `dir` with `body`; its path.
+fn script(dir: &std::path::Path, name: &str, body: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).expect("the script");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+        .expect("the script is executable");
+    path.display().to_string()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn launchers_that_start_the_app_as_a_child_or_fork_it_get_its_window() {
+    deft_test_support::desktop::require_program("mousepad", "mousepad");
+    let dir = tempfile::tempdir().unwrap();
+    // A wrapper that starts the app without exec, and waits for it.
+    let child = script(dir.path(), "notes-launcher.sh", "mousepad \"$@\"\nexit 0");
+    // One that forks it off and exits at once (the app is nobody's child of the launch then).
+    let forking = script(
+        dir.path(),
+        "notes-forking.sh",
+        "(mousepad \"$@\" &)\nexit 0",
+    );
+    let h = Harness::with_launch(
+        LaunchPolicy::allowing(&[child.as_str(), forking.as_str()])
+            .with_window_wait(Duration::from_secs(25)),
+    )
+    .await;
+    for launcher in [&child, &forking] {
+        let got = h.ok("launch_app", json!({"app": launcher})).await;
+        assert_eq!(got["found_by"], "descendant", "{launcher}: {got}");
+        assert_eq!(got["window"]["app"], "mousepad", "{launcher}: {got}");
+        // Closed before the next one, which would otherwise hand its request to this mousepad.
+        let closed = h.ok("close_app", json!({"app": "mousepad"})).await;
+        assert_eq!(
+            closed["closed_windows"].as_array().map(Vec::len),
+            Some(1),
+            "{closed}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_single_instance_app_that_only_comes_to_the_front_answers_with_its_window() {
+    deft_test_support::desktop::require_program(
+        deft_test_support::desktop::SYSTEM_PYTHON,
+        "python3-gi gir1.2-gtk-3.0",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    // The fixture as an executable of its own (its #! line names Debian's Python), so its
+    // root name is the script's, as launch_app starts it.
+    let fixture = deft_test_support::desktop::form_app_path().with_file_name("single_app.py");
+    let app = dir.path().join("single_app.py");
+    std::fs::copy(&fixture, &app).unwrap();
+    std::fs::set_permissions(&app, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let app = app.display().to_string();
+    let h = Harness::with_launch(
+        LaunchPolicy::allowing(&[app.as_str()]).with_window_wait(Duration::from_secs(25)),
+    )
+    .await;
+    let first = h.ok("launch_app", json!({"app": app})).await;
+    assert_eq!(first["found_by"], "process", "{first}");
+    assert_eq!(first["window"]["name"], "Single instance", "{first}");
+    // Started again: it hands the request over and exits 0; nothing new shows.
+    let again = h
+        .ok("launch_app", json!({"app": app, "new_instance": true}))
+        .await;
+    assert_eq!(again["found_by"], "running_instance", "{again}");
+    assert_eq!(again["window"]["id"], first["window"]["id"], "{again}");
+    assert_eq!(
+        again["pid"], first["pid"],
+        "the running instance's process: {again}"
+    );
+    // Without new_instance nothing starts: its window is already open.
+    let open = h.ok("launch_app", json!({"app": app})).await;
+    assert_eq!(open["found_by"], "already_open", "{open}");
+    assert_eq!(open["window"]["id"], first["window"]["id"], "{open}");
 }

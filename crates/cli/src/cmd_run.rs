@@ -443,29 +443,9 @@ impl Printer {
         }
     }
 
-    /// One line per finished task step: its mark, type and path, the control it matched, a
-    /// healed selector, the error.
+    /// One line per finished task step (see [`task_step_line`]).
     fn task_step(&mut self, step: &deft_protocol::task_run::TaskStepResult) {
-        use deft_protocol::task_run::StepStatus;
-        let mark = match step.status {
-            StepStatus::Ok => "✓",
-            StepStatus::Failed => "✗",
-            StepStatus::Skipped => "–",
-        };
-        let mut line = format!(
-            "{mark} {} {} ({} ms)",
-            step.path, step.step_type, step.duration_ms
-        );
-        if let Some(m) = &step.matched {
-            line.push_str(&format!(" → {} {} {:?}", m.id, m.kind, short(&m.name, 40)));
-        }
-        if let Some(h) = &step.healed_from {
-            line.push_str(&format!(" (healed from {})", short(h, 60)));
-        }
-        if let Some(e) = &step.error {
-            line.push_str(&format!(": {}", short(e, 160)));
-        }
-        eprintln!("{line}");
+        eprintln!("{}", task_step_line(step));
     }
 
     fn done(&mut self, answer: &str, usage: &deft_protocol::Usage, status: DoneStatus) {
@@ -490,6 +470,42 @@ impl Printer {
     }
 }
 
+/// A finished task step as one line: its mark, path, type and time; the control it matched
+/// (its name, or its value as `= "56"` when it has none) and how a tie among equal matches was
+/// broken; a healed selector; the error (whole), else what the step has to say.
+pub(crate) fn task_step_line(step: &deft_protocol::task_run::TaskStepResult) -> String {
+    use deft_protocol::task_run::StepStatus;
+    let mark = match step.status {
+        StepStatus::Ok => "✓",
+        StepStatus::Failed => "✗",
+        StepStatus::Skipped => "–",
+    };
+    let mut line = format!(
+        "{mark} {} {} ({} ms)",
+        step.path, step.step_type, step.duration_ms
+    );
+    if let Some(m) = &step.matched {
+        line.push_str(&format!(" → {} {}", m.id, m.kind));
+        match (&m.value, m.name.is_empty()) {
+            (Some(v), true) => line.push_str(&format!(" = {:?}", short(v, 40))),
+            _ => line.push_str(&format!(" {:?}", short(&m.name, 40))),
+        }
+        if let Some(tie) = &m.tie {
+            line.push_str(&format!(" (tie: {})", short(tie, 120)));
+        }
+    }
+    if let Some(h) = &step.healed_from {
+        line.push_str(&format!(" (healed from {})", short(h, 60)));
+    }
+    match (&step.error, &step.message) {
+        // Whole: what went wrong is what a person reads the line for.
+        (Some(e), _) => line.push_str(&format!(": {e}")),
+        (None, Some(m)) if !m.is_empty() => line.push_str(&format!(" — {}", short(m, 160))),
+        _ => {}
+    }
+    line
+}
+
 /// `s` cut to `n` characters, with `…` when cut.
 pub(crate) fn short(s: &str, n: usize) -> String {
     if s.chars().count() <= n {
@@ -504,4 +520,50 @@ fn unix_secs() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use deft_protocol::task_run::{MatchedControl, StepStatus, TaskStepResult};
+
+    fn step(matched: MatchedControl) -> TaskStepResult {
+        TaskStepResult {
+            path: "steps[5]".into(),
+            step_type: "wait_el".into(),
+            status: StepStatus::Ok,
+            duration_ms: 12,
+            matched: Some(matched),
+            healed_from: None,
+            error: None,
+            message: Some("waited 3 ms".into()),
+            image_ids: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_step_line_shows_a_nameless_match_by_its_value_and_says_a_tie() {
+        let display = MatchedControl {
+            id: "12".into(),
+            kind: "edit".into(),
+            score: 100,
+            value: Some("56".into()),
+            ..MatchedControl::default()
+        };
+        assert_eq!(
+            super::task_step_line(&step(display)),
+            "✓ steps[5] wait_el (12 ms) → 12 edit = \"56\" — waited 3 ms"
+        );
+        let tied = MatchedControl {
+            id: "7".into(),
+            name: "OK".into(),
+            kind: "button".into(),
+            score: 100,
+            value: None,
+            tie: Some("2 controls score 100; index 0 in document order picks id 7".into()),
+        };
+        assert_eq!(
+            super::task_step_line(&step(tied)),
+            "✓ steps[5] wait_el (12 ms) → 7 button \"OK\" (tie: 2 controls score 100; index 0 in document order picks id 7) — waited 3 ms"
+        );
+    }
 }

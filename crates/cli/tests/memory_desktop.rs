@@ -2,8 +2,8 @@
 //! the first run computes 7 × 8 in gnome-calculator step by step and is distilled into an
 //! experience and an action (in the data folder's store); the second, similar run starts with
 //! both in its first request, calls `run_action` — the task runner types 12*9 into the
-//! calculator, waits for the display and says what it saw — and answers, in fewer model calls
-//! than the first.
+//! calculator the first run left open (open_app selects it), waits for the display to show the
+//! result and says what it saw — and answers, in fewer model calls than the first.
 
 #![allow(clippy::unwrap_used)] // test code: an unwrap that fails is a failing test
 
@@ -79,7 +79,9 @@ fn first_run() -> Vec<Turn> {
                 "steps": [
                     {"type": "open_app", "app": "gnome-calculator"},
                     {"type": "key_event", "keys": "{{expression}}{ENTER}"},
-                    {"type": "wait_el", "selector": {"type": "edit"}}
+                    // The result: the display holds only digits once the expression is
+                    // computed (it shows "12×9" first).
+                    {"type": "wait_el", "selector": {"type": "edit", "text": "^\\d+$", "match": "regex"}}
                 ]
             }]})
             .to_string(),

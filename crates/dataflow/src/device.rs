@@ -439,6 +439,7 @@ fn chosen(found: &Value) -> Option<Found> {
                 .as_u64()
                 .and_then(|s| u8::try_from(s).ok())
                 .unwrap_or(0),
+            ..MatchedControl::default()
         },
         text,
     })

@@ -211,7 +211,7 @@ mod tests {
             assert!(text.contains(line), "{line:?} not in:\n{text}");
         }
         assert!(
-            text.contains("- open_app {app: text, args?: [text]} | {url: text, new_tab?: bool}"),
+            text.contains("- open_app {app: text, args?: [text], new_instance?: bool, title?: text} | {url: text, new_tab?: bool}"),
             "{text}"
         );
         assert!(

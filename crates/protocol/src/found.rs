@@ -24,6 +24,7 @@ use crate::observation::{
     ELLIPSIS, ListingFormat, WindowSummary, control_json, control_line, quote,
 };
 use crate::selector::{Fit, Found, Match, MatchedOn, Selector};
+use crate::task_run::MatchedControl;
 
 fn chosen_id(found: &Found<'_>) -> Option<String> {
     found.chosen().map(|c| c.id.clone())
@@ -122,14 +123,66 @@ pub fn render_found(
     }
 }
 
+/// How a tie was broken, when several controls share the best score and one was picked
+/// (`2 controls score 100; index 0 in document order picks id 7`); `None` for a clear match.
+pub fn tie_note<'f>(found: &'f Found<'_>) -> Option<&'f str> {
+    found
+        .note
+        .as_deref()
+        .filter(|_| found.chosen.is_some() && found.best_count > 1)
+}
+
 /// `wait_for_control`'s answer once the wait is over:
-/// `{"appeared": true, "control": {…, "score"}, "waited_ms"}` when it waited for a control, or
-/// `{"gone": true, "waited_ms"}` when it waited for none to match. A wait that runs out is a
-/// tool error instead ([`wait_timeout_text`]).
-pub fn wait_result(found: Option<&Match<'_>>, waited_ms: u64) -> Value {
+/// `{"appeared": true, "control": {…, "score"}, "waited_ms"}` when it waited for a control (with
+/// `"note"`, the [`tie_note`], when several matched equally), or `{"gone": true, "waited_ms"}`
+/// when it waited for none to match. A wait that runs out is a tool error instead
+/// ([`wait_timeout_text`]).
+pub fn wait_result(found: Option<&Match<'_>>, tie: Option<&str>, waited_ms: u64) -> Value {
     match found {
-        Some(m) => json!({"appeared": true, "control": match_json(m), "waited_ms": waited_ms}),
+        Some(m) => {
+            let mut v = json!({"appeared": true, "control": match_json(m), "waited_ms": waited_ms});
+            if let Some(note) = tie {
+                v["note"] = Value::String(note.to_owned());
+            }
+            v
+        }
         None => json!({"gone": true, "waited_ms": waited_ms}),
+    }
+}
+
+/// The control a `find_controls` JSON answer ([`render_found_json`]) picked, as a step result
+/// reports it, with the tie note when several matched equally; `None` when it picked none.
+pub fn chosen_control(answer: &Value) -> Option<MatchedControl> {
+    let id = answer["chosen"].as_str()?;
+    let m = answer["matches"]
+        .as_array()?
+        .iter()
+        .find(|m| m["id"].as_str() == Some(id))?;
+    let tied = answer["best_count"].as_u64().is_some_and(|n| n > 1);
+    Some(matched_control(m, answer["note"].as_str().filter(|_| tied)))
+}
+
+/// The control a `wait_for_control` answer ([`wait_result`]) saw appear, as a step result
+/// reports it; `None` when it waited for a control to go.
+pub fn waited_control(answer: &Value) -> Option<MatchedControl> {
+    let m = &answer["control"];
+    m["id"].as_str()?;
+    Some(matched_control(m, answer["note"].as_str()))
+}
+
+/// One match of an answer ([`match_json`]) as a step result reports it.
+fn matched_control(m: &Value, tie: Option<&str>) -> MatchedControl {
+    let text = |k: &str| m[k].as_str().unwrap_or_default().to_owned();
+    MatchedControl {
+        id: text("id"),
+        name: text("name"),
+        kind: text("type"),
+        score: m["score"]
+            .as_u64()
+            .and_then(|s| u8::try_from(s).ok())
+            .unwrap_or(0),
+        value: m["value"].as_str().map(str::to_owned),
+        tie: tie.map(str::to_owned),
     }
 }
 
@@ -213,6 +266,41 @@ mod tests {
                 "5 edit \"Title\" = \"Quarterly Reveiw\" score=93 on=value",
             ]
         );
+    }
+
+    #[test]
+    fn a_tie_is_read_back_with_the_chosen_control_and_a_nameless_one_with_its_value() {
+        let controls = [
+            Control::new("7", ControlType::Button, "Add to cart"),
+            Control::new("9", ControlType::Button, "Add to cart"),
+            Control::new("12", ControlType::Edit, "").with_value("56"),
+        ];
+        let sel = Selector::text("add to cart");
+        let found = find(&controls, &[0, 0, 0], &sel, &MatchOptions::default()).unwrap();
+        let tie = "2 controls score 100; index 0 in document order picks id 7";
+        assert_eq!(tie_note(&found), Some(tie));
+        let picked = chosen_control(&render_found_json(&window(), &sel, &found, 5)).unwrap();
+        assert_eq!(
+            (
+                picked.id.as_str(),
+                picked.kind.as_str(),
+                picked.tie.as_deref()
+            ),
+            ("7", "button", Some(tie))
+        );
+        let waited = wait_result(found.chosen_match(), tie_note(&found), 12);
+        assert_eq!(waited_control(&waited).unwrap(), picked);
+
+        let display = Selector::text("56");
+        let found = find(&controls, &[0, 0, 0], &display, &MatchOptions::default()).unwrap();
+        assert_eq!(tie_note(&found), None, "one clear match");
+        let answer = render_found_json(&window(), &display, &found, 5);
+        let shown = chosen_control(&answer).unwrap();
+        assert_eq!(
+            (shown.name.as_str(), shown.label(), shown.tie.as_deref()),
+            ("", "56", None)
+        );
+        assert!(waited_control(&wait_result(None, None, 3)).is_none());
     }
 
     #[test]

@@ -32,17 +32,39 @@ impl StepStatus {
 
 /// The control a step's selector picked.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MatchedControl {
     /// Its id in the device session.
     pub id: String,
     /// Its name when it matched.
     pub name: String,
-    /// Its listed type.
-    #[serde(rename = "type")]
+    /// Its listed type (empty in records made before it was kept).
+    #[serde(rename = "type", default)]
     pub kind: String,
     /// The match score, 1–100.
     pub score: u8,
+    /// Its value when it matched (an edit's text, a display's "56"): what a person reads of a
+    /// control without a name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub value: Option<String>,
+    /// How a tie was broken when several controls matched equally well (`2 controls score
+    /// 100; index 0 in document order picks id 7`): the step may have acted on another
+    /// control than the one meant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub tie: Option<String>,
+}
+
+impl MatchedControl {
+    /// What a person reads of it: its name, else its value (a display's "56"), else nothing.
+    pub fn label(&self) -> &str {
+        if self.name.is_empty() {
+            self.value.as_deref().unwrap_or_default()
+        } else {
+            &self.name
+        }
+    }
 }
 
 /// A step is about to run.

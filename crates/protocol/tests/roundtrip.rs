@@ -181,6 +181,8 @@ fn every_event_round_trips_with_its_type_tag() {
                 name: "Save".into(),
                 kind: "button".into(),
                 score: 82,
+                value: None,
+                tie: Some("2 controls score 82; index 0 in document order picks id 7".into()),
             }),
             healed_from: Some("\"Sav\" (exact)".into()),
             error: None,
@@ -303,4 +305,33 @@ fn a_memory_event_is_flat_with_its_kind_outcome_items_and_note() {
                "note": "Dropped 1 action"})
     );
     assert_eq!(serde_json::from_value::<AgentEvent>(v).unwrap(), ev);
+}
+
+#[test]
+fn a_matched_control_reads_as_stored_before_its_type_value_and_tie_were_kept() {
+    use deft_protocol::task_run::MatchedControl;
+    let old: MatchedControl =
+        serde_json::from_value(json!({"id": "42", "name": "Multiply ×", "score": 86})).unwrap();
+    assert_eq!(
+        (old.kind.as_str(), old.value, old.tie),
+        ("", None, None),
+        "a step row of the store from before"
+    );
+    let display = MatchedControl {
+        id: "31".into(),
+        kind: "edit".into(),
+        score: 100,
+        value: Some("56".into()),
+        ..MatchedControl::default()
+    };
+    let v = serde_json::to_value(&display).unwrap();
+    assert_eq!(
+        v,
+        json!({"id": "31", "name": "", "type": "edit", "score": 100, "value": "56"})
+    );
+    assert_eq!(
+        display.label(),
+        "56",
+        "no name: its value is what a person reads"
+    );
 }

@@ -406,16 +406,9 @@ named_enum! {
     }
 }
 
-/// The control a step acted on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MatchedControl {
-    /// Control id in the device session.
-    pub id: String,
-    /// Its accessible name.
-    pub name: String,
-    /// The match score, 0–100.
-    pub score: u8,
-}
+/// The control a step acted on, as the run reported it (its type, value and tie note too;
+/// rows stored before those were kept read with them empty).
+pub use deft_protocol::task_run::MatchedControl;
 
 /// One executed step of a task run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

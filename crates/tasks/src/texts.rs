@@ -251,6 +251,9 @@ pub const OPEN_APP_NEEDS_ONE: &str = "open_app needs an app (a desktop entry nam
 pub const OPEN_APP_BOTH: &str =
     "open_app takes an app or a url, not both: use two steps to do both";
 
+/// `open_app` with `title` and `new_instance: true` or `args`.
+pub const OPEN_APP_TITLE_CONFLICT: &str = "open_app's title picks a window of the app that is already open, while new_instance: true and args start the app: give title alone, or leave it out";
+
 /// A field that only goes with another (`new_tab` with `url`).
 pub fn goes_with(owner: &str, field: &str, other: &str) -> String {
     format!("{owner}'s {field} goes with {other}; leave it out or use {other}")

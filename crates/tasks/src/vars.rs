@@ -163,10 +163,15 @@ impl Action {
     pub fn texts_mut(&mut self) -> Vec<(String, &mut String)> {
         let mut out = Vec::new();
         match self {
-            Action::OpenApp(OpenApp::App { app, args }) => {
+            Action::OpenApp(OpenApp::App {
+                app, args, title, ..
+            }) => {
                 out.push(("app".to_owned(), app));
                 for (i, a) in args.iter_mut().enumerate() {
                     out.push((format!("args[{i}]"), a));
+                }
+                if let Some(t) = title {
+                    out.push(("title".to_owned(), t));
                 }
             }
             Action::OpenApp(OpenApp::Url { url, .. }) => out.push(("url".to_owned(), url)),

@@ -2,7 +2,9 @@
 //! table's `browser` profile): a button that appears 300 ms after a click is waited for by
 //! `wait_el` (the device's event-driven `wait_for_control`), clicked by its selector, and a
 //! button renamed under the task heals through the fuzzy retry with `healed_from`; `if_el`
-//! then reads the page's answer.
+//! then reads the page's answer. Variables expand in the selector of every step type that
+//! takes one (and in their `within`s), conditions included; one without a value fails its
+//! step and never reaches the device.
 
 mod fixture_device;
 
@@ -220,4 +222,192 @@ async fn clipboard_steps_read_a_copy_button_into_a_variable_and_paste_with_keys(
         Some("read 12 characters into {{order_id}}"),
         "{lines:#?}"
     );
+}
+
+/// The selector of a control of the fieldset `{{section}}` of task_vars.html.
+fn in_section(selector: serde_json::Value) -> serde_json::Value {
+    let mut s = selector;
+    s["within"] = json!({"type": "group", "text": "{{section}}"});
+    s
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn variables_expand_in_the_selector_of_every_step_type_conditions_included() {
+    let pages = pages().await;
+    let note = in_section(json!({"text": "Note for {{order}}", "type": "edit"}));
+    let rows = json!({"text": "Rows of {{order}}", "type": "list"});
+    let status = |text: &str| json!({"type": "wait_el", "selector": {"text": text, "match": "exact"}, "timeout_s": 10});
+    let t = fixture_device::task(json!({
+        "name": "an order's controls by variables",
+        "variables": {"order": "ORD-7", "section": "Open orders"},
+        "steps": [
+            {"type": "open_app", "url": pages.url("task_vars.html")},
+            {"type": "click", "selector": in_section(json!({"text": "Open {{order}}", "type": "button", "match": "exact"}))},
+            status("Open orders: opened"),
+            {"type": "long_click", "selector": in_section(json!({"text": "Hold {{order}}", "type": "button"})), "duration_s": 0.2},
+            status("Open orders: held"),
+            {"type": "input_text", "selector": note, "text": "{{order}} note"},
+            {"type": "key_event", "selector": note, "keys": "!"},
+            {"type": "wait_el", "selector": {"text": "{{section}}: note {{order}} note!", "match": "exact"}, "timeout_s": 10},
+            {"type": "swipe", "direction": "up", "area": rows},
+            status("rows scrolled"),
+            {"type": "swipe_until", "selector": {"text": "Row 40 of {{order}}", "match": "exact"}, "direction": "up", "area": rows, "max_swipes": 20},
+            {"type": "if_el", "selector": {"text": "{{section}}: note {{order}} note!", "match": "exact"},
+             "then": [{"type": "notify", "message": "the note of {{order}} is there"}],
+             "else": [{"type": "stop_self", "message": "if_el looked for its selector as written"}]},
+            {"type": "loop", "while": in_section(json!({"text": "Pending {{order}}", "type": "button"})), "max": 5,
+             "steps": [{"type": "click", "selector": {"text": "Pending {{order}}", "type": "button"}}]},
+            {"type": "loop", "until": {"text": "Done with {{order}}", "type": "button"}, "max": 5,
+             "steps": [{"type": "click", "selector": {"text": "Next {{order}}", "type": "button"}}]},
+            {"type": "if_el", "selector": in_section(json!({"text": "Pending {{order}}"})), "gone": true,
+             "then": [{"type": "mark_done", "message": "every pending order of {{section}} is gone"}]},
+        ]
+    }));
+    let (rec, sinks, _rx) = fixture_device::recorder();
+    let report = deft_tasks::runner::run_task(
+        &t,
+        &browser_device(),
+        &deft_tasks::runner::RunRequest::default(),
+        sinks,
+        tokio_util::sync::CancellationToken::new(),
+    )
+    .await;
+    let lines = fixture_device::step_lines(&report);
+    assert_eq!(
+        report.status,
+        DoneStatus::Completed,
+        "{}\n{lines:#?}",
+        report.message
+    );
+    assert_eq!(report.count(StepStatus::Failed), 0, "{lines:#?}");
+    assert!(
+        report
+            .message
+            .ends_with(": every pending order of Open orders is gone"),
+        "{}",
+        report.message
+    );
+    let by_path = |p: &str| {
+        report
+            .steps
+            .iter()
+            .find(|s| s.path == p)
+            .unwrap_or_else(|| panic!("{p} in {lines:#?}"))
+    };
+    assert_eq!(
+        by_path("steps[11].then[0]").message.as_deref(),
+        Some("info: the note of ORD-7 is there"),
+        "{lines:#?}"
+    );
+    assert_eq!(by_path("steps[12]").message.as_deref(), Some("2 rounds"));
+    assert_eq!(by_path("steps[13]").message.as_deref(), Some("3 rounds"));
+    assert_eq!(
+        by_path("steps[10]")
+            .matched
+            .as_ref()
+            .map(|m| m.name.as_str()),
+        Some("Row 40 of ORD-7")
+    );
+    // Every selector reached the device expanded.
+    let events = rec.events.lock();
+    let sent: Vec<String> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            deft_protocol::EventKind::StepStart { args, .. } => Some(args.to_string()),
+            _ => None,
+        })
+        .collect();
+    assert!(sent.iter().all(|a| !a.contains("{{")), "{sent:#?}");
+    assert!(
+        sent.iter()
+            .any(|a| a.contains("\"Pending ORD-7\"") && a.contains("\"Open orders\"")),
+        "the loop's condition with its within: {sent:#?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_selector_variable_without_a_value_fails_its_step_and_reaches_no_device() {
+    let pages = pages().await;
+    let missing = "no value for {{later}} (in selector.text): give it in the task's variables or the run request, or read it with a clipboard step that runs before this one";
+    let later = json!({"text": "{{later}}", "type": "button"});
+    let t = fixture_device::task(json!({
+        "name": "a value read in a branch not taken",
+        "on_error": "continue",
+        "variables": {"section": "Open orders"},
+        "steps": [
+            {"type": "open_app", "url": pages.url("task_vars.html")},
+            {"type": "if_el", "selector": {"text": "No such text on the page", "match": "exact"},
+             "then": [{"type": "clipboard", "read_into": "later"}],
+             "else": [{"type": "notify", "message": "nothing read"}]},
+            {"type": "if_el", "selector": later,
+             "then": [{"type": "notify", "message": "then"}], "else": [{"type": "notify", "message": "else"}]},
+            {"type": "loop", "until": later, "steps": [{"type": "wait", "seconds": 0}]},
+            {"type": "wait_el", "selector": {"text": "Open ORD-7", "within": {"type": "group", "text": "{{section}}", "within": {"text": "{{later}}"}}}, "timeout_s": 1},
+            {"type": "click", "selector": later},
+        ]
+    }));
+    let (rec, sinks, _rx) = fixture_device::recorder();
+    let report = deft_tasks::runner::run_task(
+        &t,
+        &browser_device(),
+        &deft_tasks::runner::RunRequest::default(),
+        sinks,
+        tokio_util::sync::CancellationToken::new(),
+    )
+    .await;
+    let lines = fixture_device::step_lines(&report);
+    let failed: Vec<(&str, &str)> = report
+        .steps
+        .iter()
+        .filter(|s| s.status == StepStatus::Failed)
+        .map(|s| (s.path.as_str(), s.error.as_deref().unwrap_or_default()))
+        .collect();
+    assert_eq!(
+        failed,
+        [
+            ("steps[2]", missing),
+            (
+                "steps[3]",
+                "no value for {{later}} (in until.text): give it in the task's variables or the run request, or read it with a clipboard step that runs before this one"
+            ),
+            (
+                "steps[4]",
+                "no value for {{later}} (in selector.within.within.text): give it in the task's variables or the run request, or read it with a clipboard step that runs before this one"
+            ),
+            ("steps[5]", missing),
+        ],
+        "{lines:#?}"
+    );
+    let branches: Vec<(&str, StepStatus, &str)> = report
+        .steps
+        .iter()
+        .filter(|s| s.path.starts_with("steps[2]."))
+        .map(|s| {
+            (
+                s.path.as_str(),
+                s.status,
+                s.error.as_deref().unwrap_or_default(),
+            )
+        })
+        .collect();
+    let unasked = "not run: the condition could not be checked";
+    assert_eq!(
+        branches,
+        [
+            ("steps[2].then[0]", StepStatus::Skipped, unasked),
+            ("steps[2].else[0]", StepStatus::Skipped, unasked),
+        ],
+        "neither branch of a condition that could not be asked runs: {lines:#?}"
+    );
+    let events = rec.events.lock();
+    let leaked: Vec<String> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            deft_protocol::EventKind::StepStart { args, .. } if args.to_string().contains("{{") => {
+                Some(args.to_string())
+            }
+            _ => None,
+        })
+        .collect();
+    assert!(leaked.is_empty(), "sent to the device: {leaked:#?}");
 }

@@ -2,7 +2,10 @@
 //! examples/tasks/calculator.json as it is committed — gnome-calculator computes 7 × 8 by
 //! selectors, `wait_el` sees 56 on the display, `if_el` takes `then`, `stop_app` closes it; and
 //! a mousepad task that types non-ASCII text with `input_text` and `key_event`, whose document
-//! is then read back through `find_controls`, then stopped.
+//! is then read back through `find_controls`, then stopped. Tasks that act on applications
+//! opened by hand (the GTK form, mousepad): `open_app` selects their window; look-once
+//! `wait_el` / `if_el` steps look, short waits say what they waited for, and ties and nameless
+//! matches are said in the step results.
 
 mod desktop_device;
 mod fixture_device;
@@ -272,4 +275,151 @@ async fn clipboard_steps_paste_into_mousepad_and_read_what_it_copies_into_a_vari
         _ => None,
     });
     assert_eq!(shot_tool.as_deref(), Some("capture_window_screenshot"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn look_once_steps_look_and_a_short_wait_says_what_it_waited_for() {
+    desktop_device::require_apps(&[]);
+    let desk = desktop_device::start().await;
+    let _form = deft_test_support::desktop::AppProcess::form_app(&desk.env).expect("form app");
+    desktop_device::window_of(&desk.device, "form_app.py").await;
+    let submit = json!({"text": "Submit", "type": "button", "match": "exact"});
+    let missing = json!({"text": "No such control", "match": "exact"});
+    let task = fixture_device::task(json!({"name": "look once", "device": "local", "steps": [
+        {"type": "open_app", "app": "form_app.py"},
+        {"type": "wait_el", "selector": submit, "timeout_s": 30},
+        {"type": "wait_el", "selector": submit, "timeout_s": 0},
+        {"type": "if_el", "selector": submit,
+         "then": [{"type": "notify", "message": "Submit shows"}],
+         "else": [{"type": "stop_self", "message": "the look-once if_el saw nothing"}]},
+        {"type": "wait_el", "selector": missing, "timeout_s": 0.5, "on_error": "continue"},
+        {"type": "wait_el", "selector": missing, "timeout_s": 0, "on_error": "continue"},
+        {"type": "if_el", "selector": missing, "then": [{"type": "notify", "message": "then"}],
+         "else": [{"type": "notify", "message": "no such control: else"}]},
+        {"type": "wait_el", "selector": {"type": "button"}, "timeout_s": 0},
+    ]}));
+    let report = run(&task, &desk.device).await;
+    let all = lines(&report);
+    assert_eq!(report.status, DoneStatus::Completed, "{all:#?}");
+    let opened = step(&report, "steps[0]")
+        .message
+        .clone()
+        .unwrap_or_default();
+    assert!(
+        opened.starts_with("form_app.py opened in window ")
+            && opened.ends_with(" (already open: nothing was started)"),
+        "{all:#?}"
+    );
+    for path in [
+        "steps[2]",
+        "steps[3]",
+        "steps[3].then[0]",
+        "steps[6].else[0]",
+    ] {
+        assert_eq!(
+            step(&report, path).status,
+            StepStatus::Ok,
+            "{path}: {all:#?}"
+        );
+    }
+    let short = |path: &str| step(&report, path).error.clone().unwrap_or_default();
+    for (path, secs) in [("steps[4]", "0.5"), ("steps[5]", "0")] {
+        assert_eq!(
+            short(path),
+            format!(
+                "No control matched \"No such control\" (exact) within {secs} s. Check the selector with find_controls, or wait longer."
+            ),
+            "{all:#?}"
+        );
+    }
+    // A type alone matches every button equally: the first in document order, and the tie said.
+    let tied = step(&report, "steps[7]")
+        .matched
+        .clone()
+        .unwrap_or_else(|| panic!("{all:#?}"));
+    let tie = tied.tie.unwrap_or_else(|| panic!("no tie note: {all:#?}"));
+    assert!(
+        tie.contains(" controls score ")
+            && tie.ends_with(&format!("; index 0 in document order picks id {}", tied.id)),
+        "{tie}"
+    );
+}
+
+/// The `launch_app` answers among a run's events, in order.
+fn launch_answers(events: &[deft_protocol::AgentEvent]) -> Vec<Value> {
+    events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            deft_protocol::EventKind::Step(s) if s.tool == "launch_app" => Some(s.result.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn open_app_selects_a_mousepad_opened_by_hand_and_with_new_instance_its_new_tab() {
+    desktop_device::require_apps(&[("mousepad", "mousepad")]);
+    let desk = desktop_device::start().await;
+    let pad = deft_test_support::desktop::AppProcess::spawn("mousepad", &[], &desk.env)
+        .expect("mousepad starts");
+    desktop_device::window_of(&desk.device, "mousepad").await;
+    let typed = json!({"type": "edit", "text": "typed by the task", "match": "exact"});
+    let task = fixture_device::task(
+        json!({"name": "mousepad opened by hand", "device": "local", "steps": [
+            {"type": "open_app", "app": "mousepad"},
+            {"type": "input_text", "selector": {"type": "edit"}, "text": "typed by the task"},
+            {"type": "wait_el", "selector": typed, "timeout_s": 10},
+            {"type": "open_app", "app": "mousepad", "title": "no such document", "on_error": "continue"},
+            {"type": "open_app", "app": "mousepad", "new_instance": true},
+            {"type": "wait_el", "selector": typed, "gone": true, "timeout_s": 10},
+            {"type": "input_text", "selector": {"type": "edit"}, "text": "in the new tab"},
+        ]}),
+    );
+    let (rec, sinks, _rx) = fixture_device::recorder();
+    let report = deft_tasks::runner::run_task(
+        &task,
+        &desk.device,
+        &deft_tasks::runner::RunRequest::default(),
+        sinks,
+        tokio_util::sync::CancellationToken::new(),
+    )
+    .await;
+    let all = lines(&report);
+    assert_eq!(report.status, DoneStatus::Completed, "{all:#?}");
+    assert_eq!(report.count(StepStatus::Failed), 1, "{all:#?}");
+    let said = |path: &str| step(&report, path).message.clone().unwrap_or_default();
+    assert!(
+        said("steps[0]").ends_with("\"Untitled 1 - Mousepad\" (already open: nothing was started)"),
+        "{all:#?}"
+    );
+    assert!(
+        step(&report, "steps[3]").error.as_deref().is_some_and(|e| e.starts_with(
+            "mousepad has no open window whose title contains \"no such document\" (its windows: \"*Untitled 1 - Mousepad\")."
+        )),
+        "{all:#?}"
+    );
+    assert!(
+        said("steps[4]").ends_with(
+            "\"Untitled 2 - Mousepad\" (its running instance took the request: a new tab)"
+        ),
+        "{all:#?}"
+    );
+    // Both times the process opened by hand: nothing else was started, or is left running.
+    let answers = launch_answers(&rec.events.lock());
+    let pid = Some(u64::from(pad.pid()));
+    let got: Vec<(Option<&str>, Option<u64>)> = answers
+        .iter()
+        .filter(|a| a["status"] == "success")
+        .map(|a| {
+            (
+                a["result"]["found_by"].as_str(),
+                a["result"]["pid"].as_u64(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [(Some("already_open"), pid), (Some("new_tab"), pid)],
+        "{answers:#?}"
+    );
 }

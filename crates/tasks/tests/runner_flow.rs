@@ -344,6 +344,67 @@ async fn the_run_timeout_ends_it_as_timeout_and_records_every_step() {
     assert_eq!(kinds(&events).last(), Some(&"done"));
 }
 
+#[tokio::test(start_paused = true)]
+async fn a_containers_timeout_cuts_the_step_in_flight_and_fails_the_container() {
+    let t = task(json!({"name": "bounded", "steps": [
+        {"type": "group", "name": "slow part", "timeout_s": 0.5, "on_error": "continue", "steps": [
+            {"type": "wait", "seconds": 300},
+            {"type": "key_event", "keys": "never"},
+        ]},
+        {"type": "loop", "times": 1000, "timeout_s": 2, "on_error": "continue", "steps": [
+            {"type": "wait", "seconds": 0.3},
+        ]},
+        {"type": "key_event", "keys": "after"},
+    ]}));
+    let (report, _events) = run_on_fixture(&t, &RunRequest::default()).await;
+    let got: Vec<(String, StepStatus, Option<String>)> = report
+        .steps
+        .iter()
+        .filter(|s| !s.path.starts_with("steps[1].steps[0]#") || s.status != StepStatus::Ok)
+        .map(|s| (s.path.clone(), s.status, s.error.clone()))
+        .collect();
+    let s = |t: &str| Some(t.to_owned());
+    assert_eq!(
+        got,
+        [
+            (
+                "steps[0].steps[0]".to_owned(),
+                StepStatus::Failed,
+                s("the group at steps[0] passed its timeout of 0.5 s while this step ran")
+            ),
+            (
+                "steps[0].steps[1]".to_owned(),
+                StepStatus::Skipped,
+                s("not run: the group at steps[0] had passed its timeout")
+            ),
+            (
+                "steps[0]".to_owned(),
+                StepStatus::Failed,
+                s("the step did not finish within its timeout of 0.5 s")
+            ),
+            (
+                "steps[1].steps[0]#7".to_owned(),
+                StepStatus::Failed,
+                s("the loop at steps[1] passed its timeout of 2 s while this step ran")
+            ),
+            (
+                "steps[1].steps[0]#8".to_owned(),
+                StepStatus::Skipped,
+                s("not run: the loop at steps[1] had passed its timeout")
+            ),
+            (
+                "steps[1]".to_owned(),
+                StepStatus::Failed,
+                s("the step did not finish within its timeout of 2 s")
+            ),
+            ("steps[2]".to_owned(), StepStatus::Ok, None),
+        ],
+        "{:#?}",
+        report.steps
+    );
+    assert_eq!(report.status, DoneStatus::Completed, "{}", report.message);
+}
+
 #[tokio::test]
 async fn variables_come_from_the_task_and_the_request() {
     let t = task(

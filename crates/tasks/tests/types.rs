@@ -16,7 +16,9 @@ fn open_app_takes_an_app_or_a_url() {
         s.action,
         Action::OpenApp(OpenApp::App {
             app: "mousepad".into(),
-            args: vec![]
+            args: vec![],
+            title: None,
+            new_instance: false,
         })
     );
     let s = good(json!({"type": "open_app", "app": "mousepad", "args": ["/tmp/a.txt"]}));
@@ -76,8 +78,51 @@ fn open_app_takes_an_app_or_a_url() {
         json!({"type": "open_app", "app": "a", "application": "b"}),
         &[(
             "steps[0].application",
-            "open_app has no field \"application\"; open_app takes app, args, url, new_tab, and every step takes timeout_s, on_error, note",
+            "open_app has no field \"application\"; open_app takes app, args, title, new_instance, url, new_tab, and every step takes timeout_s, on_error, note",
         )],
+    );
+}
+
+#[test]
+fn open_app_takes_a_title_or_new_instance_with_an_app() {
+    let s = good(json!({"type": "open_app", "app": "mousepad", "title": "notes.txt"}));
+    assert!(
+        matches!(s.action, Action::OpenApp(OpenApp::App { ref title, new_instance: false, .. }) if title.as_deref() == Some("notes.txt"))
+    );
+    let s = good(json!({"type": "open_app", "app": "mousepad", "new_instance": true}));
+    assert!(matches!(
+        s.action,
+        Action::OpenApp(OpenApp::App {
+            title: None,
+            new_instance: true,
+            ..
+        })
+    ));
+    for both in [
+        json!({"type": "open_app", "app": "mousepad", "title": "notes", "new_instance": true}),
+        json!({"type": "open_app", "app": "mousepad", "title": "notes", "args": ["/tmp/a.txt"]}),
+    ] {
+        bad(
+            both,
+            &[(
+                "steps[0].title",
+                "open_app's title picks a window of the app that is already open, while new_instance: true and args start the app: give title alone, or leave it out",
+            )],
+        );
+    }
+    bad(
+        json!({"type": "open_app", "url": "https://a", "title": "x", "new_instance": false}),
+        &[
+            ("steps[0].title", "open_app's title goes with app"),
+            (
+                "steps[0].new_instance",
+                "open_app's new_instance goes with app",
+            ),
+        ],
+    );
+    bad(
+        json!({"type": "open_app", "app": "a", "new_instance": "yes"}),
+        &[("steps[0].new_instance", "open_app's new_instance must be")],
     );
 }
 

@@ -95,7 +95,9 @@ fn a_step_expands_its_own_parameters_only() {
         task.steps[1].action.expanded(&vars).unwrap(),
         Action::OpenApp(OpenApp::App {
             app: "mousepad".into(),
-            args: vec!["--name=Invoice 9".into()]
+            args: vec!["--name=Invoice 9".into()],
+            title: None,
+            new_instance: false,
         })
     );
     let e = task.steps[0].action.expanded(&Vars::default()).unwrap_err();

@@ -232,8 +232,9 @@ impl<'a> Page<'a> {
         self.body.push_str("</ul></div>");
     }
 
-    /// A task step: its path and type, how it ended, the control it matched (and what its
-    /// selector said when the match had to be healed), the error.
+    /// A task step: its path and type, how it ended, the control it matched (its name, else its
+    /// value; how a tie was broken; what its selector said when the match had to be healed),
+    /// the error.
     fn task_step(&mut self, step: &TaskStepResult) {
         let class = match step.status {
             StepStatus::Ok => "ok",
@@ -254,9 +255,12 @@ impl<'a> Page<'a> {
                 "<div>matched {} {} \"{}\" (score {})</div>",
                 esc(&m.id),
                 esc(&m.kind),
-                esc(&m.name),
+                esc(m.label()),
                 m.score
             );
+            if let Some(tie) = &m.tie {
+                let _ = write!(self.body, "<div class=skip>tie: {}</div>", esc(tie));
+            }
         }
         if let Some(h) = &step.healed_from {
             let _ = write!(self.body, "<div class=skip>healed from {}</div>", esc(h));

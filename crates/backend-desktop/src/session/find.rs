@@ -98,7 +98,8 @@ impl Session {
             let found = look.as_ref().map(|l| find_in(l, selector)).transpose()?;
             let picked = found.as_ref().and_then(Found::chosen_match);
             if picked.is_some() != gone {
-                let answer = found::wait_result(picked, millis(started.elapsed()));
+                let tie = found.as_ref().and_then(found::tie_note).filter(|_| !gone);
+                let answer = found::wait_result(picked, tie, millis(started.elapsed()));
                 return Ok(WaitAnswer::Answered(answer));
             }
             // A look that ended past the deadline is the last one, however busy the app is.

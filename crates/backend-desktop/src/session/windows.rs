@@ -214,27 +214,46 @@ impl Session {
         })
     }
 
-    /// Finds a window whose process is `pid` (or whose app is `app`), enumerating again.
-    pub async fn find_window_of(
-        &self,
-        pid: Option<u32>,
-        app: &str,
-        exclude: &HashSet<ObjKey>,
-    ) -> ToolResult<Option<WindowEntry>> {
+    /// The windows open now, enumerating again, oldest id first.
+    pub async fn open_windows(&self) -> ToolResult<Vec<WindowEntry>> {
         self.list_windows(false, true).await?;
         let maps = self.maps.lock().await;
-        let mut candidates: Vec<&WindowEntry> = maps
+        let mut out: Vec<WindowEntry> = maps
             .listed_windows
             .iter()
             .filter_map(|id| maps.window_info.get(id))
-            .filter(|w| !exclude.contains(&w.key))
+            .cloned()
             .collect();
-        candidates.sort_by_key(|w| w.id);
-        Ok(candidates
+        out.sort_by_key(|w| w.id);
+        Ok(out)
+    }
+
+    /// The `WM_CLASS` class of each of `windows` that has one (its X window found by process
+    /// and title), by window id; empty when the window manager cannot be asked.
+    pub async fn window_classes(
+        &self,
+        windows: &[WindowEntry],
+    ) -> std::collections::HashMap<u64, String> {
+        let Ok(c) = self.connected().await else {
+            return Default::default();
+        };
+        let x = c.x.clone();
+        let Ok(Ok(xs)) = tokio::task::spawn_blocking(move || x.client_windows()).await else {
+            return Default::default();
+        };
+        windows
             .iter()
-            .find(|w| pid.is_some() && w.pid == pid)
-            .or_else(|| candidates.iter().find(|w| w.app == app))
-            .map(|w| (*w).clone()))
+            .filter_map(|w| {
+                let mine = xs.iter().filter(|x| w.pid.is_some() && x.pid == w.pid);
+                let class = mine
+                    .clone()
+                    .find(|x| describe::undouble(&x.title) == w.name)
+                    .or_else(|| mine.clone().next())
+                    .map(|x| x.class.clone())
+                    .filter(|c| !c.is_empty())?;
+                Some((w.id, class))
+            })
+            .collect()
     }
 
     /// A window of process `pid` that is not in `exclude`, enumerating again: the one titled

@@ -775,6 +775,7 @@ pub async fn task_run_steps_and_counts(store: &Store) {
             id: "42".into(),
             name: "Multiply ×".into(),
             score: 86,
+            ..MatchedControl::default()
         }),
         healed_from: Some(json!({"text": "Multiply", "match": "exact"})),
         ..step(1, StepStatus::Ok)

@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use deft_protocol::ToolType;
+use deft_protocol::found::waited_control;
 use serde_json::{Value, json};
 
 use super::driver::{Driver, Located, StepError};
@@ -106,23 +107,29 @@ impl Exec<'_> {
 }
 
 fn unreachable_container(action: &Action) -> Result<Done, StepError> {
-    Err(StepError(format!(
-        "internal: {} is a container and runs its sub-steps",
-        action.step_type()
+    Err(StepError(texts::container_as_leaf(
+        action.step_type().as_str(),
     )))
 }
 
 impl Driver<'_> {
     async fn open_app(&mut self, o: &OpenApp) -> Result<Done, StepError> {
         match o {
-            OpenApp::App { app, args } => {
+            OpenApp::App {
+                app,
+                args,
+                title,
+                new_instance,
+            } => {
+                let mut call = json!({"app": app, "args": args});
+                if let Some(t) = title {
+                    call["title"] = json!(t);
+                }
+                if *new_instance {
+                    call["new_instance"] = json!(true);
+                }
                 let launched = self
-                    .must(
-                        ToolType::Action,
-                        "launch_app",
-                        json!({"app": app, "args": args}),
-                        false,
-                    )
+                    .must(ToolType::Action, "launch_app", call, false)
                     .await?;
                 let Some(id) = launched.pointer("/window/id").and_then(Value::as_str) else {
                     return Err(StepError(texts::launched_without_window(app)));
@@ -135,7 +142,12 @@ impl Driver<'_> {
                     false,
                 )
                 .await?;
-                Ok(Done::message(texts::opened_window(app, &id)))
+                Ok(Done::message(texts::opened_window(
+                    app,
+                    &id,
+                    launched["window"]["name"].as_str(),
+                    launched["found_by"].as_str(),
+                )))
             }
             OpenApp::Url { url, new_tab } => {
                 if *new_tab || !self.has_app() {
@@ -255,17 +267,8 @@ impl Driver<'_> {
                 json!({"selector": w.selector, "timeout_s": secs, "gone": w.gone}),
             )
             .await?;
-        let control = &answer["control"];
-        let located = control["id"].as_str().map(|id| Located {
-            control: deft_protocol::task_run::MatchedControl {
-                id: id.to_owned(),
-                name: control["name"].as_str().unwrap_or_default().to_owned(),
-                kind: control["type"].as_str().unwrap_or_default().to_owned(),
-                score: control["score"]
-                    .as_u64()
-                    .and_then(|s| u8::try_from(s).ok())
-                    .unwrap_or(0),
-            },
+        let located = waited_control(&answer).map(|control| Located {
+            control,
             healed_from: None,
         });
         Ok(Done {

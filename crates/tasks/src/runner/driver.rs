@@ -5,13 +5,14 @@
 
 use std::time::{Duration, Instant};
 
+use deft_protocol::found::chosen_control;
 use deft_protocol::selector::{MatchMode, Selector};
-use deft_protocol::task_run::MatchedControl;
 use deft_protocol::{Command, CommandResult, EventKind, ResultStatus, ToolStep, ToolType};
 use deft_tools::{AppSelection, Device, ExecContext};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::bounds::{DEFAULT_STEP_TIMEOUT, Limit};
 use super::emit::Emitter;
 use super::texts;
 
@@ -29,7 +30,7 @@ const DESKTOP_SHOT: &str = "capture_desktop_screenshot";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Located {
     /// The control as the step result reports it.
-    pub control: MatchedControl,
+    pub control: deft_protocol::task_run::MatchedControl,
     /// The selector as written, when it matched nothing and the fuzzy retry found this one.
     pub healed_from: Option<String>,
 }
@@ -50,8 +51,8 @@ pub(crate) struct Driver<'a> {
     pub(crate) cancel: CancellationToken,
     app: Option<AppSelection>,
     pub(crate) em: Emitter,
-    /// How long one step's tool calls may take together.
-    pub(crate) step_deadline: Duration,
+    /// The time the step running now may take: its tool calls' batch deadlines follow it.
+    pub(crate) limit: Limit,
     /// Time spent inside tool calls (the runner's own overhead is the rest).
     pub(crate) tool_time: Duration,
     /// Tool calls made.
@@ -65,7 +66,7 @@ impl<'a> Driver<'a> {
             cancel,
             app: None,
             em,
-            step_deadline: Duration::from_secs(120),
+            limit: Limit::of(DEFAULT_STEP_TIMEOUT, Duration::ZERO, &[]),
             tool_time: Duration::ZERO,
             calls: 0,
         }
@@ -99,7 +100,7 @@ impl<'a> Driver<'a> {
     fn ctx(&self, on_app: bool) -> ExecContext {
         let mut ctx = ExecContext::new(&self.device.id, &self.device.profile);
         ctx.cancel = self.cancel.clone();
-        ctx.deadline = self.step_deadline;
+        ctx.deadline = self.limit.call_deadline();
         if on_app && let Some(app) = &self.app {
             app.apply(&mut ctx);
         }
@@ -229,7 +230,7 @@ impl<'a> Driver<'a> {
             return Err(StepError(texts::NO_WINDOW.to_owned()));
         }
         let found = self.find(selector).await?;
-        if let Some(control) = chosen(&found) {
+        if let Some(control) = chosen_control(&found) {
             return Ok(Located {
                 control,
                 healed_from: None,
@@ -239,7 +240,7 @@ impl<'a> Driver<'a> {
         if selector.text.is_some() && selector.mode != MatchMode::Fuzzy {
             let fuzzy = selector.clone().with_mode(MatchMode::Fuzzy);
             let healed = self.find(&fuzzy).await?;
-            if let Some(control) = chosen(&healed) {
+            if let Some(control) = chosen_control(&healed) {
                 return Ok(Located {
                     control,
                     healed_from: Some(selector.to_string()),
@@ -274,22 +275,4 @@ impl<'a> Driver<'a> {
             other => Ok(other),
         }
     }
-}
-
-/// The chosen match of a `find_controls` JSON answer.
-fn chosen(found: &Value) -> Option<MatchedControl> {
-    let id = found["chosen"].as_str()?;
-    let m = found["matches"]
-        .as_array()?
-        .iter()
-        .find(|m| m["id"].as_str() == Some(id))?;
-    Some(MatchedControl {
-        id: id.to_owned(),
-        name: m["name"].as_str().unwrap_or_default().to_owned(),
-        kind: m["type"].as_str().unwrap_or_default().to_owned(),
-        score: m["score"]
-            .as_u64()
-            .and_then(|s| u8::try_from(s).ok())
-            .unwrap_or(0),
-    })
 }

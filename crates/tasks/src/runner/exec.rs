@@ -9,14 +9,14 @@ use deft_protocol::task_run::{StepStatus, TaskStepResult, TaskStepStart};
 use deft_protocol::{DoneStatus, EventKind};
 use futures::future::BoxFuture;
 
+use deft_protocol::selector::Selector;
+
 use super::actions::Done;
+use super::bounds::{ANSWER_GRACE, Bound, DEFAULT_STEP_TIMEOUT, Limit, leaf_limit};
 use super::driver::{Driver, StepError};
 use super::texts;
-use crate::step::{Action, IfEl, Loop, OnError, Repeat, Screenshots, Step, child_path};
+use crate::step::{Action, IfEl, Loop, OnError, Repeat, Screenshots, Step, StepType, child_path};
 use crate::vars::Vars;
-
-/// A leaf step's limit unless its `timeout_s` says: the tool layer's default call limit.
-const DEFAULT_STEP_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// What a step means for the steps after it.
 pub(crate) enum Flow {
@@ -78,6 +78,8 @@ pub(crate) struct Exec<'a> {
     pub(crate) cutoff: std::sync::Arc<Cutoff>,
     /// When a step's result keeps a screenshot.
     pub(crate) screenshots: Screenshots,
+    /// The `timeout_s` of the containers the step running now is inside, outermost first.
+    pub(crate) bounds: Vec<Bound>,
 }
 
 impl<'a> Exec<'a> {
@@ -94,6 +96,14 @@ impl<'a> Exec<'a> {
         Box::pin(async move {
             for (i, step) in steps.iter().enumerate() {
                 let path = format!("{}{suffix}", child_path(parent, field, i));
+                if let Some(bound) = self.bounds.iter().find(|b| b.passed()).cloned() {
+                    let why = texts::not_run_in_time(bound.step_type, &bound.path);
+                    for (j, rest) in steps.iter().enumerate().skip(i) {
+                        let rest_path = format!("{}{suffix}", child_path(parent, field, j));
+                        self.skipped(&rest_path, rest, why.clone());
+                    }
+                    return Flow::End(DoneStatus::Failed, bound.in_step());
+                }
                 let flow = if self.d.cancel.is_cancelled() {
                     self.cutoff.end()
                 } else {
@@ -122,11 +132,10 @@ impl<'a> Exec<'a> {
         }));
         let started = Instant::now();
         let on_error = step.on_error.unwrap_or(inherited);
-        let (outcome, flow) = match &step.action {
-            Action::Group(g) => self.container(path, "steps", "", &g.steps, on_error).await,
-            Action::Loop(l) => self.run_loop(path, l, on_error).await,
-            Action::IfEl(c) => self.run_if(path, c, on_error).await,
-            _ => self.leaf(step).await,
+        let (outcome, flow) = if step.step_type().is_container() {
+            self.bounded_container(path, step, on_error).await
+        } else {
+            self.leaf(step).await
         };
         let took = started.elapsed();
         let cut = self.d.cancel.is_cancelled();
@@ -164,22 +173,37 @@ impl<'a> Exec<'a> {
         wanted && !stopped && !step.step_type().is_container()
     }
 
+    /// This step's own parameters with `{{name}}` replaced by the values now: the one place a
+    /// step's texts expand — a leaf's parameters, and the selectors (with their `within`s) of
+    /// `if_el` and of `loop`'s `while` / `until`. Sub-steps expand when they run. A variable
+    /// without a value fails the step; its `{{name}}` never reaches the device.
+    fn expand(&self, action: &Action) -> Result<Action, StepError> {
+        action
+            .shallow()
+            .expanded(&self.vars)
+            .map_err(|e| StepError(e.to_string()))
+    }
+
+    /// Arms the limit of what runs next — `shown` plus `grace`, cut by the containers around
+    /// it — for its tool calls' deadlines; returns it.
+    fn arm(&mut self, shown: Duration, grace: Duration) -> Limit {
+        let limit = Limit::of(shown, grace, &self.bounds);
+        self.d.limit = limit.clone();
+        limit
+    }
+
     /// A leaf step: its variables expanded, bounded by its timeout, cut short by a stop.
     /// `mark_done` and `stop_self` end the run.
     async fn leaf(&mut self, step: &Step) -> (Result<Done, StepError>, Option<Flow>) {
-        let action = match step.action.expanded(&self.vars) {
+        let action = match self.expand(&step.action) {
             Ok(a) => a,
-            Err(e) => return (Err(StepError(e.to_string())), None),
+            Err(e) => return (Err(e), None),
         };
-        let limit = step
-            .timeout_s
-            .map_or(DEFAULT_STEP_TIMEOUT, Duration::from_secs_f64);
-        self.d.step_deadline = limit;
+        let (shown, grace) = leaf_limit(step.step_type() == StepType::WaitEl, step.timeout_s);
+        let limit = self.arm(shown, grace);
         let cancel = self.d.cancel.clone();
         let outcome = tokio::select! {
-            r = tokio::time::timeout(limit + Duration::from_secs(1), self.act(&action, step)) => {
-                r.unwrap_or_else(|_| Err(StepError(texts::step_timeout(limit))))
-            }
+            r = limit.run(self.act(&action, step)) => r,
             // run_step gives the reason (a stop or the run's timeout).
             () = cancel.cancelled() => Err(StepError(String::new())),
         };
@@ -221,25 +245,105 @@ impl<'a> Exec<'a> {
         }
     }
 
-    /// `loop`: `times` rounds, or rounds while / until a control shows, capped by `max`.
+    /// A `group`, `loop` or `if_el`, bounded by its `timeout_s` when it has one: a sub-step
+    /// in flight when it passes fails with it, the ones after are not run, and the container
+    /// fails with its own timeout.
+    async fn bounded_container(
+        &mut self,
+        path: &str,
+        step: &Step,
+        on_error: OnError,
+    ) -> (Result<Done, StepError>, Option<Flow>) {
+        let limit = step.timeout_s.map(Duration::from_secs_f64);
+        if let Some(limit) = limit {
+            self.bounds.push(Bound {
+                until: tokio::time::Instant::now() + limit,
+                limit,
+                path: path.to_owned(),
+                step_type: step.step_type().as_str(),
+            });
+        }
+        let (outcome, flow) = match &step.action {
+            Action::Group(g) => self.container(path, "steps", "", &g.steps, on_error).await,
+            Action::Loop(l) => self.run_loop(path, step, l, on_error).await,
+            Action::IfEl(c) => self.run_if(path, step, c, on_error).await,
+            _ => (Err(StepError(texts::not_a_container(path))), None),
+        };
+        let passed = limit.is_some() && self.bounds.pop().is_some_and(|b| b.passed());
+        match (limit, outcome) {
+            (Some(limit), Err(_)) if passed => (Err(StepError(texts::step_timeout(limit))), flow),
+            (_, outcome) => (outcome, flow),
+        }
+    }
+
+    /// Whether a condition holds now, or within `wait_s` when it is above 0: `selector` (as
+    /// [`Exec::expand`] gave it) shows, or with `gone` no control matches. Bounded like a leaf
+    /// step: a look by [`DEFAULT_STEP_TIMEOUT`], a wait by `wait_s` and the device's time to
+    /// answer, both by the containers around it.
+    async fn holds(
+        &mut self,
+        selector: &Selector,
+        gone: bool,
+        wait_s: f64,
+    ) -> Result<bool, StepError> {
+        let limit = if wait_s > 0.0 {
+            self.arm(Duration::from_secs_f64(wait_s), ANSWER_GRACE)
+        } else {
+            self.arm(DEFAULT_STEP_TIMEOUT, Duration::ZERO)
+        };
+        let d = &mut self.d;
+        limit
+            .run(async {
+                if wait_s > 0.0 && d.wait_for(selector, gone, wait_s).await? {
+                    return Ok(true);
+                }
+                Ok(d.present(selector).await? != gone)
+            })
+            .await
+    }
+
+    /// The condition selector of an `if_el` or a `loop` with `while` / `until`, expanded now.
+    fn condition(&self, step: &Step) -> Result<Option<Selector>, StepError> {
+        Ok(match self.expand(&step.action)? {
+            Action::IfEl(c) => Some(c.selector),
+            Action::Loop(Loop {
+                repeat: Repeat::While { selector, .. } | Repeat::Until { selector, .. },
+                ..
+            }) => Some(selector),
+            _ => None,
+        })
+    }
+
+    /// `loop`: `times` rounds, or rounds while / until a control shows, capped by `max`. The
+    /// condition expands before each check, so a variable read in a round counts in the next.
     async fn run_loop(
         &mut self,
         path: &str,
+        step: &Step,
         l: &Loop,
         on_error: OnError,
     ) -> (Result<Done, StepError>, Option<Flow>) {
-        let (cap, condition) = match &l.repeat {
+        let (cap, want) = match &l.repeat {
             Repeat::Times { times } => (*times, None),
-            Repeat::While { selector, max } => (*max, Some((selector, true))),
-            Repeat::Until { selector, max } => (*max, Some((selector, false))),
+            Repeat::While { max, .. } => (*max, Some(true)),
+            Repeat::Until { max, .. } => (*max, Some(false)),
         };
+        let mut last = None;
         for round in 1..=cap {
-            if let Some((selector, want)) = condition {
-                match self.d.present(selector).await {
-                    Ok(shows) if shows != want => {
+            if let Some(want) = want {
+                let checked = match self.condition(step) {
+                    Ok(Some(selector)) => self
+                        .holds(&selector, false, 0.0)
+                        .await
+                        .map(|s| (s, selector)),
+                    Ok(None) => Err(StepError(texts::not_a_container(path))),
+                    Err(e) => Err(e),
+                };
+                match checked {
+                    Ok((shows, _)) if shows != want => {
                         return (Ok(Done::message(texts::loop_rounds(round - 1))), None);
                     }
-                    Ok(_) => {}
+                    Ok((_, selector)) => last = Some(selector),
                     Err(e) => return (Err(e), None),
                 }
             }
@@ -251,9 +355,11 @@ impl<'a> Exec<'a> {
                 return (outcome, flow);
             }
         }
-        match condition {
-            None => (Ok(Done::message(texts::loop_rounds(cap))), None),
-            Some((selector, want)) => (Err(StepError(texts::loop_cap(cap, selector, want))), None),
+        match (want, last) {
+            (Some(want), Some(selector)) => {
+                (Err(StepError(texts::loop_cap(cap, &selector, want))), None)
+            }
+            _ => (Ok(Done::message(texts::loop_rounds(cap))), None),
         }
     }
 
@@ -262,12 +368,26 @@ impl<'a> Exec<'a> {
     async fn run_if(
         &mut self,
         path: &str,
+        step: &Step,
         c: &IfEl,
         on_error: OnError,
     ) -> (Result<Done, StepError>, Option<Flow>) {
-        let holds = match self.condition(c).await {
+        let checked = match self.condition(step) {
+            Ok(Some(selector)) => self.holds(&selector, c.gone, c.wait_s).await,
+            Ok(None) => Err(StepError(texts::not_a_container(path))),
+            Err(e) => Err(e),
+        };
+        let holds = match checked {
             Ok(h) => h,
-            Err(e) => return (Err(e), None),
+            Err(e) => {
+                for (field, steps) in [("then", &c.then), ("else", &c.otherwise)] {
+                    for (i, s) in steps.iter().enumerate() {
+                        let why = texts::CONDITION_UNCHECKED.to_owned();
+                        self.skipped(&child_path(path, field, i), s, why);
+                    }
+                }
+                return (Err(e), None);
+            }
         };
         let (taken, field, other, other_field) = if holds {
             (&c.then, "then", &c.otherwise, "else")
@@ -289,14 +409,6 @@ impl<'a> Exec<'a> {
             }),
             flow,
         )
-    }
-
-    /// Whether an `if_el` condition holds: looked at once, or waited for up to `wait_s`.
-    async fn condition(&mut self, c: &IfEl) -> Result<bool, StepError> {
-        if c.wait_s > 0.0 && self.d.wait_for(&c.selector, c.gone, c.wait_s).await? {
-            return Ok(true);
-        }
-        Ok(self.d.present(&c.selector).await? != c.gone)
     }
 
     /// Records a step that did not run.

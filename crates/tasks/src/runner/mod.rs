@@ -8,6 +8,7 @@
 //! cancellation time.
 
 mod actions;
+mod bounds;
 mod driver;
 mod emit;
 mod exec;
@@ -81,6 +82,7 @@ pub async fn run_task(
         results: Vec::new(),
         cutoff: cutoff.clone(),
         screenshots: task.screenshots,
+        bounds: Vec::new(),
     };
     let run_cancel = exec.d.cancel.clone();
     let flow = {

@@ -42,6 +42,20 @@ pub const STOPPED_ITSELF: &str = "the task stopped itself";
 /// A horizontal swipe (the shared wheel tool turns only vertically).
 pub const HORIZONTAL_SWIPE: &str = "left and right swipes are not supported on this device yet: the wheel tool scrolls up and down";
 
+/// A container step handed to the code of another kind of step (a bug, never a task's fault).
+pub fn not_a_container(what: &str) -> String {
+    format!("internal: {what} was run as a container step, which it is not")
+}
+
+/// A container step handed to the code of leaf steps (a bug, never a task's fault).
+pub fn container_as_leaf(step_type: &str) -> String {
+    format!("internal: {step_type} is a container and runs its sub-steps")
+}
+
+/// A step of an `if_el` whose condition failed (its variable had no value, no window was
+/// selected): neither branch runs.
+pub const CONDITION_UNCHECKED: &str = "not run: the condition could not be checked";
+
 /// A step after the one that stopped the run.
 pub fn not_run(stopped_at: &str) -> String {
     format!("not run: the run ended at {stopped_at}")
@@ -58,6 +72,23 @@ pub fn step_timeout(limit: std::time::Duration) -> String {
         "the step did not finish within its timeout of {} s",
         limit.as_secs_f64()
     )
+}
+
+/// The step in flight (or kept from starting) when a container's `timeout_s` passed.
+pub fn container_timeout_in_step(
+    step_type: &str,
+    path: &str,
+    limit: std::time::Duration,
+) -> String {
+    format!(
+        "the {step_type} at {path} passed its timeout of {} s while this step ran",
+        limit.as_secs_f64()
+    )
+}
+
+/// A step a container's passed `timeout_s` kept from starting.
+pub fn not_run_in_time(step_type: &str, path: &str) -> String {
+    format!("not run: the {step_type} at {path} had passed its timeout")
 }
 
 /// The whole run passed its limit.
@@ -95,9 +126,18 @@ pub fn launched_without_window(app: &str) -> String {
     format!("{app} started but the device did not say which window it opened")
 }
 
-/// `open_app` selected the new window.
-pub fn opened_window(app: &str, id: &str) -> String {
-    format!("{app} opened in window {id}")
+/// `open_app` selected the app's window (`title`, when the device said it), found as
+/// `found_by` says (`launch_app`'s rule: `already_open`, `descendant`, `new_tab`, …).
+pub fn opened_window(app: &str, id: &str, title: Option<&str>, found_by: Option<&str>) -> String {
+    let title = title.map(|t| format!(" {t:?}")).unwrap_or_default();
+    let how = match found_by {
+        Some("already_open") => " (already open: nothing was started)".to_owned(),
+        Some("new_tab") => " (its running instance took the request: a new tab)".to_owned(),
+        Some("running_instance") => " (its running instance took the request)".to_owned(),
+        Some(rule) => format!(" (found by {rule})"),
+        None => String::new(),
+    };
+    format!("{app} opened in window {id}{title}{how}")
 }
 
 /// A `clipboard` step set the clipboard.

@@ -71,9 +71,19 @@ pub enum OpenApp {
         /// allow-listed executable; on a phone, the app's package or label.
         #[schemars(length(min = 1, max = MAX_TEXT_CHARS))]
         app: String,
-        /// Extra command-line arguments (desktop).
+        /// Extra command-line arguments (desktop); the app starts to open them even when it has
+        /// a window open.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         args: Vec<String>,
+        /// When the app already has windows: select the one whose title contains this (case
+        /// ignored) instead of the newest.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(length(min = 1, max = MAX_TEXT_CHARS))]
+        title: Option<String>,
+        /// Start another instance even when the app already has a window open (by default its
+        /// window is selected, as a phone brings a running app to the front).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        new_instance: bool,
     },
     /// Open an address in the browser.
     Url {

@@ -78,9 +78,12 @@ pub(super) fn leaf(ctx: &mut Ctx<'_>, f: &mut Fields<'_>, kind: StepType) -> Opt
 fn open_app(ctx: &mut Ctx<'_>, f: &mut Fields<'_>) -> Option<Action> {
     let app = f.opt(ctx, "app", Text::nonempty());
     let args = f.opt(ctx, "args", Strings);
+    let title = f.opt(ctx, "title", Text::nonempty());
+    let new_instance = f.opt(ctx, "new_instance", Flag);
     let url = f.opt(ctx, "url", Text::nonempty());
     let new_tab = f.opt(ctx, "new_tab", Flag);
-    let (app, args, url, new_tab) = (app?, args?, url?, new_tab?);
+    let (app, args, title, new_instance, url, new_tab) =
+        (app?, args?, title?, new_instance?, url?, new_tab?);
     match (app, url) {
         (Some(app), None) => {
             if new_tab.is_some() {
@@ -89,14 +92,27 @@ fn open_app(ctx: &mut Ctx<'_>, f: &mut Fields<'_>) -> Option<Action> {
                     texts::goes_with("open_app", "new_tab", "url"),
                 );
             }
+            let args = args.unwrap_or_default();
+            let new_instance = new_instance.unwrap_or(false);
+            if title.is_some() && (new_instance || !args.is_empty()) {
+                ctx.error(f.at("title"), texts::OPEN_APP_TITLE_CONFLICT);
+            }
             Some(Action::OpenApp(OpenApp::App {
                 app,
-                args: args.unwrap_or_default(),
+                args,
+                title,
+                new_instance,
             }))
         }
         (None, Some(url)) => {
-            if args.is_some() {
-                ctx.error(f.at("args"), texts::goes_with("open_app", "args", "app"));
+            for (field, given) in [
+                ("args", args.is_some()),
+                ("title", title.is_some()),
+                ("new_instance", new_instance.is_some()),
+            ] {
+                if given {
+                    ctx.error(f.at(field), texts::goes_with("open_app", field, "app"));
+                }
             }
             Some(Action::OpenApp(OpenApp::Url {
                 url,

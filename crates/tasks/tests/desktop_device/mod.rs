@@ -18,6 +18,8 @@ use deft_tools::{Device, LocalDispatcher};
 pub struct DesktopDevice {
     /// The device the runner plays tasks on.
     pub device: Device,
+    /// The environment of a program started on the desktop by hand (outside deft).
+    pub env: Vec<(String, String)>,
     state_file: PathBuf,
     _tmp: tempfile::TempDir,
 }
@@ -44,6 +46,7 @@ pub async fn start() -> DesktopDevice {
         .await
         .expect("managed desktop starts");
     let target = DesktopTarget::from_state(&state);
+    let env = state.env();
     let mut registry = BuiltinRegistry::new();
     registry.register(Builtin::new(
         deft_backend_desktop::NAME,
@@ -56,8 +59,37 @@ pub async fn start() -> DesktopDevice {
     let d = LocalDispatcher::new(Arc::new(RoutingTable::builtin()), Arc::new(registry));
     DesktopDevice {
         device: Device::new("local", "desktop", Arc::new(d)),
+        env,
         state_file,
         _tmp: tmp,
+    }
+}
+
+/// Waits (up to 60 s) until the desktop lists a window of the application `root`, as
+/// `get_desktop_app_info` names it: an application started by hand has shown its window.
+pub async fn window_of(device: &Device, root: &str) -> serde_json::Value {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let r = call(
+            device,
+            deft_protocol::ToolType::DataCollection,
+            "get_desktop_app_info",
+            serde_json::json!({}),
+            None,
+        )
+        .await;
+        let found = r.result["windows"]
+            .as_array()
+            .and_then(|ws| ws.iter().find(|w| w["app"] == root))
+            .cloned();
+        if let Some(w) = found {
+            return w;
+        }
+        assert!(
+            std::time::Instant::now() < until,
+            "no window of {root} within 60 s: {r:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
 }
 

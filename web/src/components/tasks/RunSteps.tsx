@@ -1,9 +1,11 @@
-// A task run's executed steps, each with its result: the matched control, a healed selector shown
-// prominently, the error, its screenshots and the tool calls it made (the run page, designer
-// mode's "try it" beside the draft, an action's try).
+// A task run's executed steps, each with its result: the matched control (by its value when it has
+// no name, with the tie note when several matched equally), a healed selector shown prominently,
+// the error, its screenshots and the tool calls it made (the run page, designer mode's "try it"
+// beside the draft, an action's try).
 import { taskRunImageUrl } from "../../api";
 import { duration } from "../../format";
 import { depthOf, STEP_ICON, type TaskStepView } from "../../task-run-state";
+import type { MatchedControl } from "../../types";
 import { StepCard } from "../StepCard";
 
 /** The steps of run `runId`; its images are a task run's unless `imageSrc` says where they are. */
@@ -16,6 +18,12 @@ export function RunSteps({ steps, runId, openImage, imageSrc }: { steps: TaskSte
       ))}
     </ol>
   );
+}
+
+/** What a person reads of a matched control: its name, else its value (a display's “56”). */
+function matchedText(m: MatchedControl): string {
+  if (m.name || m.value == null) return `“${m.name}”`;
+  return `= “${m.value}”`;
 }
 
 /** One executed step. */
@@ -40,7 +48,13 @@ function RunStep({ step: s, image, runId, openImage }: { step: TaskStepView; ima
       </div>
       {s.matched && (
         <div class="run-step-line small" data-testid="run-step-matched">
-          matched <span class="mono">#{s.matched.id}</span> “{s.matched.name}”{s.matched.type ? ` (${s.matched.type})` : ""} · score {s.matched.score}
+          matched <span class="mono">#{s.matched.id}</span> {matchedText(s.matched)}
+          {s.matched.type ? ` (${s.matched.type})` : ""} · score {s.matched.score}
+        </div>
+      )}
+      {s.matched?.tie && (
+        <div class="run-step-line small tie-note" data-testid="run-step-tie" role="note">
+          ⚖ <strong>Tie:</strong> {s.matched.tie}. Make the selector more specific if another control was meant.
         </div>
       )}
       {s.healed_from && (

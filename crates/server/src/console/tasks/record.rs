@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use deft_protocol::task_run::TaskStepResult;
 use deft_protocol::{AgentEvent, EventKind, EventSink, ImageSink};
-use deft_store::{MatchedControl, StepStatus, StoreError, TaskRun, TaskRunStatus, TaskRunStep};
+use deft_store::{StepStatus, StoreError, TaskRun, TaskRunStatus, TaskRunStep};
 use deft_tasks::Task;
 use deft_tasks::runner::{RunReport, RunRequest, RunSinks, run_task};
 use deft_tools::Device;
@@ -192,11 +192,7 @@ fn step_row(seq: u64, r: &TaskStepResult, started_at_ms: i64) -> TaskRunStep {
         },
         started_at_ms,
         duration_ms: r.duration_ms,
-        matched: r.matched.as_ref().map(|m| MatchedControl {
-            id: m.id.clone(),
-            name: m.name.clone(),
-            score: m.score,
-        }),
+        matched: r.matched.clone(),
         healed_from: r.healed_from.clone().map(serde_json::Value::String),
         error: r.error.clone(),
         message: r.message.clone(),

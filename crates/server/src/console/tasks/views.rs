@@ -311,12 +311,10 @@ pub struct TaskRunStepView {
     pub started_at: String,
     /// How long it took.
     pub duration_ms: u64,
-    /// The control it acted on: `{id, name, score}`.
+    /// The control it acted on: `{id, name, type, score, value?, tie?}` (steps stored before
+    /// the type, value and tie were kept have an empty type and neither).
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(
-        test,
-        ts(optional, type = "{ id: string, name: string, score: number }")
-    )]
+    #[cfg_attr(test, ts(optional, type = "MatchedControl"))]
     pub matched: Option<deft_store::MatchedControl>,
     /// The selector as written when only the fuzzy fallback found the control.
     #[serde(skip_serializing_if = "Option::is_none")]
