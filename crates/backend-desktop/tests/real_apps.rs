@@ -77,8 +77,8 @@ async fn mousepad_keeps_non_ascii_text_set_and_typed() {
         )
         .await;
     assert_eq!(r["effect"], "changed", "{r}");
-    let t = h.call("texts", json!({"id": id, "name": name})).await;
-    assert_eq!(text_of(&t), format!("{first}\nZoë 東京 — ñ!"));
+    let want = format!("{first}\nZoë 東京 — ñ!");
+    assert_eq!(h.text_until(&id, &name, &want).await, want);
 }
 
 #[tokio::test(flavor = "multi_thread")]

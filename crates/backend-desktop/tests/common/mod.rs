@@ -129,6 +129,21 @@ impl Harness {
         text_of(&r)
     }
 
+    /// The `texts` answer for control `id` once it reads `want`. Typed keys reach the app
+    /// through its own event queue: an app starved of CPU may still be inserting the last ones
+    /// when `keyboard_input` has answered (its effect check waits for quiet AT-SPI events, not
+    /// for every key). Panics with the last reading after 20 s.
+    pub async fn text_until(&self, id: &str, name: &str, want: &str) -> String {
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        loop {
+            let text = text_of(&self.call("texts", json!({"id": id, "name": name})).await);
+            if text == want || std::time::Instant::now() >= deadline {
+                return text;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
     /// The id of the first listed control of `kind` named `name`.
     pub async fn id_of(&self, kind: &str, name: &str) -> String {
         let listing = self.listing(json!({})).await;
