@@ -2,8 +2,9 @@
 //! the manner of rust-analyzer's tidy test: every source file says what it owns, model-facing
 //! texts live in each crate's `texts` module, the lint escapes stay where they are allowed,
 //! every crate inherits the workspace lints, and the repository holds its own design: no file
-//! cites a design outside it, and every section of docs/design.md a file cites exists. Every
-//! declared dependency is used (`tidy/unused_deps.rs`).
+//! cites a design outside it, and every section of docs/design.md a file cites exists. The
+//! crate graph is the one ARCHITECTURE.md allows (`tidy/graph.rs`), and every declared dependency
+//! is used (`tidy/unused_deps.rs`).
 
 #![allow(clippy::unwrap_used)] // test helpers: an unwrap that fails is a failing test
 
@@ -12,6 +13,8 @@ use std::process::Command;
 
 use deft_test_support::repo_root;
 
+#[path = "tidy/graph.rs"]
+mod graph;
 #[path = "tidy/metadata.rs"]
 mod metadata;
 #[path = "tidy/unused_deps.rs"]

@@ -20,6 +20,13 @@ pub enum Kind {
     Dev,
 }
 
+impl Kind {
+    /// The kinds whose dependencies ship with a crate (what its users compile).
+    pub fn ships(self) -> bool {
+        matches!(self, Kind::Normal | Kind::Build)
+    }
+}
+
 impl fmt::Display for Kind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
