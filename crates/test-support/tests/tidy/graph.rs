@@ -354,48 +354,63 @@ fn made_up(packages: &[(&str, &[(&str, &str)])]) -> Vec<Package> {
     metadata::parse(&serde_json::json!({ "packages": packages }).to_string())
 }
 
-#[test]
-fn the_crate_graph_rules_catch_what_they_are_for() {
-    let doc = "# A\n### Allowed dependencies\nThe list.\n\
-               - `deft-protocol` → nothing\n\
-               - `deft-tools` → `deft-protocol`; dev: `deft-test-support`\n\
-               - `deft-tasks` → `deft-protocol`, `deft-tools`\n\
-               - `deft-designer` → `deft-tasks`\n\
-               - `deft-store` → `deft-protocol`\n\
-               - `deft-test-support` → nothing\n\
-               ### Edges being removed (issue 27)\n- `deft-tasks` → `deft-store`\n\
-               ## Next\n- `deft-x` → `deft-y`\n";
-    let allowed = parse_list(doc, ALLOWED).unwrap();
-    let removing = parse_list(doc, REMOVING).unwrap();
-    assert_eq!(allowed.crates.len(), 6, "the list ends at the next heading");
-    let tasks = |extra: &'static [(&'static str, &'static str)]| -> Vec<Package> {
-        let mut deps = vec![("deft-protocol", "normal"), ("deft-tools", "normal")];
-        deps.extend_from_slice(extra);
-        let deps: &'static [(&str, &str)] = deps.leak();
-        made_up(&[
-            ("deft-protocol", &[]),
-            (
-                "deft-tools",
-                &[
-                    ("deft-protocol", "normal"),
-                    ("deft-test-support", "dev"),
-                    ("serde", "normal"),
-                ],
-            ),
-            ("deft-tasks", deps),
-            ("deft-designer", &[("deft-tasks", "normal")]),
-            ("deft-store", &[("deft-protocol", "normal")]),
-            ("deft-test-support", &[]),
-        ])
-    };
-    let check =
-        |packages: &[Package], allowed: &List| graph_violations(packages, allowed, &removing);
+/// The made-up document of the tests: a small allowed graph, and deft-tasks → deft-store being
+/// removed (with prose, and a list under the next heading that is not the graph's).
+const MADE_UP_DOC: &str = "# A\n### Allowed dependencies\nThe list.\n\
+                           - `deft-protocol` → nothing\n\
+                           - `deft-tools` → `deft-protocol`; dev: `deft-test-support`\n\
+                           - `deft-tasks` → `deft-protocol`, `deft-tools`\n\
+                           - `deft-designer` → `deft-tasks`\n\
+                           - `deft-store` → `deft-protocol`\n\
+                           - `deft-test-support` → nothing\n\
+                           ### Edges being removed (issue 27)\n- `deft-tasks` → `deft-store`\n\
+                           ## Next\n- `deft-x` → `deft-y`\n";
 
+/// The made-up document's two lists.
+fn made_up_lists() -> (List, List) {
+    let allowed = parse_list(MADE_UP_DOC, ALLOWED).unwrap();
+    let removing = parse_list(MADE_UP_DOC, REMOVING).unwrap();
+    assert_eq!(allowed.crates.len(), 6, "the list ends at the next heading");
+    (allowed, removing)
+}
+
+/// The made-up workspace, deft-tasks with `extra` dependencies beside protocol and tools.
+fn made_up_workspace(extra: &[(&str, &str)]) -> Vec<Package> {
+    let mut tasks = vec![("deft-protocol", "normal"), ("deft-tools", "normal")];
+    tasks.extend_from_slice(extra);
+    let tools = [
+        ("deft-protocol", "normal"),
+        ("deft-test-support", "dev"),
+        ("serde", "normal"),
+    ];
+    made_up(&[
+        ("deft-protocol", &[]),
+        ("deft-tools", &tools),
+        ("deft-tasks", &tasks),
+        ("deft-designer", &[("deft-tasks", "normal")]),
+        ("deft-store", &[("deft-protocol", "normal")]),
+        ("deft-test-support", &[]),
+    ])
+}
+
+fn edge(from: &str, to: &str, kind: Kind) -> Edge {
+    Edge {
+        from: from.into(),
+        to: to.into(),
+        kind,
+    }
+}
+
+#[test]
+fn the_crate_graph_check_names_each_difference() {
+    let (allowed, removing) = made_up_lists();
+    let check = |extra: &[(&str, &str)], allowed: &List| {
+        graph_violations(&made_up_workspace(extra), allowed, &removing)
+    };
+    let today = [("deft-store", "normal")];
     // The graph as listed, with the edge being removed still there.
-    assert_eq!(
-        check(&tasks(&[("deft-store", "normal")]), &allowed),
-        Vec::<String>::new()
-    );
+    assert_eq!(check(&today, &allowed), Vec::<String>::new());
+
     // A crate with no line, whose edges are then unlisted too.
     let mut unlined = List {
         crates: allowed.crates.clone(),
@@ -403,62 +418,46 @@ fn the_crate_graph_rules_catch_what_they_are_for() {
     };
     unlined.crates.remove("deft-store");
     unlined.edges.retain(|e| e.from != "deft-store");
-    let found = check(&tasks(&[("deft-store", "normal")]), &unlined);
+    let found = check(&today, &unlined);
     assert_eq!(found.len(), 2, "{found:#?}");
     assert!(found[0].starts_with("deft-store has no line"), "{found:#?}");
-    assert!(
-        found[1].starts_with("deft-store → deft-protocol (normal): "),
-        "{found:#?}"
-    );
+    assert!(found[1].starts_with("deft-store → deft-protocol (normal): "));
 
     // The edge being removed is gone: its line must go too.
-    let gone = check(&tasks(&[]), &allowed);
+    let gone = check(&[], &allowed);
     assert_eq!(gone.len(), 1, "{gone:#?}");
-    assert!(
-        gone[0].contains("deft-tasks → deft-store (normal) is gone"),
-        "{gone:#?}"
-    );
+    assert!(gone[0].contains("deft-tasks → deft-store (normal) is gone"));
 
     // A dependency nobody listed: named with its kind.
     let unlisted = check(
-        &tasks(&[("deft-store", "normal"), ("deft-test-support", "dev")]),
+        &[("deft-store", "normal"), ("deft-test-support", "dev")],
         &allowed,
     );
     assert_eq!(unlisted.len(), 1, "{unlisted:#?}");
-    assert!(
-        unlisted[0].starts_with("deft-tasks → deft-test-support (dev): "),
-        "{unlisted:#?}"
-    );
+    assert!(unlisted[0].starts_with("deft-tasks → deft-test-support (dev): "));
 
     // A listed edge that no longer exists.
-    let mut stale = allowed.edges.clone();
-    stale.insert(Edge {
-        from: "deft-designer".into(),
-        to: "deft-protocol".into(),
-        kind: Kind::Normal,
-    });
-    let stale = List {
+    let mut stale = List {
         crates: allowed.crates.clone(),
-        edges: stale,
+        edges: allowed.edges.clone(),
     };
-    let found = check(&tasks(&[("deft-store", "normal")]), &stale);
+    stale
+        .edges
+        .insert(edge("deft-designer", "deft-protocol", Kind::Normal));
+    let found = check(&today, &stale);
     assert_eq!(found.len(), 1, "{found:#?}");
-    assert!(
-        found[0].contains("deft-designer → deft-protocol (normal) is listed"),
-        "{found:#?}"
-    );
+    assert!(found[0].contains("deft-designer → deft-protocol (normal) is listed"));
+}
 
-    // The rules hold over the allowed list: the edge being removed, allowed, breaks two
-    // (deft-tasks directly, deft-designer through it), each named with its path.
+#[test]
+fn the_crate_graph_rules_hold_over_the_allowed_list() {
+    let (allowed, removing) = made_up_lists();
+    // The edge being removed, allowed, breaks two rules (deft-tasks directly, deft-designer
+    // through it), each named with its path.
     let mut slipped = allowed.edges.clone();
-    slipped.insert(Edge {
-        from: "deft-tasks".into(),
-        to: "deft-store".into(),
-        kind: Kind::Normal,
-    });
-    let broken = rule_violations(&slipped);
+    slipped.insert(edge("deft-tasks", "deft-store", Kind::Normal));
     assert_eq!(
-        broken,
+        rule_violations(&slipped),
         [
             "rule \"deft-tasks reaches no store, agent, backend or device link\": \
              deft-tasks → deft-store (normal)",
@@ -467,20 +466,12 @@ fn the_crate_graph_rules_catch_what_they_are_for() {
     );
     // A dev-dependency on a store or a backend ships nothing: allowed.
     let mut dev = allowed.edges.clone();
-    dev.insert(Edge {
-        from: "deft-tasks".into(),
-        to: "deft-backend-shell".into(),
-        kind: Kind::Dev,
-    });
+    dev.insert(edge("deft-tasks", "deft-backend-shell", Kind::Dev));
     assert_eq!(rule_violations(&dev), Vec::<String>::new());
     // deft-test-support: as a dev-dependency fine, as a normal or build one not.
     for kind in [Kind::Normal, Kind::Build] {
         let mut shipped = allowed.edges.clone();
-        shipped.insert(Edge {
-            from: "deft-tools".into(),
-            to: "deft-test-support".into(),
-            kind,
-        });
+        shipped.insert(edge("deft-tools", "deft-test-support", kind));
         let broken = rule_violations(&shipped);
         assert_eq!(broken.len(), 1, "{broken:#?}");
         assert!(broken[0].contains("only ever a dev-dependency\": deft-tools → deft-test-support"));
@@ -490,30 +481,30 @@ fn the_crate_graph_rules_catch_what_they_are_for() {
     assert!(matches(&["*"], "deft"));
 
     // An edge listed as being removed that breaks no rule belongs in the allowed list.
-    let harmless = parse_list(
-        "# A\n### Edges being removed (issue 27)\n- deft-tasks → deft-protocol\n",
-        REMOVING,
-    )
-    .unwrap();
+    let harmless = List {
+        crates: removing.crates.clone(),
+        edges: [edge("deft-tasks", "deft-protocol", Kind::Normal)].into(),
+    };
     let moved = List {
         crates: allowed.crates.clone(),
         edges: BTreeSet::new(),
     };
-    let found = graph_violations(
-        &made_up(&[("deft-tasks", &[("deft-protocol", "normal")])]),
-        &moved,
-        &harmless,
-    );
+    let workspace = made_up(&[("deft-tasks", &[("deft-protocol", "normal")])]);
+    let found = graph_violations(&workspace, &moved, &harmless);
     assert!(
         found.iter().any(|l| l.contains("breaks no rule")),
         "{found:#?}"
     );
+}
 
-    // Lines the parser cannot read are named.
+#[test]
+fn the_crate_graph_lists_name_the_lines_they_cannot_read() {
     let bad = parse_list(
         "# A\n### Allowed dependencies\n- deft-tasks: deft-tools\n- a → b; tests: c\n",
         ALLOWED,
     );
     assert_eq!(bad.err().map(|e| e.len()), Some(2));
+    let twice = parse_list("# A\n### Allowed dependencies\n- a → b\n- a → c\n", ALLOWED);
+    assert_eq!(twice.err().map(|e| e.len()), Some(1));
     assert!(parse_list("# Nothing here\n", ALLOWED).is_err());
 }

@@ -5,7 +5,8 @@
 //! `extern crate name`; the few a source never names are in [`EXCEPTIONS`] with the reason. A
 //! dev-dependency that repeats a normal one without adding features is redundant.
 
-use std::path::Path;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 
 use super::metadata::{self, Dep, Kind, Package};
 use super::{assert_no_violations, shipped_part};
@@ -50,9 +51,10 @@ impl Sources {
     }
 }
 
-/// The texts of the `.rs` files under `dir` (none when it does not exist).
+/// The texts of the `.rs` files under `dir` (none when it does not exist), and of the files they
+/// include from elsewhere with `#[path = "…"]` (a test sharing another crate's fixture module).
 fn rust_files(dir: &Path) -> Vec<String> {
-    let mut out = Vec::new();
+    let mut files = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(dir) = stack.pop() {
         let Ok(entries) = std::fs::read_dir(&dir) else {
@@ -62,11 +64,34 @@ fn rust_files(dir: &Path) -> Vec<String> {
             if path.is_dir() {
                 stack.push(path);
             } else if path.extension().is_some_and(|e| e == "rs") {
-                out.push(std::fs::read_to_string(&path).unwrap());
+                files.push(path);
             }
         }
     }
+    let mut seen: BTreeSet<PathBuf> = files.iter().filter_map(|p| p.canonicalize().ok()).collect();
+    let mut out = Vec::new();
+    while let Some(path) = files.pop() {
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        for included in path_attributes(&text) {
+            let included = path.parent().unwrap().join(included);
+            if let Ok(canonical) = included.canonicalize()
+                && seen.insert(canonical)
+            {
+                files.push(included);
+            }
+        }
+        out.push(text);
+    }
     out
+}
+
+/// The files `text` includes as modules with `#[path = "…"]`.
+fn path_attributes(text: &str) -> Vec<&str> {
+    text.match_indices("#[path = \"")
+        .filter_map(|(at, marker)| text[at + marker.len()..].split_once('"'))
+        .map(|(path, _)| path)
+        .collect()
 }
 
 /// Whether `text` names the crate `ident` in code: `ident::…`, `use ident…` or
@@ -151,48 +176,63 @@ fn every_declared_dependency_is_used() {
 }
 
 #[test]
-fn the_unused_dependency_rule_catches_what_it_is_for() {
+fn the_unused_dependency_rule_knows_a_crate_name_in_code() {
     assert!(uses("use serde::Deserialize;", "serde"));
     assert!(uses("    let v: serde_json::Value = x;", "serde_json"));
     assert!(uses("#[tokio::test]", "tokio"));
     assert!(uses("use parking_lot;", "parking_lot"));
     assert!(uses("extern crate libc;", "libc"));
-    assert!(
-        !uses("use serde_json::Value;", "serde"),
-        "another crate's name"
-    );
+    assert!(!uses("use serde_json::Value;", "serde"), "another crate");
     assert!(!uses("// tokio::spawn in a comment", "tokio"));
     assert!(!uses("let tokio = 1;", "tokio"), "a variable of that name");
     assert!(
         !uses("use crate::tokio::x;", "tokio"),
         "a module of that name"
     );
+    assert_eq!(
+        path_attributes("#[path = \"x/mod.rs\"]\nmod x;"),
+        ["x/mod.rs"]
+    );
+}
 
-    let dep = |name: &str, rename: Option<&str>, kind| Dep {
+/// A dependency of the made-up crate `deft-x`.
+fn dep(name: &str, rename: Option<&str>, kind: Kind) -> Dep {
+    Dep {
         name: name.into(),
         rename: rename.map(Into::into),
         kind,
         features: Vec::new(),
-    };
-    let package = Package {
+    }
+}
+
+/// The made-up crate `deft-x` in `dir`.
+fn made_up(dir: &Path, deps: Vec<Dep>) -> Package {
+    Package {
         name: "deft-x".into(),
-        dir: "/nowhere".into(),
-        deps: vec![
+        dir: dir.into(),
+        deps,
+    }
+}
+
+#[test]
+fn the_unused_dependency_rule_reads_each_kind_in_its_sources() {
+    let package = made_up(
+        Path::new("/nowhere"),
+        vec![
             dep("serde", None, Kind::Normal),
             dep("yaml_serde", Some("serde_yaml"), Kind::Normal),
             dep("deft-test-support", None, Kind::Dev),
             dep("png", None, Kind::Build),
             dep("tempfile", None, Kind::Normal),
         ],
-    };
+    );
     let all_used = Sources {
         shipped: vec!["use serde::Serialize;\nfn a() { serde_yaml::from_str(\"\") }".into()],
         tests: vec!["use deft_test_support::repo_root;\nlet d = tempfile::tempdir();".into()],
         build: vec!["fn main() { png::Decoder::new(); }".into()],
     };
-    let found = unused(&package, &all_used);
     assert_eq!(
-        found,
+        unused(&package, &all_used),
         ["deft-x's Cargo.toml: tempfile is used only by tests: move it to [dev-dependencies]"]
     );
     let none_used = Sources {
@@ -215,33 +255,14 @@ fn the_unused_dependency_rule_catches_what_it_is_for() {
         "{found:#?}"
     );
 
-    // A dependency of the shipped code used only in a test module is a dev-dependency.
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir(dir.path().join("src")).unwrap();
-    std::fs::write(
-        dir.path().join("src/lib.rs"),
-        "//! x\nuse serde::Serialize;\n#[cfg(test)]\nmod tests { use tempfile::tempdir; }\n",
-    )
-    .unwrap();
-    let read = Sources::read(dir.path());
-    let package = Package {
-        dir: dir.path().into(),
-        deps: vec![
-            dep("serde", None, Kind::Normal),
-            dep("tempfile", None, Kind::Normal),
-        ],
-        ..package
-    };
-    assert_eq!(unused(&package, &read).len(), 1);
-
     // A dev-dependency that repeats a normal one: redundant, unless it adds a feature.
-    let mut repeated = Package {
-        deps: vec![
+    let mut repeated = made_up(
+        Path::new("/nowhere"),
+        vec![
             dep("serde", None, Kind::Normal),
             dep("serde", None, Kind::Dev),
         ],
-        ..package
-    };
+    );
     let serde_everywhere = Sources {
         shipped: vec!["use serde::Serialize;".into()],
         tests: vec!["use serde::Deserialize;".into()],
@@ -255,4 +276,41 @@ fn the_unused_dependency_rule_catches_what_it_is_for() {
     );
     repeated.deps[1].features = vec!["derive".into()];
     assert_eq!(unused(&repeated, &serde_everywhere), Vec::<String>::new());
+}
+
+#[test]
+fn the_unused_dependency_rule_reads_the_files_of_a_crate() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |path: &str, text: &str| {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    // A dependency of the shipped code used only in a test module is a dev-dependency.
+    write(
+        "src/lib.rs",
+        "//! x\nuse serde::Serialize;\n#[cfg(test)]\nmod tests { use tempfile::tempdir; }\n",
+    );
+    let normal = vec![
+        dep("serde", None, Kind::Normal),
+        dep("tempfile", None, Kind::Normal),
+    ];
+    let found = unused(&made_up(dir.path(), normal), &Sources::read(dir.path()));
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(
+        found[0].contains("tempfile is used only by tests"),
+        "{found:#?}"
+    );
+
+    // A test that shares another crate's fixture module with `#[path]` uses its dependencies.
+    write(
+        "tests/a.rs",
+        "//! a\n#[path = \"../other/fixture/mod.rs\"]\nmod fixture;\n",
+    );
+    write("other/fixture/mod.rs", "//! f\nuse proptest::prelude;\n");
+    let shared = made_up(dir.path(), vec![dep("proptest", None, Kind::Dev)]);
+    assert_eq!(
+        unused(&shared, &Sources::read(dir.path())),
+        Vec::<String>::new()
+    );
 }

@@ -46,10 +46,10 @@ fn imports(text: &str) -> Vec<&str> {
             let Some(quote) = rest.chars().next().filter(|c| *c == '"' || *c == '\'') else {
                 continue;
             };
-            if let Some((spec, _)) = rest[1..].split_once(quote) {
-                if spec.starts_with('.') {
-                    out.push(spec);
-                }
+            if let Some((spec, _)) = rest[1..].split_once(quote)
+                && spec.starts_with('.')
+            {
+                out.push(spec);
             }
         }
     }
