@@ -2,7 +2,10 @@
 //! the manner of rust-analyzer's tidy test: every source file says what it owns, model-facing
 //! texts live in each crate's `texts` module, the lint escapes stay where they are allowed,
 //! every crate inherits the workspace lints, and the repository holds its own design: no file
-//! cites a design outside it, and every section of docs/design.md a file cites exists.
+//! cites a design outside it, and every section of docs/design.md a file cites exists. The
+//! crate graph is the one ARCHITECTURE.md allows (`tidy/graph.rs`), and every declared dependency
+//! is used (`tidy/unused_deps.rs`); no page folder of the console imports another's
+//! (`tidy/web_imports.rs`).
 
 #![allow(clippy::unwrap_used)] // test helpers: an unwrap that fails is a failing test
 
@@ -10,6 +13,15 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use deft_test_support::repo_root;
+
+#[path = "tidy/graph.rs"]
+mod graph;
+#[path = "tidy/metadata.rs"]
+mod metadata;
+#[path = "tidy/unused_deps.rs"]
+mod unused_deps;
+#[path = "tidy/web_imports.rs"]
+mod web_imports;
 
 /// Files that may hold `allow(unsafe_code)`: the one place std has no safe wrapper for.
 const UNSAFE_ALLOWED: &[&str] = &["crates/backend-browser/src/launch.rs"];

@@ -11,13 +11,13 @@ import { dateTime, relative, taskStatusLabel } from "../../format";
 import { useTaskRun } from "../../hooks/useTaskRun";
 import { useFileSave } from "../../hooks/useFileSave";
 import { useValidation } from "../../hooks/useValidation";
-import { ValidityChip } from "../tasks/EditorBar";
+import { ValidityChip } from "../common/EditorBar";
 import { Link, navigate, useLeaveGuard } from "../../router";
 import { resultsByPath, storedTaskStep, type TaskStepView } from "../../task-run-state";
 import type { Device, TaskDraft } from "../../types";
 import type { Issues } from "../steps/issues";
-import { RunSteps } from "../tasks/RunSteps";
-import { draftOf, TaskFileEditor, type TaskDraft as FileDraft } from "../tasks/TaskFileEditor";
+import { RunSteps } from "../common/RunSteps";
+import { draftOf, TaskFileEditor, type TaskDraft as FileDraft } from "../common/TaskFileEditor";
 import { SaveAsTask } from "./SaveAsTask";
 
 type Obj = Record<string, unknown>;

@@ -9,7 +9,7 @@ import { api, ApiError, errorText } from "../../api";
 import { DialogButtons } from "../FormFields";
 import { IssueLines } from "../steps/Fields";
 import type { Found, Issues } from "../steps/issues";
-import { ScheduleFields, scheduleBody, scheduleForm, scheduleProblems, type ScheduleFormState } from "../tasks/Schedules";
+import { ScheduleFields, scheduleBody, scheduleForm, scheduleProblems, type ScheduleFormState } from "../common/ScheduleFields";
 import type { Issue, TaskDetail } from "../../types";
 
 /** Props of the form. */

@@ -10,7 +10,7 @@ import type { LibraryAction } from "../../types";
 import { ErrorBanner } from "../FormFields";
 import { ListTopbar } from "../ListTopbar";
 import { countSteps } from "../steps/StepEditor";
-import { Pager } from "../tasks/TaskList";
+import { Pager } from "../common/Pager";
 
 const PAGE = 50;
 

@@ -14,9 +14,9 @@ import { resultsByPath, resultStep } from "../../task-run-state";
 import type { ActionTry, Device, LibraryAction } from "../../types";
 import { DevicePicker, firstDevice } from "../DevicePicker";
 import { ErrorBanner } from "../FormFields";
-import { RunSteps } from "../tasks/RunSteps";
-import { draftOf, TaskFileEditor, type TaskDraft } from "../tasks/TaskFileEditor";
-import { EditorBar } from "../tasks/EditorBar";
+import { RunSteps } from "../common/RunSteps";
+import { draftOf, TaskFileEditor, type TaskDraft } from "../common/TaskFileEditor";
+import { EditorBar } from "../common/EditorBar";
 
 type Obj = Record<string, unknown>;
 

@@ -8,7 +8,7 @@ import { useSearchedPage } from "../../hooks/useSearchedPage";
 import type { Experience } from "../../types";
 import { ErrorBanner } from "../FormFields";
 import { ListTopbar } from "../ListTopbar";
-import { Pager } from "../tasks/TaskList";
+import { Pager } from "../common/Pager";
 import { AuditPanel } from "./AuditPanel";
 import { ExperienceCard, ExperienceForm } from "./ExperienceCard";
 

@@ -6,7 +6,7 @@ import { api, errorText, type Paged } from "../../api";
 import { dateTime, relative, span, taskStatusLabel } from "../../format";
 import { Link } from "../../router";
 import type { TaskRun, TaskRunStatus } from "../../types";
-import { Pager } from "./TaskList";
+import { Pager } from "../common/Pager";
 
 const PAGE = 25;
 const STATUSES: TaskRunStatus[] = ["running", "ok", "failed", "stopped", "skipped", "timed_out", "interrupted"];

@@ -8,8 +8,8 @@ import { useFileSave } from "../../hooks/useFileSave";
 import { useValidation } from "../../hooks/useValidation";
 import { useLeaveGuard } from "../../router";
 import type { Device, Issue, TaskDetail } from "../../types";
-import { EditorBar } from "./EditorBar";
-import { draftOf, TaskFileEditor, type TaskDraft } from "./TaskFileEditor";
+import { EditorBar } from "../common/EditorBar";
+import { draftOf, TaskFileEditor, type TaskDraft } from "../common/TaskFileEditor";
 
 type Obj = Record<string, unknown>;
 

@@ -15,7 +15,7 @@ import { ErrorBanner } from "../FormFields";
 import { LiveView } from "../LiveView";
 import { StepCard } from "../StepCard";
 import { StepCounts } from "./RunHistory";
-import { RunSteps } from "./RunSteps";
+import { RunSteps } from "../common/RunSteps";
 import type { AreaProps } from "./TasksArea";
 
 /** Props of the page. */
