@@ -3,6 +3,8 @@
 //! - [`llm`]: the OpenAI-compatible streaming client (any server: OpenAI, DeepSeek, Qwen, vLLM,
 //!   llama.cpp, Ollama) with retries, error texts people can act on, per-call options (the
 //!   output cap, reasoning off) and a fallback for each field a gateway may reject.
+//! - [`answer`]: JSON read tolerantly out of a model's answer (fences, chatter, trailing commas,
+//!   a cut-off answer's complete objects) — the one reader of every part that asks for JSON.
 //! - [`Agent::run`]: the tool-calling loop (seed 001 §3.1): system prompt + extra context +
 //!   history (12 rounds) + goal; up to `max_steps` model calls; tool calls become Commands sent
 //!   through the device's [`deft_tools::Dispatcher`]; results go back as contiguous tool messages,
@@ -35,6 +37,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod answer;
 mod config;
 mod context;
 pub mod extension;

@@ -5,21 +5,22 @@ use std::time::Instant;
 
 use deft_protocol::event::DeltaKind;
 use deft_protocol::{
-    AgentEvent, Command, CommandResult, DoneStatus, DraftOutcome, EventKind, ResultStatus, RunMode,
-    ToolStep, Usage,
+    CommandResult, DoneStatus, DraftOutcome, EventKind, ResultStatus, RunMode, ToolStep, Usage,
 };
-use deft_tools::{AppSelection, Device, Devices, ExecContext};
+use deft_tools::emitter::Emitter;
+use deft_tools::session::{Call, Called, DeviceSession};
+use deft_tools::{AppSelection, Device, Devices};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::context::Conversation;
 use crate::extension::{CallRecord, Starting};
 use crate::images::{decode_data_uri, downscale_for_model};
-use crate::llm::{CallOptions, Completion, Delta, LlmClient, LlmError, ToolCall};
+use crate::llm::{CallOptions, CallUsage, Completion, Delta, LlmClient, LlmError, ToolCall};
 use crate::platform::{ListDevices, PlatformCall, PlatformTool};
 use crate::profile::RunProfile;
 use crate::toolset::{self, Target, ToolSet};
-use crate::{AgentConfig, RunIo, prompt, texts};
+use crate::{AgentConfig, Approver, RunIo, prompt, texts};
 
 /// One earlier message of the conversation (role/content only).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -102,31 +103,6 @@ pub struct Agent {
     devices: Arc<dyn Devices>,
 }
 
-/// Assigns `seq` and fans events out; guarantees exactly one `done`.
-struct Emitter {
-    io: RunIo,
-    seq: u64,
-    done: bool,
-    timings: RunTimings,
-}
-
-impl Emitter {
-    fn emit(&mut self, kind: EventKind) {
-        if self.done {
-            return;
-        }
-        self.done = matches!(kind, EventKind::Done { .. });
-        self.seq += 1;
-        let event = AgentEvent {
-            seq: self.seq,
-            kind,
-        };
-        for sink in &self.io.events {
-            sink.send(&event);
-        }
-    }
-}
-
 /// Why the loop stopped.
 enum Stop {
     Done(DoneStatus, String),
@@ -167,19 +143,16 @@ impl Agent {
         let profile = std::mem::take(&mut request.profile);
         let platform: Vec<Arc<dyn PlatformTool>> =
             vec![Arc::new(ListDevices(self.devices.clone()))];
+        let em = Emitter::new(io.events, io.images);
         let mut run = RunState {
-            device,
+            session: DeviceSession::new(device, cancel.clone(), em.clone()),
             cancel: &cancel,
-            em: Emitter {
-                io,
-                seq: 0,
-                done: false,
-                timings: RunTimings::default(),
-            },
+            em,
+            approver: io.approver,
+            timings: RunTimings::default(),
             usage: Usage::default(),
             steps: 0,
             tool_calls: 0,
-            app: None,
             host_tools: Vec::new(),
             app_tools: Vec::new(),
             platform,
@@ -209,7 +182,7 @@ impl Agent {
             profile.mode,
             draft.as_ref(),
         ));
-        let mut timings = run.em.timings;
+        let mut timings = run.timings;
         timings.total = started.elapsed();
         RunOutcome {
             answer,
@@ -257,23 +230,20 @@ impl Agent {
         request: &RunRequest,
     ) -> Result<Conversation, Stop> {
         let listed = Instant::now();
-        let ctx = self.ctx(run.device, None, run.cancel);
-        let host_tools = toolset::list_tools(run.device.dispatcher.as_ref(), &ctx).await;
-        run.em.timings.tools += listed.elapsed();
+        let device = run.session.device();
+        let ctx = run.session.context(false);
+        let host_tools = toolset::list_tools(device.dispatcher.as_ref(), &ctx).await;
+        run.timings.tools += listed.elapsed();
         run.host_tools = host_tools.map_err(|e| {
-            let msg = format!("cannot learn the tools of device '{}': {e}", run.device.id);
+            let msg = format!("cannot learn the tools of device '{}': {e}", device.id);
             run.fail(msg)
         })?;
         let sections = self.prepare_extensions(run, &request.goal).await;
         run.tools = ToolSet::new(&run.host_tools, &run.app_tools, &run.platform);
         let names = run.tools.names();
-        let system = prompt::system_prompt(
-            &run.profile.prompt,
-            &run.device.id,
-            &run.device.profile,
-            &names,
-        )
-        .map_err(|e| run.fail(e))?;
+        let system =
+            prompt::system_prompt(&run.profile.prompt, &device.id, &device.profile, &names)
+                .map_err(|e| run.fail(e))?;
         let mut convo = Conversation::new(self.config.keep_images);
         convo.push(json!({"role": "system", "content": system}));
         for extra in sections
@@ -304,7 +274,7 @@ impl Agent {
         for extension in &profile.extensions {
             let start = Starting {
                 goal,
-                device: run.device,
+                device: run.session.device(),
             };
             let prepared = extension.start(start).await;
             for event in prepared.events {
@@ -376,34 +346,22 @@ impl Agent {
     }
 
     /// A hand-off: a successful result naming a window's root (select_application_window, a
-    /// new browser tab) switches the AppAgent Computer; the next calls see the app's tools.
+    /// new browser tab, an action that left a window selected) switches the AppAgent Computer;
+    /// the next calls see the app's tools.
     async fn hand_off(&self, run: &mut RunState<'_>, result: &CommandResult) {
         let Some(selection) = AppSelection::from_result(result) else {
             return;
         };
-        let ctx = self.ctx(run.device, Some(&selection), run.cancel);
-        match toolset::list_tools(run.device.dispatcher.as_ref(), &ctx).await {
+        run.session.select(Some(selection));
+        let device = run.session.device();
+        let ctx = run.session.context(true);
+        match toolset::list_tools(device.dispatcher.as_ref(), &ctx).await {
             Ok(t) => run.app_tools = t,
             Err(e) => run.fail_event(&format!(
                 "cannot learn the tools of the selected application: {e}"
             )),
         }
-        run.app = Some(selection);
         run.tools = ToolSet::new(&run.host_tools, &run.app_tools, &run.platform);
-    }
-
-    fn ctx(
-        &self,
-        device: &Device,
-        app: Option<&AppSelection>,
-        cancel: &CancellationToken,
-    ) -> ExecContext {
-        let mut ctx = ExecContext::new(&device.id, &device.profile);
-        ctx.cancel = cancel.clone();
-        if let Some(a) = app {
-            a.apply(&mut ctx);
-        }
-        ctx
     }
 
     async fn call_model(
@@ -414,7 +372,7 @@ impl Agent {
     ) -> Result<Completion, Stop> {
         let messages = convo.request();
         let asked = Instant::now();
-        let em = &mut run.em;
+        let em = &run.em;
         let result = {
             let mut on_delta = |d: Delta| match d {
                 Delta::Content(text) => em.emit(EventKind::Delta {
@@ -434,18 +392,11 @@ impl Agent {
                 .complete_with(&messages, tools, &options, run.cancel, &mut on_delta)
                 .await
         };
-        run.em.timings.model += asked.elapsed();
+        run.timings.model += asked.elapsed();
         match result {
             Ok(c) => {
-                let usage = &mut run.usage;
-                usage.calls += 1;
-                if let Some(u) = c.usage {
-                    usage.prompt_tokens += u.prompt_tokens;
-                    usage.completion_tokens += u.completion_tokens;
-                    usage.total_tokens += u.total_tokens;
-                }
-                let usage = *usage;
-                run.em.emit(EventKind::Usage(usage));
+                CallUsage::add_to(c.usage, &mut run.usage);
+                run.em.emit(EventKind::Usage(run.usage));
                 Ok(c)
             }
             Err(LlmError::Cancelled) => Err(Stop::stopped()),
@@ -478,39 +429,69 @@ impl Agent {
             Ok(a) => a,
             Err(detail) => return (texts::invalid_arguments(&call.name, &detail), None, None),
         };
-        let args_value = Value::Object(args.clone());
         if !self.approved(run, call, &tool, &args).await {
             return (texts::denied(&tool), None, None);
         }
-        run.em.emit(EventKind::StepStart {
-            call_id: call.id.clone(),
-            tool: tool.clone(),
-            args: args_value.clone(),
-        });
-        let started = Instant::now();
-        let (result, finish) = self.dispatch(run, call, &tool, &target, args).await;
-        let took = started.elapsed();
-        run.em.timings.tools += took;
-        let step =
-            ToolStep::from_result(&tool, args_value, &result, run.em.io.images.as_ref(), took);
+        let tool_type = match &target {
+            Target::Host(t) | Target::App(t) => Some(*t),
+            Target::Platform(_) => None,
+        };
+        // The app the call ran on: the one selected before it (a hand-off it reports follows).
+        let app = run.session.app().map(|a| a.root.clone());
+        let profile = run.profile;
+        let heard = |step: &ToolStep, result: &CommandResult| {
+            let record = CallRecord {
+                step,
+                result,
+                tool_type,
+                app: app.as_deref(),
+            };
+            for extension in &profile.extensions {
+                extension.called(&record);
+            }
+        };
+        let (called, finish) = match &target {
+            Target::Platform(platform) => {
+                let images = run.em.images().clone();
+                let device = run.session.device();
+                let answer = platform.call(PlatformCall {
+                    call_id: &call.id,
+                    args: &args,
+                    device,
+                    images,
+                    cancel: run.cancel,
+                });
+                let mut finish = None;
+                let answered = async {
+                    let answer = answer.await;
+                    finish = answer.finish;
+                    CommandResult {
+                        call_id: call.id.clone(),
+                        ..answer.result
+                    }
+                };
+                let called = run
+                    .session
+                    .record(
+                        &call.id,
+                        &tool,
+                        Value::Object(args.clone()),
+                        answered,
+                        heard,
+                    )
+                    .await;
+                (called, finish)
+            }
+            Target::Host(tool_type) | Target::App(tool_type) => {
+                let on_app = matches!(target, Target::App(_));
+                let device_call = Call::new(Some(*tool_type), &tool, Value::Object(args), on_app)
+                    .with_id(&call.id);
+                (run.session.call_seen(device_call, heard).await, None)
+            }
+        };
+        let Called { result, took, .. } = called;
+        run.timings.tools += took;
         self.model_images(run, &tool, &result, images);
-        let step = ToolStep {
-            call_id: call.id.clone(),
-            ..step
-        };
-        let record = CallRecord {
-            step: &step,
-            result: &result,
-            tool_type: match &target {
-                Target::Host(t) | Target::App(t) => Some(*t),
-                Target::Platform(_) => None,
-            },
-            app: run.app.as_ref().map(|a| a.root.as_str()),
-        };
-        for extension in &run.profile.extensions {
-            extension.called(&record);
-        }
-        run.em.emit(EventKind::Step(step));
         (tool_text(&result), Some(result), finish)
     }
 
@@ -533,7 +514,7 @@ impl Agent {
             args: args.clone(),
             reason: reason.clone(),
         });
-        let approver = run.em.io.approver.clone();
+        let approver = run.approver.clone();
         let asked = approver.approve(&call.id, tool, &args, &reason);
         let answer = tokio::select! {
             a = tokio::time::timeout(self.config.confirm.timeout, asked) => a.unwrap_or(false),
@@ -544,54 +525,6 @@ impl Agent {
             approve: answer,
         });
         answer
-    }
-
-    /// Sends the call where its tool lives: the platform, or the host or app Computer of the
-    /// device (a one-command batch through the Dispatcher). A platform tool may end the run
-    /// with a final answer.
-    async fn dispatch(
-        &self,
-        run: &RunState<'_>,
-        call: &ToolCall,
-        tool: &str,
-        target: &Target,
-        args: Map<String, Value>,
-    ) -> (CommandResult, Option<String>) {
-        let tool_type = match target {
-            Target::Platform(platform) => {
-                let mut answer = platform
-                    .call(PlatformCall {
-                        call_id: &call.id,
-                        args: &args,
-                        device: run.device,
-                        images: run.em.io.images.clone(),
-                        cancel: run.cancel,
-                    })
-                    .await;
-                answer.result.call_id = call.id.clone();
-                return (answer.result, answer.finish);
-            }
-            Target::Host(tool_type) | Target::App(tool_type) => *tool_type,
-        };
-        let on_app = matches!(target, Target::App(_));
-        let app = if on_app { run.app.as_ref() } else { None };
-        let ctx = self.ctx(run.device, app, run.cancel);
-        let cmd = Command {
-            call_id: call.id.clone(),
-            tool_name: tool.to_owned(),
-            parameters: args,
-            tool_type: Some(tool_type),
-        };
-        let result = run
-            .device
-            .dispatcher
-            .execute(&ctx, vec![cmd])
-            .await
-            .pop()
-            .unwrap_or_else(|| {
-                CommandResult::failure(&call.id, "the device returned no result", None)
-            });
-        (result, None)
     }
 
     /// Queues the model's downscaled copies of a result's images in `images` (the image sink
@@ -618,16 +551,20 @@ impl Agent {
                     tracing::warn!("an image from {tool} could not be prepared for the model: {e}")
                 }
             }
-            run.em.timings.images += converting.elapsed();
+            run.timings.images += converting.elapsed();
         }
     }
 }
 
 /// The state of one run, passed to each step of the loop.
 struct RunState<'a> {
-    device: &'a Device,
+    /// The device, the application selected now, the run's recorded calls.
+    session: DeviceSession<'a>,
     cancel: &'a CancellationToken,
+    /// The run's event stream (the session's).
     em: Emitter,
+    approver: Arc<dyn Approver>,
+    timings: RunTimings,
     usage: Usage,
     /// Model calls made.
     steps: u32,
@@ -637,8 +574,6 @@ struct RunState<'a> {
     profile: &'a RunProfile,
     /// `list_devices` and the extensions' platform tools.
     platform: Vec<Arc<dyn PlatformTool>>,
-    /// The application the AppAgent Computer operates, once one is selected.
-    app: Option<AppSelection>,
     host_tools: Vec<deft_protocol::ToolInfo>,
     app_tools: Vec<deft_protocol::ToolInfo>,
     /// What the model sees now: the host tools and the selected app's.

@@ -63,6 +63,11 @@ pub fn run_timeout(limit: std::time::Duration) -> String {
     }
 }
 
+/// A question to the model (`llm::ask`) that passed its time limit.
+pub fn model_call_timed_out(limit: std::time::Duration) -> String {
+    format!("the model did not answer within {} s", limit.as_secs())
+}
+
 /// `list_devices`' description.
 pub const LIST_DEVICES_DESCRIPTION: &str = "List the devices deft knows (id, profile, busy). Read-only: this run operates only its own device.";
 

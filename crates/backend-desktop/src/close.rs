@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use crate::error::{ToolError, ToolResult};
 use crate::launch::Launched;
 use crate::proc::{self, Signal};
-use crate::session::Session;
+use crate::session::DesktopSession;
 use crate::texts;
 
 /// How long the processes get to exit after their windows were asked to close.
@@ -59,7 +59,7 @@ struct Forced {
 /// and the name as given); `app` is the name as given, for the texts. `protected` are process
 /// groups never signalled as a whole (the managed desktop's).
 pub(crate) async fn close_app(
-    session: &Session,
+    session: &DesktopSession,
     launches: &Launches,
     app: &str,
     roots: &BTreeSet<String>,
@@ -127,7 +127,7 @@ pub(crate) async fn close_app(
 
 /// Asks the window manager to close every top-level window of `pids`; answers the pids that
 /// had one.
-async fn ask_to_close(session: &Session, pids: &BTreeSet<i32>) -> ToolResult<BTreeSet<i32>> {
+async fn ask_to_close(session: &DesktopSession, pids: &BTreeSet<i32>) -> ToolResult<BTreeSet<i32>> {
     let c = session.connected().await?;
     let x = c.x.clone();
     let pids = pids.clone();

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use crate::a11y::ObjKey;
 use crate::launch::{self, LaunchPlan, Launched};
 use crate::proc;
-use crate::session::{Session, WindowEntry};
+use crate::session::{DesktopSession, WindowEntry};
 use crate::texts;
 
 /// How often the desktop is looked at while a launch's window is awaited.
@@ -110,7 +110,7 @@ impl AppNames {
 /// `title` (case ignored). `Ok(None)` when the application has no window; the error text when
 /// it has windows but none with that title.
 pub async fn already_open(
-    session: &Session,
+    session: &DesktopSession,
     app: &str,
     names: &AppNames,
     title: Option<&str>,
@@ -243,7 +243,7 @@ impl Watch<'_> {
 /// without a window (a failure at once; a success after [`HANDOFF_GRACE`]), or it still runs
 /// without one.
 pub async fn wait_for_window(
-    session: &Session,
+    session: &DesktopSession,
     app: &str,
     plan: &LaunchPlan,
     launched: &Launched,

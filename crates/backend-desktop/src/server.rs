@@ -1,5 +1,5 @@
 //! The MCP server: UFO's desktop tools (collection, host actions, app actions) over one
-//! [`Session`].
+//! [`DesktopSession`].
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -35,7 +35,7 @@ use crate::keys::{self, KeyStep};
 use crate::launch::{self, LaunchPolicy};
 use crate::launched;
 use crate::marks;
-use crate::session::{Connected, Session, WaitAnswer};
+use crate::session::{Connected, DesktopSession, WaitAnswer};
 use crate::target::DesktopTarget;
 use crate::texts;
 use crate::texts::describe;
@@ -77,10 +77,10 @@ pub struct CloseParams {
     pub app: String,
 }
 
-/// deft's desktop tool server. Clones share one [`Session`] (ids, selected window).
+/// deft's desktop tool server. Clones share one [`DesktopSession`] (ids, selected window).
 #[derive(Clone)]
 pub struct DesktopServer {
-    session: Arc<Session>,
+    session: Arc<DesktopSession>,
     launch: Arc<LaunchPolicy>,
     launches: Arc<Launches>,
     documents: Option<Arc<dyn DocumentOpener>>,
@@ -286,7 +286,7 @@ impl DesktopServer {
     pub fn new(target: DesktopTarget, launch: LaunchPolicy) -> Self {
         DesktopServer {
             clipboard: Arc::new(Clipboard::new(&target.display)),
-            session: Arc::new(Session::new(target)),
+            session: Arc::new(DesktopSession::new(target)),
             launch: Arc::new(launch),
             launches: Arc::new(Launches::default()),
             documents: None,

@@ -245,7 +245,7 @@ pub fn save_format(kind: Kind, ext: &str) -> Result<&'static Format, String> {
                 .filter(|f| f.kind == kind)
                 .map(|f| f.ext)
                 .collect();
-            texts::unknown_format(&ext, kind, &known)
+            texts::unknown_format(&ext, kind.noun(), &known)
         })
 }
 

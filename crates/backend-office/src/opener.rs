@@ -285,11 +285,7 @@ impl Office {
                     retried = true;
                     continue;
                 }
-                Err(e) => Err(LoadFailed::Other(texts::uno_failed(
-                    "open the document",
-                    &e,
-                    running.pid,
-                ))),
+                Err(e) => Err(LoadFailed::Other(e.text("open the document", running.pid))),
             };
         }
     }

@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use crate::documents::{file_url, url_path};
 use crate::place::Place;
 use crate::private;
-use crate::session::Session;
+use crate::session::OfficeSession;
 
 /// What LibreOffice's `store` call answered, and the bytes now at the place.
 pub struct Stored {
@@ -29,7 +29,7 @@ pub struct Stored {
 /// Stores the document as `filter` to `place` and moves it there (`save`, and `save_as` of an
 /// editable format). When the file cannot be moved in, the document is marked unsaved again.
 pub async fn store_as(
-    session: &Session,
+    session: &OfficeSession,
     tool: &str,
     place: &Place,
     filter: &str,
@@ -56,7 +56,7 @@ pub async fn store_as(
 
 /// Exports a copy as `filter` (with `options`) to `place`; the document keeps its file.
 pub async fn export(
-    session: &Session,
+    session: &OfficeSession,
     tool: &str,
     place: &Place,
     filter: &str,
@@ -76,7 +76,7 @@ pub async fn export(
 /// Exports slides as images of `media` type: `place` for one slide, else `<stem>_<n>.<ext>`
 /// beside it, one per slide. Answers the files' paths.
 pub async fn export_images(
-    session: &Session,
+    session: &OfficeSession,
     place: &Place,
     ext: &str,
     media: &str,

@@ -1,5 +1,5 @@
 //! The MCP server: UFO's Word, Excel and PowerPoint COM tools on LibreOffice Writer, Calc and
-//! Impress, acting on the document of the selected window through one [`Session`].
+//! Impress, acting on the document of the selected window through one [`OfficeSession`].
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -18,7 +18,7 @@ use crate::fonts;
 use crate::place::Place;
 use crate::render;
 use crate::saving;
-use crate::session::{Session, SessionConfig};
+use crate::session::{OfficeSession, SessionConfig};
 use crate::texts::{self, describe};
 
 /// Largest Writer table `insert_table` makes, in cells, rows and columns.
@@ -32,10 +32,10 @@ const MAX_SHEET_CELLS: i64 = 100_000;
 /// Largest range `get_range_values` reads, in cells.
 const MAX_READ_CELLS: i64 = 10_000;
 
-/// deft's office tool server. Clones share one [`Session`] (one bound document).
+/// deft's office tool server. Clones share one [`OfficeSession`] (one bound document).
 #[derive(Clone)]
 pub struct OfficeServer {
-    session: Arc<Session>,
+    session: Arc<OfficeSession>,
     tool_router: ToolRouter<Self>,
 }
 
@@ -101,7 +101,7 @@ impl OfficeServer {
     /// A server for the document `config` points at.
     pub fn new(config: SessionConfig) -> Self {
         OfficeServer {
-            session: Arc::new(Session::new(config)),
+            session: Arc::new(OfficeSession::new(config)),
             tool_router: Self::tool_router(),
         }
     }

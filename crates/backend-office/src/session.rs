@@ -92,7 +92,7 @@ pub struct Bound {
 }
 
 /// The document of one office server: its binding, the helper, the font list.
-pub struct Session {
+pub struct OfficeSession {
     config: SessionConfig,
     bound: tokio::sync::Mutex<Option<Bound>>,
     /// The LibreOffice process of the last binding dropped: while it is dead and no window
@@ -101,18 +101,18 @@ pub struct Session {
     fonts: tokio::sync::Mutex<Option<(u32, Arc<Vec<String>>)>>,
 }
 
-impl std::fmt::Debug for Session {
+impl std::fmt::Debug for OfficeSession {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Session")
+        f.debug_struct("OfficeSession")
             .field("config", &self.config)
             .finish_non_exhaustive()
     }
 }
 
-impl Session {
+impl OfficeSession {
     /// A session bound lazily, on its first call.
     pub fn new(config: SessionConfig) -> Self {
-        Session {
+        OfficeSession {
             config,
             bound: tokio::sync::Mutex::new(None),
             lost: std::sync::Mutex::new(None),
@@ -233,7 +233,13 @@ impl Session {
             if let Some(want) = want
                 && b.kind != Some(want)
             {
-                return Err(texts::wrong_kind(tool, want, b.kind, &b.title));
+                return Err(texts::wrong_kind(
+                    tool,
+                    want.app(),
+                    want.noun(),
+                    b.kind.map(Kind::noun),
+                    &b.title,
+                ));
             }
             let fields = json!({ "pipe": b.pipe, "xid": b.xid, "args": args });
             match self.helper()?.call(op, fields, CALL_LIMIT, b.pid).await {
@@ -301,7 +307,7 @@ fn int(v: &Value) -> i64 {
 /// The model's text for a call that did not succeed.
 pub fn refusal_text(tool: &str, e: &UnoError, pid: u32) -> String {
     let UnoError::Refused { kind, fields: f } = e else {
-        return texts::uno_failed(&format!("run {tool}"), e, pid);
+        return e.text(&format!("run {tool}"), pid);
     };
     let text = |k: &str| {
         f[k].as_str()
@@ -329,14 +335,13 @@ pub fn refusal_text(tool: &str, e: &UnoError, pid: u32) -> String {
         "slide_out_of_range" => texts::slide_out_of_range(int(&f["slide"]), int(&f["count"])),
         "no_document" => texts::no_document(&text("title")),
         "store_failed" => texts::store_failed(&text("url"), &text("detail")),
-        "wrong_kind" => texts::wrong_kind(
-            tool,
-            Kind::from_helper(&text("want")).unwrap_or(Kind::Writer),
-            Kind::from_helper(&text("have")),
-            &text("title"),
-        ),
+        "wrong_kind" => {
+            let want = Kind::from_helper(&text("want")).unwrap_or(Kind::Writer);
+            let have = Kind::from_helper(&text("have")).map(Kind::noun);
+            texts::wrong_kind(tool, want.app(), want.noun(), have, &text("title"))
+        }
         "window_gone" => texts::no_document_window(""),
-        "disconnected" | "no_office" => texts::uno_failed(&format!("run {tool}"), e, pid),
+        "disconnected" | "no_office" => e.text(&format!("run {tool}"), pid),
         other => texts::refused(other, f),
     }
 }

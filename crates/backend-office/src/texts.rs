@@ -5,9 +5,6 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::documents::Kind;
-use crate::uno::UnoError;
-
 /// The server's name in MCP `initialize`.
 pub const SERVER_NAME: &str = "deft-office";
 
@@ -194,23 +191,27 @@ pub fn cannot_open(path: &Path, label: Option<&str>, asked: &Value) -> String {
     out
 }
 
-/// A UNO call that failed outright (crash, timeout, helper trouble).
-pub fn uno_failed(doing: &str, e: &UnoError, pid: u32) -> String {
-    match e {
-        UnoError::Refused { kind, .. } if kind == "disconnected" => office_crashed(doing, pid),
-        UnoError::Refused { kind, .. } if kind == "no_office" => format!(
-            "LibreOffice (pid {pid}) does not accept connections: it is restarting or gone. Open the document again with launch_app."
-        ),
-        UnoError::Refused { fields, .. } => format!(
-            "LibreOffice failed to {doing}: {}",
-            fields["detail"].as_str().unwrap_or("no details")
-        ),
-        UnoError::Helper(text) => text.clone(),
-        UnoError::Timeout(limit) => format!(
-            "LibreOffice did not answer within {} s while trying to {doing}; it may be showing a dialog or working on something large. Look at the window (capture_window_screenshot) before retrying.",
-            limit.as_secs()
-        ),
-    }
+/// LibreOffice refused the UNO connection (it is restarting or gone).
+pub fn office_not_accepting(pid: u32) -> String {
+    format!(
+        "LibreOffice (pid {pid}) does not accept connections: it is restarting or gone. Open the document again with launch_app."
+    )
+}
+
+/// LibreOffice refused a UNO call for a reason of its own (`detail`: what it said).
+pub fn office_failed(doing: &str, detail: Option<&str>) -> String {
+    format!(
+        "LibreOffice failed to {doing}: {}",
+        detail.unwrap_or("no details")
+    )
+}
+
+/// A UNO call that passed its time limit.
+pub fn office_timed_out(doing: &str, limit: std::time::Duration) -> String {
+    format!(
+        "LibreOffice did not answer within {} s while trying to {doing}; it may be showing a dialog or working on something large. Look at the window (capture_window_screenshot) before retrying.",
+        limit.as_secs()
+    )
 }
 
 /// LibreOffice died during a call.
@@ -253,13 +254,18 @@ pub fn no_document(title: &str) -> String {
     )
 }
 
-/// A tool of one kind on another kind's window.
-pub fn wrong_kind(tool: &str, want: Kind, have: Option<Kind>, title: &str) -> String {
-    let have = have.map_or("no document", Kind::noun);
+/// A tool of one kind on another kind's window: what it works on (`want_app`, `want_noun`:
+/// `Calc`, `spreadsheet`) and what the window shows (`have_noun`; none: no document).
+pub fn wrong_kind(
+    tool: &str,
+    want_app: &str,
+    want_noun: &str,
+    have_noun: Option<&str>,
+    title: &str,
+) -> String {
+    let have = have_noun.unwrap_or("no document");
     format!(
-        "{tool} works on {} {}s; the selected window {title:?} shows a {have}.",
-        want.app(),
-        want.noun()
+        "{tool} works on {want_app} {want_noun}s; the selected window {title:?} shows a {have}."
     )
 }
 
@@ -428,11 +434,10 @@ pub fn bad_color(found: &str) -> String {
     format!("color must be a hex RGB colour such as \"FF0000\" or \"#1E90FF\", got {found:?}.")
 }
 
-/// An unknown save format.
-pub fn unknown_format(ext: &str, kind: Kind, known: &[&str]) -> String {
+/// An unknown save format for a document called `noun` (`spreadsheet`, …).
+pub fn unknown_format(ext: &str, noun: &str, known: &[&str]) -> String {
     format!(
-        "A {} cannot be saved as .{ext}; file_ext may be {}.",
-        kind.noun(),
+        "A {noun} cannot be saved as .{ext}; file_ext may be {}.",
         known.join(", ")
     )
 }

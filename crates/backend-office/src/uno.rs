@@ -48,6 +48,24 @@ impl UnoError {
             _ => None,
         }
     }
+
+    /// The model's text for a call that failed outright (crash, timeout, helper trouble) while
+    /// trying to do `doing` in the LibreOffice of process `pid`.
+    pub fn text(&self, doing: &str, pid: u32) -> String {
+        match self {
+            UnoError::Refused { kind, .. } if kind == "disconnected" => {
+                texts::office_crashed(doing, pid)
+            }
+            UnoError::Refused { kind, .. } if kind == "no_office" => {
+                texts::office_not_accepting(pid)
+            }
+            UnoError::Refused { fields, .. } => {
+                texts::office_failed(doing, fields["detail"].as_str())
+            }
+            UnoError::Helper(text) => text.clone(),
+            UnoError::Timeout(limit) => texts::office_timed_out(doing, *limit),
+        }
+    }
 }
 
 struct Process {

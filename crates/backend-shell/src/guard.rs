@@ -112,7 +112,24 @@ pub enum Blocked {
 
 impl fmt::Display for Blocked {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&texts::blocked(self))
+        let text = match self {
+            Blocked::DeftProcess { given, path, pid } => {
+                texts::blocked_deft_process(given, path, *pid)
+            }
+            Blocked::Protected {
+                given,
+                path,
+                folder,
+            } => texts::blocked_protected(given, path, folder),
+            Blocked::Memory { given, path } => texts::blocked_memory(given, path),
+            Blocked::Holds {
+                program,
+                given,
+                path,
+            } => texts::blocked_holds(program, given, path),
+            Blocked::TooLong { parts } => texts::blocked_too_long(*parts),
+        };
+        f.write_str(&text)
     }
 }
 

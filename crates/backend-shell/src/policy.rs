@@ -368,7 +368,76 @@ pub struct Refusal {
 
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&texts::refusal(&self.reason, &self.allowed))
+        let allowed = texts::allowed_programs(&self.allowed);
+        let text = match &self.reason {
+            RefusalReason::Empty => texts::refused_empty(&allowed),
+            RefusalReason::Pattern { pattern } => texts::refused_pattern(pattern, &allowed),
+            RefusalReason::Unbalanced => texts::refused_unbalanced(&allowed),
+            RefusalReason::Path { given, name } => texts::refused_path(given, name, &allowed),
+            RefusalReason::NotAllowed { program } => texts::refused_program(program, &allowed),
+            RefusalReason::Argument {
+                program,
+                argument,
+                rule,
+            } => texts::refused_argument(program, argument.as_deref(), &rule.accepted(program)),
+        };
+        f.write_str(&text)
+    }
+}
+
+impl ArgRule {
+    /// One sentence saying which arguments `program` accepts under this rule.
+    pub(crate) fn accepted(&self, program: &str) -> String {
+        match self {
+            ArgRule::Any => texts::accepts_any(program),
+            ArgRule::DenyTokens { tokens, why } => texts::accepts_all_but(program, tokens, why),
+            ArgRule::ExactlyOne { one_of, why } => texts::accepts_exactly_one(program, one_of, why),
+            ArgRule::OnlyFlags { flags, why } => texts::accepts_only_flags(program, flags, why),
+            ArgRule::Ps { why } => texts::accepts_ps(program, why),
+            ArgRule::Options(rules) => texts::accepts_options(
+                program,
+                rules.denied().as_deref(),
+                rules.operands.as_text(),
+                rules.why,
+            ),
+        }
+    }
+
+    /// A compact limit for the tool description, or `None` when the program takes any
+    /// arguments.
+    pub(crate) fn summary(&self) -> Option<String> {
+        match self {
+            ArgRule::Any => None,
+            ArgRule::Ps { .. } => Some(texts::LIMIT_PS.to_owned()),
+            ArgRule::DenyTokens { tokens, .. } => Some(texts::limit_all_but(tokens)),
+            ArgRule::ExactlyOne { one_of, .. } => Some(texts::limit_exactly_one(one_of)),
+            ArgRule::OnlyFlags { flags, .. } => Some(texts::limit_only_flags(flags)),
+            ArgRule::Options(rules) => Some(texts::limit_options(
+                rules.denied().as_deref(),
+                rules.operands.as_text(),
+            )),
+        }
+    }
+}
+
+impl OptionRules {
+    /// The refused options (`-o, --out`), or `None` when it refuses none.
+    fn denied(&self) -> Option<String> {
+        let short = self.denied_short.chars().map(|c| format!("-{c}"));
+        let long = self.denied_long.iter().map(|l| format!("--{l}"));
+        let all: Vec<String> = short.chain(long).collect();
+        (!all.is_empty()).then(|| all.join(", "))
+    }
+}
+
+impl Operands {
+    /// The rule as the texts take it.
+    fn as_text(self) -> texts::OperandRule {
+        match self {
+            Operands::Any => texts::OperandRule::Any,
+            Operands::PlusFormat => texts::OperandRule::PlusFormat,
+            Operands::AtMost(n) => texts::OperandRule::AtMost(n),
+        }
     }
 }
 

@@ -66,10 +66,20 @@ impl ShellServer {
     pub fn new(policy: ShellPolicy) -> Self {
         let mut tool_router = Self::tool_router();
         if let Some(route) = tool_router.map.get_mut("run_shell") {
+            let programs: Vec<(&str, Option<String>)> = policy
+                .rules()
+                .iter()
+                .map(|(name, rule)| (*name, rule.summary()))
+                .collect();
             let description = texts::run_shell_description(
-                &policy.rules(),
-                policy.memory_mib(),
-                policy.max_processes(),
+                &programs,
+                &texts::RunLimits {
+                    default_timeout_secs: crate::exec::DEFAULT_TIMEOUT_SECS,
+                    max_timeout_secs: crate::exec::MAX_TIMEOUT_SECS,
+                    output_cap: crate::exec::OUTPUT_CAP,
+                    memory_mib: policy.memory_mib(),
+                    max_processes: policy.max_processes(),
+                },
             );
             route.attr.description = Some(description.into());
         }
@@ -177,6 +187,7 @@ impl ShellServer {
             return Err(texts::run_timed_out(
                 program,
                 limit.as_secs(),
+                crate::exec::MAX_TIMEOUT_SECS,
                 &out.stdout,
                 &out.stderr,
             ));

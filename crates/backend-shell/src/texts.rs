@@ -2,9 +2,7 @@
 //! errors and notes — plus the operator-facing configuration errors. They are part of the prompt:
 //! keep them short, precise and stable, and keep them here so they are reviewed in one place.
 
-use crate::exec::{DEFAULT_TIMEOUT_SECS, MAX_TIMEOUT_SECS, OUTPUT_CAP};
-use crate::guard::Blocked;
-use crate::policy::{ArgRule, Operands, RefusalReason};
+use std::path::Path;
 
 // ---- server and tool descriptions -------------------------------------------------------------
 
@@ -21,17 +19,28 @@ pub(crate) fn instructions(programs: &[&str]) -> String {
     )
 }
 
-/// Description of `run_shell`; `programs` is the allow-list with each program's limits, then the
+/// The limits `run_shell`'s description names: the time limits (s), the output cap (bytes), the
 /// memory (MiB) and the processes one program may use.
-pub(crate) fn run_shell_description(
-    programs: &[(&str, ArgRule)],
-    memory_mib: u64,
-    max_processes: u64,
-) -> String {
+pub(crate) struct RunLimits {
+    /// The default timeout.
+    pub default_timeout_secs: u64,
+    /// The longest timeout.
+    pub max_timeout_secs: u64,
+    /// Where stdout and stderr are each cut.
+    pub output_cap: usize,
+    /// The memory one program may use.
+    pub memory_mib: u64,
+    /// The processes or threads one program may start.
+    pub max_processes: u64,
+}
+
+/// Description of `run_shell`; `programs` is the allow-list with each program's limit in a few
+/// words (none: any arguments).
+pub(crate) fn run_shell_description(programs: &[(&str, Option<String>)], l: &RunLimits) -> String {
     let names: Vec<&str> = programs.iter().map(|(name, _)| *name).collect();
     let limits: Vec<String> = programs
         .iter()
-        .filter_map(|(name, rule)| rule_summary(rule).map(|limit| format!("{name} {limit}")))
+        .filter_map(|(name, limit)| limit.as_ref().map(|limit| format!("{name} {limit}")))
         .collect();
     let mut text = format!(
         "Run one program with its arguments on this machine, without a shell, and get \
@@ -45,13 +54,17 @@ pub(crate) fn run_shell_description(
         text.push_str(&format!(" Limits: {}.", limits.join("; ")));
     }
     text.push_str(&format!(
-        " timeout is in seconds (default {DEFAULT_TIMEOUT_SECS}, at most {MAX_TIMEOUT_SECS}); on \
+        " timeout is in seconds (default {}, at most {}); on \
          timeout the program and everything it started are killed and the call fails with the \
          output so far. stdout and stderr are each cut \
-         at {} KiB (truncated: true). A program may use at most {memory_mib} MiB of memory and \
-         start at most {max_processes} processes or threads; one that needs more is stopped and \
+         at {} KiB (truncated: true). A program may use at most {} MiB of memory and \
+         start at most {} processes or threads; one that needs more is stopped and \
          the call fails. deft's own processes under /proc and deft's data folder cannot be read.",
-        OUTPUT_CAP / 1024
+        l.default_timeout_secs,
+        l.max_timeout_secs,
+        l.output_cap / 1024,
+        l.memory_mib,
+        l.max_processes
     ));
     text
 }
@@ -152,112 +165,157 @@ fn pattern_reason(pattern: &str) -> &'static str {
     }
 }
 
-/// The text of a refusal. `allowed` is the allow-list, named after every refusal that is not about
-/// one program's arguments.
-pub(crate) fn refusal(reason: &RefusalReason, allowed: &[String]) -> String {
-    let allowed = format!("Allowed programs: {}.", allowed.join(", "));
-    match reason {
-        RefusalReason::Empty => format!(
-            "Refused: the command is empty. Give one program and its arguments, e.g. \"ls -la /tmp\". \
-             {allowed}"
-        ),
-        RefusalReason::Pattern { pattern } => format!(
-            "Refused: the command contains {} ({}). {allowed}",
-            pattern_label(pattern),
-            pattern_reason(pattern)
-        ),
-        RefusalReason::Unbalanced => format!(
-            "Refused: the command has an unclosed quote or a trailing backslash, so it cannot be \
-             split into arguments; close every ' and \" quote. {allowed}"
-        ),
-        RefusalReason::Path { given, name } => format!(
-            "Refused: the program is given as a path ('{given}'); give only its name ('{name}'), \
-             which is looked up on PATH. {allowed}"
-        ),
-        RefusalReason::NotAllowed { program } => format!(
-            "Refused: '{program}' is not on this machine's allow-list for run_shell. {allowed}"
-        ),
-        RefusalReason::Argument {
-            program,
-            argument,
-            rule,
-        } => {
-            let what = match argument {
-                Some(argument) => format!("the argument '{argument}' is not allowed for {program}"),
-                None => format!("{program} was given the wrong number of arguments"),
-            };
-            format!("Refused: {what}. {}", allowed_arguments(program, rule))
-        }
-    }
+/// The sentence naming the allow-list, after every refusal that is not about one program's
+/// arguments.
+pub(crate) fn allowed_programs(allowed: &[String]) -> String {
+    format!("Allowed programs: {}.", allowed.join(", "))
 }
 
-/// One sentence saying which arguments `program` accepts under `rule`.
-fn allowed_arguments(program: &str, rule: &ArgRule) -> String {
-    match rule {
-        ArgRule::Any => format!("{program} accepts any arguments."),
-        ArgRule::DenyTokens { tokens, why } => format!(
-            "{program} may run with any arguments except {} ({why}).",
-            tokens.join(", ")
-        ),
-        ArgRule::ExactlyOne { one_of, why } => {
-            let forms: Vec<String> = one_of
-                .iter()
-                .map(|a| format!("\"{program} {a}\""))
-                .collect();
-            format!(
-                "{program} is allowed only as {} ({why}).",
-                forms.join(" or ")
-            )
-        }
-        ArgRule::OnlyFlags { flags, why } => format!(
-            "{program} is allowed with no arguments or only these flags: {} ({why}).",
-            flags.join(", ")
-        ),
-        ArgRule::Ps { why } => format!(
-            "{program} may run with any options except its e modifier ({why}); -e (all \
-             processes) is fine."
-        ),
-        ArgRule::Options(rules) => {
-            let options = match denied(rules) {
-                Some(denied) => format!("any options except {denied}"),
-                None => "any options".to_owned(),
-            };
-            let operands = match rules.operands {
-                Operands::Any => String::new(),
-                Operands::PlusFormat => ", and only with +FORMAT operands".to_owned(),
-                Operands::AtMost(n) => format!(", and only with at most {}", operand_count(n)),
-            };
-            format!(
-                "{program} may run with {options}{operands} ({}).",
-                rules.why
-            )
-        }
-    }
+/// An empty command.
+pub(crate) fn refused_empty(allowed: &str) -> String {
+    format!(
+        "Refused: the command is empty. Give one program and its arguments, e.g. \"ls -la /tmp\". \
+         {allowed}"
+    )
 }
 
-/// A compact limit for the tool description, or `None` when the program takes any arguments.
-fn rule_summary(rule: &ArgRule) -> Option<String> {
-    match rule {
-        ArgRule::Any => None,
-        ArgRule::Ps { .. } => Some("without the e modifier (environments)".to_owned()),
-        ArgRule::DenyTokens { tokens, .. } => Some(format!("without {}", tokens.join(", "))),
-        ArgRule::ExactlyOne { one_of, .. } => Some(format!("only {}", one_of.join(" or "))),
-        ArgRule::OnlyFlags { flags, .. } => {
-            Some(format!("only to print it ({})", flags.join(", ")))
-        }
-        ArgRule::Options(rules) => {
-            let mut limits: Vec<String> = denied(rules)
-                .map(|d| format!("without {d}"))
-                .into_iter()
-                .collect();
-            match rules.operands {
-                Operands::Any => {}
-                Operands::PlusFormat => limits.push("operands only +FORMAT".to_owned()),
-                Operands::AtMost(n) => limits.push(format!("at most {}", operand_count(n))),
-            }
-            Some(limits.join(", "))
-        }
+/// A command with a dangerous pattern in it.
+pub(crate) fn refused_pattern(pattern: &str, allowed: &str) -> String {
+    format!(
+        "Refused: the command contains {} ({}). {allowed}",
+        pattern_label(pattern),
+        pattern_reason(pattern)
+    )
+}
+
+/// A command that cannot be split into arguments.
+pub(crate) fn refused_unbalanced(allowed: &str) -> String {
+    format!(
+        "Refused: the command has an unclosed quote or a trailing backslash, so it cannot be \
+         split into arguments; close every ' and \" quote. {allowed}"
+    )
+}
+
+/// A program given as a path.
+pub(crate) fn refused_path(given: &str, name: &str, allowed: &str) -> String {
+    format!(
+        "Refused: the program is given as a path ('{given}'); give only its name ('{name}'), \
+         which is looked up on PATH. {allowed}"
+    )
+}
+
+/// A program off the allow-list.
+pub(crate) fn refused_program(program: &str, allowed: &str) -> String {
+    format!("Refused: '{program}' is not on this machine's allow-list for run_shell. {allowed}")
+}
+
+/// A refused argument (`None`: the wrong number of them); `accepted` says what is allowed.
+pub(crate) fn refused_argument(program: &str, argument: Option<&str>, accepted: &str) -> String {
+    let what = match argument {
+        Some(argument) => format!("the argument '{argument}' is not allowed for {program}"),
+        None => format!("{program} was given the wrong number of arguments"),
+    };
+    format!("Refused: {what}. {accepted}")
+}
+
+/// A program that takes any arguments.
+pub(crate) fn accepts_any(program: &str) -> String {
+    format!("{program} accepts any arguments.")
+}
+
+/// A program that takes any arguments but `tokens`.
+pub(crate) fn accepts_all_but(program: &str, tokens: &[&str], why: &str) -> String {
+    format!(
+        "{program} may run with any arguments except {} ({why}).",
+        tokens.join(", ")
+    )
+}
+
+/// A program allowed only with one of `one_of`.
+pub(crate) fn accepts_exactly_one(program: &str, one_of: &[&str], why: &str) -> String {
+    let forms: Vec<String> = one_of
+        .iter()
+        .map(|a| format!("\"{program} {a}\""))
+        .collect();
+    format!(
+        "{program} is allowed only as {} ({why}).",
+        forms.join(" or ")
+    )
+}
+
+/// A program allowed with no arguments or only `flags`.
+pub(crate) fn accepts_only_flags(program: &str, flags: &[&str], why: &str) -> String {
+    format!(
+        "{program} is allowed with no arguments or only these flags: {} ({why}).",
+        flags.join(", ")
+    )
+}
+
+/// `ps` without its e modifier.
+pub(crate) fn accepts_ps(program: &str, why: &str) -> String {
+    format!(
+        "{program} may run with any options except its e modifier ({why}); -e (all \
+         processes) is fine."
+    )
+}
+
+/// GNU options with some refused (`denied`: `-o, --out`, or none) and a rule for the operands.
+pub(crate) fn accepts_options(
+    program: &str,
+    denied: Option<&str>,
+    operands: OperandRule,
+    why: &str,
+) -> String {
+    let options = match denied {
+        Some(denied) => format!("any options except {denied}"),
+        None => "any options".to_owned(),
+    };
+    let operands = match operands {
+        OperandRule::Any => String::new(),
+        OperandRule::PlusFormat => ", and only with +FORMAT operands".to_owned(),
+        OperandRule::AtMost(n) => format!(", and only with at most {}", operand_count(n)),
+    };
+    format!("{program} may run with {options}{operands} ({why}).")
+}
+
+/// What a program's operands may be, as the texts say it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum OperandRule {
+    /// Any.
+    Any,
+    /// Only `+FORMAT`.
+    PlusFormat,
+    /// At most this many file operands.
+    AtMost(usize),
+}
+
+/// The description's limit of `ps`.
+pub(crate) const LIMIT_PS: &str = "without the e modifier (environments)";
+
+/// The description's limit of a program that takes any arguments but `tokens`.
+pub(crate) fn limit_all_but(tokens: &[&str]) -> String {
+    format!("without {}", tokens.join(", "))
+}
+
+/// The description's limit of a program allowed only with one of `one_of`.
+pub(crate) fn limit_exactly_one(one_of: &[&str]) -> String {
+    format!("only {}", one_of.join(" or "))
+}
+
+/// The description's limit of a program that may only print (`flags`).
+pub(crate) fn limit_only_flags(flags: &[&str]) -> String {
+    format!("only to print it ({})", flags.join(", "))
+}
+
+/// The description's limit of GNU options with some refused and a rule for the operands.
+pub(crate) fn limit_options(denied: Option<&str>, operands: OperandRule) -> String {
+    let mut limits: Vec<String> = denied.map(|d| format!("without {d}")).into_iter().collect();
+    match operands {
+        OperandRule::Any => {}
+        OperandRule::PlusFormat => limits.push("operands only +FORMAT".to_owned()),
+        OperandRule::AtMost(n) => limits.push(format!("at most {}", operand_count(n))),
     }
+    limits.join(", ")
 }
 
 fn operand_count(n: usize) -> String {
@@ -265,14 +323,6 @@ fn operand_count(n: usize) -> String {
         1 => "one file operand".to_owned(),
         n => format!("{n} file operands"),
     }
-}
-
-/// The refused options of `rules`, or `None` when it refuses none.
-fn denied(rules: &crate::policy::OptionRules) -> Option<String> {
-    let short = rules.denied_short.chars().map(|c| format!("-{c}"));
-    let long = rules.denied_long.iter().map(|l| format!("--{l}"));
-    let all: Vec<String> = short.chain(long).collect();
-    (!all.is_empty()).then(|| all.join(", "))
 }
 
 /// Why `find` loses its action primaries.
@@ -295,48 +345,54 @@ pub(crate) const WHY_FILE: &str = "it writes a compiled magic file";
 
 // ---- what run_shell may not read (guard) ------------------------------------------------------
 
-/// The text of a call the guard refused.
-pub(crate) fn blocked(blocked: &Blocked) -> String {
-    match blocked {
-        Blocked::DeftProcess { given, path, pid } => format!(
-            "Refused: '{given}' leads to {}, a file of one of deft's own processes (pid {pid}). \
-             run_shell may not read deft's processes' environment, command line, memory, open \
-             files or threads under /proc: they hold deft's secrets (its model key and tokens). \
-             Their stat, status and limits files may be read; to list processes use ps (without \
-             its e modifier) or get_system_info.",
-            path.display()
-        ),
-        Blocked::Protected {
-            given,
-            path,
-            folder,
-        } => format!(
-            "Refused: '{given}' leads to {}, inside {}, deft's own data folder (its key file, \
-             database and tokens); run_shell may not read it. Work with files outside it.",
-            path.display(),
-            folder.display()
-        ),
-        Blocked::Memory { given, path } => format!(
-            "Refused: '{given}' leads to {}, which exposes the machine's memory; run_shell may \
-             not read it.",
-            path.display()
-        ),
-        Blocked::Holds {
-            program,
-            given,
-            path,
-        } => format!(
-            "Refused: {program} would read the folder {} ('{given}') and everything in it, which \
-             includes deft's own processes under /proc or deft's data folder, and run_shell may \
-             not read those. Give {program} a narrower folder (with a recursive search, name it \
-             as an argument, or set cwd to it).",
-            path.display()
-        ),
-        Blocked::TooLong { parts } => format!(
-            "Refused: the arguments name {parts} possible file paths, more than run_shell checks \
-             in one call; run a shorter command."
-        ),
-    }
+/// A path into one of deft's own processes under /proc.
+pub(crate) fn blocked_deft_process(given: &str, path: &Path, pid: u32) -> String {
+    format!(
+        "Refused: '{given}' leads to {}, a file of one of deft's own processes (pid {pid}). \
+         run_shell may not read deft's processes' environment, command line, memory, open \
+         files or threads under /proc: they hold deft's secrets (its model key and tokens). \
+         Their stat, status and limits files may be read; to list processes use ps (without \
+         its e modifier) or get_system_info.",
+        path.display()
+    )
+}
+
+/// A path inside deft's data folder.
+pub(crate) fn blocked_protected(given: &str, path: &Path, folder: &Path) -> String {
+    format!(
+        "Refused: '{given}' leads to {}, inside {}, deft's own data folder (its key file, \
+         database and tokens); run_shell may not read it. Work with files outside it.",
+        path.display(),
+        folder.display()
+    )
+}
+
+/// A path to the machine's memory.
+pub(crate) fn blocked_memory(given: &str, path: &Path) -> String {
+    format!(
+        "Refused: '{given}' leads to {}, which exposes the machine's memory; run_shell may \
+         not read it.",
+        path.display()
+    )
+}
+
+/// A folder reader given a folder that holds what may not be read.
+pub(crate) fn blocked_holds(program: &str, given: &str, path: &Path) -> String {
+    format!(
+        "Refused: {program} would read the folder {} ('{given}') and everything in it, which \
+         includes deft's own processes under /proc or deft's data folder, and run_shell may \
+         not read those. Give {program} a narrower folder (with a recursive search, name it \
+         as an argument, or set cwd to it).",
+        path.display()
+    )
+}
+
+/// Too many argument parts to follow.
+pub(crate) fn blocked_too_long(parts: usize) -> String {
+    format!(
+        "Refused: the arguments name {parts} possible file paths, more than run_shell checks \
+         in one call; run a shorter command."
+    )
 }
 
 /// The check of what a call may read could not run.
@@ -412,11 +468,17 @@ pub(crate) fn timed_out(secs: u64) -> String {
 }
 
 /// `run_shell` failed because the time limit passed: what ran, and the output it left.
-pub(crate) fn run_timed_out(program: &str, secs: u64, stdout: &str, stderr: &str) -> String {
+pub(crate) fn run_timed_out(
+    program: &str,
+    secs: u64,
+    max_secs: u64,
+    stdout: &str,
+    stderr: &str,
+) -> String {
     let mut text = format!(
         "Error: {program} did not finish within its time limit of {secs} s; it and everything it \
          started were killed, so it may have done only part of its work. Retry with a longer \
-         timeout (at most {MAX_TIMEOUT_SECS} s) or a narrower command."
+         timeout (at most {max_secs} s) or a narrower command."
     );
     for (name, output) in [("stdout", stdout), ("stderr", stderr)] {
         if !output.trim().is_empty() {

@@ -198,7 +198,7 @@ async fn profile(
     globals: &Globals,
     device: &deft_tools::Device,
     run_id: &str,
-) -> (RunProfile, Option<Arc<deft_memory::Session>>) {
+) -> (RunProfile, Option<Arc<deft_memory::MemorySession>>) {
     if args.designer {
         return (deft_designer::profile(device), None);
     }
@@ -235,7 +235,7 @@ async fn open_memory(args: &Args, globals: &Globals) -> Option<deft_memory::Memo
 /// After the answer: distils the run into the memory (when it completed and acted), with a
 /// spinner, and prints what was saved, merged or dropped.
 async fn distil(
-    session: &deft_memory::Session,
+    session: &deft_memory::MemorySession,
     llm: &LlmClient,
     outcome: &deft_agent::RunOutcome,
     cancel: &tokio_util::sync::CancellationToken,

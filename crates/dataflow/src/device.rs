@@ -7,15 +7,14 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use deft_protocol::selector::{Fit, MatchMode, Selector};
 use deft_protocol::task_run::MatchedControl;
-use deft_protocol::{
-    Command, CommandResult, EventKind, ResultStatus, ToolInfo, ToolStep, ToolType,
-};
+use deft_protocol::{CommandResult, ResultStatus, ToolInfo, ToolType};
 use deft_tools::computer::LIST_TOOLS;
-use deft_tools::{AppSelection, Device, ExecContext};
+use deft_tools::session::{self, DeviceSession};
+use deft_tools::{AppSelection, Device};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -45,92 +44,46 @@ const CLEANUP_DEADLINE: Duration = Duration::from_secs(20);
 
 /// One document open on one device.
 pub struct DocSession<'a> {
-    device: &'a Device,
+    /// The device, the window selected now; its calls are recorded in the task's log.
+    session: DeviceSession<'a>,
     spec: &'a AppSpec,
     document: PathBuf,
-    cancel: CancellationToken,
-    app: Option<AppSelection>,
     tools: Option<BTreeMap<String, ToolInfo>>,
 }
 
 impl<'a> DocSession<'a> {
-    /// A session for `document` (absolute) of the app `spec` on `device`; nothing is opened yet.
+    /// A session for `document` (absolute) of the app `spec` on `device`, recorded in `log`;
+    /// nothing is opened yet.
     pub fn new(
         device: &'a Device,
         spec: &'a AppSpec,
         document: &Path,
         cancel: CancellationToken,
+        log: &TaskLog,
     ) -> Self {
+        let session =
+            DeviceSession::new(device, cancel, log.emitter().clone()).with_deadline(CALL_DEADLINE);
         DocSession {
-            device,
+            session,
             spec,
             document: document.to_owned(),
-            cancel,
-            app: None,
             tools: None,
         }
     }
 
-    fn ctx(&self, agent: Agent, cancel: CancellationToken, deadline: Duration) -> ExecContext {
-        let mut ctx = ExecContext::new(&self.device.id, &self.device.profile);
-        ctx.cancel = cancel;
-        ctx.deadline = deadline;
-        if agent == Agent::App
-            && let Some(app) = &self.app
-        {
-            app.apply(&mut ctx);
-        }
-        ctx
-    }
-
-    /// One call, recorded in `log`; `cancel` and `deadline` bound it.
-    async fn call_with(
-        &mut self,
-        log: &mut TaskLog,
-        call: Call<'_>,
-        cancel: CancellationToken,
-        deadline: Duration,
-    ) -> CommandResult {
-        let call_id = uuid::Uuid::new_v4().to_string();
-        let shown = Value::Object(call.args.clone());
-        log.emit(EventKind::StepStart {
-            call_id: call_id.clone(),
-            tool: call.tool.to_owned(),
-            args: shown.clone(),
-        });
-        let cmd = Command {
-            call_id: call_id.clone(),
-            tool_name: call.tool.to_owned(),
-            parameters: call.args,
-            tool_type: call.tool_type,
-        };
-        let ctx = self.ctx(call.agent, cancel, deadline);
-        let started = Instant::now();
-        let result = self
-            .device
-            .dispatcher
-            .execute(&ctx, vec![cmd])
-            .await
-            .pop()
-            .unwrap_or_else(|| CommandResult::failure(&call_id, "the device gave no result", None));
-        let took = started.elapsed();
-        log.tool_time += took;
-        let mut step = ToolStep::from_result(call.tool, shown, &result, log.images(), took);
-        if call.tool == LIST_TOOLS {
-            // The log names the tools; their schemas would drown the report.
-            step.result["result"] = json!(tool_names(&result.result));
-        }
-        log.emit(EventKind::Step(step));
-        if let Some(selection) = AppSelection::from_result(&result) {
-            self.app = Some(selection);
+    /// One call through the device session, its time added to `log`'s; a window it selects
+    /// brings other tools.
+    async fn call_as(&mut self, log: &mut TaskLog, call: session::Call<'_>) -> CommandResult {
+        let called = self.session.call(call).await;
+        log.tool_time += called.took;
+        if AppSelection::from_result(&called.result).is_some() {
             self.tools = None;
         }
-        result
+        called.result
     }
 
     async fn call(&mut self, log: &mut TaskLog, call: Call<'_>) -> CommandResult {
-        let cancel = self.cancel.clone();
-        self.call_with(log, call, cancel, CALL_DEADLINE).await
+        self.call_as(log, call.into_session()).await
     }
 
     /// A call whose failure is a stage error.
@@ -144,7 +97,7 @@ impl<'a> DocSession<'a> {
     }
 
     fn device_error(&self, tool: &str, error: Option<String>) -> StageError {
-        let kind = if self.cancel.is_cancelled() {
+        let kind = if self.session.cancel().is_cancelled() {
             "Interrupted"
         } else {
             "DeviceError"
@@ -156,8 +109,8 @@ impl<'a> DocSession<'a> {
     /// The arguments of `call` with its placeholders filled in.
     fn args_of(&self, call: &DocCall) -> Map<String, Value> {
         let root = self
-            .app
-            .as_ref()
+            .session
+            .app()
             .map(|a| a.root.clone())
             .unwrap_or_default();
         let fill = |s: &str| fill_placeholders(s, &self.document, &root);
@@ -179,7 +132,7 @@ impl<'a> DocSession<'a> {
             )
             .await
             .map_err(|e| e.at("open"))?;
-        if self.app.is_some() {
+        if self.is_open() {
             return Ok(());
         }
         let Some(id) = window_id(&opened) else {
@@ -200,7 +153,7 @@ impl<'a> DocSession<'a> {
         )
         .await
         .map_err(|e| e.at("open"))?;
-        if self.app.is_none() {
+        if !self.is_open() {
             return Err(StageError::new(
                 "DeviceError",
                 texts::open_named_no_window("select_application_window"),
@@ -330,11 +283,12 @@ impl<'a> DocSession<'a> {
         let call = self.spec.close.clone();
         let agent = AppSpec::agent_of(&call, Agent::Host);
         let args = self.args_of(&call);
-        let close = Call::new(agent, Some(ToolType::Action), &call.tool, args);
-        let r = self
-            .call_with(log, close, CancellationToken::new(), CLEANUP_DEADLINE)
-            .await;
-        self.app = None;
+        let close = Call::new(agent, Some(ToolType::Action), &call.tool, args)
+            .into_session()
+            .with_cancel(CancellationToken::new())
+            .with_deadline(CLEANUP_DEADLINE);
+        let r = self.call_as(log, close).await;
+        self.session.select(None);
         self.tools = None;
         match r.status {
             ResultStatus::Success => Ok(()),
@@ -348,16 +302,8 @@ impl<'a> DocSession<'a> {
 
     /// Whether the document's window is selected.
     pub fn is_open(&self) -> bool {
-        self.app.is_some()
+        self.session.app().is_some()
     }
-}
-
-/// The names in a `list_tools` answer.
-fn tool_names(listed: &Value) -> Vec<&str> {
-    listed
-        .as_array()
-        .map(|a| a.iter().filter_map(|t| t["tool_name"].as_str()).collect())
-        .unwrap_or_default()
 }
 
 /// One tool call: which Computer, the tool and its arguments.
@@ -386,6 +332,16 @@ impl<'t> Call<'t> {
     /// An observation of the document's window.
     fn observe(tool: &'t str, args: Map<String, Value>) -> Self {
         Call::new(Agent::App, Some(ToolType::DataCollection), tool, args)
+    }
+
+    /// The device session's call: on the window's Computer for [`Agent::App`].
+    fn into_session(self) -> session::Call<'t> {
+        session::Call::new(
+            self.tool_type,
+            self.tool,
+            Value::Object(self.args),
+            self.agent == Agent::App,
+        )
     }
 }
 

@@ -27,7 +27,6 @@ pub mod device;
 pub mod folders;
 pub mod log;
 pub mod model;
-pub mod parse;
 pub mod pipeline;
 pub mod reformat;
 pub mod result;

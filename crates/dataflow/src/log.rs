@@ -12,14 +12,15 @@ use std::time::Duration;
 
 use deft_protocol::event::DeltaKind;
 use deft_protocol::task_run::{MatchedControl, StepStatus, TaskStepResult, TaskStepStart};
-use deft_protocol::{AgentEvent, DoneStatus, EventKind, EventSink, ImageSink, NullImages, Usage};
+use deft_protocol::{DoneStatus, EventKind, EventSink, ImageSink, Usage};
+use deft_tools::emitter::Emitter;
 use deft_trace::{TraceMeta, TraceWriter};
 
 /// One task's event log.
 pub struct TaskLog {
     trace: Option<Arc<TraceWriter>>,
-    null: NullImages,
-    seq: u64,
+    /// The task's event stream (into the trace); its device calls emit into it too.
+    em: Emitter,
     /// Model calls so far.
     pub usage: Usage,
     /// Time inside model calls.
@@ -38,8 +39,17 @@ impl TaskLog {
                 None
             }
         };
+        let em = match &trace {
+            Some(t) => {
+                let events: Arc<dyn EventSink> = t.clone();
+                let images: Arc<dyn ImageSink> = t.clone();
+                Emitter::new(vec![events], images)
+            }
+            None => Emitter::discard(),
+        };
         TaskLog {
             trace,
+            em,
             ..TaskLog::discard()
         }
     }
@@ -48,8 +58,7 @@ impl TaskLog {
     pub fn discard() -> TaskLog {
         TaskLog {
             trace: None,
-            null: NullImages::default(),
-            seq: 0,
+            em: Emitter::discard(),
             usage: Usage::default(),
             model_time: Duration::ZERO,
             tool_time: Duration::ZERO,
@@ -58,21 +67,17 @@ impl TaskLog {
 
     /// Records one event.
     pub fn emit(&mut self, kind: EventKind) {
-        self.seq += 1;
-        if let Some(t) = &self.trace {
-            t.send(&AgentEvent {
-                seq: self.seq,
-                kind,
-            });
-        }
+        self.em.emit(kind);
+    }
+
+    /// The task's event stream (a device session of the task emits into it).
+    pub fn emitter(&self) -> &Emitter {
+        &self.em
     }
 
     /// Where images go (the log's `images/`).
     pub fn images(&self) -> &dyn ImageSink {
-        match &self.trace {
-            Some(t) => t.as_ref(),
-            None => &self.null,
-        }
+        self.em.images().as_ref()
     }
 
     /// Keeps image bytes; returns their id.

@@ -1,17 +1,19 @@
-//! The model the stages ask: one OpenAI-compatible chat call per question (the agent's client,
-//! with its retries and error texts), a system prompt, a user message with the screenshots when
-//! `VISUAL_MODE` is on, and a JSON object read tolerantly out of the answer. The answer and the
-//! usage go to the task's log.
+//! The model the stages ask: one OpenAI-compatible chat call per question (the agent's one
+//! question wrapper, `deft_agent::llm::ask`, with the client's retries and error texts), a system
+//! prompt, a user message with the screenshots when `VISUAL_MODE` is on, and a JSON object read
+//! tolerantly out of the answer (`deft_agent::answer`). The answer and the usage go to the task's
+//! log.
 
 use std::time::Instant;
 
-use deft_agent::llm::{LlmClient, LlmError};
+use deft_agent::answer::json_object;
+use deft_agent::llm::{self, AskError, AskOptions, CallUsage, LlmClient, LlmError};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::log::TaskLog;
-use crate::parse::json_object;
 use crate::result::StageError;
+use crate::texts;
 
 /// The widest screenshot sent to the model.
 const IMAGE_MAX_WIDTH: u32 = 1280;
@@ -61,28 +63,24 @@ impl Model {
     ) -> Result<(Map<String, Value>, String), StageError> {
         let messages = self.messages(&q);
         let started = Instant::now();
-        let answer = self.llm.complete(&messages, &[], cancel, &mut |_| {}).await;
+        let answer = llm::ask(&self.llm, &messages, &AskOptions::default(), cancel).await;
         let took = started.elapsed();
         log.model_time += took;
         log.model_call(&json!({
             "stage": q.stage,
             "messages": without_images(&messages),
-            "answer": answer.as_ref().map(|c| c.content.as_str()).ok(),
-            "reasoning": answer.as_ref().map(|c| c.reasoning.as_str()).ok().filter(|r| !r.is_empty()),
+            "answer": answer.as_ref().map(|a| a.text.as_str()).ok(),
+            "reasoning": answer.as_ref().map(|a| a.reasoning.as_str()).ok().filter(|r| !r.is_empty()),
             "error": answer.as_ref().err().map(ToString::to_string),
             "seconds": took.as_secs_f64(),
         }));
         let completion = answer.map_err(|e| model_error(q.stage, &e))?;
-        log.usage.calls += 1;
-        if let Some(u) = completion.usage {
-            log.usage.prompt_tokens += u.prompt_tokens;
-            log.usage.completion_tokens += u.completion_tokens;
-            log.usage.total_tokens += u.total_tokens;
-        }
-        log.model_answer(&completion.reasoning, &completion.content);
-        let object = json_object(&completion.content)
-            .map_err(|e| StageError::new("ModelAnswerError", e).at(q.stage))?;
-        Ok((object, completion.content))
+        CallUsage::add_to(completion.usage, &mut log.usage);
+        log.model_answer(&completion.reasoning, &completion.text);
+        let object = json_object(&completion.text).ok_or_else(|| {
+            StageError::new("ModelAnswerError", texts::not_json(&completion.text)).at(q.stage)
+        })?;
+        Ok((object, completion.text))
     }
 
     fn messages(&self, q: &Question<'_>) -> Vec<Value> {
@@ -125,9 +123,9 @@ fn without_images(messages: &[Value]) -> Vec<Value> {
         .collect()
 }
 
-fn model_error(stage: &str, e: &LlmError) -> StageError {
+fn model_error(stage: &str, e: &AskError) -> StageError {
     let kind = match e {
-        LlmError::Cancelled => "Interrupted",
+        AskError::Llm(LlmError::Cancelled) => "Interrupted",
         _ => "ModelError",
     };
     StageError::new(kind, e.to_string()).at(stage)

@@ -69,7 +69,7 @@ const PROMPT: &str = include_str!("../prompts/designer.j2");
 
 /// The designer profile of one run on `device`: a fresh session (observations, submissions).
 pub fn profile(device: &Device) -> RunProfile {
-    let session = Arc::new(Session::new(device));
+    let session = Arc::new(DesignerRun::new(device));
     let mut vars = serde_json::Map::new();
     vars.insert(
         "step_language".into(),
@@ -102,7 +102,7 @@ fn step_language() -> &'static str {
 
 /// One designer run: what it saw, what it submitted, and the accepted draft. The run's
 /// extension.
-struct Session {
+struct DesignerRun {
     submit: Arc<SubmitTask>,
 }
 
@@ -120,9 +120,9 @@ struct State {
     accepted: Option<DraftOutcome>,
 }
 
-impl Session {
+impl DesignerRun {
     fn new(device: &Device) -> Self {
-        Session {
+        DesignerRun {
             submit: Arc::new(SubmitTask {
                 device: device.id.clone(),
                 kind: DeviceKind::of_profile(&device.profile),
@@ -191,7 +191,7 @@ fn answer(call_id: &str, verdict: Verdict) -> PlatformAnswer {
     }
 }
 
-impl RunExtension for Session {
+impl RunExtension for DesignerRun {
     fn start<'a>(&'a self, _: Starting<'a>) -> BoxFuture<'a, Preparation> {
         let tools: Vec<Arc<dyn PlatformTool>> = vec![self.submit.clone()];
         Box::pin(async move {

@@ -14,9 +14,9 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::model::{Answer, Question};
-use crate::salvage::salvage;
 use crate::trajectory::cut;
 use crate::{Memory, texts};
+use deft_agent::answer::salvage;
 
 /// The job name of the daily audit on the scheduler.
 pub const AUDIT_JOB: &str = "experience_audit";

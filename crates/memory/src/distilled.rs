@@ -1,5 +1,6 @@
-//! What distilling did with each candidate, as the run's cards: items grouped by outcome (saved,
-//! merged, dropped — in that order), each outcome logged.
+//! What distilling knows of a run (`RunFacts`) and what it did with each candidate, as the run's
+//! cards: items grouped by outcome (saved, merged, dropped — in that order), each outcome logged;
+//! the cards of a library that brought nothing.
 
 use deft_protocol::memory::{MemoryItem, MemoryKind, MemoryNote, MemoryOutcome};
 
@@ -82,4 +83,59 @@ impl Outcomes {
         })
         .collect()
     }
+}
+
+/// What distilling knows of the run.
+pub(crate) struct RunFacts<'a> {
+    /// The goal.
+    pub task: &'a str,
+    /// The final answer.
+    pub answer: &'a str,
+    /// The run's id.
+    pub run_id: Option<&'a str>,
+    /// The ids of the experiences recalled into the run (their use is counted already).
+    pub recalled: &'a [String],
+}
+
+/// The card of a library whose distilling brought no candidate (the call failed, the answer
+/// was unusable): one item named `title` with the reason.
+pub(crate) fn nothing(
+    kind: MemoryKind,
+    title: &str,
+    reason: String,
+    run: Option<&str>,
+) -> Vec<MemoryNote> {
+    tracing::warn!(run = run.unwrap_or("-"), kind = kind.as_str(), %reason, "memory distilling brought nothing");
+    vec![MemoryNote {
+        kind,
+        outcome: MemoryOutcome::Dropped,
+        note: texts::nothing_distilled(kind),
+        items: vec![MemoryItem {
+            id: None,
+            title: title.to_owned(),
+            score: None,
+            reason: Some(reason),
+        }],
+    }]
+}
+
+/// The card of a library for which the model found nothing reusable (`why`: its reason, if it
+/// gave one): a note without items — no candidate was dropped.
+pub(crate) fn found_nothing(
+    kind: MemoryKind,
+    why: Option<&str>,
+    run: Option<&str>,
+) -> Vec<MemoryNote> {
+    tracing::info!(
+        run = run.unwrap_or("-"),
+        kind = kind.as_str(),
+        why = why.unwrap_or(""),
+        "the model found nothing reusable"
+    );
+    vec![MemoryNote {
+        kind,
+        outcome: MemoryOutcome::Dropped,
+        note: texts::nothing_reusable(kind, why),
+        items: Vec::new(),
+    }]
 }

@@ -10,10 +10,10 @@
 //!   from a run's successful steps, recalled by name or alias, and run in one call by the
 //!   `run_action` platform tool through the task runner on the run's device.
 //!
-//! A run meets the memory through a [`Session`], a [`deft_agent::RunExtension`] in the run's
+//! A run meets the memory through a [`MemorySession`], a [`deft_agent::RunExtension`] in the run's
 //! profile (a chat's: designer runs take no part): recall at the start (a prompt section, a
 //! `memory` event, hits counted, `run_action` offered when actions were recalled), the
-//! trajectory while it runs, [`Session::distil`] after `done` was sent (never before: it must not delay it). Every
+//! trajectory while it runs, [`MemorySession::distil`] after `done` was sent (never before: it must not delay it). Every
 //! outcome is logged and comes back as a [`deft_protocol::memory::MemoryNote`] for the run's
 //! cards.
 //!
@@ -50,7 +50,6 @@ pub mod experience;
 mod index;
 mod model;
 mod recall;
-pub mod salvage;
 mod session;
 pub mod similar;
 pub mod texts;
@@ -66,7 +65,7 @@ pub use action::run::{ActionRun, RUN_ACTION};
 pub use audit::{AUDIT_JOB, AuditError, DEFAULT_AUDIT_CRON};
 pub use index::{Hit, RecallIndex};
 pub use recall::Recalled;
-pub use session::Session;
+pub use session::MemorySession;
 pub use trajectory::{Call, Trajectory};
 
 /// The memory's knobs. [`MemoryConfig::default`] suits `deft serve` and `deft run`.
@@ -151,8 +150,8 @@ impl Memory {
 
     /// A run's session with the memory (its [`deft_agent::RunExtension`]); `run_id` names the
     /// run in logs and as the source of what is distilled from it.
-    pub fn session(&self, run_id: Option<&str>) -> Arc<Session> {
-        Arc::new(Session::new(self.clone(), run_id.map(str::to_owned)))
+    pub fn session(&self, run_id: Option<&str>) -> Arc<MemorySession> {
+        Arc::new(MemorySession::new(self.clone(), run_id.map(str::to_owned)))
     }
 
     /// The recall index, rebuilt from the store when its memory generation moved on since it

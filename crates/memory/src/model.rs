@@ -1,4 +1,5 @@
-//! One model call of the memory (distilling, the audit): reasoning turned off (seed 001 §4.1: a
+//! One model call of the memory (distilling, the audit), through the agent's one question
+//! wrapper (`deft_agent::llm::ask`): reasoning turned off (seed 001 §4.1: a
 //! reasoning model spends the budget on reasoning and leaves the answer empty or cut), the
 //! answer capped in size (a runaway answer is cut where the cap is and read as cut off), and a
 //! time limit. The text comes back with whether it was cut.
@@ -11,7 +12,7 @@
 
 use std::time::Duration;
 
-use deft_agent::llm::{CallOptions, Delta, LlmClient, LlmError};
+use deft_agent::llm::{self, AskError, AskOptions, CallOptions, LlmClient, LlmError};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -96,49 +97,22 @@ pub async fn ask(
     limit: Duration,
     cancel: &CancellationToken,
 ) -> Result<Answer, CallFailed> {
-    let stop = cancel.child_token();
-    let mut text = String::new();
-    let mut capped = false;
-    let call = {
-        let stop = stop.clone();
-        let mut on_delta = |d: Delta| {
-            let Delta::Content(piece) = d else {
-                return;
-            };
-            if capped {
-                return;
-            }
-            let room = cap.saturating_sub(text.len());
-            if piece.len() <= room {
-                text.push_str(&piece);
-                return;
-            }
-            let mut end = room;
-            while !piece.is_char_boundary(end) {
-                end -= 1;
-            }
-            text.push_str(&piece[..end]);
-            capped = true;
-            stop.cancel();
-        };
-        let options = CallOptions {
+    let options = AskOptions {
+        call: CallOptions {
             no_thinking: true,
             ..CallOptions::default()
-        };
-        tokio::time::timeout(
-            limit,
-            llm.complete_with(messages, &[], &options, &stop, &mut on_delta),
-        )
-        .await
+        },
+        answer_cap: Some(cap),
+        time_limit: Some(limit),
     };
-    match call {
-        Ok(Ok(_) | Err(LlmError::Cancelled)) if capped => Ok(Answer { text, capped }),
-        Ok(Ok(done)) => Ok(Answer {
-            text: done.content,
-            capped,
+    match llm::ask(llm, messages, &options, cancel).await {
+        Ok(asked) => Ok(Answer {
+            text: asked.text,
+            capped: asked.capped,
         }),
-        Ok(Err(LlmError::Cancelled)) => Err(CallFailed(crate::texts::CALL_STOPPED.to_owned())),
-        Ok(Err(e)) => Err(CallFailed(e.to_string())),
-        Err(_) => Err(CallFailed(crate::texts::call_timed_out(limit))),
+        Err(AskError::Llm(LlmError::Cancelled)) => {
+            Err(CallFailed(crate::texts::CALL_STOPPED.to_owned()))
+        }
+        Err(e) => Err(CallFailed(e.to_string())),
     }
 }

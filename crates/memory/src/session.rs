@@ -2,36 +2,25 @@
 //! [`crate::MemoryConfig::recall_limit`]; a store that fails or stalls only means no memories),
 //! puts the sections into the prompt, shows the cards, counts the hits and offers `run_action`
 //! when actions were recalled; while the run goes it records the calls; after `done` was sent,
-//! [`Session::distil`] turns a completed run that acted into experiences and actions.
+//! [`MemorySession::distil`] turns a completed run that acted into experiences and actions.
 
 use std::sync::Arc;
 
 use deft_agent::llm::LlmClient;
 use deft_agent::{CallRecord, Preparation, RunExtension, RunOutcome, Starting};
 use deft_protocol::DoneStatus;
-use deft_protocol::memory::{MemoryItem, MemoryKind, MemoryNote, MemoryOutcome};
+use deft_protocol::memory::{MemoryKind, MemoryNote};
 use futures::future::BoxFuture;
 use parking_lot::Mutex;
 use tokio_util::sync::CancellationToken;
 
 use crate::action::run::RunActionTool;
+use crate::distilled::RunFacts;
 use crate::trajectory::Trajectory;
-use crate::{Memory, action, experience, texts};
-
-/// What distilling knows of the run.
-pub(crate) struct RunFacts<'a> {
-    /// The goal.
-    pub task: &'a str,
-    /// The final answer.
-    pub answer: &'a str,
-    /// The run's id.
-    pub run_id: Option<&'a str>,
-    /// The ids of the experiences recalled into the run (their use is counted already).
-    pub recalled: &'a [String],
-}
+use crate::{Memory, action, experience};
 
 /// One run's session (see the module docs).
-pub struct Session {
+pub struct MemorySession {
     memory: Memory,
     run_id: Option<String>,
     state: Mutex<State>,
@@ -44,9 +33,9 @@ struct State {
     trajectory: Trajectory,
 }
 
-impl Session {
+impl MemorySession {
     pub(crate) fn new(memory: Memory, run_id: Option<String>) -> Self {
-        Session {
+        MemorySession {
             memory,
             run_id,
             state: Mutex::new(State::default()),
@@ -63,7 +52,7 @@ impl Session {
         self.state.lock().trajectory.clone()
     }
 
-    /// Whether [`Session::distil`] has anything to do for this outcome: the run completed and
+    /// Whether [`MemorySession::distil`] has anything to do for this outcome: the run completed and
     /// some device action of it worked.
     pub fn will_distil(&self, outcome: &RunOutcome) -> bool {
         outcome.status == DoneStatus::Completed && self.state.lock().trajectory.acted()
@@ -163,7 +152,7 @@ impl Session {
     }
 }
 
-impl RunExtension for Session {
+impl RunExtension for MemorySession {
     fn start<'a>(&'a self, start: Starting<'a>) -> BoxFuture<'a, Preparation> {
         self.state.lock().goal = start.goal.to_owned();
         Box::pin(self.prepare(start.goal))
@@ -172,47 +161,4 @@ impl RunExtension for Session {
     fn called(&self, call: &CallRecord<'_>) {
         self.state.lock().trajectory.record(call);
     }
-}
-
-/// The card of a library whose distilling brought no candidate (the call failed, the answer
-/// was unusable): one item named `title` with the reason.
-pub(crate) fn nothing(
-    kind: MemoryKind,
-    title: &str,
-    reason: String,
-    run: Option<&str>,
-) -> Vec<MemoryNote> {
-    tracing::warn!(run = run.unwrap_or("-"), kind = kind.as_str(), %reason, "memory distilling brought nothing");
-    vec![MemoryNote {
-        kind,
-        outcome: MemoryOutcome::Dropped,
-        note: texts::nothing_distilled(kind),
-        items: vec![MemoryItem {
-            id: None,
-            title: title.to_owned(),
-            score: None,
-            reason: Some(reason),
-        }],
-    }]
-}
-
-/// The card of a library for which the model found nothing reusable (`why`: its reason, if it
-/// gave one): a note without items — no candidate was dropped.
-pub(crate) fn found_nothing(
-    kind: MemoryKind,
-    why: Option<&str>,
-    run: Option<&str>,
-) -> Vec<MemoryNote> {
-    tracing::info!(
-        run = run.unwrap_or("-"),
-        kind = kind.as_str(),
-        why = why.unwrap_or(""),
-        "the model found nothing reusable"
-    );
-    vec![MemoryNote {
-        kind,
-        outcome: MemoryOutcome::Dropped,
-        note: texts::nothing_reusable(kind, why),
-        items: Vec::new(),
-    }]
 }

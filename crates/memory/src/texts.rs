@@ -5,8 +5,6 @@
 //! The prompts ask in plain words and show no example answer to copy: an early prompt with a
 //! placeholder example got `"1. …\n2. …"` stored as a recipe (seed 001 §4.1).
 
-use std::time::Duration;
-
 use deft_protocol::memory::{MemoryKind, MemoryOutcome};
 
 /// The system prompt of experience distilling.
@@ -293,11 +291,6 @@ pub fn action_selected(root: &str, title: &str) -> String {
 
 /// A model call the run's stop ended.
 pub const CALL_STOPPED: &str = "the model call was stopped";
-
-/// A model call that took too long.
-pub fn call_timed_out(limit: Duration) -> String {
-    format!("the model did not answer within {} s", limit.as_secs())
-}
 
 // ---- Why a distilled candidate was dropped or trimmed (cards and logs) ----
 

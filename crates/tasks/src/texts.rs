@@ -4,8 +4,6 @@
 
 use serde_json::Value;
 
-use crate::step::StepType;
-
 /// How a JSON value is described in "must be …, not …".
 pub fn describe(v: &Value) -> String {
     match v {
@@ -173,18 +171,12 @@ pub fn step_not_object(got: &str) -> String {
     )
 }
 
-fn type_list(library: bool) -> String {
-    let types: Vec<&str> = StepType::ALL
-        .into_iter()
-        .filter(|t| !library || t.is_library())
-        .map(StepType::as_str)
-        .collect();
-    plain_list(types)
-}
-
-/// A step without a `type`.
-pub fn step_needs_type(library: bool) -> String {
-    format!("a step needs a type: one of {}", type_list(library))
+/// A step without a `type` (`types`: the step types allowed here).
+pub fn step_needs_type(types: &[&str]) -> String {
+    format!(
+        "a step needs a type: one of {}",
+        plain_list(types.iter().copied())
+    )
 }
 
 /// A `type` that is not a string.
@@ -192,28 +184,28 @@ pub fn step_type_not_string(got: &str) -> String {
     format!("a step's type must be a string such as \"click\", not {got}")
 }
 
-/// A `type` that names no step type.
-pub fn unknown_step_type(got: &str, suggestion: Option<&str>, library: bool) -> String {
+/// A `type` that names no step type (`types`: the step types allowed here).
+pub fn unknown_step_type(got: &str, suggestion: Option<&str>, types: &[&str]) -> String {
     let mut out = format!("unknown step type {got:?}");
     match suggestion {
         Some(s) => out.push_str(&format!("; did you mean {s:?}? The types: ")),
         None => out.push_str("; the types: "),
     }
-    out.push_str(&type_list(library));
+    out.push_str(&plain_list(types.iter().copied()));
     out
 }
 
-/// A task-only type in the action library.
-pub fn library_refused(kind: StepType) -> String {
-    let why = match kind {
-        StepType::ClickXy | StepType::Gesture => {
-            "coordinates break on another screen or window size; use click or swipe with a selector"
-        }
-        _ => "it admits only the 16 action types, no flow markers",
+/// A task-only type in the action library (`by_coordinates`: a step that acts on a point;
+/// `library_types`: the types the library admits).
+pub fn library_refused(kind: &str, by_coordinates: bool, library_types: &[&str]) -> String {
+    let why = if by_coordinates {
+        "coordinates break on another screen or window size; use click or swipe with a selector"
+    } else {
+        "it admits only the 16 action types, no flow markers"
     };
     format!(
         "{kind} is not allowed in the action library: {why} (library types: {})",
-        type_list(true)
+        plain_list(library_types.iter().copied())
     )
 }
 
@@ -345,10 +337,10 @@ pub const NO_STEPS: &str = "there are no steps: a run does nothing";
 /// `click_xy` without a note saying why coordinates.
 pub const CLICK_XY_WITHOUT_NOTE: &str = "click_xy clicks wherever the point falls once the window is another size or the layout moves; use click with a selector, or say in the step's note why a point is needed";
 
-/// A container whose steps are empty.
-pub fn empty_branch(owner: StepType, field: &str) -> String {
+/// A container (`loop`, `group`, `if_el`) whose steps are empty.
+pub fn empty_branch(owner: &str, field: &str) -> String {
     match owner {
-        StepType::IfEl => format!(
+        "if_el" => format!(
             "if_el's {field} has no steps; to act only when the control is absent, set \"gone\": true and put the steps in then"
         ),
         _ => format!("{owner} has no steps: it does nothing"),
@@ -363,7 +355,7 @@ pub fn modifier_words(keys: &str, instead: &str) -> String {
 }
 
 /// A step after one that ends the run.
-pub fn unreachable(ender: StepType, ender_path: &str) -> String {
+pub fn unreachable(ender: &str, ender_path: &str) -> String {
     format!("this step never runs: {ender} at {ender_path} ends the run before it")
 }
 
@@ -402,7 +394,7 @@ pub fn more_issues(count: usize, kind: &str) -> String {
 }
 
 /// A screen-power step on a device without one.
-pub fn no_screen_power(device: &str, kind: StepType) -> String {
+pub fn no_screen_power(device: &str, kind: &str) -> String {
     format!(
         "{device} has no screen power: {kind} fails there with \"not supported on this device\""
     )

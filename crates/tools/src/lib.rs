@@ -1,6 +1,7 @@
 //! deft's tool layer: from a Command to a real tool server and back.
 //!
 //! ```text
+//! DeviceSession::call(call)                   session.rs     one recorded tool call (step events)
 //! Dispatcher::execute(ctx, commands)          dispatcher.rs  (LocalDispatcher; the link adds Remote)
 //!   CommandRouter::execute(batch, commands)   router.rs      early exit, one Result per Command
 //!     ComputerManager::get_or_create(a, p, r) manager.rs     one Computer per agent::process::root
@@ -40,6 +41,7 @@ pub mod computer;
 pub mod device_env;
 pub mod devices;
 pub mod dispatcher;
+pub mod emitter;
 pub mod host;
 pub mod manager;
 pub mod pool;
@@ -47,6 +49,7 @@ pub mod router;
 pub mod secrets;
 pub mod selection;
 pub mod server;
+pub mod session;
 pub mod table;
 pub mod texts;
 

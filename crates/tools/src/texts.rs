@@ -11,6 +11,9 @@ pub const NO_ACTION: &str = "No action taken.";
 /// Error of a command skipped after an earlier failure.
 pub const SKIPPED_EARLY_EXIT: &str = "Skipped due to previous failure (early_exit=True).";
 
+/// A recorded call the device answered with no Result at all (`session::DeviceSession`).
+pub const NO_RESULT: &str = "the device returned no result for this call";
+
 /// Error of a command cancelled by a stop (docs/design.md "Failure texts").
 pub const STOPPED: &str =
     "Cancelled because the run was stopped; the action may not have completed.";

@@ -1,12 +1,15 @@
 //! The OpenAI-compatible streaming chat client: `POST {base}/chat/completions` with
-//! `stream: true`, deltas accumulated into a [`Completion`].
+//! `stream: true`, deltas accumulated into a [`Completion`]; [`ask`], one question without tools
+//! (the answer cap, a time limit, the usage) for the parts that ask rather than loop.
 
 mod accumulate;
+mod ask;
 mod client;
 mod endpoint;
 mod schema;
 
 pub use accumulate::{Accumulator, Completion, ToolCall};
+pub use ask::{AskError, AskOptions, Asked, ask};
 pub use client::{CallOptions, CapParam, LlmClient, LlmConfig, LlmError};
 pub use schema::{function_schema, sanitize_tool_name};
 

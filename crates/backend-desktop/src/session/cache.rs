@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use futures::future::join_all;
 
 use super::patch::{self, Changes};
-use super::{Connected, Session, WindowEntry};
+use super::{Connected, DesktopSession, WindowEntry};
 use crate::a11y::{self, ObjKey, Tree};
 use crate::describe::{self, Described, ValueSource};
 use crate::error::{ToolError, ToolResult};
@@ -22,7 +22,7 @@ pub(super) const MAX_NODES: usize = 5000;
 /// A cached walk is reused only this long, even without events (window moves send none).
 const CACHE_MAX_AGE: Duration = Duration::from_secs(5);
 
-impl Session {
+impl DesktopSession {
     /// The selected window's tree with the values of its edits, ranges and texts: the last walk
     /// while no AT-SPI event of the window's application came since (and it is younger than
     /// [`CACHE_MAX_AGE`]), else a new walk. Waits for a walk already under way.
@@ -30,7 +30,7 @@ impl Session {
         self.look(window, false).await
     }
 
-    /// [`Session::snapshot`], or with `fresh` always a new walk.
+    /// [`DesktopSession::snapshot`], or with `fresh` always a new walk.
     pub(super) async fn look(&self, window: &WindowEntry, fresh: bool) -> ToolResult<Snapshot> {
         let c = self.connected().await?;
         let _walk = self.walking.lock().await;

@@ -9,7 +9,7 @@ use atspi::State;
 use deft_protocol::observation::{Control, WindowSummary};
 use futures::future::join_all;
 
-use super::{ControlEntry, Maps, Resolved, Session, Snapshot, WindowEntry};
+use super::{ControlEntry, DesktopSession, Maps, Resolved, Snapshot, WindowEntry};
 use crate::a11y::{self, ObjKey, Tree};
 use crate::describe::{self, Described};
 use crate::error::{ToolError, ToolResult};
@@ -18,7 +18,7 @@ use crate::texts;
 /// Longest wait for a disabled control to become enabled.
 const ENABLE_WAIT: Duration = Duration::from_secs(10);
 
-impl Session {
+impl DesktopSession {
     /// Lists the selected window's controls: assigns ids, marks new controls, remembers the list.
     /// With `subtree` (a control id), returns only that control and its descendants; an id that
     /// is unknown, stale or of another window fails with the texts of an action on it, and a
@@ -68,7 +68,7 @@ impl Session {
         self.window_controls_of(&window).await
     }
 
-    /// [`Session::window_controls`] of `window`.
+    /// [`DesktopSession::window_controls`] of `window`.
     pub(super) async fn window_controls_of(&self, window: &WindowEntry) -> ToolResult<Look> {
         let snap = self.snapshot(window).await?;
         let mut maps = self.maps.lock().await;
@@ -90,7 +90,7 @@ impl Session {
     }
 
     /// Resolves a control id of the selected window (`name` as a check) and checks it right
-    /// before `action` ([`Session::validate`]): the control and its current rect.
+    /// before `action` ([`DesktopSession::validate`]): the control and its current rect.
     pub async fn checked_control(
         &self,
         id: &str,

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use futures::future::join_all;
 
-use super::{Connected, Session, Snapshot, WindowEntry};
+use super::{Connected, DesktopSession, Snapshot, WindowEntry};
 use crate::a11y::{self, ObjKey};
 use crate::describe::{self, ValueSource};
 use crate::error::ToolResult;
@@ -47,7 +47,7 @@ impl Connected {
     }
 }
 
-impl Session {
+impl DesktopSession {
     /// Whether an object of `before` that sent an event after event `since` now reads
     /// differently (name, role, states but focus, rect, value or text) or is gone. Only objects
     /// that announced a change are read, so this is fast; `false` means "not shown this way",

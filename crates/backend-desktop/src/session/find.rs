@@ -2,7 +2,7 @@
 //! selected window's controls are matched again each time its application sends an AT-SPI
 //! event — never on a timer — so the wait answers the moment the selector picks a control (or,
 //! waiting for it to go, picks none any more). The controls are those a listing gives, with the
-//! same ids (`Session::window_controls`), and the walk cache keeps each look cheap: property
+//! same ids (`DesktopSession::window_controls`), and the walk cache keeps each look cheap: property
 //! events patch the cached walk, structure events walk the window again.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -14,7 +14,7 @@ use deft_protocol::selector::{self, Found, MatchOptions, Selector};
 use serde_json::Value;
 use tokio::sync::watch;
 
-use super::{Connected, Look, Session, WindowEntry};
+use super::{Connected, DesktopSession, Look, WindowEntry};
 use crate::a11y;
 use crate::error::{ToolError, ToolResult};
 use crate::events::Since;
@@ -46,7 +46,8 @@ fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
-/// Counts one wait in [`Session::waits_in_flight`] while it lives (a cancelled call drops it).
+/// Counts one wait in [`DesktopSession::waits_in_flight`] while it lives (a cancelled call drops
+/// it).
 struct Waiting<'a>(&'a AtomicUsize);
 
 impl<'a> Waiting<'a> {
@@ -62,8 +63,8 @@ impl Drop for Waiting<'_> {
     }
 }
 
-impl Session {
-    /// How many [`Session::wait_for`] waits run now.
+impl DesktopSession {
+    /// How many [`DesktopSession::wait_for`] waits run now.
     pub fn waits_in_flight(&self) -> usize {
         self.waits.load(Ordering::SeqCst)
     }

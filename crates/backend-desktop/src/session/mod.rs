@@ -101,7 +101,7 @@ struct Maps {
 }
 
 /// The shared state of one desktop tool server instance.
-pub struct Session {
+pub struct DesktopSession {
     target: DesktopTarget,
     conn: OnceCell<Arc<Connected>>,
     maps: Mutex<Maps>,
@@ -123,9 +123,9 @@ struct Looks {
     patched: std::sync::atomic::AtomicUsize,
 }
 
-impl std::fmt::Debug for Session {
+impl std::fmt::Debug for DesktopSession {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Session")
+        f.debug_struct("DesktopSession")
             .field("target", &self.target)
             .finish_non_exhaustive()
     }
@@ -140,10 +140,10 @@ pub struct Resolved {
     pub warning: Option<String>,
 }
 
-impl Session {
+impl DesktopSession {
     /// A session on `target`; connects on first use.
     pub fn new(target: DesktopTarget) -> Self {
-        Session {
+        DesktopSession {
             target,
             conn: OnceCell::new(),
             maps: Mutex::new(Maps::default()),

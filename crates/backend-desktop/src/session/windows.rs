@@ -8,7 +8,7 @@ use deft_protocol::observation::{WindowSummary, WindowType};
 use futures::future::join_all;
 use zbus::Connection;
 
-use super::{Connected, Session, WindowEntry};
+use super::{Connected, DesktopSession, WindowEntry};
 use crate::a11y::{self, ObjKey};
 use crate::describe;
 use crate::error::{ToolError, ToolResult};
@@ -19,7 +19,7 @@ use crate::x11::XError;
 const WINDOW_ROLES: &[u32] = &[23, 69, 16, 2, 22];
 const DIALOG_ROLES: &[u32] = &[16, 2, 22];
 
-impl Session {
+impl DesktopSession {
     /// Enumerates the desktop's top-level windows (or returns the previous list when `refresh`
     /// is false), assigning ids.
     pub async fn list_windows(

@@ -61,7 +61,7 @@ async fn execute(cx: &mut TaskCtx<'_>, plan: &mut [Value]) -> Result<Executed, S
         .at(EXECUTE));
     }
     let document = cx.document()?;
-    let mut session = DocSession::new(cx.device, cx.spec, &document, cx.cancel.clone());
+    let mut session = DocSession::new(cx.device, cx.spec, &document, cx.cancel.clone(), &cx.log);
     let mut executed = Executed::default();
     let ran = run_plan(cx, &mut session, plan, &mut executed).await;
     if session.is_open() {

@@ -42,7 +42,7 @@ pub async fn run(cx: &mut TaskCtx<'_>) -> Result<(), StageError> {
 /// The prefill result, and the error that makes it unusable (a plan with unknown tools).
 async fn prefill(cx: &mut TaskCtx<'_>) -> Result<(Value, Option<StageError>), StageError> {
     let document = cx.document()?;
-    let mut session = DocSession::new(cx.device, cx.spec, &document, cx.cancel.clone());
+    let mut session = DocSession::new(cx.device, cx.spec, &document, cx.cancel.clone(), &cx.log);
     let observed = observe(cx, &mut session).await;
     if session.is_open()
         && let Err(e) = session.close(&mut cx.log).await

@@ -10,13 +10,12 @@ use deft_store::{NewAction, StoreError};
 use tokio_util::sync::CancellationToken;
 
 use super::check::{MAX_ALIASES, check_candidate};
-use crate::distilled::Outcomes;
+use crate::distilled::{Outcomes, RunFacts, found_nothing, nothing};
 use crate::model::{Answer, CallFailed, Question};
-use crate::salvage::{Salvaged, salvage};
-use crate::session::{RunFacts, found_nothing, nothing};
 use crate::texts::UNNAMED_ACTIONS as UNNAMED;
 use crate::trajectory::Trajectory;
 use crate::{Memory, texts};
+use deft_agent::answer::{Salvaged, salvage};
 
 /// Steps of the run shown to the model.
 pub const MAX_STEPS_IN: usize = 10;

@@ -10,12 +10,11 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::{duplicate, gate};
-use crate::distilled::Outcomes;
+use crate::distilled::{Outcomes, RunFacts, found_nothing, nothing};
 use crate::model::{Answer, CallFailed, Question};
-use crate::salvage::salvage;
-use crate::session::{RunFacts, found_nothing, nothing};
 use crate::trajectory::{Trajectory, cut};
 use crate::{Memory, texts};
+use deft_agent::answer::salvage;
 
 /// Calls shown to the model.
 const SHOWN_CALLS: usize = 40;
@@ -40,7 +39,7 @@ pub enum Parsed {
     Garbage(String),
 }
 
-/// Reads a distilling answer (see [`crate::salvage`]).
+/// Reads a distilling answer (see [`deft_agent::answer::salvage`]).
 pub fn parse(answer: &Answer, cap: usize) -> Parsed {
     let Some(salvaged) = salvage(&answer.text) else {
         return Parsed::Garbage(texts::NOT_JSON.to_owned());

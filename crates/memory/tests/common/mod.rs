@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use deft_agent::llm::{LlmClient, LlmConfig};
 use deft_agent::{Agent, AgentConfig, ConfirmPolicy, EventSink, NullImages, RunIo, RunOutcome};
-use deft_memory::{Memory, MemoryConfig, Session};
+use deft_memory::{Memory, MemoryConfig, MemorySession};
 use deft_protocol::AgentEvent;
 use deft_store::Store;
 use deft_test_support::fixture::FixtureServer;
@@ -99,7 +99,7 @@ impl World {
         &self,
         llm: &Arc<LlmClient>,
         goal: &str,
-    ) -> (RunOutcome, Arc<Session>, Arc<Collect>) {
+    ) -> (RunOutcome, Arc<MemorySession>, Arc<Collect>) {
         let session = self.memory.session(Some("run-test"));
         let config = AgentConfig {
             confirm: ConfirmPolicy::none(),

@@ -23,7 +23,7 @@ use deft_agent::llm::{LlmClient, LlmConfig};
 use deft_agent::{
     Agent, EventSink, HistoryMessage, RunIo, RunOutcome, RunProfile, RunRequest, RunTimings,
 };
-use deft_memory::Session;
+use deft_memory::MemorySession;
 use deft_protocol::{
     AgentEvent, DeltaKind, DoneStatus, DraftOutcome, EventKind, RunMode, RunStatus, StepSummary,
     Usage,
@@ -457,7 +457,7 @@ struct ClaimedRun {
     request: RunRequest,
     /// The run's session with the memory (a chat's, when runs use the memory); it takes part
     /// in the run through the request's profile and distils after `done`.
-    session: Option<Arc<Session>>,
+    session: Option<Arc<MemorySession>>,
 }
 
 impl ClaimedRun {

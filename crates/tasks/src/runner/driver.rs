@@ -1,19 +1,21 @@
-//! The runner's only way to a device: tool calls through the device's Dispatcher, as the agent
-//! makes them — recorded as `step_start` / `step` events, window selections followed from the
-//! HostAgent to the AppAgent Computer — and controls located with the device's own
-//! `find_controls`, so a selector means the same for a task, a model and the dataflow pipeline.
+//! The runner's only way to a device: tool calls through the device's Dispatcher, made as the
+//! agent makes them — through a `deft_tools::session::DeviceSession`, which records them as
+//! `step_start` / `step` events and follows window selections from the HostAgent to the AppAgent
+//! Computer — and controls located with the device's own `find_controls`, so a selector means the
+//! same for a task, a model and the dataflow pipeline.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use deft_protocol::found::chosen_control;
 use deft_protocol::selector::{MatchMode, Selector};
-use deft_protocol::{Command, CommandResult, EventKind, ResultStatus, ToolStep, ToolType};
-use deft_tools::{AppSelection, Device, ExecContext};
-use serde_json::{Map, Value, json};
+use deft_protocol::{CommandResult, ResultStatus, ToolType};
+use deft_tools::emitter::Emitter;
+use deft_tools::session::{Call, DeviceSession};
+use deft_tools::{AppSelection, Device};
+use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::bounds::{DEFAULT_STEP_TIMEOUT, Limit};
-use super::emit::Emitter;
 use super::texts;
 
 /// How many matches a locate asks for: the chosen one and a few to report ambiguity with.
@@ -47,67 +49,63 @@ impl std::fmt::Display for StepError {
 
 /// One task run's session on its device.
 pub(crate) struct Driver<'a> {
-    device: &'a Device,
+    /// The device, the window selected now, the recorded calls.
+    session: DeviceSession<'a>,
+    /// The run's stop (the session's).
     pub(crate) cancel: CancellationToken,
-    app: Option<AppSelection>,
+    /// The run's event stream (the session's).
     pub(crate) em: Emitter,
     /// The time the step running now may take: its tool calls' batch deadlines follow it.
     pub(crate) limit: Limit,
-    /// Time spent inside tool calls (the runner's own overhead is the rest).
-    pub(crate) tool_time: Duration,
-    /// Tool calls made.
-    pub(crate) calls: u64,
 }
 
 impl<'a> Driver<'a> {
     pub(crate) fn new(device: &'a Device, cancel: CancellationToken, em: Emitter) -> Self {
         Driver {
-            device,
+            session: DeviceSession::new(device, cancel.clone(), em.clone()),
             cancel,
-            app: None,
             em,
             limit: Limit::of(DEFAULT_STEP_TIMEOUT, Duration::ZERO, &[]),
-            tool_time: Duration::ZERO,
-            calls: 0,
         }
     }
 
     /// The device's id.
     pub(crate) fn device_id(&self) -> &str {
-        &self.device.id
+        &self.session.device().id
     }
 
     /// The device's profile (`desktop`, `browser`, …): which tools it has.
     pub(crate) fn profile(&self) -> &str {
-        &self.device.profile
+        &self.session.device().profile
     }
 
     /// Drops the window selection (its application was stopped).
     pub(crate) fn forget_app(&mut self) {
-        self.app = None;
+        self.session.select(None);
     }
 
     /// Whether an application window is selected (controls can be located).
     pub(crate) fn has_app(&self) -> bool {
-        self.app.is_some()
+        self.session.app().is_some()
     }
 
     /// The application window selected now.
     pub(crate) fn selection(&self) -> Option<&AppSelection> {
-        self.app.as_ref()
+        self.session.app()
     }
 
-    fn ctx(&self, on_app: bool) -> ExecContext {
-        let mut ctx = ExecContext::new(&self.device.id, &self.device.profile);
-        ctx.cancel = self.cancel.clone();
-        ctx.deadline = self.limit.call_deadline();
-        if on_app && let Some(app) = &self.app {
-            app.apply(&mut ctx);
-        }
-        ctx
+    /// Time spent inside tool calls (the runner's own overhead is the rest).
+    pub(crate) fn tool_time(&self) -> Duration {
+        self.session.tool_time()
+    }
+
+    /// Tool calls made.
+    pub(crate) fn calls(&self) -> u64 {
+        self.session.calls()
     }
 
     /// Runs one tool call on the device and records it; follows a window selection it reports.
+    /// Its batch deadline follows the step's limit.
     pub(crate) async fn call(
         &mut self,
         tool_type: ToolType,
@@ -115,53 +113,9 @@ impl<'a> Driver<'a> {
         args: Value,
         on_app: bool,
     ) -> CommandResult {
-        let ctx = self.ctx(on_app);
-        self.call_in(ctx, Some(tool_type), tool, args).await.0
-    }
-
-    /// [`Driver::call`] in `ctx` (`tool_type` none: the tool wherever the device routes it);
-    /// also the ids the call's images were kept under.
-    async fn call_in(
-        &mut self,
-        ctx: ExecContext,
-        tool_type: Option<ToolType>,
-        tool: &str,
-        args: Value,
-    ) -> (CommandResult, Vec<String>) {
-        let call_id = uuid::Uuid::new_v4().to_string();
-        self.em.emit(EventKind::StepStart {
-            call_id: call_id.clone(),
-            tool: tool.to_owned(),
-            args: args.clone(),
-        });
-        let parameters = match &args {
-            Value::Object(m) => m.clone(),
-            _ => Map::new(),
-        };
-        let cmd = Command {
-            call_id: call_id.clone(),
-            tool_name: tool.to_owned(),
-            parameters,
-            tool_type,
-        };
-        let started = Instant::now();
-        let result = self
-            .device
-            .dispatcher
-            .execute(&ctx, vec![cmd])
-            .await
-            .pop()
-            .unwrap_or_else(|| CommandResult::failure(&call_id, texts::NO_RESULT, None));
-        let took = started.elapsed();
-        self.tool_time += took;
-        self.calls += 1;
-        let step = ToolStep::from_result(tool, args, &result, self.em.images(), took);
-        let image_ids = step.image_ids.clone();
-        self.em.emit(EventKind::Step(step));
-        if let Some(selection) = AppSelection::from_result(&result) {
-            self.app = Some(selection);
-        }
-        (result, image_ids)
+        let call = Call::new(Some(tool_type), tool, args, on_app)
+            .with_deadline(self.limit.call_deadline());
+        self.session.call(call).await.result
     }
 
     /// A screenshot of the selected window (of the screen when none is selected, or when the
@@ -179,16 +133,15 @@ impl<'a> Driver<'a> {
     }
 
     async fn capture(&mut self, tool: &str, on_app: bool) -> Vec<String> {
-        let mut ctx = self.ctx(on_app);
-        if self.cancel.is_cancelled() {
-            ctx.cancel = CancellationToken::new();
-        }
-        ctx.deadline = SCREENSHOT_LIMIT;
         // By name alone: the desktop and the browser route their screenshots as observations,
         // and other devices may route them otherwise.
-        let (r, ids) = self.call_in(ctx, None, tool, json!({})).await;
-        if r.status == ResultStatus::Success {
-            ids
+        let mut call = Call::new(None, tool, json!({}), on_app).with_deadline(SCREENSHOT_LIMIT);
+        if self.cancel.is_cancelled() {
+            call = call.with_cancel(CancellationToken::new());
+        }
+        let called = self.session.call(call).await;
+        if called.result.status == ResultStatus::Success {
+            called.image_ids
         } else {
             Vec::new()
         }

@@ -10,7 +10,6 @@
 mod actions;
 mod bounds;
 mod driver;
-mod emit;
 mod exec;
 mod texts;
 
@@ -19,16 +18,35 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use deft_protocol::task_run::{StepStatus, TaskStepResult};
-use deft_protocol::{DoneStatus, EventKind, Usage};
+use deft_protocol::{DoneStatus, EventKind, EventSink, ImageSink, Usage};
 use deft_tools::Device;
+use deft_tools::emitter::Emitter;
 use tokio_util::sync::CancellationToken;
 
 pub use driver::{Located, StepError};
-pub use emit::RunSinks;
 
 use crate::step::{Task, limits};
 use crate::vars::Vars;
 use exec::{Cutoff, Exec, Flow};
+
+/// Where a task run's events and images go.
+#[derive(Clone)]
+pub struct RunSinks {
+    /// Every event, in order (the trace, the console's run log, the CLI printer).
+    pub events: Vec<Arc<dyn EventSink>>,
+    /// Image bytes (screenshots a tool returned).
+    pub images: Arc<dyn ImageSink>,
+}
+
+impl RunSinks {
+    /// Sinks that drop everything.
+    pub fn null() -> Self {
+        RunSinks {
+            events: Vec::new(),
+            images: Arc::new(deft_protocol::NullImages::default()),
+        }
+    }
+}
 
 /// What a run is given besides the task.
 #[derive(Debug, Clone, Default)]
@@ -77,7 +95,11 @@ pub async fn run_task(
     let limit = Duration::from_secs_f64(task.timeout_s.unwrap_or(limits::DEFAULT_TASK_TIMEOUT_S));
     let cutoff = Arc::new(Cutoff::new(limit));
     let mut exec = Exec {
-        d: driver::Driver::new(device, cancel.child_token(), emit::Emitter::new(sinks)),
+        d: driver::Driver::new(
+            device,
+            cancel.child_token(),
+            Emitter::new(sinks.events, sinks.images),
+        ),
         vars: Vars::for_run(task, &request.variables),
         results: Vec::new(),
         cutoff: cutoff.clone(),
@@ -109,8 +131,8 @@ pub async fn run_task(
         message: String::new(),
         steps: std::mem::take(&mut exec.results),
         total: started.elapsed(),
-        tool_time: exec.d.tool_time,
-        calls: exec.d.calls,
+        tool_time: exec.d.tool_time(),
+        calls: exec.d.calls(),
         app: exec.d.selection().cloned(),
     };
     report.message = texts::summary(

@@ -3,9 +3,6 @@
 
 use deft_protocol::selector::Selector;
 
-/// The device answered a call with no Result at all.
-pub const NO_RESULT: &str = "the device returned no result for this call";
-
 /// A control step before any window was opened or selected.
 pub const NO_WINDOW: &str = "no window is selected: start the task with open_app (or a step that selects a window) before steps that locate controls";
 

@@ -125,6 +125,16 @@ impl StepType {
         )
     }
 
+    /// The names of every step type, or of the library's (`library`), in [`StepType::ALL`]'s
+    /// order.
+    pub fn names(library: bool) -> Vec<&'static str> {
+        StepType::ALL
+            .into_iter()
+            .filter(|t| !library || t.is_library())
+            .map(StepType::as_str)
+            .collect()
+    }
+
     /// Whether it holds sub-steps (`loop`, `group`, `if_el`).
     pub fn is_container(self) -> bool {
         matches!(self, StepType::Loop | StepType::Group | StepType::IfEl)

@@ -70,9 +70,10 @@ impl DeviceKind {
 pub fn cannot(kind: DeviceKind, action: &Action) -> Option<String> {
     let screenless = matches!(kind, DeviceKind::Desktop | DeviceKind::Browser);
     match action {
-        Action::ScreenOn | Action::ScreenOff if screenless => {
-            Some(texts::no_screen_power(kind.called(), action.step_type()))
-        }
+        Action::ScreenOn | Action::ScreenOff if screenless => Some(texts::no_screen_power(
+            kind.called(),
+            action.step_type().as_str(),
+        )),
         Action::KeepScreen(_) if screenless => Some(texts::keep_screen_noop(kind.called())),
         Action::OpenApp(OpenApp::Url { .. }) if kind == DeviceKind::Desktop => {
             Some(texts::URL_ON_DESKTOP.to_owned())

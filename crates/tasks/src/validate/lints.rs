@@ -18,19 +18,19 @@ pub(super) fn step(ctx: &mut Ctx<'_>, step: &Step, path: &str) {
         Action::Loop(l) if l.steps.is_empty() => {
             ctx.warn(
                 format!("{path}.steps"),
-                texts::empty_branch(StepType::Loop, "steps"),
+                texts::empty_branch(StepType::Loop.as_str(), "steps"),
             );
         }
         Action::Group(g) if g.steps.is_empty() => {
             ctx.warn(
                 format!("{path}.steps"),
-                texts::empty_branch(StepType::Group, "steps"),
+                texts::empty_branch(StepType::Group.as_str(), "steps"),
             );
         }
         Action::IfEl(i) if i.then.is_empty() => {
             ctx.warn(
                 format!("{path}.then"),
-                texts::empty_branch(StepType::IfEl, "then"),
+                texts::empty_branch(StepType::IfEl.as_str(), "then"),
             );
         }
         Action::KeyEvent(k) => {
@@ -63,7 +63,7 @@ pub(super) fn list(ctx: &mut Ctx<'_>, steps: &[Step], path: &str) {
     {
         ctx.warn(
             format!("{path}[{}]", i + 1),
-            texts::unreachable(steps[i].step_type(), &format!("{path}[{i}]")),
+            texts::unreachable(steps[i].step_type().as_str(), &format!("{path}[{i}]")),
         );
     }
 }

@@ -116,7 +116,7 @@ fn step_type(ctx: &mut Ctx<'_>, v: Option<&Value>, path: &str) -> Option<StepTyp
     let library = ctx.library();
     let name = match v {
         None | Some(Value::Null) => {
-            ctx.error(at, texts::step_needs_type(library));
+            ctx.error(at, texts::step_needs_type(&StepType::names(library)));
             return None;
         }
         Some(Value::String(s)) => s,
@@ -126,16 +126,15 @@ fn step_type(ctx: &mut Ctx<'_>, v: Option<&Value>, path: &str) -> Option<StepTyp
         }
     };
     let Ok(kind) = name.parse::<StepType>() else {
-        let names = StepType::ALL
-            .into_iter()
-            .filter(|t| !library || t.is_library())
-            .map(StepType::as_str);
-        let hint = closest(name, names);
-        ctx.error(at, texts::unknown_step_type(name, hint, library));
+        let names = StepType::names(library);
+        let hint = closest(name, names.iter().copied());
+        ctx.error(at, texts::unknown_step_type(name, hint, &names));
         return None;
     };
     if library && !kind.is_library() {
-        ctx.error(at, texts::library_refused(kind));
+        let by_coordinates = matches!(kind, StepType::ClickXy | StepType::Gesture);
+        let text = texts::library_refused(kind.as_str(), by_coordinates, &StepType::names(true));
+        ctx.error(at, text);
         return None;
     }
     Some(kind)

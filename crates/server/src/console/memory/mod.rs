@@ -17,7 +17,7 @@ use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use deft_memory::{Memory, MemoryConfig, Session};
+use deft_memory::{Memory, MemoryConfig, MemorySession};
 use deft_store::{Store, StoreError};
 use deft_tasks::validate::{Issue, Report};
 use parking_lot::Mutex;
@@ -55,7 +55,7 @@ impl MemoryState {
     }
 
     /// A run's session, when runs use the memory.
-    pub fn session(&self, run_id: &str) -> Option<Arc<Session>> {
+    pub fn session(&self, run_id: &str) -> Option<Arc<MemorySession>> {
         self.for_runs.then(|| self.library.session(Some(run_id)))
     }
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use deft_agent::RunOutcome;
 use deft_agent::llm::LlmClient;
-use deft_memory::Session;
+use deft_memory::MemorySession;
 use deft_protocol::memory::MemoryNote;
 use tokio_util::sync::CancellationToken;
 
@@ -18,7 +18,7 @@ use crate::console::Console;
 pub fn mark_before_done(
     console: &Console,
     run_id: &str,
-    session: Option<&Session>,
+    session: Option<&MemorySession>,
     outcome: &RunOutcome,
 ) {
     if session.is_some_and(|s| s.will_distil(outcome)) {
@@ -30,7 +30,7 @@ pub fn mark_before_done(
 pub fn after_done(
     console: &Console,
     run_id: &str,
-    session: Option<Arc<Session>>,
+    session: Option<Arc<MemorySession>>,
     llm: Arc<LlmClient>,
     outcome: RunOutcome,
 ) {
