@@ -74,9 +74,9 @@ pub struct ConsoleConfig {
     /// Frames per second of the live view.
     pub live_fps: f64,
     /// The scheduler's clock (the system clock; tests may pass a manual one).
-    pub clock: Arc<dyn deft_tasks::scheduler::Clock>,
+    pub clock: Arc<dyn deft_app::scheduler::Clock>,
     /// The scheduler's settings.
-    pub scheduler: deft_tasks::scheduler::SchedulerConfig,
+    pub scheduler: deft_app::scheduler::SchedulerConfig,
     /// The experience and action libraries' settings; `None`: runs neither recall nor distil
     /// (`deft serve --no-memory`), the library routes still work.
     pub memory: Option<deft_memory::MemoryConfig>,
@@ -93,8 +93,8 @@ impl ConsoleConfig {
             cookie_secure: true,
             agent: AgentConfig::default(),
             live_fps: 2.0,
-            clock: Arc::new(deft_tasks::scheduler::SystemClock),
-            scheduler: deft_tasks::scheduler::SchedulerConfig::default(),
+            clock: Arc::new(deft_app::scheduler::SystemClock),
+            scheduler: deft_app::scheduler::SchedulerConfig::default(),
             memory: Some(deft_memory::MemoryConfig::default()),
         }
     }
@@ -118,8 +118,8 @@ struct Inner {
     runs: runs::Runs,
     live: live::LiveFeeds,
     tasks: tasks::runs::TaskRuns,
-    clock: Arc<dyn deft_tasks::scheduler::Clock>,
-    scheduler: deft_tasks::scheduler::SchedulerConfig,
+    clock: Arc<dyn deft_app::scheduler::Clock>,
+    scheduler: deft_app::scheduler::SchedulerConfig,
     /// This server's id, kept in the data folder (the owner of the task runs it runs).
     server_id: String,
     memory: memory::MemoryState,

@@ -11,12 +11,12 @@ use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use deft_agent::llm::{LlmClient, LlmConfig};
+use deft_app::scheduler::{JobFire, JobHandler, local_zone};
 use deft_memory::{AUDIT_JOB, AuditError, DEFAULT_AUDIT_CRON};
 use deft_store::{
     AuditRun, AuditStatus, AuditTrigger, Job, NewJob, Page, ScheduleKind, StoreError,
 };
 use deft_tasks::schedule::ScheduleSpec;
-use deft_tasks::scheduler::{JobFire, JobHandler, local_zone};
 use futures::future::BoxFuture;
 use serde::Deserialize;
 

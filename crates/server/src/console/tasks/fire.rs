@@ -7,8 +7,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use deft_app::scheduler::{Fire, FireHandler, FireOutcome, Scheduler};
 use deft_store::StoreError;
-use deft_tasks::scheduler::{Fire, FireHandler, FireOutcome, Scheduler};
 use futures::future::BoxFuture;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;

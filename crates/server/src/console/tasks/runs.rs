@@ -15,6 +15,7 @@ use axum::Json;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
+use deft_app::scheduler::SchedulerHandle;
 use deft_protocol::task_run::TaskStepStart;
 use deft_protocol::{AgentEvent, DoneStatus, EventKind, Usage};
 use deft_store::{
@@ -22,7 +23,6 @@ use deft_store::{
     TaskTrigger,
 };
 use deft_tasks::runner::RunRequest;
-use deft_tasks::scheduler::SchedulerHandle;
 use deft_tasks::validate::{Options, Report};
 use deft_tools::Devices;
 use deft_tools::devices::BusyGuard;
@@ -126,7 +126,7 @@ impl TaskRuns {
     /// What the scheduler does from now on (`None` before `deft serve` started it).
     pub fn scheduler_events(
         &self,
-    ) -> Option<tokio::sync::broadcast::Receiver<deft_tasks::scheduler::SchedulerEvent>> {
+    ) -> Option<tokio::sync::broadcast::Receiver<deft_app::scheduler::SchedulerEvent>> {
         self.scheduler.get().map(SchedulerHandle::subscribe)
     }
 
