@@ -9,4 +9,9 @@
 
 #![forbid(unsafe_code)]
 
+pub mod event_writer;
+pub mod run_log;
+pub mod runtime;
 pub mod scheduler;
+pub mod task_runs;
+pub mod title;

@@ -6,7 +6,7 @@
 //! - [`conversations`]: conversations and their messages.
 //! - [`runs`]: the one run slot (chats and designer mode), starting and stopping runs,
 //!   approvals ([`approvals`]); [`drafts`]: designer mode's kept draft and "try it"; every
-//!   event goes to a [`run_log::RunLog`] (fan-out to any number of SSE watchers) and to the store
+//!   event goes to a [`deft_app::run_log::RunLog`] (fan-out to any number of SSE watchers) and to the store
 //!   (replay after a restart); [`stream`] serves them as SSE, [`images`] the step images.
 //! - [`tasks`]: tasks, their schedules and runs (each run holds its device), the scheduler's
 //!   fire handler.
@@ -19,12 +19,10 @@ pub mod approvals;
 pub mod assets;
 pub mod conversations;
 pub mod drafts;
-pub mod event_writer;
 pub mod images;
 pub mod live;
 pub mod memory;
 pub mod passwords;
-pub mod run_log;
 pub mod runs;
 pub mod secrets;
 pub mod sessions;
@@ -41,6 +39,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use axum::Router;
 use axum::routing::{get, post};
 use deft_agent::AgentConfig;
+use deft_app::task_runs::TaskRuns;
 use deft_store::Store;
 
 use crate::AppState;
@@ -117,7 +116,7 @@ struct Inner {
     logins: sessions::LoginLimiter,
     runs: runs::Runs,
     live: live::LiveFeeds,
-    tasks: tasks::runs::TaskRuns,
+    tasks: Arc<TaskRuns>,
     clock: Arc<dyn deft_app::scheduler::Clock>,
     scheduler: deft_app::scheduler::SchedulerConfig,
     /// This server's id, kept in the data folder (the owner of the task runs it runs).
@@ -172,7 +171,7 @@ impl Console {
                 live: live::LiveFeeds::new(Duration::from_secs_f64(
                     1.0 / config.live_fps.clamp(0.1, 30.0),
                 )),
-                tasks: tasks::runs::TaskRuns::default(),
+                tasks: Arc::new(TaskRuns::default()),
                 memory: memory_state,
                 clock: config.clock,
                 scheduler: config.scheduler,
@@ -205,7 +204,12 @@ impl Console {
     }
 
     /// The task runs.
-    pub fn tasks(&self) -> &tasks::runs::TaskRuns {
+    pub fn tasks(&self) -> &TaskRuns {
+        &self.inner.tasks
+    }
+
+    /// The task runs, shared (a [`deft_app::task_runs::FreeNotice`] keeps them).
+    pub fn task_runs(&self) -> &Arc<TaskRuns> {
         &self.inner.tasks
     }
 
@@ -236,6 +240,11 @@ impl Console {
     /// Where task runs' trace folders go.
     pub fn task_traces_dir(&self) -> PathBuf {
         self.inner.data_dir.join("task-runs")
+    }
+
+    /// The trace folder of a task run.
+    pub fn task_trace_dir(&self, run_id: &str) -> PathBuf {
+        self.task_traces_dir().join(deft_trace::sanitize(run_id))
     }
 
     /// Stops the active run, if any, and waits up to `limit` for it to be stored and its

@@ -12,8 +12,8 @@ use deft_store::{StoreError, TaskRun, TaskRunStatus};
 use tokio_util::sync::CancellationToken;
 
 use super::record;
-use super::runs::{done_logged, done_of};
 use crate::console::{Console, texts};
+use deft_app::task_runs::{done_logged, done_of};
 
 /// How often a server says its runs go on.
 pub const HEARTBEAT: Duration = Duration::from_secs(15);

@@ -5,7 +5,6 @@
 //! saw is in the store and keeps its seq across a crash; `done` waits until the store has the
 //! run's end and the device is free.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -19,11 +18,11 @@ use deft_tools::devices::BusyGuard;
 use parking_lot::Mutex;
 use tokio::sync::mpsc;
 
-use super::runs::{ActiveTaskRun, done_logged, done_of, status_of};
-use crate::console::event_writer::{EventStore, store_until_done, write_batches};
-use crate::console::run_log::{LoggedEvent, RunLog};
-use crate::console::runs::agent_runtime;
 use crate::console::{Console, now_ms, texts};
+use deft_app::event_writer::{EventStore, store_until_done, write_batches};
+use deft_app::run_log::{LoggedEvent, RunLog};
+use deft_app::runtime::agent_runtime;
+use deft_app::task_runs::{ActiveTaskRun, done_logged, done_of, status_of};
 
 /// What the runner gets.
 pub struct Launch {
@@ -72,11 +71,6 @@ impl EventSink for TaskSink {
             step,
         });
     }
-}
-
-/// The trace folder of a run.
-pub fn trace_dir(console: &Console, run_id: &str) -> PathBuf {
-    console.task_traces_dir().join(deft_trace::sanitize(run_id))
 }
 
 /// Starts the runner for `run` on the agent runtime and a task that records its end.
@@ -274,7 +268,7 @@ pub async fn past_events(console: &Console, run_id: &str) -> Result<Vec<LoggedEv
     if first == 1 {
         return Ok(stored);
     }
-    let path = trace_dir(console, run_id).join("trace.jsonl");
+    let path = console.task_trace_dir(run_id).join("trace.jsonl");
     let mut events: Vec<LoggedEvent> = std::fs::read_to_string(&path)
         .unwrap_or_default()
         .lines()
