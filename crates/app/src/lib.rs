@@ -9,9 +9,13 @@
 
 #![forbid(unsafe_code)]
 
+mod app;
 pub mod event_writer;
 pub mod run_log;
 pub mod runtime;
 pub mod scheduler;
 pub mod task_runs;
+pub mod texts;
 pub mod title;
+
+pub use app::{App, AppConfig, now_ms};

@@ -1301,7 +1301,7 @@ async fn until_beat(h: &ConsoleHub, run: &str, now: i64) {
 /// first beat.)
 #[tokio::test]
 async fn a_draft_being_tried_is_this_servers_run_and_outlives_the_sweeps() {
-    use deft_server::console::tasks::liveness::HEARTBEAT;
+    use deft_app::task_runs::liveness::HEARTBEAT;
     let clock = ManualClock::new(deft_server::console::now_ms());
     let dir = tempfile::tempdir().unwrap();
     let h = hub_on(dir.path(), None, &clock).await;
@@ -1338,7 +1338,7 @@ async fn a_draft_being_tried_is_this_servers_run_and_outlives_the_sweeps() {
 
 #[tokio::test]
 async fn two_servers_on_postgres_interrupt_only_the_runs_of_a_silent_server() {
-    use deft_server::console::tasks::liveness::HEARTBEAT;
+    use deft_app::task_runs::liveness::HEARTBEAT;
     deft_test_support::postgres::with_scratch_database(|url| async move {
         let clock = ManualClock::new(deft_server::console::now_ms());
         let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());

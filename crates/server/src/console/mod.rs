@@ -40,6 +40,7 @@ use axum::Router;
 use axum::routing::{get, post};
 use deft_agent::AgentConfig;
 use deft_app::task_runs::TaskRuns;
+use deft_app::{App, AppConfig};
 use deft_store::Store;
 
 use crate::AppState;
@@ -106,7 +107,6 @@ pub struct Console {
 }
 
 struct Inner {
-    store: Store,
     data_dir: PathBuf,
     secrets: secrets::SecretBox,
     defaults: ModelDefaults,
@@ -116,11 +116,9 @@ struct Inner {
     logins: sessions::LoginLimiter,
     runs: runs::Runs,
     live: live::LiveFeeds,
-    tasks: Arc<TaskRuns>,
-    clock: Arc<dyn deft_app::scheduler::Clock>,
     scheduler: deft_app::scheduler::SchedulerConfig,
-    /// This server's id, kept in the data folder (the owner of the task runs it runs).
-    server_id: String,
+    /// The runs' application core (the store, this server's id, the clock, the task runs).
+    app: App,
     memory: memory::MemoryState,
 }
 
@@ -157,9 +155,14 @@ impl Console {
                 other => ConsoleError::Config(other.to_string()),
             })?;
         let memory_state = memory::MemoryState::new(&config.store, config.memory);
+        let app = App::new(AppConfig {
+            store: config.store,
+            data_dir: config.data_dir.clone(),
+            server_id,
+            clock: config.clock,
+        });
         let console = Console {
             inner: Arc::new(Inner {
-                store: config.store,
                 data_dir: config.data_dir,
                 secrets,
                 defaults: config.defaults,
@@ -171,26 +174,29 @@ impl Console {
                 live: live::LiveFeeds::new(Duration::from_secs_f64(
                     1.0 / config.live_fps.clamp(0.1, 30.0),
                 )),
-                tasks: Arc::new(TaskRuns::default()),
                 memory: memory_state,
-                clock: config.clock,
                 scheduler: config.scheduler,
-                server_id,
+                app,
             }),
         };
         runs::recover_interrupted(&console).await?;
-        tasks::liveness::recover_interrupted(&console).await?;
+        deft_app::task_runs::liveness::recover_interrupted(console.app()).await?;
         Ok(console)
     }
 
     /// This server's id (kept in the data folder, so a restart is the same server).
     pub fn server_id(&self) -> &str {
-        &self.inner.server_id
+        self.inner.app.server_id()
+    }
+
+    /// The runs' application core.
+    pub fn app(&self) -> &App {
+        &self.inner.app
     }
 
     /// The store.
     pub fn store(&self) -> &Store {
-        &self.inner.store
+        self.inner.app.store()
     }
 
     /// The one-time setup token, while no admin exists.
@@ -205,12 +211,12 @@ impl Console {
 
     /// The task runs.
     pub fn tasks(&self) -> &TaskRuns {
-        &self.inner.tasks
+        self.inner.app.task_runs()
     }
 
     /// The task runs, shared (a [`deft_app::task_runs::FreeNotice`] keeps them).
     pub fn task_runs(&self) -> &Arc<TaskRuns> {
-        &self.inner.tasks
+        self.inner.app.task_runs()
     }
 
     /// The memory libraries and what they are doing.
@@ -239,12 +245,12 @@ impl Console {
 
     /// Where task runs' trace folders go.
     pub fn task_traces_dir(&self) -> PathBuf {
-        self.inner.data_dir.join("task-runs")
+        self.inner.app.task_traces_dir()
     }
 
     /// The trace folder of a task run.
     pub fn task_trace_dir(&self, run_id: &str) -> PathBuf {
-        self.task_traces_dir().join(deft_trace::sanitize(run_id))
+        self.inner.app.task_trace_dir(run_id)
     }
 
     /// Stops the active run, if any, and waits up to `limit` for it to be stored and its

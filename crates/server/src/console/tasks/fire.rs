@@ -66,7 +66,7 @@ pub fn start_scheduler(app: &AppState, stop: CancellationToken) -> Option<JoinHa
     let scheduler = Scheduler::new(
         console.store().clone(),
         Arc::new(TaskFires { app: app.clone() }),
-        console.inner.clock.clone(),
+        console.app().clock().clone(),
         console.inner.scheduler.clone(),
     )
     .with_jobs(crate::console::memory::audit::AuditJob::new(app.clone()));

@@ -26,12 +26,13 @@ use deft_tools::Devices;
 use deft_tools::devices::BusyGuard;
 use serde::Deserialize;
 
+use super::TaskError;
 use super::crud::{PageQuery, resolve};
 use super::views::{TaskRunDetailView, TaskRunStepView, TaskRunView};
-use super::{TaskError, record};
 use crate::AppState;
 use crate::api::{ApiError, JsonBody};
 use crate::console::{Console, now_ms, stream, texts};
+use deft_app::task_runs::record;
 
 /// What a run is started with.
 pub struct Order {
@@ -208,7 +209,7 @@ fn launch(console: &Console, ready: Ready, run: &TaskRun, variables: BTreeMap<St
     ));
     console.tasks().insert(active.clone());
     record::spawn(
-        console,
+        console.app(),
         active,
         record::Launch {
             task: ready.task,
@@ -353,7 +354,7 @@ pub async fn get_one(
     let active = console.tasks().active(&id);
     let last_seq = match console.tasks().log(&id) {
         Some(log) => log.last_seq(),
-        None => record::stored_log(console, &run).await?.last_seq(),
+        None => record::stored_log(console.app(), &run).await?.last_seq(),
     };
     Ok(Json(TaskRunDetailView {
         run: TaskRunView::from(&run),
@@ -392,7 +393,7 @@ pub async fn stop(
     let text = if run.status == TaskRunStatus::Running {
         texts::task_run_elsewhere(&id)
     } else {
-        texts::task_run_ended(&id, run.status.as_str())
+        deft_app::texts::task_run_ended(&id, run.status.as_str())
     };
     Err(ApiError(StatusCode::CONFLICT, text).into())
 }
@@ -424,7 +425,7 @@ pub async fn events(
                 .task_run(&id)
                 .await
                 .map_err(unknown_run(&id))?;
-            record::stored_log(console, &run).await?
+            record::stored_log(console.app(), &run).await?
         }
     };
     Ok(stream::serve_log(log, after, app.stopping.clone()))

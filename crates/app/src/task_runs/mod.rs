@@ -3,6 +3,9 @@
 //! runs and the token that stops it; the recent runs' logs; and the scheduler's wake-ups when a
 //! run ends or a device is freed.
 
+pub mod liveness;
+pub mod record;
+
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, OnceLock};
 
