@@ -8,7 +8,9 @@
 //! - [`run_log`] and [`event_writer`]: a run's events stored first, in batches, then fanned out
 //!   to any number of watchers, replayed from the store when the run is not in memory;
 //! - [`task_runs`]: the task runs in progress, their recording (trace, store, log) and the
-//!   liveness sweep that ends the runs of a silent server; [`runtime`]: where runs execute.
+//!   liveness sweep that ends the runs of a silent server; [`runtime`]: where runs execute;
+//! - [`local`]: what a run on this machine without a server (`deft run`) takes part in: the
+//!   memory of the data folder's store.
 //!
 //! It talks to the store, the task runner, the tools and the trace; it knows no HTTP and prints
 //! nothing — the server (`deft serve`) parses requests and renders views, the CLI parses
@@ -19,6 +21,7 @@
 
 mod app;
 pub mod event_writer;
+pub mod local;
 pub mod run_log;
 pub mod runtime;
 pub mod scheduler;
