@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use deft_store::Store;
 
@@ -73,6 +74,17 @@ impl App {
     /// The task runs in progress (shared: a [`crate::task_runs::FreeNotice`] keeps them).
     pub fn task_runs(&self) -> &Arc<TaskRuns> {
         &self.inner.task_runs
+    }
+
+    /// Stops every task run of this server and waits up to `limit` for their ends to be
+    /// stored and their `done` shown (shutdown; woken by each run's end).
+    pub async fn stop_task_runs(&self, limit: Duration) {
+        let running = self.inner.task_runs.all_active();
+        for run in &running {
+            run.stop();
+        }
+        let ended = futures::future::join_all(running.iter().map(|r| r.log.closed()));
+        let _ = tokio::time::timeout(limit, ended).await;
     }
 
     /// Where task runs' trace folders go.

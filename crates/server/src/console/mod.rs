@@ -235,12 +235,7 @@ impl Console {
     /// Stops every task run of this server and waits up to `limit` for their ends to be
     /// stored and their `done` shown (server shutdown; woken by each run's end).
     pub async fn stop_task_runs(&self, limit: Duration) {
-        let running = self.tasks().all_active();
-        for run in &running {
-            run.stop();
-        }
-        let ended = futures::future::join_all(running.iter().map(|r| r.log.closed()));
-        let _ = tokio::time::timeout(limit, ended).await;
+        self.inner.app.stop_task_runs(limit).await;
     }
 
     /// Where task runs' trace folders go.
