@@ -202,16 +202,8 @@ async fn profile(
     if args.designer {
         return (deft_designer::profile(device), None);
     }
-    match open_memory(args, globals).await {
-        Some(memory) => {
-            let session = memory.session(Some(run_id));
-            (
-                RunProfile::chat().with_extension(session.clone()),
-                Some(session),
-            )
-        }
-        None => (RunProfile::chat(), None),
-    }
+    let memory = open_memory(args, globals).await;
+    deft_app::local::chat_profile(memory.as_ref(), run_id)
 }
 
 /// The memory in the data folder's store (or `--database-url`); `None` with `--no-memory`, or
@@ -220,11 +212,8 @@ async fn open_memory(args: &Args, globals: &Globals) -> Option<deft_memory::Memo
     if args.no_memory {
         return None;
     }
-    match deft_store::Store::open(&globals.data_dir, args.database_url.as_deref()).await {
-        Ok(store) => Some(deft_memory::Memory::new(
-            store,
-            deft_memory::MemoryConfig::default(),
-        )),
+    match deft_app::local::open_memory(&globals.data_dir, args.database_url.as_deref()).await {
+        Ok(memory) => Some(memory),
         Err(e) => {
             eprintln!("warning: running without the memory: {e}");
             None

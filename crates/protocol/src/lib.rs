@@ -5,7 +5,9 @@
 //! - [`batch`]: the JSON batch `deft exec` (and later the exec API) takes.
 //! - [`event`]: the agent's event stream (docs/design.md "Events"); [`sink`]: the traits its
 //!   consumers implement ([`EventSink`], [`ImageSink`]).
-//! - [`task_run`]: what a task run reports of each step (`task_step_start`, `task_step`);
+//! - [`task_run`]: what a task run reports of each step (`task_step_start`, `task_step`),
+//!   what started it and how it ended; [`schedule`]: when a task's schedule fires and its
+//!   misfire and busy policies;
 //!   [`draft`]: what designer mode's `done` carries (the task draft or why there is none).
 //! - [`memory`]: what a `memory` event says (experiences and actions recalled, saved, dropped).
 //! - [`link`]: device-link messages, field-compatible with UFO's AIP.
@@ -42,8 +44,10 @@ pub mod keys;
 mod lenient;
 pub mod link;
 pub mod memory;
+mod named;
 pub mod observation;
 pub mod observed;
+pub mod schedule;
 pub mod selector;
 pub mod sink;
 pub mod task_run;

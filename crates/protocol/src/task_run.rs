@@ -111,3 +111,38 @@ pub struct TaskStepResult {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub image_ids: Vec<String>,
 }
+
+crate::named_enum! {
+    /// What started a task run.
+    TaskTrigger {
+        /// A person, from the console or the CLI.
+        Manual = "manual",
+        /// A schedule fired.
+        Schedule = "schedule",
+        /// A program, through the API.
+        Api = "api",
+        /// A person trying designer mode's draft before saving it (the run's task is
+        /// the store's draft task id).
+        Try = "try",
+    }
+}
+
+crate::named_enum! {
+    /// Where a task run is, or how it ended.
+    TaskRunStatus {
+        /// Not finished yet.
+        Running = "running",
+        /// Every step that ran succeeded (or failed under `on_error: continue`).
+        Ok = "ok",
+        /// A step failed and stopped the run, or the run could not start.
+        Failed = "failed",
+        /// Someone stopped it, or a step ended it on purpose (`stop_self`).
+        Stopped = "stopped",
+        /// It never started: the task was busy or the fire was missed.
+        Skipped = "skipped",
+        /// It timed out (the task's `timeout_s`).
+        TimedOut = "timed_out",
+        /// A restart cut it off.
+        Interrupted = "interrupted",
+    }
+}

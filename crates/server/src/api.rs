@@ -161,7 +161,7 @@ pub async fn exec(
     let _freed = app
         .console
         .as_ref()
-        .map(|c| crate::console::tasks::runs::FreeNotice::new(c, &id));
+        .map(|c| deft_app::task_runs::FreeNotice::new(c.task_runs(), &id));
     let _busy = device.try_reserve().ok_or_else(|| {
         let text = match &app.console {
             Some(console) => console.device_busy_text(&id),

@@ -258,8 +258,8 @@ impl Server {
         let scheduler_stop = CancellationToken::new();
         let scheduler = console::tasks::fire::start_scheduler(&self.state, scheduler_stop.clone());
         if let Some(c) = &console {
-            tokio::spawn(console::tasks::liveness::keep_alive(
-                c.clone(),
+            tokio::spawn(deft_app::task_runs::liveness::keep_alive(
+                c.app().clone(),
                 scheduler_stop.clone(),
             ));
         }

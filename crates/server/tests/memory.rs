@@ -15,8 +15,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::console_hub::ConsoleHub;
+use deft_app::scheduler::ManualClock;
 use deft_server::console::ModelDefaults;
-use deft_tasks::scheduler::ManualClock;
 use deft_test_support::model::{
     ModelOptions, Recorded, Reply, ScriptedModel, Turn, reasoning_unless_off,
 };
@@ -824,6 +824,6 @@ async fn the_audit_runs_on_demand_and_its_schedule_is_checked_at_its_field() {
 }
 
 fn clock_now(clock: &ManualClock) -> i64 {
-    use deft_tasks::scheduler::Clock;
+    use deft_app::scheduler::Clock;
     clock.now_ms()
 }

@@ -13,9 +13,9 @@ use std::time::{Duration, Instant};
 
 use common::console_hub::{ConsoleHub, Sse};
 use common::{recv, send};
+use deft_app::scheduler::{Clock, ManualClock};
 use deft_protocol::CommandResult;
 use deft_protocol::link::{ClientMessage, ClientMessageType, TaskStatus};
-use deft_tasks::scheduler::{Clock, ManualClock};
 use serde_json::{Value, json};
 
 async fn hub(dir: &std::path::Path) -> ConsoleHub {
@@ -835,9 +835,9 @@ async fn schedules_fire_through_the_real_scheduler_and_a_busy_device_skips_per_p
 
 /// Waits (30 s at most) for a scheduler event `pick` accepts.
 async fn scheduler_event(
-    events: &mut tokio::sync::broadcast::Receiver<deft_tasks::scheduler::SchedulerEvent>,
-    pick: impl Fn(&deft_tasks::scheduler::SchedulerEvent) -> bool,
-) -> deft_tasks::scheduler::SchedulerEvent {
+    events: &mut tokio::sync::broadcast::Receiver<deft_app::scheduler::SchedulerEvent>,
+    pick: impl Fn(&deft_app::scheduler::SchedulerEvent) -> bool,
+) -> deft_app::scheduler::SchedulerEvent {
     tokio::time::timeout(Duration::from_secs(30), async {
         loop {
             let e = events.recv().await.unwrap();
@@ -852,7 +852,7 @@ async fn scheduler_event(
 
 #[tokio::test]
 async fn a_fire_on_a_busy_device_waits_and_runs_the_moment_the_device_is_free() {
-    use deft_tasks::scheduler::SchedulerEvent;
+    use deft_app::scheduler::SchedulerEvent;
     let dir = tempfile::tempdir().unwrap();
     // No periodic recheck within the test: only the device's release can start the run.
     let h = ConsoleHub::start_with(
@@ -921,7 +921,7 @@ async fn a_fire_on_a_busy_device_waits_and_runs_the_moment_the_device_is_free() 
 
 #[tokio::test]
 async fn an_agent_run_on_the_device_makes_fires_skip_or_wait_per_their_busy_policy() {
-    use deft_tasks::scheduler::SchedulerEvent;
+    use deft_app::scheduler::SchedulerEvent;
     use deft_test_support::model::{Reply, ScriptedModel};
     // An answer that streams for minutes: the agent run holds the device until it is stopped.
     let slow = Reply::text(&"slowly ".repeat(2_000)).with_delay(Duration::from_millis(100));
@@ -1301,7 +1301,7 @@ async fn until_beat(h: &ConsoleHub, run: &str, now: i64) {
 /// first beat.)
 #[tokio::test]
 async fn a_draft_being_tried_is_this_servers_run_and_outlives_the_sweeps() {
-    use deft_server::console::tasks::liveness::HEARTBEAT;
+    use deft_app::task_runs::liveness::HEARTBEAT;
     let clock = ManualClock::new(deft_server::console::now_ms());
     let dir = tempfile::tempdir().unwrap();
     let h = hub_on(dir.path(), None, &clock).await;
@@ -1338,7 +1338,7 @@ async fn a_draft_being_tried_is_this_servers_run_and_outlives_the_sweeps() {
 
 #[tokio::test]
 async fn two_servers_on_postgres_interrupt_only_the_runs_of_a_silent_server() {
-    use deft_server::console::tasks::liveness::HEARTBEAT;
+    use deft_app::task_runs::liveness::HEARTBEAT;
     deft_test_support::postgres::with_scratch_database(|url| async move {
         let clock = ManualClock::new(deft_server::console::now_ms());
         let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());

@@ -25,8 +25,6 @@
 
 #![forbid(unsafe_code)]
 
-#[macro_use]
-mod named;
 mod actions;
 mod audits;
 mod connect;
@@ -60,11 +58,14 @@ pub use memory_types::{
     NewJob, Verdict,
 };
 pub use task_runs::DRAFT_TASK_ID;
+// the protocol's schedule and task-run kinds, which the store maps to its columns
+pub use deft_protocol::schedule::{BusyPolicy, MisfirePolicy, ScheduleKind};
+pub use deft_protocol::task_run::{TaskRunStatus, TaskTrigger};
 pub use types::{
-    BusyPolicy, Conversation, ConversationSummary, FireClaim, MatchedControl, Message,
-    MisfirePolicy, NewDraftRun, NewSchedule, NewTask, NewTaskRun, Page, Paged, RunRecord, RunStart,
-    Schedule, ScheduleKind, SessionRow, StepCounts, StepStatus, Task, TaskFilter, TaskListing,
-    TaskRun, TaskRunFilter, TaskRunStatus, TaskRunStep, TaskTrigger, User,
+    Conversation, ConversationSummary, FireClaim, MatchedControl, Message, NewDraftRun,
+    NewSchedule, NewTask, NewTaskRun, Page, Paged, RunRecord, RunStart, Schedule, SessionRow,
+    StepCounts, StepStatus, Task, TaskFilter, TaskListing, TaskRun, TaskRunFilter, TaskRunStep,
+    User,
 };
 
 /// A conversation keeps at most this many messages; appending drops the oldest.

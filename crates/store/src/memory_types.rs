@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use deft_protocol::named_enum;
 use serde::{Deserialize, Serialize};
 
 use crate::ScheduleKind;

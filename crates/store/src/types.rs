@@ -1,5 +1,7 @@
 //! The rows the store hands out and takes in. Plain data: the server may return some directly.
 
+use crate::{BusyPolicy, MisfirePolicy, ScheduleKind, TaskRunStatus, TaskTrigger};
+use deft_protocol::named_enum;
 use deft_protocol::{DoneStatus, RunMode, RunStatus, StepSummary, Usage};
 use serde::{Deserialize, Serialize};
 
@@ -161,50 +163,6 @@ pub struct TaskFilter {
     pub name_contains: Option<String>,
 }
 
-/// When a schedule fires. Times are ms since the epoch; the store keeps the spec as given
-/// (deft-tasks parses it and computes the fire times).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum ScheduleKind {
-    /// A 5-field cron expression read in an IANA time zone.
-    Cron {
-        /// The expression, e.g. `47 3 * * *`.
-        expr: String,
-        /// The IANA zone name, e.g. `Europe/Berlin` or `UTC`.
-        tz: String,
-    },
-    /// A fixed interval.
-    Every {
-        /// The interval in seconds (at least 1).
-        seconds: u64,
-    },
-    /// Once, at a moment.
-    Once {
-        /// The moment, ms since the epoch.
-        at_ms: i64,
-    },
-}
-
-named_enum! {
-    /// What a schedule does with a fire missed while no server ran (or far too late).
-    MisfirePolicy {
-        /// Run it once (however many were missed), then go on with the next regular fire.
-        RunOnce = "run_once",
-        /// Record it as a skipped run and go on with the next regular fire.
-        Skip = "skip",
-    }
-}
-
-named_enum! {
-    /// What a fire does when its task is already running (or its device is busy).
-    BusyPolicy {
-        /// Wait for the running instance to end (bounded), then run.
-        Wait = "wait",
-        /// Record a skipped run.
-        Skip = "skip",
-    }
-}
-
 /// A schedule of a task.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Schedule {
@@ -261,41 +219,6 @@ pub struct FireClaim {
     pub fire_at_ms: i64,
     /// The fire after it (`None`: nothing more is due).
     pub next_fire_at_ms: Option<i64>,
-}
-
-named_enum! {
-    /// What started a task run.
-    TaskTrigger {
-        /// A person, from the console or the CLI.
-        Manual = "manual",
-        /// A schedule fired.
-        Schedule = "schedule",
-        /// A program, through the API.
-        Api = "api",
-        /// A person trying designer mode's draft before saving it (the run's task is
-        /// [`crate::DRAFT_TASK_ID`]).
-        Try = "try",
-    }
-}
-
-named_enum! {
-    /// Where a task run is, or how it ended.
-    TaskRunStatus {
-        /// Not finished yet.
-        Running = "running",
-        /// Every step that ran succeeded (or failed under `on_error: continue`).
-        Ok = "ok",
-        /// A step failed and stopped the run, or the run could not start.
-        Failed = "failed",
-        /// Someone stopped it, or a step ended it on purpose (`stop_self`).
-        Stopped = "stopped",
-        /// It never started: the task was busy or the fire was missed.
-        Skipped = "skipped",
-        /// It timed out (the task's `timeout_s`).
-        TimedOut = "timed_out",
-        /// A restart cut it off.
-        Interrupted = "interrupted",
-    }
 }
 
 /// What [`crate::Store::start_task_run`] and [`crate::Store::record_unstarted_run`] take.

@@ -7,14 +7,13 @@
 //!   call, with every error at its path, and the JSON Schema generated from the same types;
 //! - the runner, which plays a task through the Dispatcher and the device's own tools, never a
 //!   backend directly;
-//! - schedules: cron with a time zone, intervals, once; their next fire times and the claim
-//!   that makes each fire run once across servers.
+//! - schedules: cron with a time zone, intervals, once; their next fire times and how they
+//!   read. The timer that fires them (and claims each fire in the store) is deft-app's.
 
 #![forbid(unsafe_code)]
 
 pub mod runner;
 pub mod schedule;
-pub mod scheduler;
 pub mod schema;
 pub mod step;
 pub mod texts;

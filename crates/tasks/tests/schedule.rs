@@ -3,7 +3,7 @@
 //! console shows.
 
 use chrono::{DateTime, TimeZone, Utc};
-use deft_store::ScheduleKind;
+use deft_protocol::schedule::ScheduleKind;
 use deft_tasks::schedule::{CronField, ScheduleError, ScheduleSpec, describe};
 
 /// ms of an RFC 3339 time.

@@ -491,3 +491,93 @@ fn the_rules_catch_what_they_are_for() {
         1
     );
 }
+
+#[path = "tidy/imports.rs"]
+mod imports;
+
+/// The files of one crate's `src`, as (path under `src/`, text).
+fn crate_sources(krate: &str) -> Vec<(String, String)> {
+    let prefix = format!("crates/{krate}/src/");
+    sources()
+        .into_iter()
+        .filter_map(|(path, text)| Some((path.strip_prefix(&prefix)?.to_owned(), text)))
+        .collect()
+}
+
+/// The crates whose files import each other in no cycle (the others still do: each of their
+/// cycles is a module to split some day, then the crate joins this list).
+const CYCLE_FREE: &[&str] = &["app", "server"];
+
+#[test]
+fn no_files_of_a_crate_import_each_other_in_a_cycle() {
+    let mut violations = Vec::new();
+    for krate in CYCLE_FREE {
+        for cycle in imports::cycles(&imports::graph(&crate_sources(krate))) {
+            violations.push(format!("crates/{krate}/src: {cycle}"));
+        }
+    }
+    assert_no_violations(
+        "files that import each other in a cycle (move what both need to a module of its own)",
+        violations,
+    );
+}
+
+#[test]
+fn the_import_cycle_rule_catches_what_it_is_for() {
+    let files = |list: &[(&str, &str)]| -> Vec<(String, String)> {
+        list.iter()
+            .map(|(p, t)| ((*p).to_owned(), (*t).to_owned()))
+            .collect()
+    };
+    let cycles = |list: &[(&str, &str)]| imports::cycles(&imports::graph(&files(list)));
+
+    // two files through `use crate::` and `use super::`
+    let two = [
+        ("lib.rs", "mod a;\nmod b;"),
+        ("a.rs", "use crate::b::X;"),
+        ("b.rs", "use super::a::Y;"),
+    ];
+    assert_eq!(cycles(&two), ["a.rs → b.rs → a.rs"]);
+
+    // a `use` group and a path in an expression count too; the path names the deepest module
+    let three = [
+        ("lib.rs", ""),
+        ("x/mod.rs", "use crate::{y::Z, lib_item};"),
+        ("y.rs", "fn f() { crate::x::inner::w(); }"),
+        ("x/inner.rs", "pub fn w() -> super::V { todo() }"),
+    ];
+    assert_eq!(
+        cycles(&three),
+        ["x/inner.rs → x/mod.rs → y.rs → x/inner.rs"]
+    );
+
+    // comments, strings, `$crate` and test modules are no imports; one-way imports no cycle
+    let quiet = [
+        ("lib.rs", ""),
+        (
+            "a.rs",
+            "// use crate::b;\n/* crate::b::X */\nconst S: &str = \"crate::b::X\";\nmacro_rules! m { () => { $crate::b::X } }\nuse crate::c::C;",
+        ),
+        (
+            "b.rs",
+            "use crate::a::A;\n#[cfg(test)]\nmod tests { use crate::b::B; }",
+        ),
+        ("c.rs", "#[cfg(test)]\nmod tests { use crate::a::A; }"),
+    ];
+    assert_eq!(cycles(&quiet), Vec::<String>::new());
+    let graph = imports::graph(&files(&quiet));
+    assert_eq!(graph["a.rs"].iter().collect::<Vec<_>>(), ["c.rs"]);
+    assert_eq!(graph["b.rs"].iter().collect::<Vec<_>>(), ["a.rs"]);
+
+    // a knot larger than the cycle named is listed whole
+    let knot = [
+        ("lib.rs", ""),
+        ("a.rs", "use crate::b::B; use crate::c::C;"),
+        ("b.rs", "use crate::a::A;"),
+        ("c.rs", "use crate::a::A;"),
+    ];
+    assert_eq!(
+        cycles(&knot),
+        ["a.rs → b.rs → a.rs (all files of this knot: a.rs, b.rs, c.rs)"]
+    );
+}

@@ -10,19 +10,7 @@ use super::texts;
 use super::views::{ConversationDetailView, ConversationView};
 use crate::AppState;
 use crate::api::{ApiError, JsonBody};
-
-/// Longest title kept.
-pub const MAX_TITLE_CHARS: usize = 120;
-
-/// A title: trimmed, one line, at most [`MAX_TITLE_CHARS`].
-pub fn clean_title(raw: &str) -> String {
-    let one_line: String = raw.split_whitespace().collect::<Vec<_>>().join(" ");
-    let mut t: String = one_line.chars().take(MAX_TITLE_CHARS).collect();
-    if one_line.chars().count() > MAX_TITLE_CHARS {
-        t.push('…');
-    }
-    t
-}
+use deft_app::title::clean_title;
 
 /// `GET /api/conversations`.
 pub async fn list(State(app): State<AppState>) -> Result<Response, ApiError> {
@@ -129,18 +117,5 @@ pub async fn delete(
             StatusCode::NOT_FOUND,
             texts::unknown_conversation(&id),
         ))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn titles_are_one_short_line() {
-        assert_eq!(clean_title("  open\n mousepad  "), "open mousepad");
-        let long = "x".repeat(200);
-        assert_eq!(clean_title(&long).chars().count(), MAX_TITLE_CHARS + 1);
-        assert_eq!(clean_title("   "), "");
     }
 }

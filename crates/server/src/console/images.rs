@@ -75,7 +75,7 @@ pub async fn serve_task_run(
     Path((run_id, image_id)): Path<(String, String)>,
 ) -> Result<Response, ApiError> {
     let console = app.console()?;
-    let dir = super::tasks::record::trace_dir(console, &run_id).join("images");
+    let dir = console.task_trace_dir(&run_id).join("images");
     serve_from(dir, &run_id, &image_id).await
 }
 

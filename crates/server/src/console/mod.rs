@@ -6,7 +6,7 @@
 //! - [`conversations`]: conversations and their messages.
 //! - [`runs`]: the one run slot (chats and designer mode), starting and stopping runs,
 //!   approvals ([`approvals`]); [`drafts`]: designer mode's kept draft and "try it"; every
-//!   event goes to a [`run_log::RunLog`] (fan-out to any number of SSE watchers) and to the store
+//!   event goes to a [`deft_app::run_log::RunLog`] (fan-out to any number of SSE watchers) and to the store
 //!   (replay after a restart); [`stream`] serves them as SSE, [`images`] the step images.
 //! - [`tasks`]: tasks, their schedules and runs (each run holds its device), the scheduler's
 //!   fire handler.
@@ -19,12 +19,10 @@ pub mod approvals;
 pub mod assets;
 pub mod conversations;
 pub mod drafts;
-pub mod event_writer;
 pub mod images;
 pub mod live;
 pub mod memory;
 pub mod passwords;
-pub mod run_log;
 pub mod runs;
 pub mod secrets;
 pub mod sessions;
@@ -41,6 +39,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use axum::Router;
 use axum::routing::{get, post};
 use deft_agent::AgentConfig;
+use deft_app::task_runs::TaskRuns;
+use deft_app::{App, AppConfig};
 use deft_store::Store;
 
 use crate::AppState;
@@ -74,9 +74,9 @@ pub struct ConsoleConfig {
     /// Frames per second of the live view.
     pub live_fps: f64,
     /// The scheduler's clock (the system clock; tests may pass a manual one).
-    pub clock: Arc<dyn deft_tasks::scheduler::Clock>,
+    pub clock: Arc<dyn deft_app::scheduler::Clock>,
     /// The scheduler's settings.
-    pub scheduler: deft_tasks::scheduler::SchedulerConfig,
+    pub scheduler: deft_app::scheduler::SchedulerConfig,
     /// The experience and action libraries' settings; `None`: runs neither recall nor distil
     /// (`deft serve --no-memory`), the library routes still work.
     pub memory: Option<deft_memory::MemoryConfig>,
@@ -93,8 +93,8 @@ impl ConsoleConfig {
             cookie_secure: true,
             agent: AgentConfig::default(),
             live_fps: 2.0,
-            clock: Arc::new(deft_tasks::scheduler::SystemClock),
-            scheduler: deft_tasks::scheduler::SchedulerConfig::default(),
+            clock: Arc::new(deft_app::scheduler::SystemClock),
+            scheduler: deft_app::scheduler::SchedulerConfig::default(),
             memory: Some(deft_memory::MemoryConfig::default()),
         }
     }
@@ -107,7 +107,6 @@ pub struct Console {
 }
 
 struct Inner {
-    store: Store,
     data_dir: PathBuf,
     secrets: secrets::SecretBox,
     defaults: ModelDefaults,
@@ -117,11 +116,9 @@ struct Inner {
     logins: sessions::LoginLimiter,
     runs: runs::Runs,
     live: live::LiveFeeds,
-    tasks: tasks::runs::TaskRuns,
-    clock: Arc<dyn deft_tasks::scheduler::Clock>,
-    scheduler: deft_tasks::scheduler::SchedulerConfig,
-    /// This server's id, kept in the data folder (the owner of the task runs it runs).
-    server_id: String,
+    scheduler: deft_app::scheduler::SchedulerConfig,
+    /// The runs' application core (the store, this server's id, the clock, the task runs).
+    app: App,
     memory: memory::MemoryState,
 }
 
@@ -158,9 +155,14 @@ impl Console {
                 other => ConsoleError::Config(other.to_string()),
             })?;
         let memory_state = memory::MemoryState::new(&config.store, config.memory);
+        let app = App::new(AppConfig {
+            store: config.store,
+            data_dir: config.data_dir.clone(),
+            server_id,
+            clock: config.clock,
+        });
         let console = Console {
             inner: Arc::new(Inner {
-                store: config.store,
                 data_dir: config.data_dir,
                 secrets,
                 defaults: config.defaults,
@@ -172,26 +174,29 @@ impl Console {
                 live: live::LiveFeeds::new(Duration::from_secs_f64(
                     1.0 / config.live_fps.clamp(0.1, 30.0),
                 )),
-                tasks: tasks::runs::TaskRuns::default(),
                 memory: memory_state,
-                clock: config.clock,
                 scheduler: config.scheduler,
-                server_id,
+                app,
             }),
         };
         runs::recover_interrupted(&console).await?;
-        tasks::liveness::recover_interrupted(&console).await?;
+        deft_app::task_runs::liveness::recover_interrupted(console.app()).await?;
         Ok(console)
     }
 
     /// This server's id (kept in the data folder, so a restart is the same server).
     pub fn server_id(&self) -> &str {
-        &self.inner.server_id
+        self.inner.app.server_id()
+    }
+
+    /// The runs' application core.
+    pub fn app(&self) -> &App {
+        &self.inner.app
     }
 
     /// The store.
     pub fn store(&self) -> &Store {
-        &self.inner.store
+        self.inner.app.store()
     }
 
     /// The one-time setup token, while no admin exists.
@@ -205,8 +210,13 @@ impl Console {
     }
 
     /// The task runs.
-    pub fn tasks(&self) -> &tasks::runs::TaskRuns {
-        &self.inner.tasks
+    pub fn tasks(&self) -> &TaskRuns {
+        self.inner.app.task_runs()
+    }
+
+    /// The task runs, shared (a [`deft_app::task_runs::FreeNotice`] keeps them).
+    pub fn task_runs(&self) -> &Arc<TaskRuns> {
+        self.inner.app.task_runs()
     }
 
     /// The memory libraries and what they are doing.
@@ -225,17 +235,17 @@ impl Console {
     /// Stops every task run of this server and waits up to `limit` for their ends to be
     /// stored and their `done` shown (server shutdown; woken by each run's end).
     pub async fn stop_task_runs(&self, limit: Duration) {
-        let running = self.tasks().all_active();
-        for run in &running {
-            run.stop();
-        }
-        let ended = futures::future::join_all(running.iter().map(|r| r.log.closed()));
-        let _ = tokio::time::timeout(limit, ended).await;
+        self.inner.app.stop_task_runs(limit).await;
     }
 
     /// Where task runs' trace folders go.
     pub fn task_traces_dir(&self) -> PathBuf {
-        self.inner.data_dir.join("task-runs")
+        self.inner.app.task_traces_dir()
+    }
+
+    /// The trace folder of a task run.
+    pub fn task_trace_dir(&self, run_id: &str) -> PathBuf {
+        self.inner.app.task_trace_dir(run_id)
     }
 
     /// Stops the active run, if any, and waits up to `limit` for it to be stored and its

@@ -11,7 +11,7 @@
 //! run at once and finds the conversation complete.
 
 use std::collections::VecDeque;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use parking_lot::Mutex;
 
@@ -37,15 +37,16 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::approvals::Approvals;
-use super::conversations::clean_title;
 use super::drafts;
-use super::event_writer::{EventStore, store_until_done, write_batches};
 use super::images::FileImages;
-use super::run_log::{LoggedEvent, RunLog};
 use super::views::{CurrentRun, RunStarted, RunView};
-use super::{Console, ConsoleError, memory, now_ms, texts};
+use super::{Console, ConsoleError, memory, now_ms, rfc3339, texts};
 use crate::AppState;
 use crate::api::{ApiError, JsonBody};
+use deft_app::event_writer::{EventStore, store_until_done, write_batches};
+use deft_app::run_log::{LoggedEvent, RunLog};
+use deft_app::runtime::agent_runtime;
+use deft_app::title::clean_title;
 
 /// Finished runs whose logs stay in memory (older ones are read back from the store).
 const RECENT_LOGS: usize = 16;
@@ -81,6 +82,29 @@ impl ActiveRun {
     /// Token usage so far.
     pub fn usage(&self) -> Usage {
         *self.usage.lock()
+    }
+}
+
+// Here rather than in `views`, so views need not know the run slot.
+impl RunView {
+    /// The run in the slot.
+    pub fn active(run: &ActiveRun) -> Self {
+        RunView {
+            run_id: run.run_id.clone(),
+            conversation: run.conversation.clone(),
+            device: run.device.clone(),
+            prompt: run.prompt.clone(),
+            mode: run.mode,
+            status: RunStatus::Running,
+            answer: None,
+            started_at: rfc3339(run.started_at_ms),
+            finished_at: None,
+            last_seq: run.log.last_seq(),
+            usage: run.usage(),
+            pending_confirm: run.approvals.pending().into_iter().next(),
+            memory: Vec::new(),
+            distilling: false,
+        }
     }
 }
 
@@ -568,27 +592,6 @@ impl ClaimedRun {
             drop(guard);
             memory::run::after_done(&console, &run.run_id, session, llm, outcome);
         });
-    }
-}
-
-/// Where agent runs (and task runs) execute: a runtime with one thread of its own, so the model's stream and
-/// the tools never wait behind the server's other work (a thousand watchers mean a thousand
-/// socket writes per batch of events on the server's workers). Lives as long as the process.
-/// Falls back to the server's runtime when a thread cannot be started.
-pub(crate) fn agent_runtime() -> tokio::runtime::Handle {
-    static RUNTIME: OnceLock<Option<tokio::runtime::Runtime>> = OnceLock::new();
-    let own = RUNTIME.get_or_init(|| {
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("deft-run")
-            .enable_all()
-            .build()
-            .inspect_err(|e| tracing::warn!(error = %e, "no runtime of its own for agent runs"))
-            .ok()
-    });
-    match own {
-        Some(rt) => rt.handle().clone(),
-        None => tokio::runtime::Handle::current(),
     }
 }
 

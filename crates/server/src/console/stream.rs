@@ -15,10 +15,10 @@ use futures::StreamExt;
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
-use super::run_log::{LoggedEvent, RunLog};
 use super::texts;
 use crate::AppState;
 use crate::api::ApiError;
+use deft_app::run_log::{LoggedEvent, RunLog};
 
 /// How often a quiet stream sends a comment (keeps proxies from closing it).
 pub const KEEP_ALIVE: Duration = Duration::from_secs(15);

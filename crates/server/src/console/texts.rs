@@ -198,19 +198,6 @@ pub fn task_run_elsewhere(id: &str) -> String {
     format!("task run {id} runs on another server sharing this database: stop it there")
 }
 
-/// 409 when stopping a run that has ended; also the `done` text of a run without one.
-pub fn task_run_ended(id: &str, status: &str) -> String {
-    format!("task run {id} has ended already ({status})")
-}
-
-/// A task run a restart cut off.
-pub const TASK_RUN_INTERRUPTED: &str =
-    "the server stopped while this task ran; the run was cut off (its steps so far are kept)";
-
-/// A task run whose runner failed.
-pub const TASK_RUN_CRASHED: &str =
-    "the task runner failed unexpectedly; the server log has the details";
-
 /// 400 for a schedule body that is not an object.
 pub const SCHEDULE_NOT_OBJECT: &str = "a schedule is a JSON object such as {\"kind\": \"cron\", \"expr\": \"47 3 * * *\", \"tz\": \"Europe/Berlin\"}";
 

@@ -9,7 +9,6 @@ use serde::Serialize;
 
 use super::approvals::PendingConfirm;
 use super::rfc3339;
-use super::runs::ActiveRun;
 
 /// A conversation as listed.
 #[derive(Debug, Clone, Serialize)]
@@ -175,26 +174,6 @@ pub struct RunView {
 }
 
 impl RunView {
-    /// The run in the slot.
-    pub fn active(run: &ActiveRun) -> Self {
-        RunView {
-            run_id: run.run_id.clone(),
-            conversation: run.conversation.clone(),
-            device: run.device.clone(),
-            prompt: run.prompt.clone(),
-            mode: run.mode,
-            status: RunStatus::Running,
-            answer: None,
-            started_at: rfc3339(run.started_at_ms),
-            finished_at: None,
-            last_seq: run.log.last_seq(),
-            usage: run.usage(),
-            pending_confirm: run.approvals.pending().into_iter().next(),
-            memory: Vec::new(),
-            distilling: false,
-        }
-    }
-
     /// A stored run whose newest event is `last_seq`.
     pub fn stored(r: &RunRecord, last_seq: u64) -> Self {
         RunView {

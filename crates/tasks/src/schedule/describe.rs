@@ -3,7 +3,7 @@
 //! else falls back to the expression itself (`cron "0 0 L * *" (UTC)`), which is never wrong.
 
 use chrono::{TimeZone, Timelike, Utc};
-use deft_store::ScheduleKind;
+use deft_protocol::schedule::ScheduleKind;
 
 use super::ScheduleSpec;
 use super::cron::{MONTHS, WEEKDAYS};
@@ -21,7 +21,7 @@ pub fn describe(kind: &ScheduleKind) -> String {
 }
 
 /// A moment as `2026-12-05 09:00 UTC` (with seconds when it has them).
-pub(crate) fn utc_moment(ms: i64) -> String {
+pub fn utc_moment(ms: i64) -> String {
     match Utc.timestamp_millis_opt(ms).single() {
         Some(t) if t.second() == 0 => t.format("%Y-%m-%d %H:%M UTC").to_string(),
         Some(t) => t.format("%Y-%m-%d %H:%M:%S UTC").to_string(),

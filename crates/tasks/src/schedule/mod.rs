@@ -1,6 +1,6 @@
 //! Schedules, pure: a schedule's spec parsed and checked, its next fire after any moment, and
 //! its description in words for the console. No clock and no store here; times are ms since
-//! the Unix epoch (UTC).
+//! the Unix epoch (UTC). `local_zone` names the server's own zone.
 //!
 //! - **cron**: five standard fields (minute hour day-of-month month day-of-week) read in an
 //!   IANA time zone. Across a daylight-saving change: a fixed time that falls into the gap
@@ -14,14 +14,16 @@
 
 mod cron;
 mod describe;
+mod zone;
 
 use chrono::{TimeZone, Utc};
 use chrono_tz::Tz;
-use deft_store::ScheduleKind;
+use deft_protocol::schedule::ScheduleKind;
 
 pub use cron::CronField;
 pub use describe::describe;
-pub(crate) use describe::utc_moment;
+pub use describe::utc_moment;
+pub use zone::local_zone;
 
 /// The shortest interval.
 pub const MIN_INTERVAL_S: u64 = 1;

@@ -11,12 +11,12 @@ use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use deft_agent::llm::{LlmClient, LlmConfig};
+use deft_app::scheduler::{JobFire, JobHandler, local_zone};
 use deft_memory::{AUDIT_JOB, AuditError, DEFAULT_AUDIT_CRON};
 use deft_store::{
     AuditRun, AuditStatus, AuditTrigger, Job, NewJob, Page, ScheduleKind, StoreError,
 };
 use deft_tasks::schedule::ScheduleSpec;
-use deft_tasks::scheduler::{JobFire, JobHandler, local_zone};
 use futures::future::BoxFuture;
 use serde::Deserialize;
 
@@ -34,7 +34,7 @@ pub async fn audit_job(console: &Console) -> Result<Job, StoreError> {
     };
     let next = ScheduleSpec::parse(&kind)
         .ok()
-        .and_then(|spec| spec.first_fire(console.inner.clock.now_ms()).ok());
+        .and_then(|spec| spec.first_fire(console.app().clock().now_ms()).ok());
     console
         .store()
         .ensure_job(
@@ -72,7 +72,7 @@ async fn settings_model(console: &Console) -> Result<Option<LlmClient>, ApiError
 pub async fn start(console: &Console, trigger: AuditTrigger) -> Result<AuditRun, MemoryError> {
     let llm = settings_model(console).await?;
     let memory = console.memory().library().clone();
-    let now = console.inner.clock.now_ms();
+    let now = console.app().clock().now_ms();
     let run = memory
         .start_audit(trigger, now)
         .await
@@ -186,7 +186,7 @@ pub async fn set_schedule(
     })?;
     let enabled = body.enabled.unwrap_or(job.enabled);
     let next = spec
-        .first_fire(console.inner.clock.now_ms())
+        .first_fire(console.app().clock().now_ms())
         .map_err(|e| MemoryError::at("audit schedule", "cron", e.to_string()))?;
     let job = console
         .store()

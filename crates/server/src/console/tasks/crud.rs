@@ -326,7 +326,7 @@ pub async fn patch(
     let store = console.store();
     let task = store.set_task_enabled(&old.id, body.enabled).await?;
     if body.enabled && !old.enabled {
-        deft_tasks::scheduler::rearm_task(store, &task.id, crate::console::now_ms()).await?;
+        deft_app::scheduler::rearm_task(store, &task.id, crate::console::now_ms()).await?;
     }
     console.tasks().schedules_changed();
     Ok(Json(detail(console, &task, Report::default()).await?).into_response())

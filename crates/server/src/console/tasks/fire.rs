@@ -7,8 +7,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use deft_app::scheduler::{Fire, FireHandler, FireOutcome, Scheduler};
 use deft_store::StoreError;
-use deft_tasks::scheduler::{Fire, FireHandler, FireOutcome, Scheduler};
 use futures::future::BoxFuture;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -66,7 +66,7 @@ pub fn start_scheduler(app: &AppState, stop: CancellationToken) -> Option<JoinHa
     let scheduler = Scheduler::new(
         console.store().clone(),
         Arc::new(TaskFires { app: app.clone() }),
-        console.inner.clock.clone(),
+        console.app().clock().clone(),
         console.inner.scheduler.clone(),
     )
     .with_jobs(crate::console::memory::audit::AuditJob::new(app.clone()));

@@ -8,8 +8,6 @@
 
 pub mod crud;
 pub mod fire;
-pub mod liveness;
-pub mod record;
 pub mod runs;
 pub mod schedules;
 pub mod views;

@@ -8,190 +8,31 @@
 //! [`RunLog`] that SSE watchers read exactly as they read an agent run's. `done` is shown only
 //! after the store has the run's end and the device is free again.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::sync::{Arc, OnceLock};
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use deft_protocol::task_run::TaskStepStart;
-use deft_protocol::{AgentEvent, DoneStatus, EventKind, Usage};
+use deft_app::task_runs::ActiveTaskRun;
 use deft_store::{
     NewDraftRun, NewTaskRun, RunStart, StoreError, TaskRun, TaskRunFilter, TaskRunStatus,
     TaskTrigger,
 };
 use deft_tasks::runner::RunRequest;
-use deft_tasks::scheduler::SchedulerHandle;
 use deft_tasks::validate::{Options, Report};
 use deft_tools::Devices;
 use deft_tools::devices::BusyGuard;
-use parking_lot::Mutex;
 use serde::Deserialize;
-use tokio_util::sync::CancellationToken;
 
+use super::TaskError;
 use super::crud::{PageQuery, resolve};
 use super::views::{TaskRunDetailView, TaskRunStepView, TaskRunView};
-use super::{TaskError, record};
 use crate::AppState;
 use crate::api::{ApiError, JsonBody};
-use crate::console::run_log::{LoggedEvent, RunLog};
 use crate::console::{Console, now_ms, stream, texts};
-
-/// Finished runs whose logs stay in memory (older ones are read from their trace).
-const RECENT_LOGS: usize = 32;
-
-/// A task run in progress.
-pub struct ActiveTaskRun {
-    /// Run id.
-    pub run_id: String,
-    /// Its task.
-    pub task_id: String,
-    /// The task's name.
-    pub task_name: String,
-    /// The device it holds.
-    pub device: String,
-    /// Its events.
-    pub log: Arc<RunLog>,
-    /// The step running now.
-    pub(super) current: Mutex<Option<TaskStepStart>>,
-    cancel: CancellationToken,
-}
-
-impl ActiveTaskRun {
-    pub(super) fn cancel_token(&self) -> CancellationToken {
-        self.cancel.clone()
-    }
-
-    /// Asks the run to stop: the tool call in flight is cancelled and no step starts after it.
-    pub fn stop(&self) {
-        self.cancel.cancel();
-    }
-}
-
-/// The task runs of this server.
-#[derive(Default)]
-pub struct TaskRuns {
-    active: Mutex<HashMap<String, Arc<ActiveTaskRun>>>,
-    recent: Mutex<VecDeque<(String, Arc<RunLog>)>>,
-    scheduler: OnceLock<SchedulerHandle>,
-    /// By device: tasks that found it busy (a fire of theirs may wait for it).
-    blocked: Mutex<HashMap<String, Vec<String>>>,
-}
-
-impl TaskRuns {
-    /// The run in progress with this id.
-    pub fn active(&self, run_id: &str) -> Option<Arc<ActiveTaskRun>> {
-        self.active.lock().get(run_id).cloned()
-    }
-
-    /// Every run in progress.
-    pub fn all_active(&self) -> Vec<Arc<ActiveTaskRun>> {
-        self.active.lock().values().cloned().collect()
-    }
-
-    /// The run holding `device`, if a task run does.
-    pub fn on_device(&self, device: &str) -> Option<Arc<ActiveTaskRun>> {
-        self.active
-            .lock()
-            .values()
-            .find(|r| r.device == device)
-            .cloned()
-    }
-
-    /// The in-memory log of a run (in progress or recent).
-    pub fn log(&self, run_id: &str) -> Option<Arc<RunLog>> {
-        if let Some(run) = self.active(run_id) {
-            return Some(run.log.clone());
-        }
-        self.recent
-            .lock()
-            .iter()
-            .find(|(id, _)| id == run_id)
-            .map(|(_, log)| log.clone())
-    }
-
-    /// Ties the scheduler to the API (once, when `deft serve` starts it).
-    pub fn set_scheduler(&self, handle: SchedulerHandle) {
-        let _ = self.scheduler.set(handle);
-    }
-
-    /// Tasks or schedules changed: the scheduler reads the store again now.
-    pub fn schedules_changed(&self) {
-        if let Some(s) = self.scheduler.get() {
-            s.schedules_changed();
-        }
-    }
-
-    /// What the scheduler does from now on (`None` before `deft serve` started it).
-    pub fn scheduler_events(
-        &self,
-    ) -> Option<tokio::sync::broadcast::Receiver<deft_tasks::scheduler::SchedulerEvent>> {
-        self.scheduler.get().map(SchedulerHandle::subscribe)
-    }
-
-    /// `device` is free again (an agent run, a batch or a task run on it ended): fires of
-    /// tasks that found it busy try again now instead of at their next recheck.
-    pub fn device_freed(&self, device: &str) {
-        let tasks = self.blocked.lock().remove(device).unwrap_or_default();
-        if let Some(s) = self.scheduler.get() {
-            for task in tasks {
-                s.run_ended(&task);
-            }
-        }
-    }
-
-    fn note_blocked(&self, device: &str, task_id: &str) {
-        let mut blocked = self.blocked.lock();
-        let tasks = blocked.entry(device.to_owned()).or_default();
-        if !tasks.iter().any(|t| t == task_id) {
-            tasks.push(task_id.to_owned());
-        }
-    }
-
-    fn insert(&self, run: Arc<ActiveTaskRun>) {
-        self.active.lock().insert(run.run_id.clone(), run);
-    }
-
-    /// Moves a run that ended among the recent ones and tells the scheduler (fires waiting
-    /// for the task try again).
-    pub(super) fn release(&self, run: &ActiveTaskRun) {
-        if let Some(r) = self.active.lock().remove(&run.run_id) {
-            let mut recent = self.recent.lock();
-            recent.push_back((r.run_id.clone(), r.log.clone()));
-            while recent.len() > RECENT_LOGS {
-                recent.pop_front();
-            }
-        }
-        if let Some(s) = self.scheduler.get() {
-            s.run_ended(&run.task_id);
-        }
-        self.device_freed(&run.device);
-    }
-}
-
-/// Tells the task runs when dropped that a device is free (held next to a busy guard, declared
-/// before it, so the guard is dropped first).
-pub struct FreeNotice {
-    console: Console,
-    device: String,
-}
-
-impl FreeNotice {
-    /// A notice for `device`.
-    pub fn new(console: &Console, device: &str) -> Self {
-        FreeNotice {
-            console: console.clone(),
-            device: device.to_owned(),
-        }
-    }
-}
-
-impl Drop for FreeNotice {
-    fn drop(&mut self) {
-        self.console.tasks().device_freed(&self.device);
-    }
-}
+use deft_app::task_runs::record;
 
 /// What a run is started with.
 pub struct Order {
@@ -360,18 +201,15 @@ fn prepare(
 
 /// Runs a recorded run: in memory as active, the runner on its way.
 fn launch(console: &Console, ready: Ready, run: &TaskRun, variables: BTreeMap<String, String>) {
-    let active = Arc::new(ActiveTaskRun {
-        run_id: run.id.clone(),
-        task_id: run.task_id.clone(),
-        task_name: run.task_name.clone(),
-        device: run.device.clone(),
-        log: RunLog::new(),
-        current: Mutex::new(None),
-        cancel: CancellationToken::new(),
-    });
+    let active = Arc::new(ActiveTaskRun::new(
+        &run.id,
+        &run.task_id,
+        &run.task_name,
+        &run.device,
+    ));
     console.tasks().insert(active.clone());
     record::spawn(
-        console,
+        console.app(),
         active,
         record::Launch {
             task: ready.task,
@@ -516,7 +354,7 @@ pub async fn get_one(
     let active = console.tasks().active(&id);
     let last_seq = match console.tasks().log(&id) {
         Some(log) => log.last_seq(),
-        None => record::stored_log(console, &run).await?.last_seq(),
+        None => record::stored_log(console.app(), &run).await?.last_seq(),
     };
     Ok(Json(TaskRunDetailView {
         run: TaskRunView::from(&run),
@@ -555,7 +393,7 @@ pub async fn stop(
     let text = if run.status == TaskRunStatus::Running {
         texts::task_run_elsewhere(&id)
     } else {
-        texts::task_run_ended(&id, run.status.as_str())
+        deft_app::texts::task_run_ended(&id, run.status.as_str())
     };
     Err(ApiError(StatusCode::CONFLICT, text).into())
 }
@@ -587,41 +425,8 @@ pub async fn events(
                 .task_run(&id)
                 .await
                 .map_err(unknown_run(&id))?;
-            record::stored_log(console, &run).await?
+            record::stored_log(console.app(), &run).await?
         }
     };
     Ok(stream::serve_log(log, after, app.stopping.clone()))
-}
-
-/// How a run's end reads in the store.
-pub fn status_of(done: DoneStatus) -> TaskRunStatus {
-    match done {
-        DoneStatus::Completed => TaskRunStatus::Ok,
-        DoneStatus::Failed | DoneStatus::MaxSteps => TaskRunStatus::Failed,
-        DoneStatus::Stopped => TaskRunStatus::Stopped,
-        DoneStatus::Timeout => TaskRunStatus::TimedOut,
-    }
-}
-
-/// The stream's `done` of a run that ended as `status`.
-pub fn done_of(status: TaskRunStatus) -> DoneStatus {
-    match status {
-        TaskRunStatus::Ok => DoneStatus::Completed,
-        TaskRunStatus::Stopped => DoneStatus::Stopped,
-        TaskRunStatus::TimedOut => DoneStatus::Timeout,
-        _ => DoneStatus::Failed,
-    }
-}
-
-/// A closing `done` event numbered `seq`.
-pub fn done_event(seq: u64, answer: &str, status: DoneStatus) -> AgentEvent {
-    AgentEvent {
-        seq,
-        kind: EventKind::done(answer, Usage::default(), status),
-    }
-}
-
-/// Frames a `done`.
-pub fn done_logged(seq: u64, answer: &str, status: DoneStatus) -> LoggedEvent {
-    LoggedEvent::new(&done_event(seq, answer, status))
 }

@@ -5,14 +5,15 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use deft_store::{FireClaim, JobClaim, MisfirePolicy, Schedule, StoreError, TaskRunStatus};
+use deft_store::{
+    BusyPolicy, FireClaim, JobClaim, MisfirePolicy, Schedule, StoreError, TaskRunStatus,
+};
 use futures::future::BoxFuture;
 use tokio::task::{Id, JoinError, JoinSet};
 use tokio_util::sync::CancellationToken;
 
 use super::{Fire, FireOutcome, JobFire, Scheduler, SchedulerEvent, texts};
-use crate::schedule::ScheduleSpec;
-use deft_store::BusyPolicy;
+use deft_tasks::schedule::ScheduleSpec;
 
 /// How long handler calls still in flight at stop get to answer.
 const STOP_GRACE: Duration = Duration::from_secs(5);

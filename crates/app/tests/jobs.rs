@@ -10,11 +10,11 @@ mod scheduling;
 use std::sync::Arc;
 use std::time::Duration;
 
-use deft_store::{NewJob, ScheduleKind, Store};
-use deft_tasks::schedule::ScheduleSpec;
-use deft_tasks::scheduler::{
+use deft_app::scheduler::{
     Fire, FireHandler, FireOutcome, JobFire, JobHandler, ManualClock, Scheduler,
 };
+use deft_store::{NewJob, ScheduleKind, Store};
+use deft_tasks::schedule::ScheduleSpec;
 use futures::future::BoxFuture;
 use parking_lot::Mutex;
 use scheduling::{DEADLINE, config};

@@ -2,8 +2,8 @@
 
 use std::time::Duration;
 
-use crate::schedule::ScheduleError;
-use crate::schedule::utc_moment as utc;
+use deft_tasks::schedule::ScheduleError;
+use deft_tasks::schedule::utc_moment as utc;
 
 /// A fire missed under the `skip` misfire policy.
 pub(super) fn missed(fire_at_ms: i64, now_ms: i64) -> String {

@@ -1,12 +1,13 @@
-//! `named_enum!`: enums stored as their snake_case wire names (serde, `as_str` and `from_name`
-//! agree), shared by the row types.
+//! `named_enum!`: enums written as their snake_case wire names (serde, `as_str` and `from_name`
+//! agree), shared by the protocol's schedule and task-run types and the store's row types.
 
-/// An enum stored as its snake_case wire name: serde, [`Self::as_str`] and [`Self::from_name`]
-/// agree on the names.
+/// An enum written and stored as its snake_case wire name: serde, `as_str` and `from_name`
+/// agree on the names. The caller's crate depends on `serde`.
+#[macro_export]
 macro_rules! named_enum {
     ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
         $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ::serde::Serialize, ::serde::Deserialize)]
         pub enum $name {
             $($(#[$vmeta])* #[serde(rename = $text)] $variant),+
         }

@@ -8,11 +8,11 @@ mod scheduling;
 use std::sync::Arc;
 use std::time::Duration;
 
+use deft_app::scheduler::{Clock, ManualClock, SchedulerEvent, SystemClock};
 use deft_store::{
     BusyPolicy, MisfirePolicy, NewSchedule, NewTaskRun, Page, RunStart, ScheduleKind,
     TaskRunFilter, TaskRunStatus, TaskTrigger,
 };
-use deft_tasks::scheduler::{Clock, ManualClock, SchedulerEvent, SystemClock};
 use scheduling::{DEADLINE, StoreHandler, T0, config, every, schedule, sqlite, start, task};
 
 const S: Duration = Duration::from_secs(1);
@@ -193,7 +193,7 @@ async fn switched_off_schedules_and_tasks_do_not_fire() {
 
     // Back on: re-armed from now, so the time it was off is not a missed fire.
     store.set_task_enabled(&off_task.id, true).await.unwrap();
-    let rearmed = deft_tasks::scheduler::rearm_task(&store, &off_task.id, clock.now_ms())
+    let rearmed = deft_app::scheduler::rearm_task(&store, &off_task.id, clock.now_ms())
         .await
         .unwrap();
     assert_eq!(rearmed[0].next_fire_at_ms, Some(T0 + 15_000));

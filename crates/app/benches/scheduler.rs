@@ -4,7 +4,7 @@
 //! On a SQLite file, and on PostgreSQL when `DEFT_TEST_DATABASE_URL` is set. Prints figures;
 //! asserts nothing.
 //!
-//!     cargo bench -p deft-tasks --bench scheduler
+//!     cargo bench -p deft-app --bench scheduler
 
 #![allow(clippy::print_stdout, clippy::print_stderr)] // a benchmark prints its figures
 #![allow(clippy::unwrap_used)] // bench set-up: a failed unwrap is a failed run
@@ -16,10 +16,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use deft_store::{BusyPolicy, FireClaim, MisfirePolicy, NewSchedule, ScheduleKind, Store};
-use deft_tasks::scheduler::{
+use deft_app::scheduler::{
     Clock, Fire, FireHandler, FireOutcome, ManualClock, SchedulerConfig, SystemClock,
 };
+use deft_store::{BusyPolicy, FireClaim, MisfirePolicy, NewSchedule, ScheduleKind, Store};
 use futures::future::BoxFuture;
 use rustix::time::{ClockId, clock_gettime};
 use tokio::sync::Notify;

@@ -11,9 +11,9 @@ use std::time::Duration;
 use deft_store::{StoreError, TaskRun, TaskRunStatus};
 use tokio_util::sync::CancellationToken;
 
-use super::record;
-use super::runs::{done_logged, done_of};
-use crate::console::{Console, texts};
+use super::{done_logged, done_of, record};
+use crate::app::{App, now_ms};
+use crate::texts;
 
 /// How often a server says its runs go on.
 pub const HEARTBEAT: Duration = Duration::from_secs(15);
@@ -24,15 +24,15 @@ pub const STALE_AFTER: Duration = Duration::from_secs(45);
 
 /// Start-up: ends the runs this server's previous process left and those whose server went
 /// silent.
-pub async fn recover_interrupted(console: &Console) -> Result<(), StoreError> {
-    sweep(console, true).await.map(|_| ())
+pub async fn recover_interrupted(app: &App) -> Result<(), StoreError> {
+    sweep(app, true).await.map(|_| ())
 }
 
-/// Until `stop`: every [`HEARTBEAT`] (on the console's clock) refreshes the heartbeat of this
+/// Until `stop`: every [`HEARTBEAT`] (on the app's clock) refreshes the heartbeat of this
 /// server's runs, then ends the runs of silent servers. A failing store is logged and tried
 /// again at the next beat.
-pub async fn keep_alive(console: Console, stop: CancellationToken) {
-    let clock = console.inner.clock.clone();
+pub async fn keep_alive(app: App, stop: CancellationToken) {
+    let clock = app.clock().clone();
     let beat = i64::try_from(HEARTBEAT.as_millis()).unwrap_or(i64::MAX);
     loop {
         let next = clock.now_ms().saturating_add(beat);
@@ -40,25 +40,25 @@ pub async fn keep_alive(console: Console, stop: CancellationToken) {
             () = stop.cancelled() => return,
             () = clock.sleep_until(next) => {}
         }
-        let store = console.store();
+        let store = app.store();
         if let Err(e) = store
-            .heartbeat_task_runs(console.server_id(), clock.now_ms())
+            .heartbeat_task_runs(app.server_id(), clock.now_ms())
             .await
         {
             tracing::warn!(error = %e, "cannot refresh the heartbeat of this server's task runs");
         }
-        if let Err(e) = sweep(&console, false).await {
+        if let Err(e) = sweep(&app, false).await {
             tracing::warn!(error = %e, "cannot look for task runs of silent servers");
         }
     }
 }
 
 /// Ends every running run without a server; how many it ended.
-async fn sweep(console: &Console, at_start: bool) -> Result<usize, StoreError> {
-    let now = console.inner.clock.now_ms();
+async fn sweep(app: &App, at_start: bool) -> Result<usize, StoreError> {
+    let now = app.clock().now_ms();
     let mut ended = 0;
-    for run in console.store().running_task_runs().await? {
-        if orphaned(console, &run, at_start, now) && interrupt(console, &run).await? {
+    for run in app.store().running_task_runs().await? {
+        if orphaned(app, &run, at_start, now) && interrupt(app, &run).await? {
             ended += 1;
         }
     }
@@ -68,12 +68,12 @@ async fn sweep(console: &Console, at_start: bool) -> Result<usize, StoreError> {
 /// Whether no server runs `run` any more: recorded before servers said so, left by this
 /// server's previous process (at start-up), or silent for longer than [`STALE_AFTER`]. A run
 /// of this server's own is never orphaned while it runs here.
-fn orphaned(console: &Console, run: &TaskRun, at_start: bool, now_ms: i64) -> bool {
-    let mine = run.owner.as_deref() == Some(console.server_id());
+fn orphaned(app: &App, run: &TaskRun, at_start: bool, now_ms: i64) -> bool {
+    let mine = run.owner.as_deref() == Some(app.server_id());
     match (&run.owner, run.heartbeat_at_ms) {
         (None, _) | (_, None) => true,
         _ if mine && at_start => true,
-        _ if mine && console.tasks().active(&run.id).is_some() => false,
+        _ if mine && app.task_runs().active(&run.id).is_some() => false,
         (_, Some(beat)) => {
             now_ms.saturating_sub(beat) > i64::try_from(STALE_AFTER.as_millis()).unwrap_or(0)
         }
@@ -83,14 +83,14 @@ fn orphaned(console: &Console, run: &TaskRun, at_start: bool, now_ms: i64) -> bo
 /// Marks `run` interrupted and closes its stream with a `done` numbered after the last event
 /// it stored (no watcher saw a later one). `false` when it had ended meanwhile (its server
 /// finished it, or another server marked it first: that one closes the stream).
-async fn interrupt(console: &Console, run: &TaskRun) -> Result<bool, StoreError> {
-    let store = console.store();
+async fn interrupt(app: &App, run: &TaskRun) -> Result<bool, StoreError> {
+    let store = app.store();
     match store
         .finish_task_run(
             &run.id,
             TaskRunStatus::Interrupted,
             Some(texts::TASK_RUN_INTERRUPTED),
-            crate::console::now_ms(),
+            now_ms(),
         )
         .await
     {
@@ -98,7 +98,7 @@ async fn interrupt(console: &Console, run: &TaskRun) -> Result<bool, StoreError>
         Err(StoreError::Conflict(_)) => return Ok(false),
         Err(e) => return Err(e),
     }
-    let last = record::past_events(console, &run.id)
+    let last = record::past_events(app, &run.id)
         .await?
         .last()
         .map_or(0, |e| e.seq);

@@ -1,6 +1,6 @@
 //! A run's events on their way to its watchers, for agent runs and task runs alike: each batch
 //! is stored first (with whatever else it carries: a task step's row), and only then shown in
-//! the run's [`RunLog`](super::run_log::RunLog). So a seq a watcher saw is in the store and
+//! the run's [`RunLog`](crate::run_log::RunLog). So a seq a watcher saw is in the store and
 //! names the same event after any crash, and recovery numbers its closing events after it. The
 //! run itself never waits: it only queues.
 
@@ -9,7 +9,7 @@ use std::time::Duration;
 use deft_store::{Store, StoreError};
 use tokio::sync::mpsc;
 
-use super::run_log::LoggedEvent;
+use crate::run_log::LoggedEvent;
 
 /// Most events stored in one batch.
 const BATCH: usize = 500;

@@ -9,15 +9,15 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use deft_app::scheduler::{
+    Clock, Fire, FireHandler, FireOutcome, Scheduler, SchedulerConfig, SchedulerEvent,
+    SchedulerHandle,
+};
 use deft_store::{
     BusyPolicy, MisfirePolicy, NewSchedule, NewTask, RunStart, Schedule, ScheduleKind, Store, Task,
     TaskRunStatus,
 };
 use deft_tasks::schedule::ScheduleSpec;
-use deft_tasks::scheduler::{
-    Clock, Fire, FireHandler, FireOutcome, Scheduler, SchedulerConfig, SchedulerEvent,
-    SchedulerHandle,
-};
 use futures::future::BoxFuture;
 use parking_lot::Mutex;
 use tokio::sync::{Notify, broadcast};

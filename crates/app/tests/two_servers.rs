@@ -13,8 +13,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use deft_app::scheduler::{ManualClock, SchedulerEvent};
 use deft_store::{BusyPolicy, MisfirePolicy, Store};
-use deft_tasks::scheduler::{ManualClock, SchedulerEvent};
 use scheduling::{DEADLINE, StoreHandler, T0, config, every, start, task};
 
 /// Schedules, with intervals of 1, 2 and 3 s.

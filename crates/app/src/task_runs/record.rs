@@ -5,7 +5,6 @@
 //! saw is in the store and keeps its seq across a crash; `done` waits until the store has the
 //! run's end and the device is free.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -19,11 +18,12 @@ use deft_tools::devices::BusyGuard;
 use parking_lot::Mutex;
 use tokio::sync::mpsc;
 
-use super::runs::{ActiveTaskRun, done_logged, done_of, status_of};
-use crate::console::event_writer::{EventStore, store_until_done, write_batches};
-use crate::console::run_log::{LoggedEvent, RunLog};
-use crate::console::runs::agent_runtime;
-use crate::console::{Console, now_ms, texts};
+use super::{ActiveTaskRun, done_logged, done_of, status_of};
+use crate::app::{App, now_ms};
+use crate::event_writer::{EventStore, store_until_done, write_batches};
+use crate::run_log::{LoggedEvent, RunLog};
+use crate::runtime::agent_runtime;
+use crate::texts;
 
 /// What the runner gets.
 pub struct Launch {
@@ -74,13 +74,8 @@ impl EventSink for TaskSink {
     }
 }
 
-/// The trace folder of a run.
-pub fn trace_dir(console: &Console, run_id: &str) -> PathBuf {
-    console.task_traces_dir().join(deft_trace::sanitize(run_id))
-}
-
 /// Starts the runner for `run` on the agent runtime and a task that records its end.
-pub(super) fn spawn(console: &Console, run: Arc<ActiveTaskRun>, launch: Launch) {
+pub fn spawn(app: &App, run: Arc<ActiveTaskRun>, launch: Launch) {
     let Launch {
         task,
         device,
@@ -88,7 +83,7 @@ pub(super) fn spawn(console: &Console, run: Arc<ActiveTaskRun>, launch: Launch) 
         request,
     } = launch;
     let trace = deft_trace::TraceWriter::create(
-        &console.task_traces_dir(),
+        &app.task_traces_dir(),
         &run.run_id,
         deft_trace::TraceMeta {
             goal: format!("task: {}", task.name),
@@ -102,7 +97,7 @@ pub(super) fn spawn(console: &Console, run: Arc<ActiveTaskRun>, launch: Launch) 
     .ok()
     .map(Arc::new);
     let (tx, rx) = mpsc::unbounded_channel();
-    let writer = tokio::spawn(write_events(console.store().clone(), run.clone(), rx));
+    let writer = tokio::spawn(write_events(app.store().clone(), run.clone(), rx));
     let sink = Arc::new(TaskSink {
         run: run.clone(),
         tx,
@@ -129,7 +124,7 @@ pub(super) fn spawn(console: &Console, run: Arc<ActiveTaskRun>, launch: Launch) 
         .await;
         (report, busy)
     });
-    let console = console.clone();
+    let app = app.clone();
     tokio::spawn(async move {
         let (report, busy) = match running.await {
             Ok((report, busy)) => (Some(report), Some(busy)),
@@ -142,7 +137,7 @@ pub(super) fn spawn(console: &Console, run: Arc<ActiveTaskRun>, launch: Launch) 
         // The runner's sinks are gone; this was the last sender: the writer drains and ends.
         drop(sink);
         let _ = writer.await;
-        let done = finish(&console, &run, report.as_ref(), done).await;
+        let done = finish(&app, &run, report.as_ref(), done).await;
         if report.is_none()
             && let Some(t) = &trace
         {
@@ -150,7 +145,7 @@ pub(super) fn spawn(console: &Console, run: Arc<ActiveTaskRun>, launch: Launch) 
         }
         // Free first, then done: whoever sees done may start the next run on the device.
         drop(busy);
-        console.tasks().release(&run);
+        app.task_runs().release(&run);
         run.log.push(done);
     });
 }
@@ -219,7 +214,7 @@ async fn store_step(store: &deft_store::Store, run_id: &str, step: &TaskRunStep)
 
 /// Stores the run's end; the `done` to show once the device is free.
 async fn finish(
-    console: &Console,
+    app: &App,
     run: &ActiveTaskRun,
     report: Option<&RunReport>,
     done: Option<AgentEvent>,
@@ -229,7 +224,7 @@ async fn finish(
         None => (TaskRunStatus::Failed, texts::TASK_RUN_CRASHED.to_owned()),
     };
     let error = (status != TaskRunStatus::Ok).then_some(message.as_str());
-    if let Err(e) = console
+    if let Err(e) = app
         .store()
         .finish_task_run(&run.run_id, status, error, now_ms())
         .await
@@ -241,15 +236,15 @@ async fn finish(
         None => done_logged(run.log.last_seq() + 1, &message, done_of(status)),
     };
     let kept = EventStore::Task(run.run_id.clone());
-    store_until_done(console.store(), &kept, std::slice::from_ref(&done)).await;
+    store_until_done(app.store(), &kept, std::slice::from_ref(&done)).await;
     done
 }
 
 /// The log of a run not in memory: its stored events (the run's stream as watchers saw it; for
 /// a run from before the store kept them, its trace's), closed with a `done` from the store's
 /// record when they have none (a run cut off, one that never started).
-pub async fn stored_log(console: &Console, run: &TaskRun) -> Result<Arc<RunLog>, StoreError> {
-    let mut events = past_events(console, &run.id).await?;
+pub async fn stored_log(app: &App, run: &TaskRun) -> Result<Arc<RunLog>, StoreError> {
+    let mut events = past_events(app, &run.id).await?;
     if run.status != TaskRunStatus::Running && !events.last().is_some_and(LoggedEvent::is_done) {
         let seq = events.last().map_or(0, |e| e.seq) + 1;
         let answer = run
@@ -263,9 +258,9 @@ pub async fn stored_log(console: &Console, run: &TaskRun) -> Result<Arc<RunLog>,
 
 /// A run's events as stored; those before the first stored one (all of them, for a run from
 /// before the store kept them) as its trace has them.
-pub async fn past_events(console: &Console, run_id: &str) -> Result<Vec<LoggedEvent>, StoreError> {
+pub async fn past_events(app: &App, run_id: &str) -> Result<Vec<LoggedEvent>, StoreError> {
     let stored: Vec<LoggedEvent> = EventStore::Task(run_id.to_owned())
-        .read(console.store(), 0)
+        .read(app.store(), 0)
         .await?
         .into_iter()
         .map(|(seq, json)| LoggedEvent::from_json(seq, json))
@@ -274,7 +269,7 @@ pub async fn past_events(console: &Console, run_id: &str) -> Result<Vec<LoggedEv
     if first == 1 {
         return Ok(stored);
     }
-    let path = trace_dir(console, run_id).join("trace.jsonl");
+    let path = app.task_trace_dir(run_id).join("trace.jsonl");
     let mut events: Vec<LoggedEvent> = std::fs::read_to_string(&path)
         .unwrap_or_default()
         .lines()

@@ -33,7 +33,6 @@
 mod clock;
 mod run;
 mod texts;
-mod zone;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -44,9 +43,9 @@ use parking_lot::Mutex;
 use tokio::sync::{Notify, broadcast};
 
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use zone::local_zone;
+pub use deft_tasks::schedule::local_zone;
 
-use crate::schedule::ScheduleSpec;
+use deft_tasks::schedule::ScheduleSpec;
 
 /// The scheduler's knobs. [`SchedulerConfig::default`] suits `deft serve`.
 #[derive(Debug, Clone, PartialEq, Eq)]

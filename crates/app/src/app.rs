@@ -1,0 +1,106 @@
+//! [`App`]: the one handle the front ends hold. It keeps what every run needs — the store, the
+//! data folder, this server's id, the clock — and the runs in progress; the operations on runs
+//! are methods here and in the modules of each kind of run.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use deft_store::Store;
+
+use crate::scheduler::Clock;
+use crate::task_runs::TaskRuns;
+
+/// What an [`App`] is built from.
+pub struct AppConfig {
+    /// The store.
+    pub store: Store,
+    /// deft's data folder (task runs' trace folders go under it).
+    pub data_dir: PathBuf,
+    /// This server's id (the owner recorded on the runs it runs).
+    pub server_id: String,
+    /// The clock of schedules and heartbeats (the system's; tests may pass a manual one).
+    pub clock: Arc<dyn Clock>,
+}
+
+/// The application: every run's life, behind one cheap-to-clone handle.
+#[derive(Clone)]
+pub struct App {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    store: Store,
+    data_dir: PathBuf,
+    server_id: String,
+    clock: Arc<dyn Clock>,
+    task_runs: Arc<TaskRuns>,
+}
+
+impl App {
+    /// An application over `config`'s store and data folder, with no run in progress.
+    pub fn new(config: AppConfig) -> App {
+        App {
+            inner: Arc::new(Inner {
+                store: config.store,
+                data_dir: config.data_dir,
+                server_id: config.server_id,
+                clock: config.clock,
+                task_runs: Arc::new(TaskRuns::default()),
+            }),
+        }
+    }
+
+    /// The store.
+    pub fn store(&self) -> &Store {
+        &self.inner.store
+    }
+
+    /// deft's data folder.
+    pub fn data_dir(&self) -> &Path {
+        &self.inner.data_dir
+    }
+
+    /// This server's id.
+    pub fn server_id(&self) -> &str {
+        &self.inner.server_id
+    }
+
+    /// The clock of schedules and heartbeats.
+    pub fn clock(&self) -> &Arc<dyn Clock> {
+        &self.inner.clock
+    }
+
+    /// The task runs in progress (shared: a [`crate::task_runs::FreeNotice`] keeps them).
+    pub fn task_runs(&self) -> &Arc<TaskRuns> {
+        &self.inner.task_runs
+    }
+
+    /// Stops every task run of this server and waits up to `limit` for their ends to be
+    /// stored and their `done` shown (shutdown; woken by each run's end).
+    pub async fn stop_task_runs(&self, limit: Duration) {
+        let running = self.inner.task_runs.all_active();
+        for run in &running {
+            run.stop();
+        }
+        let ended = futures::future::join_all(running.iter().map(|r| r.log.closed()));
+        let _ = tokio::time::timeout(limit, ended).await;
+    }
+
+    /// Where task runs' trace folders go.
+    pub fn task_traces_dir(&self) -> PathBuf {
+        self.inner.data_dir.join("task-runs")
+    }
+
+    /// The trace folder of a task run.
+    pub fn task_trace_dir(&self, run_id: &str) -> PathBuf {
+        self.task_traces_dir().join(deft_trace::sanitize(run_id))
+    }
+}
+
+/// Now, in ms since the Unix epoch (the system clock: the moments runs record).
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}

@@ -1,0 +1,32 @@
+//! deft's application core: the life of every run, whichever front end asked for it.
+//!
+//! It owns what happens between "start this run" and "this run ended and is stored", behind
+//! one [`App`] handle (the store, the data folder, this server's id, the clock, the runs in
+//! progress):
+//! - [`scheduler`]: the one timer of `deft serve` for every task schedule and job, each fire
+//!   claimed in the store so it runs once across servers;
+//! - [`run_log`] and [`event_writer`]: a run's events stored first, in batches, then fanned out
+//!   to any number of watchers, replayed from the store when the run is not in memory;
+//! - [`task_runs`]: the task runs in progress, their recording (trace, store, log) and the
+//!   liveness sweep that ends the runs of a silent server; [`runtime`]: where runs execute;
+//! - [`local`]: what a run on this machine without a server (`deft run`) takes part in: the
+//!   memory of the data folder's store.
+//!
+//! It talks to the store, the task runner, the tools and the trace; it knows no HTTP and prints
+//! nothing — the server (`deft serve`) parses requests and renders views, the CLI parses
+//! arguments and prints, and both call this crate. Chat and designer runs, drafts, the memory's
+//! hooks and the start of task runs still live in the server's console and move here next.
+
+#![forbid(unsafe_code)]
+
+mod app;
+pub mod event_writer;
+pub mod local;
+pub mod run_log;
+pub mod runtime;
+pub mod scheduler;
+pub mod task_runs;
+pub mod texts;
+pub mod title;
+
+pub use app::{App, AppConfig, now_ms};
