@@ -5,7 +5,7 @@
 use sqlx::any::AnyRow;
 use sqlx::{AnyPool, AssertSqlSafe};
 
-use crate::convert::{from_db, page_bounds};
+use crate::convert::{column, from_db, page_bounds};
 use crate::error::{Result, db};
 use crate::{Page, Paged};
 
@@ -52,7 +52,11 @@ pub(crate) struct PageQuery<'a> {
     pub params: &'a [Option<&'a str>],
 }
 
-/// One page of the list `q` describes, and the list's total.
+/// One page of the list `q` describes, and the list's total — read by one statement, so both
+/// come from one snapshot: with two, a row written between them made the total count it while
+/// the page (read before) missed it, and a client that waits for the total to grow found no row.
+/// The count is one row and the page joins it, so a page past the end still answers the total
+/// (its one row then has the page's columns NULL).
 pub(crate) async fn page_of<T>(
     pool: &AnyPool,
     q: &PageQuery<'_>,
@@ -63,13 +67,17 @@ pub(crate) async fn page_of<T>(
     let (limit, offset) = page_bounds(page)?;
     let n = q.params.len();
     let sql = format!(
-        "SELECT {} FROM {} WHERE {} ORDER BY {} LIMIT ${} OFFSET ${}",
-        q.columns,
-        q.table,
-        q.cond,
-        q.order,
+        "SELECT c.{TOTAL}, p.* \
+         FROM (SELECT COUNT(*) AS {TOTAL} FROM {table} WHERE {cond}) c \
+         LEFT JOIN (SELECT ROW_NUMBER() OVER (ORDER BY {order}) AS {ROW}, {columns} \
+         FROM {table} WHERE {cond} ORDER BY {order} LIMIT ${} OFFSET ${}) p ON 1 = 1 \
+         ORDER BY p.{ROW}",
         n + 1,
-        n + 2
+        n + 2,
+        table = q.table,
+        cond = q.cond,
+        columns = q.columns,
+        order = q.order,
     );
     let mut select = sqlx::query(AssertSqlSafe(sql));
     for p in q.params {
@@ -81,20 +89,28 @@ pub(crate) async fn page_of<T>(
         .fetch_all(pool)
         .await
         .map_err(db(action))?;
-    let items = rows.iter().map(map).collect::<Result<Vec<_>>>()?;
-    let mut count = sqlx::query_scalar(AssertSqlSafe(format!(
-        "SELECT COUNT(*) FROM {} WHERE {}",
-        q.table, q.cond
-    )));
-    for p in q.params {
-        count = count.bind(*p);
+    let total: i64 = match rows.first() {
+        Some(row) => column(row, TOTAL, action)?,
+        None => 0,
+    };
+    let mut items = Vec::with_capacity(rows.len());
+    for row in &rows {
+        if column::<Option<i64>>(row, ROW, action)?.is_some() {
+            items.push(map(row)?);
+        }
     }
-    let total: i64 = count.fetch_one(pool).await.map_err(db(action))?;
     Ok(Paged {
         items,
         total: from_db(&format!("{} count", q.table), total)?,
     })
 }
+
+/// The column [`page_of`]'s statement answers the list's total in (named so no table's column
+/// can clash with it).
+const TOTAL: &str = "page_total__";
+/// The column holding a page row's place in the list's order (the outer statement sorts by it, as
+/// the order may name columns the page does not select); NULL in the row of a page past the end.
+const ROW: &str = "page_row__";
 
 /// `$first, $first+1, …` for `n` values.
 pub(crate) fn placeholders(first: usize, n: usize) -> String {

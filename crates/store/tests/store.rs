@@ -75,6 +75,7 @@ on_both_backends!(
     task_run_events_ordered_idempotent_and_purged,
     task_runs_keep_their_server_and_its_heartbeat,
     experiences_crud_generation_and_hits,
+    memory_lists_total_agrees_with_its_page,
     audit_marks_pending_and_a_person_decides,
     actions_crud_names_and_hits,
     run_notes_append_in_order,

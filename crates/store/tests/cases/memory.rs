@@ -502,3 +502,60 @@ pub async fn jobs_are_claimed_once(store: &Store) {
         StoreError::NotFound(_)
     ));
 }
+
+/// A page of a memory list and its total come from one snapshot, while rows are being written
+/// (the audit panel waits for the passes' total to grow, then reads the newest pass), and a page
+/// past the end still answers the total.
+pub async fn memory_lists_total_agrees_with_its_page(store: &Store) {
+    let writer = {
+        let store = store.clone();
+        tokio::spawn(async move {
+            for i in 0..60 {
+                store
+                    .create_experience(&experience(&format!("task {i}"), "recipe"))
+                    .await
+                    .unwrap();
+            }
+        })
+    };
+    let all = Page {
+        limit: 1_000,
+        offset: 0,
+    };
+    let mut seen = 0;
+    while seen < 60 {
+        let page = store
+            .experiences(&ExperienceFilter::default(), all)
+            .await
+            .unwrap();
+        assert_eq!(page.total as usize, page.items.len(), "one snapshot");
+        seen = page.items.len();
+    }
+    writer.await.unwrap();
+    let past = Page {
+        limit: 10,
+        offset: 100,
+    };
+    let page = store
+        .experiences(&ExperienceFilter::default(), past)
+        .await
+        .unwrap();
+    assert_eq!((page.total, page.items.len()), (60, 0));
+    let second = Page {
+        limit: 25,
+        offset: 25,
+    };
+    let newest_first: Vec<i64> = store
+        .experiences(&ExperienceFilter::default(), second)
+        .await
+        .unwrap()
+        .items
+        .iter()
+        .map(|x| x.updated_at_ms)
+        .collect();
+    assert_eq!(newest_first.len(), 25);
+    assert!(
+        newest_first.windows(2).all(|w| w[0] >= w[1]),
+        "{newest_first:?}"
+    );
+}
