@@ -59,3 +59,23 @@ pub fn usage(prompt: u64, completion: u64, calls: u64) -> Usage {
 pub async fn tick() {
     tokio::time::sleep(std::time::Duration::from_millis(3)).await;
 }
+
+/// Reads a whole list with `read` (its page and total) until it holds `rows` rows, while
+/// `writer` adds them: every reading's total must equal its page's length, i.e. both come
+/// from one snapshot.
+pub async fn total_agrees_while_writing<T, F, Fut>(
+    writer: tokio::task::JoinHandle<()>,
+    rows: usize,
+    read: F,
+) where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = deft_store::Paged<T>>,
+{
+    let mut seen = 0;
+    while seen < rows {
+        let page = read().await;
+        assert_eq!(page.total as usize, page.items.len(), "one snapshot");
+        seen = page.items.len();
+    }
+    writer.await.unwrap();
+}

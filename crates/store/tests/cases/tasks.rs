@@ -1009,16 +1009,13 @@ pub async fn task_runs_total_agrees_with_its_page(store: &Store) {
         limit: 1_000,
         offset: 0,
     };
-    let mut seen = 0;
-    while seen < 60 {
-        let page = store
+    super::total_agrees_while_writing(writer, 60, || async {
+        store
             .task_runs(&TaskRunFilter::default(), all)
             .await
-            .unwrap();
-        assert_eq!(page.total as usize, page.items.len(), "one snapshot");
-        seen = page.items.len();
-    }
-    writer.await.unwrap();
+            .unwrap()
+    })
+    .await;
 }
 
 /// A task run's event log keeps the agent run log's promises: ordered by seq, idempotent,
