@@ -143,7 +143,8 @@ impl Store {
              (SELECT COUNT(*) FROM schedules s WHERE s.task_id = t.id) AS schedule_count, \
              (SELECT MIN(s.next_fire_at_ms) FROM schedules s \
               WHERE s.task_id = t.id AND s.enabled = 1 AND s.task_enabled = 1) \
-              AS next_fire_at_ms \
+              AS next_fire_at_ms, \
+             (SELECT COUNT(*) FROM tasks t WHERE {NAME_LIKE}) AS list_total \
              FROM tasks t LEFT JOIN task_runs r ON r.id = \
              (SELECT r2.id FROM task_runs r2 WHERE r2.task_id = t.id \
               ORDER BY r2.started_at_ms DESC, r2.id DESC LIMIT 1) \
@@ -167,13 +168,18 @@ impl Store {
                 l.schedules.push(schedule);
             }
         }
-        let total: i64 = sqlx::query_scalar(AssertSqlSafe(format!(
-            "SELECT COUNT(*) FROM tasks t WHERE {NAME_LIKE}"
-        )))
-        .bind(&pattern)
-        .fetch_one(&self.pool)
-        .await
-        .map_err(db(action))?;
+        // The total comes with the page, from the same snapshot (a task created between two
+        // statements would be counted but not listed); only a page past the end counts apart.
+        let total: i64 = match rows.first() {
+            Some(row) => column(row, "list_total", action)?,
+            None => sqlx::query_scalar(AssertSqlSafe(format!(
+                "SELECT COUNT(*) FROM tasks t WHERE {NAME_LIKE}"
+            )))
+            .bind(&pattern)
+            .fetch_one(&self.pool)
+            .await
+            .map_err(db(action))?,
+        };
         Ok(Paged {
             items,
             total: from_db("task count", total)?,

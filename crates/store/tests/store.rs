@@ -72,6 +72,7 @@ on_both_backends!(
     task_run_steps_and_counts,
     task_runs_paged_newest_first,
     task_runs_total_agrees_with_its_page,
+    task_list_total_agrees_with_its_page,
     task_run_events_ordered_idempotent_and_purged,
     task_runs_keep_their_server_and_its_heartbeat,
     experiences_crud_generation_and_hits,

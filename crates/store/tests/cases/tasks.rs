@@ -1018,6 +1018,29 @@ pub async fn task_runs_total_agrees_with_its_page(store: &Store) {
     .await;
 }
 
+/// The task list's page and total come from one snapshot while tasks are being created.
+pub async fn task_list_total_agrees_with_its_page(store: &Store) {
+    let writer = {
+        let store = store.clone();
+        tokio::spawn(async move {
+            for i in 0..60 {
+                store
+                    .create_task(&new_task(&format!("listed {i:02}")))
+                    .await
+                    .unwrap();
+            }
+        })
+    };
+    let all = Page {
+        limit: 1_000,
+        offset: 0,
+    };
+    super::total_agrees_while_writing(writer, 60, || async {
+        store.tasks(&TaskFilter::default(), all).await.unwrap()
+    })
+    .await;
+}
+
 /// A task run's event log keeps the agent run log's promises: ordered by seq, idempotent,
 /// only for a known run, purged with the run.
 pub async fn task_run_events_ordered_idempotent_and_purged(store: &Store) {
