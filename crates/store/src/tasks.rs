@@ -1,12 +1,12 @@
 //! Tasks: create, read, rename/replace, switch on and off, delete (with their schedules; their
 //! runs stay), and the task list with each task's next fire and last run.
 
-use sqlx::AssertSqlSafe;
 use sqlx::any::AnyRow;
 
-use crate::convert::{column, flag, flag_from, from_db, now_ms, page_bounds};
+use crate::convert::{column, flag, flag_from, from_db, now_ms};
 use crate::error::{Result, StoreError, db, is_unique_violation};
 use crate::lookup;
+use crate::select::{PageQuery, page_of};
 use crate::task_runs::{prefixed_run_columns, task_run_from_row};
 use crate::{NewTask, Page, Paged, Store, Task, TaskFilter, TaskListing};
 
@@ -133,57 +133,39 @@ impl Store {
     /// among enabled schedules and its most recently started run; `filter` narrows it (and
     /// its `total`).
     pub async fn tasks(&self, filter: &TaskFilter, page: Page) -> Result<Paged<TaskListing>> {
-        let (limit, offset) = page_bounds(page)?;
-        let action = "listing tasks";
         let task_cols = prefixed("t", "", TASK_COLUMNS);
         let run_cols = prefixed_run_columns("r", "r_");
         let pattern = name_pattern(filter.name_contains.as_deref());
-        let sql = format!(
-            "SELECT {task_cols}, {run_cols}, \
+        let columns = format!(
+            "{task_cols}, {run_cols}, \
              (SELECT COUNT(*) FROM schedules s WHERE s.task_id = t.id) AS schedule_count, \
              (SELECT MIN(s.next_fire_at_ms) FROM schedules s \
               WHERE s.task_id = t.id AND s.enabled = 1 AND s.task_enabled = 1) \
-              AS next_fire_at_ms, \
-             (SELECT COUNT(*) FROM tasks t WHERE {NAME_LIKE}) AS list_total \
-             FROM tasks t LEFT JOIN task_runs r ON r.id = \
-             (SELECT r2.id FROM task_runs r2 WHERE r2.task_id = t.id \
-              ORDER BY r2.started_at_ms DESC, r2.id DESC LIMIT 1) \
-             WHERE {NAME_LIKE} \
-             ORDER BY t.name, t.id LIMIT $2 OFFSET $3"
+              AS next_fire_at_ms"
         );
-        let rows = sqlx::query(AssertSqlSafe(sql))
-            .bind(&pattern)
-            .bind(limit)
-            .bind(offset)
-            .fetch_all(&self.pool)
-            .await
-            .map_err(db(action))?;
-        let mut items = rows
-            .iter()
-            .map(listing_from_row)
-            .collect::<Result<Vec<_>>>()?;
-        let ids: Vec<String> = items.iter().map(|l| l.task.id.clone()).collect();
+        // The page and its total come from one statement (a task created between two would
+        // be counted but not listed).
+        let q = PageQuery {
+            columns: &columns,
+            table: "tasks t LEFT JOIN task_runs r ON r.id = \
+                    (SELECT r2.id FROM task_runs r2 WHERE r2.task_id = t.id \
+                     ORDER BY r2.started_at_ms DESC, r2.id DESC LIMIT 1)",
+            cond: NAME_LIKE,
+            order: "t.name, t.id",
+            params: &[Some(&pattern)],
+        };
+        let mut listed = page_of(&self.pool, &q, page, "listing tasks", listing_from_row).await?;
+        let ids: Vec<String> = listed.items.iter().map(|l| l.task.id.clone()).collect();
         for schedule in self.schedules_of_tasks(&ids).await? {
-            if let Some(l) = items.iter_mut().find(|l| l.task.id == schedule.task_id) {
+            if let Some(l) = listed
+                .items
+                .iter_mut()
+                .find(|l| l.task.id == schedule.task_id)
+            {
                 l.schedules.push(schedule);
             }
         }
-        // The total comes with the page, from the same snapshot (a task created between two
-        // statements would be counted but not listed); only a page past the end counts apart.
-        let total: i64 = match rows.first() {
-            Some(row) => column(row, "list_total", action)?,
-            None => sqlx::query_scalar(AssertSqlSafe(format!(
-                "SELECT COUNT(*) FROM tasks t WHERE {NAME_LIKE}"
-            )))
-            .bind(&pattern)
-            .fetch_one(&self.pool)
-            .await
-            .map_err(db(action))?,
-        };
-        Ok(Paged {
-            items,
-            total: from_db("task count", total)?,
-        })
+        Ok(listed)
     }
 }
 

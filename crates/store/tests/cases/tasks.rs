@@ -1039,6 +1039,19 @@ pub async fn task_list_total_agrees_with_its_page(store: &Store) {
         store.tasks(&TaskFilter::default(), all).await.unwrap()
     })
     .await;
+    let past_the_end = Page {
+        limit: 10,
+        offset: 100,
+    };
+    let page = store
+        .tasks(&TaskFilter::default(), past_the_end)
+        .await
+        .unwrap();
+    assert!(page.items.is_empty());
+    assert_eq!(
+        page.total, 60,
+        "a page past the end still answers the total"
+    );
 }
 
 /// A task run's event log keeps the agent run log's promises: ordered by seq, idempotent,
