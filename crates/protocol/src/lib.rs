@@ -51,6 +51,7 @@ pub mod schedule;
 pub mod selector;
 pub mod sink;
 pub mod task_run;
+pub mod time;
 pub mod tool_args;
 
 pub use batch::{ExecBatch, ExecInput};
