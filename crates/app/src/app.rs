@@ -6,8 +6,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use deft_agent::AgentConfig;
+use deft_memory::MemoryConfig;
 use deft_store::Store;
 
+use crate::agent_runs::AgentRuns;
+use crate::run_memory::RunMemory;
 use crate::scheduler::Clock;
 use crate::task_runs::TaskRuns;
 
@@ -21,6 +25,11 @@ pub struct AppConfig {
     pub server_id: String,
     /// The clock of schedules and heartbeats (the system's; tests may pass a manual one).
     pub clock: Arc<dyn Clock>,
+    /// The agent's settings; `max_steps` is replaced by the settings' for each run.
+    pub agent: AgentConfig,
+    /// The experience and action libraries' settings; `None`: runs neither recall nor distil
+    /// (the libraries still work).
+    pub memory: Option<MemoryConfig>,
 }
 
 /// The application: every run's life, behind one cheap-to-clone handle.
@@ -34,7 +43,10 @@ struct Inner {
     data_dir: PathBuf,
     server_id: String,
     clock: Arc<dyn Clock>,
+    agent: AgentConfig,
     task_runs: Arc<TaskRuns>,
+    agent_runs: AgentRuns,
+    memory: Arc<RunMemory>,
 }
 
 impl App {
@@ -42,11 +54,14 @@ impl App {
     pub fn new(config: AppConfig) -> App {
         App {
             inner: Arc::new(Inner {
+                memory: Arc::new(RunMemory::new(&config.store, config.memory)),
                 store: config.store,
                 data_dir: config.data_dir,
                 server_id: config.server_id,
                 clock: config.clock,
+                agent: config.agent,
                 task_runs: Arc::new(TaskRuns::default()),
+                agent_runs: AgentRuns::default(),
             }),
         }
     }
@@ -69,6 +84,26 @@ impl App {
     /// The clock of schedules and heartbeats.
     pub fn clock(&self) -> &Arc<dyn Clock> {
         &self.inner.clock
+    }
+
+    /// The agent's settings.
+    pub fn agent_config(&self) -> &AgentConfig {
+        &self.inner.agent
+    }
+
+    /// The chat or designer run in the slot, and recent runs' logs.
+    pub fn agent_runs(&self) -> &AgentRuns {
+        &self.inner.agent_runs
+    }
+
+    /// The memory libraries and what runs do with them.
+    pub fn memory(&self) -> &Arc<RunMemory> {
+        &self.inner.memory
+    }
+
+    /// The folder of a chat or designer run's step images.
+    pub fn run_images_dir(&self, run_id: &str) -> PathBuf {
+        self.inner.data_dir.join("runs").join(run_id)
     }
 
     /// The task runs in progress (shared: a [`crate::task_runs::FreeNotice`] keeps them).

@@ -3,6 +3,9 @@
 //! It owns what happens between "start this run" and "this run ended and is stored", behind
 //! one [`App`] handle (the store, the data folder, this server's id, the clock, the runs in
 //! progress):
+//! - [`agent_runs`]: chat and designer runs — the one run slot, starting, stopping, approving,
+//!   storing a run's end, designer mode's draft; [`run_memory`]: what runs do with the memory
+//!   (recall, distilling after `done`); [`run_images`]: where their step images go;
 //! - [`scheduler`]: the one timer of `deft serve` for every task schedule and job, each fire
 //!   claimed in the store so it runs once across servers;
 //! - [`run_log`] and [`event_writer`]: a run's events stored first, in batches, then fanned out
@@ -14,15 +17,17 @@
 //!
 //! It talks to the store, the task runner, the tools and the trace; it knows no HTTP and prints
 //! nothing — the server (`deft serve`) parses requests and renders views, the CLI parses
-//! arguments and prints, and both call this crate. Chat and designer runs, drafts, the memory's
-//! hooks and the start of task runs still live in the server's console and move here next.
+//! arguments and prints, and both call this crate.
 
 #![forbid(unsafe_code)]
 
+pub mod agent_runs;
 mod app;
 pub mod event_writer;
 pub mod local;
+pub mod run_images;
 pub mod run_log;
+pub mod run_memory;
 pub mod runtime;
 pub mod scheduler;
 pub mod task_runs;

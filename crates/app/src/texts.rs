@@ -1,4 +1,5 @@
-//! What deft-app says to a person (run histories, streams): each text once, tested verbatim.
+//! What deft-app says to a person (run histories, streams, refused runs): each text once,
+//! tested verbatim.
 
 /// 409 when stopping a task run that has ended; also the `done` text of a run without one.
 pub fn task_run_ended(id: &str, status: &str) -> String {
@@ -12,6 +13,144 @@ pub const TASK_RUN_INTERRUPTED: &str =
 /// A task run whose runner failed.
 pub const TASK_RUN_CRASHED: &str =
     "the task runner failed unexpectedly; the server log has the details";
+
+/// The store failed.
+pub fn store_failed(detail: &str) -> String {
+    format!("the console's database failed: {detail}")
+}
+
+/// 400 summary of a task or schedule that does not validate (the body lists every problem).
+pub fn invalid_task(errors: &[deft_tasks::validate::Issue]) -> String {
+    invalid("task", errors)
+}
+
+/// The summary of a refused `what` (a task, an action, an experience): its first error, and
+/// how many more the body lists.
+pub fn invalid(what: &str, errors: &[deft_tasks::validate::Issue]) -> String {
+    match errors {
+        [] => format!("the {what} is invalid"),
+        [one] => format!("the {what} is invalid: {one}"),
+        [first, rest @ ..] => format!(
+            "the {what} is invalid: {first} (and {} more; see \"errors\")",
+            rest.len()
+        ),
+    }
+}
+
+/// 400 (at `device`) for a device the server does not know.
+pub fn task_device_unknown(device: &str, known: &[String]) -> String {
+    format!(
+        "no device {device:?} is known to this server (known: {}); name one of them, or connect the client first",
+        if known.is_empty() {
+            "none".to_owned()
+        } else {
+            known.join(", ")
+        }
+    )
+}
+
+/// 409 when the task runs already.
+pub fn task_running(name: &str, run_id: &str) -> String {
+    format!(
+        "the task {name:?} is running already (run {run_id}): one run at a time per task; stop it or wait for it to end"
+    )
+}
+
+/// 409 when a draft is being tried already.
+pub fn draft_running(run_id: &str) -> String {
+    format!(
+        "a draft is being tried already (run {run_id}): one at a time; stop it or wait for it to end"
+    )
+}
+
+/// 409 for an agent run, a batch or a task on a device a task run holds.
+pub fn device_running_task(device: &str, task: &str, run_id: &str) -> String {
+    format!(
+        "the device '{device}' is running task {task:?} (run {run_id}): stop that run or try again when it ends"
+    )
+}
+
+/// 404 for an unknown task.
+pub fn unknown_task(id_or_name: &str) -> String {
+    format!("no task has the id or name {id_or_name:?}: list the tasks with GET /api/tasks")
+}
+
+/// 409 for a busy device.
+pub fn device_busy(id: &str) -> String {
+    format!(
+        "the device '{id}' is busy (a run, a task or an exec batch is executing on it); try again when it is idle"
+    )
+}
+
+/// 409 when another run holds the slot.
+pub const RUN_ACTIVE: &str = "another run is active (one run at a time on this server): wait for it to finish or stop it first";
+
+/// 409 on stop/confirm without a run.
+pub const NO_RUN: &str = "no run is active";
+
+/// 400 when no device was chosen and none is the default.
+pub const NO_DEVICE: &str =
+    "choose a device: pick one in the device list, or set a default device in the settings";
+
+/// 400 on an empty prompt.
+pub const EMPTY_PROMPT: &str = "the prompt is empty: say what the agent should do";
+
+/// 400 when a designer run names a conversation.
+pub const DESIGNER_NO_CONVERSATION: &str = "a designer run starts fresh and continues no conversation (designer mode sends no chat history): leave out \"conversation\"";
+
+/// The title prefix of a designer run's conversation.
+pub const DESIGNER_TITLE: &str = "🧭 ";
+
+/// 404 for an unknown conversation.
+pub fn unknown_conversation(id: &str) -> String {
+    format!("unknown conversation '{id}' (deleted?): pick one from the list or start a new one")
+}
+
+/// 404 for an unknown run.
+pub fn unknown_run(id: &str) -> String {
+    format!("unknown run '{id}'")
+}
+
+/// 404 when no confirm question waits.
+pub fn no_question(call_id: &str) -> String {
+    format!(
+        "no approval is waiting for the call '{call_id}' (answered already, timed out, or the run ended)"
+    )
+}
+
+/// 400 when a model setting is missing.
+pub fn missing_setting(what: &str) -> String {
+    format!("the {what} is not set: open Settings (⚙) and set it, or start deft serve with it")
+}
+
+/// 404 for a run on a device that is not connected (or never was).
+pub fn device_not_connected(id: &str, known: &[String]) -> String {
+    format!(
+        "the device '{id}' is not connected (connected devices: {}): start `deft client --id {id}` on it, or pick another device",
+        if known.is_empty() {
+            "none".to_owned()
+        } else {
+            known.join(", ")
+        }
+    )
+}
+
+/// The error and done text of a run a server restart cut off.
+pub const RUN_INTERRUPTED: &str =
+    "The server stopped during this run; it did not finish. Send the request again to retry.";
+
+/// The answer of a run whose agent task panicked.
+pub const RUN_CRASHED: &str = "the run stopped on an internal error (the server log has the details); send the request again to retry";
+
+/// 400 for model settings the client cannot use.
+pub fn model_unusable(why: &str) -> String {
+    format!("the model settings are unusable: {why}")
+}
+
+/// The answer kept with a designer run that ended without a draft.
+pub fn no_task_draft(why: &str) -> String {
+    format!("No task draft: {why}.")
+}
 
 #[cfg(test)]
 mod tests {
@@ -30,6 +169,43 @@ mod tests {
         assert_eq!(
             TASK_RUN_CRASHED,
             "the task runner failed unexpectedly; the server log has the details"
+        );
+        assert_eq!(
+            device_busy("pc"),
+            "the device 'pc' is busy (a run, a task or an exec batch is executing on it); try again when it is idle"
+        );
+        assert_eq!(
+            device_running_task("pc", "Nightly", "r1"),
+            "the device 'pc' is running task \"Nightly\" (run r1): stop that run or try again when it ends"
+        );
+        assert_eq!(
+            task_running("Nightly", "r1"),
+            "the task \"Nightly\" is running already (run r1): one run at a time per task; stop it or wait for it to end"
+        );
+        assert_eq!(
+            draft_running("r2"),
+            "a draft is being tried already (run r2): one at a time; stop it or wait for it to end"
+        );
+        assert_eq!(
+            task_device_unknown("pc", &[]),
+            "no device \"pc\" is known to this server (known: none); name one of them, or connect the client first"
+        );
+        assert_eq!(
+            unknown_task("x"),
+            "no task has the id or name \"x\": list the tasks with GET /api/tasks"
+        );
+        assert_eq!(
+            store_failed("disk full"),
+            "the console's database failed: disk full"
+        );
+        assert_eq!(invalid("action", &[]), "the action is invalid");
+        assert_eq!(
+            missing_setting("model"),
+            "the model is not set: open Settings (⚙) and set it, or start deft serve with it"
+        );
+        assert_eq!(
+            device_not_connected("pc1", &["local".into()]),
+            "the device 'pc1' is not connected (connected devices: local): start `deft client --id pc1` on it, or pick another device"
         );
     }
 }

@@ -1,6 +1,8 @@
 //! Every text the server's API answers with. Written for whoever calls the API (a person, the
 //! CLI, a script); stable, and tested verbatim.
 
+pub use deft_app::texts::device_busy;
+
 /// 401 on an API route.
 pub const UNAUTHORIZED: &str = "unauthorized: this route needs 'Authorization: Bearer <api token>' (deft serve prints the API token and keeps it in its data folder)";
 
@@ -13,13 +15,6 @@ pub fn unknown_device(id: &str, known: &[String]) -> String {
         } else {
             known.join(", ")
         }
-    )
-}
-
-/// 409 for a busy device.
-pub fn device_busy(id: &str) -> String {
-    format!(
-        "the device '{id}' is busy (a run, a task or an exec batch is executing on it); try again when it is idle"
     )
 }
 

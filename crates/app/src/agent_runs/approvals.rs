@@ -1,5 +1,5 @@
-//! Questions a run asks a person (`confirm` events) and their answers from
-//! `POST /api/agent/confirm`.
+//! Questions a run asks a person (`confirm` events) and their answers ([`crate::App::approve`],
+//! the console's `POST /api/agent/confirm`).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -14,14 +14,14 @@ use tokio::sync::oneshot;
 
 /// A question waiting for an answer.
 #[derive(Debug, Clone, Serialize, PartialEq)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct PendingConfirm {
     /// The tool call's id.
     pub call_id: String,
     /// The tool.
     pub tool: String,
     /// Its arguments.
-    #[cfg_attr(test, ts(type = "unknown"))]
+    #[cfg_attr(feature = "ts", ts(type = "unknown"))]
     pub args: Value,
     /// Why it needs approval.
     pub reason: String,

@@ -1,11 +1,14 @@
 //! The task runs in progress on this server: each holds its device (an agent run or an exec
 //! batch on it is refused, a scheduled fire waits or is skipped), its event log, the step it
 //! runs and the token that stops it; the recent runs' logs; and the scheduler's wake-ups when a
-//! run ends or a device is freed. [`record`] is where a run's events and end go, [`liveness`]
+//! run ends or a device is freed. [`start`] starts a run (a task's or a draft's), [`fires`] is
+//! what a schedule's fire does, [`record`] is where a run's events and end go, [`liveness`]
 //! the heartbeat of this server's runs and the sweep that ends those of a silent server.
 
+pub mod fires;
 pub mod liveness;
 pub mod record;
+pub mod start;
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, OnceLock};

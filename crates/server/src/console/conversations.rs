@@ -101,8 +101,8 @@ pub async fn delete(
 ) -> Result<Response, ApiError> {
     let console = app.console()?;
     if console
-        .runs()
-        .active()
+        .app()
+        .current_run()
         .is_some_and(|r| r.conversation == id)
     {
         return Err(ApiError(

@@ -1,8 +1,7 @@
-//! Designer mode's draft (seed 001 §6): the latest valid task draft a designer run ended with,
-//! kept in `app_meta` as `agent_task_draft = {draft, warnings, prompt, created, run_id,
-//! device}` — one only, replaced by the next, never a task until a person saves it through the
-//! task API — and "try it": the draft (or an edited version of it) run once on its device by
-//! the task runner, recorded as a task run with the trigger `try`, streamed like any task run.
+//! The routes of designer mode's draft (seed 001 §6; the application keeps it,
+//! [`deft_app::agent_runs::drafts`]): read it, discard it, and "try it": the draft (or an edited
+//! version of it) run once on its device by the task runner, recorded as a task run with the
+//! trigger `try`, streamed like any task run.
 
 use std::collections::BTreeMap;
 
@@ -10,79 +9,16 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use deft_protocol::DraftIssue;
-use serde::{Deserialize, Serialize};
+use deft_app::agent_runs::drafts::{DRAFT_KEY, kept};
+use deft_app::task_runs::start::DraftOrder;
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::tasks::TaskError;
-use super::tasks::runs::{DraftOrder, start_draft};
 use super::tasks::views::TaskRunView;
-use super::{now_ms, rfc3339, texts};
+use super::texts;
 use crate::AppState;
 use crate::api::{ApiError, JsonBody};
-
-/// The `app_meta` key of the kept draft.
-pub const DRAFT_KEY: &str = "agent_task_draft";
-
-/// The kept draft, as stored and as `GET /api/agent/draft` answers.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "TaskDraft"))]
-pub struct KeptDraft {
-    /// The task file (valid when it was drafted).
-    #[cfg_attr(test, ts(type = "unknown"))]
-    pub draft: Value,
-    /// What is suspect in it, at its paths.
-    pub warnings: Vec<DraftIssue>,
-    /// What the person asked for.
-    pub prompt: String,
-    /// When it was drafted (ISO-8601 UTC).
-    pub created: String,
-    /// The designer run that drafted it (its events show the exploration).
-    pub run_id: String,
-    /// The device it was explored on.
-    pub device: String,
-}
-
-/// Keeps `draft` as the latest, replacing the one before.
-pub async fn keep(
-    store: &deft_store::Store,
-    draft: &KeptDraft,
-) -> Result<(), deft_store::StoreError> {
-    let text = serde_json::to_string(draft).unwrap_or_default();
-    store.set_meta(DRAFT_KEY, &text).await
-}
-
-/// A kept draft from what designer run `run_id` on `device` drafted for `prompt`.
-pub fn drafted(
-    draft: Value,
-    warnings: Vec<DraftIssue>,
-    prompt: &str,
-    run_id: &str,
-    device: &str,
-) -> KeptDraft {
-    KeptDraft {
-        draft,
-        warnings,
-        prompt: prompt.to_owned(),
-        created: rfc3339(now_ms()),
-        run_id: run_id.to_owned(),
-        device: device.to_owned(),
-    }
-}
-
-/// The kept draft, if any (an unreadable one counts as none, with a warning in the log).
-async fn kept(store: &deft_store::Store) -> Result<Option<KeptDraft>, ApiError> {
-    let Some(text) = store.meta(DRAFT_KEY).await? else {
-        return Ok(None);
-    };
-    match serde_json::from_str(&text) {
-        Ok(d) => Ok(Some(d)),
-        Err(e) => {
-            tracing::warn!(error = %e, "the kept task draft is unreadable; it counts as none");
-            Ok(None)
-        }
-    }
-}
 
 /// `GET /api/agent/draft`: the kept draft; 404 when there is none.
 pub async fn get_draft(State(app): State<AppState>) -> Result<Response, ApiError> {
@@ -147,6 +83,6 @@ pub async fn try_draft(
         device,
         variables: body.variables,
     };
-    let run = start_draft(&app, &console, order).await?;
+    let run = console.app().start_draft_run(&app.registry, order).await?;
     Ok((StatusCode::ACCEPTED, Json(TaskRunView::from(&run))).into_response())
 }

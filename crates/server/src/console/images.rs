@@ -1,55 +1,15 @@
-//! Step images: the agent hands their bytes to [`FileImages`], which writes them under
-//! `DATA/runs/<run id>/` and names them `img-N`; events carry only the names, and
+//! Step images: the application writes them under `DATA/runs/<run id>/` as `img-N`
+//! ([`deft_app::run_images::FileImages`]); events carry only the names, and
 //! `GET /api/runs/{run_id}/images/{image_id}` serves the files.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use deft_agent::ImageSink;
 
 use crate::AppState;
 use crate::api::ApiError;
-
-/// Writes a run's images into its folder.
-pub struct FileImages {
-    dir: PathBuf,
-    next: AtomicU64,
-}
-
-impl FileImages {
-    /// Images of one run, in `dir` (created on first use).
-    pub fn new(dir: PathBuf) -> Self {
-        FileImages {
-            dir,
-            next: AtomicU64::new(1),
-        }
-    }
-}
-
-fn extension(mime: &str) -> &'static str {
-    match mime {
-        "image/jpeg" | "image/jpg" => "jpg",
-        "image/webp" => "webp",
-        "image/gif" => "gif",
-        _ => "png",
-    }
-}
-
-impl ImageSink for FileImages {
-    fn store(&self, bytes: &[u8], mime: &str) -> String {
-        let id = format!("img-{}", self.next.fetch_add(1, Ordering::Relaxed));
-        let path = self.dir.join(format!("{id}.{}", extension(mime)));
-        let written =
-            std::fs::create_dir_all(&self.dir).and_then(|()| std::fs::write(&path, bytes));
-        if let Err(e) = written {
-            tracing::error!(path = %path.display(), error = %e, "cannot keep a step image; its card will show none");
-        }
-        id
-    }
-}
 
 fn plain_id(s: &str) -> bool {
     !s.is_empty()
@@ -64,7 +24,7 @@ pub async fn serve(
     Path((run_id, image_id)): Path<(String, String)>,
 ) -> Result<Response, ApiError> {
     let console = app.console()?;
-    let dir = console.runs_dir().join(&run_id);
+    let dir = console.run_images_dir(&run_id);
     serve_from(dir, &run_id, &image_id).await
 }
 
@@ -116,19 +76,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn images_land_in_the_run_folder_under_plain_names() {
-        let dir = tempfile::tempdir().unwrap();
-        let sink = FileImages::new(dir.path().join("r1"));
-        assert_eq!(sink.store(b"png", "image/png"), "img-1");
-        assert_eq!(sink.store(b"jpg", "image/jpeg"), "img-2");
-        assert_eq!(
-            std::fs::read(dir.path().join("r1/img-1.png")).unwrap(),
-            b"png"
-        );
-        assert_eq!(
-            std::fs::read(dir.path().join("r1/img-2.jpg")).unwrap(),
-            b"jpg"
-        );
+    fn image_ids_are_plain_names() {
         assert!(plain_id("img-1") && plain_id("0b7e-11"));
         assert!(!plain_id("../x") && !plain_id("") && !plain_id("a/b"));
     }

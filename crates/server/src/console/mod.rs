@@ -4,10 +4,9 @@
 //!   setup — and [`sessions::authorize`], the one place an API request is let in.
 //! - [`settings`]: the model settings in `app_meta`, the API key sealed by [`secrets`].
 //! - [`conversations`]: conversations and their messages.
-//! - [`runs`]: the one run slot (chats and designer mode), starting and stopping runs,
-//!   approvals ([`approvals`]); [`drafts`]: designer mode's kept draft and "try it"; every
-//!   event goes to a [`deft_app::run_log::RunLog`] (fan-out to any number of SSE watchers) and to the store
-//!   (replay after a restart); [`stream`] serves them as SSE, [`images`] the step images.
+//! - [`runs`]: the routes of chat and designer runs (start, stop, approve; the application
+//!   owns their life, [`deft_app::agent_runs`]); [`drafts`]: designer mode's kept draft and
+//!   "try it"; [`stream`] serves a run's events as SSE, [`images`] the step images.
 //! - [`tasks`]: tasks, their schedules and runs (each run holds its device), the scheduler's
 //!   fire handler.
 //! - [`memory`]: the experience and action libraries (deft-memory) — their routes, the audit
@@ -15,7 +14,6 @@
 //! - [`live`]: MJPEG of a device's screen, captured only while someone watches.
 //! - [`assets`]: the web UI bundle embedded in the binary.
 
-pub mod approvals;
 pub mod assets;
 pub mod conversations;
 pub mod drafts;
@@ -107,19 +105,15 @@ pub struct Console {
 }
 
 struct Inner {
-    data_dir: PathBuf,
     secrets: secrets::SecretBox,
     defaults: ModelDefaults,
     cookie_secure: bool,
-    agent: AgentConfig,
     setup: sessions::Setup,
     logins: sessions::LoginLimiter,
-    runs: runs::Runs,
     live: live::LiveFeeds,
     scheduler: deft_app::scheduler::SchedulerConfig,
     /// The runs' application core (the store, this server's id, the clock, the task runs).
     app: App,
-    memory: memory::MemoryState,
 }
 
 /// The file in the data folder that keeps the server's id.
@@ -154,32 +148,29 @@ impl Console {
                 sessions::SetupError::Store(s) => ConsoleError::Store(s),
                 other => ConsoleError::Config(other.to_string()),
             })?;
-        let memory_state = memory::MemoryState::new(&config.store, config.memory);
         let app = App::new(AppConfig {
             store: config.store,
             data_dir: config.data_dir.clone(),
             server_id,
             clock: config.clock,
+            agent: config.agent,
+            memory: config.memory,
         });
         let console = Console {
             inner: Arc::new(Inner {
-                data_dir: config.data_dir,
                 secrets,
                 defaults: config.defaults,
                 cookie_secure: config.cookie_secure,
-                agent: config.agent,
                 setup,
                 logins: sessions::LoginLimiter::default(),
-                runs: runs::Runs::default(),
                 live: live::LiveFeeds::new(Duration::from_secs_f64(
                     1.0 / config.live_fps.clamp(0.1, 30.0),
                 )),
-                memory: memory_state,
                 scheduler: config.scheduler,
                 app,
             }),
         };
-        runs::recover_interrupted(&console).await?;
+        deft_app::agent_runs::finish::recover_interrupted(console.app()).await?;
         deft_app::task_runs::liveness::recover_interrupted(console.app()).await?;
         Ok(console)
     }
@@ -204,11 +195,6 @@ impl Console {
         self.inner.setup.token()
     }
 
-    /// The run slot.
-    pub fn runs(&self) -> &runs::Runs {
-        &self.inner.runs
-    }
-
     /// The task runs.
     pub fn tasks(&self) -> &TaskRuns {
         self.inner.app.task_runs()
@@ -219,17 +205,14 @@ impl Console {
         self.inner.app.task_runs()
     }
 
-    /// The memory libraries and what they are doing.
-    pub fn memory(&self) -> &memory::MemoryState {
-        &self.inner.memory
+    /// The memory libraries and what runs do with them.
+    pub fn memory(&self) -> &deft_app::run_memory::RunMemory {
+        self.inner.app.memory()
     }
 
     /// The 409 text for a busy device: which task run holds it, when one does.
     pub fn device_busy_text(&self, device: &str) -> String {
-        match self.tasks().on_device(device) {
-            Some(run) => texts::device_running_task(device, &run.task_name, &run.run_id),
-            None => crate::texts::device_busy(device),
-        }
+        self.inner.app.device_busy_text(device)
     }
 
     /// Stops every task run of this server and waits up to `limit` for their ends to be
@@ -251,15 +234,11 @@ impl Console {
     /// Stops the active run, if any, and waits up to `limit` for it to be stored and its
     /// `done` shown (server shutdown; woken by the run's end).
     pub async fn stop_active_run(&self, limit: Duration) {
-        let Some(run) = self.runs().active() else {
-            return;
-        };
-        run.stop();
-        let _ = tokio::time::timeout(limit, run.log.closed()).await;
+        self.inner.app.stop_active_run(limit).await;
     }
 
-    fn runs_dir(&self) -> PathBuf {
-        self.inner.data_dir.join("runs")
+    fn run_images_dir(&self, run_id: &str) -> PathBuf {
+        self.inner.app.run_images_dir(run_id)
     }
 }
 
@@ -273,7 +252,7 @@ pub fn now_ms() -> i64 {
 
 /// RFC 3339 (UTC, seconds) of a millisecond timestamp.
 pub fn rfc3339(ms: i64) -> String {
-    deft_link::iso8601(Duration::from_millis(ms.max(0) as u64))
+    deft_protocol::time::iso8601_ms(ms)
 }
 
 /// The console routes that need a login (nested under `/api`).

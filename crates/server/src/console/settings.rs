@@ -6,6 +6,7 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use deft_app::agent_runs::start::RunSettings;
 use serde::{Deserialize, Serialize};
 
 use super::{Console, secrets, texts};
@@ -26,21 +27,6 @@ pub const KEY_MAX_STEPS: &str = "agent_max_steps";
 pub const DEFAULT_API_BASE: &str = "https://api.deepseek.com";
 /// The step limit when nothing is configured.
 pub const DEFAULT_MAX_STEPS: u32 = 40;
-
-/// The settings a run uses (the API key in clear: never serialised).
-#[derive(Clone)]
-pub struct Effective {
-    /// Base URL.
-    pub api_base: String,
-    /// Model name ("" when unset).
-    pub model: String,
-    /// API key.
-    pub api_key: Option<String>,
-    /// Default device ("" when unset).
-    pub default_device: String,
-    /// Step limit, 1–200.
-    pub max_steps: u32,
-}
 
 /// What `GET /api/settings` answers.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -73,7 +59,7 @@ pub struct SettingsUpdate {
 
 impl Console {
     /// The settings in force: stored values, else the configured defaults.
-    pub async fn settings(&self) -> Result<Effective, ApiError> {
+    pub async fn settings(&self) -> Result<RunSettings, ApiError> {
         let store = self.store();
         let defaults = &self.inner.defaults;
         let stored = |v: Option<String>| v.filter(|s| !s.trim().is_empty());
@@ -98,7 +84,7 @@ impl Console {
             .await?
             .and_then(|s| s.trim().parse::<i64>().ok())
             .map_or(DEFAULT_MAX_STEPS, clamp_steps);
-        Ok(Effective {
+        Ok(RunSettings {
             api_base,
             model,
             api_key,
@@ -112,7 +98,7 @@ fn clamp_steps(n: i64) -> u32 {
     n.clamp(1, 200) as u32
 }
 
-fn view(e: &Effective) -> SettingsView {
+fn view(e: &RunSettings) -> SettingsView {
     let key = e.api_key.as_deref().unwrap_or("");
     SettingsView {
         api_base: e.api_base.clone(),

@@ -47,7 +47,7 @@ pub async fn events(
 ) -> Result<Response, ApiError> {
     let console = app.console()?;
     let after = last_event_id(&headers).or(query.after).unwrap_or(0);
-    let log = match console.runs().log(&query.run_id) {
+    let log = match console.app().agent_runs().log(&query.run_id) {
         Some(log) => log,
         None => {
             let store = console.store();

@@ -1,6 +1,14 @@
 //! Every text the console's API answers with: written for the person in front of the console,
 //! saying what happened and what to do. Stable; tests check them.
 
+pub use deft_app::texts::{
+    DESIGNER_NO_CONVERSATION, DESIGNER_TITLE, EMPTY_PROMPT, NO_DEVICE, NO_RUN, RUN_ACTIVE,
+    RUN_CRASHED, RUN_INTERRUPTED, device_not_connected, device_running_task, draft_running,
+    invalid, invalid_task, missing_setting, model_unusable, no_question, no_task_draft,
+    store_failed, task_device_unknown, task_running, unknown_conversation, unknown_run,
+    unknown_task,
+};
+
 /// 401 on a console route.
 pub const LOGIN_REQUIRED: &str =
     "not logged in: log in to the console, or send 'Authorization: Bearer <api token>'";
@@ -13,24 +21,11 @@ pub const SETUP_DONE: &str = "the console is set up already: log in instead";
 /// 403 on a wrong setup token.
 pub const SETUP_TOKEN: &str =
     "the setup link is wrong or was used already: use the link `deft serve` printed at its start";
-/// 409 when another run holds the slot.
-pub const RUN_ACTIVE: &str = "another run is active (one run at a time on this server): wait for it to finish or stop it first";
-/// 409 on stop/confirm without a run.
-pub const NO_RUN: &str = "no run is active";
-/// 400 when no device was chosen and none is the default.
-pub const NO_DEVICE: &str =
-    "choose a device: pick one in the device list, or set a default device in the settings";
-/// 400 on an empty prompt.
-pub const EMPTY_PROMPT: &str = "the prompt is empty: say what the agent should do";
-/// 400 when a designer run names a conversation.
-pub const DESIGNER_NO_CONVERSATION: &str = "a designer run starts fresh and continues no conversation (designer mode sends no chat history): leave out \"conversation\"";
 /// 404 when no task draft is kept.
 pub const NO_DRAFT: &str = "no task draft is kept: run designer mode (\"mode\": \"designer\") to draft one, or give the task to try as \"draft\"";
 /// 400 when a draft to try names no device.
 pub const DRAFT_NO_DEVICE: &str =
     "the draft names no device: give \"device\", or set the task file's \"device\"";
-/// The title prefix of a designer run's conversation.
-pub const DESIGNER_TITLE: &str = "🧭 ";
 /// 409 when deleting a conversation whose run is active.
 pub const CONVERSATION_RUNNING: &str =
     "this conversation has an active run: stop it before deleting the conversation";
@@ -45,40 +40,6 @@ pub fn short_password(min: usize) -> String {
     format!("the password must have at least {min} characters")
 }
 
-/// 404 for an unknown conversation.
-pub fn unknown_conversation(id: &str) -> String {
-    format!("unknown conversation '{id}' (deleted?): pick one from the list or start a new one")
-}
-
-/// 404 for an unknown run.
-pub fn unknown_run(id: &str) -> String {
-    format!("unknown run '{id}'")
-}
-
-/// 404 when no confirm question waits.
-pub fn no_question(call_id: &str) -> String {
-    format!(
-        "no approval is waiting for the call '{call_id}' (answered already, timed out, or the run ended)"
-    )
-}
-
-/// 400 when a model setting is missing.
-pub fn missing_setting(what: &str) -> String {
-    format!("the {what} is not set: open Settings (⚙) and set it, or start deft serve with it")
-}
-
-/// 404 for a run on a device that is not connected (or never was).
-pub fn device_not_connected(id: &str, known: &[String]) -> String {
-    format!(
-        "the device '{id}' is not connected (connected devices: {}): start `deft client --id {id}` on it, or pick another device",
-        if known.is_empty() {
-            "none".to_owned()
-        } else {
-            known.join(", ")
-        }
-    )
-}
-
 /// 409 for a device without a screen.
 pub fn no_screen(id: &str, profile: &str) -> String {
     format!("the device '{id}' has no screen to show (profile '{profile}')")
@@ -89,41 +50,6 @@ pub fn bad_setting(what: &str, detail: &str) -> String {
     format!("invalid {what}: {detail}")
 }
 
-/// The error and done text of a run a server restart cut off.
-pub const RUN_INTERRUPTED: &str =
-    "The server stopped during this run; it did not finish. Send the request again to retry.";
-
-/// The answer of a run whose agent task panicked.
-pub const RUN_CRASHED: &str = "the run stopped on an internal error (the server log has the details); send the request again to retry";
-
-/// The store failed.
-pub fn store_failed(detail: &str) -> String {
-    format!("the console's database failed: {detail}")
-}
-
-/// 400 summary of a task or schedule that does not validate (the body lists every problem).
-pub fn invalid_task(errors: &[deft_tasks::validate::Issue]) -> String {
-    invalid("task", errors)
-}
-
-/// The summary of a refused `what` (a task, an action, an experience): its first error, and
-/// how many more the body lists.
-pub fn invalid(what: &str, errors: &[deft_tasks::validate::Issue]) -> String {
-    match errors {
-        [] => format!("the {what} is invalid"),
-        [one] => format!("the {what} is invalid: {one}"),
-        [first, rest @ ..] => format!(
-            "the {what} is invalid: {first} (and {} more; see \"errors\")",
-            rest.len()
-        ),
-    }
-}
-
-/// 404 for an unknown task.
-pub fn unknown_task(id_or_name: &str) -> String {
-    format!("no task has the id or name {id_or_name:?}: list the tasks with GET /api/tasks")
-}
-
 /// 400 for a task body larger than the validator reads.
 pub fn task_body_too_large(max: usize) -> String {
     format!(
@@ -132,47 +58,9 @@ pub fn task_body_too_large(max: usize) -> String {
     )
 }
 
-/// 400 (at `device`) for a device the server does not know.
-pub fn task_device_unknown(device: &str, known: &[String]) -> String {
-    format!(
-        "no device {device:?} is known to this server (known: {}); name one of them, or connect the client first",
-        if known.is_empty() {
-            "none".to_owned()
-        } else {
-            known.join(", ")
-        }
-    )
-}
-
 /// 409 when another task has the name.
 pub fn task_name_taken(name: &str) -> String {
     format!("a task named {name:?} exists already: choose another name or replace that task")
-}
-
-/// 409 when the task runs already.
-pub fn task_running(name: &str, run_id: &str) -> String {
-    format!(
-        "the task {name:?} is running already (run {run_id}): one run at a time per task; stop it or wait for it to end"
-    )
-}
-
-/// 409 when a draft is being tried already.
-pub fn draft_running(run_id: &str) -> String {
-    format!(
-        "a draft is being tried already (run {run_id}): one at a time; stop it or wait for it to end"
-    )
-}
-
-/// The answer kept with a designer run that ended without a draft.
-pub fn no_task_draft(why: &str) -> String {
-    format!("No task draft: {why}.")
-}
-
-/// 409 for an agent run, a batch or a task on a device a task run holds.
-pub fn device_running_task(device: &str, task: &str, run_id: &str) -> String {
-    format!(
-        "the device '{device}' is running task {task:?} (run {run_id}): stop that run or try again when it ends"
-    )
 }
 
 /// 400 for a run request that says it came from a schedule.
@@ -253,11 +141,6 @@ pub fn unknown_schedule(id: &str, task: &str) -> String {
     )
 }
 
-/// 400 for model settings the client cannot use.
-pub fn model_unusable(why: &str) -> String {
-    format!("the model settings are unusable: {why}")
-}
-
 /// 400 for an audit state that does not exist.
 pub fn unknown_audit_state(state: &str) -> String {
     format!("unknown audit state {state:?}: use none, pending or kept")
@@ -288,14 +171,6 @@ mod tests {
         assert_eq!(
             too_many_logins(42),
             "too many failed logins from this address: try again in 42 s"
-        );
-        assert_eq!(
-            missing_setting("model"),
-            "the model is not set: open Settings (⚙) and set it, or start deft serve with it"
-        );
-        assert_eq!(
-            device_not_connected("pc1", &["local".into()]),
-            "the device 'pc1' is not connected (connected devices: local): start `deft client --id pc1` on it, or pick another device"
         );
         assert_eq!(
             no_screen("pc1", "shell"),

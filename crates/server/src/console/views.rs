@@ -7,8 +7,8 @@ use deft_protocol::{DoneStatus, RunMode, RunStatus, StepSummary, Usage};
 use deft_store::{Conversation, ConversationSummary, Message, RunRecord};
 use serde::Serialize;
 
-use super::approvals::PendingConfirm;
 use super::rfc3339;
+use deft_app::agent_runs::approvals::PendingConfirm;
 
 /// A conversation as listed.
 #[derive(Debug, Clone, Serialize)]
@@ -245,7 +245,7 @@ mod tests {
             RunView::decl(&cfg),
             CurrentRun::decl(&cfg),
             RunStarted::decl(&cfg),
-            crate::console::drafts::KeptDraft::decl(&cfg),
+            deft_app::agent_runs::drafts::KeptDraft::decl(&cfg),
             DeviceKind::decl(&cfg),
             DeviceDetails::decl(&cfg),
             SettingsView::decl(&cfg),

@@ -20,9 +20,9 @@ use super::MemoryError;
 use super::views::{ActionTryView, ActionView};
 use crate::AppState;
 use crate::api::{ApiError, JsonBody};
-use crate::console::images::FileImages;
 use crate::console::tasks::views::ValidationView;
 use crate::console::{Console, texts};
+use deft_app::run_images::FileImages;
 
 /// `GET /api/memory/actions?q=&limit=&offset=`.
 #[derive(Debug, Deserialize)]
@@ -176,7 +176,7 @@ pub async fn try_on_device(
         return Err(ApiError(StatusCode::CONFLICT, console.device_busy_text(&device_id)).into());
     };
     let try_id = format!("try-{}", uuid::Uuid::new_v4());
-    let images = Arc::new(FileImages::new(console.runs_dir().join(&try_id)));
+    let images = Arc::new(FileImages::new(console.run_images_dir(&try_id)));
     let ran = console
         .memory()
         .library()

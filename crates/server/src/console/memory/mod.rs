@@ -1,89 +1,24 @@
 //! The memory in the console (docs/console-api.md "Memory"): deft-memory's libraries behind
 //! routes — experiences ([`experiences`]: list, read, write, edit, delete by a person, keep),
 //! actions ([`actions`]: the same, checked in library mode on every save, and tried on a
-//! device), the audit ([`audit`]: on demand and as the scheduler's daily job) — and what a run
-//! does with them ([`run`]: recall at its start, distilling after its `done`).
+//! device), the audit ([`audit`]: on demand and as the scheduler's daily job). What a run does
+//! with them (recall at its start, distilling after its `done`) is the application's
+//! ([`deft_app::run_memory`]).
 
 pub mod actions;
 pub mod audit;
 pub mod experiences;
-pub mod run;
 pub mod views;
-
-use std::collections::HashSet;
-use std::sync::Arc;
 
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use deft_memory::{Memory, MemoryConfig, MemorySession};
-use deft_store::{Store, StoreError};
+use deft_store::StoreError;
 use deft_tasks::validate::{Issue, Report};
-use parking_lot::Mutex;
 
 use crate::AppState;
 use crate::api::ApiError;
-
-/// The libraries and what the console is doing with them.
-pub struct MemoryState {
-    library: Memory,
-    /// Runs recall and distil (off with `deft serve --no-memory`).
-    for_runs: bool,
-    /// Runs whose distilling has not finished.
-    distilling: Mutex<HashSet<String>>,
-}
-
-impl MemoryState {
-    /// The libraries over `store`; `config` `None`: runs neither recall nor distil.
-    pub fn new(store: &Store, config: Option<MemoryConfig>) -> Self {
-        MemoryState {
-            for_runs: config.is_some(),
-            library: Memory::new(store.clone(), config.unwrap_or_default()),
-            distilling: Mutex::new(HashSet::new()),
-        }
-    }
-
-    /// The libraries.
-    pub fn library(&self) -> &Memory {
-        &self.library
-    }
-
-    /// Whether runs use the memory.
-    pub fn for_runs(&self) -> bool {
-        self.for_runs
-    }
-
-    /// A run's session, when runs use the memory.
-    pub fn session(&self, run_id: &str) -> Option<Arc<MemorySession>> {
-        self.for_runs.then(|| self.library.session(Some(run_id)))
-    }
-
-    /// Whether the run's distilling is still going on.
-    pub fn is_distilling(&self, run_id: &str) -> bool {
-        self.distilling.lock().contains(run_id)
-    }
-
-    /// The libraries changed through the API: the recall index is rebuilt in the background,
-    /// so the next run's start finds it current.
-    pub fn changed(&self) {
-        let memory = self.library.clone();
-        tokio::spawn(async move {
-            if let Err(e) = memory.index().await {
-                tracing::warn!(error = %e, "cannot refresh the recall index");
-            }
-        });
-    }
-
-    fn set_distilling(&self, run_id: &str, on: bool) {
-        let mut set = self.distilling.lock();
-        if on {
-            set.insert(run_id.to_owned());
-        } else {
-            set.remove(run_id);
-        }
-    }
-}
 
 /// What a memory route answers when it fails: an [`ApiError`], or a refused entry with every
 /// problem at its path.

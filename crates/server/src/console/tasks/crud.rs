@@ -202,10 +202,7 @@ pub async fn validate(
 /// The validator's device kind of a device this server knows: its profile decides
 /// (`browser`, a desktop profile, `android`, else a client whose kind is not known).
 pub(crate) fn kind_of(app: &AppState, device: &str) -> DeviceKind {
-    match app.registry.get(device) {
-        Some(d) => DeviceKind::of_profile(&d.profile),
-        None => DeviceKind::of_device(device),
-    }
+    deft_app::task_runs::start::device_kind(&app.registry, device)
 }
 
 /// A task file checked for storing: the validator without errors, and a device this server

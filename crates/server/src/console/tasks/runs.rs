@@ -1,29 +1,16 @@
-//! Task runs in the server: the runs in progress (each holds its device's busy flag, so an
-//! agent run or exec batch on that device gets 409 and a scheduled fire waits or is skipped),
-//! starting one (a person, a program or the scheduler), stopping one, and the routes that
-//! list runs, show one with its steps and stream its events.
-//!
-//! A run's events go through [`record`](super::record): to its trace folder
-//! (`<data>/task-runs/<run id>/`, with `report.html`), to the store (its steps) and to a
-//! [`RunLog`] that SSE watchers read exactly as they read an agent run's. `done` is shown only
-//! after the store has the run's end and the device is free again.
+//! The routes of task runs: starting one (the application starts it,
+//! [`deft_app::task_runs::start`]), stopping one, listing runs, showing one with its steps and
+//! streaming its events (from the run's log while it is in memory, else from the store, exactly
+//! as an agent run's).
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use deft_app::task_runs::ActiveTaskRun;
-use deft_store::{
-    NewDraftRun, NewTaskRun, RunStart, StoreError, TaskRun, TaskRunFilter, TaskRunStatus,
-    TaskTrigger,
-};
-use deft_tasks::runner::RunRequest;
-use deft_tasks::validate::{Options, Report};
-use deft_tools::Devices;
-use deft_tools::devices::BusyGuard;
+use deft_app::task_runs::start::{Refusal, TaskOrder, json_variables};
+use deft_store::{NewTaskRun, StoreError, TaskRunFilter, TaskRunStatus, TaskTrigger};
 use serde::Deserialize;
 
 use super::TaskError;
@@ -31,41 +18,8 @@ use super::crud::{PageQuery, resolve};
 use super::views::{TaskRunDetailView, TaskRunStepView, TaskRunView};
 use crate::AppState;
 use crate::api::{ApiError, JsonBody};
-use crate::console::{Console, now_ms, stream, texts};
+use crate::console::{now_ms, stream, texts};
 use deft_app::task_runs::record;
-
-/// What a run is started with.
-pub struct Order {
-    /// The task as stored.
-    pub task: deft_store::Task,
-    /// The run's record (trigger, schedule, device, variables).
-    pub new: NewTaskRun,
-    /// The run's variables.
-    pub variables: BTreeMap<String, String>,
-}
-
-/// Why a run did not start.
-pub enum Refusal {
-    /// The task runs already, or its device is busy.
-    Busy(String),
-    /// The stored task no longer validates (with these variables).
-    Invalid(Report),
-    /// The device is not connected.
-    NoDevice(String),
-    /// The store failed.
-    Store(StoreError),
-}
-
-impl Refusal {
-    /// The reason as a sentence (the scheduler records it).
-    pub fn text(&self) -> String {
-        match self {
-            Refusal::Busy(t) | Refusal::NoDevice(t) => t.clone(),
-            Refusal::Invalid(r) => texts::invalid_task(&r.errors),
-            Refusal::Store(e) => texts::store_failed(&e.to_string()),
-        }
-    }
-}
 
 impl From<Refusal> for TaskError {
     fn from(r: Refusal) -> Self {
@@ -76,158 +30,6 @@ impl From<Refusal> for TaskError {
             Refusal::Store(e) => e.into(),
         }
     }
-}
-
-/// Starts a run: the task validated again (with the run's variables), the device found and
-/// reserved, the run recorded (the store refuses a second running instance of the task,
-/// across servers), then the runner started; answers at once with the recorded run.
-pub async fn start(app: &AppState, console: &Console, order: Order) -> Result<TaskRun, Refusal> {
-    let device_id = order
-        .new
-        .device
-        .clone()
-        .unwrap_or_else(|| order.task.device.clone());
-    let ready = prepare(
-        app,
-        console,
-        order.task.definition.as_bytes(),
-        &device_id,
-        &order.variables,
-    )
-    .map_err(|refusal| {
-        if matches!(refusal, Refusal::Busy(_)) {
-            console.tasks().note_blocked(&device_id, &order.task.id);
-        }
-        refusal
-    })?;
-    let mut new = order.new;
-    new.device = Some(device_id);
-    new.owner = Some(console.server_id().to_owned());
-    let started = console
-        .store()
-        .start_task_run(&new)
-        .await
-        .map_err(Refusal::Store)?;
-    let run = match started {
-        RunStart::Started(run) => run,
-        RunStart::Busy(other) => {
-            return Err(Refusal::Busy(texts::task_running(
-                &order.task.name,
-                &other.id,
-            )));
-        }
-    };
-    launch(console, ready, &run, order.variables);
-    Ok(run)
-}
-
-/// What a run of a draft (designer mode's "try it") is started with.
-pub struct DraftOrder {
-    /// The task file.
-    pub definition: Vec<u8>,
-    /// The device it runs on.
-    pub device: String,
-    /// The run's variables.
-    pub variables: BTreeMap<String, String>,
-}
-
-/// Starts a run of a draft that is no stored task: validated as a task is (with the run's
-/// variables), its device reserved, recorded as a task run with the trigger `try` (one draft
-/// at a time), then run by the runner like any task; answers at once with the recorded run.
-pub async fn start_draft(
-    app: &AppState,
-    console: &Console,
-    order: DraftOrder,
-) -> Result<TaskRun, Refusal> {
-    let ready = prepare(
-        app,
-        console,
-        &order.definition,
-        &order.device,
-        &order.variables,
-    )?;
-    let new = NewDraftRun {
-        name: ready.task.name.clone(),
-        device: order.device.clone(),
-        variables: json_variables(&order.variables),
-        started_at_ms: now_ms(),
-        owner: Some(console.server_id().to_owned()),
-    };
-    let run = match console
-        .store()
-        .start_draft_run(&new)
-        .await
-        .map_err(Refusal::Store)?
-    {
-        RunStart::Started(run) => run,
-        RunStart::Busy(other) => return Err(Refusal::Busy(texts::draft_running(&other.id))),
-    };
-    launch(console, ready, &run, order.variables);
-    Ok(run)
-}
-
-/// A task checked for a run and its device reserved.
-struct Ready {
-    task: deft_tasks::Task,
-    device: deft_tools::Device,
-    busy: BusyGuard,
-}
-
-/// Validates `definition` for a run on `device_id` with `variables` and reserves the device.
-fn prepare(
-    app: &AppState,
-    console: &Console,
-    definition: &[u8],
-    device_id: &str,
-    variables: &BTreeMap<String, String>,
-) -> Result<Ready, Refusal> {
-    let opts = Options {
-        device: Some(super::crud::kind_of(app, device_id)),
-        provided: variables.keys().cloned().collect(),
-        ..Options::default()
-    };
-    let (task, _) = deft_tasks::validate_task(definition, &opts)
-        .into_result()
-        .map_err(Refusal::Invalid)?;
-    let device = app.registry.get(device_id).ok_or_else(|| {
-        let known: Vec<String> = app.registry.list().into_iter().map(|d| d.id).collect();
-        Refusal::NoDevice(texts::task_device_unknown(device_id, &known))
-    })?;
-    let busy = device
-        .try_reserve()
-        .ok_or_else(|| Refusal::Busy(console.device_busy_text(device_id)))?;
-    Ok(Ready { task, device, busy })
-}
-
-/// Runs a recorded run: in memory as active, the runner on its way.
-fn launch(console: &Console, ready: Ready, run: &TaskRun, variables: BTreeMap<String, String>) {
-    let active = Arc::new(ActiveTaskRun::new(
-        &run.id,
-        &run.task_id,
-        &run.task_name,
-        &run.device,
-    ));
-    console.tasks().insert(active.clone());
-    record::spawn(
-        console.app(),
-        active,
-        record::Launch {
-            task: ready.task,
-            device: ready.device,
-            busy: ready.busy,
-            request: RunRequest { variables },
-        },
-    );
-}
-
-/// A run's variables as the store keeps them.
-fn json_variables(
-    variables: &BTreeMap<String, String>,
-) -> serde_json::Map<String, serde_json::Value> {
-    variables
-        .iter()
-        .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
-        .collect()
 }
 
 /// `POST /api/tasks/{id}/run` body.
@@ -275,12 +77,12 @@ pub async fn start_now(
         started_at_ms: now_ms(),
         owner: None,
     };
-    let order = Order {
+    let order = TaskOrder {
         task,
         new,
         variables: body.variables,
     };
-    let run = start(&app, &console, order).await?;
+    let run = console.app().start_task_run(&app.registry, order).await?;
     Ok((StatusCode::ACCEPTED, Json(TaskRunView::from(&run))).into_response())
 }
 

@@ -1,0 +1,147 @@
+//! The end of a chat or designer run: its `done` and end stored (and a designer run's draft
+//! kept), the slot freed, then `done` shown; and the runs a previous server process left
+//! running, ended as failed with what they got done kept.
+
+use std::sync::Arc;
+
+use deft_agent::RunOutcome;
+use deft_protocol::{AgentEvent, DoneStatus, DraftOutcome, EventKind, RunMode};
+use deft_store::{Message, StoreError};
+
+use super::summary::Summary;
+use super::{ActiveRun, drafts};
+use crate::app::{App, now_ms};
+use crate::event_writer::{EventStore, store_until_done};
+use crate::run_log::LoggedEvent;
+use crate::texts;
+
+/// Stores the end of a run (and a designer run's draft), frees the slot, then lets watchers
+/// see `done`.
+pub(super) async fn finish(
+    app: &App,
+    run: &Arc<ActiveRun>,
+    summary: Summary,
+    outcome: &RunOutcome,
+) {
+    let store = app.store();
+    let (status, usage) = (outcome.status, outcome.usage);
+    let answer = kept_answer(outcome);
+    let done = summary.done.unwrap_or_else(|| AgentEvent {
+        seq: run.log.last_seq() + 1,
+        kind: EventKind::agent_done(
+            outcome.answer.clone(),
+            usage,
+            status,
+            run.mode,
+            outcome.draft.as_ref(),
+        ),
+    });
+    let done = LoggedEvent::new(&done);
+    let kept_events = EventStore::Agent(run.run_id.clone());
+    store_until_done(store, &kept_events, std::slice::from_ref(&done)).await;
+    if let Some(DraftOutcome::Draft { task, warnings }) = &outcome.draft {
+        let kept = drafts::drafted(
+            task.clone(),
+            warnings.clone(),
+            &run.prompt,
+            &run.run_id,
+            &run.device,
+        );
+        if let Err(e) = drafts::keep(store, &kept).await {
+            tracing::error!(run = %run.run_id, error = %e, "cannot keep the task draft");
+        }
+    }
+    if let Err(e) = store
+        .finish_run(&run.run_id, status, &answer, &usage, now_ms())
+        .await
+    {
+        tracing::error!(run = %run.run_id, error = %e, "cannot store the end of the run");
+    }
+    let message = Message {
+        role: "assistant".to_owned(),
+        content: answer,
+        created_at_ms: now_ms(),
+        run_id: Some(run.run_id.clone()),
+        status: Some(status),
+        usage: Some(usage),
+        reasoning: Some(summary.reasoning).filter(|r| !r.is_empty()),
+        steps: summary.steps,
+    };
+    if let Err(e) = store.append_message(&run.conversation, &message).await {
+        tracing::warn!(run = %run.run_id, error = %e, "cannot store the answer (conversation deleted?)");
+    }
+    app.agent_runs().release(&run.run_id);
+    // Its device was freed when the agent returned: fires that found it busy try again.
+    app.task_runs().device_freed(&run.device);
+    run.log.push(done);
+}
+
+/// The answer a run's record and message keep: the final answer, or for a designer run that
+/// ended without a draft, why.
+fn kept_answer(outcome: &RunOutcome) -> String {
+    match &outcome.draft {
+        Some(DraftOutcome::Failed(why)) => texts::no_task_draft(why),
+        _ => outcome.answer.clone(),
+    }
+}
+
+/// Ends runs a previous server process left running: each gets `error` + `done {failed}`, its
+/// record is finished and its conversation gets the failure as the answer.
+pub async fn recover_interrupted(app: &App) -> Result<(), StoreError> {
+    let store = app.store();
+    for run in store.unfinished_runs().await? {
+        let events = store.events(&run.id, 0).await?;
+        let last = events.last().map_or(0, |e| e.0);
+        // What the run got done before the restart stays with its conversation: the reasoning,
+        // the steps (their images are still on disk) and the answer text streamed so far.
+        let summary = Summary::of_stored(&events);
+        let usage = summary.usage;
+        let answer = match summary.partial.trim() {
+            "" => texts::RUN_INTERRUPTED.to_owned(),
+            partial => format!("{partial}\n\n*{}*", texts::RUN_INTERRUPTED),
+        };
+        let draft = (run.mode == RunMode::Designer)
+            .then(|| DraftOutcome::Failed(texts::RUN_INTERRUPTED.to_owned()));
+        let tail = [
+            AgentEvent {
+                seq: last + 1,
+                kind: EventKind::Error {
+                    message: texts::RUN_INTERRUPTED.to_owned(),
+                },
+            },
+            AgentEvent {
+                seq: last + 2,
+                kind: EventKind::agent_done(
+                    answer.clone(),
+                    usage,
+                    DoneStatus::Failed,
+                    run.mode,
+                    draft.as_ref(),
+                ),
+            },
+        ];
+        let rows: Vec<(u64, String)> = tail
+            .iter()
+            .map(|e| (e.seq, LoggedEvent::new(e).json.to_string()))
+            .collect();
+        store.append_events(&run.id, &rows).await?;
+        store
+            .finish_run(&run.id, DoneStatus::Failed, &answer, &usage, now_ms())
+            .await?;
+        let message = Message {
+            role: "assistant".to_owned(),
+            content: answer,
+            created_at_ms: now_ms(),
+            run_id: Some(run.id.clone()),
+            status: Some(DoneStatus::Failed),
+            usage: Some(usage),
+            reasoning: Some(summary.reasoning).filter(|r| !r.is_empty()),
+            steps: summary.steps,
+        };
+        if let Err(e) = store.append_message(&run.conversation_id, &message).await {
+            tracing::warn!(run = %run.id, error = %e, "interrupted run's conversation is gone");
+        }
+        tracing::info!(run = %run.id, "ended a run the previous server process left unfinished");
+    }
+    Ok(())
+}

@@ -1,0 +1,219 @@
+//! Starting a task run, whoever asks (a person, a program, the scheduler) and starting a run of
+//! a draft (designer mode's "try it"): the task validated again with the run's variables, its
+//! device found and reserved, the run recorded (the store refuses a second running instance of
+//! a task, across servers, and a second draft), then the runner on its way ([`super::record`]).
+//! Each answers at once with the recorded run.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use deft_store::{NewDraftRun, NewTaskRun, RunStart, StoreError, TaskRun};
+use deft_tasks::runner::RunRequest;
+use deft_tasks::validate::{DeviceKind, Options, Report};
+use deft_tools::Devices;
+use deft_tools::devices::BusyGuard;
+
+use super::ActiveTaskRun;
+use super::record::{self, Launch};
+use crate::app::{App, now_ms};
+use crate::texts;
+
+/// What a task run is started with.
+pub struct TaskOrder {
+    /// The task as stored.
+    pub task: deft_store::Task,
+    /// The run's record (trigger, schedule, device, variables).
+    pub new: NewTaskRun,
+    /// The run's variables.
+    pub variables: BTreeMap<String, String>,
+}
+
+/// What a run of a draft (designer mode's "try it") is started with.
+pub struct DraftOrder {
+    /// The task file.
+    pub definition: Vec<u8>,
+    /// The device it runs on.
+    pub device: String,
+    /// The run's variables.
+    pub variables: BTreeMap<String, String>,
+}
+
+/// Why a run did not start.
+#[derive(Debug)]
+pub enum Refusal {
+    /// The task runs already, or its device is busy.
+    Busy(String),
+    /// The stored task no longer validates (with these variables).
+    Invalid(Report),
+    /// The device is not connected.
+    NoDevice(String),
+    /// The store failed.
+    Store(StoreError),
+}
+
+impl Refusal {
+    /// The reason as a sentence (the scheduler records it).
+    pub fn text(&self) -> String {
+        match self {
+            Refusal::Busy(t) | Refusal::NoDevice(t) => t.clone(),
+            Refusal::Invalid(r) => texts::invalid_task(&r.errors),
+            Refusal::Store(e) => texts::store_failed(&e.to_string()),
+        }
+    }
+}
+
+/// The kind of device `id` is, for validating a task against it: from its profile when it is
+/// connected, else from its name.
+pub fn device_kind(devices: &dyn Devices, id: &str) -> DeviceKind {
+    match devices.get(id) {
+        Some(d) => DeviceKind::of_profile(&d.profile),
+        None => DeviceKind::of_device(id),
+    }
+}
+
+/// A run's variables as the store keeps them.
+pub fn json_variables(
+    variables: &BTreeMap<String, String>,
+) -> serde_json::Map<String, serde_json::Value> {
+    variables
+        .iter()
+        .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
+        .collect()
+}
+
+impl App {
+    /// Starts a run of a stored task on one of `devices` (the order's device, else the task's).
+    pub async fn start_task_run(
+        &self,
+        devices: &dyn Devices,
+        order: TaskOrder,
+    ) -> Result<TaskRun, Refusal> {
+        let device_id = order
+            .new
+            .device
+            .clone()
+            .unwrap_or_else(|| order.task.device.clone());
+        let ready = self
+            .prepare(
+                devices,
+                order.task.definition.as_bytes(),
+                &device_id,
+                &order.variables,
+            )
+            .inspect_err(|refusal| {
+                if matches!(refusal, Refusal::Busy(_)) {
+                    self.task_runs().note_blocked(&device_id, &order.task.id);
+                }
+            })?;
+        let mut new = order.new;
+        new.device = Some(device_id);
+        new.owner = Some(self.server_id().to_owned());
+        let run = match self
+            .store()
+            .start_task_run(&new)
+            .await
+            .map_err(Refusal::Store)?
+        {
+            RunStart::Started(run) => run,
+            RunStart::Busy(other) => {
+                return Err(Refusal::Busy(texts::task_running(
+                    &order.task.name,
+                    &other.id,
+                )));
+            }
+        };
+        self.launch(ready, &run, order.variables);
+        Ok(run)
+    }
+
+    /// Starts a run of a draft that is no stored task: validated as a task is, recorded as a
+    /// task run with the trigger `try` (one draft at a time), run like any task.
+    pub async fn start_draft_run(
+        &self,
+        devices: &dyn Devices,
+        order: DraftOrder,
+    ) -> Result<TaskRun, Refusal> {
+        let ready = self.prepare(devices, &order.definition, &order.device, &order.variables)?;
+        let new = NewDraftRun {
+            name: ready.task.name.clone(),
+            device: order.device.clone(),
+            variables: json_variables(&order.variables),
+            started_at_ms: now_ms(),
+            owner: Some(self.server_id().to_owned()),
+        };
+        let run = match self
+            .store()
+            .start_draft_run(&new)
+            .await
+            .map_err(Refusal::Store)?
+        {
+            RunStart::Started(run) => run,
+            RunStart::Busy(other) => return Err(Refusal::Busy(texts::draft_running(&other.id))),
+        };
+        self.launch(ready, &run, order.variables);
+        Ok(run)
+    }
+
+    /// The 409 text for a busy device: which task run holds it, when one does.
+    pub fn device_busy_text(&self, device: &str) -> String {
+        match self.task_runs().on_device(device) {
+            Some(run) => texts::device_running_task(device, &run.task_name, &run.run_id),
+            None => texts::device_busy(device),
+        }
+    }
+
+    /// Validates `definition` for a run on `device_id` with `variables` and reserves the
+    /// device.
+    fn prepare(
+        &self,
+        devices: &dyn Devices,
+        definition: &[u8],
+        device_id: &str,
+        variables: &BTreeMap<String, String>,
+    ) -> Result<Ready, Refusal> {
+        let opts = Options {
+            device: Some(device_kind(devices, device_id)),
+            provided: variables.keys().cloned().collect(),
+            ..Options::default()
+        };
+        let (task, _) = deft_tasks::validate_task(definition, &opts)
+            .into_result()
+            .map_err(Refusal::Invalid)?;
+        let device = devices.get(device_id).ok_or_else(|| {
+            let known: Vec<String> = devices.list().into_iter().map(|d| d.id).collect();
+            Refusal::NoDevice(texts::task_device_unknown(device_id, &known))
+        })?;
+        let busy = device
+            .try_reserve()
+            .ok_or_else(|| Refusal::Busy(self.device_busy_text(device_id)))?;
+        Ok(Ready { task, device, busy })
+    }
+
+    /// Runs a recorded run: in memory as active, the runner on its way.
+    fn launch(&self, ready: Ready, run: &TaskRun, variables: BTreeMap<String, String>) {
+        let active = Arc::new(ActiveTaskRun::new(
+            &run.id,
+            &run.task_id,
+            &run.task_name,
+            &run.device,
+        ));
+        self.task_runs().insert(active.clone());
+        record::spawn(
+            self,
+            active,
+            Launch {
+                task: ready.task,
+                device: ready.device,
+                busy: ready.busy,
+                request: RunRequest { variables },
+            },
+        );
+    }
+}
+
+/// A task checked for a run and its device reserved.
+struct Ready {
+    task: deft_tasks::Task,
+    device: deft_tools::Device,
+    busy: BusyGuard,
+}
