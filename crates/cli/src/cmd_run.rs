@@ -12,6 +12,7 @@ use deft_agent::llm::{LlmClient, LlmConfig};
 use deft_agent::{
     Agent, AgentConfig, Approver, ChannelSink, FixedApproval, RunIo, RunProfile, RunRequest,
 };
+use deft_app::local::{Distiller, LocalChat};
 use deft_protocol::event::DeltaKind;
 use deft_protocol::{AgentEvent, DoneStatus, DraftOutcome, EventKind, ResultStatus, ToolStep};
 use deft_tools::devices;
@@ -93,7 +94,7 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
     );
 
     let run_id = run_id();
-    let (profile, session) = profile(&args, globals, &device, &run_id).await;
+    let (profile, distiller) = profile(&args, globals, &device, &run_id).await;
     let trace_root = args
         .trace_dir
         .clone()
@@ -147,8 +148,8 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
     let request = RunRequest::new(&args.goal).with_profile(profile);
     let outcome = agent.run(&device, request, io, cancel.clone()).await;
     let _ = printer.await;
-    if let Some(session) = session {
-        distil(&session, &llm, &outcome, &cancel).await;
+    if let Some(distiller) = distiller {
+        distil(&distiller, &llm, &outcome, &cancel).await;
     }
     let report = trace.finish();
     eprintln!("trace: {}", report.display());
@@ -190,58 +191,51 @@ fn write_draft(draft: &DraftOutcome, out: Option<&std::path::Path>) -> anyhow::R
     Ok(ExitCode::SUCCESS)
 }
 
-/// The run's profile: designer mode's, or a chat's with the memory's session taking part (also
-/// returned, to distil after the answer). A designer run explores on its own: no recall, no
-/// distilling (see deft-designer).
+/// The run's profile: designer mode's, or a chat's with the memory taking part (its distiller
+/// also returned, to distil after the answer). A designer run explores on its own: no recall,
+/// no distilling (see deft-designer). A memory that cannot be opened is said on the terminal:
+/// the run goes on without memories.
 async fn profile(
     args: &Args,
     globals: &Globals,
     device: &deft_tools::Device,
     run_id: &str,
-) -> (RunProfile, Option<Arc<deft_memory::MemorySession>>) {
+) -> (RunProfile, Option<Distiller>) {
     if args.designer {
         return (deft_designer::profile(device), None);
     }
-    let memory = open_memory(args, globals).await;
-    deft_app::local::chat_profile(memory.as_ref(), run_id)
-}
-
-/// The memory in the data folder's store (or `--database-url`); `None` with `--no-memory`, or
-/// when the store cannot be opened (said on the terminal: the run goes on without memories).
-async fn open_memory(args: &Args, globals: &Globals) -> Option<deft_memory::Memory> {
-    if args.no_memory {
-        return None;
-    }
-    match deft_app::local::open_memory(&globals.data_dir, args.database_url.as_deref()).await {
-        Ok(memory) => Some(memory),
-        Err(e) => {
-            eprintln!("warning: running without the memory: {e}");
-            None
-        }
-    }
+    let chat = deft_app::local::chat(
+        !args.no_memory,
+        &globals.data_dir,
+        args.database_url.as_deref(),
+        run_id,
+    )
+    .await
+    .unwrap_or_else(|e| {
+        eprintln!("warning: running without the memory: {e}");
+        LocalChat::plain()
+    });
+    (chat.profile, chat.distiller)
 }
 
 /// After the answer: distils the run into the memory (when it completed and acted), with a
 /// spinner, and prints what was saved, merged or dropped.
 async fn distil(
-    session: &deft_memory::MemorySession,
+    distiller: &Distiller,
     llm: &LlmClient,
     outcome: &deft_agent::RunOutcome,
     cancel: &tokio_util::sync::CancellationToken,
 ) {
-    if !session.will_distil(outcome) {
+    if !distiller.will_distil(outcome) {
         return;
     }
-    let Ok(llm) = LlmClient::new(deft_memory::model_config(llm.config())) else {
-        return;
-    };
     let spinner = std::io::stderr().is_terminal().then(|| {
         let pb = ProgressBar::new_spinner();
         pb.set_message("distilling this run into the memory…");
         pb.enable_steady_tick(Duration::from_millis(100));
         pb
     });
-    let notes = session.distil(&llm, outcome, cancel).await;
+    let notes = distiller.distil(llm, outcome, cancel).await;
     if let Some(pb) = spinner {
         pb.finish_and_clear();
     }

@@ -12,7 +12,6 @@ use deft_backend_desktop::vdesktop;
 use deft_server::auth::{self, Token, TokenOrigin};
 use deft_server::console::{Console, ConsoleConfig, ModelDefaults};
 use deft_server::{Server, ServerConfig};
-use deft_store::Store;
 use deft_tools::table::RoutingTable;
 use deft_tools::{Device, Devices};
 use tokio_util::sync::CancellationToken;
@@ -114,14 +113,14 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
     deft_tools::secrets::remember(&api_token.value);
     let table = RoutingTable::from_path_or_env(globals.tools_config.as_deref())?;
     let desktop = ManagedDesktop::start_unless_display(globals, args.no_desktop).await;
-    let store = Store::open(&globals.data_dir, args.database_url.as_deref())
-        .await
-        .context("cannot open the console's database")?;
+    let mut console_config =
+        ConsoleConfig::open(globals.data_dir.clone(), args.database_url.as_deref())
+            .await
+            .context("cannot open the console's database")?;
     let database = match &args.database_url {
-        Some(_) => format!("{:?} from DATABASE_URL", store.backend()),
+        Some(_) => format!("{:?} from DATABASE_URL", console_config.store.backend()),
         None => globals.data_dir.join("deft.db").display().to_string(),
     };
-    let mut console_config = ConsoleConfig::new(store, globals.data_dir.clone());
     console_config.defaults = ModelDefaults {
         api_base: args.api_base.clone(),
         model: args.model.clone(),

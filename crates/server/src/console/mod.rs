@@ -81,6 +81,13 @@ pub struct ConsoleConfig {
 }
 
 impl ConsoleConfig {
+    /// The defaults over the store of `data_dir` (SQLite there) or of `database_url`
+    /// (`postgres://…`, `sqlite://…`).
+    pub async fn open(data_dir: PathBuf, database_url: Option<&str>) -> Result<Self, ConsoleError> {
+        let store = Store::open(&data_dir, database_url).await?;
+        Ok(ConsoleConfig::new(store, data_dir))
+    }
+
     /// A configuration with the defaults.
     pub fn new(store: Store, data_dir: PathBuf) -> Self {
         ConsoleConfig {
