@@ -13,6 +13,7 @@ use deft_store::Store;
 use crate::agent_runs::AgentRuns;
 use crate::run_memory::RunMemory;
 use crate::scheduler::Clock;
+use crate::settings::{RunSettings, SettingsError, SettingsSource};
 use crate::task_runs::TaskRuns;
 
 /// What an [`App`] is built from.
@@ -30,6 +31,8 @@ pub struct AppConfig {
     /// The experience and action libraries' settings; `None`: runs neither recall nor distil
     /// (the libraries still work).
     pub memory: Option<MemoryConfig>,
+    /// Where the model settings in force come from.
+    pub settings: Arc<dyn SettingsSource>,
 }
 
 /// The application: every run's life, behind one cheap-to-clone handle.
@@ -44,6 +47,7 @@ struct Inner {
     server_id: String,
     clock: Arc<dyn Clock>,
     agent: AgentConfig,
+    settings: Arc<dyn SettingsSource>,
     task_runs: Arc<TaskRuns>,
     agent_runs: AgentRuns,
     memory: Arc<RunMemory>,
@@ -60,6 +64,7 @@ impl App {
                 server_id: config.server_id,
                 clock: config.clock,
                 agent: config.agent,
+                settings: config.settings,
                 task_runs: Arc::new(TaskRuns::default()),
                 agent_runs: AgentRuns::default(),
             }),
@@ -89,6 +94,11 @@ impl App {
     /// The agent's settings.
     pub fn agent_config(&self) -> &AgentConfig {
         &self.inner.agent
+    }
+
+    /// The model settings in force now.
+    pub async fn run_settings(&self) -> Result<RunSettings, SettingsError> {
+        self.inner.settings.run_settings().await
     }
 
     /// The chat or designer run in the slot, and recent runs' logs.

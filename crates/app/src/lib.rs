@@ -6,6 +6,9 @@
 //! - [`agent_runs`]: chat and designer runs — the one run slot, starting, stopping, approving,
 //!   storing a run's end, designer mode's draft; [`run_memory`]: what runs do with the memory
 //!   (recall, distilling after `done`); [`run_images`]: where their step images go;
+//! - [`action_tries`]: an action of the library tried on a device; [`audit`]: the experience
+//!   audit's passes and its daily job;
+//! - [`settings`]: the model settings runs use and where they come from;
 //! - [`scheduler`]: the one timer of `deft serve` for every task schedule and job, each fire
 //!   claimed in the store so it runs once across servers;
 //! - [`run_log`] and [`event_writer`]: a run's events stored first, in batches, then fanned out
@@ -21,8 +24,10 @@
 
 #![forbid(unsafe_code)]
 
+pub mod action_tries;
 pub mod agent_runs;
 mod app;
+pub mod audit;
 pub mod event_writer;
 pub mod local;
 pub mod run_images;
@@ -30,6 +35,7 @@ pub mod run_log;
 pub mod run_memory;
 pub mod runtime;
 pub mod scheduler;
+pub mod settings;
 pub mod task_runs;
 pub mod texts;
 pub mod title;

@@ -26,23 +26,9 @@ use crate::event_writer::{EventStore, store_until_done, write_batches};
 use crate::run_images::FileImages;
 use crate::run_log::{LoggedEvent, RunLog};
 use crate::runtime::agent_runtime;
+use crate::settings::SettingsError;
 use crate::texts;
 use crate::title::clean_title;
-
-/// The model settings a run uses (the API key in clear: never serialised).
-#[derive(Clone)]
-pub struct RunSettings {
-    /// OpenAI-compatible base URL.
-    pub api_base: String,
-    /// Model name ("" when unset).
-    pub model: String,
-    /// API key.
-    pub api_key: Option<String>,
-    /// The device of a run that names none ("" when unset).
-    pub default_device: String,
-    /// Step limit.
-    pub max_steps: u32,
-}
 
 /// A request for a chat or designer run.
 pub struct AgentOrder {
@@ -54,8 +40,6 @@ pub struct AgentOrder {
     pub device: Option<String>,
     /// A chat, or designer mode.
     pub mode: RunMode,
-    /// The model settings in force.
-    pub settings: RunSettings,
 }
 
 /// Why a run did not start; each says what to do.
@@ -69,6 +53,14 @@ pub enum StartError {
     Busy(String),
     /// The store failed.
     Store(StoreError),
+    /// The settings could not be read.
+    Settings(SettingsError),
+}
+
+impl From<SettingsError> for StartError {
+    fn from(e: SettingsError) -> Self {
+        StartError::Settings(e)
+    }
 }
 
 impl From<StoreError> for StartError {
@@ -78,8 +70,8 @@ impl From<StoreError> for StartError {
 }
 
 impl App {
-    /// Starts a chat or designer run on one of `devices`: checks the request, takes the run
-    /// slot and the device, records the run and its prompt, starts the agent and answers at
+    /// Starts a chat or designer run on one of `devices` with the settings in force: checks the
+    /// request, takes the run slot and the device, records the run and its prompt, starts the agent and answers at
     /// once with the run in the slot. A refused run leaves nothing behind.
     pub async fn start_agent_run(
         &self,
@@ -125,7 +117,7 @@ impl RunPlan {
                 texts::DESIGNER_NO_CONVERSATION.to_owned(),
             ));
         }
-        let settings = order.settings;
+        let settings = app.run_settings().await?;
         if settings.model.trim().is_empty() {
             return Err(StartError::Invalid(texts::missing_setting("model")));
         }

@@ -112,8 +112,7 @@ pub struct Console {
 }
 
 struct Inner {
-    secrets: secrets::SecretBox,
-    defaults: ModelDefaults,
+    settings: Arc<settings::StoredSettings>,
     cookie_secure: bool,
     setup: sessions::Setup,
     logins: sessions::LoginLimiter,
@@ -155,6 +154,11 @@ impl Console {
                 sessions::SetupError::Store(s) => ConsoleError::Store(s),
                 other => ConsoleError::Config(other.to_string()),
             })?;
+        let stored_settings = Arc::new(settings::StoredSettings::new(
+            config.store.clone(),
+            secrets,
+            config.defaults,
+        ));
         let app = App::new(AppConfig {
             store: config.store,
             data_dir: config.data_dir.clone(),
@@ -162,11 +166,11 @@ impl Console {
             clock: config.clock,
             agent: config.agent,
             memory: config.memory,
+            settings: stored_settings.clone(),
         });
         let console = Console {
             inner: Arc::new(Inner {
-                secrets,
-                defaults: config.defaults,
+                settings: stored_settings,
                 cookie_secure: config.cookie_secure,
                 setup,
                 logins: sessions::LoginLimiter::default(),

@@ -50,6 +50,7 @@ impl From<StartError> for ApiError {
             StartError::NotFound(t) => ApiError(StatusCode::NOT_FOUND, t),
             StartError::Busy(t) => ApiError(StatusCode::CONFLICT, t),
             StartError::Store(e) => e.into(),
+            StartError::Settings(e) => super::settings::settings_error(e),
         }
     }
 }
@@ -80,7 +81,6 @@ pub async fn start(
         conversation: body.conversation,
         device: body.device,
         mode: body.mode,
-        settings: console.settings().await?,
     };
     let devices: Arc<dyn Devices> = Arc::new(app.registry.clone());
     let run = console.app().start_agent_run(devices, order).await?;

@@ -6,10 +6,12 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use deft_app::agent_runs::start::RunSettings;
+use deft_app::settings::{RunSettings, SettingsError, SettingsSource};
+use deft_store::Store;
+use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 
-use super::{Console, secrets, texts};
+use super::{Console, ModelDefaults, secrets, texts};
 use crate::AppState;
 use crate::api::{ApiError, JsonBody};
 
@@ -57,11 +59,29 @@ pub struct SettingsUpdate {
     max_steps: Option<i64>,
 }
 
-impl Console {
+/// The settings `deft serve` keeps: in its store's `app_meta` (the API key sealed), over the
+/// defaults it was started with.
+pub struct StoredSettings {
+    store: Store,
+    /// Seals the API key before it is stored.
+    pub(super) secrets: secrets::SecretBox,
+    defaults: ModelDefaults,
+}
+
+impl StoredSettings {
+    /// The settings of `store`, sealed with `secrets`, over `defaults`.
+    pub fn new(store: Store, secrets: secrets::SecretBox, defaults: ModelDefaults) -> Self {
+        StoredSettings {
+            store,
+            secrets,
+            defaults,
+        }
+    }
+
     /// The settings in force: stored values, else the configured defaults.
-    pub async fn settings(&self) -> Result<RunSettings, ApiError> {
-        let store = self.store();
-        let defaults = &self.inner.defaults;
+    async fn read(&self) -> Result<RunSettings, SettingsError> {
+        let store = &self.store;
+        let defaults = &self.defaults;
         let stored = |v: Option<String>| v.filter(|s| !s.trim().is_empty());
         let api_base = stored(store.meta(KEY_API_BASE).await?)
             .or_else(|| defaults.api_base.clone())
@@ -71,10 +91,9 @@ impl Console {
             .unwrap_or_default();
         let api_key = match stored(store.meta(KEY_API_KEY).await?) {
             Some(sealed) => Some(
-                self.inner
-                    .secrets
+                self.secrets
                     .open(&sealed)
-                    .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?,
+                    .map_err(|e| SettingsError::Sealed(e.to_string()))?,
             ),
             None => defaults.api_key.clone(),
         };
@@ -91,6 +110,27 @@ impl Console {
             default_device,
             max_steps,
         })
+    }
+}
+
+impl SettingsSource for StoredSettings {
+    fn run_settings(&self) -> BoxFuture<'_, Result<RunSettings, SettingsError>> {
+        Box::pin(self.read())
+    }
+}
+
+/// A 500 for settings that cannot be read (a store failure keeps its own answer).
+pub fn settings_error(e: SettingsError) -> ApiError {
+    match e {
+        SettingsError::Store(e) => e.into(),
+        SettingsError::Sealed(text) => ApiError(StatusCode::INTERNAL_SERVER_ERROR, text),
+    }
+}
+
+impl Console {
+    /// The settings in force: stored values, else the configured defaults.
+    pub async fn settings(&self) -> Result<RunSettings, ApiError> {
+        self.app().run_settings().await.map_err(settings_error)
     }
 }
 
@@ -155,6 +195,7 @@ pub async fn put_settings(
         } else {
             let sealed = console
                 .inner
+                .settings
                 .secrets
                 .seal(key)
                 .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;

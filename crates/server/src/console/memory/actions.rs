@@ -4,15 +4,12 @@
 //! coordinates, a task-only type or a missing parameter is a 400 listing each problem at its
 //! path, and nothing is stored. `{id}` is an action's id or its name.
 
-use std::sync::Arc;
-
 use axum::Json;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use deft_memory::check_submission;
 use deft_store::{Action, StoreError};
-use deft_tools::Devices;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -22,7 +19,6 @@ use crate::AppState;
 use crate::api::{ApiError, JsonBody};
 use crate::console::tasks::views::ValidationView;
 use crate::console::{Console, texts};
-use deft_app::run_images::FileImages;
 
 /// `GET /api/memory/actions?q=&limit=&offset=`.
 #[derive(Debug, Deserialize)]
@@ -150,8 +146,8 @@ pub struct TryBody {
 }
 
 /// Runs the action on a device through the task runner, holding the device (409 when it is
-/// busy), and answers how each step went. Images of the steps are kept under the runs' images
-/// as a run named `try-<id>`.
+/// busy), and answers how each step went ([`deft_app::App::try_action`]). Images of the steps
+/// are kept under the runs' images as a run named `try-<id>`.
 pub async fn try_on_device(
     State(app): State<AppState>,
     Path(id): Path<String>,
@@ -159,44 +155,23 @@ pub async fn try_on_device(
 ) -> Result<Response, MemoryError> {
     let console = app.console()?;
     let action = resolve(console, &id).await?;
-    let device_id = match body.device.filter(|d| !d.trim().is_empty()) {
-        Some(d) => d,
-        None => Some(console.settings().await?.default_device)
-            .filter(|d| !d.is_empty())
-            .ok_or_else(|| ApiError(StatusCode::BAD_REQUEST, texts::NO_DEVICE.to_owned()))?,
-    };
-    let device = app.registry.get(&device_id).ok_or_else(|| {
-        let known: Vec<String> = app.registry.list().into_iter().map(|d| d.id).collect();
-        ApiError(
-            StatusCode::NOT_FOUND,
-            texts::device_not_connected(&device_id, &known),
-        )
-    })?;
-    let Some(_busy) = device.try_reserve() else {
-        return Err(ApiError(StatusCode::CONFLICT, console.device_busy_text(&device_id)).into());
-    };
-    let try_id = format!("try-{}", uuid::Uuid::new_v4());
-    let images = Arc::new(FileImages::new(console.run_images_dir(&try_id)));
-    let ran = console
-        .memory()
-        .library()
-        .run_action(
+    let tried = console
+        .app()
+        .try_action(
+            &app.registry,
             &action,
+            body.device,
             &body.variables.unwrap_or_default(),
-            &device,
-            images,
-            &Default::default(),
         )
-        .await;
-    drop(_busy);
-    console.tasks().device_freed(&device_id);
+        .await
+        .map_err(ApiError::from)?;
     Ok(Json(ActionTryView {
-        action: ran.action,
-        run_id: try_id,
-        device: device_id,
-        completed: ran.completed,
-        text: ran.text,
-        steps: ran.report.map(|r| r.steps).unwrap_or_default(),
+        action: tried.ran.action,
+        run_id: tried.try_id,
+        device: tried.device,
+        completed: tried.ran.completed,
+        text: tried.ran.text,
+        steps: tried.ran.report.map(|r| r.steps).unwrap_or_default(),
     })
     .into_response())
 }
