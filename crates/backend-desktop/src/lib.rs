@@ -69,6 +69,7 @@ mod target;
 mod texts;
 mod ui_tree;
 pub mod vdesktop;
+mod walk;
 mod x11;
 
 pub use documents::{DocumentOpener, OpenedWindow};

@@ -12,12 +12,11 @@ use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
 
 use process_wrap::tokio::{ChildWrapper, CommandWrap, KillOnDrop, ProcessGroup};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::time::{Instant, sleep_until, timeout};
 
 use crate::limits::Limits;
+use crate::output::ShellOutput;
 use crate::texts;
 
 /// Bytes kept of stdout, and separately of stderr; the rest is read and dropped.
@@ -33,27 +32,6 @@ const PIPE_GRACE: Duration = Duration::from_secs(2);
 const REAP_GRACE: Duration = Duration::from_secs(5);
 /// Used when `PATH` is unset.
 const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
-
-/// What `run_shell` returns as structured content.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[schemars(description = texts::OUT_SHELL)]
-pub struct ShellOutput {
-    /// Exit status; `None` when killed by a signal or timed out.
-    #[schemars(description = texts::OUT_EXIT_CODE)]
-    pub exit_code: Option<i32>,
-    /// Standard output, capped, decoded lossily.
-    #[schemars(description = texts::OUT_STDOUT)]
-    pub stdout: String,
-    /// Standard error, capped, with a bracketed note when killed or timed out.
-    #[schemars(description = texts::OUT_STDERR)]
-    pub stderr: String,
-    /// The time limit passed and the group was killed.
-    #[schemars(description = texts::OUT_TIMED_OUT)]
-    pub timed_out: bool,
-    /// stdout or stderr was cut at [`OUTPUT_CAP`].
-    #[schemars(description = texts::OUT_TRUNCATED)]
-    pub truncated: bool,
-}
 
 /// One finished run: the output and the pid of the group leader (which is also the group id).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 //! of the word (or the next word), `--name=value` or `--name value` for long options with
 //! unambiguous prefixes, and options may follow operands.
 
-use crate::policy::OptionRules;
+use crate::option_rules::OptionRules;
 
 /// One option or operand of an argument list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -18,9 +18,9 @@ use std::path::{Path, PathBuf};
 
 use procs::DeftProcesses;
 
-use crate::exec::ShellOutput;
 use crate::getopt::{self, Word};
-use crate::policy::{Operands, OptionRules};
+use crate::option_rules::{Operands, OptionRules};
+use crate::output::ShellOutput;
 use crate::texts;
 
 /// Entries of a deft process's `/proc` folder that may be read: status and accounting, no

@@ -42,17 +42,18 @@ pub mod exec;
 mod getopt;
 pub mod guard;
 pub mod limits;
+pub mod option_rules;
+pub mod output;
 pub mod policy;
 mod ps_args;
 mod server;
 pub mod sysinfo;
 mod texts;
 
-pub use exec::{
-    DEFAULT_TIMEOUT_SECS, ExecError, Execution, MAX_TIMEOUT_SECS, OUTPUT_CAP, ShellOutput,
-};
+pub use exec::{DEFAULT_TIMEOUT_SECS, ExecError, Execution, MAX_TIMEOUT_SECS, OUTPUT_CAP};
 pub use guard::{Blocked, Guard};
 pub use limits::{DEFAULT_MAX_PROCESSES, DEFAULT_MEMORY_MIB, Limits};
+pub use output::ShellOutput;
 pub use policy::{ArgRule, Refusal, RefusalReason, ShellPolicy};
 pub use server::{RunShellParams, ShellServer};
 pub use sysinfo::{DiskUsage, SystemInfo};

@@ -10,7 +10,7 @@
 
 use rustix::process::{Pid, Resource, Rlimit, prlimit};
 
-use crate::exec::ShellOutput;
+use crate::output::ShellOutput;
 
 /// Memory a program may use by default, in MiB.
 pub const DEFAULT_MEMORY_MIB: u64 = 1024;

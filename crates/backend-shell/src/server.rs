@@ -11,9 +11,10 @@ use rmcp::{RoleServer, ServerHandler, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::exec::{self, MAX_TIMEOUT_SECS, OUTPUT_CAP, ShellOutput};
+use crate::exec::{self, MAX_TIMEOUT_SECS, OUTPUT_CAP};
 use crate::guard::Guard;
 use crate::limits::{self, Limits};
+use crate::output::ShellOutput;
 use crate::policy::ShellPolicy;
 use crate::sysinfo::{self, SystemInfo};
 use crate::texts;

@@ -1,5 +1,6 @@
 //! The one error type of the store. Every text names what failed (the file, the URL without its
-//! password, the row) so a person can act on it without a debugger.
+//! password, the row) so a person can act on it without a debugger. An unknown task id is one
+//! error shared by the tasks, their schedules and their runs (`no_task`).
 
 /// What can go wrong in the store.
 #[derive(Debug, thiserror::Error)]
@@ -81,4 +82,9 @@ pub(crate) fn is_unique_violation(e: &sqlx::Error) -> bool {
 /// True when the driver reports a foreign key violation.
 pub(crate) fn is_foreign_key_violation(e: &sqlx::Error) -> bool {
     matches!(e, sqlx::Error::Database(d) if d.is_foreign_key_violation())
+}
+
+/// The error for an unknown task id.
+pub(crate) fn no_task(id: &str) -> StoreError {
+    StoreError::NotFound(format!("no task has the id {id:?}"))
 }

@@ -6,9 +6,8 @@ use sqlx::AssertSqlSafe;
 use sqlx::any::AnyRow;
 
 use crate::convert::{column, flag, flag_from, from_db, now_ms, to_db};
-use crate::error::{Result, StoreError, db, is_foreign_key_violation};
+use crate::error::{Result, StoreError, db, is_foreign_key_violation, no_task};
 use crate::lookup;
-use crate::tasks::no_task;
 use crate::{BusyPolicy, FireClaim, MisfirePolicy, NewSchedule, Schedule, ScheduleKind, Store};
 
 const SCHEDULE_COLUMNS: &str = "id, task_id, kind, cron_expr, cron_tz, every_seconds, once_at_ms, \

@@ -1,6 +1,7 @@
 //! Reading lists of rows the common ways: the rows of a list of ids and one page of a filtered
 //! list with the list's total — so each table's module says only its SQL and how a row maps
-//! (one row by its key is [`crate::lookup`]'s).
+//! (one row by its key is [`crate::lookup`]'s) — and the pieces of SQL text the tables' modules
+//! share: placeholders, `LIKE` patterns, column lists qualified by their table.
 
 use sqlx::any::AnyRow;
 use sqlx::{AnyPool, AssertSqlSafe};
@@ -132,6 +133,22 @@ pub(crate) fn like_pattern(text: &str) -> String {
     }
     out.push('%');
     out
+}
+
+/// `cols` (comma-separated) qualified by `table` and renamed with `prefix`:
+/// `t.id AS p_id, …` (no `AS` when the prefix is empty).
+pub(crate) fn prefixed(table: &str, prefix: &str, cols: &str) -> String {
+    cols.split(',')
+        .map(str::trim)
+        .map(|c| {
+            if prefix.is_empty() {
+                format!("{table}.{c}")
+            } else {
+                format!("{table}.{c} AS {prefix}{c}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]

@@ -8,10 +8,10 @@ use sqlx::AssertSqlSafe;
 use sqlx::any::AnyRow;
 
 use crate::convert::{column, from_db, from_json, page_bounds, to_db, to_json};
-use crate::error::{Result, StoreError, db, is_unique_violation};
+use crate::error::{Result, StoreError, db, is_unique_violation, no_task};
 use crate::event_log::{self, Log};
 use crate::lookup;
-use crate::tasks::{no_task, prefixed};
+use crate::select::prefixed;
 use crate::{
     MatchedControl, NewDraftRun, NewTaskRun, Page, Paged, RunStart, StepCounts, StepStatus, Store,
     TaskRun, TaskRunFilter, TaskRunStatus, TaskRunStep, TaskTrigger,

@@ -4,9 +4,9 @@
 use sqlx::any::AnyRow;
 
 use crate::convert::{column, flag, flag_from, from_db, now_ms};
-use crate::error::{Result, StoreError, db, is_unique_violation};
+use crate::error::{Result, StoreError, db, is_unique_violation, no_task};
 use crate::lookup;
-use crate::select::{PageQuery, page_of};
+use crate::select::{PageQuery, page_of, prefixed};
 use crate::task_runs::{prefixed_run_columns, task_run_from_row};
 use crate::{NewTask, Page, Paged, Store, Task, TaskFilter, TaskListing};
 
@@ -227,27 +227,6 @@ fn name_taken_or(e: sqlx::Error, name: &str, action: &'static str) -> StoreError
     } else {
         db(action)(e)
     }
-}
-
-/// The error for an unknown task id.
-pub(crate) fn no_task(id: &str) -> StoreError {
-    StoreError::NotFound(format!("no task has the id {id:?}"))
-}
-
-/// `cols` (comma-separated) qualified by `table` and renamed with `prefix`:
-/// `t.id AS p_id, …` (no `AS` when the prefix is empty).
-pub(crate) fn prefixed(table: &str, prefix: &str, cols: &str) -> String {
-    cols.split(',')
-        .map(str::trim)
-        .map(|c| {
-            if prefix.is_empty() {
-                format!("{table}.{c}")
-            } else {
-                format!("{table}.{c} AS {prefix}{c}")
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// A task from columns named `prefix` + the column.

@@ -5,7 +5,8 @@
 //! cites a design outside it, and every section of docs/design.md a file cites exists. The
 //! crate graph is the one ARCHITECTURE.md allows (`tidy/graph.rs`), and every declared dependency
 //! is used (`tidy/unused_deps.rs`); no page folder of the console imports another's
-//! (`tidy/web_imports.rs`).
+//! (`tidy/web_imports.rs`); no files of a crate import each other in a cycle, and texts modules
+//! import nothing of their crate (`tidy/imports.rs`).
 
 #![allow(clippy::unwrap_used)] // test helpers: an unwrap that fails is a failing test
 
@@ -504,14 +505,29 @@ fn crate_sources(krate: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The crates whose files import each other in no cycle (the others still do: each of their
-/// cycles is a module to split some day, then the crate joins this list).
-const CYCLE_FREE: &[&str] = &["app", "server"];
+/// Every crate of the workspace: each folder under `crates/` with a `src` folder, so a new crate
+/// is checked without anyone listing it.
+fn crate_folders() -> Vec<String> {
+    let crates = repo_root().join("crates");
+    let mut out: Vec<String> = std::fs::read_dir(&crates)
+        .unwrap_or_else(|e| panic!("{}: {e}", crates.display()))
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.join("src").is_dir())
+        .map(|path| path.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    out.sort();
+    out
+}
 
 #[test]
 fn no_files_of_a_crate_import_each_other_in_a_cycle() {
+    let krates = crate_folders();
+    assert!(
+        krates.iter().any(|k| k == "tools") && krates.iter().any(|k| k == "test-support"),
+        "the crate list is read from crates/: {krates:?}"
+    );
     let mut violations = Vec::new();
-    for krate in CYCLE_FREE {
+    for krate in &krates {
         for cycle in imports::cycles(&imports::graph(&crate_sources(krate))) {
             violations.push(format!("crates/{krate}/src: {cycle}"));
         }
@@ -520,6 +536,50 @@ fn no_files_of_a_crate_import_each_other_in_a_cycle() {
         "files that import each other in a cycle (move what both need to a module of its own)",
         violations,
     );
+}
+
+#[test]
+fn texts_modules_import_nothing_of_their_crate() {
+    let mut violations = Vec::new();
+    for krate in crate_folders() {
+        for import in imports::texts_imports(&imports::graph(&crate_sources(&krate))) {
+            violations.push(format!("crates/{krate}/src: {import}"));
+        }
+    }
+    assert_no_violations(
+        "texts modules that import their crate's types (take plain values: &str, numbers)",
+        violations,
+    );
+}
+
+#[test]
+fn the_texts_import_rule_catches_what_it_is_for() {
+    let files: Vec<(String, String)> = [
+        ("lib.rs", "mod step;\nmod texts;"),
+        (
+            "texts.rs",
+            "pub fn gone(id: &str) -> String { format!(\"{id} is gone\") }",
+        ),
+        ("step.rs", "use crate::texts;"),
+        (
+            "runner/texts.rs",
+            "use crate::step::Kind;\nuse crate::texts::GONE;",
+        ),
+        ("texts/describe.rs", "use super::GONE;"),
+        (
+            "b/texts.rs",
+            "#[cfg(test)]\nmod tests { use crate::step::Kind; }",
+        ),
+    ]
+    .iter()
+    .map(|(p, t)| ((*p).to_owned(), (*t).to_owned()))
+    .collect();
+    assert_eq!(
+        imports::texts_imports(&imports::graph(&files)),
+        ["runner/texts.rs → step.rs"]
+    );
+    assert!(imports::is_texts("texts.rs") && imports::is_texts("texts/describe.rs"));
+    assert!(!imports::is_texts("context.rs") && !imports::is_texts("texts_of/a.rs"));
 }
 
 #[test]

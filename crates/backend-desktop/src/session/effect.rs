@@ -13,6 +13,7 @@ use crate::a11y::{self, ObjKey};
 use crate::describe::{self, ValueSource};
 use crate::error::ToolResult;
 use crate::events::Since;
+use crate::walk;
 
 /// AT-SPI events must be quiet this long before the state after an action is read.
 const QUIET: Duration = Duration::from_millis(20);
@@ -85,7 +86,7 @@ impl DesktopSession {
             let key = before.tree.nodes[i].key.clone();
             let src = valued.get(&key).copied();
             async move {
-                let (mut node, _) = a11y::fetch(conn, key.clone()).await.ok()?;
+                let (mut node, _) = walk::fetch(conn, key.clone()).await.ok()?;
                 node.rect = node
                     .rect
                     .map(|r| [r[0] + dx, r[1] + dy, r[2] + dx, r[3] + dy]);

@@ -1,19 +1,20 @@
 //! One desktop session: the connections to the desktop, the window and control id maps (unique in
 //! the device session, never reused), the selected window, and the operations the tools share
 //! (list windows, select, list controls, resolve and validate a control, detect an effect).
-//! This file owns the session's state and its connections; `windows`, `cache` (with `patch`),
-//! `controls`, `effect` and `find` own the operations.
+//! This file owns the session's state and its connections; `windows`, `cache` (with `patch`;
+//! both give a `snapshot`), `controls`, `effect` and `find` own the operations.
 
 mod cache;
 mod controls;
 mod effect;
 mod find;
 mod patch;
+mod snapshot;
 mod windows;
 
-pub use cache::Snapshot;
 pub use controls::Look;
 pub use find::WaitAnswer;
+pub use snapshot::Snapshot;
 pub use windows::is_module_host;
 
 use std::collections::{BTreeMap, HashMap, HashSet};

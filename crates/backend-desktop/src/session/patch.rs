@@ -10,9 +10,9 @@ use std::collections::{HashMap, HashSet};
 use futures::future::join_all;
 
 use super::Connected;
-use super::cache::{MAX_NODES, Snapshot, finish_snapshot};
+use super::snapshot::{MAX_NODES, Snapshot, finish_snapshot};
 use crate::a11y::{self, Node, ObjKey};
-use crate::describe;
+use crate::{describe, walk};
 
 /// Most objects one patch reads again (properties and child lists together); more mean a walk.
 pub(super) const MAX_PATCHED: usize = 64;
@@ -123,7 +123,7 @@ async fn reach_unwalked(c: &Connected, w: &mut Work, changes: &Changes, props: &
     let answers = join_all(
         unreached(w)
             .into_iter()
-            .map(|k| async move { a11y::fetch(&c.a11y, k).await }),
+            .map(|k| async move { walk::fetch(&c.a11y, k).await }),
     )
     .await;
     !answers.iter().any(Result::is_ok)
@@ -144,7 +144,7 @@ async fn reread(c: &Connected, w: &mut Work, props: &[usize]) -> Option<Vec<usiz
     let conn = &c.a11y;
     let fetched = join_all(props.iter().map(|&i| {
         let key = w.nodes[i].key.clone();
-        async move { (i, a11y::fetch(conn, key).await) }
+        async move { (i, walk::fetch(conn, key).await) }
     }))
     .await;
     let (dx, dy) = w.offset;
@@ -172,7 +172,7 @@ async fn reread(c: &Connected, w: &mut Work, props: &[usize]) -> Option<Vec<usiz
         if scrolls(old) || scrolls(&node) {
             return None;
         }
-        if i != 0 && a11y::descend(&node) != a11y::descend(old) {
+        if i != 0 && walk::descend(&node) != walk::descend(old) {
             relist.push(i);
         }
         if node.rect != old.rect {
@@ -192,12 +192,12 @@ async fn reread(c: &Connected, w: &mut Work, props: &[usize]) -> Option<Vec<usiz
 /// ones are walked as a walk of the window would walk them, gone ones are dropped (a node
 /// that no longer descends keeps none).
 async fn relist_children(c: &Connected, w: &mut Work, i: usize) -> Option<()> {
-    let (node, kids) = a11y::fetch(&c.a11y, w.nodes[i].key.clone()).await.ok()?;
+    let (node, kids) = walk::fetch(&c.a11y, w.nodes[i].key.clone()).await.ok()?;
     if node.role != w.nodes[i].role {
         return None;
     }
     // The window root is always entered (a walk of the window starts there).
-    if i != 0 && !a11y::descend(&w.nodes[i]) {
+    if i != 0 && !walk::descend(&w.nodes[i]) {
         w.nodes[i].children.clear();
         return Some(());
     }
@@ -209,7 +209,7 @@ async fn relist_children(c: &Connected, w: &mut Work, i: usize) -> Option<()> {
             Some(_) => return None,
             None => {
                 let budget = MAX_NODES.saturating_sub(w.nodes.len());
-                let Ok(sub) = a11y::walk_from(&c.a11y, kid, Some(inside), budget).await else {
+                let Ok(sub) = walk::walk_from(&c.a11y, kid, Some(inside), budget).await else {
                     // Gone already: a walk would skip it too.
                     continue;
                 };
@@ -241,7 +241,7 @@ fn splice(w: &mut Work, sub: a11y::Tree, parent: usize) -> usize {
 /// The patched nodes as a walk gives them: reading order, depth-first, without the dropped
 /// subtrees, depths and scrolled flags as a walk sets them.
 fn reflatten(nodes: Vec<Node>) -> a11y::Tree {
-    let mut tree = a11y::depth_first(nodes);
+    let mut tree = walk::depth_first(nodes);
     for i in 1..tree.nodes.len() {
         if let Some(p) = tree.nodes[i].parent {
             let (depth, scrolled) = {

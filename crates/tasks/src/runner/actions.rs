@@ -8,8 +8,9 @@ use deft_protocol::ToolType;
 use deft_protocol::found::waited_control;
 use serde_json::{Value, json};
 
-use super::driver::{Driver, Located, StepError};
+use super::driver::Driver;
 use super::exec::Exec;
+use super::outcome::{Done, Located, StepError};
 use super::texts;
 use crate::step::{
     Action, Click, ClickXy, Clipboard, Direction, Gesture, InputMode, InputText, KeyEvent,
@@ -18,33 +19,6 @@ use crate::step::{
 
 /// Wheel notches per whole area a swipe moves (`amount` 1.0); a notch is about three lines.
 const NOTCHES_PER_AREA: f64 = 10.0;
-
-/// What a leaf step did, for its result.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Done {
-    /// The control its selector picked.
-    pub(crate) located: Option<Located>,
-    /// What it has to say.
-    pub(crate) message: Option<String>,
-    /// Screenshots kept with its result.
-    pub(crate) image_ids: Vec<String>,
-}
-
-impl Done {
-    pub(crate) fn message(text: String) -> Self {
-        Done {
-            message: Some(text),
-            ..Done::default()
-        }
-    }
-
-    fn located(l: Located) -> Self {
-        Done {
-            located: Some(l),
-            ..Done::default()
-        }
-    }
-}
 
 impl Exec<'_> {
     /// Plays one leaf step (variables already expanded).

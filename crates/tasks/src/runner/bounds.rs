@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::driver::StepError;
+use super::outcome::StepError;
 use super::texts;
 
 /// A leaf step's limit unless its `timeout_s` says: the tool layer's default call limit.

@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::bounds::{DEFAULT_STEP_TIMEOUT, Limit};
+use super::outcome::{Located, StepError};
 use super::texts;
 
 /// How many matches a locate asks for: the chosen one and a few to report ambiguity with.
@@ -27,25 +28,6 @@ pub(crate) const SCREENSHOT_LIMIT: Duration = Duration::from_secs(10);
 /// The screenshot tools every device with a screen has (docs/observation.md).
 const WINDOW_SHOT: &str = "capture_window_screenshot";
 const DESKTOP_SHOT: &str = "capture_desktop_screenshot";
-
-/// A control a selector located, and whether the fuzzy retry had to find it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Located {
-    /// The control as the step result reports it.
-    pub control: deft_protocol::task_run::MatchedControl,
-    /// The selector as written, when it matched nothing and the fuzzy retry found this one.
-    pub healed_from: Option<String>,
-}
-
-/// Why a step could not do what it says: the text a person reads in the step result.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StepError(pub String);
-
-impl std::fmt::Display for StepError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
 
 /// One task run's session on its device.
 pub(crate) struct Driver<'a> {

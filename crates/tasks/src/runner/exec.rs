@@ -11,9 +11,9 @@ use futures::future::BoxFuture;
 
 use deft_protocol::selector::Selector;
 
-use super::actions::Done;
 use super::bounds::{ANSWER_GRACE, Bound, DEFAULT_STEP_TIMEOUT, Limit, leaf_limit};
-use super::driver::{Driver, StepError};
+use super::driver::Driver;
+use super::outcome::{Done, StepError};
 use super::texts;
 use crate::step::{Action, IfEl, Loop, OnError, Repeat, Screenshots, Step, StepType, child_path};
 use crate::vars::Vars;

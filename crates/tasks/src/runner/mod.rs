@@ -11,6 +11,7 @@ mod actions;
 mod bounds;
 mod driver;
 mod exec;
+mod outcome;
 mod texts;
 
 use std::collections::BTreeMap;
@@ -23,7 +24,7 @@ use deft_tools::Device;
 use deft_tools::emitter::Emitter;
 use tokio_util::sync::CancellationToken;
 
-pub use driver::{Located, StepError};
+pub use outcome::{Located, StepError};
 
 use crate::step::{Task, limits};
 use crate::vars::Vars;

@@ -17,6 +17,7 @@
 //! ```
 
 mod kind;
+pub mod limits;
 mod params;
 mod walk;
 
@@ -32,7 +33,7 @@ pub use walk::{StepRef, child_path};
 /// A task: steps deft runs on a device without a model, now or on a schedule.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[schemars(title = "deft task", transform = crate::schema::task_root)]
+#[schemars(title = "deft task", transform = crate::schema::transforms::task_root)]
 pub struct Task {
     /// What the task is called in the console and the CLI (1–200 characters).
     #[schemars(length(min = 1, max = 200))]
@@ -91,7 +92,7 @@ impl Screenshots {
 
 /// One step: its `type` and parameters, and the fields every type takes.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-#[schemars(transform = crate::schema::closed)]
+#[schemars(transform = crate::schema::transforms::closed)]
 pub struct Step {
     /// The step's type and its parameters.
     #[serde(flatten)]

@@ -4,7 +4,7 @@
 
 use super::device::DeviceKind;
 use super::report::{Issue, Report};
-use super::variables::Scope;
+use super::scope::Scope;
 use super::{Mode, Options};
 use crate::texts;
 

@@ -5,7 +5,6 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::ctx::Ctx;
 use crate::step::{Action, OpenApp, StepType};
 use crate::texts;
 
@@ -100,14 +99,6 @@ fn looks_like_site(app: &str) -> bool {
         || app.contains(':')
         || app.contains("{{")
         || matches!(app, "localhost" | "file" | "about" | "data" | "blob")
-}
-
-pub(super) fn warn(ctx: &mut Ctx<'_>, action: &Action, path: &str) {
-    if let Some(kind) = ctx.device
-        && let Some(why) = cannot(kind, action)
-    {
-        ctx.warn(path, why);
-    }
 }
 
 /// The step types `kind` cannot carry out at all (none for a device of unknown kind), for

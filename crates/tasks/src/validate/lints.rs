@@ -10,7 +10,11 @@ use crate::step::{Action, Step, StepType};
 use crate::texts;
 
 pub(super) fn step(ctx: &mut Ctx<'_>, step: &Step, path: &str) {
-    device::warn(ctx, &step.action, path);
+    if let Some(kind) = ctx.device
+        && let Some(why) = device::cannot(kind, &step.action)
+    {
+        ctx.warn(path, why);
+    }
     match &step.action {
         Action::ClickXy(_) if step.note.is_none() => {
             ctx.warn(path, texts::CLICK_XY_WITHOUT_NOTE);

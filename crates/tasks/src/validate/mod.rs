@@ -16,8 +16,9 @@
 //! One concern per module: `input` (size cap, malformed JSON), `task` (the task's fields),
 //! `step` (a step and a step list: type, common fields, nesting), `actions` and `flow` (each
 //! type's parameters), `selector`, `fields` (reading an object field by field), `content`
-//! (variables in scope, selectors, keys and URLs after expansion), `variables`, `lints` and
-//! `device` (warnings), `report` (the answer).
+//! (variables in scope, selectors, keys and URLs after expansion), `scope` (the variables in
+//! scope as the walk goes), `variables` (their checks), `lints` and `device` (warnings),
+//! `report` (the answer).
 
 mod actions;
 mod content;
@@ -28,6 +29,7 @@ mod flow;
 mod input;
 mod lints;
 mod report;
+mod scope;
 mod selector;
 mod step;
 mod suggest;

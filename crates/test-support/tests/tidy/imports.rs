@@ -1,6 +1,7 @@
 //! The import graph between the files (modules) of one crate's `src`, read from the text: an
 //! edge from a file to the module file a `crate::…` or `super::…` path in its code names (in
-//! `use` trees and in expressions alike), and the cycles of two or more files in it.
+//! `use` trees and in expressions alike), the cycles of two or more files in it, and the
+//! imports of texts modules (which take plain values, so they import nothing of their crate).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -421,4 +422,28 @@ fn cycle_through(
         }
     }
     component.iter().cloned().collect::<Vec<_>>().join(", ")
+}
+
+/// Whether `file` (a path under `src/`) is part of a texts module: `texts.rs`, `a/texts.rs`, or
+/// a file under a `texts/` folder.
+pub fn is_texts(file: &str) -> bool {
+    file.split('/')
+        .any(|part| part == "texts" || part == "texts.rs")
+}
+
+/// Each import of a texts file from a file of its crate that is no texts file, as
+/// `texts.rs → step/mod.rs`, sorted.
+pub fn texts_imports(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
+    let mut out: Vec<String> = graph
+        .iter()
+        .filter(|(file, _)| is_texts(file))
+        .flat_map(|(file, targets)| {
+            targets
+                .iter()
+                .filter(|to| !is_texts(to))
+                .map(move |to| format!("{file} → {to}"))
+        })
+        .collect();
+    out.sort();
+    out
 }
