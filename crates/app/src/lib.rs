@@ -9,6 +9,8 @@
 //! - [`action_tries`]: an action of the library tried on a device; [`audit`]: the experience
 //!   audit's passes and its daily job;
 //! - [`settings`]: the model settings runs use and where they come from;
+//! - [`task_language`] and [`libraries`]: what the front ends see of the task language and of
+//!   the memory's libraries (the validator, schedule specs, the action check);
 //! - [`scheduler`]: the one timer of `deft serve` for every task schedule and job, each fire
 //!   claimed in the store so it runs once across servers;
 //! - [`run_log`] and [`event_writer`]: a run's events stored first, in batches, then fanned out
@@ -29,6 +31,7 @@ pub mod agent_runs;
 mod app;
 pub mod audit;
 pub mod event_writer;
+pub mod libraries;
 pub mod local;
 pub mod run_images;
 pub mod run_log;
@@ -36,6 +39,7 @@ pub mod run_memory;
 pub mod runtime;
 pub mod scheduler;
 pub mod settings;
+pub mod task_language;
 pub mod task_runs;
 pub mod texts;
 pub mod title;

@@ -77,7 +77,7 @@ pub struct ConsoleConfig {
     pub scheduler: deft_app::scheduler::SchedulerConfig,
     /// The experience and action libraries' settings; `None`: runs neither recall nor distil
     /// (`deft serve --no-memory`), the library routes still work.
-    pub memory: Option<deft_memory::MemoryConfig>,
+    pub memory: Option<deft_app::libraries::MemoryConfig>,
 }
 
 impl ConsoleConfig {
@@ -100,7 +100,7 @@ impl ConsoleConfig {
             live_fps: 2.0,
             clock: Arc::new(deft_app::scheduler::SystemClock),
             scheduler: deft_app::scheduler::SchedulerConfig::default(),
-            memory: Some(deft_memory::MemoryConfig::default()),
+            memory: Some(deft_app::libraries::MemoryConfig::default()),
         }
     }
 }

@@ -8,7 +8,7 @@ use axum::Json;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use deft_memory::check_submission;
+use deft_app::libraries::check_submission;
 use deft_store::{Action, StoreError};
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -79,7 +79,7 @@ pub async fn get_one(
 /// `POST /api/memory/actions/validate`: the check's report, nothing stored (200 either way).
 pub async fn validate(JsonBody(body): JsonBody<Value>) -> Result<Response, MemoryError> {
     let report = match check_submission(&body) {
-        Ok(ok) => deft_tasks::validate::Report {
+        Ok(ok) => deft_app::task_language::Report {
             errors: Vec::new(),
             warnings: ok.warnings,
         },

@@ -7,9 +7,9 @@ use axum::Json;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use deft_memory::experience::gate::MAX_RECIPE_CHARS;
+use deft_app::libraries::MAX_RECIPE_CHARS;
+use deft_app::task_language::Issue;
 use deft_store::{AuditState, ExperienceFilter, NewExperience};
-use deft_tasks::validate::Issue;
 use serde::Deserialize;
 
 use super::MemoryError;
@@ -181,7 +181,7 @@ fn checked(
     if !errors.is_empty() {
         return Err(MemoryError::Invalid(
             "experience",
-            deft_tasks::validate::Report {
+            deft_app::task_language::Report {
                 errors,
                 warnings: Vec::new(),
             },

@@ -271,14 +271,14 @@ impl From<&Job> for AuditScheduleView {
     fn from(j: &Job) -> Self {
         let (cron, tz) = match &j.kind {
             ScheduleKind::Cron { expr, tz } => (expr.clone(), tz.clone()),
-            other => (String::new(), deft_tasks::schedule::describe(other)),
+            other => (String::new(), deft_app::task_language::describe(other)),
         };
         AuditScheduleView {
             cron,
             tz,
             enabled: j.enabled,
             next_fire_at: j.next_fire_at_ms.filter(|_| j.enabled).map(rfc3339),
-            description: deft_tasks::schedule::describe(&j.kind),
+            description: deft_app::task_language::describe(&j.kind),
         }
     }
 }

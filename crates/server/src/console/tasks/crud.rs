@@ -7,9 +7,9 @@ use axum::Json;
 use axum::extract::{Path, Query, Request, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use deft_app::task_language::MAX_FILE_BYTES;
+use deft_app::task_language::{DeviceKind, Mode, Options, Report};
 use deft_store::{NewTask, Page, StoreError};
-use deft_tasks::step::limits::MAX_FILE_BYTES;
-use deft_tasks::validate::{DeviceKind, Mode, Options, Report};
 use deft_tools::Devices;
 use serde::Deserialize;
 
@@ -170,7 +170,7 @@ async fn file_body(request: Request) -> Result<axum::body::Bytes, TaskError> {
     if let Some(len) = declared.filter(|&l| l > MAX_FILE_BYTES) {
         return Err(TaskError::at(
             "",
-            deft_tasks::texts::too_large(len, MAX_FILE_BYTES),
+            deft_app::task_language::too_large(len, MAX_FILE_BYTES),
         ));
     }
     axum::body::to_bytes(request.into_body(), MAX_FILE_BYTES)
@@ -195,7 +195,7 @@ pub async fn validate(
         device: q.device.as_deref().map(|d| kind_of(&app, d)),
         provided: Vec::new(),
     };
-    let v = deft_tasks::validate_task(bytes.as_ref(), &opts);
+    let v = deft_app::task_language::validate_task(bytes.as_ref(), &opts);
     Ok(Json(ValidationView(v.report)).into_response())
 }
 
@@ -213,7 +213,7 @@ async fn checked(
     bytes: &[u8],
     enabled: bool,
 ) -> Result<(NewTask, Report), TaskError> {
-    let raw = deft_tasks::validate_task(bytes, &Options::default());
+    let raw = deft_app::task_language::validate_task(bytes, &Options::default());
     let (task, _) = raw.into_result().map_err(TaskError::Invalid)?;
     let device = match task.device.clone() {
         Some(d) => d,
@@ -238,7 +238,7 @@ async fn checked(
         device: Some(kind_of(app, &device)),
         ..Options::default()
     };
-    let (_, report) = deft_tasks::validate_task(bytes, &opts)
+    let (_, report) = deft_app::task_language::validate_task(bytes, &opts)
         .into_result()
         .map_err(TaskError::Invalid)?;
     let definition = std::str::from_utf8(bytes)

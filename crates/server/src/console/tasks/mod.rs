@@ -16,8 +16,8 @@ use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use deft_app::task_language::{Issue, Report};
 use deft_store::StoreError;
-use deft_tasks::validate::{Issue, Report};
 
 use crate::AppState;
 use crate::api::ApiError;

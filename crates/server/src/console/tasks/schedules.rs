@@ -11,9 +11,9 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use deft_app::task_language::ScheduleSpec;
+use deft_app::task_language::{Issue, Report};
 use deft_store::{BusyPolicy, MisfirePolicy, NewSchedule, Schedule, ScheduleKind, StoreError};
-use deft_tasks::schedule::ScheduleSpec;
-use deft_tasks::validate::{Issue, Report};
 use serde_json::{Map, Value};
 
 use super::crud::resolve;

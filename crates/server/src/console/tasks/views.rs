@@ -1,12 +1,12 @@
 //! The task routes' response shapes (docs/console-api.md "Tasks"); `web/src/types.ts` is
 //! generated from them with the console's other types.
 
+use deft_app::task_language::ScheduleSpec;
+use deft_app::task_language::{Issue, Report};
 use deft_store::{
     BusyPolicy, MisfirePolicy, Schedule, ScheduleKind, StepCounts, TaskListing, TaskRun,
     TaskRunStatus, TaskRunStep, TaskTrigger,
 };
-use deft_tasks::schedule::ScheduleSpec;
-use deft_tasks::validate::{Issue, Report};
 use serde::Serialize;
 
 use crate::console::rfc3339;
@@ -82,7 +82,7 @@ impl From<&Schedule> for ScheduleSummary {
     fn from(s: &Schedule) -> Self {
         ScheduleSummary {
             id: s.id.clone(),
-            description: deft_tasks::schedule::describe(&s.kind),
+            description: deft_app::task_language::describe(&s.kind),
             enabled: s.enabled,
         }
     }
@@ -194,7 +194,7 @@ impl From<&Schedule> for ScheduleView {
             tz,
             seconds,
             at,
-            description: deft_tasks::schedule::describe(&s.kind),
+            description: deft_app::task_language::describe(&s.kind),
             misfire: s.misfire,
             busy: s.busy,
             enabled: s.enabled,
