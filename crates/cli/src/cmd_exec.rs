@@ -68,18 +68,10 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
         .try_reserve()
         .with_context(|| format!("the device '{}' is busy", device.id))?;
 
-    let cancel = tokio_util::sync::CancellationToken::new();
-    let stopper = cancel.clone();
-    let on_ctrl_c = tokio::spawn(async move {
-        if crate::signals::stop_requested().await.is_ok() {
-            eprintln!("stopping: cancelling the command in flight…");
-            stopper.cancel();
-        }
-    });
+    let cancel = crate::signals::cancel_on_stop("stopping: cancelling the command in flight…");
     let all = device
         .run_batches(input.into_batches(), deadline, &cancel)
         .await;
-    on_ctrl_c.abort();
     let failed = all
         .iter()
         .flatten()

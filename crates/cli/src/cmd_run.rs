@@ -9,10 +9,8 @@ use std::time::Duration;
 
 use anyhow::Context;
 use deft_agent::llm::{LlmClient, LlmConfig};
-use deft_agent::{
-    Agent, AgentConfig, Approver, ChannelSink, FixedApproval, RunIo, RunProfile, RunRequest,
-};
-use deft_app::local::{Distiller, LocalChat};
+use deft_agent::{Approver, ChannelSink, FixedApproval};
+use deft_app::local::chat::{Distiller, LocalChat, LocalChatRun};
 use deft_protocol::event::DeltaKind;
 use deft_protocol::{AgentEvent, DoneStatus, DraftOutcome, EventKind, ResultStatus, ToolStep};
 use deft_tools::devices;
@@ -80,43 +78,13 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
     }
     let directory = local_devices::directory(globals)?;
     let device = local_devices::pick(&directory, &args.device)?;
-    let _busy = device.try_reserve().context("the device is busy")?;
-
     let llm = Arc::new(LlmClient::new(LlmConfig::new(
         &base,
         &model,
         args.api_key.clone(),
     ))?);
-    let agent = Agent::new(
-        llm.clone(),
-        AgentConfig::default().with_max_steps(args.max_steps),
-        directory.clone(),
-    );
-
-    let run_id = run_id();
-    let (profile, distiller) = profile(&args, globals, &device, &run_id).await;
-    let trace_root = args
-        .trace_dir
-        .clone()
-        .unwrap_or_else(|| globals.data_dir.join("traces"));
-    let trace = Arc::new(
-        deft_trace::TraceWriter::create(
-            &trace_root,
-            &run_id,
-            deft_trace::TraceMeta {
-                goal: args.goal.clone(),
-                device: device.id.clone(),
-                model: model.clone(),
-            },
-        )
-        .with_context(|| {
-            format!(
-                "cannot create the trace folder under {}",
-                trace_root.display()
-            )
-        })?,
-    );
-    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let run_id = deft_app::local::new_run_id();
+    let chat = chat(&args, globals, &device, &run_id).await;
     let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     let approver: Arc<dyn Approver> = if args.yes {
         Arc::new(FixedApproval(true))
@@ -125,34 +93,36 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
     } else {
         Arc::new(FixedApproval(false))
     };
-    let io = RunIo {
-        events: vec![Arc::new(ChannelSink(tx)), trace.clone()],
-        images: trace.clone(),
+    let run = LocalChatRun {
+        run_id,
+        goal: args.goal.clone(),
+        device,
+        devices: directory.clone(),
+        llm: llm.clone(),
+        max_steps: args.max_steps,
+        chat,
+        trace_root: args
+            .trace_dir
+            .clone()
+            .unwrap_or_else(|| globals.data_dir.join("traces")),
         approver,
     };
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let answer_to_stderr = args.designer && args.out.is_none();
     let printer = tokio::spawn(print_events_with(
         rx,
         std::io::stderr().is_terminal(),
         answer_to_stderr,
     ));
-
-    let cancel = tokio_util::sync::CancellationToken::new();
-    let stopper = cancel.clone();
-    tokio::spawn(async move {
-        if crate::signals::stop_requested().await.is_ok() {
-            eprintln!("\nstopping…");
-            stopper.cancel();
-        }
-    });
-    let request = RunRequest::new(&args.goal).with_profile(profile);
-    let outcome = agent.run(&device, request, io, cancel.clone()).await;
+    let cancel = crate::signals::cancel_on_stop("\nstopping…");
+    let ended = run.run(Arc::new(ChannelSink(tx)), cancel.clone()).await;
     let _ = printer.await;
-    if let Some(distiller) = distiller {
-        distil(&distiller, &llm, &outcome, &cancel).await;
+    let end = ended?;
+    if let Some(distiller) = &end.distiller {
+        distil(distiller, &llm, &end.outcome, &cancel).await;
     }
-    let report = trace.finish();
-    eprintln!("trace: {}", report.display());
+    eprintln!("trace: {}", end.trace.finish().display());
+    let outcome = end.outcome;
     match &outcome.draft {
         Some(draft) => write_draft(draft, args.out.as_deref()),
         None => Ok(match outcome.status {
@@ -191,20 +161,20 @@ fn write_draft(draft: &DraftOutcome, out: Option<&std::path::Path>) -> anyhow::R
     Ok(ExitCode::SUCCESS)
 }
 
-/// The run's profile: designer mode's, or a chat's with the memory taking part (its distiller
-/// also returned, to distil after the answer). A designer run explores on its own: no recall,
-/// no distilling (see deft-designer). A memory that cannot be opened is said on the terminal:
-/// the run goes on without memories.
-async fn profile(
+/// The run's part: designer mode's, or a chat's with the memory taking part (its distiller
+/// distils after the answer). A designer run explores on its own: no recall, no distilling
+/// (see deft-designer). A memory that cannot be opened is said on the terminal: the run goes on
+/// without memories.
+async fn chat(
     args: &Args,
     globals: &Globals,
     device: &deft_tools::Device,
     run_id: &str,
-) -> (RunProfile, Option<Distiller>) {
+) -> LocalChat {
     if args.designer {
-        return (deft_designer::profile(device), None);
+        return LocalChat::designer(device);
     }
-    let chat = deft_app::local::chat(
+    deft_app::local::chat::chat(
         !args.no_memory,
         &globals.data_dir,
         args.database_url.as_deref(),
@@ -214,8 +184,7 @@ async fn profile(
     .unwrap_or_else(|e| {
         eprintln!("warning: running without the memory: {e}");
         LocalChat::plain()
-    });
-    (chat.profile, chat.distiller)
+    })
 }
 
 /// After the answer: distils the run into the memory (when it completed and acted), with a
@@ -268,15 +237,6 @@ impl Approver for PromptApprover {
             .unwrap_or(false)
         })
     }
-}
-
-/// A fresh run id: seconds since the epoch and a random suffix (the trace folder's name).
-pub(crate) fn run_id() -> String {
-    format!(
-        "{}-{}",
-        unix_secs(),
-        &uuid::Uuid::new_v4().simple().to_string()[..8]
-    )
 }
 
 /// Renders the event stream: reasoning dimmed, the answer as it arrives, a spinner per tool step.
@@ -496,13 +456,6 @@ pub(crate) fn short(s: &str, n: usize) -> String {
     } else {
         format!("{}…", s.chars().take(n).collect::<String>())
     }
-}
-
-fn unix_secs() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
 }
 
 #[cfg(test)]

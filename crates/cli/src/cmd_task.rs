@@ -10,8 +10,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context;
+use deft_app::local::task::LocalTaskRun;
 use deft_protocol::DoneStatus;
-use deft_tasks::runner::{RunRequest, RunSinks, run_task};
 use deft_tasks::validate::{DeviceKind, Mode, Options};
 use deft_tools::devices;
 
@@ -210,48 +210,23 @@ async fn run_file(
         .or_else(|| task.device.clone())
         .unwrap_or_else(|| devices::LOCAL.to_owned());
     let directory = local_devices::directory(globals)?;
-    let device = local_devices::pick(&directory, &device_id)?;
-    let _busy = device.try_reserve().context("the device is busy")?;
-
-    let trace_root = trace_dir.unwrap_or_else(|| globals.data_dir.join("traces"));
-    let trace = Arc::new(
-        deft_trace::TraceWriter::create(
-            &trace_root,
-            &cmd_run::run_id(),
-            deft_trace::TraceMeta {
-                goal: format!("task: {}", task.name),
-                device: device.id.clone(),
-                model: "none (task)".to_owned(),
-            },
-        )
-        .with_context(|| {
-            format!(
-                "cannot create the trace folder under {}",
-                trace_root.display()
-            )
-        })?,
-    );
-    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-    let sinks = RunSinks {
-        events: vec![Arc::new(deft_agent::ChannelSink(tx)), trace.clone()],
-        images: trace.clone(),
+    let run = LocalTaskRun {
+        task,
+        device: local_devices::pick(&directory, &device_id)?,
+        variables,
+        trace_root: trace_dir.unwrap_or_else(|| globals.data_dir.join("traces")),
     };
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let printer = tokio::spawn(cmd_run::print_events(
         rx,
         std::io::IsTerminal::is_terminal(&std::io::stderr()),
     ));
-    let cancel = tokio_util::sync::CancellationToken::new();
-    let stopper = cancel.clone();
-    tokio::spawn(async move {
-        if crate::signals::stop_requested().await.is_ok() {
-            eprintln!("\nstopping…");
-            stopper.cancel();
-        }
-    });
-    let request = RunRequest { variables };
-    let report = run_task(&task, &device, &request, sinks, cancel).await;
+    let cancel = crate::signals::cancel_on_stop("\nstopping…");
+    let ended = run.run(Arc::new(deft_agent::ChannelSink(tx)), cancel).await;
     let _ = printer.await;
-    eprintln!("trace: {}", trace.finish().display());
+    let end = ended?;
+    eprintln!("trace: {}", end.trace_report.display());
+    let report = end.report;
     Ok(match report.status {
         DoneStatus::Completed => ExitCode::SUCCESS,
         _ => ExitCode::from(1),

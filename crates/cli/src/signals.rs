@@ -36,3 +36,17 @@ pub async fn stop_requested() -> std::io::Result<()> {
     StopSignals::install()?.recv().await;
     Ok(())
 }
+
+/// A token cancelled when the process is asked to stop, after `said` is printed on standard
+/// error (what stopping does to the work in progress).
+pub fn cancel_on_stop(said: &'static str) -> tokio_util::sync::CancellationToken {
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let stopper = cancel.clone();
+    tokio::spawn(async move {
+        if stop_requested().await.is_ok() {
+            eprintln!("{said}");
+            stopper.cancel();
+        }
+    });
+    cancel
+}
