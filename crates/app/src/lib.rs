@@ -14,7 +14,8 @@
 //! - [`scheduler`]: the one timer of `deft serve` for every task schedule and job, each fire
 //!   claimed in the store so it runs once across servers;
 //! - [`run_log`] and [`event_writer`]: a run's events stored first, in batches, then fanned out
-//!   to any number of watchers, replayed from the store when the run is not in memory;
+//!   to any number of watchers, replayed from the store when the run is not in memory
+//!   ([`follow`]);
 //! - [`task_runs`]: the task runs in progress, their recording (trace, store, log) and the
 //!   liveness sweep that ends the runs of a silent server; [`runtime`]: where runs execute;
 //! - [`local`]: what a run on this machine without a server (`deft run`) takes part in: the
@@ -31,6 +32,7 @@ pub mod agent_runs;
 mod app;
 pub mod audit;
 pub mod event_writer;
+pub mod follow;
 pub mod libraries;
 pub mod local;
 pub mod run_images;

@@ -152,6 +152,11 @@ pub fn no_task_draft(why: &str) -> String {
     format!("No task draft: {why}.")
 }
 
+/// 404 for an unknown task run.
+pub fn unknown_task_run(id: &str) -> String {
+    format!("no task run has the id {id:?}: list runs with GET /api/task-runs")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,6 +204,10 @@ mod tests {
             "the console's database failed: disk full"
         );
         assert_eq!(invalid("action", &[]), "the action is invalid");
+        assert_eq!(
+            unknown_task_run("r9"),
+            "no task run has the id \"r9\": list runs with GET /api/task-runs"
+        );
         assert_eq!(
             missing_setting("model"),
             "the model is not set: open Settings (⚙) and set it, or start deft serve with it"

@@ -15,10 +15,10 @@ use futures::StreamExt;
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
-use super::texts;
 use crate::AppState;
 use crate::api::ApiError;
-use deft_app::run_log::{LoggedEvent, RunLog};
+use deft_app::follow::FollowError;
+use deft_app::run_log::RunLog;
 
 /// How often a quiet stream sends a comment (keeps proxies from closing it).
 pub const KEEP_ALIVE: Duration = Duration::from_secs(15);
@@ -47,25 +47,20 @@ pub async fn events(
 ) -> Result<Response, ApiError> {
     let console = app.console()?;
     let after = last_event_id(&headers).or(query.after).unwrap_or(0);
-    let log = match console.app().agent_runs().log(&query.run_id) {
-        Some(log) => log,
-        None => {
-            let store = console.store();
-            if store.run(&query.run_id).await?.is_none() {
-                return Err(ApiError(
-                    StatusCode::NOT_FOUND,
-                    texts::unknown_run(&query.run_id),
-                ));
-            }
-            let rows = store.events(&query.run_id, after).await?;
-            RunLog::finished(
-                rows.into_iter()
-                    .map(|(seq, json)| LoggedEvent::from_json(seq, json))
-                    .collect(),
-            )
-        }
-    };
+    let log = console
+        .app()
+        .follow_run(&query.run_id, after)
+        .await
+        .map_err(follow_error)?;
     Ok(serve_log(log, after, app.stopping.clone()))
+}
+
+/// A 404 for a run that is not there, a 500 for a failed store.
+pub(crate) fn follow_error(e: FollowError) -> ApiError {
+    match e {
+        FollowError::UnknownRun(text) => ApiError(StatusCode::NOT_FOUND, text),
+        FollowError::Store(e) => e.into(),
+    }
 }
 
 /// A run log's stream after `after` (agent runs and task runs alike): 204 when the log is

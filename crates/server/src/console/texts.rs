@@ -6,7 +6,7 @@ pub use deft_app::texts::{
     RUN_CRASHED, RUN_INTERRUPTED, device_not_connected, device_running_task, draft_running,
     invalid, invalid_task, missing_setting, model_unusable, no_question, no_task_draft,
     store_failed, task_device_unknown, task_running, unknown_conversation, unknown_run,
-    unknown_task,
+    unknown_task, unknown_task_run,
 };
 
 /// 401 on a console route.
@@ -74,11 +74,6 @@ pub fn bad_run_status(given: &str) -> String {
         .map(|s| s.as_str())
         .collect();
     format!("unknown status {given:?}: use one of {}", names.join(", "))
-}
-
-/// 404 for an unknown task run.
-pub fn unknown_task_run(id: &str) -> String {
-    format!("no task run has the id {id:?}: list runs with GET /api/task-runs")
 }
 
 /// 409 when stopping a run another server runs.

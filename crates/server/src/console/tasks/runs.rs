@@ -219,16 +219,10 @@ pub async fn events(
 ) -> Result<Response, TaskError> {
     let console = app.console()?;
     let after = stream::last_event_id(&headers).or(q.after).unwrap_or(0);
-    let log = match console.tasks().log(&id) {
-        Some(log) => log,
-        None => {
-            let run = console
-                .store()
-                .task_run(&id)
-                .await
-                .map_err(unknown_run(&id))?;
-            record::stored_log(console.app(), &run).await?
-        }
-    };
+    let log = console
+        .app()
+        .follow_task_run(&id)
+        .await
+        .map_err(|e| TaskError::Api(stream::follow_error(e)))?;
     Ok(stream::serve_log(log, after, app.stopping.clone()))
 }
