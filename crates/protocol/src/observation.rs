@@ -353,6 +353,80 @@ impl ControlType {
     }
 }
 
+impl ControlType {
+    /// The type for an Android view class as `uiautomator dump` names it
+    /// (`android.widget.Button`, `androidx.recyclerview.widget.RecyclerView`,
+    /// `com.google.android.material.tabs.TabLayout$TabView`, …): its simple name decides, so
+    /// support-library and Material subclasses map like their framework bases. Unknown classes
+    /// give [`ControlType::Other`]; layout containers give [`ControlType::Group`].
+    pub fn from_android_class(class: &str) -> Self {
+        use ControlType::*;
+        let simple = class.rsplit(['.', '$']).next().unwrap_or(class);
+        match simple {
+            "Button"
+            | "ImageButton"
+            | "MaterialButton"
+            | "FloatingActionButton"
+            | "ExtendedFloatingActionButton"
+            | "AppCompatButton"
+            | "AppCompatImageButton"
+            | "Chip" => Button,
+            "EditText"
+            | "AutoCompleteTextView"
+            | "MultiAutoCompleteTextView"
+            | "TextInputEditText"
+            | "AppCompatEditText"
+            | "SearchAutoComplete" => Edit,
+            "CheckBox" | "Switch" | "SwitchCompat" | "SwitchMaterial" | "MaterialSwitch"
+            | "ToggleButton" | "CheckedTextView" | "AppCompatCheckBox" | "MaterialCheckBox" => {
+                Checkbox
+            }
+            "RadioButton" | "AppCompatRadioButton" | "MaterialRadioButton" => Radio,
+            "Spinner" | "AppCompatSpinner" => Combobox,
+            "ListView" | "RecyclerView" | "GridView" | "ExpandableListView" => List,
+            "TabWidget" | "TabLayout" => Tab,
+            "TabView" => Tabitem,
+            "SeekBar" | "RatingBar" | "Slider" | "AppCompatSeekBar" => Slider,
+            "NumberPicker" => Spinner,
+            "ProgressBar"
+            | "ContentLoadingProgressBar"
+            | "LinearProgressIndicator"
+            | "CircularProgressIndicator" => Progressbar,
+            "ImageView" | "AppCompatImageView" | "ShapeableImageView" => Image,
+            "Toolbar" | "ActionBar" | "ActionMenuView" => Toolbar,
+            "TextView" | "AppCompatTextView" | "MaterialTextView" | "TextClock" | "Chronometer" => {
+                Text
+            }
+            "WebView" => Document,
+            "FrameLayout"
+            | "LinearLayout"
+            | "RelativeLayout"
+            | "ConstraintLayout"
+            | "CoordinatorLayout"
+            | "ViewGroup"
+            | "View"
+            | "ScrollView"
+            | "HorizontalScrollView"
+            | "NestedScrollView"
+            | "ViewPager"
+            | "ViewPager2"
+            | "DrawerLayout"
+            | "CardView"
+            | "MaterialCardView"
+            | "AppBarLayout"
+            | "GridLayout"
+            | "TableLayout"
+            | "RadioGroup"
+            | "ViewAnimator"
+            | "ViewFlipper"
+            | "ViewSwitcher"
+            | "SwipeRefreshLayout" => Group,
+            "TableRow" => Row,
+            _ => Other,
+        }
+    }
+}
+
 /// The kind of a window in `get_desktop_app_info` and in a listing's header.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -1116,6 +1190,35 @@ mod tests {
         assert_eq!(ControlType::from_aria_role("gridcell"), ControlType::Cell);
         assert_eq!(ControlType::from_aria_role("option"), ControlType::Listitem);
         assert_eq!(ControlType::from_aria_role("banana"), ControlType::Other);
+    }
+
+    #[test]
+    fn android_classes_map_by_their_simple_name() {
+        let t = ControlType::from_android_class;
+        assert_eq!(t("android.widget.Button"), ControlType::Button);
+        assert_eq!(
+            t("com.google.android.material.button.MaterialButton"),
+            ControlType::Button
+        );
+        assert_eq!(t("android.widget.EditText"), ControlType::Edit);
+        assert_eq!(
+            t("android.widget.SearchView$SearchAutoComplete"),
+            ControlType::Edit
+        );
+        assert_eq!(t("android.widget.Switch"), ControlType::Checkbox);
+        assert_eq!(
+            t("androidx.recyclerview.widget.RecyclerView"),
+            ControlType::List
+        );
+        assert_eq!(
+            t("com.google.android.material.tabs.TabLayout$TabView"),
+            ControlType::Tabitem
+        );
+        assert_eq!(t("android.widget.TextView"), ControlType::Text);
+        assert_eq!(t("android.widget.FrameLayout"), ControlType::Group);
+        assert_eq!(t("android.webkit.WebView"), ControlType::Document);
+        assert_eq!(t("com.example.Banana"), ControlType::Other);
+        assert_eq!(t(""), ControlType::Other);
     }
 
     #[test]

@@ -1,0 +1,17 @@
+//! deft's Android backend: a phone seen through `uiautomator dump` and driven through the adb
+//! server, serving the same tool contract as the desktop and browser backends.
+//!
+//! - [`ui_tree`]: a dump read into a tree of views (tolerant of the dialects real phones and
+//!   tools write: with or without `<hierarchy>`, pretty-printed, extra attributes, the
+//!   `/dev/tty` trailer);
+//! - [`controls`]: the views a model sees as controls of deft's listing (types, names, values,
+//!   states, rects), layout containers left out;
+//! - [`focus`]: the foreground app and window from `dumpsys window`;
+//! - [`texts`]: what the backend says to the model, each text once, tested verbatim.
+
+#![forbid(unsafe_code)]
+
+pub mod controls;
+pub mod focus;
+pub mod texts;
+pub mod ui_tree;
