@@ -6,12 +6,16 @@
 //!   `/dev/tty` trailer);
 //! - [`controls`]: the views a model sees as controls of deft's listing (types, names, values,
 //!   states, rects), layout containers left out;
-//! - [`focus`]: the foreground app and window from `dumpsys window`;
+//! - [`focus`]: the foreground app and window from `dumpsys window`; [`device`]: the screen's
+//!   size and power, the installed packages;
+//! - [`input`]: taps, swipes, key events and text as the phone's `input` commands;
 //! - [`texts`]: what the backend says to the model, each text once, tested verbatim.
 
 #![forbid(unsafe_code)]
 
 pub mod controls;
+pub mod device;
 pub mod focus;
+pub mod input;
 pub mod texts;
 pub mod ui_tree;
