@@ -5,7 +5,7 @@
 //!   tools write: with or without `<hierarchy>`, pretty-printed, extra attributes, the
 //!   `/dev/tty` trailer);
 //! - [`controls`]: the views a model sees as controls of deft's listing (types, names, values,
-//!   states, rects), layout containers left out;
+//!   states, rects), layout containers left out; [`ids`]: their ids, held across dumps;
 //! - [`focus`]: the foreground app and window from `dumpsys window`; [`device`]: the screen's
 //!   size and power, the installed packages;
 //! - [`input`]: taps, swipes, key events and text as the phone's `input` commands;
@@ -16,6 +16,7 @@
 pub mod controls;
 pub mod device;
 pub mod focus;
+pub mod ids;
 pub mod input;
 pub mod texts;
 pub mod ui_tree;
