@@ -52,13 +52,8 @@ impl AdbClient {
 
     /// A client of the server on `ANDROID_ADB_SERVER_PORT`, else 5037.
     pub fn from_env() -> Result<AdbClient, AdbError> {
-        match std::env::var("ANDROID_ADB_SERVER_PORT") {
-            Ok(value) if !value.is_empty() => match value.parse::<u16>() {
-                Ok(port) if port > 0 => Ok(AdbClient::new(port)),
-                _ => Err(AdbError::BadPort(value)),
-            },
-            _ => Ok(AdbClient::new(DEFAULT_PORT)),
-        }
+        let value = std::env::var("ANDROID_ADB_SERVER_PORT").ok();
+        server_port(value.as_deref()).map(AdbClient::new)
     }
 
     /// The same client with another limit per call.
@@ -250,6 +245,17 @@ impl AdbClient {
     }
 }
 
+/// The server port `ANDROID_ADB_SERVER_PORT` names (unset or empty: 5037).
+fn server_port(value: Option<&str>) -> Result<u16, AdbError> {
+    match value {
+        None | Some("") => Ok(DEFAULT_PORT),
+        Some(value) => match value.trim().parse::<u16>() {
+            Ok(port) if port > 0 => Ok(port),
+            _ => Err(AdbError::BadPort(value.to_owned())),
+        },
+    }
+}
+
 /// Reads shell-v2 packets until the exit status.
 async fn read_shell(
     socket: &mut HostSocket,
@@ -327,5 +333,24 @@ async fn read_file(socket: &mut HostSocket, serial: &str, path: &str) -> Result<
             });
         }
         decoder.push(&chunk[..n]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_server_port_comes_from_the_environment_value() {
+        assert_eq!(server_port(None).unwrap(), 5037);
+        assert_eq!(server_port(Some("")).unwrap(), 5037);
+        assert_eq!(server_port(Some("15037")).unwrap(), 15037);
+        for bad in ["0", "70000", "tcp:5037", "-1"] {
+            let err = server_port(Some(bad)).unwrap_err();
+            assert!(
+                matches!(err, AdbError::BadPort(ref v) if v == bad),
+                "{bad}: {err:?}"
+            );
+        }
     }
 }

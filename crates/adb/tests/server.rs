@@ -278,3 +278,68 @@ async fn with_adb_missing_the_error_says_how_to_install_it() {
         )
     );
 }
+
+#[tokio::test]
+async fn a_device_that_never_answers_is_a_timeout() {
+    let harness = AdbHarness::start(vec![
+        DoubleConfig::default().action("sleep 3600", Action::Hang),
+    ]);
+    let serial = harness.double(0).serial();
+    let client = harness
+        .client()
+        .with_timeout(std::time::Duration::from_secs(1));
+    let err = client.shell(&serial, "sleep 3600").await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "the adb server did not finish `sleep 3600` on '{serial}' within 1 s: check that the \
+             device still answers (adb devices) and try again"
+        )
+    );
+    // the device itself still answers
+    assert_eq!(client.shell(&serial, "echo hi").await.unwrap().exit_code, 0);
+}
+
+#[tokio::test]
+async fn an_unauthorized_device_says_to_accept_the_prompt() {
+    let harness = AdbHarness::start(vec![]);
+    let client = harness.client();
+    let double = AdbDouble::start(DoubleConfig {
+        unauthorized: true,
+        ..DoubleConfig::default()
+    });
+    let serial = double.serial();
+    // `connect` waits for a CNXN that never comes; the server lists the device meanwhile
+    let connecting = tokio::spawn({
+        let (client, serial) = (client.clone(), serial.clone());
+        async move { client.connect(&serial).await }
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let devices = client.devices().await.unwrap();
+        if devices
+            .iter()
+            .any(|d| d.serial == serial && d.state == "unauthorized")
+        {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never unauthorized: {devices:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let err = client.shell(&serial, "echo hi").await.unwrap_err();
+    assert!(
+        matches!(err, AdbError::DeviceState { ref state, .. } if state == "unauthorized"),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "device '{serial}' is unauthorized: accept the 'Allow USB debugging?' prompt on the \
+             device, then try again"
+        )
+    );
+    connecting.abort();
+}

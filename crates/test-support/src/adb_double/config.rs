@@ -44,6 +44,8 @@ pub enum Action {
         /// What it prints before.
         partial: Vec<u8>,
     },
+    /// Never answers (the stream stays open until the server closes it).
+    Hang,
 }
 
 /// A double's configuration.
@@ -62,6 +64,10 @@ pub struct DoubleConfig {
     pub screens: Vec<String>,
     /// Whether each `input` command moves to the next screen (the last one stays).
     pub input_advances_screen: bool,
+    /// Whether it asks for authentication (`AUTH`) instead of connecting, and never accepts a
+    /// key — a phone whose "Allow USB debugging?" prompt nobody answers: the server lists it
+    /// `unauthorized`.
+    pub unauthorized: bool,
 }
 
 impl Default for DoubleConfig {
@@ -73,6 +79,7 @@ impl Default for DoubleConfig {
             commands: HashMap::new(),
             screens: Vec::new(),
             input_advances_screen: false,
+            unauthorized: false,
         }
     }
 }

@@ -78,6 +78,7 @@ pub(crate) async fn serve(service: Service, mut io: StreamIo, device: Arc<Mutex<
                 io.close();
             }
         }
+        Action::Hang => while io.read().await.is_some() {},
         Action::DropConnection { partial } => {
             let bytes = if v2 {
                 shell::encode(shell::STDOUT, &partial)

@@ -1,4 +1,5 @@
-//! adbd's side of one connection from the adb server: the CNXN exchange (no AUTH), then streams
+//! adbd's side of one connection from the adb server: the CNXN exchange (no AUTH; or, for an
+//! `unauthorized` double, AUTH challenges and never a CNXN), then streams
 //! by OPEN / OKAY / WRTE / CLSE — every server `WRTE` acked, a refused OPEN answered `CLSE`,
 //! several streams at once, each served by its own task.
 
@@ -6,7 +7,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use deft_adb::wire::header::{
-    A_CLSE, A_CNXN, A_OKAY, A_OPEN, A_WRTE, HEADER_LEN, Header, MAX_PAYLOAD, Message, VERSION,
+    A_AUTH, A_CLSE, A_CNXN, A_OKAY, A_OPEN, A_WRTE, HEADER_LEN, Header, MAX_PAYLOAD, Message,
+    VERSION,
 };
 use parking_lot::Mutex;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -20,6 +22,12 @@ use super::stream::{Out, StreamIo};
 
 /// The largest payload the double takes and sends (256 KiB, what phones announce).
 const OUR_MAX_PAYLOAD: u32 = 256 * 1024;
+
+/// `AUTH` types: the device's challenge, and the server's signature of it.
+const AUTH_TOKEN: u32 = 1;
+const AUTH_SIGNATURE: u32 = 2;
+/// The 20-byte challenge the double asks the server to sign.
+const AUTH_CHALLENGE: [u8; 20] = *b"deft-double-token-20";
 
 /// The double's ends of its open streams, by our id.
 struct Ends {
@@ -66,6 +74,9 @@ impl Connection {
     }
 
     fn handle(&mut self, message: Message) {
+        if self.device.lock().config().unauthorized {
+            return self.refuse_keys(&message);
+        }
         if message.command == A_CNXN {
             self.connected = true;
             self.max_payload = message.arg1.min(OUR_MAX_PAYLOAD);
@@ -92,6 +103,17 @@ impl Connection {
                 self.streams.remove(&message.arg1);
             }
             _ => {}
+        }
+    }
+
+    /// Asks for a signature on CNXN and again after each one the server sends, never
+    /// accepting: once the server has tried its keys it offers its public key (`AUTH` type 3),
+    /// which nobody accepts either.
+    fn refuse_keys(&self, message: &Message) {
+        let ask = message.command == A_CNXN
+            || message.command == A_AUTH && message.arg0 == AUTH_SIGNATURE;
+        if ask {
+            self.send(A_AUTH, AUTH_TOKEN, 0, AUTH_CHALLENGE.to_vec());
         }
     }
 
