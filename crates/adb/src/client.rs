@@ -96,7 +96,8 @@ impl AdbClient {
             .unwrap_or_else(|_| {
                 Err(AdbError::Timeout {
                     what: what(),
-                    secs: self.timeout.as_secs(),
+                    secs: u64::try_from(self.timeout.as_millis().div_ceil(1000))
+                        .unwrap_or(u64::MAX),
                 })
             })
     }

@@ -21,13 +21,14 @@ pub(crate) fn find_adb(path: Option<&OsStr>) -> Option<PathBuf> {
 }
 
 /// Runs `adb -P port start-server` with `env` added to its environment; `Err` says why it did
-/// not succeed. The server it forks lives on after it returns.
+/// not succeed (its exit status and the last line it printed). The server it forks lives on
+/// after it returns (writing to its own log, not to our pipe).
 pub(crate) async fn start_server(
     adb: &PathBuf,
     port: u16,
     env: &[(OsString, OsString)],
 ) -> Result<(), String> {
-    let status = tokio::process::Command::new(adb)
+    let out = tokio::process::Command::new(adb)
         .arg("-P")
         .arg(port.to_string())
         .arg("start-server")
@@ -35,13 +36,16 @@ pub(crate) async fn start_server(
         .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
+        .stderr(Stdio::piped())
+        .output()
         .await
         .map_err(|e| format!("{}: {e}", adb.display()))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(status.to_string())
+    if out.status.success() {
+        return Ok(());
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    match stderr.lines().rev().find(|line| !line.trim().is_empty()) {
+        Some(said) => Err(format!("{}; it said: {}", out.status, said.trim())),
+        None => Err(out.status.to_string()),
     }
 }

@@ -343,3 +343,16 @@ async fn an_unauthorized_device_says_to_accept_the_prompt() {
     );
     connecting.abort();
 }
+
+#[tokio::test]
+async fn a_phone_without_shell_v2_is_refused_clearly() {
+    let harness = AdbHarness::start(vec![DoubleConfig {
+        shell_v2: false,
+        ..DoubleConfig::default()
+    }]);
+    let (client, serial) = (harness.client(), harness.double(0).serial());
+    let err = client.shell(&serial, "echo hi").await.unwrap_err();
+    assert!(matches!(err, AdbError::ServiceRefused { .. }), "{err:?}");
+    // exec-out needs no shell protocol
+    assert_eq!(client.exec_out(&serial, "echo hi").await.unwrap(), b"hi\n");
+}

@@ -55,3 +55,22 @@ fn adb_pulls_and_pushes_through_the_doubles_sync_service() {
     let missing = harness.adb(&["-s", &serial, "pull", "/sdcard/nope", &local_text]);
     assert!(!missing.status.success());
 }
+
+#[test]
+fn without_shell_v2_adb_falls_back_to_the_v1_shell() {
+    let config = DoubleConfig {
+        shell_v2: false,
+        ..DoubleConfig::default()
+    }
+    .command("false", Reply::failure("nope\n", 1));
+    let harness = AdbHarness::start(vec![config]);
+    let serial = harness.double(0).serial();
+    let ok = harness.adb(&["-s", &serial, "shell", "echo", "hi"]);
+    assert_eq!(String::from_utf8_lossy(&ok.stdout), "hi\n");
+    // shell v1 has no exit status and one stream: stderr arrives on stdout, adb exits 0
+    let failed = harness.adb(&["-s", &serial, "shell", "false"]);
+    assert_eq!(String::from_utf8_lossy(&failed.stdout), "nope\n");
+    assert_eq!(failed.status.code(), Some(0));
+    let commands = harness.double(0).commands();
+    assert!(commands.contains(&"false".to_owned()), "{commands:?}");
+}

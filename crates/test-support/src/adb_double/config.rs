@@ -68,6 +68,9 @@ pub struct DoubleConfig {
     /// key — a phone whose "Allow USB debugging?" prompt nobody answers: the server lists it
     /// `unauthorized`.
     pub unauthorized: bool,
+    /// Whether it offers the shell protocol v2 (Android 7 and later); without it, `shell,v2`
+    /// services are refused and adb falls back to `shell:` (no exit status).
+    pub shell_v2: bool,
 }
 
 impl Default for DoubleConfig {
@@ -80,6 +83,7 @@ impl Default for DoubleConfig {
             screens: Vec::new(),
             input_advances_screen: false,
             unauthorized: false,
+            shell_v2: true,
         }
     }
 }
@@ -113,7 +117,10 @@ impl DoubleConfig {
     pub(crate) fn banner(&self) -> String {
         format!(
             "device::ro.product.name={};ro.product.model={};ro.product.device={};features={}",
-            self.product, self.model, self.device, FEATURES
+            self.product,
+            self.model,
+            self.device,
+            if self.shell_v2 { FEATURES } else { FEATURES_V1 }
         )
     }
 }
@@ -121,6 +128,8 @@ impl DoubleConfig {
 /// The features the double offers: shell v2 and the v2 stat/list of sync, no delayed ack, no
 /// compressed transfers (so adb never asks for what it lacks).
 pub const FEATURES: &str = "shell_v2,cmd,stat_v2,ls_v2";
+/// The features of a double without the shell protocol v2 (an Android 6 phone).
+pub const FEATURES_V1: &str = "cmd,stat_v2,ls_v2";
 
 /// The text of `fixtures/android/NAME` (real `uiautomator dump` files; see SOURCES.md there).
 pub fn android_fixture(name: &str) -> String {

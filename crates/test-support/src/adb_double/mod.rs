@@ -27,7 +27,7 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-pub use config::{Action, DoubleConfig, FEATURES, Reply, android_fixture};
+pub use config::{Action, DoubleConfig, FEATURES, FEATURES_V1, Reply, android_fixture};
 pub use device::{DEFAULT_DUMP, Input, tiny_png};
 pub use harness::AdbHarness;
 

@@ -27,8 +27,8 @@ pub(crate) enum Service {
 }
 
 /// The service `name` asks for; `None` for what the double refuses (unknown services, an
-/// interactive shell).
-pub(crate) fn parse(name: &str) -> Option<Service> {
+/// interactive shell, the shell protocol v2 when it does not offer it: `shell_v2`).
+pub(crate) fn parse(name: &str, shell_v2: bool) -> Option<Service> {
     if name == "sync:" {
         return Some(Service::Sync);
     }
@@ -41,6 +41,9 @@ pub(crate) fn parse(name: &str) -> Option<Service> {
         return None;
     }
     let v2 = args.any(|arg| arg == "v2");
+    if v2 && !shell_v2 {
+        return None;
+    }
     Some(Service::Shell {
         v2,
         command: command.to_owned(),
@@ -99,30 +102,36 @@ mod tests {
     #[test]
     fn service_names_are_read_as_adbd_reads_them() {
         assert_eq!(
-            parse("shell,v2,TERM=xterm,raw:echo hi there"),
+            parse("shell,v2,TERM=xterm,raw:echo hi there", true),
             Some(Service::Shell {
                 v2: true,
                 command: "echo hi there".into()
             })
         );
         assert_eq!(
-            parse("shell:ls"),
+            parse("shell:ls", true),
             Some(Service::Shell {
                 v2: false,
                 command: "ls".into()
             })
         );
         assert_eq!(
-            parse("exec:screencap -p"),
+            parse("exec:screencap -p", true),
             Some(Service::Exec("screencap -p".into()))
         );
-        assert_eq!(parse("sync:"), Some(Service::Sync));
+        assert_eq!(parse("sync:", true), Some(Service::Sync));
         assert_eq!(
-            parse("shell,v2,pty:"),
+            parse("shell,v2,pty:", true),
             None,
             "interactive shells are refused"
         );
-        assert_eq!(parse("jdwp:12"), None);
-        assert_eq!(parse("shellfish:x"), None);
+        assert_eq!(parse("jdwp:12", true), None);
+        assert_eq!(parse("shellfish:x", true), None);
+        assert_eq!(
+            parse("shell,v2,raw:ls", false),
+            None,
+            "no v2 on an old phone"
+        );
+        assert!(parse("shell:ls", false).is_some());
     }
 }

@@ -120,7 +120,8 @@ impl Connection {
     fn open(&mut self, remote: u32, payload: &[u8]) {
         let name =
             String::from_utf8_lossy(payload.strip_suffix(b"\0").unwrap_or(payload)).into_owned();
-        let Some(service) = services::parse(&name) else {
+        let shell_v2 = self.device.lock().config().shell_v2;
+        let Some(service) = services::parse(&name, shell_v2) else {
             self.device.lock().commands.push(name);
             return self.send(A_CLSE, 0, remote, Vec::new());
         };
