@@ -12,6 +12,7 @@ use crate::devices::{Device, parse_devices_l};
 use crate::error::AdbError;
 use crate::socket::HostSocket;
 use crate::start::{find_adb, start_server};
+use crate::texts;
 use crate::wire::{shell, sync};
 
 /// The adb server's default port.
@@ -113,7 +114,7 @@ impl AdbClient {
         if refused.kind() != std::io::ErrorKind::ConnectionRefused {
             return Err(AdbError::Io {
                 port: self.port,
-                what: "connecting".into(),
+                what: texts::CONNECTING.into(),
                 source: refused,
             });
         }
@@ -148,7 +149,7 @@ impl AdbClient {
             .await?;
         let mut transport_id = [0u8; 8];
         socket
-            .read_exact(&mut transport_id, "switching to the device")
+            .read_exact(&mut transport_id, texts::SWITCHING)
             .await?;
         socket.request(service, Some(serial)).await?;
         Ok(socket)
@@ -160,7 +161,7 @@ impl AdbClient {
             let text = self.host_query("host:version").await?;
             u32::from_str_radix(&text, 16).map_err(|_| AdbError::Protocol {
                 port: self.port,
-                detail: format!("version '{}'", text.escape_debug()),
+                detail: texts::unexpected("version", text.as_bytes()),
             })
         })
         .await
@@ -168,7 +169,7 @@ impl AdbClient {
 
     /// The devices the server knows, with their state and names.
     pub async fn devices(&self) -> Result<Vec<Device>, AdbError> {
-        self.limited(|| "the device list".into(), async {
+        self.limited(|| texts::DEVICE_LIST.into(), async {
             Ok(parse_devices_l(&self.host_query("host:devices-l").await?))
         })
         .await
@@ -177,7 +178,7 @@ impl AdbClient {
     /// Has the server connect to the network device `target` (`HOST:PORT`); the server's text
     /// (`connected to …` or `already connected to …`) on success.
     pub async fn connect(&self, target: &str) -> Result<String, AdbError> {
-        self.limited(|| format!("connecting to {target}"), async {
+        self.limited(|| texts::connecting_to(target), async {
             let text = self.host_query(&format!("host:connect:{target}")).await?;
             if text.starts_with("connected to") || text.starts_with("already connected to") {
                 Ok(text)
@@ -193,7 +194,7 @@ impl AdbClient {
 
     /// Has the server drop the network device `target`; the server's text.
     pub async fn disconnect(&self, target: &str) -> Result<String, AdbError> {
-        self.limited(|| format!("disconnecting {target}"), async {
+        self.limited(|| texts::disconnecting(target), async {
             self.host_query(&format!("host:disconnect:{target}")).await
         })
         .await
@@ -202,12 +203,15 @@ impl AdbClient {
     /// Runs `command` with the device's `sh -c` (quote arguments with
     /// [`crate::quote_command`]): its stdout, stderr and exit status.
     pub async fn shell(&self, serial: &str, command: &str) -> Result<ShellOutput, AdbError> {
-        self.limited(|| format!("`{command}` on '{serial}'"), async {
+        self.limited(|| texts::command_on(command, serial), async {
             let mut socket = self
                 .open_service(serial, &format!("shell,v2,raw:{command}"))
                 .await?;
             socket
-                .write_all(&shell::encode(shell::CLOSE_STDIN, &[]), "closing stdin")
+                .write_all(
+                    &shell::encode(shell::CLOSE_STDIN, &[]),
+                    texts::CLOSING_STDIN,
+                )
                 .await?;
             read_shell(&mut socket, serial, command).await
         })
@@ -215,30 +219,28 @@ impl AdbClient {
     }
 
     /// Runs `command` with its stdout as raw bytes (`exec:`; for binary output such as
-    /// `screencap -p`). There is no exit status and no stderr.
+    /// `screencap -p`). There is no exit status and no stderr, and a device that goes away
+    /// mid-output gives what arrived: check the bytes (a PNG's end) where it matters.
     pub async fn exec_out(&self, serial: &str, command: &str) -> Result<Vec<u8>, AdbError> {
-        self.limited(|| format!("`{command}` on '{serial}'"), async {
+        self.limited(|| texts::command_on(command, serial), async {
             let mut socket = self
                 .open_service(serial, &format!("exec:{command}"))
                 .await?;
-            socket.read_to_end("reading the output").await
+            socket.read_to_end(texts::READING_OUTPUT).await
         })
         .await
     }
 
     /// The bytes of the file `path` on the device (`sync:` RECV).
     pub async fn pull(&self, serial: &str, path: &str) -> Result<Vec<u8>, AdbError> {
-        self.limited(|| format!("pulling {path} from '{serial}'"), async {
+        self.limited(|| texts::pulling(path, serial), async {
             let mut socket = self.open_service(serial, "sync:").await?;
             socket
-                .write_all(
-                    &sync::encode(b"RECV", path.as_bytes()),
-                    "asking for the file",
-                )
+                .write_all(&sync::encode(b"RECV", path.as_bytes()), texts::ASKING_FILE)
                 .await?;
             let data = read_file(&mut socket, serial, path).await?;
             socket
-                .write_all(&sync::encode_value(b"QUIT", 0), "ending the transfer")
+                .write_all(&sync::encode_value(b"QUIT", 0), texts::ENDING_TRANSFER)
                 .await?;
             Ok(data)
         })
@@ -281,7 +283,7 @@ async fn read_shell(
                 _ => {}
             }
         }
-        let n = match socket.read_some(&mut chunk, "reading the output").await {
+        let n = match socket.read_some(&mut chunk, texts::READING_OUTPUT).await {
             Ok(n) => n,
             Err(AdbError::Io { source, .. })
                 if source.kind() == std::io::ErrorKind::ConnectionReset =>
@@ -320,17 +322,17 @@ async fn read_file(socket: &mut HostSocket, serial: &str, path: &str) -> Result<
                 other => {
                     return Err(AdbError::Protocol {
                         port: socket.port(),
-                        detail: format!("sync answer '{}'", String::from_utf8_lossy(other)),
+                        detail: texts::unexpected("sync answer", other),
                     });
                 }
             }
         }
-        let n = socket.read_some(&mut chunk, "reading the file").await?;
+        let n = socket.read_some(&mut chunk, texts::READING_FILE).await?;
         if n == 0 {
             return Err(AdbError::PullFailed {
                 serial: serial.to_owned(),
                 path: path.to_owned(),
-                message: "the connection closed before the file ended".into(),
+                message: texts::FILE_CUT.into(),
             });
         }
         decoder.push(&chunk[..n]);

@@ -5,6 +5,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use crate::error::{AdbError, from_fail};
+use crate::texts;
 
 /// The largest request the server takes (1 MiB, its `MAX_PAYLOAD`).
 const MAX_REQUEST: usize = 1 << 20;
@@ -51,44 +52,36 @@ impl HostSocket {
         if request.len() > MAX_REQUEST {
             return Err(AdbError::Failed {
                 request: request.chars().take(60).collect(),
-                message: format!("the request is longer than {MAX_REQUEST} bytes"),
+                message: texts::request_too_long(MAX_REQUEST),
             });
         }
         let framed = format!("{:04x}{request}", request.len());
         self.stream
             .write_all(framed.as_bytes())
             .await
-            .map_err(|e| self.io("sending a request", e))?;
+            .map_err(|e| self.io(texts::SENDING_REQUEST, e))?;
         let mut status = [0u8; 4];
-        self.read_exact(&mut status, "reading the answer").await?;
+        self.read_exact(&mut status, texts::READING_ANSWER).await?;
         match &status {
             b"OKAY" => Ok(()),
             b"FAIL" => {
                 let message = self.read_string().await?;
                 Err(from_fail(request, serial, message))
             }
-            other => Err(self.protocol(format!(
-                "status '{}'",
-                String::from_utf8_lossy(other).escape_debug()
-            ))),
+            other => Err(self.protocol(texts::unexpected("status", other))),
         }
     }
 
     /// Reads a `<hex4><text>` string.
     pub(crate) async fn read_string(&mut self) -> Result<String, AdbError> {
         let mut length = [0u8; 4];
-        self.read_exact(&mut length, "reading the answer").await?;
+        self.read_exact(&mut length, texts::READING_ANSWER).await?;
         let length = std::str::from_utf8(&length)
             .ok()
             .and_then(|hex| usize::from_str_radix(hex, 16).ok())
-            .ok_or_else(|| {
-                self.protocol(format!(
-                    "length '{}'",
-                    String::from_utf8_lossy(&length).escape_debug()
-                ))
-            })?;
+            .ok_or_else(|| self.protocol(texts::unexpected("length", &length)))?;
         let mut text = vec![0u8; length];
-        self.read_exact(&mut text, "reading the answer").await?;
+        self.read_exact(&mut text, texts::READING_ANSWER).await?;
         Ok(String::from_utf8_lossy(&text).into_owned())
     }
 

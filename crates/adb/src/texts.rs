@@ -133,6 +133,61 @@ pub(crate) fn nul_in_argument(index: usize) -> String {
     )
 }
 
+// ---- the parts of the texts above: what the client was doing, which call ---------------------------
+
+/// Connecting to the server.
+pub(crate) const CONNECTING: &str = "connecting";
+/// Sending a request.
+pub(crate) const SENDING_REQUEST: &str = "sending a request";
+/// Reading a status or a string.
+pub(crate) const READING_ANSWER: &str = "reading the answer";
+/// Reading the transport id after `host:tport:`.
+pub(crate) const SWITCHING: &str = "switching to the device";
+/// Sending the shell's close-stdin packet.
+pub(crate) const CLOSING_STDIN: &str = "closing stdin";
+/// Reading a command's output.
+pub(crate) const READING_OUTPUT: &str = "reading the output";
+/// Sending a sync `RECV`.
+pub(crate) const ASKING_FILE: &str = "asking for the file";
+/// Reading a pulled file.
+pub(crate) const READING_FILE: &str = "reading the file";
+/// Sending a sync `QUIT`.
+pub(crate) const ENDING_TRANSFER: &str = "ending the transfer";
+/// A pull whose stream ended before `DONE`.
+pub(crate) const FILE_CUT: &str = "the connection closed before the file ended";
+/// The device-list call.
+pub(crate) const DEVICE_LIST: &str = "the device list";
+
+/// A connect call.
+pub(crate) fn connecting_to(target: &str) -> String {
+    format!("connecting to {target}")
+}
+
+/// A disconnect call.
+pub(crate) fn disconnecting(target: &str) -> String {
+    format!("disconnecting {target}")
+}
+
+/// A command on a device.
+pub(crate) fn command_on(command: &str, serial: &str) -> String {
+    format!("`{command}` on '{serial}'")
+}
+
+/// A pull from a device.
+pub(crate) fn pulling(path: &str, serial: &str) -> String {
+    format!("pulling {path} from '{serial}'")
+}
+
+/// Bytes where the protocol has something else (`what`: status, length, version, sync answer).
+pub(crate) fn unexpected(what: &str, bytes: &[u8]) -> String {
+    format!("{what} '{}'", String::from_utf8_lossy(bytes).escape_debug())
+}
+
+/// A request longer than the server takes.
+pub(crate) fn request_too_long(limit: usize) -> String {
+    format!("the request is longer than the {limit} bytes the adb server takes")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,6 +241,20 @@ mod tests {
             "the adb server on 127.0.0.1:5037 answered outside adb's protocol (status 'HTTP'): is \
              something else listening on that port?"
         );
+    }
+
+    #[test]
+    fn parts_of_texts() {
+        assert_eq!(connecting_to("h:1"), "connecting to h:1");
+        assert_eq!(disconnecting("h:1"), "disconnecting h:1");
+        assert_eq!(command_on("ls", "p"), "`ls` on 'p'");
+        assert_eq!(pulling("/x", "p"), "pulling /x from 'p'");
+        assert_eq!(unexpected("status", b"HT\nP"), "status 'HT\\nP'");
+        assert_eq!(
+            request_too_long(10),
+            "the request is longer than the 10 bytes the adb server takes"
+        );
+        assert_eq!(FILE_CUT, "the connection closed before the file ended");
     }
 
     #[test]
