@@ -22,6 +22,8 @@ deb_packages+=(libreoffice-writer libreoffice-calc libreoffice-impress libreoffi
   poppler-utils fonts-urw-base35)
 # the clipboard tests: an independent X client that copies and pastes (targets, INCR, non-text)
 deb_packages+=(xclip)
+# Android: the real adb server, which the tests connect to their device doubles
+deb_packages+=(adb)
 # the console's browser tests and the screenshots in docs/ (the UI uses emoji as icons)
 deb_packages+=(fonts-noto-color-emoji)
 missing=()

@@ -1,5 +1,7 @@
 //! Fixtures shared by deft's test suites (never shipped in the binary).
 //!
+//! - [`adb_double`]: a device double that speaks adbd's protocol to the real adb server, and a
+//!   private adb server with doubles connected (`AdbHarness`).
 //! - [`fixture`]: a real MCP server with test tools (sleep, fail, image, rendezvous, …), usable
 //!   in-process, over stdio (the `deft-fixture-mcp` binary) and over HTTP.
 //! - [`dataflow`]: the dataflow pipeline's workspace (config, templates, tasks) and stage words.
@@ -17,6 +19,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod adb_double;
 pub mod dataflow;
 pub mod desktop;
 pub mod fixture;
