@@ -9,6 +9,8 @@
 //! - [`focus`]: the foreground app and window from `dumpsys window`; [`device`]: the screen's
 //!   size and power, the installed packages;
 //! - [`input`]: taps, swipes, key events and text as the phone's `input` commands;
+//! - [`phone`]: one phone through the adb server (deft-adb): its screen, focus, input,
+//!   screenshot, screen power and apps, every command's output checked;
 //! - [`texts`]: what the backend says to the model, each text once, tested verbatim.
 
 #![forbid(unsafe_code)]
@@ -18,5 +20,6 @@ pub mod device;
 pub mod focus;
 pub mod ids;
 pub mod input;
+pub mod phone;
 pub mod texts;
 pub mod ui_tree;

@@ -13,6 +13,18 @@ pub fn dump_failed(said: &str) -> String {
     format!("uiautomator could not dump the screen: {said}")
 }
 
+/// A command the phone refused.
+pub fn refused(command: &str, said: &str) -> String {
+    format!("the phone refused `{command}`: {said}")
+}
+
+/// Text `input text` cannot type.
+pub fn not_ascii(text: &str) -> String {
+    format!(
+        "adb's `input text` types printable ASCII only; {text:?} needs an input method on the phone"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -30,6 +42,17 @@ mod tests {
         assert_eq!(
             dump_failed("ERROR: could not get idle state."),
             "uiautomator could not dump the screen: ERROR: could not get idle state."
+        );
+        assert_eq!(
+            refused(
+                "input tap 1 2",
+                "java.lang.SecurityException: Injecting input events requires INJECT_EVENTS"
+            ),
+            "the phone refused `input tap 1 2`: java.lang.SecurityException: Injecting input events requires INJECT_EVENTS"
+        );
+        assert_eq!(
+            not_ascii("苏州"),
+            "adb's `input text` types printable ASCII only; \"苏州\" needs an input method on the phone"
         );
     }
 }
