@@ -93,6 +93,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     );
     started.push(serve.child);
     process.env.DEFT_E2E_URL = serve.match[1];
+    process.env.DEFT_E2E_MODEL_URL = model.match[1];
     process.env.DEFT_E2E_PASSWORD = ADMIN_PASSWORD;
     process.env.DEFT_E2E_DATA_DIR = dataDir;
   } catch (e) {

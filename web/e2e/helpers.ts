@@ -13,6 +13,14 @@ export function serverUrl(): string {
   return url;
 }
 
+/** Lets one answer the scripted model holds (`hold_before` in model-script.json) go on. */
+export async function releaseModel(): Promise<void> {
+  const url = process.env.DEFT_E2E_MODEL_URL;
+  if (!url) throw new Error("DEFT_E2E_MODEL_URL is not set: the global setup did not run");
+  const answer = await fetch(`${url}/release`, { method: "POST" });
+  if (answer.status !== 204) throw new Error(`the model's release answered ${answer.status}`);
+}
+
 /** Logs in through the login page. */
 export async function login(page: Page): Promise<void> {
   await page.goto(serverUrl());
@@ -27,6 +35,9 @@ export async function send(page: Page, prompt: string): Promise<void> {
   await page.getByRole("button", { name: "+ New conversation" }).click();
   const box = page.getByTestId("prompt");
   await box.fill(prompt);
+  // Enter sends only while the composer takes a message: the device list and the run slot it
+  // reads refresh on their own clock, so wait for the button a person would see enabled.
+  await expect(page.getByTestId("send")).toBeEnabled();
   await box.press("Enter");
   await expect(page.getByTestId("msg-user").filter({ hasText: prompt })).toBeVisible();
 }

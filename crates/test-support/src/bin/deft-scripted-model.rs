@@ -16,6 +16,12 @@
 //! of assistant messages after that message. No scenario, or past the last turn → a text reply
 //! that says so, so a failing test shows what happened. Prints exactly one line,
 //! `listening on http://127.0.0.1:PORT`, when ready.
+//!
+//! A text turn with `"hold_before": "MARKER"` streams up to the chunk that holds `MARKER` and
+//! waits there until `POST /release` (each release lets one held answer go on; a release that
+//! comes first is kept for the next), so a test can act while an answer is half-streamed
+//! without racing the stream's pace. A hold lasts at most [`HOLD_LIMIT`], so a test that
+//! failed before releasing it does not hang the runs after it.
 
 #![forbid(unsafe_code)]
 
@@ -77,7 +83,7 @@ struct StatusTurn {
     message: String,
 }
 
-/// `{"text", "reasoning"?, "chunk_chars"?, "delay_ms"?}`.
+/// `{"text", "reasoning"?, "chunk_chars"?, "delay_ms"?, "hold_before"?}`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct TextTurn {
@@ -88,6 +94,18 @@ struct TextTurn {
     chunk_chars: Option<usize>,
     #[serde(default)]
     delay_ms: Option<u64>,
+    /// Wait for `POST /release` before the chunk that holds this text.
+    #[serde(default)]
+    hold_before: Option<String>,
+}
+
+/// The longest an answer waits for its release.
+const HOLD_LIMIT: Duration = Duration::from_secs(60);
+
+/// The server's state: the script, and the releases of held answers.
+struct Shared {
+    script: Vec<Scenario>,
+    releases: tokio::sync::Semaphore,
 }
 
 /// The tool call of a [`TurnSpec::Tool`].
@@ -122,6 +140,7 @@ impl TurnSpec {
                 reasoning,
                 chunk_chars,
                 delay_ms,
+                ..
             }) => {
                 let mut reply = Reply::text(text);
                 if let Some(r) = reasoning {
@@ -139,6 +158,21 @@ impl TurnSpec {
     }
 }
 
+impl TurnSpec {
+    /// The index of the stream line before which this turn waits for a release: after the
+    /// role line, the reasoning chunks and the content chunks wholly before the marker.
+    fn hold_line(&self, reply: &Reply) -> Option<usize> {
+        let (TurnSpec::Text(turn), Reply::Stream(s)) = (self, reply) else {
+            return None;
+        };
+        let marker = turn.hold_before.as_deref()?;
+        let at = turn.text.find(marker)?;
+        let n = s.chunk_chars.max(1);
+        let reasoning_chunks = s.reasoning.chars().count().div_ceil(n);
+        Some(1 + reasoning_chunks + turn.text[..at].chars().count() / n)
+    }
+}
+
 /// Reads and checks the script file.
 fn load_script(path: &str) -> anyhow::Result<Vec<Scenario>> {
     let text = std::fs::read_to_string(path).with_context(|| format!("read script {path}"))?;
@@ -146,7 +180,7 @@ fn load_script(path: &str) -> anyhow::Result<Vec<Scenario>> {
         format!(
             "script {path}: expected a JSON list of {{\"match\", \"turns\": [...]}}; a turn is \
              {{\"tool_call\": {{\"name\", \"args\"}}}}, {{\"text\", \"reasoning\"?, \
-             \"chunk_chars\"?, \"delay_ms\"?}} or {{\"status\", \"message\"}}"
+             \"chunk_chars\"?, \"delay_ms\"?, \"hold_before\"?}} or {{\"status\", \"message\"}}"
         )
     })?;
     for (i, s) in script.iter().enumerate() {
@@ -176,32 +210,39 @@ fn goal_and_turn(messages: &[Value]) -> Option<(&str, usize)> {
     Some((goal, turn))
 }
 
-/// The reply to one request body.
-fn answer(script: &[Scenario], body: &Value) -> Reply {
+/// The reply to one request body, and the stream line it holds before, if any.
+fn answer(script: &[Scenario], body: &Value) -> (Reply, Option<usize>) {
     let messages = body["messages"]
         .as_array()
         .map(Vec::as_slice)
         .unwrap_or(&[]);
     let Some((goal, turn)) = goal_and_turn(messages) else {
-        return Reply::text("scripted model: the request has no user message with text content");
+        let text = "scripted model: the request has no user message with text content";
+        return (Reply::text(text), None);
     };
     let Some(scenario) = script.iter().find(|s| goal.contains(&s.pattern)) else {
-        return Reply::text(&format!(
-            "scripted model: no scenario matches the prompt {goal:?}"
-        ));
+        let text = format!("scripted model: no scenario matches the prompt {goal:?}");
+        return (Reply::text(&text), None);
     };
     match scenario.turns.get(turn) {
-        Some(spec) => spec.reply(),
-        None => Reply::text(&format!(
-            "scripted model: scenario {:?} has {} turns; this request asks for turn {}",
-            scenario.pattern,
-            scenario.turns.len(),
-            turn + 1
-        )),
+        Some(spec) => {
+            let reply = spec.reply();
+            let hold = spec.hold_line(&reply);
+            (reply, hold)
+        }
+        None => (
+            Reply::text(&format!(
+                "scripted model: scenario {:?} has {} turns; this request asks for turn {}",
+                scenario.pattern,
+                scenario.turns.len(),
+                turn + 1
+            )),
+            None,
+        ),
     }
 }
 
-async fn complete(State(script): State<Arc<Vec<Scenario>>>, body: String) -> Response {
+async fn complete(State(shared): State<Arc<Shared>>, body: String) -> Response {
     let body: Value = match serde_json::from_str(&body) {
         Ok(v) => v,
         Err(e) => {
@@ -211,25 +252,51 @@ async fn complete(State(script): State<Arc<Vec<Scenario>>>, body: String) -> Res
             );
         }
     };
-    match answer(&script, &body) {
+    let (reply, hold) = answer(&shared.script, &body);
+    match reply {
         Reply::Status { status, body, .. } => error_response(status, &body),
         Reply::Stream(s) => {
             let include_usage = body["stream_options"]["include_usage"] == true;
             let model = body["model"].as_str().unwrap_or("scripted");
-            stream(&s, include_usage, model)
+            stream(
+                &s,
+                include_usage,
+                model,
+                hold.map(|at| (at, shared.clone())),
+            )
         }
     }
 }
 
-fn stream(s: &Streamed, include_usage: bool, model: &str) -> Response {
+/// `POST /release`: one held answer goes on (the next one to hold, if none waits now).
+async fn release(State(shared): State<Arc<Shared>>) -> StatusCode {
+    shared.releases.add_permits(1);
+    StatusCode::NO_CONTENT
+}
+
+/// The answer's lines as SSE, paced by its delay; before line `hold.0`, a wait for a release.
+fn stream(
+    s: &Streamed,
+    include_usage: bool,
+    model: &str,
+    hold: Option<(usize, Arc<Shared>)>,
+) -> Response {
     let delay = s.delay;
     let lines = sse_lines(s, include_usage, model);
-    let body = futures::stream::unfold(lines.into_iter(), move |mut it| async move {
-        let line = it.next()?;
+    let start = (lines.into_iter().enumerate(), hold);
+    let body = futures::stream::unfold(start, move |(mut it, hold)| async move {
+        let (i, line) = it.next()?;
+        if let Some((at, shared)) = &hold
+            && i == *at
+            && let Ok(Ok(permit)) =
+                tokio::time::timeout(HOLD_LIMIT, shared.releases.acquire()).await
+        {
+            permit.forget();
+        }
         if !delay.is_zero() {
             tokio::time::sleep(delay).await;
         }
-        Some((Ok::<_, Infallible>(format!("data: {line}\n\n")), it))
+        Some((Ok::<_, Infallible>(format!("data: {line}\n\n")), (it, hold)))
     });
     Response::builder()
         .header("content-type", "text/event-stream")
@@ -271,10 +338,14 @@ fn parse_args() -> anyhow::Result<(String, u16)> {
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> anyhow::Result<()> {
     let (path, port) = parse_args()?;
-    let script = Arc::new(load_script(&path)?);
+    let shared = Arc::new(Shared {
+        script: load_script(&path)?,
+        releases: tokio::sync::Semaphore::new(0),
+    });
     let app = Router::new()
         .route("/v1/chat/completions", post(complete))
-        .with_state(script);
+        .route("/release", post(release))
+        .with_state(shared);
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
         .await
         .with_context(|| format!("bind 127.0.0.1:{port}"))?;
@@ -316,7 +387,8 @@ mod tests {
             &json!({"messages": [
             {"role": "user", "content": "old"}, {"role": "assistant", "content": "x"},
             {"role": "user", "content": "take a shot"}]}),
-        );
+        )
+        .0;
         match first {
             Reply::Stream(st) => assert_eq!(st.tool_calls[0].1, "capture_desktop_screenshot"),
             other => panic!("expected a tool call, got {other:?}"),
@@ -328,7 +400,8 @@ mod tests {
             {"role": "assistant", "content": null, "tool_calls": []},
             {"role": "tool", "content": "ok"},
             {"role": "user", "content": [{"type": "text", "text": "images"}]}]}),
-        );
+        )
+        .0;
         match second {
             Reply::Stream(st) => {
                 assert_eq!(st.content, "done");
@@ -347,13 +420,13 @@ mod tests {
             &s,
             &json!({"messages": [{"role": "user", "content": "my key"}]}),
         );
-        assert_eq!(text_of(&r), "status 401");
+        assert_eq!(text_of(&r.0), "status 401");
         let r = answer(
             &s,
             &json!({"messages": [{"role": "user", "content": "nothing"}]}),
         );
         assert_eq!(
-            text_of(&r),
+            text_of(&r.0),
             "scripted model: no scenario matches the prompt \"nothing\""
         );
         let r = answer(
@@ -362,8 +435,34 @@ mod tests {
             {"role": "user", "content": "my key"}, {"role": "assistant", "content": "x"}]}),
         );
         assert_eq!(
-            text_of(&r),
+            text_of(&r.0),
             "scripted model: scenario \"key\" has 1 turns; this request asks for turn 2"
+        );
+    }
+
+    #[test]
+    fn a_held_answer_stops_before_the_chunk_that_holds_its_marker() {
+        let s: Vec<Scenario> = serde_json::from_value(json!([
+            {"match": "slow", "turns": [{"text": "abcdefEND", "reasoning": "r1234",
+                                         "chunk_chars": 3, "hold_before": "END"}]}
+        ]))
+        .unwrap_or_else(|e| panic!("{e}"));
+        let (reply, hold) = answer(
+            &s,
+            &json!({"messages": [{"role": "user", "content": "slow"}]}),
+        );
+        let Reply::Stream(st) = reply else {
+            panic!("expected text")
+        };
+        let lines = sse_lines(&st, false, "m");
+        let at = hold.expect("a hold");
+        // role, 2 reasoning chunks (r12, 34), the content chunks before the marker (abc, def)
+        assert_eq!(at, 5);
+        assert!(lines[at].contains("\"content\":\"END\""), "{}", lines[at]);
+        assert!(
+            lines[at - 1].contains("\"content\":\"def\""),
+            "{}",
+            lines[at - 1]
         );
     }
 
