@@ -41,11 +41,7 @@ pub fn invalid(what: &str, errors: &[deft_tasks::validate::Issue]) -> String {
 pub fn task_device_unknown(device: &str, known: &[String]) -> String {
     format!(
         "no device {device:?} is known to this server (known: {}); name one of them, or connect the client first",
-        if known.is_empty() {
-            "none".to_owned()
-        } else {
-            known.join(", ")
-        }
+        known_or_none(known)
     )
 }
 
@@ -127,11 +123,7 @@ pub fn missing_setting(what: &str) -> String {
 pub fn device_not_connected(id: &str, known: &[String]) -> String {
     format!(
         "the device '{id}' is not connected (connected devices: {}): start `deft client --id {id}` on it, or pick another device",
-        if known.is_empty() {
-            "none".to_owned()
-        } else {
-            known.join(", ")
-        }
+        known_or_none(known)
     )
 }
 
@@ -155,6 +147,15 @@ pub fn no_task_draft(why: &str) -> String {
 /// 404 for an unknown task run.
 pub fn unknown_task_run(id: &str) -> String {
     format!("no task run has the id {id:?}: list runs with GET /api/task-runs")
+}
+
+/// The device ids a text lists, or `none`.
+fn known_or_none(known: &[String]) -> String {
+    if known.is_empty() {
+        "none".to_owned()
+    } else {
+        known.join(", ")
+    }
 }
 
 #[cfg(test)]

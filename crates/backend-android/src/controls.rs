@@ -45,7 +45,7 @@ fn collect(
         out.push(control(node, kind, acting, parent, id(node)));
     }
     let inner = match (acting, class_type) {
-        (true, ControlType::List) | (false, ControlType::List) => Parent::List,
+        (_, ControlType::List) => Parent::List,
         (true, _) => Parent::Acting,
         (false, _) => parent,
     };

@@ -518,11 +518,7 @@ pub async fn memory_lists_total_agrees_with_its_page(store: &Store) {
             }
         })
     };
-    let all = Page {
-        limit: 1_000,
-        offset: 0,
-    };
-    super::total_agrees_while_writing(writer, 60, || async {
+    super::total_agrees_while_writing(writer, 60, |all| async move {
         store
             .experiences(&ExperienceFilter::default(), all)
             .await

@@ -60,20 +60,24 @@ pub async fn tick() {
     tokio::time::sleep(std::time::Duration::from_millis(3)).await;
 }
 
-/// Reads a whole list with `read` (its page and total) until it holds `rows` rows, while
-/// `writer` adds them: every reading's total must equal its page's length, i.e. both come
-/// from one snapshot.
+/// Reads a whole list with `read` (given the page that holds it all; it answers the page and the
+/// total) until it holds `rows` rows, while `writer` adds them: every reading's total must equal
+/// its page's length, i.e. both come from one snapshot.
 pub async fn total_agrees_while_writing<T, F, Fut>(
     writer: tokio::task::JoinHandle<()>,
     rows: usize,
     read: F,
 ) where
-    F: Fn() -> Fut,
+    F: Fn(deft_store::Page) -> Fut,
     Fut: std::future::Future<Output = deft_store::Paged<T>>,
 {
+    let all = deft_store::Page {
+        limit: 1_000,
+        offset: 0,
+    };
     let mut seen = 0;
     while seen < rows {
-        let page = read().await;
+        let page = read(all).await;
         assert_eq!(page.total as usize, page.items.len(), "one snapshot");
         seen = page.items.len();
     }

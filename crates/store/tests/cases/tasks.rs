@@ -1005,11 +1005,7 @@ pub async fn task_runs_total_agrees_with_its_page(store: &Store) {
             }
         })
     };
-    let all = Page {
-        limit: 1_000,
-        offset: 0,
-    };
-    super::total_agrees_while_writing(writer, 60, || async {
+    super::total_agrees_while_writing(writer, 60, |all| async move {
         store
             .task_runs(&TaskRunFilter::default(), all)
             .await
@@ -1031,11 +1027,7 @@ pub async fn task_list_total_agrees_with_its_page(store: &Store) {
             }
         })
     };
-    let all = Page {
-        limit: 1_000,
-        offset: 0,
-    };
-    super::total_agrees_while_writing(writer, 60, || async {
+    super::total_agrees_while_writing(writer, 60, |all| async move {
         store.tasks(&TaskFilter::default(), all).await.unwrap()
     })
     .await;
