@@ -11,11 +11,26 @@ use deft_protocol::observation::{Control, ControlType, StateFlag};
 
 use crate::ui_tree::{UiNode, UiScreen};
 
+/// A screen's controls in drawing order with how many listed controls enclose each (the
+/// matcher's `within` and the listing's `subtree` read the nesting from it).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Listed {
+    /// The controls, in drawing order.
+    pub controls: Vec<Control>,
+    /// `depths[i]`: how many listed controls enclose `controls[i]`.
+    pub depths: Vec<u32>,
+}
+
 /// A screen's controls in drawing order; `id` names each (the session keeps ids stable).
-pub fn controls(screen: &UiScreen, mut id: impl FnMut(&UiNode) -> String) -> Vec<Control> {
-    let mut out = Vec::new();
+pub fn controls(screen: &UiScreen, id: impl FnMut(&UiNode) -> String) -> Vec<Control> {
+    listed(screen, id).controls
+}
+
+/// A screen's controls with their nesting depths; `id` names each.
+pub fn listed(screen: &UiScreen, mut id: impl FnMut(&UiNode) -> String) -> Listed {
+    let mut out = Listed::default();
     for root in &screen.roots {
-        collect(root, Parent::Screen, &mut id, &mut out);
+        collect(root, Parent::Screen, 0, &mut id, &mut out);
     }
     out
 }
@@ -34,23 +49,28 @@ enum Parent {
 fn collect(
     node: &UiNode,
     parent: Parent,
+    depth: u32,
     id: &mut impl FnMut(&UiNode) -> String,
-    out: &mut Vec<Control>,
+    out: &mut Listed,
 ) {
     let class_type = ControlType::from_android_class(&node.class);
     let acting = acts(node, class_type);
     let kind = control_type(node, class_type, acting, parent);
     let labelled = !label(node).is_empty();
-    if node.area() > 0 && (acting || labelled || class_type == ControlType::List) {
-        out.push(control(node, kind, acting, parent, id(node)));
+    let shown = node.area() > 0 && (acting || labelled || class_type == ControlType::List);
+    if shown {
+        out.controls
+            .push(control(node, kind, acting, parent, id(node)));
+        out.depths.push(depth);
     }
+    let depth = if shown { depth + 1 } else { depth };
     let inner = match (acting, class_type) {
         (_, ControlType::List) => Parent::List,
         (true, _) => Parent::Acting,
         (false, _) => parent,
     };
     for child in &node.children {
-        collect(child, inner, id, out);
+        collect(child, inner, depth, id, out);
     }
 }
 

@@ -36,6 +36,10 @@ pub mod keycode {
     pub const DPAD_LEFT: u32 = 21;
     /// Arrow right.
     pub const DPAD_RIGHT: u32 = 22;
+    /// Volume up.
+    pub const VOLUME_UP: u32 = 24;
+    /// Volume down.
+    pub const VOLUME_DOWN: u32 = 25;
     /// Power button.
     pub const POWER: u32 = 26;
     /// The letter A (B … Z follow).
@@ -78,6 +82,8 @@ pub mod keycode {
     pub const INSERT: u32 = 124;
     /// F1 (F2 … F12 follow).
     pub const F1: u32 = 131;
+    /// Mute the speaker.
+    pub const VOLUME_MUTE: u32 = 164;
     /// Recent apps.
     pub const APP_SWITCH: u32 = 187;
     /// Sleep (screen off).
@@ -176,6 +182,15 @@ fn named_key(k: NamedKey) -> Result<u32, NoSuchKey> {
         NamedKey::Menu => keycode::MENU,
         NamedKey::F(n @ 1..=12) => keycode::F1 + u32::from(n) - 1,
         NamedKey::F(n) => return Err(NoSuchKey(format!("F{n}"))),
+        NamedKey::GoBack => keycode::BACK,
+        NamedKey::GoHome => keycode::HOME,
+        NamedKey::AppSwitch => keycode::APP_SWITCH,
+        NamedKey::VolumeUp => keycode::VOLUME_UP,
+        NamedKey::VolumeDown => keycode::VOLUME_DOWN,
+        NamedKey::VolumeMute => keycode::VOLUME_MUTE,
+        NamedKey::Power => keycode::POWER,
+        NamedKey::WakeUp => keycode::WAKEUP,
+        NamedKey::Sleep => keycode::SLEEP,
     })
 }
 
@@ -223,6 +238,18 @@ mod tests {
         assert_eq!(plan(&parse("{F13}").unwrap()), Err(NoSuchKey("F13".into())));
         assert_eq!(plan(&parse("^é").unwrap()), Err(NoSuchKey("é".into())));
         assert_eq!(plan(&parse("{F12}").unwrap()), Ok(vec![Key(142)]));
+        assert_eq!(
+            plan(&parse("{GO_BACK}{GO_HOME}{RECENTS}{VOLUME_UP}{POWER}{WAKEUP}{SLEEP}").unwrap()),
+            Ok(vec![
+                Key(4),
+                Key(3),
+                Key(187),
+                Key(24),
+                Key(26),
+                Key(224),
+                Key(223)
+            ])
+        );
     }
 
     #[test]

@@ -10,6 +10,7 @@ use deft_adb::{AdbClient, AdbError, ShellOutput, quote_command};
 
 use crate::device::{parse_packages, parse_screen_on, parse_screen_size};
 use crate::focus::{Focus, parse_focus};
+use crate::ime::{self, TypeRoute};
 use crate::input::{PhoneInput, input_text_arg, keycode};
 use crate::texts;
 use crate::ui_tree::{DumpError, UiScreen, parse_dump};
@@ -38,9 +39,13 @@ pub enum PhoneError {
         /// What the phone said.
         said: String,
     },
-    /// Text `input text` cannot type (non-ASCII) reached it.
-    #[error("{}", texts::not_ascii(.0))]
-    NotAscii(String),
+    /// Text `input text` cannot type (non-ASCII), and the phone has no input method that
+    /// takes text from adb (ADBKeyBoard).
+    #[error("{}", texts::no_input_method(.0))]
+    NoInputMethod(String),
+    /// No installed app has this package (or it has no launcher activity).
+    #[error("{}", texts::no_such_app(.0))]
+    NoSuchApp(String),
 }
 
 /// A phone of the adb server, by serial.
@@ -87,21 +92,21 @@ impl Phone {
     /// write to `/dev/tty` prints nothing, and then the dump goes through a file.
     async fn dump_once(&self) -> Result<UiScreen, PhoneError> {
         let out = self.sh(&["uiautomator", "dump", "/dev/tty"]).await?;
-        match parse_dump(&text(&out.stdout)) {
+        match parse_dump(&text_of(&out.stdout)) {
             Ok(screen) => Ok(screen),
             Err(DumpError::Failed(_) | DumpError::Empty) if !out.stderr.is_empty() => {
-                let said = text(&out.stderr);
+                let said = text_of(&out.stderr);
                 let first = said.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
                 Err(DumpError::Failed(first.trim().to_owned()).into())
             }
             Err(DumpError::Empty) => {
                 let dumped = self.sh(&["uiautomator", "dump", DUMP_FILE]).await?;
-                if !text(&dumped.stdout).contains("dumped to") {
-                    let said = format!("{}{}", text(&dumped.stderr), text(&dumped.stdout));
+                if !text_of(&dumped.stdout).contains("dumped to") {
+                    let said = format!("{}{}", text_of(&dumped.stderr), text_of(&dumped.stdout));
                     return Err(DumpError::Failed(said.trim().to_owned()).into());
                 }
                 let xml = self.sh(&["cat", DUMP_FILE]).await?;
-                Ok(parse_dump(&text(&xml.stdout))?)
+                Ok(parse_dump(&text_of(&xml.stdout))?)
             }
             Err(other) => Err(other.into()),
         }
@@ -110,19 +115,19 @@ impl Phone {
     /// The foreground app and window.
     pub async fn focus(&self) -> Result<Focus, PhoneError> {
         let displays = self.sh(&["dumpsys", "window", "displays"]).await?;
-        let focus = parse_focus(&text(&displays.stdout));
+        let focus = parse_focus(&text_of(&displays.stdout));
         if focus != Focus::default() {
             return Ok(focus);
         }
         // Android 9 and older print the focus under `windows`.
         let windows = self.sh(&["dumpsys", "window", "windows"]).await?;
-        Ok(parse_focus(&text(&windows.stdout)))
+        Ok(parse_focus(&text_of(&windows.stdout)))
     }
 
     /// The screen's size in pixels (`wm size`; the override when one is set).
     pub async fn screen_size(&self) -> Result<Option<(u32, u32)>, PhoneError> {
         let out = self.sh(&["wm", "size"]).await?;
-        Ok(parse_screen_size(&text(&out.stdout)))
+        Ok(parse_screen_size(&text_of(&out.stdout)))
     }
 
     /// Taps at `(x, y)`.
@@ -149,13 +154,19 @@ impl Phone {
         self.input(&["keyevent", &code.to_string()]).await
     }
 
-    /// Does one planned input: ASCII text with `input text`, a key, or keys together
-    /// (`input keycombination`, Android 13+). Other text is [`PhoneError::NotAscii`]: it needs
-    /// an input method.
+    /// Presses and releases keys one after the other in one command (`input keyevent A B …`).
+    pub async fn keys(&self, codes: &[u32]) -> Result<(), PhoneError> {
+        let mut args = vec!["keyevent".to_owned()];
+        args.extend(codes.iter().map(u32::to_string));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        self.input(&args).await
+    }
+
+    /// Does one planned input: text (ASCII by `input text`, the rest through ADBKeyBoard), a
+    /// key, or keys together (`input keycombination`, Android 13+).
     pub async fn send(&self, input: &PhoneInput) -> Result<(), PhoneError> {
         match input {
-            PhoneInput::Text(t) => self.input(&["text", &input_text_arg(t)]).await,
-            PhoneInput::Unicode(t) => Err(PhoneError::NotAscii(t.clone())),
+            PhoneInput::Text(t) | PhoneInput::Unicode(t) => self.type_text(t).await.map(|_| ()),
             PhoneInput::Key(code) => self.key(*code).await,
             PhoneInput::Combination(codes) => {
                 let mut args = vec!["keycombination".to_owned()];
@@ -166,6 +177,95 @@ impl Phone {
         }
     }
 
+    /// Types `text` into the focused field: printable ASCII with `input text`, anything else
+    /// through ADBKeyBoard (selected for the typing, the phone's keyboard put back after it).
+    /// Long text goes in pieces. Answers the route taken.
+    pub async fn type_text(&self, text: &str) -> Result<TypeRoute, PhoneError> {
+        if ime::input_text_can_type(text) {
+            for chunk in ime::chunks(text, ime::INPUT_TEXT_CHARS) {
+                self.input(&["text", &input_text_arg(&chunk)]).await?;
+            }
+            return Ok(TypeRoute::InputText);
+        }
+        let enabled = self.sh(&["ime", "list", "-s"]).await?;
+        refused_if_it_says_so(&["ime", "list", "-s"], &enabled)?;
+        if !ime::lists_adb_ime(&text_of(&enabled.stdout)) {
+            return Err(PhoneError::NoInputMethod(text.to_owned()));
+        }
+        let current = self
+            .sh(&["settings", "get", "secure", "default_input_method"])
+            .await?;
+        let current = text_of(&current.stdout).trim().to_owned();
+        if current != ime::ADB_IME {
+            self.checked(&["ime", "set", ime::ADB_IME]).await?;
+        }
+        let typed = self.broadcast_text(text).await;
+        if current != ime::ADB_IME && !current.is_empty() && current != "null" {
+            // Put the person's keyboard back even when the typing failed.
+            self.checked(&["ime", "set", &current]).await?;
+        }
+        typed.map(|()| TypeRoute::AdbKeyboard)
+    }
+
+    /// Sends `text` to ADBKeyBoard in pieces, each checked as delivered.
+    async fn broadcast_text(&self, text: &str) -> Result<(), PhoneError> {
+        for chunk in ime::chunks(text, ime::BROADCAST_CHARS) {
+            let argv = ime::broadcast_argv(&chunk);
+            let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+            let out = self.sh(&argv).await?;
+            refused_if_it_says_so(&argv[..4], &out)?;
+            if !ime::broadcast_delivered(&text_of(&out.stdout)) {
+                return Err(PhoneError::Refused {
+                    command: argv[..4].join(" "),
+                    said: text_of(&out.stdout).trim().to_owned(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Opens an app by package at its launcher activity (`monkey -p PKG -c
+    /// android.intent.category.LAUNCHER 1`: brings a running app to the front, starts it
+    /// otherwise).
+    pub async fn launch(&self, package: &str) -> Result<(), PhoneError> {
+        let argv = [
+            "monkey",
+            "-p",
+            package,
+            "-c",
+            "android.intent.category.LAUNCHER",
+            "1",
+        ];
+        let out = self.sh(&argv).await?;
+        let said = format!("{}{}", text_of(&out.stdout), text_of(&out.stderr));
+        if said.contains("No activities found") || said.contains("monkey aborted") {
+            return Err(PhoneError::NoSuchApp(package.to_owned()));
+        }
+        refused_if_it_says_so(&argv, &out)
+    }
+
+    /// Keeps the screen on while plugged in (`svc power stayon MODE`: `true`, `false`, `usb`,
+    /// `ac`, `wireless`).
+    pub async fn stay_on(&self, mode: &str) -> Result<(), PhoneError> {
+        self.checked(&["svc", "power", "stayon", mode]).await
+    }
+
+    /// A touch along `points` (`input motionevent DOWN`, `MOVE`s, `UP`): a gesture through
+    /// more than two points, which `input swipe` cannot draw.
+    pub async fn gesture(&self, points: &[(i32, i32)]) -> Result<(), PhoneError> {
+        let last = points.len().saturating_sub(1);
+        for (i, (x, y)) in points.iter().enumerate() {
+            let action = match i {
+                0 => "DOWN",
+                i if i == last => "UP",
+                _ => "MOVE",
+            };
+            self.input(&["motionevent", action, &x.to_string(), &y.to_string()])
+                .await?;
+        }
+        Ok(())
+    }
+
     /// A PNG of the screen (`screencap -p`, bytes intact).
     pub async fn screenshot(&self) -> Result<Vec<u8>, PhoneError> {
         Ok(self.adb.exec_out(&self.serial, "screencap -p").await?)
@@ -174,7 +274,7 @@ impl Phone {
     /// Whether the screen is on (`None` when `dumpsys power` says nothing known).
     pub async fn screen_on(&self) -> Result<Option<bool>, PhoneError> {
         let out = self.sh(&["dumpsys", "power"]).await?;
-        Ok(parse_screen_on(&text(&out.stdout)))
+        Ok(parse_screen_on(&text_of(&out.stdout)))
     }
 
     /// Turns the screen on (`true`) or off.
@@ -186,13 +286,19 @@ impl Phone {
     /// The installed packages (`pm list packages`).
     pub async fn packages(&self) -> Result<Vec<String>, PhoneError> {
         let out = self.sh(&["pm", "list", "packages"]).await?;
-        Ok(parse_packages(&text(&out.stdout)))
+        Ok(parse_packages(&text_of(&out.stdout)))
     }
 
     /// Stops an app (`am force-stop`).
     pub async fn stop_app(&self, package: &str) -> Result<(), PhoneError> {
         let out = self.sh(&["am", "force-stop", package]).await?;
         refused_if_it_says_so(&["am", "force-stop", package], &out)
+    }
+
+    /// Runs `argv`, checked.
+    async fn checked(&self, argv: &[&str]) -> Result<(), PhoneError> {
+        let out = self.sh(argv).await?;
+        refused_if_it_says_so(argv, &out)
     }
 
     /// `input ARGS`, checked.
@@ -213,7 +319,7 @@ impl Phone {
 /// A command that failed, or printed an exception while exiting 0 (as `input` does on phones
 /// that forbid injecting events), is refused with what it said.
 fn refused_if_it_says_so(argv: &[&str], out: &ShellOutput) -> Result<(), PhoneError> {
-    let said = format!("{}{}", text(&out.stderr), text(&out.stdout));
+    let said = format!("{}{}", text_of(&out.stderr), text_of(&out.stdout));
     let complains = said.contains("Exception") || said.lines().any(|l| l.starts_with("Error"));
     if out.exit_code != 0 || complains {
         return Err(PhoneError::Refused {
@@ -224,6 +330,6 @@ fn refused_if_it_says_so(argv: &[&str], out: &ShellOutput) -> Result<(), PhoneEr
     Ok(())
 }
 
-fn text(bytes: &[u8]) -> String {
+fn text_of(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }

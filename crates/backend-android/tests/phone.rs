@@ -38,8 +38,13 @@ async fn a_row_read_from_the_screen_is_tapped_at_its_centre_and_the_next_screen_
 }
 
 #[tokio::test]
-async fn text_keys_and_combinations_reach_the_phone_and_unicode_is_refused_before_it() {
-    let harness = AdbHarness::start(vec![DoubleConfig::default()]);
+async fn text_keys_and_combinations_reach_the_phone_and_unicode_without_an_input_method_is_refused()
+{
+    let config = DoubleConfig::default().command(
+        "ime list -s",
+        Reply::stdout("com.android.inputmethod.latin/.LatinIME\n"),
+    );
+    let harness = AdbHarness::start(vec![config]);
     let phone = phone(&harness);
     phone
         .send(&PhoneInput::Text("Hello world".into()))
@@ -49,7 +54,7 @@ async fn text_keys_and_combinations_reach_the_phone_and_unicode_is_refused_befor
     phone.set_screen(true).await.unwrap();
     let refused = phone.send(&PhoneInput::Unicode("苏州".into())).await;
     assert!(
-        matches!(refused, Err(PhoneError::NotAscii(_))),
+        matches!(refused, Err(PhoneError::NoInputMethod(_))),
         "{refused:?}"
     );
     assert_eq!(

@@ -53,6 +53,15 @@ pub fn dom_key(k: NamedKey) -> DomKey {
             text: None,
         },
         NamedKey::F(n) => dom(&format!("F{n}"), 111 + i64::from(n), None),
+        NamedKey::GoBack => dom("BrowserBack", 166, None),
+        NamedKey::GoHome => dom("BrowserHome", 172, None),
+        NamedKey::AppSwitch => dom("LaunchApplication1", 182, None),
+        NamedKey::VolumeUp => dom("AudioVolumeUp", 175, None),
+        NamedKey::VolumeDown => dom("AudioVolumeDown", 174, None),
+        NamedKey::VolumeMute => dom("AudioVolumeMute", 173, None),
+        NamedKey::Power => dom("Power", 0, None),
+        NamedKey::WakeUp => dom("WakeUp", 0, None),
+        NamedKey::Sleep => dom("Sleep", 95, None),
     }
 }
 

@@ -24,6 +24,16 @@ pub fn keysym(k: NamedKey) -> u32 {
         NamedKey::PrintScreen => 0xff61,
         NamedKey::Menu => 0xff67,
         NamedKey::F(n) => 0xffbe + u32::from(n) - 1,
+        // The XF86 keysyms of the device buttons.
+        NamedKey::GoBack => 0x1008_ff26,
+        NamedKey::GoHome => 0x1008_ff18,
+        NamedKey::AppSwitch => 0x1008_ff7f,
+        NamedKey::VolumeUp => 0x1008_ff13,
+        NamedKey::VolumeDown => 0x1008_ff11,
+        NamedKey::VolumeMute => 0x1008_ff12,
+        NamedKey::Power => 0x1008_ff2a,
+        NamedKey::WakeUp => 0x1008_ff2b,
+        NamedKey::Sleep => 0x1008_ff2f,
     }
 }
 

@@ -10,7 +10,7 @@ use deft_tools::builtin::{Builtin, BuiltinRegistry};
 use crate::office::{DesktopChoice, DeviceSetup, ExtraDocumentDirs};
 use crate::{Globals, paths};
 
-/// Every builtin server: `shell`, `desktop`, `browser`, `office` (later: …), over deft's data
+/// Every builtin server: `shell`, `desktop`, `browser`, `office`, `android`, over deft's data
 /// folder: the desktop server finds the managed virtual desktop's state file there unless the
 /// routing table's options name another.
 pub fn registry(globals: &Globals) -> Arc<BuiltinRegistry> {
@@ -81,6 +81,14 @@ pub fn registry_for(globals: &Globals, setup: DeviceSetup) -> Arc<BuiltinRegistr
         |options| {
             deft_backend_browser::BrowserConfig::from_options(options)
                 .map(deft_backend_browser::BrowserServer::new)
+        },
+    ));
+    r.register(Builtin::new(
+        deft_backend_android::NAME,
+        "an Android phone through the adb server: uiautomator listings, taps, swipes, Unicode typing, apps, screen power (options: serial, adb_port)",
+        |options| {
+            deft_backend_android::AndroidConfig::from_options(options)
+                .map(deft_backend_android::AndroidServer::new)
         },
     ));
     Arc::new(r)

@@ -30,7 +30,7 @@ use std::fmt;
 #[macro_export]
 macro_rules! key_syntax {
     () => {
-        "Key syntax: plain text is typed as is (any Unicode); {ENTER} {TAB} {ESC} {BACKSPACE} {DELETE} {HOME} {END} {UP} {DOWN} {LEFT} {RIGHT} {PGUP} {PGDN} {SPACE} {F1}..{F24} press named keys, {TAB 2} repeats; ^ = Ctrl, + = Shift, % = Alt for the next key or (group): ^a, ^{END}, +{TAB}, ^(ac); {VK_CONTROL down}..{VK_CONTROL up} holds a modifier; ~ = Enter; {+} {^} {%} {~} {{} {}} {(} {)} type those characters."
+        "Key syntax: plain text is typed as is (any Unicode); {ENTER} {TAB} {ESC} {BACKSPACE} {DELETE} {HOME} {END} {UP} {DOWN} {LEFT} {RIGHT} {PGUP} {PGDN} {SPACE} {F1}..{F24} press named keys, and the device buttons {GO_BACK} {GO_HOME} {APP_SWITCH} {VOLUME_UP} {VOLUME_DOWN} {VOLUME_MUTE} {POWER} {WAKEUP} {SLEEP} (a phone's Back, Home and Recents; media keys elsewhere); {TAB 2} repeats; ^ = Ctrl, + = Shift, % = Alt for the next key or (group): ^a, ^{END}, +{TAB}, ^(ac); {VK_CONTROL down}..{VK_CONTROL up} holds a modifier; ~ = Enter; {+} {^} {%} {~} {{} {}} {(} {)} type those characters."
     };
 }
 
@@ -90,6 +90,24 @@ pub enum NamedKey {
     Menu,
     /// A function key, 1 to 24.
     F(u8),
+    /// Back (a phone's Back button, a browser's Back key).
+    GoBack,
+    /// Home (a phone's Home button: the launcher; a browser's Home key).
+    GoHome,
+    /// Recent apps (a phone's Recents button).
+    AppSwitch,
+    /// Volume up.
+    VolumeUp,
+    /// Volume down.
+    VolumeDown,
+    /// Mute.
+    VolumeMute,
+    /// Power (a phone's power button: screen on/off).
+    Power,
+    /// Wake up (turns a phone's screen on, never off).
+    WakeUp,
+    /// Sleep (turns a phone's screen off, never on).
+    Sleep,
 }
 
 /// One step of a parsed key sequence.
@@ -139,6 +157,15 @@ fn named_key(name: &str) -> Option<NamedKey> {
         "CAPSLOCK" | "CAPITAL" => NamedKey::CapsLock,
         "PRTSC" | "SNAPSHOT" => NamedKey::PrintScreen,
         "APPS" | "MENU_KEY" => NamedKey::Menu,
+        "GO_BACK" | "BROWSER_BACK" => NamedKey::GoBack,
+        "GO_HOME" | "BROWSER_HOME" => NamedKey::GoHome,
+        "APP_SWITCH" | "RECENTS" => NamedKey::AppSwitch,
+        "VOLUME_UP" => NamedKey::VolumeUp,
+        "VOLUME_DOWN" => NamedKey::VolumeDown,
+        "VOLUME_MUTE" | "MUTE" => NamedKey::VolumeMute,
+        "POWER" => NamedKey::Power,
+        "WAKEUP" | "WAKE_UP" => NamedKey::WakeUp,
+        "SLEEP" => NamedKey::Sleep,
         f => {
             let k: u8 = f.strip_prefix('F')?.parse().ok()?;
             if !(1..=24).contains(&k) {

@@ -397,6 +397,18 @@ fn pick(matches: Vec<Match<'_>>, index: usize) -> Found<'_> {
 }
 
 /// Positions of `root` and every control nested in it.
+/// The positions of control `root` (by id) and its descendants in a listing: `root` and the
+/// controls after it that are nested deeper (`depths[i]` counts the listed controls enclosing
+/// control `i`). `None` when `root` is not in the listing (its control is gone).
+pub fn subtree_of(
+    controls: &[Control],
+    depths: &[u32],
+    root: &str,
+) -> Option<std::ops::Range<usize>> {
+    let start = controls.iter().position(|c| c.id == root)?;
+    (start < depths.len()).then(|| subtree(depths, start))
+}
+
 fn subtree(depths: &[u32], root: usize) -> std::ops::Range<usize> {
     let d = depths.get(root).copied().unwrap_or(0);
     let end = depths[root + 1..]

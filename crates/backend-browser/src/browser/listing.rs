@@ -104,7 +104,9 @@ impl Browser {
         let dialog = st.dialog_of_window(id);
         let mut depths: Vec<u32> = raw.controls.iter().map(|(_, _, _, c)| c.d).collect();
         if let Some(root) = subtree {
-            let Some(range) = subtree_range(&controls, &depths, root) else {
+            let Some(range) =
+                deft_protocol::selector::subtree_of(&controls, &depths, &root.to_string())
+            else {
                 let name = st.controls.get(&root).map(|c| c.name.clone());
                 return Err(BrowserError::model(texts::stale_control(
                     root,
@@ -303,23 +305,4 @@ fn to_control(
         control = control.new_since_last();
     }
     control
-}
-
-/// The positions of control `root` and its descendants in a listing: `root` and the controls
-/// after it that are nested deeper (`depths[i]` counts the listed controls enclosing control
-/// `i`). `None` when `root` is not in the listing (its element is gone).
-pub(super) fn subtree_range(
-    controls: &[Control],
-    depths: &[u32],
-    root: u64,
-) -> Option<std::ops::Range<usize>> {
-    let root_text = root.to_string();
-    let start = controls.iter().position(|c| c.id == root_text)?;
-    let depth = depths.get(start).copied()?;
-    let len = depths
-        .get(start + 1..)?
-        .iter()
-        .take_while(|d| **d > depth)
-        .count();
-    Some(start..start + 1 + len)
 }

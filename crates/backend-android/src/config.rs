@@ -1,0 +1,122 @@
+//! What `deft mcp android` and the routing table's `options:` say about the phone: its serial
+//! (none: the only phone the adb server lists) and the adb server's port.
+
+use serde::Deserialize;
+
+use deft_adb::{AdbClient, Device};
+
+use crate::error::AndroidError;
+use crate::phone::Phone;
+use crate::texts;
+
+/// The Android server's options.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AndroidConfig {
+    /// The phone's serial as `adb devices` lists it; none: the only phone connected.
+    #[serde(default)]
+    pub serial: Option<String>,
+    /// The adb server's port (default: `ANDROID_ADB_SERVER_PORT`, else 5037).
+    #[serde(default)]
+    pub adb_port: Option<u16>,
+}
+
+impl AndroidConfig {
+    /// The options of a routing-table entry (`null`: the defaults); errors say what is wrong.
+    pub fn from_options(options: &serde_json::Value) -> Result<AndroidConfig, String> {
+        if options.is_null() {
+            return Ok(AndroidConfig::default());
+        }
+        serde_json::from_value(options.clone())
+            .map_err(|e| format!("invalid options for the android server: {e}"))
+    }
+
+    /// The client of the adb server these options name.
+    pub fn client(&self) -> Result<AdbClient, AndroidError> {
+        Ok(match self.adb_port {
+            Some(port) => AdbClient::new(port),
+            None => AdbClient::from_env()?,
+        })
+    }
+
+    /// The phone these options name, checked against the adb server's list: it must be there
+    /// and ready (`device`).
+    pub async fn phone(&self) -> Result<Phone, AndroidError> {
+        let adb = self.client()?;
+        let devices = adb.devices().await?;
+        let serial = pick(self.serial.as_deref(), &devices)?;
+        Ok(Phone::new(adb, serial))
+    }
+}
+
+/// The serial to use among `devices`: the one asked for if it is ready, else the only ready one.
+fn pick(asked: Option<&str>, devices: &[Device]) -> Result<String, AndroidError> {
+    let ready: Vec<&Device> = devices.iter().filter(|d| d.state == "device").collect();
+    match asked.map(str::trim).filter(|s| !s.is_empty()) {
+        Some(serial) => match devices.iter().find(|d| d.serial == serial) {
+            Some(d) if d.state == "device" => Ok(d.serial.clone()),
+            Some(d) => Err(AndroidError::Model(texts::phone_not_ready(
+                &d.serial, &d.state,
+            ))),
+            None => Err(AndroidError::Model(texts::no_such_phone(
+                serial,
+                &serials(devices),
+            ))),
+        },
+        None => match ready.as_slice() {
+            [one] => Ok(one.serial.clone()),
+            [] => Err(AndroidError::Model(texts::no_phone(&serials(devices)))),
+            many => Err(AndroidError::Model(texts::which_phone(
+                &many.iter().map(|d| d.serial.clone()).collect::<Vec<_>>(),
+            ))),
+        },
+    }
+}
+
+fn serials(devices: &[Device]) -> Vec<String> {
+    devices
+        .iter()
+        .map(|d| format!("{} ({})", d.serial, d.state))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use deft_adb::parse_devices_l;
+
+    #[test]
+    fn the_only_ready_phone_is_picked_and_others_are_named() {
+        let devices = parse_devices_l(
+            "emulator-5554 device product:sdk model:Pixel device:x transport_id:1\nR58M unauthorized transport_id:2\n",
+        );
+        assert_eq!(pick(None, &devices).unwrap(), "emulator-5554");
+        assert_eq!(
+            pick(Some("emulator-5554"), &devices).unwrap(),
+            "emulator-5554"
+        );
+        let e = pick(Some("R58M"), &devices).unwrap_err().to_string();
+        assert_eq!(e, texts::phone_not_ready("R58M", "unauthorized"));
+        let e = pick(Some("nope"), &devices).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            texts::no_such_phone(
+                "nope",
+                &[
+                    "emulator-5554 (device)".into(),
+                    "R58M (unauthorized)".into()
+                ]
+            )
+        );
+        let two = parse_devices_l("a device\nb device\n");
+        assert_eq!(
+            pick(None, &two).unwrap_err().to_string(),
+            texts::which_phone(&["a".into(), "b".into()])
+        );
+        assert_eq!(
+            pick(None, &[]).unwrap_err().to_string(),
+            texts::no_phone(&[])
+        );
+        assert!(AndroidConfig::from_options(&serde_json::json!({"serail": "x"})).is_err());
+    }
+}
