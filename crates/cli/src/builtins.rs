@@ -94,6 +94,23 @@ pub fn registry_for(globals: &Globals, setup: DeviceSetup) -> Arc<BuiltinRegistr
     Arc::new(r)
 }
 
+/// [`registry`] for the phone `serial`: its `android` server drives that phone (the routing
+/// table's options for it may still name the adb server's port).
+pub fn registry_for_phone(globals: &Globals, serial: &str) -> Arc<BuiltinRegistry> {
+    let mut r = (*registry(globals)).clone();
+    let serial = serial.to_owned();
+    r.register(Builtin::new(
+        deft_backend_android::NAME,
+        "this phone through the adb server",
+        move |options| {
+            let mut config = deft_backend_android::AndroidConfig::from_options(options)?;
+            config.serial = Some(serial.clone());
+            Ok(deft_backend_android::AndroidServer::new(config))
+        },
+    ));
+    Arc::new(r)
+}
+
 /// What `run_shell` keeps from the model besides deft's processes: the data folder (its key file,
 /// database and tokens) — but for the managed desktops' work folders, where their apps write —
 /// and the routing table, whose server entries may carry credentials.

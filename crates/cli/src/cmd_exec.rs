@@ -63,7 +63,7 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
         None => table.timeouts.batch(),
     };
     let directory = local_devices::directory_with(globals, table);
-    let device = local_devices::pick(&directory, &args.device)?;
+    let device = local_devices::pick_or_phone(globals, &directory, &args.device).await?;
     let _busy = device
         .try_reserve()
         .with_context(|| format!("the device '{}' is busy", device.id))?;

@@ -77,7 +77,7 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
         );
     }
     let directory = local_devices::directory(globals)?;
-    let device = local_devices::pick(&directory, &args.device)?;
+    let device = local_devices::pick_or_phone(globals, &directory, &args.device).await?;
     let llm = Arc::new(LlmClient::new(LlmConfig::new(
         &base,
         &model,

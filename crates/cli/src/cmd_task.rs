@@ -212,7 +212,7 @@ async fn run_file(
     let directory = local_devices::directory(globals)?;
     let run = LocalTaskRun {
         task,
-        device: local_devices::pick(&directory, &device_id)?,
+        device: local_devices::pick_or_phone(globals, &directory, &device_id).await?,
         variables,
         trace_root: trace_dir.unwrap_or_else(|| globals.data_dir.join("traces")),
     };

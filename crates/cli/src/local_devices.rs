@@ -1,6 +1,7 @@
 //! The devices this process serves itself: `local` (this machine: `desktop` profile with a
 //! display, else `shell`) and `browser` (a managed headless Chromium, `browser` profile). Each is
-//! its own device session with its own tool-server instances, started on first use.
+//! its own device session with its own tool-server instances, started on first use. A phone of
+//! the adb server is a device too, named by its serial (`android` profile).
 
 use std::sync::Arc;
 
@@ -54,3 +55,68 @@ pub fn pick(directory: &StaticDevices, id: &str) -> anyhow::Result<Device> {
         anyhow::anyhow!("unknown device '{id}'; known devices: {}", known.join(", "))
     })
 }
+
+/// The device named `id`: one of `directory`, else the phone of the adb server with that
+/// serial (the adb server is asked only then). The error lists the known devices and phones.
+pub async fn pick_or_phone(
+    globals: &Globals,
+    directory: &StaticDevices,
+    id: &str,
+) -> anyhow::Result<Device> {
+    if let Some(device) = directory.get(id) {
+        return Ok(device);
+    }
+    let known: Vec<_> = directory.list().into_iter().map(|d| d.id).collect();
+    let phones = match deft_adb::AdbClient::from_env() {
+        Ok(adb) => adb.devices().await.map_err(|e| e.to_string()),
+        Err(e) => Err(e.to_string()),
+    };
+    match phones {
+        Ok(phones) => match phones.iter().find(|p| p.serial == id) {
+            Some(p) if p.state == "device" => phone_device(globals, &p.serial),
+            Some(p) => anyhow::bail!(
+                "{}",
+                deft_backend_android::texts::phone_not_ready(&p.serial, &p.state)
+            ),
+            None => {
+                let serials: Vec<String> = phones
+                    .iter()
+                    .map(|p| format!("{} ({})", p.serial, p.state))
+                    .collect();
+                let phones = if serials.is_empty() {
+                    "none".to_owned()
+                } else {
+                    serials.join(", ")
+                };
+                anyhow::bail!(
+                    "unknown device '{id}'; known devices: {}; phones of the adb server: {phones}",
+                    known.join(", ")
+                )
+            }
+        },
+        Err(e) => anyhow::bail!(
+            "unknown device '{id}'; known devices: {} (no phone list: {e})",
+            known.join(", ")
+        ),
+    }
+}
+
+/// The phone `serial` as a device of profile `android`, with its own tool-server instances.
+pub fn phone_device(globals: &Globals, serial: &str) -> anyhow::Result<Device> {
+    let table = Arc::new(RoutingTable::from_path_or_env(
+        globals.tools_config.as_deref(),
+    )?);
+    anyhow::ensure!(
+        table.profiles.contains_key(PHONE_PROFILE),
+        "the routing table has no '{PHONE_PROFILE}' profile for phones; add one (the built-in table has it)"
+    );
+    let registry = builtins::registry_for_phone(globals, serial);
+    Ok(Device::new(
+        serial,
+        PHONE_PROFILE,
+        Arc::new(LocalDispatcher::new(table, registry)),
+    ))
+}
+
+/// The routing-table profile of phones.
+pub const PHONE_PROFILE: &str = "android";
