@@ -2,6 +2,7 @@
 //! it replays.
 
 use std::collections::HashMap;
+use std::time::Duration;
 
 /// What a command prints and its exit status.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -71,6 +72,41 @@ pub struct DoubleConfig {
     /// Whether it offers the shell protocol v2 (Android 7 and later); without it, `shell,v2`
     /// services are refused and adb falls back to `shell:` (no exit status).
     pub shell_v2: bool,
+    /// A simulated phone ([`DoubleConfig::phone`]) instead of replayed `screens`: apps as state
+    /// machines whose screens follow what they are sent.
+    pub phone: Option<PhoneConfig>,
+}
+
+/// The simulated phone's settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PhoneConfig {
+    /// The screen's size in pixels (`wm size`), width then height.
+    pub size: (u32, u32),
+    /// `ro.build.version.release`.
+    pub release: String,
+    /// `ro.build.version.sdk`.
+    pub sdk: u32,
+    /// Whether ADBKeyBoard (`com.android.adbkeyboard`, the IME that types any Unicode from a
+    /// broadcast) is installed; enabling and selecting it is up to its user, as on a phone.
+    pub adb_keyboard: bool,
+    /// How long each `uiautomator dump` takes (without holding up the double's other streams).
+    pub dump_latency: Duration,
+    /// How many dumps after each change of the screen fail with `ERROR: could not get idle
+    /// state.` (an animation still running).
+    pub unsettled_dumps: u32,
+}
+
+impl Default for PhoneConfig {
+    fn default() -> Self {
+        PhoneConfig {
+            size: (1080, 2400),
+            release: "14".into(),
+            sdk: 34,
+            adb_keyboard: true,
+            dump_latency: Duration::ZERO,
+            unsettled_dumps: 0,
+        }
+    }
 }
 
 impl Default for DoubleConfig {
@@ -84,6 +120,7 @@ impl Default for DoubleConfig {
             input_advances_screen: false,
             unauthorized: false,
             shell_v2: true,
+            phone: None,
         }
     }
 }
@@ -111,6 +148,37 @@ impl DoubleConfig {
     pub fn screens(mut self, names: &[&str]) -> DoubleConfig {
         self.screens = names.iter().map(|name| android_fixture(name)).collect();
         self
+    }
+
+    /// A simulated phone: the launcher in front, Settings, Calculator, a form, a Chinese notes
+    /// app and Contacts installed, ADBKeyBoard installed (not enabled), the screen on.
+    pub fn phone() -> DoubleConfig {
+        DoubleConfig {
+            phone: Some(PhoneConfig::default()),
+            ..DoubleConfig::default()
+        }
+    }
+
+    /// The same phone without ADBKeyBoard.
+    pub fn without_adb_keyboard(mut self) -> DoubleConfig {
+        self.phone_config().adb_keyboard = false;
+        self
+    }
+
+    /// The same phone taking `latency` for each dump.
+    pub fn dump_latency(mut self, latency: Duration) -> DoubleConfig {
+        self.phone_config().dump_latency = latency;
+        self
+    }
+
+    /// The same phone failing `n` dumps after each change of its screen (an animation).
+    pub fn unsettled_dumps(mut self, n: u32) -> DoubleConfig {
+        self.phone_config().unsettled_dumps = n;
+        self
+    }
+
+    fn phone_config(&mut self) -> &mut PhoneConfig {
+        self.phone.get_or_insert_with(PhoneConfig::default)
     }
 
     /// The banner the double sends in its CNXN.

@@ -2,8 +2,10 @@
 //! input it was sent.
 
 use std::collections::HashMap;
+use std::time::Duration;
 
 use super::config::{Action, DoubleConfig, Reply};
+use super::phone::{self, Phone};
 
 /// Where `uiautomator dump` writes without a file argument.
 pub const DEFAULT_DUMP: &str = "/sdcard/window_dump.xml";
@@ -19,6 +21,20 @@ pub enum Input {
     KeyEvent(String),
     /// `input text TEXT` (the argument as the shell passed it).
     Text(String),
+    /// `input motionevent DOWN|MOVE|UP X Y` (one point of a gesture).
+    Motion(String, i64, i64),
+    /// `input keycombination KEY…` (keys pressed together).
+    KeyCombination(Vec<String>),
+}
+
+/// What running a command line comes to.
+pub(crate) enum Ran {
+    /// Done now.
+    Now(Action),
+    /// This reply, once the time has passed (a slow dump).
+    Later(Reply, Duration),
+    /// A screenshot to draw off the double's event loop.
+    Render(Box<dyn FnOnce() -> Reply + Send>),
 }
 
 /// The mutable state of a double.
@@ -32,11 +48,17 @@ pub(crate) struct Device {
     pub(crate) inputs: Vec<Input>,
     /// Every command line and service it was asked to run, in order.
     pub(crate) commands: Vec<String>,
+    /// The simulated phone, in that mode.
+    pub(crate) phone: Option<Phone>,
 }
 
 impl Device {
     pub(crate) fn new(config: DoubleConfig) -> Device {
         Device {
+            phone: config
+                .phone
+                .clone()
+                .map(|phone| Phone::new(phone, &config.model)),
             config,
             screen: 0,
             files: HashMap::new(),
@@ -55,22 +77,30 @@ impl Device {
     }
 
     /// Runs `line` as the device's `sh -c` would.
-    pub(crate) fn run(&mut self, line: &str) -> Action {
+    pub(crate) fn run(&mut self, line: &str) -> Ran {
         self.commands.push(line.to_owned());
         if let Some(action) = self.config.commands.get(line) {
-            return action.clone();
+            return Ran::Now(action.clone());
         }
         let Some(words) = shlex::split(line) else {
-            return Action::Reply(Reply::failure(
+            return Ran::Now(Action::Reply(Reply::failure(
                 "/system/bin/sh: syntax error: unterminated quoted string\n",
                 1,
-            ));
+            )));
         };
         let words: Vec<&str> = words.iter().map(String::as_str).collect();
-        Action::Reply(match words.as_slice() {
+        if self.phone.is_some()
+            && let Some(ran) = self.run_on_phone(&words)
+        {
+            return ran;
+        }
+        Ran::Now(Action::Reply(match words.as_slice() {
             [] => Reply::default(),
             ["echo", rest @ ..] => Reply::stdout(format!("{}\n", rest.join(" "))),
-            ["uiautomator", "dump", rest @ ..] => self.dump(rest.first().copied()),
+            ["uiautomator", "dump", rest @ ..] => {
+                let xml = self.config.screens.get(self.screen).cloned();
+                self.dump(rest.first().copied(), xml.ok_or(NO_WINDOW))
+            }
             ["cat", path] => match self.files.get(*path) {
                 Some(bytes) => Reply::stdout(bytes.clone()),
                 None => Reply::failure(format!("cat: {path}: No such file or directory\n"), 1),
@@ -78,51 +108,100 @@ impl Device {
             ["screencap", "-p"] => Reply::stdout(tiny_png()),
             ["input", rest @ ..] => self.input(rest),
             [program, ..] => not_found(program),
-        })
+        }))
     }
 
-    /// `uiautomator dump [FILE]`: the current screen to FILE, or to stdout for `/dev/tty`.
-    fn dump(&mut self, file: Option<&str>) -> Reply {
-        let Some(xml) = self.config.screens.get(self.screen) else {
-            return Reply::failure(
-                "ERROR: null root node returned by UiTestAutomationBridge.\n",
-                0,
-            );
+    /// What the simulated phone does with `words`; `None` for the built-in commands.
+    fn run_on_phone(&mut self, words: &[&str]) -> Option<Ran> {
+        let phone = self.phone.as_mut()?;
+        match words {
+            ["uiautomator", "dump", rest @ ..] => {
+                let latency = phone.dump_latency();
+                let xml = phone.dump();
+                let file = rest.iter().find(|a| !a.starts_with('-')).copied();
+                Some(Ran::Later(self.dump(file, xml), latency))
+            }
+            ["screencap", "-p"] => {
+                let (w, h, screen) = phone.screenshot();
+                Some(Ran::Render(Box::new(move || {
+                    Reply::stdout(phone::render(w, h, screen.as_ref()))
+                })))
+            }
+            ["input", rest @ ..] => Some(Ran::Now(Action::Reply(self.input(rest)))),
+            _ => phone
+                .shell(words, &self.files)
+                .map(|reply| Ran::Now(Action::Reply(reply))),
+        }
+    }
+
+    /// `uiautomator dump [FILE]`: the screen `xml` to FILE, or to stdout for `/dev/tty`; the
+    /// error a dump prints (exit status 0, as uiautomator exits).
+    fn dump(&mut self, file: Option<&str>, xml: Result<String, &str>) -> Reply {
+        let xml = match xml {
+            Ok(xml) => xml,
+            Err(said) => return Reply::failure(said, 0),
         };
         let file = file.unwrap_or(DEFAULT_DUMP);
         let done = format!("UI hierchary dumped to: {file}\n");
         if file == "/dev/tty" {
             return Reply::stdout(format!("{xml}{done}"));
         }
-        self.files.insert(file.to_owned(), xml.clone().into_bytes());
+        self.files.insert(file.to_owned(), xml.into_bytes());
         Reply::stdout(done)
     }
 
-    /// `input …`: recorded, and the screen moves on if the config says so.
+    /// `input …`: recorded; then the simulated phone does it, or the screen moves on if the
+    /// config says so.
     fn input(&mut self, args: &[&str]) -> Reply {
-        let numbers =
-            |args: &[&str]| -> Option<Vec<i64>> { args.iter().map(|a| a.parse().ok()).collect() };
-        let input = match args {
-            ["tap", x, y] => numbers(&[x, y]).map(|n| Input::Tap(n[0], n[1])),
-            ["swipe", rest @ ..] if (4..=5).contains(&rest.len()) => {
-                numbers(rest).map(Input::Swipe)
-            }
-            ["keyevent", key] => Some(Input::KeyEvent((*key).to_owned())),
-            ["text", text] => Some(Input::Text((*text).to_owned())),
-            _ => None,
-        };
-        let Some(input) = input else {
+        let Some(inputs) = parse_input(args) else {
             return Reply::failure(
                 format!("Error: Invalid arguments for command: {}\n", args.join(" ")),
                 1,
             );
         };
-        self.inputs.push(input);
+        self.inputs.extend(inputs.iter().cloned());
+        if let Some(phone) = self.phone.as_mut() {
+            return inputs
+                .iter()
+                .map(|input| phone.input(input))
+                .find(|reply| reply.exit != 0)
+                .unwrap_or_default();
+        }
         if self.config.input_advances_screen && self.screen + 1 < self.config.screens.len() {
             self.screen += 1;
         }
         Reply::default()
     }
+}
+
+/// What uiautomator says with no window to dump (a phone with no screens configured).
+const NO_WINDOW: &str = "ERROR: null root node returned by UiTestAutomationBridge.\n";
+
+/// The inputs an `input` command line asks for (`keyevent` may name several keys).
+fn parse_input(args: &[&str]) -> Option<Vec<Input>> {
+    let numbers =
+        |args: &[&str]| -> Option<Vec<i64>> { args.iter().map(|a| a.parse().ok()).collect() };
+    let one = match args {
+        ["tap", x, y] => numbers(&[x, y]).map(|n| Input::Tap(n[0], n[1])),
+        ["swipe", rest @ ..] if (4..=5).contains(&rest.len()) => numbers(rest).map(Input::Swipe),
+        ["keyevent", keys @ ..] => {
+            let keys: Vec<Input> = keys
+                .iter()
+                .filter(|k| !k.starts_with("--"))
+                .map(|k| Input::KeyEvent((*k).to_owned()))
+                .collect();
+            return (!keys.is_empty()).then_some(keys);
+        }
+        ["text", text] => Some(Input::Text((*text).to_owned())),
+        ["motionevent", action, x, y] => {
+            numbers(&[x, y]).map(|n| Input::Motion((*action).to_owned(), n[0], n[1]))
+        }
+        ["keycombination", keys @ ..] if !keys.is_empty() => Some(Input::KeyCombination(
+            keys.iter().map(|k| (*k).to_owned()).collect(),
+        )),
+        _ => None,
+    };
+    one.map(|input| vec![input])
 }
 
 /// What Android's shell says for a program it does not have.

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use deft_adb::wire::shell;
 use parking_lot::Mutex;
 
-use super::config::Action;
-use super::device::Device;
+use super::config::{Action, Reply};
+use super::device::{Device, Ran};
 use super::stream::StreamIo;
 use super::sync;
 
@@ -57,7 +57,19 @@ pub(crate) async fn serve(service: Service, mut io: StreamIo, device: Arc<Mutex<
         Service::Exec(command) => (command, false, true),
         Service::Shell { v2, command } => (command, v2, false),
     };
-    let action = device.lock().run(&command);
+    let ran = device.lock().run(&command);
+    let action = match ran {
+        Ran::Now(action) => action,
+        // the delay is the stream's own: the connection's other streams go on meanwhile
+        Ran::Later(reply, delay) => {
+            tokio::time::sleep(delay).await;
+            Action::Reply(reply)
+        }
+        Ran::Render(draw) => match tokio::task::spawn_blocking(draw).await {
+            Ok(reply) => Action::Reply(reply),
+            Err(e) => Action::Reply(Reply::failure(format!("screencap: {e}\n"), 1)),
+        },
+    };
     match action {
         Action::Reply(reply) => {
             let bytes = if v2 {
