@@ -161,12 +161,15 @@ pub fn resolve(name: &str, installed: &[String]) -> Resolved {
     }
 }
 
+/// Words of package names too common to say two packages are alike.
+const COMMON_WORDS: &[&str] = &["com", "org", "net", "android", "google", "app", "apps"];
+
 /// Installed packages whose name holds a word of `name` (for the "look close" hint).
 pub fn close_to(name: &str, installed: &[String]) -> Vec<String> {
     let words: Vec<String> = name
         .to_lowercase()
         .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| w.len() >= 3)
+        .filter(|w| w.len() >= 3 && !COMMON_WORDS.contains(w))
         .map(str::to_owned)
         .collect();
     installed

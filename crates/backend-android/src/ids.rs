@@ -56,7 +56,10 @@ impl ScreenIds<'_> {
     /// The id of `node` (asked in drawing order): the one it had on the last screen, else a new
     /// one.
     pub fn id(&mut self, node: &UiNode) -> String {
-        let words = if node.text.is_empty() && node.content_desc.is_empty() {
+        let words = if node.scrollable {
+            // A list is the same list whatever rows it shows now.
+            String::new()
+        } else if node.text.is_empty() && node.content_desc.is_empty() {
             inner_words(node)
         } else {
             format!("{}\u{1f}{}", node.content_desc, label_text(node))

@@ -48,6 +48,15 @@ pub enum PhoneError {
     NoSuchApp(String),
 }
 
+/// Where ADBKeyBoard stands on a phone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ImeState {
+    /// Enabled: it can be selected.
+    Enabled,
+    /// Installed but not enabled: it is enabled for the typing, and disabled again after.
+    Installed,
+}
+
 /// A phone of the adb server, by serial.
 #[derive(Debug, Clone)]
 pub struct Phone {
@@ -187,24 +196,51 @@ impl Phone {
             }
             return Ok(TypeRoute::InputText);
         }
-        let enabled = self.sh(&["ime", "list", "-s"]).await?;
-        refused_if_it_says_so(&["ime", "list", "-s"], &enabled)?;
-        if !ime::lists_adb_ime(&text_of(&enabled.stdout)) {
-            return Err(PhoneError::NoInputMethod(text.to_owned()));
-        }
+        let ime = self.adb_keyboard(text).await?;
         let current = self
             .sh(&["settings", "get", "secure", "default_input_method"])
             .await?;
         let current = text_of(&current.stdout).trim().to_owned();
+        if ime == ImeState::Installed {
+            self.checked(&["ime", "enable", ime::ADB_IME]).await?;
+        }
         if current != ime::ADB_IME {
             self.checked(&["ime", "set", ime::ADB_IME]).await?;
         }
         let typed = self.broadcast_text(text).await;
+        // Put the person's keyboard back as it was, even when the typing failed.
         if current != ime::ADB_IME && !current.is_empty() && current != "null" {
-            // Put the person's keyboard back even when the typing failed.
             self.checked(&["ime", "set", &current]).await?;
         }
+        if ime == ImeState::Installed {
+            self.checked(&["ime", "disable", ime::ADB_IME]).await?;
+        }
         typed.map(|()| TypeRoute::AdbKeyboard)
+    }
+
+    /// The route `text` would take, checked without typing: an error when it needs
+    /// ADBKeyBoard and the phone has none (so a caller refuses before it changes anything).
+    pub async fn input_route(&self, text: &str) -> Result<TypeRoute, PhoneError> {
+        if ime::input_text_can_type(text) {
+            return Ok(TypeRoute::InputText);
+        }
+        self.adb_keyboard(text)
+            .await
+            .map(|_| TypeRoute::AdbKeyboard)
+    }
+
+    /// Whether ADBKeyBoard is enabled, or only installed; an error naming `text` when neither.
+    async fn adb_keyboard(&self, text: &str) -> Result<ImeState, PhoneError> {
+        let enabled = self.sh(&["ime", "list", "-s"]).await?;
+        refused_if_it_says_so(&["ime", "list", "-s"], &enabled)?;
+        if ime::lists_adb_ime(&text_of(&enabled.stdout)) {
+            return Ok(ImeState::Enabled);
+        }
+        let all = self.sh(&["ime", "list", "-a", "-s"]).await?;
+        if all.exit_code == 0 && ime::lists_adb_ime(&text_of(&all.stdout)) {
+            return Ok(ImeState::Installed);
+        }
+        Err(PhoneError::NoInputMethod(text.to_owned()))
     }
 
     /// Sends `text` to ADBKeyBoard in pieces, each checked as delivered.

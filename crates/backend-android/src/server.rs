@@ -387,6 +387,8 @@ impl AndroidServer {
                 }
                 let (x, y) = centre(&c, true)?;
                 let phone = self.session().await?.phone();
+                // Refused before the field is touched when the text cannot be typed.
+                phone.input_route(&args.text).await?;
                 if !c.states.contains(&StateFlag::Focused) {
                     phone.tap(x, y).await?;
                 }
@@ -419,6 +421,11 @@ impl AndroidServer {
                     deft_protocol::keys::parse(&args.keys).map_err(|e| model(e.to_string()))?;
                 let planned = input::plan(&steps).map_err(|k| model(texts::no_phone_key(&k.0)))?;
                 let phone = self.session().await?.phone();
+                for step in &planned {
+                    if let input::PhoneInput::Unicode(t) = step {
+                        phone.input_route(t).await?;
+                    }
+                }
                 let (before, warning) = if !args.id.is_empty() && args.control_focus.unwrap_or(true)
                 {
                     let (before, c, warning) = self
