@@ -87,6 +87,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
         AGENT_API_BASE: `${model.match[1]}/v1`,
         AGENT_MODEL: "scripted",
         AGENT_API_KEY: "test-key",
+        // No phones: following them would start this machine's adb server.
+        DEFT_NO_PHONES: "1",
       },
       /deft serve listening on (http:\/\/[^\s)]+)/,
       60_000,

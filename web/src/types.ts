@@ -288,7 +288,7 @@ run_id: string,
  */
 device: string, };
 
-export type DeviceKind = "server" | "remote";
+export type DeviceKind = "server" | "remote" | "phone";
 
 export type Device = { 
 /**
@@ -326,7 +326,20 @@ tools: Array<string>,
 /**
  * Whether the device has a screen the live view can show (not the `shell` profile).
  */
-has_screen: boolean, };
+has_screen: boolean, 
+/**
+ * A phone's adb state (`device` when ready; `unauthorized`, `offline` …); none for other
+ * devices, which are listed only while usable.
+ */
+state: string | null, 
+/**
+ * What the device is, for a person (`Pixel 7 · Android 14`).
+ */
+label: string | null, 
+/**
+ * What to do before it can be used (a phone not ready).
+ */
+note: string | null, };
 
 export type Settings = { 
 /**

@@ -529,14 +529,14 @@ impl AndroidServer {
     #[tool(name = "capture_window_screenshot", description = describe::SHOT, annotations(read_only_hint = true))]
     async fn capture_window_screenshot(
         &self,
-        Parameters(_): Parameters<ScreenshotArgs>,
+        Parameters(args): Parameters<ScreenshotArgs>,
     ) -> CallToolResult {
-        self.screenshot().await
+        self.screenshot(args.annotated.unwrap_or(false)).await
     }
 
     #[tool(name = "capture_desktop_screenshot", description = describe::DESKTOP_SHOT, annotations(read_only_hint = true))]
     async fn capture_desktop_screenshot(&self) -> CallToolResult {
-        self.screenshot().await
+        self.screenshot(false).await
     }
 
     #[tool(name = "launch_app", description = describe::LAUNCH, meta = launch_meta())]
@@ -566,7 +566,7 @@ impl AndroidServer {
                     "app": package,
                     "found_by": found_by.as_str(),
                     "root_name": seen.window.app,
-                    "window_info": seen.window.to_json(),
+                    "window": seen.window.to_json(),
                     "effect": "changed",
                 })))
             }
@@ -596,7 +596,15 @@ impl AndroidServer {
                 };
                 let before = self.session().await?.last().await?;
                 phone.stop_app(&package).await?;
-                self.finish(&before, None, json!({"closed": package})).await
+                let mut result = self
+                    .finish(&before, None, json!({"closed": package}))
+                    .await?;
+                if let Some(out) = result.structured_content.as_mut() {
+                    let front = out["app"].as_str().unwrap_or("the home screen").to_owned();
+                    out["message"] = json!(texts::closed(&package, &front));
+                    result.content = vec![ContentBlock::text(out.to_string())];
+                }
+                Ok(result)
             }
             .await,
         )
@@ -848,7 +856,7 @@ impl AndroidServer {
         }
     }
 
-    async fn screenshot(&self) -> CallToolResult {
+    async fn screenshot(&self, annotated: bool) -> CallToolResult {
         answer(
             async {
                 let png = self.session().await?.phone().screenshot().await?;
@@ -856,7 +864,11 @@ impl AndroidServer {
                     png_size(&png).ok_or_else(|| model(texts::screenshot_unreadable(png.len())))?;
                 use base64::Engine as _;
                 Ok(CallToolResult::success(vec![
-                    ContentBlock::text(format!("screen rect=[0,0,{w},{h}]")),
+                    ContentBlock::text(if annotated {
+                        format!("screen rect=[0,0,{w},{h}] {}", texts::NO_MARKS)
+                    } else {
+                        format!("screen rect=[0,0,{w},{h}]")
+                    }),
                     ContentBlock::image(
                         base64::engine::general_purpose::STANDARD.encode(&png),
                         "image/png",

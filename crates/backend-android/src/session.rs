@@ -41,7 +41,7 @@ pub fn next_poll(pause: Duration) -> Duration {
 }
 
 /// The most points a swipe path takes.
-pub const MAX_PATH_POINTS: usize = 20;
+pub const MAX_PATH_POINTS: usize = 50;
 
 /// One read of the phone's screen.
 #[derive(Debug, Clone)]

@@ -202,6 +202,14 @@ fn or_none(listed: &[String]) -> String {
     }
 }
 
+/// close_app's message.
+pub fn closed(package: &str, front: &str) -> String {
+    format!("Stopped {package} (am force-stop); {front} is in front now.")
+}
+
+/// What an annotated screenshot says on a phone.
+pub const NO_MARKS: &str = "(annotated: marks are not drawn on phones; get_app_window_controls_info with field_list [\"rect\"] gives each control's box)";
+
 /// A wait that was cancelled.
 pub const WAIT_CANCELLED: &str = "The wait was cancelled before the control showed.";
 
@@ -274,7 +282,7 @@ pub mod describe {
     /// keep_awake.
     pub const KEEP_AWAKE: &str = "Keep the screen on while the phone is plugged in (svc power stayon): mode \"always\", \"usb\", \"ac\", \"wireless\", or \"off\" to let it sleep again.";
     /// swipe.
-    pub const SWIPE: &str = "Draw a touch path through points [[x, y], …] (fractions 0-1 of the screen, 2 to 20 points) in duration_ms (default 300): two points are a swipe, more a gesture (a pattern, a curve).";
+    pub const SWIPE: &str = "Draw a touch path through points [[x, y], …] (fractions 0-1 of the screen, 2 to 50 points) in duration_ms (default 300): two points are a swipe, more a gesture (a pattern, a curve).";
     /// wait.
     pub const WAIT: &str = "Wait for `seconds` (0–300), e.g. for a slow app; then return.";
     /// summary.

@@ -85,7 +85,7 @@ async fn the_calculator_opens_by_label_and_computes_by_taps_on_what_selectors_fi
     let opened = call(&client, "launch_app", json!({"app": "Calculator"})).await;
     let opened = ok(&opened);
     assert_eq!(opened["app"], "com.android.calculator2");
-    assert_eq!(opened["window_info"]["name"], "Calculator");
+    assert_eq!(opened["window"]["name"], "Calculator");
     assert_eq!(harness.double(0).foreground(), "com.android.calculator2");
     for key in ["7", "+", "8"] {
         let tapped = tap(&client, button(key)).await;

@@ -323,7 +323,7 @@ async fn apps_open_by_package_or_label_and_unknown_ones_are_named() {
     let opened = ok(&opened);
     assert_eq!(opened["app"], "com.android.settings");
     assert_eq!(opened["found_by"], "known label");
-    assert_eq!(opened["window_info"]["name"], "Settings");
+    assert_eq!(opened["window"]["name"], "Settings");
     let apps = call(&client, "list_apps", json!({})).await;
     assert_eq!(ok(&apps)["packages"][1], "com.android.settings");
     let closed = call(&client, "close_app", json!({"app": "Calculator"})).await;
@@ -347,6 +347,16 @@ async fn screenshots_screen_power_and_keep_awake() {
     let shot = call(&client, "capture_window_screenshot", json!({})).await;
     assert_eq!(text(&shot), "screen rect=[0,0,4,2]");
     assert!(shot.content[1].as_image().is_some(), "{shot:?}");
+    let marked = call(
+        &client,
+        "capture_window_screenshot",
+        json!({"annotated": true}),
+    )
+    .await;
+    assert_eq!(
+        text(&marked),
+        format!("screen rect=[0,0,4,2] {}", texts::NO_MARKS)
+    );
     let off = call(&client, "set_screen", json!({"on": false})).await;
     assert_eq!(ok(&off)["screen"], "off");
     assert_eq!(

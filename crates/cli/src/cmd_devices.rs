@@ -39,9 +39,26 @@ pub async fn run(args: Args, _globals: &Globals) -> anyhow::Result<ExitCode> {
         .map(|a| a.iter().map(|d| row(d).to_vec()).collect())
         .unwrap_or_default();
     print_table(
-        &["ID", "PROFILE", "STATE", "KIND", "LAST HEARTBEAT", "TOOLS"],
+        &[
+            "ID",
+            "PROFILE",
+            "STATE",
+            "KIND",
+            "WHAT",
+            "LAST HEARTBEAT",
+            "TOOLS",
+        ],
         &rows,
     );
+    // What to do about devices that cannot be used yet (a phone to authorize …).
+    for d in devices.as_array().into_iter().flatten() {
+        if let (Some(id), Some(note)) = (
+            d.get("id").and_then(Value::as_str),
+            d.get("note").and_then(Value::as_str),
+        ) {
+            println!("{id}: {note}");
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -64,7 +81,7 @@ pub(crate) fn print_table(header: &[&str], rows: &[Vec<String>]) {
     }
 }
 
-fn row(d: &Value) -> [String; 6] {
+fn row(d: &Value) -> [String; 7] {
     let s = |k: &str| d.get(k).and_then(Value::as_str).unwrap_or("-").to_owned();
     let busy = d.get("busy").and_then(Value::as_bool).unwrap_or(false);
     let tools = d
@@ -78,11 +95,18 @@ fn row(d: &Value) -> [String; 6] {
         })
         .filter(|t| !t.is_empty())
         .unwrap_or_else(|| "-".into());
+    // A phone not ready shows its adb state (unauthorized, offline …) instead of idle.
+    let state = match d.get("state").and_then(Value::as_str) {
+        Some(state) if state != "device" => state.to_owned(),
+        _ if busy => "busy".to_owned(),
+        _ => "idle".to_owned(),
+    };
     [
         s("id"),
         s("profile"),
-        if busy { "busy" } else { "idle" }.to_owned(),
+        state,
         s("kind"),
+        s("label"),
         s("last_heartbeat"),
         tools,
     ]

@@ -75,6 +75,10 @@ pub struct Args {
     /// Don't start the managed virtual desktop when no display is set.
     #[arg(long)]
     no_desktop: bool,
+    /// Don't follow the adb server's phones (by default every phone it lists is a device, and
+    /// an adb server is started when none runs and `adb` is installed).
+    #[arg(long, env = "DEFT_NO_PHONES")]
+    no_phones: bool,
     /// Send the session cookie without `Secure` (only for plain-HTTP access from other
     /// machines; prefer TLS in front of deft).
     #[arg(long)]
@@ -147,6 +151,14 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
     let server = Server::bind(config)
         .await
         .with_context(|| format!("cannot listen on {}", args.bind))?;
+    let phones = match (args.no_phones, deft_adb::AdbClient::from_env()) {
+        (true, _) => None,
+        (false, Ok(adb)) => Some(crate::phones::follow(globals, adb, server.registry())),
+        (false, Err(e)) => {
+            eprintln!("warning: phones are not followed: {e}");
+            None
+        }
+    };
     let addr = server.local_addr();
     if !addr.ip().is_loopback() {
         eprintln!(
@@ -168,6 +180,9 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
         stop.cancel();
     });
     let served = server.serve(shutdown).await.context("the server stopped");
+    if let Some(phones) = phones {
+        phones.abort();
+    }
     console.store().close().await;
     drop(desktop);
     served?;

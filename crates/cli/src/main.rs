@@ -20,6 +20,7 @@ mod dataflow_devices;
 mod local_devices;
 mod office;
 mod paths;
+mod phones;
 mod signals;
 
 use std::path::PathBuf;
@@ -80,6 +81,7 @@ enum Command {
 }
 
 /// Settings every subcommand sees.
+#[derive(Debug, Clone)]
 pub struct Globals {
     /// `--tools-config` / `DEFT_TOOLS_CONFIG`.
     pub tools_config: Option<PathBuf>,

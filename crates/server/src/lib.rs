@@ -4,7 +4,8 @@
 //! - [`ws`]: `/ws`, where `deft client` devices connect (device token checked at upgrade, refused
 //!   with close code 1008), register and answer batches through a [`deft_link::RemoteDispatcher`].
 //! - [`registry::Registry`]: the device directory behind the contract's [`deft_tools::Devices`]
-//!   trait — the server's own devices (`local`, …) and every connected client.
+//!   trait — the server's own devices (`local`, …), its phones ([`phones`]: kept current by
+//!   the caller from the adb server's list) and every connected client.
 //! - [`api`]: `GET /api/devices`, `GET /api/devices/{id}`, `POST /api/devices/{id}/exec`
 //!   (Bearer API token, see [`auth`]); `GET /health` is open.
 //! - [`api_client::ApiClient`]: the same routes from the caller's side (`deft devices`,
@@ -33,6 +34,7 @@ pub mod api;
 pub mod api_client;
 pub mod auth;
 pub mod console;
+pub mod phones;
 pub mod registry;
 pub mod texts;
 pub mod ws;
@@ -52,7 +54,11 @@ use deft_tools::Device;
 use deft_tools::authority::{self, HostPolicy};
 use tokio_util::sync::CancellationToken;
 
+pub use phones::PhoneSeen;
 pub use registry::Registry;
+
+/// The routing-table profile of phones.
+pub const PHONE_PROFILE: &str = "android";
 pub use ws::LinkLimits;
 
 /// What `deft serve` is started with.

@@ -14,6 +14,8 @@ use deft_tools::devices::{Device, DeviceInfo, Devices, RESERVED_IDS};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::phones::{self, PhoneEntry, PhoneSeen};
+
 /// How a device is listed by the API and `deft devices`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "Device"))]
@@ -37,6 +39,13 @@ pub struct DeviceDetails {
     pub tools: Vec<String>,
     /// Whether the device has a screen the live view can show (not the `shell` profile).
     pub has_screen: bool,
+    /// A phone's adb state (`device` when ready; `unauthorized`, `offline` …); none for other
+    /// devices, which are listed only while usable.
+    pub state: Option<String>,
+    /// What the device is, for a person (`Pixel 7 · Android 14`).
+    pub label: Option<String>,
+    /// What to do before it can be used (a phone not ready).
+    pub note: Option<String>,
 }
 
 /// Where a device runs.
@@ -48,6 +57,8 @@ pub enum DeviceKind {
     Server,
     /// A connected `deft client`.
     Remote,
+    /// A phone of this server's adb server.
+    Phone,
 }
 
 /// Why a registration was refused.
@@ -72,6 +83,7 @@ struct Remote {
 #[derive(Default)]
 struct Inner {
     own: Vec<Device>,
+    phones: RwLock<BTreeMap<String, PhoneEntry>>,
     remote: RwLock<BTreeMap<String, Remote>>,
     next_connection: AtomicU64,
 }
@@ -147,7 +159,10 @@ impl Registry {
         metadata: Value,
         dispatcher: RemoteDispatcher,
     ) -> Result<Registration, Refusal> {
-        if RESERVED_IDS.contains(&id) || self.inner.own.iter().any(|d| d.id == id) {
+        if RESERVED_IDS.contains(&id)
+            || self.inner.own.iter().any(|d| d.id == id)
+            || self.inner.phones.read().contains_key(id)
+        {
             return Err(Refusal::Reserved);
         }
         let profile = metadata
@@ -209,8 +224,30 @@ impl Registry {
                 system_info: Value::Null,
                 tools: Vec::new(),
                 has_screen: crate::console::live::has_screen(&d.profile),
+                state: None,
+                label: None,
+                note: None,
             })
             .collect();
+        out.extend(self.inner.phones.read().values().map(|p| {
+            DeviceDetails {
+                id: p.seen.serial.clone(),
+                profile: p
+                    .device
+                    .as_ref()
+                    .map_or_else(|| crate::PHONE_PROFILE.to_owned(), |d| d.profile.clone()),
+                busy: p.device.as_ref().is_some_and(Device::is_busy),
+                kind: DeviceKind::Phone,
+                connected_since: None,
+                last_heartbeat: None,
+                system_info: Value::Null,
+                tools: Vec::new(),
+                has_screen: p.device.is_some(),
+                state: Some(p.seen.state.clone()),
+                label: p.seen.label.clone(),
+                note: p.seen.note.clone(),
+            }
+        }));
         let remote = self.inner.remote.read();
         out.extend(remote.values().map(|r| DeviceDetails {
             id: r.device.id.clone(),
@@ -224,9 +261,30 @@ impl Registry {
             system_info: r.system_info.clone(),
             tools: r.tools.clone(),
             has_screen: crate::console::live::has_screen(&r.device.profile),
+            state: None,
+            label: None,
+            note: None,
         }));
         out.sort_by(|a, b| a.id.cmp(&b.id));
         out
+    }
+
+    /// Replaces the phones with the adb server's list `seen`; `make` gives a phone that became
+    /// ready its device (none: it stays listed, unusable). A phone that stays ready keeps its
+    /// device, busy or not.
+    pub fn set_phones(&self, seen: Vec<PhoneSeen>, make: &dyn Fn(&str) -> Option<Device>) {
+        let seen: Vec<PhoneSeen> = seen
+            .into_iter()
+            .filter(|p| {
+                let clash = RESERVED_IDS.contains(&p.serial.as_str())
+                    || self.inner.own.iter().any(|d| d.id == p.serial);
+                if clash {
+                    tracing::warn!(serial = %p.serial, "a phone's serial is an own device's id; left out");
+                }
+                !clash
+            })
+            .collect();
+        phones::update(&mut self.inner.phones.write(), seen, make);
     }
 
     /// How many remote devices are connected.
@@ -248,6 +306,7 @@ impl Devices for Registry {
     fn list(&self) -> Vec<DeviceInfo> {
         self.details()
             .into_iter()
+            .filter(|d| d.state.as_deref().is_none_or(|s| s == "device"))
             .map(|d| DeviceInfo {
                 id: d.id,
                 profile: d.profile,
@@ -259,6 +318,15 @@ impl Devices for Registry {
     fn get(&self, id: &str) -> Option<Device> {
         if let Some(d) = self.inner.own.iter().find(|d| d.id == id) {
             return Some(d.clone());
+        }
+        if let Some(d) = self
+            .inner
+            .phones
+            .read()
+            .get(id)
+            .and_then(|p| p.device.clone())
+        {
+            return Some(d);
         }
         self.inner.remote.read().get(id).map(|r| r.device.clone())
     }

@@ -43,7 +43,9 @@ pub fn fixture_bin() -> PathBuf {
 
 /// A command for the `deft` binary at `bin` with none of the caller's deft settings: every
 /// `DEFT_*` and `AGENT_*` variable, `DATABASE_URL`, the display and the TLS trust settings are
-/// removed (a test sets what it means), and the log level is `warn`.
+/// removed (a test sets what it means), the log level is `warn`, and `deft serve` follows no
+/// phones (`DEFT_NO_PHONES=1`: it would start the machine's adb server; a phone test removes
+/// it and names its own adb server with `ANDROID_ADB_SERVER_PORT`).
 pub fn deft_command(bin: impl AsRef<std::ffi::OsStr>) -> Command {
     let mut cmd = Command::new(bin);
     for (var, _) in std::env::vars_os() {
@@ -61,7 +63,7 @@ pub fn deft_command(bin: impl AsRef<std::ffi::OsStr>) -> Command {
     ] {
         cmd.env_remove(var);
     }
-    cmd.env("DEFT_LOG", "warn");
+    cmd.env("DEFT_LOG", "warn").env("DEFT_NO_PHONES", "1");
     cmd
 }
 

@@ -5,6 +5,7 @@ import { api } from "../api";
 import { useSubmit } from "../hooks/useSubmit";
 import type { Device, Settings } from "../types";
 import { DialogButtons, Field, FormError, InputField, Modal, TextInput } from "./FormFields";
+import { deviceName } from "./DevicePicker";
 
 /** Props of the dialog. */
 export interface SettingsDialogProps {
@@ -97,7 +98,7 @@ export function SettingsDialog({ settings, devices, onSaved, onClose }: Settings
             {!knownDevice && <option value={device}>{device} (not connected)</option>}
             {devices.map((d) => (
               <option value={d.id} key={d.id}>
-                {d.id} ({d.profile})
+                {deviceName(d)}
               </option>
             ))}
           </select>

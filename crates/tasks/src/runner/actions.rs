@@ -17,6 +17,9 @@ use crate::step::{
     LongClick, OpenApp, Step, StopApp, Swipe, SwipeUntil, WaitEl,
 };
 
+/// The routing-table profile of phones (their tools: `set_screen`, `keep_awake`, `swipe`).
+const PHONE_PROFILE: &str = "android";
+
 /// Wheel notches per whole area a swipe moves (`amount` 1.0); a notch is about three lines.
 const NOTCHES_PER_AREA: f64 = 10.0;
 
@@ -48,9 +51,9 @@ impl Exec<'_> {
                 Ok(Done::message(f.message.clone().unwrap_or_default()))
             }
             Action::Clipboard(c) => self.clipboard(c).await,
-            Action::ScreenOn | Action::ScreenOff | Action::KeepScreen(_) => Err(StepError(
-                texts::not_supported(action.step_type().as_str(), self.d.device_id()),
-            )),
+            Action::ScreenOn | Action::ScreenOff | Action::KeepScreen(_) => {
+                self.d.screen(action).await
+            }
             Action::Group(_) | Action::Loop(_) | Action::IfEl(_) => unreachable_container(action),
         }
     }
@@ -339,8 +342,49 @@ impl Driver<'_> {
         Ok(Done::default())
     }
 
-    /// A gesture as drags from point to point (the shared tools drag in straight lines).
+    /// `screen_on`, `screen_off` (`set_screen`) and `keep_screen` (`keep_awake`: always, or
+    /// off) on a device with screen power; elsewhere the step is not supported.
+    async fn screen(&mut self, action: &Action) -> Result<Done, StepError> {
+        if !self.has_screen_power() {
+            return Err(StepError(texts::not_supported(
+                action.step_type().as_str(),
+                self.device_id(),
+            )));
+        }
+        let answer = match action {
+            Action::ScreenOn => self.act("set_screen", json!({"on": true})).await?,
+            Action::ScreenOff => self.act("set_screen", json!({"on": false})).await?,
+            Action::KeepScreen(k) => {
+                let mode = if k.on { "always" } else { "off" };
+                self.act("keep_awake", json!({"mode": mode})).await?
+            }
+            _ => return unreachable_container(action),
+        };
+        Ok(Done::message(
+            answer
+                .as_object()
+                .and_then(|o| o.iter().next())
+                .map_or_else(String::new, |(k, v)| {
+                    format!("{k}: {}", v.as_str().unwrap_or_default())
+                }),
+        ))
+    }
+
+    /// Whether the device powers its screen on and off (a phone).
+    fn has_screen_power(&self) -> bool {
+        self.profile() == PHONE_PROFILE
+    }
+
+    /// A gesture: on a phone one touch through every point (`swipe`); elsewhere drags from
+    /// point to point (the shared tools drag in straight lines).
     async fn gesture(&mut self, g: &Gesture) -> Result<Done, StepError> {
+        if self.has_screen_power() {
+            let path: Vec<[f64; 2]> = g.points.iter().map(|p| [p.x, p.y]).collect();
+            let ms = (g.duration_s * 1000.0).round() as u64;
+            self.act("swipe", json!({"path": path, "duration_ms": ms}))
+                .await?;
+            return Ok(Done::default());
+        }
         for pair in g.points.windows(2) {
             self.act(
                 "drag_on_coordinates",

@@ -11,6 +11,7 @@ import type { Device, Issue } from "../../types";
 import { IssueLines } from "../steps/Fields";
 import { fileIssues, splitPath, type Issues } from "../steps/issues";
 import { StepEditor } from "../steps/StepEditor";
+import { deviceName } from "../DevicePicker";
 
 type Obj = Record<string, unknown>;
 
@@ -232,7 +233,7 @@ function TaskFields({ value, set, issues, readOnly, devices, defaultDevice }: Fi
           {device && !devices.some((d) => d.id === device) && <option value={device}>{device} (not connected)</option>}
           {devices.map((d) => (
             <option key={d.id} value={d.id}>
-              {d.id} · {d.profile}
+              {deviceName(d)}
             </option>
           ))}
         </select>

@@ -6,6 +6,7 @@ import { useSubmit } from "../../hooks/useSubmit";
 import { navigate } from "../../router";
 import type { Device, TaskDetail } from "../../types";
 import { DialogButtons, FormError, Modal } from "../FormFields";
+import { deviceName } from "../DevicePicker";
 
 /** Props of the dialog. */
 export interface RunDialogProps {
@@ -64,7 +65,7 @@ export function RunDialog({ taskId, devices, onClose }: RunDialogProps) {
             {device && !chosen && <option value={device}>{device} (not connected)</option>}
             {devices.map((d) => (
               <option key={d.id} value={d.id}>
-                {d.id} · {d.profile}
+                {deviceName(d)}
                 {d.busy ? " (busy)" : ""}
                 {task && d.id === task.device ? " — the task's" : ""}
               </option>
