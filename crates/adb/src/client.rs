@@ -19,6 +19,8 @@ use crate::wire::{shell, sync};
 pub const DEFAULT_PORT: u16 = 5037;
 /// The default limit of one call.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long asking whether the server still answers may take, after a command's stream ended.
+const PROBE_LIMIT: Duration = Duration::from_secs(5);
 
 /// What a shell command printed and how it ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,7 +89,7 @@ impl AdbClient {
     }
 
     /// Runs `call` within the client's limit.
-    async fn limited<T>(
+    pub(crate) async fn limited<T>(
         &self,
         what: impl FnOnce() -> String,
         call: impl Future<Output = Result<T, AdbError>>,
@@ -105,19 +107,25 @@ impl AdbClient {
 
     /// A connection to the server; when none answers, starts it once (if `adb` is installed)
     /// and connects again.
-    async fn open(&self) -> Result<HostSocket, AdbError> {
-        let address = (std::net::Ipv4Addr::LOCALHOST, self.port);
-        let refused = match TcpStream::connect(address).await {
-            Ok(stream) => return Ok(HostSocket::new(stream, self.port)),
+    pub(crate) async fn open(&self) -> Result<HostSocket, AdbError> {
+        self.open_with(&mut true).await
+    }
+
+    /// A connection to the server; when none answers and `may_start` holds, starts it (if
+    /// `adb` is installed; `may_start` is then spent) and connects again.
+    pub(crate) async fn open_with(&self, may_start: &mut bool) -> Result<HostSocket, AdbError> {
+        let refused = match self.try_connect().await {
+            Ok(socket) => return Ok(socket),
             Err(e) => e,
         };
-        if refused.kind() != std::io::ErrorKind::ConnectionRefused {
+        if refused.kind() != std::io::ErrorKind::ConnectionRefused || !*may_start {
             return Err(AdbError::Io {
                 port: self.port,
                 what: texts::CONNECTING.into(),
                 source: refused,
             });
         }
+        *may_start = false;
         let adb = find_adb(self.path.as_deref()).ok_or(AdbError::NotInstalled(self.port))?;
         start_server(&adb, self.port, &self.server_env)
             .await
@@ -125,18 +133,54 @@ impl AdbClient {
                 port: self.port,
                 detail,
             })?;
-        match TcpStream::connect(address).await {
-            Ok(stream) => Ok(HostSocket::new(stream, self.port)),
-            Err(e) => Err(AdbError::StartFailed {
+        self.try_connect().await.map_err(|e| AdbError::StartFailed {
+            port: self.port,
+            detail: e.to_string(),
+        })
+    }
+
+    /// A connection to the server if one listens (never starts one).
+    async fn try_connect(&self) -> std::io::Result<HostSocket> {
+        let stream = TcpStream::connect((std::net::Ipv4Addr::LOCALHOST, self.port)).await?;
+        Ok(HostSocket::new(stream, self.port))
+    }
+
+    /// Whether a server answers `host:version` now (without starting one).
+    async fn server_answers(&self) -> bool {
+        let mut may_start = false;
+        let ask = self.host_query_with("host:version", &mut may_start);
+        matches!(tokio::time::timeout(PROBE_LIMIT, ask).await, Ok(Ok(_)))
+    }
+
+    /// The error for a command whose stream ended before it did: the server went away when it
+    /// no longer answers, else the phone disconnected.
+    async fn cut(&self, serial: &str, command: &str) -> AdbError {
+        if self.server_answers().await {
+            AdbError::PhoneDisconnected {
+                serial: serial.to_owned(),
+                command: command.to_owned(),
+            }
+        } else {
+            AdbError::ServerGone {
                 port: self.port,
-                detail: e.to_string(),
-            }),
+                serial: serial.to_owned(),
+                command: command.to_owned(),
+            }
         }
     }
 
     /// Sends a `host:` request and reads its `<hex4>` answer.
     async fn host_query(&self, request: &str) -> Result<String, AdbError> {
-        let mut socket = self.open().await?;
+        self.host_query_with(request, &mut true).await
+    }
+
+    /// [`Self::host_query`], starting the server only if `may_start` (see [`Self::open_with`]).
+    async fn host_query_with(
+        &self,
+        request: &str,
+        may_start: &mut bool,
+    ) -> Result<String, AdbError> {
+        let mut socket = self.open_with(may_start).await?;
         socket.request(request, None).await?;
         socket.read_string().await
     }
@@ -163,6 +207,15 @@ impl AdbClient {
                 port: self.port,
                 detail: texts::unexpected("version", text.as_bytes()),
             })
+        })
+        .await
+    }
+
+    /// The device list from the server running now (none running: an error; never starts one).
+    pub(crate) async fn devices_if_running(&self) -> Result<Vec<Device>, AdbError> {
+        self.limited(|| texts::DEVICE_LIST.into(), async {
+            let text = self.host_query_with("host:devices-l", &mut false).await?;
+            Ok(parse_devices_l(&text))
         })
         .await
     }
@@ -213,14 +266,18 @@ impl AdbClient {
                     texts::CLOSING_STDIN,
                 )
                 .await?;
-            read_shell(&mut socket, serial, command).await
+            match read_shell(&mut socket).await {
+                Ok(Some(output)) => Ok(output),
+                Ok(None) => Err(self.cut(serial, command).await),
+                Err(e) => Err(e),
+            }
         })
         .await
     }
 
     /// Runs `command` with its stdout as raw bytes (`exec:`; for binary output such as
-    /// `screencap -p`). There is no exit status and no stderr, and a device that goes away
-    /// mid-output gives what arrived: check the bytes (a PNG's end) where it matters.
+    /// `screencap -p`). There is no exit status and no stderr, and a device or a server that
+    /// goes away mid-output gives what arrived: check the bytes (a PNG's end) where it matters.
     pub async fn exec_out(&self, serial: &str, command: &str) -> Result<Vec<u8>, AdbError> {
         self.limited(|| texts::command_on(command, serial), async {
             let mut socket = self
@@ -259,12 +316,9 @@ fn server_port(value: Option<&str>) -> Result<u16, AdbError> {
     }
 }
 
-/// Reads shell-v2 packets until the exit status.
-async fn read_shell(
-    socket: &mut HostSocket,
-    serial: &str,
-    command: &str,
-) -> Result<ShellOutput, AdbError> {
+/// Reads shell-v2 packets until the exit status; `None` when the stream ends (or breaks)
+/// before it.
+async fn read_shell(socket: &mut HostSocket) -> Result<Option<ShellOutput>, AdbError> {
     let mut decoder = shell::ShellDecoder::new();
     let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
     let mut chunk = vec![0u8; 64 * 1024];
@@ -274,31 +328,20 @@ async fn read_shell(
                 shell::STDOUT => stdout.extend(packet.payload),
                 shell::STDERR => stderr.extend(packet.payload),
                 shell::EXIT => {
-                    return Ok(ShellOutput {
+                    return Ok(Some(ShellOutput {
                         stdout,
                         stderr,
                         exit_code: packet.payload.first().copied().unwrap_or(0),
-                    });
+                    }));
                 }
                 _ => {}
             }
         }
-        let n = match socket.read_some(&mut chunk, texts::READING_OUTPUT).await {
-            Ok(n) => n,
-            Err(AdbError::Io { source, .. })
-                if source.kind() == std::io::ErrorKind::ConnectionReset =>
-            {
-                0
-            }
+        match socket.read_some(&mut chunk, texts::READING_OUTPUT).await {
+            Ok(0) | Err(AdbError::Io { .. }) => return Ok(None),
+            Ok(n) => decoder.push(&chunk[..n]),
             Err(e) => return Err(e),
-        };
-        if n == 0 {
-            return Err(AdbError::ShellCut {
-                serial: serial.to_owned(),
-                command: command.to_owned(),
-            });
         }
-        decoder.push(&chunk[..n]);
     }
 }
 

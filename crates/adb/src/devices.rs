@@ -1,5 +1,8 @@
 //! The device list (`host:devices-l`): one line per device, `SERIAL STATE` then `key:value`
-//! fields, read from the right because the state may hold spaces and keys may be missing.
+//! fields, read from the right because the state may hold spaces and keys may be missing — and what
+//! a person does about each state.
+
+use crate::texts;
 
 /// One device the adb server knows.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,6 +21,19 @@ pub struct Device {
     pub usb: Option<String>,
     /// `transport_id:` (the server's id of this connection).
     pub transport_id: Option<u64>,
+}
+
+impl Device {
+    /// Whether the server can run commands on it (state `device`).
+    pub fn is_ready(&self) -> bool {
+        self.state == "device"
+    }
+
+    /// What a person does to make it usable, for every state but `device` (`None`): accept
+    /// the USB debugging prompt, reconnect, install udev rules, wait, reboot into Android.
+    pub fn state_advice(&self) -> Option<String> {
+        texts::state_advice(&self.state)
+    }
 }
 
 /// Reads the text of `host:devices-l` (lines that do not hold a serial and a state are skipped).
@@ -97,6 +113,20 @@ mod tests {
         );
         assert!(devices[3].state.ends_with("device.html]"));
         assert_eq!(devices[3].transport_id, Some(4));
+        assert!(!devices[1].is_ready());
+        assert!(devices[0].is_ready());
+        assert_eq!(devices[0].state_advice(), None);
+        assert_eq!(
+            devices[1].state_advice(),
+            texts::state_advice("unauthorized")
+        );
+        assert!(
+            devices[3]
+                .state_advice()
+                .is_some_and(|advice| advice.contains("udev rules")),
+            "{:?}",
+            devices[3].state_advice()
+        );
         assert!(parse_devices_l("").is_empty());
         assert!(parse_devices_l("garbage\n").is_empty());
     }

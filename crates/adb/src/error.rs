@@ -85,13 +85,38 @@ pub enum AdbError {
         /// The server's text.
         message: String,
     },
-    /// A shell command's stream ended before its exit status.
-    #[error("{}", texts::shell_cut(serial, command))]
-    ShellCut {
+    /// A command's stream ended before its exit status while the server still answers: the
+    /// phone went away (unplugged, its connection dropped); the command may have run.
+    #[error("{}", texts::phone_disconnected(serial, command))]
+    PhoneDisconnected {
         /// The serial.
         serial: String,
         /// The command.
         command: String,
+    },
+    /// The adb server went away (killed, crashed) while a command ran on a device; the command
+    /// may or may not have run.
+    #[error("{}", texts::server_gone(*port, serial, command))]
+    ServerGone {
+        /// The server port.
+        port: u16,
+        /// The serial.
+        serial: String,
+        /// The command.
+        command: String,
+    },
+    /// The connection that followed the device list closed: the server stopped.
+    #[error("{}", texts::server_stopped(*.0))]
+    ServerStopped(u16),
+    /// `getprop` failed on the device.
+    #[error("{}", texts::properties_failed(serial, *exit_code, stderr))]
+    PropertiesFailed {
+        /// The serial.
+        serial: String,
+        /// The exit status.
+        exit_code: u8,
+        /// What it printed on stderr.
+        stderr: String,
     },
     /// A pull answered `FAIL`.
     #[error("{}", texts::pull_failed(serial, path, message))]
@@ -166,8 +191,9 @@ mod tests {
         let offline = from_fail("host:tport:serial:x", Some("x"), "device offline".into());
         assert_eq!(
             offline.to_string(),
-            "device 'x' is offline: reconnect it (adb reconnect, or unplug and plug it in) and \
-             try again"
+            "device 'x' is offline: reconnect it (unplug and plug in the cable, or run `adb \
+             reconnect`; a network phone: `adb connect HOST:PORT` again); if it stays offline, \
+             restart the phone"
         );
         let refused = from_fail("jdwp:1", Some("x"), "closed".into());
         assert!(

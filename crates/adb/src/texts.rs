@@ -86,13 +86,9 @@ pub(crate) fn device_not_found(serial: &str) -> String {
     )
 }
 
-/// The device is there but not usable.
+/// The device is there but not usable: its state and what to do.
 pub(crate) fn device_state(serial: &str, state: &str) -> String {
-    let next = if state == "unauthorized" {
-        "accept the 'Allow USB debugging?' prompt on the device, then try again"
-    } else {
-        "reconnect it (adb reconnect, or unplug and plug it in) and try again"
-    };
+    let next = state_advice(state).unwrap_or_else(|| "try again".into());
     format!("device '{serial}' is {state}: {next}")
 }
 
@@ -112,11 +108,38 @@ pub(crate) fn connect_failed(target: &str, message: &str) -> String {
     )
 }
 
-/// The stream of a shell command ended before its exit status.
-pub(crate) fn shell_cut(serial: &str, command: &str) -> String {
+/// A shell command's stream ended before its exit status while the server still answers.
+pub(crate) fn phone_disconnected(serial: &str, command: &str) -> String {
     format!(
-        "the connection to device '{serial}' closed before `{command}` finished (no exit status \
-         came): the device may have gone away; check the device list and run it again"
+        "the phone '{serial}' disconnected while running `{command}`; it may have run: reconnect \
+         it (check the cable, or `adb connect HOST:PORT` for a network phone), then check what \
+         the command did before running it again"
+    )
+}
+
+/// The server went away while a command ran.
+pub(crate) fn server_gone(port: u16, serial: &str, command: &str) -> String {
+    format!(
+        "the adb server on 127.0.0.1:{port} went away while `{command}` ran on '{serial}': the \
+         command may or may not have run; check what it did before running it again (the next \
+         call starts the server again if adb is installed)"
+    )
+}
+
+/// The tracker's connection to the server closed.
+pub(crate) fn server_stopped(port: u16) -> String {
+    format!(
+        "the adb server on 127.0.0.1:{port} stopped: the device list is unknown until it is \
+         back; deft reconnects by itself (starting it once if adb is installed)"
+    )
+}
+
+/// The properties command of `details` failed.
+pub(crate) fn properties_failed(serial: &str, exit_code: u8, stderr: &str) -> String {
+    format!(
+        "device '{serial}' could not read its properties with getprop (exit status {exit_code}: \
+         {}): is it an Android device running its system?",
+        stderr.trim()
     )
 }
 
@@ -131,6 +154,51 @@ pub(crate) fn nul_in_argument(index: usize) -> String {
         "argument {index} of the command holds a NUL byte, which no device shell command can \
          carry: remove it"
     )
+}
+
+// ---- the states of a device, said to a person ------------------------------------------------------
+
+/// An unauthorized phone.
+const UNAUTHORIZED: &str = "unlock the phone and accept its 'Allow USB debugging?' prompt (tick \
+    'Always allow from this computer'); no prompt? unplug and plug it in again, or revoke the USB \
+    debugging authorizations in Developer options — the key the phone is asked to trust is \
+    ~/.android/adbkey of the user running the adb server";
+/// An offline phone.
+const OFFLINE: &str = "reconnect it (unplug and plug in the cable, or run `adb reconnect`; a \
+    network phone: `adb connect HOST:PORT` again); if it stays offline, restart the phone";
+/// A USB phone this user may not open.
+const NO_PERMISSIONS: &str = "this user may not open the phone's USB device: install udev rules \
+    for Android phones (Debian: apt-get install android-sdk-platform-tools-common), add the user \
+    to the plugdev group, then unplug and plug the phone in again";
+/// The server checks its key with the phone.
+const AUTHORIZING: &str = "wait a moment: the adb server is checking its key with the phone \
+    (unlock the phone if it asks)";
+/// The server is still connecting.
+const CONNECTING_STATE: &str = "wait a moment: the adb server is still connecting to the phone";
+
+/// What a person does about a device in `state` (`None`: `device`, ready to use).
+pub(crate) fn state_advice(state: &str) -> Option<String> {
+    let advice = match state {
+        "device" => return None,
+        "unauthorized" => UNAUTHORIZED,
+        "offline" => OFFLINE,
+        "authorizing" | "still authorizing" => AUTHORIZING,
+        "connecting" | "still connecting" => CONNECTING_STATE,
+        _ if state.starts_with("no permissions") => NO_PERMISSIONS,
+        "bootloader" | "recovery" | "rescue" | "sideload" => {
+            return Some(format!(
+                "the phone is in {state} mode, not running Android: reboot it into Android \
+                 (adb reboot), then it shows as 'device'"
+            ));
+        }
+        _ => {
+            return Some(format!(
+                "adb reports the state '{state}', and deft uses a phone only in the state \
+                 'device': check the phone and its connection"
+            ));
+        }
+    };
+    Some(advice.to_owned())
 }
 
 // ---- the parts of the texts above: what the client was doing, which call ---------------------------
@@ -157,6 +225,8 @@ pub(crate) const ENDING_TRANSFER: &str = "ending the transfer";
 pub(crate) const FILE_CUT: &str = "the connection closed before the file ended";
 /// The device-list call.
 pub(crate) const DEVICE_LIST: &str = "the device list";
+/// Opening the tracking of the device list.
+pub(crate) const TRACKING: &str = "starting to track the device list";
 
 /// A connect call.
 pub(crate) fn connecting_to(target: &str) -> String {
@@ -269,14 +339,15 @@ mod tests {
              or connect the device first (adb connect HOST:PORT)"
         );
         assert_eq!(
-            device_state("p", "unauthorized"),
-            "device 'p' is unauthorized: accept the 'Allow USB debugging?' prompt on the device, \
-             then try again"
+            device_state("p", "offline"),
+            "device 'p' is offline: reconnect it (unplug and plug in the cable, or run `adb \
+             reconnect`; a network phone: `adb connect HOST:PORT` again); if it stays offline, \
+             restart the phone"
         );
         assert_eq!(
-            device_state("p", "offline"),
-            "device 'p' is offline: reconnect it (adb reconnect, or unplug and plug it in) and \
-             try again"
+            device_state("p", "still connecting"),
+            "device 'p' is still connecting: wait a moment: the adb server is still connecting \
+             to the phone"
         );
         assert_eq!(
             service_refused("p", "jdwp:1"),
@@ -290,9 +361,26 @@ mod tests {
              machine can reach it"
         );
         assert_eq!(
-            shell_cut("p", "ls"),
-            "the connection to device 'p' closed before `ls` finished (no exit status came): the \
-             device may have gone away; check the device list and run it again"
+            phone_disconnected("p", "ls"),
+            "the phone 'p' disconnected while running `ls`; it may have run: reconnect it (check \
+             the cable, or `adb connect HOST:PORT` for a network phone), then check what the \
+             command did before running it again"
+        );
+        assert_eq!(
+            server_gone(5037, "p", "ls"),
+            "the adb server on 127.0.0.1:5037 went away while `ls` ran on 'p': the command may \
+             or may not have run; check what it did before running it again (the next call \
+             starts the server again if adb is installed)"
+        );
+        assert_eq!(
+            server_stopped(5037),
+            "the adb server on 127.0.0.1:5037 stopped: the device list is unknown until it is \
+             back; deft reconnects by itself (starting it once if adb is installed)"
+        );
+        assert_eq!(
+            properties_failed("p", 127, "/system/bin/sh: getprop: not found\n"),
+            "device 'p' could not read its properties with getprop (exit status 127: \
+             /system/bin/sh: getprop: not found): is it an Android device running its system?"
         );
         assert_eq!(
             pull_failed("p", "/x", "No such file or directory"),
@@ -302,6 +390,56 @@ mod tests {
             nul_in_argument(2),
             "argument 2 of the command holds a NUL byte, which no device shell command can carry: \
              remove it"
+        );
+    }
+
+    #[test]
+    fn each_state_says_what_to_do() {
+        assert_eq!(state_advice("device"), None);
+        let said = |state: &str| state_advice(state).unwrap_or_default();
+        assert_eq!(
+            said("unauthorized"),
+            "unlock the phone and accept its 'Allow USB debugging?' prompt (tick 'Always allow \
+             from this computer'); no prompt? unplug and plug it in again, or revoke the USB \
+             debugging authorizations in Developer options — the key the phone is asked to trust \
+             is ~/.android/adbkey of the user running the adb server"
+        );
+        assert_eq!(
+            said("offline"),
+            "reconnect it (unplug and plug in the cable, or run `adb reconnect`; a network phone: \
+             `adb connect HOST:PORT` again); if it stays offline, restart the phone"
+        );
+        assert_eq!(
+            said(
+                "no permissions (missing udev rules? user is in the plugdev group); see \
+                 [http://developer.android.com/tools/device.html]"
+            ),
+            "this user may not open the phone's USB device: install udev rules for Android \
+             phones (Debian: apt-get install android-sdk-platform-tools-common), add the user to \
+             the plugdev group, then unplug and plug the phone in again"
+        );
+        for state in ["authorizing", "still authorizing"] {
+            assert_eq!(
+                said(state),
+                "wait a moment: the adb server is checking its key with the phone (unlock the \
+                 phone if it asks)"
+            );
+        }
+        for state in ["connecting", "still connecting"] {
+            assert_eq!(
+                said(state),
+                "wait a moment: the adb server is still connecting to the phone"
+            );
+        }
+        assert_eq!(
+            said("recovery"),
+            "the phone is in recovery mode, not running Android: reboot it into Android (adb \
+             reboot), then it shows as 'device'"
+        );
+        assert_eq!(
+            said("host"),
+            "adb reports the state 'host', and deft uses a phone only in the state 'device': \
+             check the phone and its connection"
         );
     }
 }

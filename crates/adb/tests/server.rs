@@ -1,9 +1,9 @@
 //! deft's adb client against the real adb server, with device doubles as the phones
 //! (`deft_test_support::adb_double`): the device list, shell output and exit codes, binary and
-//! large `exec-out`, pull, refusals, a device that drops mid-command, quoting, and starting the
-//! server.
+//! large `exec-out`, pull, refusals, quoting, starting the server, a phone's details and two
+//! phones at once (faults mid-command: faults.rs; the tracked list: track.rs).
 
-use deft_adb::{AdbClient, AdbError, quote_command};
+use deft_adb::{AdbClient, AdbError, PhoneDetails, quote_command};
 use deft_test_support::adb_double::{
     Action, AdbDouble, AdbHarness, DoubleConfig, Input, Reply, android_fixture, tiny_png,
 };
@@ -203,27 +203,6 @@ async fn connect_and_disconnect_report_what_the_server_said() {
 }
 
 #[tokio::test]
-async fn a_device_that_drops_mid_command_is_an_error_not_a_hang() {
-    let config = DoubleConfig::default().action(
-        "long-job",
-        Action::DropConnection {
-            partial: b"half of it\n".to_vec(),
-        },
-    );
-    let harness = AdbHarness::start(vec![config]);
-    let (client, serial) = (harness.client(), harness.double(0).serial());
-    let err = client.shell(&serial, "long-job").await.unwrap_err();
-    assert!(matches!(err, AdbError::ShellCut { .. }), "{err:?}");
-    assert_eq!(
-        err.to_string(),
-        format!(
-            "the connection to device '{serial}' closed before `long-job` finished (no exit \
-             status came): the device may have gone away; check the device list and run it again"
-        )
-    );
-}
-
-#[tokio::test]
 async fn a_hostile_argument_reaches_the_device_as_one_literal() {
     let config =
         DoubleConfig::default().screens(&["launcher-aosp-legacy.xml", "settings-android14.xml"]);
@@ -341,8 +320,11 @@ async fn an_unauthorized_device_says_to_accept_the_prompt() {
     assert_eq!(
         err.to_string(),
         format!(
-            "device '{serial}' is unauthorized: accept the 'Allow USB debugging?' prompt on the \
-             device, then try again"
+            "device '{serial}' is unauthorized: unlock the phone and accept its 'Allow USB \
+             debugging?' prompt (tick 'Always allow from this computer'); no prompt? unplug and \
+             plug it in again, or revoke the USB debugging authorizations in Developer options — \
+             the key the phone is asked to trust is ~/.android/adbkey of the user running the adb \
+             server"
         )
     );
     connecting.abort();
@@ -359,4 +341,107 @@ async fn a_phone_without_shell_v2_is_refused_clearly() {
     assert!(matches!(err, AdbError::ServiceRefused { .. }), "{err:?}");
     // exec-out needs no shell protocol
     assert_eq!(client.exec_out(&serial, "echo hi").await.unwrap(), b"hi\n");
+}
+
+/// The one command `details` runs.
+const PROPERTIES: &str =
+    "getprop ro.product.model; getprop ro.build.version.release; getprop ro.build.version.sdk";
+
+#[tokio::test]
+async fn details_read_model_version_and_sdk_in_one_command() {
+    let harness = AdbHarness::start(vec![
+        DoubleConfig::default().command(PROPERTIES, Reply::stdout("Pixel 7\n14\n34\n")),
+        // no ro.product.model: the device list's model stands in
+        DoubleConfig::default()
+            .model("SM-G960F")
+            .command(PROPERTIES, Reply::stdout("\n8.1.0\n27\n")),
+        DoubleConfig::default(), // no getprop at all
+    ]);
+    let client = harness.client();
+    let serial = |i: usize| harness.double(i).serial();
+    assert_eq!(
+        client.details(&serial(0)).await.unwrap(),
+        PhoneDetails {
+            model: Some("Pixel 7".into()),
+            android_version: Some("14".into()),
+            sdk: Some(34),
+        }
+    );
+    assert_eq!(harness.double(0).commands(), [PROPERTIES], "one round trip");
+    assert_eq!(
+        client.details(&serial(1)).await.unwrap(),
+        PhoneDetails {
+            model: Some("SM_G960F".into()),
+            android_version: Some("8.1.0".into()),
+            sdk: Some(27),
+        }
+    );
+    let err = client.details(&serial(2)).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "device '{}' could not read its properties with getprop (exit status 127: \
+             /system/bin/sh: getprop: inaccessible or not found): is it an Android device \
+             running its system?",
+            serial(2)
+        )
+    );
+}
+
+#[tokio::test]
+async fn two_phones_run_commands_at_once_without_cross_talk() {
+    // each phone answers the same command with its own bytes, large enough for many WRTEs
+    let body = |seed: u8| -> Vec<u8> {
+        (0..300_000u32)
+            .map(|i| (i % 253) as u8 ^ seed.wrapping_mul((i / 253) as u8 | 1))
+            .collect()
+    };
+    let (a, b) = (body(3), body(7));
+    let harness = AdbHarness::start(vec![
+        DoubleConfig::default()
+            .model("Phone A")
+            .command("cat /sdcard/id", Reply::stdout(a.clone())),
+        DoubleConfig::default()
+            .model("Phone B")
+            .command("cat /sdcard/id", Reply::stdout(b.clone())),
+    ]);
+    let client = harness.client();
+    let mut calls = tokio::task::JoinSet::new();
+    for round in 0..6 {
+        for phone in 0..2 {
+            let (client, serial) = (client.clone(), harness.double(phone).serial());
+            calls.spawn(async move {
+                let id = client.shell(&serial, "cat /sdcard/id").await.unwrap();
+                let echo = client
+                    .shell(&serial, &format!("echo {phone}-{round}"))
+                    .await
+                    .unwrap();
+                let raw = client.exec_out(&serial, "cat /sdcard/id").await.unwrap();
+                (phone, round, id.stdout, echo.stdout, raw)
+            });
+        }
+    }
+    let mut seen = 0;
+    while let Some(done) = calls.join_next().await {
+        let (phone, round, id, echo, raw) = done.unwrap();
+        let expected = if phone == 0 { &a } else { &b };
+        assert!(
+            &id == expected && &raw == expected,
+            "phone {phone} got other bytes"
+        );
+        assert_eq!(echo, format!("{phone}-{round}\n").into_bytes());
+        seen += 1;
+    }
+    assert_eq!(seen, 12);
+    for phone in 0..2 {
+        let commands = harness.double(phone).commands();
+        assert_eq!(commands.len(), 18, "{commands:?}");
+        let mine = format!("echo {phone}-");
+        assert!(
+            commands
+                .iter()
+                .all(|c| c == "cat /sdcard/id" || c.starts_with(&mine)),
+            "phone {phone} ran another phone's commands: {commands:?}"
+        );
+    }
 }
