@@ -663,7 +663,7 @@ impl AndroidServer {
         answer(
             async {
                 if !(2..=MAX_PATH_POINTS).contains(&args.path.len()) {
-                    return Err(model(texts::bad_path(args.path.len())));
+                    return Err(model(texts::bad_path(args.path.len(), MAX_PATH_POINTS)));
                 }
                 let ms = args.duration_ms.unwrap_or(300).min(MAX_SWIPE_MS);
                 let mut points = Vec::with_capacity(args.path.len());

@@ -223,12 +223,9 @@ pub fn bad_argument(problem: &str) -> String {
     format!("Invalid arguments: {problem}")
 }
 
-/// A swipe path that is too short or too long.
-pub fn bad_path(points: usize) -> String {
-    format!(
-        "A swipe path needs 2 to {} points [x, y] (fractions of the screen), got {points}.",
-        crate::session::MAX_PATH_POINTS
-    )
+/// A swipe path that is too short or too long (`max` points at most).
+pub fn bad_path(points: usize, max: usize) -> String {
+    format!("A swipe path needs 2 to {max} points [x, y] (fractions of the screen), got {points}.")
 }
 
 /// A `keep_awake` mode the phone does not know.

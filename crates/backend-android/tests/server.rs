@@ -368,7 +368,7 @@ async fn screenshots_screen_power_and_keep_awake() {
     let bad = call(&client, "keep_awake", json!({"mode": "forever"})).await;
     assert_eq!(error(&bad), texts::bad_stay_on("forever"));
     let path = call(&client, "swipe", json!({"path": [[0.5, 0.5]]})).await;
-    assert_eq!(error(&path), texts::bad_path(1));
+    assert_eq!(error(&path), texts::bad_path(1, 50));
 }
 
 #[tokio::test]

@@ -19,12 +19,11 @@ pub fn follow(globals: &Globals, adb: AdbClient, registry: Registry) -> JoinHand
         let mut tracker = adb.track_devices();
         let mut labels: HashMap<String, Option<String>> = HashMap::new();
         let mut last: Vec<AdbDevice> = Vec::new();
-        let make = |serial: &str| match local_devices::phone_device(&globals, serial) {
-            Ok(device) => Some(device),
-            Err(e) => {
+        let make = |serial: &str| {
+            local_devices::phone_device(&globals, serial).map_err(|e| {
                 tracing::warn!(%serial, "the phone cannot be a device: {e:#}");
-                None
-            }
+                format!("{e:#}")
+            })
         };
         let mut outage = false;
         while let Some(event) = tracker.next().await {

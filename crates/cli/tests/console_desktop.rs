@@ -14,7 +14,7 @@ use deft_test_support::TempDataDir;
 use deft_test_support::model::{Reply, ScriptedModel};
 use deft_test_support::proc::{Signal, signal_process, wait_group_gone};
 use serde_json::json;
-use support::{API_TOKEN, Serve, ServeOptions};
+use support::{API_TOKEN, Serve, ServeOptions, mjpeg_frames};
 
 /// `deft serve` on `dir` with the managed desktop (no display), its model at `model_url`; and
 /// the desktop's process group.
@@ -44,49 +44,6 @@ async fn assert_desktop_gone(dir: &TempDataDir, pgid: i32) {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert!(!state_file.exists(), "the state file was left behind");
-}
-
-/// Reads `n` JPEG parts of an MJPEG response.
-async fn mjpeg_frames(url: &str, n: usize) -> Vec<Vec<u8>> {
-    let mut r = reqwest::Client::new()
-        .get(url)
-        .bearer_auth(API_TOKEN)
-        .send()
-        .await
-        .expect("live request");
-    assert_eq!(r.status(), 200);
-    let ct = r.headers()["content-type"].to_str().unwrap().to_owned();
-    assert_eq!(ct, "multipart/x-mixed-replace; boundary=frame");
-    let mut buf: Vec<u8> = Vec::new();
-    let mut frames = Vec::new();
-    let read = async {
-        while frames.len() < n {
-            let chunk = r.chunk().await.expect("chunk").expect("stream ended");
-            buf.extend_from_slice(&chunk);
-            // Parse complete parts: headers, blank line, Content-Length bytes, CRLF.
-            while let Some(head_end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
-                assert!(head.starts_with("--frame\r\n"), "{head}");
-                let len: usize = head
-                    .lines()
-                    .find_map(|l| l.strip_prefix("Content-Length: "))
-                    .expect("Content-Length")
-                    .trim()
-                    .parse()
-                    .unwrap();
-                let start = head_end + 4;
-                if buf.len() < start + len + 2 {
-                    break;
-                }
-                frames.push(buf[start..start + len].to_vec());
-                buf.drain(..start + len + 2);
-            }
-        }
-    };
-    tokio::time::timeout(Duration::from_secs(30), read)
-        .await
-        .expect("frames in time");
-    frames
 }
 
 #[tokio::test]

@@ -36,21 +36,28 @@ pub(crate) struct PhoneEntry {
 }
 
 /// Replaces `phones` with `seen`: a ready phone keeps the device it had, a phone becoming ready
-/// gets one from `make` (none: it is listed, not usable), the rest have none.
+/// gets one from `make` (an error: it is listed with the error as its note, not usable), the
+/// rest have none.
 pub(crate) fn update(
     phones: &mut BTreeMap<String, PhoneEntry>,
     seen: Vec<PhoneSeen>,
-    make: &dyn Fn(&str) -> Option<Device>,
+    make: &dyn Fn(&str) -> Result<Device, String>,
 ) {
     let mut next = BTreeMap::new();
-    for s in seen {
+    for mut s in seen {
         let kept = phones
             .remove(&s.serial)
             .and_then(|old| old.device)
             .filter(|_| s.ready());
         let device = match kept {
             Some(d) => Some(d),
-            None if s.ready() => make(&s.serial),
+            None if s.ready() => match make(&s.serial) {
+                Ok(d) => Some(d),
+                Err(e) => {
+                    s.note = Some(e);
+                    None
+                }
+            },
             None => None,
         };
         next.insert(s.serial.clone(), PhoneEntry { seen: s, device });
@@ -78,10 +85,13 @@ mod tests {
         }
     }
 
-    fn make(serial: &str) -> Option<Device> {
+    fn make(serial: &str) -> Result<Device, String> {
+        if serial == "broken" {
+            return Err("no android profile".into());
+        }
         let table = Arc::new(deft_tools::table::RoutingTable::builtin());
         let builtins = Arc::new(deft_tools::builtin::BuiltinRegistry::new());
-        Some(Device::new(
+        Ok(Device::new(
             serial,
             "android",
             Arc::new(LocalDispatcher::new(table, builtins)),
@@ -112,5 +122,11 @@ mod tests {
         update(&mut phones, vec![seen("b", "offline")], &make);
         assert!(!phones.contains_key("a"));
         assert!(phones["b"].device.is_none());
+        update(&mut phones, vec![seen("broken", "device")], &make);
+        assert!(phones["broken"].device.is_none());
+        assert_eq!(
+            phones["broken"].seen.note.as_deref(),
+            Some("no android profile")
+        );
     }
 }

@@ -270,9 +270,9 @@ impl Registry {
     }
 
     /// Replaces the phones with the adb server's list `seen`; `make` gives a phone that became
-    /// ready its device (none: it stays listed, unusable). A phone that stays ready keeps its
+    /// ready its device (an error: it stays listed, unusable, the error its note). A phone that stays ready keeps its
     /// device, busy or not.
-    pub fn set_phones(&self, seen: Vec<PhoneSeen>, make: &dyn Fn(&str) -> Option<Device>) {
+    pub fn set_phones(&self, seen: Vec<PhoneSeen>, make: &dyn Fn(&str) -> Result<Device, String>) {
         let seen: Vec<PhoneSeen> = seen
             .into_iter()
             .filter(|p| {
@@ -306,7 +306,8 @@ impl Devices for Registry {
     fn list(&self) -> Vec<DeviceInfo> {
         self.details()
             .into_iter()
-            .filter(|d| d.state.as_deref().is_none_or(|s| s == "device"))
+            // A phone is a device only while it has one (ready, and its tools could be made).
+            .filter(|d| d.kind != DeviceKind::Phone || d.has_screen)
             .map(|d| DeviceInfo {
                 id: d.id,
                 profile: d.profile,

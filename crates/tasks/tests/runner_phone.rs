@@ -115,11 +115,10 @@ async fn screen_steps_are_not_supported_where_the_device_has_no_screen_power() {
     );
     let report = fixture_device::run_on(&t, &device).await;
     assert_eq!(report.status, DoneStatus::Failed);
-    assert!(
-        report
-            .message
-            .contains("screen_on is not supported on this device (local): it has no tool for it"),
-        "{}",
-        report.message
+    assert_eq!(
+        report.steps[0].error.as_deref(),
+        Some("screen_on is not supported on this device (local): it has no tool for it"),
+        "{:#?}",
+        fixture_device::step_lines(&report)
     );
 }

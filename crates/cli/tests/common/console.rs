@@ -440,3 +440,46 @@ impl Sse {
 pub fn kinds(events: &[SseEvent]) -> Vec<&str> {
     events.iter().map(|e| e.event.as_str()).collect()
 }
+
+/// Reads `n` JPEG parts of an MJPEG response.
+pub async fn mjpeg_frames(url: &str, n: usize) -> Vec<Vec<u8>> {
+    let mut r = reqwest::Client::new()
+        .get(url)
+        .bearer_auth(API_TOKEN)
+        .send()
+        .await
+        .expect("live request");
+    assert_eq!(r.status(), 200);
+    let ct = r.headers()["content-type"].to_str().unwrap().to_owned();
+    assert_eq!(ct, "multipart/x-mixed-replace; boundary=frame");
+    let mut buf: Vec<u8> = Vec::new();
+    let mut frames = Vec::new();
+    let read = async {
+        while frames.len() < n {
+            let chunk = r.chunk().await.expect("chunk").expect("stream ended");
+            buf.extend_from_slice(&chunk);
+            // Parse complete parts: headers, blank line, Content-Length bytes, CRLF.
+            while let Some(head_end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
+                assert!(head.starts_with("--frame\r\n"), "{head}");
+                let len: usize = head
+                    .lines()
+                    .find_map(|l| l.strip_prefix("Content-Length: "))
+                    .expect("Content-Length")
+                    .trim()
+                    .parse()
+                    .unwrap();
+                let start = head_end + 4;
+                if buf.len() < start + len + 2 {
+                    break;
+                }
+                frames.push(buf[start..start + len].to_vec());
+                buf.drain(..start + len + 2);
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(30), read)
+        .await
+        .expect("frames in time");
+    frames
+}

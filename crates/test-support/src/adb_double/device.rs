@@ -82,6 +82,28 @@ impl Device {
         if let Some(action) = self.config.commands.get(line) {
             return Ran::Now(action.clone());
         }
+        let parts = sequence(line);
+        if parts.len() > 1 {
+            // `a; b; c` as sh runs it: each in turn, outputs one after the other, the last's
+            // exit status.
+            let mut out = Reply::default();
+            for part in parts {
+                match self.run_one(part) {
+                    Ran::Now(Action::Reply(r)) => {
+                        out.stdout.extend(r.stdout);
+                        out.stderr.extend(r.stderr);
+                        out.exit = r.exit;
+                    }
+                    other => return other,
+                }
+            }
+            return Ran::Now(Action::Reply(out));
+        }
+        self.run_one(line)
+    }
+
+    /// Runs one command (no `;` in it).
+    fn run_one(&mut self, line: &str) -> Ran {
         let Some(words) = shlex::split(line) else {
             return Ran::Now(Action::Reply(Reply::failure(
                 "/system/bin/sh: syntax error: unterminated quoted string\n",
@@ -204,6 +226,29 @@ fn parse_input(args: &[&str]) -> Option<Vec<Input>> {
     one.map(|input| vec![input])
 }
 
+/// The commands of `line` split at each `;` outside quotes (empty ones dropped).
+fn sequence(line: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut start, mut quote) = (0, None);
+    for (i, c) in line.char_indices() {
+        match (c, quote) {
+            ('\'' | '"', None) => quote = Some(c),
+            (c, Some(q)) if c == q => quote = None,
+            (';', None) => {
+                parts.push(&line[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&line[start..]);
+    parts
+        .into_iter()
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
 /// What Android's shell says for a program it does not have.
 fn not_found(program: &str) -> Reply {
     Reply::failure(
@@ -222,4 +267,22 @@ pub fn tiny_png() -> Vec<u8> {
         .write_to(&mut out, image::ImageFormat::Png)
         .unwrap_or_else(|e| panic!("encoding the double's PNG: {e}"));
     out.into_inner()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sequence;
+
+    #[test]
+    fn commands_split_at_semicolons_outside_quotes() {
+        assert_eq!(
+            sequence("getprop a; getprop b;getprop c"),
+            vec!["getprop a", "getprop b", "getprop c"]
+        );
+        assert_eq!(
+            sequence("echo 'a;b'; echo \"c;d\""),
+            vec!["echo 'a;b'", "echo \"c;d\""]
+        );
+        assert_eq!(sequence("input tap 1 2"), vec!["input tap 1 2"]);
+    }
 }

@@ -1,0 +1,122 @@
+//! Phones in `deft serve`: the real adb server (a private one, on the harness's port) with
+//! simulated phones connected; `deft serve` follows its device list into the console's devices —
+//! a ready phone with its model and Android version, an unauthorized one with what to do, a phone
+//! unplugged leaves — and a chat run with the scripted model drives a phone through the routed
+//! Android tools while its live view shows frames.
+
+#![allow(clippy::unwrap_used)] // test helpers: an unwrap that fails is a failing test
+
+#[path = "common/console.rs"]
+mod support;
+
+use std::time::{Duration, Instant};
+
+use deft_test_support::TempDataDir;
+use deft_test_support::adb_double::{AdbDouble, AdbHarness, DoubleConfig};
+use deft_test_support::model::{Reply, ScriptedModel};
+use serde_json::{Value, json};
+use support::{Api, Serve, ServeOptions, mjpeg_frames};
+
+/// `deft serve` following the phones of `harness`'s adb server.
+fn serve_with_phones(dir: &std::path::Path, model_url: &str, harness: &AdbHarness) -> Serve {
+    let mut opts = ServeOptions::shell(model_url, dir);
+    // The built-in routing table: it has the phones' `android` profile.
+    opts.tools = None;
+    opts.env = vec![
+        ("DEFT_NO_PHONES".into(), "false".into()),
+        ("ANDROID_ADB_SERVER_PORT".into(), harness.port().to_string()),
+    ];
+    Serve::start(dir, &opts)
+}
+
+/// The devices, once `ready` holds for them (the tracker reports within a moment).
+async fn devices_until(api: &Api, what: &str, ready: impl Fn(&[Value]) -> bool) -> Vec<Value> {
+    let t0 = Instant::now();
+    loop {
+        let r = api.get("/api/devices").await;
+        assert_eq!(r.status, 200, "{}", r.text);
+        let list = r.body.as_array().cloned().unwrap_or_default();
+        if ready(&list) {
+            return list;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "{what} never happened: {list:#?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+fn phone<'a>(list: &'a [Value], serial: &str) -> Option<&'a Value> {
+    list.iter().find(|d| d["id"] == serial)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn phones_come_and_go_with_their_state_and_a_chat_drives_one() {
+    let harness = AdbHarness::start(vec![DoubleConfig::phone()]);
+    let unauthorized = AdbDouble::start(DoubleConfig {
+        unauthorized: true,
+        ..DoubleConfig::default()
+    });
+    let (ready, waiting) = (harness.double(0).serial(), unauthorized.serial());
+    // `connect` waits for a CNXN that never comes; the server lists the phone meanwhile.
+    let connecting = tokio::spawn({
+        let (client, serial) = (harness.client(), waiting.clone());
+        async move { client.connect(&serial).await }
+    });
+    let m = ScriptedModel::start(vec![
+        Reply::tool_call("launch_app", json!({"app": "Calculator"})).into(),
+        Reply::text("The calculator is open.").into(),
+    ])
+    .await;
+    let dir = TempDataDir::new().unwrap();
+    let serve = serve_with_phones(dir.path(), &m.base_url(), &harness);
+    let api = serve.login().await;
+    let list = devices_until(&api, "both phones listed", |l| {
+        phone(l, &ready).is_some_and(|p| p["label"].is_string())
+            && phone(l, &waiting).is_some_and(|p| p["state"] == "unauthorized")
+    })
+    .await;
+    let p = phone(&list, &ready).unwrap();
+    assert_eq!(p["kind"], "phone");
+    assert_eq!(p["profile"], "android");
+    assert_eq!(p["state"], "device");
+    assert_eq!(p["has_screen"], true);
+    let label = p["label"].as_str().unwrap();
+    assert!(label.ends_with(" · Android 14"), "{label}");
+    let w = phone(&list, &waiting).unwrap();
+    let advice = deft_adb::parse_devices_l(&format!("{waiting} unauthorized\n"))[0]
+        .state_advice()
+        .unwrap();
+    assert_eq!(w["note"], advice);
+    assert_eq!(w["has_screen"], false);
+
+    // A chat on the ready phone: the model opens the calculator through the routed tools.
+    let (run_id, _) = api
+        .run(json!({"prompt": "open the calculator", "device": ready}))
+        .await;
+    let events = api.events(&run_id).await;
+    let done = &events.last().unwrap().data;
+    assert_eq!(done["status"], "completed", "{events:#?}");
+    let step = events.iter().find(|e| e.event == "step").unwrap();
+    assert_eq!(step.data["tool"], "launch_app");
+    assert_eq!(harness.double(0).foreground(), "com.android.calculator2");
+    // Its live view: JPEG frames of the phone's screen (screencap, downscaled).
+    let frames = mjpeg_frames(&format!("{}/api/devices/{ready}/live", serve.url), 2).await;
+    for f in &frames {
+        assert_eq!(&f[..2], &[0xFF, 0xD8], "a JPEG");
+    }
+    // The unauthorized phone cannot be picked.
+    let refused = api
+        .post(
+            "/api/agent/run",
+            &json!({"prompt": "hi", "device": waiting}),
+        )
+        .await;
+    assert_eq!(refused.status, 404, "{}", refused.text);
+
+    // Unplugged (the adb server forgets it): it leaves the list.
+    harness.adb_ok(&["disconnect", &ready]);
+    devices_until(&api, "the phone leaving", |l| phone(l, &ready).is_none()).await;
+    connecting.abort();
+}
