@@ -1,5 +1,6 @@
-//! `deft client`: connect this machine to a deft server as a device. Batches run through this
-//! machine's own routing table and tool servers.
+//! `deft client`: connect this machine to a deft server as a device (and, with `--phones`, each
+//! phone of its adb server as a device of its own). Batches run through this machine's own
+//! routing table and tool servers.
 
 use std::collections::BTreeSet;
 use std::process::ExitCode;
@@ -13,7 +14,7 @@ use deft_tools::{LocalDispatcher, devices};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use crate::{Globals, builtins, paths};
+use crate::{Globals, builtins, client_phones, local_devices, paths};
 
 /// `deft client` arguments.
 #[derive(clap::Args)]
@@ -41,6 +42,10 @@ pub struct Args {
     /// Longest wait between reconnection attempts, in seconds.
     #[arg(long, default_value_t = 30.0, hide = true)]
     backoff_max_secs: f64,
+    /// Also offer every phone of this machine's adb server, each as a device named by its
+    /// serial (profile `android`), as they come and go.
+    #[arg(long)]
+    phones: bool,
 }
 
 fn secs(value: f64, flag: &str) -> anyhow::Result<Duration> {
@@ -100,11 +105,34 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
         "screen": screen_size(&globals.data_dir).await,
         "registration_time": deft_link::now_iso8601(),
     });
-    let dispatcher = Arc::new(LocalDispatcher::new(table, builtins::registry(globals)));
+    let dispatcher = Arc::new(LocalDispatcher::new(
+        table.clone(),
+        builtins::registry(globals),
+    ));
     let mut config = ClientConfig::new(&url, &args.token, &id, &profile);
     config.metadata = metadata;
     config.heartbeat = secs(args.heartbeat_secs, "--heartbeat-secs")?;
     config.backoff_max = secs(args.backoff_max_secs, "--backoff-max-secs")?;
+    let phones = if args.phones {
+        anyhow::ensure!(
+            table.profiles.contains_key(local_devices::PHONE_PROFILE),
+            "--phones needs the '{}' profile in the routing table {} (the built-in table has it)",
+            local_devices::PHONE_PROFILE,
+            table.source
+        );
+        let adb = deft_adb::AdbClient::from_env()?;
+        Some((
+            adb,
+            client_phones::PhoneLinks {
+                url: url.clone(),
+                token: args.token.clone(),
+                table,
+                template: config.clone(),
+            },
+        ))
+    } else {
+        None
+    };
     let client = DeviceClient::new(config, dispatcher);
 
     let mut status = client.status();
@@ -133,6 +161,14 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
         eprintln!("stopping the client…");
         stop.cancel();
     });
+    if let Some((adb, links)) = phones {
+        tokio::spawn(client_phones::offer(
+            globals.clone(),
+            adb,
+            links,
+            shutdown.clone(),
+        ));
+    }
     client.run(shutdown).await?;
     Ok(ExitCode::SUCCESS)
 }

@@ -77,7 +77,7 @@ pub struct Args {
     no_desktop: bool,
     /// Don't follow the adb server's phones (by default every phone it lists is a device, and
     /// an adb server is started when none runs and `adb` is installed).
-    #[arg(long, env = "DEFT_NO_PHONES")]
+    #[arg(long, env = "DEFT_NO_PHONES", value_parser = clap::builder::BoolishValueParser::new())]
     no_phones: bool,
     /// Send the session cookie without `Secure` (only for plain-HTTP access from other
     /// machines; prefer TLS in front of deft).

@@ -67,6 +67,12 @@ pub async fn pick_or_phone(
         return Ok(device);
     }
     let known: Vec<_> = directory.list().into_iter().map(|d| d.id).collect();
+    if phones_off() {
+        anyhow::bail!(
+            "unknown device '{id}'; known devices: {} (phones are not asked: DEFT_NO_PHONES is set)",
+            known.join(", ")
+        );
+    }
     let phones = match deft_adb::AdbClient::from_env() {
         Ok(adb) => adb.devices().await.map_err(|e| e.to_string()),
         Err(e) => Err(e.to_string()),
@@ -99,6 +105,16 @@ pub async fn pick_or_phone(
             known.join(", ")
         ),
     }
+}
+
+/// Whether `DEFT_NO_PHONES` says to leave the adb server alone (`1`, `true`, `yes`, `on`).
+pub fn phones_off() -> bool {
+    std::env::var("DEFT_NO_PHONES").is_ok_and(|v| {
+        matches!(
+            v.trim().to_ascii_lowercase().as_str(),
+            "1" | "true" | "yes" | "on" | "y"
+        )
+    })
 }
 
 /// The phone `serial` as a device of profile `android`, with its own tool-server instances.

@@ -5,6 +5,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod builtins;
+mod client_phones;
 mod cmd_client;
 mod cmd_dataflow;
 mod cmd_desktop;

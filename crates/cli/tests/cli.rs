@@ -9,7 +9,8 @@ fn deft() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_deft"));
     c.env_remove("DEFT_TOOLS_CONFIG")
         .env_remove("DISPLAY")
-        .env("DEFT_LOG", "warn");
+        .env("DEFT_LOG", "warn")
+        .env("DEFT_NO_PHONES", "1");
     c
 }
 
@@ -152,7 +153,9 @@ fn exec_bad_input_is_a_clear_error() {
     let out = exec_stdin(&["--device", "phone"], r#"{"commands": []}"#);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("unknown device 'phone'; known devices: browser, local"),
+        err.contains(
+            "unknown device 'phone'; known devices: browser, local (phones are not asked: DEFT_NO_PHONES is set)"
+        ),
         "{err}"
     );
 }
@@ -161,10 +164,10 @@ fn exec_bad_input_is_a_clear_error() {
 fn exec_unknown_profile_fails_each_command_with_the_reason() {
     let v = json_out(&exec_stdin(
         &[],
-        r#"{"profile":"android","commands":[{"tool_name":"run_shell","call_id":"x"}]}"#,
+        r#"{"profile":"tablet","commands":[{"tool_name":"run_shell","call_id":"x"}]}"#,
     ));
     let e = v[0]["error"].as_str().unwrap();
-    assert!(e.starts_with("Error occurred while executing command run_shell({}): routing table <built-in routing table>: profile 'android' is not configured; expected one of: browser, desktop, shell"), "{e}");
+    assert!(e.starts_with("Error occurred while executing command run_shell({}): routing table <built-in routing table>: profile 'tablet' is not configured; expected one of: android, browser, desktop, shell"), "{e}");
     assert_eq!(v[0]["call_id"], "x");
 }
 

@@ -120,3 +120,65 @@ async fn phones_come_and_go_with_their_state_and_a_chat_drives_one() {
     devices_until(&api, "the phone leaving", |l| phone(l, &ready).is_none()).await;
     connecting.abort();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_offers_the_phones_of_its_machine_and_lets_go_of_one_unplugged() {
+    let harness = AdbHarness::start(vec![DoubleConfig::phone(), DoubleConfig::phone()]);
+    let (first, second) = (harness.double(0).serial(), harness.double(1).serial());
+    let m = ScriptedModel::start(vec![]).await;
+    let dir = TempDataDir::new().unwrap();
+    // The server follows no phones of its own: these hang off the client's machine.
+    let serve = Serve::start(dir.path(), &ServeOptions::shell(&m.base_url(), dir.path()));
+    let client_dir = TempDataDir::new().unwrap();
+    let mut cmd = deft_test_support::proc::deft_command(env!("CARGO_BIN_EXE_deft"));
+    cmd.arg("--data-dir")
+        .arg(client_dir.path())
+        .args([
+            "client",
+            "--server",
+            &serve.url,
+            "--id",
+            "rack1",
+            "--profile",
+            "shell",
+            "--phones",
+        ])
+        .env("DEFT_DEVICE_TOKEN", support::DEVICE_TOKEN)
+        .env("ANDROID_ADB_SERVER_PORT", harness.port().to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let _client = deft_test_support::proc::GroupChild::spawn(cmd).unwrap();
+    let api = serve.api();
+    let list = devices_until(&api, "the rack and both phones", |l| {
+        ["rack1", first.as_str(), second.as_str()]
+            .iter()
+            .all(|id| phone(l, id).is_some())
+    })
+    .await;
+    let p = phone(&list, &first).unwrap();
+    assert_eq!(p["kind"], "remote");
+    assert_eq!(p["profile"], "android");
+    assert!(
+        p["label"]
+            .as_str()
+            .is_some_and(|l| l.ends_with(" · Android 14")),
+        "{p}"
+    );
+    // Both phones at once, each through its own connection and tool server.
+    let batch = |app: &str| json!({"commands": [{"tool_name": "launch_app", "tool_type": "action", "parameters": {"app": app}}]});
+    let (path_a, path_b) = (
+        format!("/api/devices/{first}/exec"),
+        format!("/api/devices/{second}/exec"),
+    );
+    let (body_a, body_b) = (batch("Calculator"), batch("Settings"));
+    let (a, b) = tokio::join!(api.post(&path_a, &body_a), api.post(&path_b, &body_b));
+    assert_eq!(a.status, 200, "{}", a.text);
+    assert_eq!(b.status, 200, "{}", b.text);
+    assert_eq!(harness.double(0).foreground(), "com.android.calculator2");
+    assert_eq!(harness.double(1).foreground(), "com.android.settings");
+    harness.adb_ok(&["disconnect", &second]);
+    devices_until(&api, "the unplugged phone leaving", |l| {
+        phone(l, &second).is_none() && phone(l, &first).is_some()
+    })
+    .await;
+}

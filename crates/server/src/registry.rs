@@ -249,21 +249,28 @@ impl Registry {
             }
         }));
         let remote = self.inner.remote.read();
-        out.extend(remote.values().map(|r| DeviceDetails {
-            id: r.device.id.clone(),
-            profile: r.device.profile.clone(),
-            busy: r.device.is_busy(),
-            kind: DeviceKind::Remote,
-            connected_since: Some(iso(r.connected_since)),
-            last_heartbeat: Some(iso(
-                UNIX_EPOCH + Duration::from_millis(r.last_heard.load(Ordering::Relaxed))
-            )),
-            system_info: r.system_info.clone(),
-            tools: r.tools.clone(),
-            has_screen: crate::console::live::has_screen(&r.device.profile),
-            state: None,
-            label: None,
-            note: None,
+        out.extend(remote.values().map(|r| {
+            DeviceDetails {
+                id: r.device.id.clone(),
+                profile: r.device.profile.clone(),
+                busy: r.device.is_busy(),
+                kind: DeviceKind::Remote,
+                connected_since: Some(iso(r.connected_since)),
+                last_heartbeat: Some(iso(
+                    UNIX_EPOCH + Duration::from_millis(r.last_heard.load(Ordering::Relaxed))
+                )),
+                system_info: r.system_info.clone(),
+                tools: r.tools.clone(),
+                has_screen: crate::console::live::has_screen(&r.device.profile),
+                state: None,
+                // What the client says it is (a phone offered by `deft client --phones`).
+                label: r
+                    .system_info
+                    .get("label")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+                note: None,
+            }
         }));
         out.sort_by(|a, b| a.id.cmp(&b.id));
         out
