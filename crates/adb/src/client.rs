@@ -305,6 +305,74 @@ impl AdbClient {
     }
 }
 
+impl AdbClient {
+    /// Writes `data` to `path` on the phone with the Unix `mode` (`0o644`), through `sync:`
+    /// (`SEND`, `DATA` in pieces, `DONE`), and waits for the phone's `OKAY`; its `FAIL` is
+    /// [`AdbError::PushFailed`] with what it said.
+    pub async fn push(
+        &self,
+        serial: &str,
+        path: &str,
+        data: &[u8],
+        mode: u32,
+    ) -> Result<(), AdbError> {
+        self.limited(|| texts::pushing(path, serial), async {
+            let mut socket = self.open_service(serial, "sync:").await?;
+            let spec = format!("{path},{mode}");
+            socket
+                .write_all(&sync::encode(b"SEND", spec.as_bytes()), texts::SENDING_FILE)
+                .await?;
+            for piece in data.chunks(sync::MAX_DATA as usize) {
+                socket
+                    .write_all(&sync::encode(b"DATA", piece), texts::SENDING_FILE)
+                    .await?;
+            }
+            let mtime = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| u32::try_from(d.as_secs()).unwrap_or(u32::MAX));
+            socket
+                .write_all(&sync::encode_value(b"DONE", mtime), texts::SENDING_FILE)
+                .await?;
+            push_answer(&mut socket, serial, path).await?;
+            socket
+                .write_all(&sync::encode_value(b"QUIT", 0), texts::ENDING_TRANSFER)
+                .await?;
+            Ok(())
+        })
+        .await
+    }
+}
+
+/// Reads the phone's answer to a push: `OKAY`, or `FAIL` with its message.
+async fn push_answer(socket: &mut HostSocket, serial: &str, path: &str) -> Result<(), AdbError> {
+    let failed = |message: String| AdbError::PushFailed {
+        serial: serial.to_owned(),
+        path: path.to_owned(),
+        message,
+    };
+    let mut decoder = sync::SyncDecoder::new();
+    let mut chunk = vec![0u8; 4096];
+    loop {
+        if let Some(frame) = decoder.next_frame()? {
+            return match &frame.id {
+                b"OKAY" => Ok(()),
+                b"FAIL" => Err(failed(String::from_utf8_lossy(&frame.payload).into_owned())),
+                other => Err(AdbError::Protocol {
+                    port: socket.port(),
+                    detail: texts::unexpected("sync answer", other),
+                }),
+            };
+        }
+        let n = socket
+            .read_some(&mut chunk, texts::READING_PUSH_ANSWER)
+            .await?;
+        if n == 0 {
+            return Err(failed(texts::PUSH_CUT.into()));
+        }
+        decoder.push(&chunk[..n]);
+    }
+}
+
 /// The server port `ANDROID_ADB_SERVER_PORT` names (unset or empty: 5037).
 fn server_port(value: Option<&str>) -> Result<u16, AdbError> {
     match value {

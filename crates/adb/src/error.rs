@@ -128,6 +128,16 @@ pub enum AdbError {
         /// The device's message.
         message: String,
     },
+    /// A push answered `FAIL` (or its answer never came).
+    #[error("{}", texts::push_failed(serial, path, message))]
+    PushFailed {
+        /// The serial.
+        serial: String,
+        /// The path on the device.
+        path: String,
+        /// The device's message.
+        message: String,
+    },
     /// An argument holds a NUL byte (its index in the argv).
     #[error("{}", texts::nul_in_argument(*.0))]
     NulInArgument(usize),

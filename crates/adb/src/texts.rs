@@ -136,10 +136,15 @@ pub(crate) fn server_stopped(port: u16) -> String {
 
 /// The properties command of `details` failed.
 pub(crate) fn properties_failed(serial: &str, exit_code: u8, stderr: &str) -> String {
+    // Each of the three `getprop`s says the same: its first line says it.
+    let first = stderr
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
     format!(
         "device '{serial}' could not read its properties with getprop (exit status {exit_code}: \
-         {}): is it an Android device running its system?",
-        stderr.trim()
+         {first}): is it an Android device running its system?"
     )
 }
 
@@ -221,6 +226,12 @@ pub(crate) const ASKING_FILE: &str = "asking for the file";
 pub(crate) const READING_FILE: &str = "reading the file";
 /// Sending a sync `QUIT`.
 pub(crate) const ENDING_TRANSFER: &str = "ending the transfer";
+/// Sending a file (sync `SEND`, `DATA`, `DONE`).
+pub(crate) const SENDING_FILE: &str = "sending the file";
+/// Reading the answer to a push.
+pub(crate) const READING_PUSH_ANSWER: &str = "reading the answer to the push";
+/// A push whose stream ended before its answer.
+pub(crate) const PUSH_CUT: &str = "the connection closed before the phone confirmed the file";
 /// A pull whose stream ended before `DONE`.
 pub(crate) const FILE_CUT: &str = "the connection closed before the file ended";
 /// The device-list call.
@@ -244,6 +255,16 @@ pub(crate) fn command_on(command: &str, serial: &str) -> String {
 }
 
 /// A pull from a device.
+pub(crate) fn pushing(path: &str, serial: &str) -> String {
+    format!("pushing {path} to '{serial}'")
+}
+
+/// A push the phone refused.
+pub(crate) fn push_failed(serial: &str, path: &str, message: &str) -> String {
+    format!("'{serial}' refused the file {path}: {message}")
+}
+
+/// A pull in progress (for the time limit's error).
 pub(crate) fn pulling(path: &str, serial: &str) -> String {
     format!("pulling {path} from '{serial}'")
 }
@@ -319,6 +340,11 @@ mod tests {
         assert_eq!(disconnecting("h:1"), "disconnecting h:1");
         assert_eq!(command_on("ls", "p"), "`ls` on 'p'");
         assert_eq!(pulling("/x", "p"), "pulling /x from 'p'");
+        assert_eq!(pushing("/x", "p"), "pushing /x to 'p'");
+        assert_eq!(
+            push_failed("p", "/x", "Permission denied"),
+            "'p' refused the file /x: Permission denied"
+        );
         assert_eq!(unexpected("status", b"HT\nP"), "status 'HT\\nP'");
         assert_eq!(
             request_too_long(10),

@@ -19,6 +19,9 @@ pub struct AndroidConfig {
     /// The adb server's port (default: `ANDROID_ADB_SERVER_PORT`, else 5037).
     #[serde(default)]
     pub adb_port: Option<u16>,
+    /// The folders `install_app` may install APKs from (none: it installs nothing).
+    #[serde(default)]
+    pub apk_dirs: Vec<std::path::PathBuf>,
 }
 
 impl AndroidConfig {
@@ -39,6 +42,51 @@ impl AndroidConfig {
         })
     }
 
+    /// The APK at `path`, read when it is a file inside one of [`AndroidConfig::apk_dirs`]:
+    /// the file is opened first and the folder checked on what was opened (the descriptor's
+    /// own path), so no symbolic link or swapped folder can lead it elsewhere. Its file name and
+    /// bytes.
+    pub fn read_apk(&self, path: &str) -> Result<(String, Vec<u8>), AndroidError> {
+        use std::io::Read as _;
+        let model = |text: String| AndroidError::Model(text);
+        let dirs: Vec<String> = self
+            .apk_dirs
+            .iter()
+            .map(|d| d.display().to_string())
+            .collect();
+        if self.apk_dirs.is_empty() {
+            return Err(model(texts::NO_APK_DIRS.into()));
+        }
+        let mut file = std::fs::File::open(path)
+            .map_err(|e| model(texts::apk_unreadable(path, &e.to_string())))?;
+        let opened = std::fs::read_link(format!("/proc/self/fd/{}", fd_of(&file)))
+            .map_err(|e| model(texts::apk_unreadable(path, &e.to_string())))?;
+        let inside = self
+            .apk_dirs
+            .iter()
+            .any(|d| std::fs::canonicalize(d).is_ok_and(|d| opened.starts_with(&d) && opened != d));
+        if !inside {
+            return Err(model(texts::apk_outside(path, &dirs)));
+        }
+        let meta = file
+            .metadata()
+            .map_err(|e| model(texts::apk_unreadable(path, &e.to_string())))?;
+        if !meta.is_file() {
+            return Err(model(texts::apk_unreadable(path, "not a file")));
+        }
+        if meta.len() > MAX_APK_BYTES {
+            return Err(model(texts::apk_too_big(path, meta.len(), MAX_APK_BYTES)));
+        }
+        let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+        file.read_to_end(&mut bytes)
+            .map_err(|e| model(texts::apk_unreadable(path, &e.to_string())))?;
+        let name = opened.file_name().map_or_else(
+            || "app.apk".to_owned(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        Ok((name, bytes))
+    }
+
     /// The phone these options name, checked against the adb server's list: it must be there
     /// and ready (`device`).
     pub async fn phone(&self) -> Result<Phone, AndroidError> {
@@ -47,6 +95,15 @@ impl AndroidConfig {
         let serial = pick(self.serial.as_deref(), &devices)?;
         Ok(Phone::new(adb, serial))
     }
+}
+
+/// The largest APK `install_app` takes.
+pub const MAX_APK_BYTES: u64 = 1 << 30;
+
+/// The descriptor number of an open file.
+fn fd_of(file: &std::fs::File) -> i32 {
+    use std::os::fd::AsRawFd as _;
+    file.as_raw_fd()
 }
 
 /// The serial to use among `devices`: the one asked for if it is ready, else the only ready one.

@@ -280,6 +280,36 @@ impl Phone {
         refused_if_it_says_so(&argv, &out)
     }
 
+    /// Installs (or updates) the APK `bytes`, named `name`: pushed to `/data/local/tmp`,
+    /// `pm install -r -t`, removed again whatever the outcome. `pm`'s `Failure [...]` is a
+    /// refusal with its reason.
+    pub async fn install(&self, name: &str, bytes: &[u8]) -> Result<(), PhoneError> {
+        let safe: String = name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || ".-_".contains(c) {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let remote = format!("/data/local/tmp/{safe}");
+        self.adb.push(&self.serial, &remote, bytes, 0o644).await?;
+        let argv = ["pm", "install", "-r", "-t", remote.as_str()];
+        let out = self.sh(&argv).await;
+        let _ = self.sh(&["rm", "-f", &remote]).await;
+        let out = out?;
+        let said = format!("{}{}", text_of(&out.stdout), text_of(&out.stderr));
+        if out.exit_code != 0 || !said.contains("Success") {
+            return Err(PhoneError::Refused {
+                command: argv[..4].join(" "),
+                said: said.trim().to_owned(),
+            });
+        }
+        Ok(())
+    }
+
     /// Keeps the screen on while plugged in (`svc power stayon MODE`: `true`, `false`, `usb`,
     /// `ac`, `wireless`).
     pub async fn stay_on(&self, mode: &str) -> Result<(), PhoneError> {

@@ -59,6 +59,13 @@ pub struct KeepAwakeArgs {
     pub mode: String,
 }
 
+/// `install_app`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct InstallArgs {
+    /// The APK's path on this machine, inside an allowed folder.
+    pub path: String,
+}
+
 /// `swipe`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct SwipeArgs {
@@ -131,9 +138,14 @@ impl AndroidServer {
 
     /// A server for `phone`.
     pub fn for_phone(phone: Phone) -> Self {
+        AndroidServer::on_phone(phone, AndroidConfig::default())
+    }
+
+    /// A server for `phone` with the other options of `config` (its serial is the phone's).
+    pub fn on_phone(phone: Phone, config: AndroidConfig) -> Self {
         let server = AndroidServer::new(AndroidConfig {
             serial: Some(phone.serial().to_owned()),
-            adb_port: None,
+            ..config
         });
         let _ = server.session.set(PhoneSession::new(phone));
         server
@@ -617,6 +629,29 @@ impl AndroidServer {
                 let mut packages = self.session().await?.phone().packages().await?;
                 packages.sort();
                 Ok(CallToolResult::structured(json!({"packages": packages})))
+            }
+            .await,
+        )
+    }
+
+    #[tool(name = "install_app", description = describe::INSTALL, meta = launch_meta())]
+    async fn install_app(&self, Parameters(args): Parameters<InstallArgs>) -> CallToolResult {
+        answer(
+            async {
+                let (name, bytes) = self.config.read_apk(args.path.trim())?;
+                let phone = self.session().await?.phone();
+                let before = phone.packages().await?;
+                phone.install(&name, &bytes).await?;
+                let mut added: Vec<String> = phone
+                    .packages()
+                    .await?
+                    .into_iter()
+                    .filter(|p| !before.contains(p))
+                    .collect();
+                added.sort();
+                Ok(CallToolResult::structured(
+                    json!({"installed": name, "bytes": bytes.len(), "new_packages": added}),
+                ))
             }
             .await,
         )

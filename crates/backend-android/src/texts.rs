@@ -207,6 +207,27 @@ pub fn closed(package: &str, front: &str) -> String {
     format!("Stopped {package} (am force-stop); {front} is in front now.")
 }
 
+/// install_app on a server with no APK folders.
+pub const NO_APK_DIRS: &str = "install_app installs APKs only from the folders the phone's options allow (apk_dirs), and none is set: ask whoever runs deft to add one.";
+
+/// An APK path outside the allowed folders.
+pub fn apk_outside(path: &str, dirs: &[String]) -> String {
+    format!(
+        "{path} is not inside the folders APKs may be installed from ({}); put the APK there first.",
+        dirs.join(", ")
+    )
+}
+
+/// An APK that cannot be read.
+pub fn apk_unreadable(path: &str, why: &str) -> String {
+    format!("cannot read the APK {path}: {why}")
+}
+
+/// An APK over the size limit.
+pub fn apk_too_big(path: &str, bytes: u64, max: u64) -> String {
+    format!("{path} is {bytes} bytes; install_app takes APKs of at most {max} bytes.")
+}
+
 /// What an annotated screenshot says on a phone.
 pub const NO_MARKS: &str = "(annotated: marks are not drawn on phones; get_app_window_controls_info with field_list [\"rect\"] gives each control's box)";
 
@@ -278,6 +299,8 @@ pub mod describe {
     pub const SCREEN: &str = "Turn the phone's screen on (on: true, wakes it) or off (on: false). Answers {screen: on|off}.";
     /// keep_awake.
     pub const KEEP_AWAKE: &str = "Keep the screen on while the phone is plugged in (svc power stayon): mode \"always\", \"usb\", \"ac\", \"wireless\", or \"off\" to let it sleep again.";
+    /// install_app.
+    pub const INSTALL: &str = "Install (or update) an APK from a folder the phone's options allow (apk_dirs), by its path on this machine. Answers the packages it added.";
     /// swipe.
     pub const SWIPE: &str = "Draw a touch path through points [[x, y], …] (fractions 0-1 of the screen, 2 to 50 points) in duration_ms (default 300): two points are a swipe, more a gesture (a pattern, a curve).";
     /// wait.

@@ -353,3 +353,94 @@ async fn an_app_that_is_not_installed_is_named_with_what_looks_close() {
     );
     assert_eq!(harness.double(0).foreground(), "com.android.launcher3");
 }
+
+#[tokio::test]
+async fn apks_install_only_from_the_allowed_folder_whatever_links_say() {
+    let harness = AdbHarness::start(vec![DoubleConfig::phone()]);
+    let allowed = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let apk = allowed.path().join("com.example.weather.apk");
+    // An APK is a zip: its first bytes are a local file header.
+    std::fs::write(&apk, b"PK\x03\x04 the rest of a zip").unwrap();
+    let secret = outside.path().join("com.example.secret.apk");
+    std::fs::write(&secret, b"PK\x03\x04 not yours").unwrap();
+    std::os::unix::fs::symlink(&secret, allowed.path().join("link.apk")).unwrap();
+    std::fs::write(allowed.path().join("notes.apk"), b"plain text").unwrap();
+    let config = deft_backend_android::AndroidConfig {
+        apk_dirs: vec![allowed.path().to_owned()],
+        ..Default::default()
+    };
+    let phone = Phone::new(harness.client(), harness.double(0).serial());
+    let server = AndroidServer::on_phone(phone, config);
+    let (server_io, client_io) = tokio::io::duplex(1 << 20);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client: Client = ().serve(client_io).await.unwrap();
+    let installed = call(
+        &client,
+        "install_app",
+        json!({"path": apk.to_str().unwrap()}),
+    )
+    .await;
+    let installed = ok(&installed);
+    assert_eq!(installed["new_packages"], json!(["com.example.weather"]));
+    assert!(
+        harness
+            .double(0)
+            .packages()
+            .contains(&"com.example.weather".to_owned())
+    );
+    let dirs = vec![allowed.path().display().to_string()];
+    let linked = allowed.path().join("link.apk");
+    let out = call(
+        &client,
+        "install_app",
+        json!({"path": linked.to_str().unwrap()}),
+    )
+    .await;
+    assert_eq!(
+        error(&out),
+        texts::apk_outside(linked.to_str().unwrap(), &dirs)
+    );
+    let out = call(
+        &client,
+        "install_app",
+        json!({"path": secret.to_str().unwrap()}),
+    )
+    .await;
+    assert_eq!(
+        error(&out),
+        texts::apk_outside(secret.to_str().unwrap(), &dirs)
+    );
+    assert!(
+        !harness
+            .double(0)
+            .packages()
+            .contains(&"com.example.secret".to_owned())
+    );
+    let text = allowed.path().join("notes.apk");
+    let out = call(
+        &client,
+        "install_app",
+        json!({"path": text.to_str().unwrap()}),
+    )
+    .await;
+    assert!(
+        error(&out).starts_with(
+            "the phone refused `pm install -r -t`: Failure [INSTALL_PARSE_FAILED_NOT_APK"
+        ),
+        "{out:?}"
+    );
+    // Without folders, nothing installs.
+    let plain = client_for(&harness, 0).await;
+    let out = call(
+        &plain,
+        "install_app",
+        json!({"path": apk.to_str().unwrap()}),
+    )
+    .await;
+    assert_eq!(error(&out), texts::NO_APK_DIRS);
+}

@@ -377,6 +377,7 @@ async fn a_serial_the_adb_server_does_not_list_is_said_with_what_it_lists() {
     let config = AndroidConfig {
         serial: Some("R58M-nope".into()),
         adb_port: Some(harness.port()),
+        ..Default::default()
     };
     let client = serve(AndroidServer::new(config)).await;
     let listing = call(&client, "get_app_window_controls_info", json!({})).await;
@@ -390,6 +391,7 @@ async fn a_serial_the_adb_server_does_not_list_is_said_with_what_it_lists() {
     let config = AndroidConfig {
         serial: None,
         adb_port: Some(harness.port()),
+        ..Default::default()
     };
     let client = serve(AndroidServer::new(config)).await;
     let info = call(&client, "get_desktop_app_info", json!({})).await;

@@ -28,6 +28,7 @@ fn phone_device(harness: &AdbHarness) -> Device {
                 deft_backend_android::AndroidConfig {
                     serial: Some(serial.clone()),
                     adb_port: Some(port),
+                    ..Default::default()
                 },
             ))
         },
