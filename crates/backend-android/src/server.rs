@@ -66,11 +66,22 @@ pub struct InstallArgs {
     pub path: String,
 }
 
-/// `swipe`.
+/// `swipe`: a path, or a direction inside a control or the screen.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct SwipeArgs {
     /// The points [x, y] to pass through, fractions 0-1 of the screen.
-    pub path: Vec<[f64; 2]>,
+    #[serde(default)]
+    pub path: Option<Vec<[f64; 2]>>,
+    /// Instead of a path: the way the finger moves, "up", "down", "left" or "right".
+    #[serde(default)]
+    pub direction: Option<String>,
+    /// With direction: how far, as a share of the control's (or screen's) height or width,
+    /// 0.05-1 (default 0.5).
+    #[serde(default)]
+    pub amount: Option<f64>,
+    /// With direction: the control to swipe inside (default: the screen).
+    #[serde(default)]
+    pub id: Option<String>,
     /// How long the whole touch takes, in milliseconds (default 300, at most 10000).
     #[serde(default)]
     pub duration_ms: Option<u32>,
@@ -697,14 +708,12 @@ impl AndroidServer {
     async fn swipe(&self, Parameters(args): Parameters<SwipeArgs>) -> CallToolResult {
         answer(
             async {
-                if !(2..=MAX_PATH_POINTS).contains(&args.path.len()) {
-                    return Err(model(texts::bad_path(args.path.len(), MAX_PATH_POINTS)));
-                }
                 let ms = args.duration_ms.unwrap_or(300).min(MAX_SWIPE_MS);
-                let mut points = Vec::with_capacity(args.path.len());
-                for [x, y] in &args.path {
-                    points.push(self.at_fraction(*x, *y, "x", "y").await?);
-                }
+                let points = match (&args.path, args.direction.as_deref()) {
+                    (Some(path), None) => self.path_points(path).await?,
+                    (None, Some(direction)) => self.direction_points(&args, direction).await?,
+                    _ => return Err(model(texts::SWIPE_PATH_OR_DIRECTION.into())),
+                };
                 let before = self.session().await?.last().await?;
                 let phone = self.session().await?.phone();
                 if let [from, to] = points[..] {
@@ -793,6 +802,47 @@ impl AndroidServer {
             result.content = vec![ContentBlock::text(text)];
         }
         Ok(result)
+    }
+
+    /// The pixels of a swipe path given as screen fractions.
+    async fn path_points(&self, path: &[[f64; 2]]) -> Result<Vec<(i32, i32)>, AndroidError> {
+        if !(2..=MAX_PATH_POINTS).contains(&path.len()) {
+            return Err(model(texts::bad_path(path.len(), MAX_PATH_POINTS)));
+        }
+        let mut points = Vec::with_capacity(path.len());
+        for [x, y] in path {
+            points.push(self.at_fraction(*x, *y, "x", "y").await?);
+        }
+        Ok(points)
+    }
+
+    /// The start and end of a swipe the finger makes `direction` by `amount` of the control
+    /// `args.id` (or the screen), through its middle.
+    async fn direction_points(
+        &self,
+        args: &SwipeArgs,
+        direction: &str,
+    ) -> Result<Vec<(i32, i32)>, AndroidError> {
+        let amount = args.amount.unwrap_or(0.5);
+        if !(amount.is_finite() && (0.05..=1.0).contains(&amount)) {
+            return Err(model(texts::bad_argument(&format!(
+                "amount must be between 0.05 and 1, got {amount}."
+            ))));
+        }
+        let rect = match args.id.as_deref().map(str::trim).filter(|i| !i.is_empty()) {
+            Some(id) => {
+                let (_, c, _) = self.session().await?.control(id, None).await?;
+                centre(&c, false)?;
+                c.rect.unwrap_or_default()
+            }
+            None => {
+                let (w, h) = self.screen_size().await?;
+                [0, 0, w, h]
+            }
+        };
+        swipe_line(rect, direction, amount)
+            .map(|(from, to)| vec![from, to])
+            .ok_or_else(|| model(texts::bad_direction(direction)))
     }
 
     /// The screen's size in pixels.
@@ -950,6 +1000,23 @@ fn scroll_swipes(rect: [i32; 4], notches: i32) -> Vec<((i32, i32), (i32, i32))> 
     out
 }
 
+/// A straight swipe inside `rect` through its middle, the finger moving `direction` by
+/// `amount` of the rect's size (never to its very edge).
+fn swipe_line(rect: [i32; 4], direction: &str, amount: f64) -> Option<((i32, i32), (i32, i32))> {
+    let [l, t, r, b] = rect;
+    let (cx, cy) = (f64::from(l + r) / 2.0, f64::from(t + b) / 2.0);
+    let reach = |size: i32| (amount.min(MAX_SWIPE_SHARE) * f64::from(size)) / 2.0;
+    let (dx, dy) = match direction.trim().to_ascii_lowercase().as_str() {
+        "up" => (0.0, -reach(b - t)),
+        "down" => (0.0, reach(b - t)),
+        "left" => (-reach(r - l), 0.0),
+        "right" => (reach(r - l), 0.0),
+        _ => return None,
+    };
+    let at = |x: f64, y: f64| (x.round() as i32, y.round() as i32);
+    Some((at(cx - dx, cy - dy), at(cx + dx, cy + dy)))
+}
+
 fn millis(d: Duration) -> u32 {
     u32::try_from(d.as_millis()).unwrap_or(u32::MAX)
 }
@@ -1017,6 +1084,25 @@ mod tests {
             vec![((100, 100), (100, 900)), ((100, 300), (100, 700))]
         );
         assert!(scroll_swipes([0, 0, 200, 1000], 0).is_empty());
+    }
+
+    #[test]
+    fn a_swipe_by_direction_moves_the_finger_that_way_through_the_middle() {
+        // Left by half a 1000 px wide carousel: from 250 right of the middle to 250 left.
+        assert_eq!(
+            swipe_line([0, 100, 1000, 300], "left", 0.5),
+            Some(((750, 200), (250, 200)))
+        );
+        assert_eq!(
+            swipe_line([0, 0, 1000, 2000], "Up", 0.5),
+            Some(((500, 1500), (500, 500)))
+        );
+        // Never edge to edge: at most 80 %.
+        assert_eq!(
+            swipe_line([0, 0, 1000, 2000], "down", 1.0),
+            Some(((500, 200), (500, 1800)))
+        );
+        assert_eq!(swipe_line([0, 0, 10, 10], "sideways", 0.5), None);
     }
 
     #[test]

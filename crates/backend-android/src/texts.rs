@@ -228,6 +228,16 @@ pub fn apk_too_big(path: &str, bytes: u64, max: u64) -> String {
     format!("{path} is {bytes} bytes; install_app takes APKs of at most {max} bytes.")
 }
 
+/// swipe with both or neither of path and direction.
+pub const SWIPE_PATH_OR_DIRECTION: &str = "swipe takes either path (2 or more [x, y] points) or direction (up, down, left, right) with amount and an optional control id, not both and not neither.";
+
+/// A swipe direction that is none of the four.
+pub fn bad_direction(given: &str) -> String {
+    format!(
+        "Unknown swipe direction {given:?}: use \"up\", \"down\", \"left\" or \"right\" (the way the finger moves)."
+    )
+}
+
 /// What an annotated screenshot says on a phone.
 pub const NO_MARKS: &str = "(annotated: marks are not drawn on phones; get_app_window_controls_info with field_list [\"rect\"] gives each control's box)";
 
@@ -302,7 +312,7 @@ pub mod describe {
     /// install_app.
     pub const INSTALL: &str = "Install (or update) an APK from a folder the phone's options allow (apk_dirs), by its path on this machine. Answers the packages it added.";
     /// swipe.
-    pub const SWIPE: &str = "Draw a touch path through points [[x, y], …] (fractions 0-1 of the screen, 2 to 50 points) in duration_ms (default 300): two points are a swipe, more a gesture (a pattern, a curve).";
+    pub const SWIPE: &str = "Swipe the way a finger does: direction (\"up\" brings what is below into view, \"left\" what is to the right) by amount (0.05-1 of the control's or screen's size, default 0.5) inside control id or the screen; or a touch path through points [[x, y], …] (fractions 0-1 of the screen, 2 to 50 points): two points are a swipe, more a gesture (a pattern, a curve). duration_ms: default 300.";
     /// wait.
     pub const WAIT: &str = "Wait for `seconds` (0–300), e.g. for a slow app; then return.";
     /// summary.

@@ -1,6 +1,6 @@
 //! The runner on a phone (the simulated phone of deft-test-support behind the real adb server,
 //! driven by deft's Android tool server and the built-in table's `android` profile): a task of
-//! twelve step types — apps opened by label (one only the home screen names), a calculation by
+//! thirteen step types — apps opened by label (one only the home screen names), a calculation by
 //! selectors, a list scrolled until a row shows, Chinese typed into a field, the screen off and
 //! on, keep awake, a dialog answered by `if_el`, a gesture, apps stopped.
 
@@ -38,7 +38,7 @@ fn phone_device(harness: &AdbHarness) -> Device {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_task_of_twelve_step_types_runs_on_a_phone() {
+async fn a_task_of_thirteen_step_types_runs_on_a_phone() {
     let harness = AdbHarness::start(vec![DoubleConfig::phone()]);
     let t = fixture_device::task(json!({"name": "phone tour", "steps": [
         {"type": "open_app", "app": "Calculator"},
@@ -65,6 +65,7 @@ async fn a_task_of_twelve_step_types_runs_on_a_phone() {
          "else": [{"type": "stop_self", "message": "no dialog"}]},
         {"type": "gesture", "points": [{"x": 0.2, "y": 0.5}, {"x": 0.5, "y": 0.3}, {"x": 0.8, "y": 0.5}], "duration_s": 0.4},
         {"type": "stop_app", "app": "com.example.form"},
+        {"type": "swipe", "direction": "left", "amount": 0.5},
         {"type": "mark_done", "message": "toured"},
     ]}));
     let report = fixture_device::run_on(&t, &phone_device(&harness)).await;
@@ -100,6 +101,17 @@ async fn a_task_of_twelve_step_types_runs_on_a_phone() {
         .filter(|i| matches!(i, deft_test_support::adb_double::Input::Motion(..)))
         .count();
     assert_eq!(motions, 3, "one touch through three points");
+    // A left swipe on a phone: the finger moves left across the middle of the screen.
+    let last_swipe = double
+        .inputs()
+        .into_iter()
+        .rev()
+        .find_map(|i| match i {
+            deft_test_support::adb_double::Input::Swipe(s) => Some(s),
+            _ => None,
+        })
+        .expect("a swipe");
+    assert_eq!(&last_swipe[..4], &[810, 1200, 270, 1200]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{assert_issues, report_of, task_of};
+use common::{assert_issues, pairs, report_of, task_of};
 use deft_tasks::validate::{DeviceKind, Options, validate_task};
 use serde_json::{Value, json};
 
@@ -126,6 +126,15 @@ fn the_device_kind_comes_from_the_options_or_the_device_id() {
         ]
     );
     assert!(unsupported_types(DeviceKind::Android).is_empty());
+    let url = json!([{"type": "open_app", "url": "https://example.org"}]);
+    let on_phone = report_of(&task_of(url), &android);
+    assert_eq!(
+        pairs(&on_phone.warnings),
+        vec![(
+            "steps[0]".to_owned(),
+            deft_tasks::texts::URL_ON_PHONE.to_owned()
+        )]
+    );
 }
 
 #[test]

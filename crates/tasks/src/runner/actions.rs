@@ -273,13 +273,22 @@ impl Driver<'_> {
         Ok(r.status == deft_protocol::ResultStatus::Success)
     }
 
-    /// One wheel turn for `direction` and `amount`, inside `area` or the window.
+    /// One wheel turn for `direction` and `amount`, inside `area` or the window (on a phone,
+    /// a swipe the finger makes that way).
     async fn wheel(
         &mut self,
         direction: Direction,
         amount: f64,
         area: Option<&Located>,
     ) -> Result<(), StepError> {
+        if self.has_screen_power() {
+            // A phone swipes as a finger does, in all four directions.
+            let mut args = json!({"direction": direction.as_str(), "amount": amount.max(0.05)});
+            if let Some(l) = area {
+                args["id"] = json!(l.control.id);
+            }
+            return self.act("swipe", args).await.map(|_| ());
+        }
         let notches = (amount * NOTCHES_PER_AREA).round().max(1.0) as i32;
         // A finger moving up brings what is below into view: the wheel turns down (negative).
         let dist = match direction {

@@ -77,6 +77,9 @@ pub fn cannot(kind: DeviceKind, action: &Action) -> Option<String> {
         Action::OpenApp(OpenApp::Url { .. }) if kind == DeviceKind::Desktop => {
             Some(texts::URL_ON_DESKTOP.to_owned())
         }
+        Action::OpenApp(OpenApp::Url { .. }) if kind == DeviceKind::Android => {
+            Some(texts::URL_ON_PHONE.to_owned())
+        }
         Action::OpenApp(OpenApp::App { .. }) if kind == DeviceKind::Browser => {
             Some(texts::APP_IN_BROWSER.to_owned())
         }
