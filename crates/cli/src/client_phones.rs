@@ -28,6 +28,32 @@ pub struct PhoneLinks {
     pub template: ClientConfig,
 }
 
+/// What `--phones` needs: the adb server's client and the connections' settings (`config`:
+/// the machine's own connection, tuned the same); an error when the table has no phone profile.
+pub fn prepare(
+    url: &str,
+    token: &str,
+    table: Arc<RoutingTable>,
+    config: &ClientConfig,
+) -> anyhow::Result<(AdbClient, PhoneLinks)> {
+    anyhow::ensure!(
+        table.profiles.contains_key(local_devices::PHONE_PROFILE),
+        "--phones needs the '{}' profile in the routing table {} (the built-in table has it)",
+        local_devices::PHONE_PROFILE,
+        table.source
+    );
+    let adb = AdbClient::from_env()?;
+    Ok((
+        adb,
+        PhoneLinks {
+            url: url.to_owned(),
+            token: token.to_owned(),
+            table,
+            template: config.clone(),
+        },
+    ))
+}
+
 /// Offers the phones of `adb` to the server until `shutdown`.
 pub async fn offer(
     globals: Globals,

@@ -14,7 +14,7 @@ use deft_tools::{LocalDispatcher, devices};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use crate::{Globals, builtins, client_phones, local_devices, paths};
+use crate::{Globals, builtins, client_phones, paths};
 
 /// `deft client` arguments.
 #[derive(clap::Args)]
@@ -114,22 +114,7 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
     config.heartbeat = secs(args.heartbeat_secs, "--heartbeat-secs")?;
     config.backoff_max = secs(args.backoff_max_secs, "--backoff-max-secs")?;
     let phones = if args.phones {
-        anyhow::ensure!(
-            table.profiles.contains_key(local_devices::PHONE_PROFILE),
-            "--phones needs the '{}' profile in the routing table {} (the built-in table has it)",
-            local_devices::PHONE_PROFILE,
-            table.source
-        );
-        let adb = deft_adb::AdbClient::from_env()?;
-        Some((
-            adb,
-            client_phones::PhoneLinks {
-                url: url.clone(),
-                token: args.token.clone(),
-                table,
-                template: config.clone(),
-            },
-        ))
+        Some(client_phones::prepare(&url, &args.token, table, &config)?)
     } else {
         None
     };
