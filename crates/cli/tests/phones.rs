@@ -115,6 +115,37 @@ async fn phones_come_and_go_with_their_state_and_a_chat_drives_one() {
         .await;
     assert_eq!(refused.status, 404, "{}", refused.text);
 
+    // A task holding the phone: a chat on it is refused with what holds it.
+    let task = api
+        .post(
+            "/api/tasks",
+            &json!({"name": "hold the phone", "device": ready, "steps": [
+                {"type": "open_app", "app": "Settings"},
+                {"type": "wait", "seconds": 300},
+            ]}),
+        )
+        .await;
+    assert_eq!(task.status, 201, "{}", task.text);
+    let task_id = task.body["id"].as_str().unwrap().to_owned();
+    let started = api
+        .post(&format!("/api/tasks/{task_id}/run"), &json!({}))
+        .await;
+    assert_eq!(started.status, 202, "{}", started.text);
+    let run = started.body["id"].as_str().unwrap().to_owned();
+    let busy = api
+        .post("/api/agent/run", &json!({"prompt": "hi", "device": ready}))
+        .await;
+    assert_eq!(busy.status, 409, "{}", busy.text);
+    assert!(
+        busy.text.contains("hold the phone"),
+        "the refusal names the task: {}",
+        busy.text
+    );
+    let stopped = api
+        .post(&format!("/api/task-runs/{run}/stop"), &json!({}))
+        .await;
+    assert!(stopped.status < 300, "{}", stopped.text);
+
     // Unplugged (the adb server forgets it): it leaves the list.
     harness.adb_ok(&["disconnect", &ready]);
     devices_until(&api, "the phone leaving", |l| phone(l, &ready).is_none()).await;
