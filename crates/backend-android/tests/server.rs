@@ -397,3 +397,26 @@ async fn a_serial_the_adb_server_does_not_list_is_said_with_what_it_lists() {
     let info = call(&client, "get_desktop_app_info", json!({})).await;
     ok(&info);
 }
+
+#[tokio::test]
+async fn a_phone_unplugged_mid_tap_says_the_tap_may_have_run_and_nothing_hangs() {
+    let config = settings_then_form().action(
+        "input tap 504 670",
+        deft_test_support::adb_double::Action::DropConnection {
+            partial: Vec::new(),
+        },
+    );
+    let harness = AdbHarness::start(vec![config]);
+    let client = connect(&harness).await;
+    call(&client, "get_app_window_controls_info", json!({})).await;
+    let row = id_of(&client, "Network and Internet").await;
+    let tapped = call(&client, "click_input", json!({"id": row})).await;
+    let said = error(&tapped);
+    let serial = harness.double(0).serial();
+    assert!(
+        said.starts_with(&format!(
+            "the phone '{serial}' disconnected while running `input tap 504 670`; it may have run"
+        )),
+        "{said}"
+    );
+}
