@@ -125,7 +125,10 @@ fn the_device_kind_comes_from_the_options_or_the_device_id() {
             StepType::KeepScreen
         ]
     );
-    assert!(unsupported_types(DeviceKind::Android).is_empty());
+    assert_eq!(
+        unsupported_types(DeviceKind::Android),
+        [StepType::Clipboard]
+    );
     let url = json!([{"type": "open_app", "url": "https://example.org"}]);
     let on_phone = report_of(&task_of(url), &android);
     assert_eq!(
@@ -133,6 +136,14 @@ fn the_device_kind_comes_from_the_options_or_the_device_id() {
         vec![(
             "steps[0]".to_owned(),
             deft_tasks::texts::URL_ON_PHONE.to_owned()
+        )]
+    );
+    let clip = json!([{"type": "clipboard", "set": "x"}]);
+    assert_eq!(
+        pairs(&report_of(&task_of(clip), &android).warnings),
+        vec![(
+            "steps[0]".to_owned(),
+            deft_tasks::texts::CLIPBOARD_ON_PHONE.to_owned()
         )]
     );
 }

@@ -77,6 +77,9 @@ pub fn cannot(kind: DeviceKind, action: &Action) -> Option<String> {
         Action::OpenApp(OpenApp::Url { .. }) if kind == DeviceKind::Desktop => {
             Some(texts::URL_ON_DESKTOP.to_owned())
         }
+        Action::Clipboard(_) if kind == DeviceKind::Android => {
+            Some(texts::CLIPBOARD_ON_PHONE.to_owned())
+        }
         Action::OpenApp(OpenApp::Url { .. }) if kind == DeviceKind::Android => {
             Some(texts::URL_ON_PHONE.to_owned())
         }
@@ -115,6 +118,7 @@ pub fn unsupported_types(kind: DeviceKind) -> Vec<StepType> {
                 StepType::KeepScreen,
             ]
         }
-        DeviceKind::Android | DeviceKind::Remote => Vec::new(),
+        DeviceKind::Android => vec![StepType::Clipboard],
+        DeviceKind::Remote => Vec::new(),
     }
 }
