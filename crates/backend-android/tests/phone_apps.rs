@@ -444,3 +444,65 @@ async fn apks_install_only_from_the_allowed_folder_whatever_links_say() {
     .await;
     assert_eq!(error(&out), texts::NO_APK_DIRS);
 }
+
+#[tokio::test]
+async fn a_dialog_is_waited_for_and_gone_and_a_background_app_is_selected_back() {
+    let harness = AdbHarness::start(vec![DoubleConfig::phone()]);
+    let client = client_for(&harness, 0).await;
+    let calc = call(&client, "launch_app", json!({"app": "Calculator"})).await;
+    let calc_window = ok(&calc)["window"]["id"].as_str().unwrap().to_owned();
+    ok(&call(&client, "launch_app", json!({"app": "com.example.form"})).await);
+    tap(&client, button("Submit")).await;
+    let saved = json!({"text": "Saved", "match": "exact"});
+    let appeared = call(
+        &client,
+        "wait_for_control",
+        json!({"selector": saved, "timeout_s": 5}),
+    )
+    .await;
+    let appeared = ok(&appeared);
+    assert_eq!(appeared["appeared"], true, "{appeared}");
+    tap(&client, button("OK")).await;
+    let gone = call(
+        &client,
+        "wait_for_control",
+        json!({"selector": saved, "gone": true, "timeout_s": 5}),
+    )
+    .await;
+    assert_eq!(ok(&gone)["gone"], true);
+    let never = call(
+        &client,
+        "wait_for_control",
+        json!({"selector": {"text": "Never there", "match": "exact"}, "timeout_s": 0.3}),
+    )
+    .await;
+    assert!(error(&never).starts_with("No control matched"), "{never:?}");
+    // The calculator went to the background; selecting its window brings it back.
+    let selected = call(
+        &client,
+        "select_application_window",
+        json!({"id": calc_window, "name": "Calculator"}),
+    )
+    .await;
+    let selected = ok(&selected);
+    assert_eq!(
+        selected["root_name"], "com.android.calculator2",
+        "{selected}"
+    );
+    assert_eq!(harness.double(0).foreground(), "com.android.calculator2");
+    let unknown = call(&client, "select_application_window", json!({"id": "99"})).await;
+    assert_eq!(error(&unknown), texts::unknown_window("99"));
+    // A drag is one swipe between the two points of the screen.
+    let dragged = call(
+        &client,
+        "drag_on_coordinates",
+        json!({"start_x": 0.5, "start_y": 0.8, "end_x": 0.5, "end_y": 0.2}),
+    )
+    .await;
+    ok(&dragged);
+    let last = harness.double(0).inputs().pop().unwrap();
+    assert_eq!(
+        last,
+        deft_test_support::adb_double::Input::Swipe(vec![540, 1920, 540, 480, 400])
+    );
+}
