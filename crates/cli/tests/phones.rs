@@ -213,3 +213,34 @@ async fn a_client_offers_the_phones_of_its_machine_and_lets_go_of_one_unplugged(
     })
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn when_the_adb_server_dies_phones_are_listed_offline_and_come_back_with_it() {
+    let harness = AdbHarness::start(vec![DoubleConfig::phone()]);
+    let serial = harness.double(0).serial();
+    let m = ScriptedModel::start(vec![]).await;
+    let dir = TempDataDir::new().unwrap();
+    let serve = serve_with_phones(dir.path(), &m.base_url(), &harness);
+    let api = serve.login().await;
+    devices_until(&api, "the phone ready", |l| {
+        phone(l, &serial).is_some_and(|p| p["state"] == "device")
+    })
+    .await;
+    harness.adb_ok(&["kill-server"]);
+    let list = devices_until(&api, "the phone offline", |l| {
+        phone(l, &serial).is_some_and(|p| p["state"] == "offline")
+    })
+    .await;
+    let p = phone(&list, &serial).unwrap();
+    assert!(
+        p["note"].as_str().is_some_and(|n| n.contains("adb server")),
+        "the note says why: {p}"
+    );
+    assert_eq!(p["has_screen"], false, "not usable while offline");
+    // The server is back (deft starts it again, or someone does) and the phone reconnects.
+    harness.adb_ok(&["connect", &serial]);
+    devices_until(&api, "the phone back", |l| {
+        phone(l, &serial).is_some_and(|p| p["state"] == "device" && p["has_screen"] == true)
+    })
+    .await;
+}
