@@ -847,17 +847,12 @@ impl AndroidServer {
 
     /// The screen's size in pixels.
     async fn screen_size(&self) -> Result<(i32, i32), AndroidError> {
-        let (w, h) = self
-            .session()
-            .await?
-            .phone()
-            .screen_size()
-            .await?
-            .ok_or_else(|| {
-                model(texts::bad_argument(
-                    "the phone did not say its screen size (wm size)",
-                ))
-            })?;
+        let session = self.session().await?;
+        let (w, h) = session.screen_size().await?.ok_or_else(|| {
+            model(texts::bad_argument(
+                "the phone did not say its screen size (wm size)",
+            ))
+        })?;
         Ok((
             i32::try_from(w).unwrap_or(i32::MAX),
             i32::try_from(h).unwrap_or(i32::MAX),

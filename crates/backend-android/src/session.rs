@@ -59,6 +59,8 @@ pub struct Seen {
     pub fingerprint: u64,
     /// When it was read.
     pub at: Instant,
+    /// The display's rotation: 0 natural, 1 = 90°, 2 = 180°, 3 = 270°.
+    pub rotation: u8,
 }
 
 impl Seen {
@@ -133,6 +135,8 @@ struct State {
 pub struct PhoneSession {
     phone: Phone,
     state: tokio::sync::Mutex<State>,
+    /// The screen's size in its natural orientation (`wm size`, asked once).
+    size: tokio::sync::OnceCell<Option<(u32, u32)>>,
 }
 
 impl PhoneSession {
@@ -141,12 +145,30 @@ impl PhoneSession {
         PhoneSession {
             phone,
             state: tokio::sync::Mutex::new(State::default()),
+            size: tokio::sync::OnceCell::new(),
         }
     }
 
     /// The phone.
     pub fn phone(&self) -> &Phone {
         &self.phone
+    }
+
+    /// The screen's size in pixels as it shows now: `wm size` (asked once per session), its
+    /// sides swapped while the screen read last is turned a quarter (landscape).
+    pub async fn screen_size(&self) -> Result<Option<(u32, u32)>, AndroidError> {
+        let natural = *self
+            .size
+            .get_or_try_init(|| async { self.phone.screen_size().await })
+            .await?;
+        let turned = self
+            .state
+            .lock()
+            .await
+            .last
+            .as_ref()
+            .is_some_and(|s| s.rotation % 2 == 1);
+        Ok(natural.map(|(w, h)| if turned { (h, w) } else { (w, h) }))
     }
 
     /// Reads the screen and the focus now.
@@ -170,6 +192,7 @@ impl PhoneSession {
             WindowSummary::new("0", package.clone(), WindowType::Window, package.clone())
         });
         let seen = Arc::new(Seen {
+            rotation: screen.rotation,
             fingerprint: fingerprint(&focus, &listed),
             window,
             windows,

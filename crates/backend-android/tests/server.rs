@@ -420,3 +420,33 @@ async fn a_phone_unplugged_mid_tap_says_the_tap_may_have_run_and_nothing_hangs()
         "{said}"
     );
 }
+
+#[tokio::test]
+async fn a_landscape_screen_takes_fractions_of_its_turned_size_and_wm_size_is_asked_once() {
+    let harness = AdbHarness::start(vec![
+        DoubleConfig::default()
+            .screens(&["game-landscape-opaque.xml"])
+            .command("wm size", Reply::stdout("Physical size: 1080x1920\n")),
+    ]);
+    let client = connect(&harness).await;
+    call(&client, "get_app_window_controls_info", json!({})).await;
+    for _ in 0..2 {
+        ok(&call(
+            &client,
+            "click_on_coordinates",
+            json!({"x": 0.25, "y": 0.5}),
+        )
+        .await);
+    }
+    assert_eq!(
+        harness.double(0).inputs(),
+        vec![Input::Tap(480, 540), Input::Tap(480, 540)]
+    );
+    let asked = harness
+        .double(0)
+        .commands()
+        .iter()
+        .filter(|c| *c == "wm size")
+        .count();
+    assert_eq!(asked, 1);
+}
