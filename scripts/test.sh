@@ -108,4 +108,4 @@ say "console browser tests (Playwright in Debian's Chromium against a real deft 
 cargo build --locked --quiet -p deft -p deft-test-support --bins
 target_dir="${CARGO_TARGET_DIR:-$root/target}"
 DEFT_BIN="$target_dir/debug/deft" DEFT_MODEL_BIN="$target_dir/debug/deft-scripted-model" \
-  scripts/web.sh e2e
+  DEFT_ADB_DOUBLE_BIN="$target_dir/debug/deft-adb-double" scripts/web.sh e2e

@@ -4,7 +4,8 @@
 #   scripts/web.sh build   npm ci + npm run build
 #   scripts/web.sh check   build, then fail if the committed bundle differs from the fresh one
 #   scripts/web.sh e2e     the Playwright browser tests against a real `deft serve`; needs
-#                          DEFT_BIN (the deft binary) and DEFT_MODEL_BIN (deft-scripted-model);
+#                          DEFT_BIN (the deft binary), DEFT_MODEL_BIN (deft-scripted-model) and
+#                          DEFT_ADB_DOUBLE_BIN (deft-adb-double, with Debian's adb on PATH);
 #                          builds nothing in Rust. DEFT_UPDATE_SCREENSHOTS=1 also refreshes
 #                          docs/screenshots/. Extra arguments go to `playwright test`.
 set -euo pipefail
@@ -54,14 +55,18 @@ check() {
 e2e() {
   [ -n "${DEFT_BIN:-}" ] || die "DEFT_BIN is not set: build deft (cargo build -p deft) and point DEFT_BIN at the binary"
   [ -n "${DEFT_MODEL_BIN:-}" ] || die "DEFT_MODEL_BIN is not set: build it (cargo build -p deft-test-support --bin deft-scripted-model) and point DEFT_MODEL_BIN at it"
+  [ -n "${DEFT_ADB_DOUBLE_BIN:-}" ] || die "DEFT_ADB_DOUBLE_BIN is not set: build it (cargo build -p deft-test-support --bin deft-adb-double) and point DEFT_ADB_DOUBLE_BIN at it"
   [ -x "$DEFT_BIN" ] || die "DEFT_BIN=$DEFT_BIN is not an executable file"
   [ -x "$DEFT_MODEL_BIN" ] || die "DEFT_MODEL_BIN=$DEFT_MODEL_BIN is not an executable file"
+  [ -x "$DEFT_ADB_DOUBLE_BIN" ] || die "DEFT_ADB_DOUBLE_BIN=$DEFT_ADB_DOUBLE_BIN is not an executable file"
+  command -v adb >/dev/null || die "adb is not installed (apt-get install adb): the simulated phone sits behind the real adb server"
   local chromium="${DEFT_CHROMIUM:-/usr/bin/chromium}"
   [ -x "$chromium" ] || die "no Chromium at $chromium (install Debian's chromium or set DEFT_CHROMIUM)"
   [ -d "$web/node_modules" ] || install
   DEFT_BIN=$(realpath "$DEFT_BIN")
   DEFT_MODEL_BIN=$(realpath "$DEFT_MODEL_BIN")
-  export DEFT_BIN DEFT_MODEL_BIN DEFT_CHROMIUM="$chromium" PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
+  DEFT_ADB_DOUBLE_BIN=$(realpath "$DEFT_ADB_DOUBLE_BIN")
+  export DEFT_BIN DEFT_MODEL_BIN DEFT_ADB_DOUBLE_BIN DEFT_CHROMIUM="$chromium" PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
   say "playwright test (web/e2e)"
   (cd "$web" && npx playwright test "$@")
 }

@@ -1,5 +1,6 @@
-// Starts the scripted model server, a managed virtual desktop and `deft serve` on a fresh data
-// folder; returns the teardown that stops all of them (whole process groups).
+// Starts the scripted model server, a private adb server with a simulated phone (and one waiting
+// for authorization), a managed virtual desktop and `deft serve` on a fresh data folder; returns
+// the teardown that stops all of them (whole process groups; the phone's adb server with them).
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -43,10 +44,18 @@ function openCalculator(dataDir: string, env: NodeJS.ProcessEnv): ChildProcess {
   });
 }
 
+/** `env` without `key`. */
+function withoutKey(env: NodeJS.ProcessEnv, key: string): NodeJS.ProcessEnv {
+  const out = { ...env };
+  delete out[key];
+  return out;
+}
+
 /** Playwright's global setup. */
 export default async function globalSetup(): Promise<() => Promise<void>> {
   const deft = requireBin("DEFT_BIN");
   const modelBin = requireBin("DEFT_MODEL_BIN");
+  const adbDoubleBin = requireBin("DEFT_ADB_DOUBLE_BIN");
   const dataDir = mkdtempSync(join(tmpdir(), "deft-e2e-"));
   const env = baseEnv();
   const started: ChildProcess[] = [];
@@ -69,6 +78,17 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     );
     started.push(model.child);
 
+    // Stopped after `deft serve` (the teardown goes backwards), which follows its phones.
+    const phones = await startAndWait(
+      "adb-double",
+      adbDoubleBin,
+      ["--unauthorized"],
+      env,
+      /^adb server on port (\d+), phones: (\S+), (\S+) \(unauthorized\)$/,
+      30_000,
+    );
+    started.push(phones.child);
+
     const desk = spawnSync(deft, ["--data-dir", dataDir, "desktop", "start"], { env, encoding: "utf8", timeout: 60_000 });
     if (desk.status !== 0) {
       throw new Error(`deft desktop start failed (${desk.status}): ${desk.stderr || desk.stdout}`);
@@ -81,14 +101,14 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
       deft,
       ["serve", "--bind", "127.0.0.1:0", "--data-dir", dataDir],
       {
-        ...env,
+        ...withoutKey(env, "DEFT_NO_PHONES"),
         DEFT_LOG: process.env.DEFT_LOG ?? "info",
         DEFT_ADMIN_PASSWORD: ADMIN_PASSWORD,
         AGENT_API_BASE: `${model.match[1]}/v1`,
         AGENT_MODEL: "scripted",
         AGENT_API_KEY: "test-key",
-        // No phones: following them would start this machine's adb server.
-        DEFT_NO_PHONES: "1",
+        // The phones of the private adb server (never this machine's own).
+        ANDROID_ADB_SERVER_PORT: phones.match[1],
       },
       /deft serve listening on (http:\/\/[^\s)]+)/,
       60_000,
@@ -98,6 +118,9 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     process.env.DEFT_E2E_MODEL_URL = model.match[1];
     process.env.DEFT_E2E_PASSWORD = ADMIN_PASSWORD;
     process.env.DEFT_E2E_DATA_DIR = dataDir;
+    process.env.DEFT_E2E_ADB_PORT = phones.match[1];
+    process.env.DEFT_E2E_PHONE = phones.match[2];
+    process.env.DEFT_E2E_PHONE_UNAUTHORIZED = phones.match[3];
   } catch (e) {
     await teardown();
     throw e;

@@ -8,11 +8,16 @@ import { fileURLToPath } from "node:url";
 const here = dirname(fileURLToPath(import.meta.url));
 const logDir = resolve(here, "../test-results");
 
-/** The environment without a display, so `local` uses the managed desktop of the data folder. */
+/**
+ * The environment without a display, so `local` uses the managed desktop of the data folder, and
+ * without phones, so a `deft serve` never starts this machine's adb server (the global setup's
+ * serve follows the private one of the adb double instead).
+ */
 export function baseEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
+  const env: NodeJS.ProcessEnv = { ...process.env, DEFT_NO_PHONES: "1" };
   delete env.DISPLAY;
   delete env.WAYLAND_DISPLAY;
+  delete env.ANDROID_ADB_SERVER_PORT;
   return env;
 }
 
