@@ -46,9 +46,17 @@ export function deviceReady(d: Device): boolean {
 }
 
 /** The device a page starts with: the default device when connected, else `local`, else the
- * first idle one, else the first. */
+ * first idle one that is no phone (a phone is picked on purpose), else the first idle one, else
+ * the first. */
 export function firstDevice(devices: Device[], preferred: string | null | undefined): string {
   const usable = devices.filter((d) => !d.busy && deviceReady(d));
   const pref = preferred && devices.some((d) => d.id === preferred) ? preferred : "";
-  return pref || usable.find((d) => d.id === "local")?.id || usable[0]?.id || devices[0]?.id || "";
+  return (
+    pref ||
+    usable.find((d) => d.id === "local")?.id ||
+    usable.find((d) => d.kind !== "phone" && d.profile !== "android")?.id ||
+    usable[0]?.id ||
+    devices[0]?.id ||
+    ""
+  );
 }
