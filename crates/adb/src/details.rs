@@ -21,6 +21,15 @@ pub struct PhoneDetails {
 }
 
 impl PhoneDetails {
+    /// How a person names the phone: `Pixel 7 · Android 14` (`Android phone` without a model).
+    pub fn label(&self) -> String {
+        let model = self.model.as_deref().unwrap_or("Android phone");
+        match &self.android_version {
+            Some(v) => format!("{model} · Android {v}"),
+            None => model.to_owned(),
+        }
+    }
+
     /// Reads the three lines of [`PROPERTIES_COMMAND`]'s stdout (an empty line: not set).
     pub(crate) fn parse(stdout: &str) -> PhoneDetails {
         let mut lines = stdout.lines().map(str::trim);
@@ -67,6 +76,17 @@ impl AdbClient {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_phone_is_named_by_its_model_and_android_version() {
+        let full = PhoneDetails::parse("Pixel 7\n14\n34\n");
+        assert_eq!(full.label(), "Pixel 7 · Android 14");
+        assert_eq!(
+            PhoneDetails::parse("\n8.1.0\n27\n").label(),
+            "Android phone · Android 8.1.0"
+        );
+        assert_eq!(PhoneDetails::parse("Pixel 7\n\n\n").label(), "Pixel 7");
+    }
 
     #[test]
     fn three_lines_are_model_version_and_sdk() {

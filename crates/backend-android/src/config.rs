@@ -112,9 +112,7 @@ fn pick(asked: Option<&str>, devices: &[Device]) -> Result<String, AndroidError>
     match asked.map(str::trim).filter(|s| !s.is_empty()) {
         Some(serial) => match devices.iter().find(|d| d.serial == serial) {
             Some(d) if d.state == "device" => Ok(d.serial.clone()),
-            Some(d) => Err(AndroidError::Model(texts::phone_not_ready(
-                &d.serial, &d.state,
-            ))),
+            Some(d) => Err(AndroidError::Model(not_ready(d))),
             None => Err(AndroidError::Model(texts::no_such_phone(
                 serial,
                 &serials(devices),
@@ -128,6 +126,11 @@ fn pick(asked: Option<&str>, devices: &[Device]) -> Result<String, AndroidError>
             ))),
         },
     }
+}
+
+/// Why `d` cannot be used, with what to do (deft-adb's advice for its state).
+pub fn not_ready(d: &Device) -> String {
+    texts::phone_not_ready(&d.serial, &d.state, &d.state_advice().unwrap_or_default())
 }
 
 fn serials(devices: &[Device]) -> Vec<String> {
@@ -153,7 +156,10 @@ mod tests {
             "emulator-5554"
         );
         let e = pick(Some("R58M"), &devices).unwrap_err().to_string();
-        assert_eq!(e, texts::phone_not_ready("R58M", "unauthorized"));
+        assert!(
+            e.starts_with("Phone R58M is unauthorized: unlock the phone and accept"),
+            "{e}"
+        );
         let e = pick(Some("nope"), &devices).unwrap_err().to_string();
         assert_eq!(
             e,

@@ -323,14 +323,7 @@ impl AndroidServer {
     async fn click_input(&self, Parameters(args): Parameters<ClickArgs>) -> CallToolResult {
         answer(
             async {
-                if let Some(b) = args
-                    .button
-                    .as_deref()
-                    .map(str::trim)
-                    .filter(|b| !b.is_empty() && !b.eq_ignore_ascii_case("left"))
-                {
-                    return Err(model(texts::no_such_button(b)));
-                }
+                tap_button(args.button.as_deref())?;
                 let hold = args.hold().map_err(|e| model(texts::bad_argument(&e)))?;
                 let (before, c, warning) = self
                     .session()
@@ -339,15 +332,7 @@ impl AndroidServer {
                     .await?;
                 let (x, y) = centre(&c, true)?;
                 let phone = self.session().await?.phone();
-                match hold {
-                    Some(hold) => phone.swipe((x, y), (x, y), millis(hold)).await?,
-                    None => {
-                        phone.tap(x, y).await?;
-                        if args.double.unwrap_or(false) {
-                            phone.tap(x, y).await?;
-                        }
-                    }
-                }
+                touch(phone, (x, y), args.double.unwrap_or(false), hold).await?;
                 self.finish(&before, warning, json!({})).await
             }
             .await,
@@ -361,13 +346,11 @@ impl AndroidServer {
     ) -> CallToolResult {
         answer(
             async {
+                tap_button(args.button.as_deref())?;
                 let (x, y) = self.at_fraction(args.x, args.y, "x", "y").await?;
                 let before = self.session().await?.last().await?;
                 let phone = self.session().await?.phone();
-                phone.tap(x, y).await?;
-                if args.double.unwrap_or(false) {
-                    phone.tap(x, y).await?;
-                }
+                touch(phone, (x, y), args.double.unwrap_or(false), None).await?;
                 self.finish(&before, None, json!({})).await
             }
             .await,
@@ -426,11 +409,7 @@ impl AndroidServer {
                     let route = phone.type_text(&args.text).await?;
                     extra["input"] = json!(route.as_str());
                 }
-                let mut result = self
-                    .finish_value(&before, warning, extra, &c, &args)
-                    .await?;
-                result.content.truncate(1);
-                Ok(result)
+                self.finish_value(&before, warning, extra, &c, &args).await
             }
             .await,
         )
@@ -958,6 +937,37 @@ impl AndroidServer {
             .await,
         )
     }
+}
+
+/// Refuses a mouse button a phone does not have (`left`, the default, is a tap).
+fn tap_button(button: Option<&str>) -> Result<(), AndroidError> {
+    match button
+        .map(str::trim)
+        .filter(|b| !b.is_empty() && !b.eq_ignore_ascii_case("left"))
+    {
+        Some(b) => Err(model(texts::no_such_button(b))),
+        None => Ok(()),
+    }
+}
+
+/// A touch at `at`: a tap, two taps (`double`), or a press held `hold` (a long press).
+async fn touch(
+    phone: &Phone,
+    at: (i32, i32),
+    double: bool,
+    hold: Option<Duration>,
+) -> Result<(), AndroidError> {
+    let (x, y) = at;
+    match hold {
+        Some(hold) => phone.swipe(at, at, millis(hold)).await?,
+        None => {
+            phone.tap(x, y).await?;
+            if double {
+                phone.tap(x, y).await?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Where a tap on `c` lands: its centre. A control with no area cannot be tapped; a disabled one

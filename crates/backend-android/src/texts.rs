@@ -165,17 +165,9 @@ pub fn no_such_phone(serial: &str, listed: &[String]) -> String {
     )
 }
 
-/// A phone listed but not ready.
-pub fn phone_not_ready(serial: &str, state: &str) -> String {
-    let what = match state {
-        "unauthorized" => "unlock it and accept \"Allow USB debugging?\" on its screen",
-        "offline" => "reconnect its cable (or `adb reconnect`), then try again",
-        s if s.starts_with("no permissions") => {
-            "give your user access to the USB device (udev rules), then reconnect it"
-        }
-        _ => "wait until `adb devices` lists it as device",
-    };
-    format!("Phone {serial} is {state}: {what}.")
+/// A phone listed but not ready; `advice` is what to do about its state (deft-adb's).
+pub fn phone_not_ready(serial: &str, state: &str, advice: &str) -> String {
+    format!("Phone {serial} is {state}: {advice}")
 }
 
 /// No phone ready on the adb server.

@@ -3,70 +3,13 @@
 //! found with selectors, a list scrolled until a row shows, Chinese typed into a field, a
 //! dialog, the screen off and on, long text, and two phones driven at once.
 
+mod common;
+
+use common::{Client, call, client_for, error, find, listing, ok, serve};
 use deft_backend_android::phone::Phone;
 use deft_backend_android::{AndroidServer, texts};
 use deft_test_support::adb_double::{AdbHarness, DoubleConfig};
-use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::RunningService;
-use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
-
-type Client = RunningService<RoleClient, ()>;
-
-async fn client_for(harness: &AdbHarness, i: usize) -> Client {
-    let phone = Phone::new(harness.client(), harness.double(i).serial());
-    let server = AndroidServer::for_phone(phone);
-    let (server_io, client_io) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    ().serve(client_io).await.expect("client connects")
-}
-
-async fn call(client: &Client, tool: &'static str, arguments: Value) -> CallToolResult {
-    let Value::Object(arguments) = arguments else {
-        panic!("arguments must be an object")
-    };
-    client
-        .call_tool(CallToolRequestParams::new(tool).with_arguments(arguments))
-        .await
-        .expect("call_tool answers")
-}
-
-fn ok(result: &CallToolResult) -> &Value {
-    assert_eq!(result.is_error, Some(false), "success expected: {result:?}");
-    result.structured_content.as_ref().expect("structured")
-}
-
-fn error(result: &CallToolResult) -> &str {
-    assert_eq!(result.is_error, Some(true), "an error expected: {result:?}");
-    &result.content[0].as_text().expect("text").text
-}
-
-fn listing(result: &CallToolResult) -> &str {
-    assert_eq!(
-        result.is_error,
-        Some(false),
-        "a listing expected: {result:?}"
-    );
-    &result.content[0].as_text().expect("text").text
-}
-
-/// The id a selector picks on the screen now.
-async fn find(client: &Client, selector: Value) -> String {
-    let found = call(
-        client,
-        "find_controls",
-        json!({"selector": selector, "format": "json"}),
-    )
-    .await;
-    ok(&found)["chosen"]
-        .as_str()
-        .unwrap_or_else(|| panic!("{selector} found: {found:?}"))
-        .to_owned()
-}
 
 async fn tap(client: &Client, selector: Value) -> Value {
     let id = find(client, selector).await;
@@ -371,14 +314,7 @@ async fn apks_install_only_from_the_allowed_folder_whatever_links_say() {
         ..Default::default()
     };
     let phone = Phone::new(harness.client(), harness.double(0).serial());
-    let server = AndroidServer::on_phone(phone, config);
-    let (server_io, client_io) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    let client: Client = ().serve(client_io).await.unwrap();
+    let client: Client = serve(AndroidServer::on_phone(phone, config)).await;
     let installed = call(
         &client,
         "install_app",

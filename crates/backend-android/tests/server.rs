@@ -3,68 +3,21 @@
 //! on the desktop and in the browser, every action answers with its effect, and bad ids, bad
 //! arguments and missing phones get their own answers.
 
+mod common;
+
 use base64::Engine as _;
-use deft_backend_android::phone::Phone;
+use common::{Client, call, client_for, error, ok, serve, text};
 use deft_backend_android::{AndroidConfig, AndroidServer, texts};
 use deft_test_support::adb_double::{AdbHarness, DoubleConfig, Input, Reply};
-use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::RunningService;
-use rmcp::{RoleClient, ServiceExt};
-use serde_json::{Value, json};
-
-type Client = RunningService<RoleClient, ()>;
-
-async fn serve(server: AndroidServer) -> Client {
-    let (server_io, client_io) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    ().serve(client_io).await.expect("client connects")
-}
+use serde_json::json;
 
 async fn connect(harness: &AdbHarness) -> Client {
-    let phone = Phone::new(harness.client(), harness.double(0).serial());
-    serve(AndroidServer::for_phone(phone)).await
-}
-
-async fn call(client: &Client, tool: &'static str, arguments: Value) -> CallToolResult {
-    let Value::Object(arguments) = arguments else {
-        panic!("arguments must be an object")
-    };
-    client
-        .call_tool(CallToolRequestParams::new(tool).with_arguments(arguments))
-        .await
-        .expect("call_tool answers")
-}
-
-fn text(result: &CallToolResult) -> &str {
-    &result.content[0].as_text().expect("text content").text
-}
-
-fn ok(result: &CallToolResult) -> &Value {
-    assert_eq!(result.is_error, Some(false), "success expected: {result:?}");
-    result.structured_content.as_ref().expect("structured")
-}
-
-fn error(result: &CallToolResult) -> &str {
-    assert_eq!(result.is_error, Some(true), "an error expected: {result:?}");
-    text(result)
+    client_for(harness, 0).await
 }
 
 /// The id `find_controls` picks for `text`.
 async fn id_of(client: &Client, wanted: &str) -> String {
-    let found = call(
-        client,
-        "find_controls",
-        json!({"selector": {"text": wanted, "match": "exact"}, "format": "json"}),
-    )
-    .await;
-    ok(&found)["chosen"]
-        .as_str()
-        .unwrap_or_else(|| panic!("{wanted} found: {found:?}"))
-        .to_owned()
+    common::find(client, json!({"text": wanted, "match": "exact"})).await
 }
 
 const FOCUS_SETTINGS: &str = "  mCurrentFocus=Window{1b2c u0 com.android.settings/com.android.settings.Settings}\n  mFocusedApp=ActivityRecord{9f u0 com.android.settings/.Settings t12}\n";
@@ -209,6 +162,13 @@ async fn a_scroll_swipes_inside_the_list_and_keys_reach_the_phone_as_key_events(
     );
     let bad = call(&client, "keyboard_input", json!({"keys": "{F13}"})).await;
     assert_eq!(error(&bad), texts::no_phone_key("F13"));
+    let middle = call(
+        &client,
+        "click_on_coordinates",
+        json!({"x": 0.5, "y": 0.5, "button": "middle"}),
+    )
+    .await;
+    assert_eq!(error(&middle), texts::no_such_button("middle"));
     let off = call(&client, "click_on_coordinates", json!({"x": 1.5, "y": 0.5})).await;
     assert_eq!(error(&off), texts::bad_fraction("x", 1.5));
     let tap = call(

@@ -122,16 +122,7 @@ async fn phone_client(
     d: &AdbDevice,
 ) -> DeviceClient {
     let details = adb.details(&d.serial).await.ok();
-    let label = details.as_ref().map(|p| {
-        let model = p
-            .model
-            .clone()
-            .unwrap_or_else(|| "Android phone".to_owned());
-        match &p.android_version {
-            Some(v) => format!("{model} · Android {v}"),
-            None => model,
-        }
-    });
+    let label = details.as_ref().map(deft_adb::PhoneDetails::label);
     let mut config = links.template.clone();
     config.url = links.url.clone();
     config.token = links.token.clone();

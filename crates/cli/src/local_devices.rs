@@ -80,10 +80,7 @@ pub async fn pick_or_phone(
     match phones {
         Ok(phones) => match phones.iter().find(|p| p.serial == id) {
             Some(p) if p.state == "device" => phone_device(globals, &p.serial),
-            Some(p) => anyhow::bail!(
-                "{}",
-                deft_backend_android::texts::phone_not_ready(&p.serial, &p.state)
-            ),
+            Some(p) => anyhow::bail!("{}", deft_backend_android::config::not_ready(p)),
             None => {
                 let serials: Vec<String> = phones
                     .iter()

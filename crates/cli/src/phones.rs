@@ -88,13 +88,7 @@ fn seen(
 /// `Pixel 7 · Android 14` from the phone itself (none when it does not answer).
 async fn label(adb: &AdbClient, d: &AdbDevice) -> Option<String> {
     match adb.details(&d.serial).await {
-        Ok(details) => {
-            let model = details.model.unwrap_or_else(|| "Android phone".to_owned());
-            Some(match details.android_version {
-                Some(v) => format!("{model} · Android {v}"),
-                None => model,
-            })
-        }
+        Ok(details) => Some(details.label()),
         Err(e) => {
             tracing::warn!(serial = %d.serial, "the phone's details: {e}");
             None
