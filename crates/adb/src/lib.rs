@@ -34,4 +34,5 @@ pub use details::PhoneDetails;
 pub use devices::{Device, parse_devices_l};
 pub use error::AdbError;
 pub use quote::quote_command;
+pub use socket::MAX_REQUEST;
 pub use track::{DeviceTracker, TrackEvent};

@@ -7,8 +7,8 @@ use tokio::net::TcpStream;
 use crate::error::{AdbError, from_fail};
 use crate::texts;
 
-/// The largest request the server takes (1 MiB, its `MAX_PAYLOAD`).
-const MAX_REQUEST: usize = 1 << 20;
+/// The largest request the server takes: its length travels as four hexadecimal digits.
+pub const MAX_REQUEST: usize = 0xffff;
 
 /// A connection to the server on `port`.
 pub(crate) struct HostSocket {

@@ -160,6 +160,18 @@ async fn refusals_are_clear_errors() {
              an Android, or a service name it does not know)"
         )
     );
+    // a request's length travels as four hex digits: a longer one is refused before it is sent
+    let long = format!("echo {}", "x".repeat(70_000));
+    let too_long = client.shell(&serial, &long).await.unwrap_err();
+    assert!(
+        too_long
+            .to_string()
+            .contains("the request is longer than the 65535 bytes the adb server takes"),
+        "{too_long}"
+    );
+    let fits = format!("echo {}", "y".repeat(60_000));
+    let echoed = client.shell(&serial, &fits).await.unwrap();
+    assert_eq!(echoed.stdout.len(), 60_001, "the longest request still runs");
     let unknown = client.shell("127.0.0.1:1", "echo hi").await.unwrap_err();
     assert_eq!(
         unknown.to_string(),
