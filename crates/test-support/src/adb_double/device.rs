@@ -123,6 +123,10 @@ impl Device {
                 let xml = self.config.screens.get(self.screen).cloned();
                 self.dump(rest.first().copied(), xml.ok_or(NO_WINDOW))
             }
+            ["ls", path] => match self.files.contains_key(*path) {
+                true => Reply::stdout(format!("{path}\n")),
+                false => Reply::failure(format!("ls: {path}: No such file or directory\n"), 1),
+            },
             ["cat", path] => match self.files.get(*path) {
                 Some(bytes) => Reply::stdout(bytes.clone()),
                 None => Reply::failure(format!("cat: {path}: No such file or directory\n"), 1),

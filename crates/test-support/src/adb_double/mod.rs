@@ -202,6 +202,11 @@ impl AdbDouble {
     pub fn packages(&self) -> Vec<String> {
         self.phone(phone::Phone::packages)
     }
+
+    /// The clipboard's text (`None`: nothing copied).
+    pub fn clipboard(&self) -> Option<String> {
+        self.phone(phone::Phone::clipboard)
+    }
 }
 
 impl Drop for AdbDouble {

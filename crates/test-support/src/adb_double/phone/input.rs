@@ -1,7 +1,8 @@
 //! What `input` does on the simulated phone: a tap reaches the deepest clickable view under
 //! it, a swipe that starts and ends at one point is a tap (or, held 500 ms or more, a long
 //! press), a vertical one scrolls the scrollable view it starts on; a `motionevent` DOWN…UP is
-//! a tap or a swipe; keys go HOME, BACK, to recents, delete, and turn the screen on and off;
+//! a tap or a swipe; keys go HOME, BACK, to recents, delete, copy and paste (COPY, PASTE,
+//! Ctrl+C, Ctrl+V), and turn the screen on and off;
 //! `input text` types ASCII (`%s` a space) and refuses anything else as Android does.
 
 use super::Phone;
@@ -14,7 +15,13 @@ mod keycode {
     pub(super) const HOME: u32 = 3;
     pub(super) const BACK: u32 = 4;
     pub(super) const POWER: u32 = 26;
+    pub(super) const C: u32 = 31;
+    pub(super) const V: u32 = 50;
     pub(super) const DEL: u32 = 67;
+    pub(super) const CTRL_LEFT: u32 = 113;
+    pub(super) const CTRL_RIGHT: u32 = 114;
+    pub(super) const COPY: u32 = 278;
+    pub(super) const PASTE: u32 = 279;
     pub(super) const APP_SWITCH: u32 = 187;
     pub(super) const SLEEP: u32 = 223;
     pub(super) const WAKEUP: u32 = 224;
@@ -40,6 +47,12 @@ pub(crate) fn key_code(key: &str) -> Option<u32> {
         "ESCAPE" => 111,
         "FORWARD_DEL" => 112,
         "APP_SWITCH" => keycode::APP_SWITCH,
+        "C" => keycode::C,
+        "V" => keycode::V,
+        "CTRL_LEFT" => keycode::CTRL_LEFT,
+        "CTRL_RIGHT" => keycode::CTRL_RIGHT,
+        "COPY" => keycode::COPY,
+        "PASTE" => keycode::PASTE,
         "SLEEP" => keycode::SLEEP,
         "WAKEUP" => keycode::WAKEUP,
         _ => return None,
@@ -72,7 +85,8 @@ impl Phone {
             Input::Swipe(points) => self.swipe(points),
             Input::Motion(action, x, y) => self.motion(action, *x, *y),
             Input::Text(text) => return self.text(text),
-            Input::KeyEvent(_) | Input::KeyCombination(_) => {}
+            Input::KeyCombination(keys) => self.combination(keys),
+            Input::KeyEvent(_) => {}
         }
         Reply::default()
     }
@@ -90,9 +104,24 @@ impl Phone {
             keycode::BACK => self.back(),
             keycode::APP_SWITCH => self.recents(),
             keycode::DEL => self.delete_char(),
+            keycode::COPY => self.copy(),
+            keycode::PASTE => self.paste(),
             _ => {}
         }
         Reply::default()
+    }
+
+    /// `input keycombination`: Ctrl+C copies, Ctrl+V pastes; no other chord does anything here.
+    fn combination(&mut self, keys: &[String]) {
+        let codes: Vec<u32> = keys.iter().filter_map(|k| key_code(k)).collect();
+        let ctrl = codes
+            .iter()
+            .any(|c| [keycode::CTRL_LEFT, keycode::CTRL_RIGHT].contains(c));
+        match codes.last() {
+            Some(&keycode::C) if ctrl => self.copy(),
+            Some(&keycode::V) if ctrl => self.paste(),
+            _ => {}
+        }
     }
 
     fn set_awake(&mut self, awake: bool) {

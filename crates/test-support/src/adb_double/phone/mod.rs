@@ -5,6 +5,7 @@
 //! [`Phone::shell`] (`shell.rs`, `ime.rs`); `render.rs` draws `screencap`'s PNG.
 
 mod apps;
+mod clipboard;
 mod ime;
 mod input;
 mod render;
@@ -13,7 +14,9 @@ pub(crate) mod view;
 
 use std::collections::HashMap;
 
-use apps::{App, Calculator, Effect, Form, Launcher, Notes, Plain, Settings, Size, Window};
+use apps::{
+    App, Browser, Calculator, Effect, Form, Launcher, Notes, Plain, Settings, Size, Window,
+};
 use view::View;
 
 use super::config::{PhoneConfig, Reply, android_fixture};
@@ -96,6 +99,12 @@ fn preinstalled(config: &PhoneConfig) -> Vec<AppInfo> {
             "/data/app/~~Kd8sP0qLx2Vb==/com.example.notes-3nTz9QwYh1cE==/base.apk",
         ),
         AppInfo::new(
+            apps::browser::PACKAGE,
+            "Chrome",
+            Some("com.google.android.apps.chrome.Main"),
+            "/product/app/Chrome/Chrome.apk",
+        ),
+        AppInfo::new(
             RECENTS_ACTIVITY.0,
             "System UI",
             None,
@@ -126,6 +135,7 @@ fn start_app(info: &AppInfo, model: &str) -> Box<dyn App> {
         "com.android.calculator2" => Box::new(Calculator::default()),
         "com.example.form" => Box::new(Form::default()),
         "com.example.notes" => Box::new(Notes::default()),
+        apps::browser::PACKAGE => Box::new(Browser::default()),
         "com.android.contacts" => Box::new(Plain::new(&info.package, "Contacts", "No contacts")),
         package => Box::new(Plain::new(package, &info.label, package)),
     }
@@ -151,6 +161,8 @@ pub(crate) struct Phone {
     unsettled: u32,
     /// Where the finger went down (`input motionevent DOWN`).
     gesture: Option<(i32, i32)>,
+    /// The clipboard's text (`None`: nothing copied).
+    clipboard: Option<String>,
 }
 
 impl std::fmt::Debug for Phone {
@@ -181,6 +193,7 @@ impl Phone {
             ime,
             unsettled: 0,
             gesture: None,
+            clipboard: None,
         };
         phone.refresh_launcher();
         phone
@@ -264,6 +277,16 @@ impl Phone {
         self.stack.push(package.to_owned());
         self.changed();
         true
+    }
+
+    /// `am start -a android.intent.action.VIEW -d URL`: an http(s) link opens in the browser
+    /// (started, in front); false when no app here opens it.
+    pub(crate) fn view_url(&mut self, url: &str) -> bool {
+        let web = url.starts_with("http://") || url.starts_with("https://");
+        if !web || !self.launch(apps::browser::PACKAGE) {
+            return false;
+        }
+        self.front_mut().view_url(url)
     }
 
     /// HOME: the launcher in front, the apps kept running.

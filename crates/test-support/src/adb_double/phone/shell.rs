@@ -1,7 +1,7 @@
 //! The shell commands the simulated phone answers as an Android 14 phone prints them:
 //! `getprop`, `wm size`, `dumpsys window|power`, `pm list packages|path|install`, `monkey`,
 //! `am start|force-stop|broadcast`, `cmd package resolve-activity`, `svc power stayon`,
-//! `settings get|put`, `ime`.
+//! `settings get|put`, `ime`, the clipboard helper through `app_process`.
 
 use super::{AppInfo, Phone, out};
 use crate::adb_double::config::Reply;
@@ -77,6 +77,9 @@ impl Phone {
                 Reply::default()
             }
             ["ime", rest @ ..] => self.ime.command(rest),
+            [env, "app_process", "/", class, rest @ ..] if env.starts_with("CLASSPATH=") => {
+                self.app_process(&env["CLASSPATH=".len()..], class, rest, files)
+            }
             _ => return None,
         })
     }
@@ -184,8 +187,17 @@ impl Phone {
         ))
     }
 
-    /// `am start [-W] -n PKG/ACTIVITY`.
+    /// `am start [-W] -n PKG/ACTIVITY`, or `am start -a android.intent.action.VIEW -d URL`.
     fn start(&mut self, args: &[&str]) -> Reply {
+        let flag = |name: &str| {
+            args.iter()
+                .position(|a| *a == name)
+                .and_then(|i| args.get(i + 1))
+                .copied()
+        };
+        if let (None, Some(url)) = (flag("-n"), flag("-d")) {
+            return self.start_view(flag("-a").unwrap_or(""), url);
+        }
         let Some(component) = args
             .iter()
             .position(|a| *a == "-n")
@@ -219,6 +231,19 @@ impl Phone {
             ""
         };
         out(format!("{starting}{warning}"))
+    }
+
+    /// `am start -a ACTION -d URL`: a VIEW of an http(s) link opens the browser; anything else
+    /// resolves to no activity, as on a phone without an app for it.
+    fn start_view(&mut self, action: &str, url: &str) -> Reply {
+        let intent = format!("act={action} dat={url}");
+        let starting = format!("Starting: Intent {{ {intent} }}\n");
+        if action == "android.intent.action.VIEW" && self.view_url(url) {
+            return out(starting);
+        }
+        out(format!(
+            "{starting}Error: Activity not started, unable to resolve Intent {{ {intent} flg=0x10000000 }}\n"
+        ))
     }
 
     /// `cmd package resolve-activity --brief [-c CATEGORY] PKG`.

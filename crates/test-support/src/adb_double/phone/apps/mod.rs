@@ -2,6 +2,7 @@
 //! tree and reacts to what lands on it: a tap on one of its views (by resource id or text),
 //! a vertical swipe on a list, BACK, text typed into its focused field.
 
+pub(crate) mod browser;
 mod calculator;
 mod dialog;
 mod form;
@@ -10,6 +11,7 @@ mod notes;
 mod plain;
 mod settings;
 
+pub(crate) use browser::Browser;
 pub(crate) use calculator::Calculator;
 pub(crate) use form::Form;
 pub(crate) use launcher::Launcher;
@@ -134,6 +136,11 @@ pub(crate) trait App: Send {
     /// The field that has the focus, where typed text goes.
     fn focused_field(&mut self) -> Option<&mut Field> {
         None
+    }
+    /// A link opened in it (`am start -a android.intent.action.VIEW -d URL`); false when it
+    /// does not open links.
+    fn view_url(&mut self, _url: &str) -> bool {
+        false
     }
     /// The calculator's display (formula, result), for the calculator.
     fn display(&self) -> Option<(String, String)> {
