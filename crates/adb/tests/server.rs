@@ -171,7 +171,11 @@ async fn refusals_are_clear_errors() {
     );
     let fits = format!("echo {}", "y".repeat(60_000));
     let echoed = client.shell(&serial, &fits).await.unwrap();
-    assert_eq!(echoed.stdout.len(), 60_001, "the longest request still runs");
+    assert_eq!(
+        echoed.stdout.len(),
+        60_001,
+        "the longest request still runs"
+    );
     let unknown = client.shell("127.0.0.1:1", "echo hi").await.unwrap_err();
     assert_eq!(
         unknown.to_string(),

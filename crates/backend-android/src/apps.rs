@@ -17,6 +17,8 @@ pub enum FoundBy {
     PackageName,
     /// An icon of that name on the home screen.
     HomeScreen,
+    /// A link (`https://…`, `myapp://…`), opened by the app that handles it.
+    Link,
 }
 
 impl FoundBy {
@@ -27,8 +29,21 @@ impl FoundBy {
             FoundBy::KnownLabel => "known label",
             FoundBy::PackageName => "package name",
             FoundBy::HomeScreen => "home screen icon",
+            FoundBy::Link => "link",
         }
     }
+}
+
+/// Whether `name` is a link an app opens (`scheme://…`: a web page, a deep link) rather
+/// than an app's name.
+pub fn is_link(name: &str) -> bool {
+    let Some((scheme, rest)) = name.trim().split_once("://") else {
+        return false;
+    };
+    let mut chars = scheme.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c))
+        && !rest.is_empty()
 }
 
 /// What a name resolves to among the installed packages.
@@ -186,6 +201,29 @@ pub fn close_to(name: &str, installed: &[String]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn links_are_told_from_app_names() {
+        for link in [
+            "https://example.org/a?b=1",
+            "http://127.0.0.1:8080/",
+            "myapp://order/42",
+            "market://details?id=x",
+        ] {
+            assert!(is_link(link), "{link}");
+        }
+        for name in [
+            "Settings",
+            "com.android.settings",
+            "计算器",
+            "://x",
+            "1ab://x",
+            "https://",
+            "a b://c",
+        ] {
+            assert!(!is_link(name), "{name}");
+        }
+    }
 
     fn installed() -> Vec<String> {
         [

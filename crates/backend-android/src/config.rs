@@ -22,6 +22,10 @@ pub struct AndroidConfig {
     /// The folders `install_app` may install APKs from (none: it installs nothing).
     #[serde(default)]
     pub apk_dirs: Vec<std::path::PathBuf>,
+    /// Where the clipboard helper (`devicekit.dex`) is on the phone (none:
+    /// `/data/local/tmp/devicekit.dex`).
+    #[serde(default)]
+    pub clipboard_helper: Option<String>,
 }
 
 impl AndroidConfig {

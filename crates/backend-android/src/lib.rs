@@ -8,6 +8,7 @@
 //!   states, rects), layout containers left out; [`ids`]: their ids, held across dumps;
 //! - [`focus`]: the foreground app and window from `dumpsys window`; [`device`]: the screen's
 //!   size and power, the installed packages;
+//! - [`clipboard`]: the clipboard through a helper run as the shell user (devicekit);
 //! - [`ime`]: typing any Unicode (ADBKeyBoard's broadcast where `input text` cannot);
 //! - [`input`]: taps, swipes, key events and text as the phone's `input` commands;
 //! - [`phone`]: one phone through the adb server (deft-adb): its screen, focus, input,
@@ -22,6 +23,7 @@
 #![forbid(unsafe_code)]
 
 pub mod apps;
+pub mod clipboard;
 pub mod config;
 pub mod controls;
 pub mod device;

@@ -310,6 +310,44 @@ impl Phone {
         Ok(())
     }
 
+    /// Opens `url` with the app that handles it (`am start -a android.intent.action.VIEW -d
+    /// URL`): a web page in the browser, a deep link in its app. A link no app handles is
+    /// refused with what `am` said.
+    pub async fn view_url(&self, url: &str) -> Result<(), PhoneError> {
+        self.checked(&["am", "start", "-a", "android.intent.action.VIEW", "-d", url])
+            .await
+    }
+
+    /// Whether the file `path` is on the phone (`ls` finds it).
+    pub async fn has_file(&self, path: &str) -> Result<bool, PhoneError> {
+        Ok(self.sh(&["ls", path]).await?.exit_code == 0)
+    }
+
+    /// Writes `bytes` to the phone's file `path` (readable by all: `rw-r--r--`).
+    pub async fn put_file(&self, path: &str, bytes: &[u8]) -> Result<(), PhoneError> {
+        Ok(self.adb.push(&self.serial, path, bytes, 0o644).await?)
+    }
+
+    /// Runs the Java class `class` of the dex file `dex` as the shell user (`CLASSPATH=DEX
+    /// app_process / CLASS ARGS`), checked; its stdout.
+    pub async fn run_dex(
+        &self,
+        dex: &str,
+        class: &str,
+        args: &[&str],
+    ) -> Result<String, PhoneError> {
+        let mut argv = vec!["app_process", "/", class];
+        argv.extend_from_slice(args);
+        let line = format!(
+            "CLASSPATH={} {}",
+            quote_command(&[dex])?,
+            quote_command(&argv)?
+        );
+        let out = self.adb.shell(&self.serial, &line).await?;
+        refused_if_it_says_so(&argv[..3], &out)?;
+        Ok(text_of(&out.stdout))
+    }
+
     /// Keeps the screen on while plugged in (`svc power stayon MODE`: `true`, `false`, `usb`,
     /// `ac`, `wireless`).
     pub async fn stay_on(&self, mode: &str) -> Result<(), PhoneError> {

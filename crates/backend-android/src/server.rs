@@ -14,8 +14,9 @@ use deft_protocol::observation::{
 use deft_protocol::selector::{self, MatchOptions, Selector};
 use deft_protocol::timeout_meta;
 use deft_protocol::tool_args::{
-    self, AppInfoArgs, ClickArgs, CoordArgs, DragArgs, FindControlsArgs, KeysArgs, ListingArgs,
-    ScreenshotArgs, SetTextArgs, SummaryArgs, Target, WaitArgs, WaitForControlArgs, WheelArgs,
+    self, AppInfoArgs, ClickArgs, ClipboardArgs, CoordArgs, DragArgs, FindControlsArgs, KeysArgs,
+    ListingArgs, ScreenshotArgs, SetTextArgs, SummaryArgs, Target, WaitArgs, WaitForControlArgs,
+    WheelArgs,
 };
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -30,6 +31,7 @@ use serde_json::{Value, json};
 use tokio::sync::OnceCell;
 
 use crate::apps::{self, FoundBy, Resolved};
+use crate::clipboard::ClipboardHelper;
 use crate::config::AndroidConfig;
 use crate::error::AndroidError;
 use crate::input::{self, keycode};
@@ -103,6 +105,7 @@ const MAX_SWIPE_SHARE: f64 = 0.8;
 #[derive(Clone)]
 pub struct AndroidServer {
     config: Arc<AndroidConfig>,
+    clipboard: Arc<ClipboardHelper>,
     session: Arc<OnceCell<PhoneSession>>,
     tool_router: ToolRouter<Self>,
 }
@@ -141,6 +144,7 @@ impl AndroidServer {
     /// A server for the phone `config` names; the phone is picked at the first tool call.
     pub fn new(config: AndroidConfig) -> Self {
         AndroidServer {
+            clipboard: Arc::new(ClipboardHelper::new(&config)),
             config: Arc::new(config),
             session: Arc::new(OnceCell::new()),
             tool_router: Self::tool_router(),
@@ -550,6 +554,12 @@ impl AndroidServer {
                     return Err(model(texts::APP_NEEDED.into()));
                 }
                 let phone = self.session().await?.phone();
+                if apps::is_link(name) {
+                    let from = phone.focus().await?.package.unwrap_or_default();
+                    phone.view_url(name).await?;
+                    let package = self.wait_front_change(&from).await?;
+                    return self.launched(package, FoundBy::Link).await;
+                }
                 let installed = phone.packages().await?;
                 let (package, found_by) = match apps::resolve(name, &installed) {
                     Resolved::App(p, by) => {
@@ -563,14 +573,7 @@ impl AndroidServer {
                     ),
                 };
                 self.wait_foreground(&package).await?;
-                let seen = self.session().await?.look().await?;
-                Ok(CallToolResult::structured(json!({
-                    "app": package,
-                    "found_by": found_by.as_str(),
-                    "root_name": seen.window.app,
-                    "window": seen.window.to_json(),
-                    "effect": "changed",
-                })))
+                self.launched(package, found_by).await
             }
             .await,
         )
@@ -607,6 +610,35 @@ impl AndroidServer {
                     result.content = vec![ContentBlock::text(out.to_string())];
                 }
                 Ok(result)
+            }
+            .await,
+        )
+    }
+
+    #[tool(name = "set_clipboard", description = deft_protocol::clipboard::SET_DESCRIPTION)]
+    async fn set_clipboard(&self, Parameters(args): Parameters<ClipboardArgs>) -> CallToolResult {
+        answer(
+            async {
+                let text = args.checked_text().map_err(model)?;
+                let phone = self.session().await?.phone();
+                let copied = self.clipboard.set(phone, &self.config, text).await?;
+                let mut out = deft_protocol::clipboard::set_answer(text);
+                self.note_helper(&mut out, copied);
+                Ok(CallToolResult::structured(out))
+            }
+            .await,
+        )
+    }
+
+    #[tool(name = "get_clipboard", description = deft_protocol::clipboard::GET_DESCRIPTION, annotations(read_only_hint = true))]
+    async fn get_clipboard(&self) -> CallToolResult {
+        answer(
+            async {
+                let phone = self.session().await?.phone();
+                let (text, copied) = self.clipboard.get(phone, &self.config).await?;
+                let mut out = deft_protocol::clipboard::read_answer(&text);
+                self.note_helper(&mut out, copied);
+                Ok(CallToolResult::structured(out))
             }
             .await,
         )
@@ -882,6 +914,38 @@ impl AndroidServer {
         Ok(())
     }
 
+    /// launch_app's answer: the app opened, how it was found, and its window as it shows now.
+    async fn launched(
+        &self,
+        package: String,
+        found_by: FoundBy,
+    ) -> Result<CallToolResult, AndroidError> {
+        let seen = self.session().await?.look().await?;
+        Ok(CallToolResult::structured(json!({
+            "app": package,
+            "found_by": found_by.as_str(),
+            "root_name": seen.window.app,
+            "window": seen.window.to_json(),
+            "effect": "changed",
+        })))
+    }
+
+    /// Waits until another package than `from` is in front, at most [`LAUNCH_WAIT`]; answers
+    /// the package in front then.
+    async fn wait_front_change(&self, from: &str) -> Result<String, AndroidError> {
+        let phone = self.session().await?.phone();
+        let t0 = Instant::now();
+        let mut pause = crate::session::POLL_FIRST;
+        loop {
+            let front = phone.focus().await?.package.unwrap_or_default();
+            if front != from || t0.elapsed() >= LAUNCH_WAIT {
+                return Ok(front);
+            }
+            tokio::time::sleep(pause).await;
+            pause = crate::session::next_poll(pause);
+        }
+    }
+
     /// Opens an app by tapping its icon on the home screen, as a person would; the package is
     /// the one in front afterwards.
     async fn launch_from_home(
@@ -901,17 +965,21 @@ impl AndroidServer {
             .ok_or_else(|| model(texts::unknown_app(name, &apps::close_to(name, installed))))?;
         let (x, y) = centre(icon, true)?;
         phone.tap(x, y).await?;
-        let t0 = Instant::now();
-        let mut pause = crate::session::POLL_FIRST;
-        loop {
-            let focus = phone.focus().await?;
-            match focus.package {
-                Some(p) if p != seen.package() || t0.elapsed() >= LAUNCH_WAIT => return Ok(p),
-                _ if t0.elapsed() >= LAUNCH_WAIT => return Ok(seen.package().to_owned()),
-                _ => {}
-            }
-            tokio::time::sleep(pause).await;
-            pause = crate::session::next_poll(pause);
+        let front = self.wait_front_change(seen.package()).await?;
+        Ok(if front.is_empty() {
+            seen.package().to_owned()
+        } else {
+            front
+        })
+    }
+
+    /// Says in a clipboard answer that deft copied the helper from `copied` first.
+    fn note_helper(&self, out: &mut Value, copied: Option<String>) {
+        if let Some(local) = copied {
+            out["note"] = json!(texts::clipboard_helper_copied(
+                &local,
+                self.clipboard.path()
+            ));
         }
     }
 

@@ -199,6 +199,40 @@ pub fn closed(package: &str, front: &str) -> String {
     format!("Stopped {package} (am force-stop); {front} is in front now.")
 }
 
+/// `set_clipboard` / `get_clipboard` on a phone without the clipboard helper, and none in
+/// the APK folders (`dirs`) to copy.
+pub fn no_clipboard_helper(path: &str, dirs: &[String]) -> String {
+    let folders = if dirs.is_empty() {
+        String::from("none is set: the phone's apk_dirs option")
+    } else {
+        dirs.join(", ")
+    };
+    format!(
+        "This phone has no clipboard helper at {path}: adb has no clipboard command, and Android lets only the app in front or the keyboard use the clipboard. Put Mobile Next's devicekit.dex (github.com/mobile-next/devicekit-android, its releases) in one of the APK folders ({folders}) and deft copies it to the phone, or push it yourself (adb push devicekit.dex {path}). To enter text, keyboard_input types any Unicode without the clipboard."
+    )
+}
+
+/// The clipboard helper failed (`said`: what it printed).
+pub fn clipboard_helper_failed(path: &str, said: &str) -> String {
+    let first = said.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    format!(
+        "The clipboard helper at {path} failed: {}. Check that it is Mobile Next's devicekit.dex (an up-to-date release), or remove it so deft copies it again from the APK folders.",
+        first.trim()
+    )
+}
+
+/// Text too long for a phone's clipboard.
+pub fn phone_clipboard_too_long(bytes: usize, max: usize) -> String {
+    format!(
+        "text is {bytes} bytes of UTF-8; on a phone set_clipboard takes at most {max} (it travels on one adb command line). Split it, or type it with keyboard_input."
+    )
+}
+
+/// The clipboard helper was copied to the phone from `local`.
+pub fn clipboard_helper_copied(local: &str, path: &str) -> String {
+    format!("deft copied the clipboard helper {local} to the phone ({path}) first.")
+}
+
 /// install_app on a server with no APK folders.
 pub const NO_APK_DIRS: &str = "install_app installs APKs only from the folders the phone's options allow (apk_dirs), and none is set: ask whoever runs deft to add one.";
 
@@ -290,7 +324,7 @@ pub mod describe {
     /// capture_desktop_screenshot.
     pub const DESKTOP_SHOT: &str = "A PNG of the phone's whole screen (screencap), with its size.";
     /// launch_app.
-    pub const LAUNCH: &str = "Open an app by package (\"com.android.settings\") or label (\"Settings\", \"计算器\"): a running app comes to the front. Answers the app, how it was found, and its window.";
+    pub const LAUNCH: &str = "Open an app by package (\"com.android.settings\") or label (\"Settings\", \"计算器\"): a running app comes to the front. A link (\"https://example.org\", or an app's deep link \"myapp://…\") opens in the app that handles it. Answers the app, how it was found, and its window.";
     /// close_app.
     pub const CLOSE: &str =
         "Stop an app (am force-stop) by package or label; the phone shows what was under it.";

@@ -405,12 +405,6 @@ pub fn keep_screen_noop(device: &str) -> String {
     format!("{device} has no screen to keep awake: keep_screen does nothing there")
 }
 
-/// `clipboard` on a phone.
-pub const CLIPBOARD_ON_PHONE: &str = "deft cannot reach a phone's clipboard (adb has no clipboard command, and Android lets only the app in front read it): type the text with input_text instead";
-
-/// `open_app` with a `url` on a phone.
-pub const URL_ON_PHONE: &str = "a phone opens apps, not addresses: open its browser app by name (\"Chrome\") and type the address, or open the url on a browser device (\"device\": \"browser\")";
-
 /// `open_app` with a url on the desktop.
 pub const URL_ON_DESKTOP: &str = "the desktop opens applications, not addresses: open a url on a browser device (\"device\": \"browser\"), or open a browser application by its name";
 

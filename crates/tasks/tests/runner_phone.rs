@@ -2,7 +2,8 @@
 //! driven by deft's Android tool server and the built-in table's `android` profile): a task of
 //! thirteen step types — apps opened by label (one only the home screen names), a calculation by
 //! selectors, a list scrolled until a row shows, Chinese typed into a field, the screen off and
-//! on, keep awake, a dialog answered by `if_el`, a gesture, apps stopped.
+//! on, keep awake, a dialog answered by `if_el`, a gesture, apps stopped; a link opened in the
+//! phone's browser and the clipboard set, pasted, copied and read.
 
 mod fixture_device;
 
@@ -17,6 +18,12 @@ use serde_json::json;
 
 /// The phone of `harness` as a device of the `android` profile.
 fn phone_device(harness: &AdbHarness) -> Device {
+    phone_device_with(harness, Vec::new())
+}
+
+/// The phone of `harness` as a device of the `android` profile, APKs (and the clipboard
+/// helper) allowed from `apk_dirs`.
+fn phone_device_with(harness: &AdbHarness, apk_dirs: Vec<std::path::PathBuf>) -> Device {
     let serial = harness.double(0).serial();
     let port = harness.port();
     let mut r = BuiltinRegistry::new();
@@ -28,6 +35,7 @@ fn phone_device(harness: &AdbHarness) -> Device {
                 deft_backend_android::AndroidConfig {
                     serial: Some(serial.clone()),
                     adb_port: Some(port),
+                    apk_dirs: apk_dirs.clone(),
                     ..Default::default()
                 },
             ))
@@ -112,6 +120,46 @@ async fn a_task_of_thirteen_step_types_runs_on_a_phone() {
         })
         .expect("a swipe");
     assert_eq!(&last_swipe[..4], &[810, 1200, 270, 1200]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_link_opens_in_the_phones_browser_and_the_clipboard_goes_both_ways() {
+    let harness = AdbHarness::start(vec![DoubleConfig::phone()]);
+    let helper = tempfile::tempdir().unwrap();
+    std::fs::write(helper.path().join("devicekit.dex"), b"dex\n035\0").unwrap();
+    let t = fixture_device::task(json!({"name": "link and clipboard", "steps": [
+        {"type": "open_app", "url": "https://example.org/orders/42"},
+        {"type": "wait_el", "selector": {"text": "Page at https://example.org/orders/42", "match": "exact"}, "timeout_s": 5},
+        {"type": "clipboard", "set": "订单 42"},
+        {"type": "open_app", "app": "记事本"},
+        {"type": "click", "selector": {"type": "edit"}},
+        {"type": "key_event", "keys": "^v"},
+        {"type": "input_text", "selector": {"type": "edit"}, "text": "苏州"},
+        {"type": "key_event", "keys": "^c"},
+        {"type": "clipboard", "read_into": "copied"},
+        {"type": "mark_done", "message": "copied {{copied}}"},
+    ]}));
+    let device = phone_device_with(&harness, vec![helper.path().to_owned()]);
+    let report = fixture_device::run_on(&t, &device).await;
+    let lines = fixture_device::step_lines(&report);
+    assert_eq!(
+        report.status,
+        DoneStatus::Completed,
+        "{}\n{lines:#?}",
+        report.message
+    );
+    assert!(
+        report.message.ends_with(": copied 苏州"),
+        "{}",
+        report.message
+    );
+    let double = harness.double(0);
+    assert_eq!(double.clipboard().as_deref(), Some("苏州"));
+    assert_eq!(
+        double.field_text("com.example.notes:id/note").as_deref(),
+        Some("苏州"),
+        "input_text replaced what ^v pasted"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

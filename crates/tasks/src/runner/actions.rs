@@ -105,26 +105,12 @@ impl Driver<'_> {
                 if *new_instance {
                     call["new_instance"] = json!(true);
                 }
-                let launched = self
-                    .must(ToolType::Action, "launch_app", call, false)
-                    .await?;
-                let Some(id) = launched.pointer("/window/id").and_then(Value::as_str) else {
-                    return Err(StepError(texts::launched_without_window(app)));
-                };
-                let id = id.to_owned();
-                self.must(
-                    ToolType::Action,
-                    "select_application_window",
-                    json!({"id": id}),
-                    false,
-                )
-                .await?;
-                Ok(Done::message(texts::opened_window(
-                    app,
-                    &id,
-                    launched["window"]["name"].as_str(),
-                    launched["found_by"].as_str(),
-                )))
+                self.launch(call, app).await
+            }
+            // a phone opens a link in the app that handles it (its browser, or the app of a
+            // deep link), as its launch_app does
+            OpenApp::Url { url, .. } if self.has_screen_power() => {
+                self.launch(json!({"app": url}), url).await
             }
             OpenApp::Url { url, new_tab } => {
                 if *new_tab || !self.has_app() {
@@ -136,6 +122,30 @@ impl Driver<'_> {
                 Ok(Done::default())
             }
         }
+    }
+
+    /// `launch_app` with `call`, then its window selected.
+    async fn launch(&mut self, call: Value, app: &str) -> Result<Done, StepError> {
+        let launched = self
+            .must(ToolType::Action, "launch_app", call, false)
+            .await?;
+        let Some(id) = launched.pointer("/window/id").and_then(Value::as_str) else {
+            return Err(StepError(texts::launched_without_window(app)));
+        };
+        let id = id.to_owned();
+        self.must(
+            ToolType::Action,
+            "select_application_window",
+            json!({"id": id}),
+            false,
+        )
+        .await?;
+        Ok(Done::message(texts::opened_window(
+            app,
+            &id,
+            launched["window"]["name"].as_str(),
+            launched["found_by"].as_str(),
+        )))
     }
 
     /// `close_app` on a desktop (its windows, then its processes); in the browser, which has no

@@ -77,12 +77,6 @@ pub fn cannot(kind: DeviceKind, action: &Action) -> Option<String> {
         Action::OpenApp(OpenApp::Url { .. }) if kind == DeviceKind::Desktop => {
             Some(texts::URL_ON_DESKTOP.to_owned())
         }
-        Action::Clipboard(_) if kind == DeviceKind::Android => {
-            Some(texts::CLIPBOARD_ON_PHONE.to_owned())
-        }
-        Action::OpenApp(OpenApp::Url { .. }) if kind == DeviceKind::Android => {
-            Some(texts::URL_ON_PHONE.to_owned())
-        }
         Action::OpenApp(OpenApp::App { .. }) if kind == DeviceKind::Browser => {
             Some(texts::APP_IN_BROWSER.to_owned())
         }
@@ -118,7 +112,6 @@ pub fn unsupported_types(kind: DeviceKind) -> Vec<StepType> {
                 StepType::KeepScreen,
             ]
         }
-        DeviceKind::Android => vec![StepType::Clipboard],
-        DeviceKind::Remote => Vec::new(),
+        DeviceKind::Android | DeviceKind::Remote => Vec::new(),
     }
 }
