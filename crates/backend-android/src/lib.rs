@@ -15,6 +15,7 @@
 //!   screenshot, screen power and apps, every command's output checked;
 //! - [`session`]: one phone's session — screens read, ids held, the model's last listing, the
 //!   effect check after an action; [`apps`]: which package a label means;
+//! - [`shot`]: annotated screenshots (the shared set-of-marks drawn on `screencap`'s PNG);
 //! - [`config`]: which phone (`serial`, else the only one) of which adb server;
 //! - [`server`]: the MCP tool server ([`server::AndroidServer`], `deft mcp android`); [`error`]:
 //!   what a tool call fails with;
@@ -35,6 +36,7 @@ pub mod input;
 pub mod phone;
 pub mod server;
 pub mod session;
+pub mod shot;
 pub mod texts;
 pub mod ui_tree;
 

@@ -986,16 +986,26 @@ impl AndroidServer {
     async fn screenshot(&self, annotated: bool) -> CallToolResult {
         answer(
             async {
-                let png = self.session().await?.phone().screenshot().await?;
+                let session = self.session().await?;
+                // the marks come from a screen read just before the picture, so they sit
+                // where the picture shows their controls
+                let seen = match annotated {
+                    true => Some(session.look().await?),
+                    false => None,
+                };
+                let mut png = session.phone().screenshot().await?;
                 let (w, h) =
                     png_size(&png).ok_or_else(|| model(texts::screenshot_unreadable(png.len())))?;
+                let mut caption = format!("screen rect=[0,0,{w},{h}]");
+                if let Some(seen) = seen {
+                    let (marked, drawn) = crate::shot::annotate(&png, &seen.listed.controls)
+                        .ok_or_else(|| model(texts::screenshot_unreadable(png.len())))?;
+                    png = marked;
+                    caption = format!("{caption} {}", texts::marks_drawn(drawn));
+                }
                 use base64::Engine as _;
                 Ok(CallToolResult::success(vec![
-                    ContentBlock::text(if annotated {
-                        format!("screen rect=[0,0,{w},{h}] {}", texts::NO_MARKS)
-                    } else {
-                        format!("screen rect=[0,0,{w},{h}]")
-                    }),
+                    ContentBlock::text(caption),
                     ContentBlock::image(
                         base64::engine::general_purpose::STANDARD.encode(&png),
                         "image/png",

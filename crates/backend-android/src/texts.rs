@@ -264,8 +264,13 @@ pub fn bad_direction(given: &str) -> String {
     )
 }
 
-/// What an annotated screenshot says on a phone.
-pub const NO_MARKS: &str = "(annotated: marks are not drawn on phones; get_app_window_controls_info with field_list [\"rect\"] gives each control's box)";
+/// An annotated screenshot's caption: how many controls it marks.
+pub fn marks_drawn(n: usize) -> String {
+    format!(
+        "annotated: {n} interactive control{} marked with its box and id (the ids of the screen read just now)",
+        if n == 1 { "" } else { "s" }
+    )
+}
 
 /// A wait that was cancelled.
 pub const WAIT_CANCELLED: &str = "The wait was cancelled before the control showed.";

@@ -22,6 +22,65 @@ fn button(text: &str) -> Value {
 }
 
 #[tokio::test]
+async fn an_annotated_screenshot_marks_each_control_with_the_id_the_listing_gives() {
+    use base64::Engine as _;
+    let harness = AdbHarness::start(vec![DoubleConfig::phone()]);
+    let client = client_for(&harness, 0).await;
+    ok(&call(&client, "launch_app", json!({"app": "Calculator"})).await);
+    let seven = find(&client, button("7")).await;
+    let plus = find(&client, button("+")).await;
+    let shot = call(
+        &client,
+        "capture_window_screenshot",
+        json!({"annotated": true}),
+    )
+    .await;
+    let caption = &shot.content[0].as_text().expect("a caption").text;
+    let (w, h) = (1080, 2400);
+    assert!(
+        caption.starts_with(&format!("screen rect=[0,0,{w},{h}] annotated: ")),
+        "{caption}"
+    );
+    let image = shot.content[1].as_image().expect("an image");
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(&image.data)
+        .unwrap();
+    let rgb = image::load_from_memory(&png).unwrap().to_rgb8();
+    let img = deft_protocol::marks::RgbImage {
+        width: rgb.width(),
+        height: rgb.height(),
+        origin: (0, 0),
+        pixels: rgb.into_raw(),
+    };
+    let listed = call(
+        &client,
+        "get_app_window_controls_info",
+        json!({"format": "json", "field_list": ["rect"]}),
+    )
+    .await;
+    let controls = ok(&listed)["controls"].as_array().unwrap().clone();
+    let rect_of = |id: &str| -> (i32, i32) {
+        let c = controls.iter().find(|c| c["id"] == id).unwrap();
+        (
+            c["rect"][0].as_i64().unwrap() as i32,
+            c["rect"][1].as_i64().unwrap() as i32,
+        )
+    };
+    for id in [&seven, &plus] {
+        assert_eq!(
+            deft_protocol::marks::read_label(&img, rect_of(id), id.len()).as_deref(),
+            Some(id.as_str()),
+            "the mark of control {id} sits at its box"
+        );
+    }
+    let plain = call(&client, "capture_window_screenshot", json!({})).await;
+    assert_eq!(
+        plain.content[0].as_text().unwrap().text,
+        format!("screen rect=[0,0,{w},{h}]")
+    );
+}
+
+#[tokio::test]
 async fn the_calculator_opens_by_label_and_computes_by_taps_on_what_selectors_find() {
     let harness = AdbHarness::start(vec![DoubleConfig::phone()]);
     let client = client_for(&harness, 0).await;

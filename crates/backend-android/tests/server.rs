@@ -307,16 +307,6 @@ async fn screenshots_screen_power_and_keep_awake() {
     let shot = call(&client, "capture_window_screenshot", json!({})).await;
     assert_eq!(text(&shot), "screen rect=[0,0,4,2]");
     assert!(shot.content[1].as_image().is_some(), "{shot:?}");
-    let marked = call(
-        &client,
-        "capture_window_screenshot",
-        json!({"annotated": true}),
-    )
-    .await;
-    assert_eq!(
-        text(&marked),
-        format!("screen rect=[0,0,4,2] {}", texts::NO_MARKS)
-    );
     let off = call(&client, "set_screen", json!({"on": false})).await;
     assert_eq!(ok(&off)["screen"], "off");
     assert_eq!(

@@ -60,7 +60,6 @@ mod events;
 mod keys;
 mod launch;
 mod launched;
-mod marks;
 mod options;
 mod proc;
 mod server;
@@ -72,9 +71,9 @@ pub mod vdesktop;
 mod walk;
 mod x11;
 
+pub use deft_protocol::marks::read_label;
 pub use documents::{DocumentOpener, OpenedWindow};
 pub use launch::LaunchPolicy;
-pub use marks::read_label;
 pub use server::DesktopServer;
 pub use target::DesktopTarget;
 pub use x11::RgbImage;

@@ -34,13 +34,13 @@ use crate::error::{ToolError, ToolResult};
 use crate::keys::{self, KeyStep};
 use crate::launch::{self, LaunchPolicy};
 use crate::launched;
-use crate::marks;
 use crate::session::{Connected, DesktopSession, WaitAnswer};
 use crate::target::DesktopTarget;
 use crate::texts;
 use crate::texts::describe;
 use crate::ui_tree;
-use crate::x11::{Button, X11, XError};
+use crate::x11::{self, Button, X11, XError};
+use deft_protocol::marks;
 
 /// Arguments of `get_ui_tree`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -485,7 +485,7 @@ impl DesktopServer {
                     marks::mark(&mut img, r, &id.to_string());
                 }
             }
-            Ok((img.to_png()?, text))
+            Ok((x11::to_png(&img)?, text))
         })
         .await;
         screenshot_result(shot)
@@ -501,7 +501,7 @@ impl DesktopServer {
         let shot = on_x(&c, |x| -> Result<(Vec<u8>, String), XError> {
             let (sw, sh) = (i32::from(x.size.0), i32::from(x.size.1));
             let img = x.capture([0, 0, sw, sh])?;
-            Ok((img.to_png()?, format!("desktop rect=[0,0,{sw},{sh}]")))
+            Ok((x11::to_png(&img)?, format!("desktop rect=[0,0,{sw},{sh}]")))
         })
         .await;
         screenshot_result(shot)

@@ -447,33 +447,20 @@ impl X11 {
     }
 }
 
-/// An RGB image of a screen area.
-#[derive(Debug, Clone)]
-pub struct RgbImage {
-    /// Width in pixels.
-    pub width: u32,
-    /// Height in pixels.
-    pub height: u32,
-    /// Screen position of the top-left pixel.
-    pub origin: (i32, i32),
-    /// RGB bytes, row by row.
-    pub pixels: Vec<u8>,
-}
+pub use deft_protocol::marks::RgbImage;
 
-impl RgbImage {
-    /// PNG bytes (fast compression).
-    pub fn to_png(&self) -> Result<Vec<u8>, XError> {
-        let mut out = Vec::with_capacity(self.pixels.len() / 4);
-        {
-            let mut enc = png::Encoder::new(&mut out, self.width, self.height);
-            enc.set_color(png::ColorType::Rgb);
-            enc.set_depth(png::BitDepth::Eight);
-            enc.set_compression(png::Compression::Fast);
-            let mut w = enc.write_header().map_err(xe)?;
-            w.write_image_data(&self.pixels).map_err(xe)?;
-        }
-        Ok(out)
+/// `img` as PNG bytes (fast compression).
+pub fn to_png(img: &RgbImage) -> Result<Vec<u8>, XError> {
+    let mut out = Vec::with_capacity(img.pixels.len() / 4);
+    {
+        let mut enc = png::Encoder::new(&mut out, img.width, img.height);
+        enc.set_color(png::ColorType::Rgb);
+        enc.set_depth(png::BitDepth::Eight);
+        enc.set_compression(png::Compression::Fast);
+        let mut w = enc.write_header().map_err(xe)?;
+        w.write_image_data(&img.pixels).map_err(xe)?;
     }
+    Ok(out)
 }
 
 fn clamp16(v: i32) -> i16 {

@@ -14,7 +14,8 @@
 //! - [`changes`]: the change listing (new, changed, gone controls since the previous listing);
 //!   [`observed`]: the controls an observation's answer showed, read back from it.
 //! - [`keys`]: the key syntax of `keyboard_input`, shared by the desktop and the browser;
-//!   [`clipboard`]: the arguments and answers of the clipboard tools both serve.
+//!   [`clipboard`]: the arguments and answers of the clipboard tools both serve; [`marks`]: the
+//!   set-of-marks boxes and ids annotated screenshots carry (desktop and phones).
 //! - [`selector`]: the one control matcher (tasks, `find_controls`, dataflow); [`found`]: how
 //!   `find_controls` and `wait_for_control` answer.
 //!
@@ -43,6 +44,7 @@ pub mod found;
 pub mod keys;
 mod lenient;
 pub mod link;
+pub mod marks;
 pub mod memory;
 mod named;
 pub mod observation;

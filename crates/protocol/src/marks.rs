@@ -1,7 +1,19 @@
-//! Set-of-marks annotation: each control's box and its id drawn on a screenshot, with a built-in
-//! 3×5 bitmap font for the digits (ids are decimal), scaled ×2.
+//! Set-of-marks annotation, the same on every device that draws it (the desktop, phones): each
+//! control's box and its id drawn on a screenshot, with a built-in 3×5 bitmap font for the
+//! digits (ids are decimal), scaled ×2; and reading a mark back, for tests.
 
-use crate::x11::RgbImage;
+/// An RGB image of a screen area.
+#[derive(Debug, Clone)]
+pub struct RgbImage {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// Screen position of the top-left pixel.
+    pub origin: (i32, i32),
+    /// RGB bytes, row by row.
+    pub pixels: Vec<u8>,
+}
 
 /// Glyphs of 0–9, 3 columns × 5 rows, one row per 3 bits (MSB = left).
 const DIGITS: [[u8; 5]; 10] = [
