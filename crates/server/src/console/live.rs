@@ -75,6 +75,9 @@ async fn capture_loop(
     interval: Duration,
 ) {
     let mut failures = 0u32;
+    // Frames start on a fixed grid (the timer's overshoot does not add up), or at once when
+    // the previous frame ran past its slot.
+    let mut next = tokio::time::Instant::now();
     loop {
         {
             // Decided under the map's lock, so a watcher arriving now either gets this
@@ -86,7 +89,6 @@ async fn capture_loop(
                 return;
             }
         }
-        let started = tokio::time::Instant::now();
         match capture(&device).await {
             Ok(jpeg) => {
                 failures = 0;
@@ -104,7 +106,8 @@ async fn capture_loop(
         } else {
             interval
         };
-        tokio::time::sleep_until(started + pause).await;
+        next = (next + pause).max(tokio::time::Instant::now());
+        tokio::time::sleep_until(next).await;
     }
 }
 
