@@ -223,6 +223,16 @@ fn the_schema_accepts_the_edges_the_validator_accepts() {
             json!({"type": "click", "selector": {"text": "a"}, "timeout_s": null, "note": null, "on_error": null}),
         ),
         json!({"name": "t", "device": null, "timeout_s": 86400, "variables": {"_a1": ""}, "steps": []}),
+        task(
+            json!({"type": "click", "selector": {"text": "a"}, "retry": {"times": 10, "delay_s": 600, "backoff": 10}}),
+        ),
+        task(json!({"type": "wait_el", "selector": {"text": "a"}, "retry": {"times": 1}})),
+        task(
+            json!({"type": "for_each", "items": ["a", {"n": "b", "q": 2}], "as": "row", "steps": [{"type": "notify", "message": "{{row}}"}]}),
+        ),
+        task(
+            json!({"type": "for_each", "csv": "/a/b.csv", "steps": [{"type": "notify", "message": "{{item.x}}"}]}),
+        ),
     ];
     for good in accepted {
         assert!(
@@ -252,6 +262,14 @@ fn the_schema_refuses_what_the_validator_refuses() {
         json!({"steps": []}),
         json!({"name": "t", "steps": [], "extra": 1}),
         json!({"name": "t", "steps": [], "variables": {"bad-name": ""}}),
+        task(json!({"type": "wait", "seconds": 1, "retry": {"times": 1}})),
+        task(json!({"type": "click", "selector": {"text": "a"}, "retry": {"times": 0}})),
+        task(json!({"type": "click", "selector": {"text": "a"}, "retry": {"times": 11}})),
+        task(json!({"type": "click", "selector": {"text": "a"}, "retry": {"delay_s": 1}})),
+        task(json!({"type": "for_each", "items": ["a"], "csv": "/a.csv", "steps": []})),
+        task(json!({"type": "for_each", "steps": []})),
+        task(json!({"type": "for_each", "items": ["a"], "as": "1x", "steps": []})),
+        task(json!({"type": "group", "name": "g", "steps": [], "retry": {"times": 1}})),
     ];
     for bad in refused {
         assert!(!schema.is_valid(&bad), "the schema accepts {bad}");

@@ -69,3 +69,16 @@ pub(crate) fn exclusive(schema: &mut Schema) {
         schema.insert("oneOf".to_owned(), any);
     }
 }
+
+/// A `for_each` item's fields may be texts, numbers or true/false (the validator reads them as
+/// text).
+pub(crate) fn item_fields(schema: &mut Schema) {
+    let Some(Value::Array(branches)) = schema.get_mut("anyOf") else {
+        return;
+    };
+    for branch in branches {
+        if branch.get("type") == Some(&json!("object")) {
+            branch["additionalProperties"] = json!({"type": ["string", "number", "boolean"]});
+        }
+    }
+}

@@ -466,6 +466,7 @@ pub enum Source {
 /// One item of a `for_each` list.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(untagged)]
+#[schemars(transform = crate::schema::transforms::item_fields)]
 pub enum Item {
     /// A text: `{{item}}`.
     Text(String),
