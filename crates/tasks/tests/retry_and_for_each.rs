@@ -125,7 +125,10 @@ fn retry_is_refused_on_the_types_that_neither_act_nor_wait() {
             json!({"type": "notify", "message": "hi"}),
             "it does not act on the device",
         ),
-        (json!({"type": "mark_done"}), "it does not act on the device"),
+        (
+            json!({"type": "mark_done"}),
+            "it does not act on the device",
+        ),
         (
             json!({"type": "group", "name": "g", "steps": [click()]}),
             "its sub-steps take their own retry",
@@ -155,8 +158,10 @@ fn retry_is_refused_on_the_types_that_neither_act_nor_wait() {
 
 #[test]
 fn for_each_takes_items_a_variable_or_a_csv_file() {
-    let s = good(json!({"type": "for_each", "items": ["Zoë", {"name": "pen", "qty": 2, "ok": true}],
-        "steps": [{"type": "notify", "message": "{{item}}"}]}));
+    let s = good(
+        json!({"type": "for_each", "items": ["Zoë", {"name": "pen", "qty": 2, "ok": true}],
+        "steps": [{"type": "notify", "message": "{{item}}"}]}),
+    );
     let Action::ForEach(f) = &s.action else {
         panic!("{s:?}")
     };
@@ -186,7 +191,9 @@ fn for_each_takes_items_a_variable_or_a_csv_file() {
     let v = deft_tasks::validate_task(&task, &Options::default());
     assert!(v.report.is_valid(), "{}", v.report);
     let t = v.value.unwrap();
-    assert!(matches!(&t.steps[1].action, Action::ForEach(ForEach { source: Source::Csv { csv }, name, .. }) if csv == "/data/orders.csv" && name == "row"));
+    assert!(
+        matches!(&t.steps[1].action, Action::ForEach(ForEach { source: Source::Csv { csv }, name, .. }) if csv == "/data/orders.csv" && name == "row")
+    );
 }
 
 #[test]
@@ -201,7 +208,10 @@ fn for_each_refuses_its_bad_shapes() {
     );
     bad(
         json!({"type": "for_each", "steps": steps}),
-        &[("steps[0]", "for_each needs one source of items: items (a list")],
+        &[(
+            "steps[0]",
+            "for_each needs one source of items: items (a list",
+        )],
     );
     bad(
         json!({"type": "for_each", "items": ["a"], "as": "1st", "steps": []}),
@@ -224,8 +234,14 @@ fn for_each_refuses_its_bad_shapes() {
     bad(
         json!({"type": "for_each", "items": [1, {"a": [1]}, {"bad.key": "x"}], "steps": steps}),
         &[
-            ("steps[0].items[0]", "an item must be a text (\"Zoë\") or an object"),
-            ("steps[0].items[1].a", "an item must be a text (\"Zoë\") or an object"),
+            (
+                "steps[0].items[0]",
+                "an item must be a text (\"Zoë\") or an object",
+            ),
+            (
+                "steps[0].items[1].a",
+                "an item must be a text (\"Zoë\") or an object",
+            ),
             (
                 "steps[0].items[2].bad.key",
                 "\"bad.key\" cannot be read as {{item.bad.key}}",
@@ -289,12 +305,15 @@ fn round_names_and_fields_are_known_inside_their_loop_only() {
     );
     assert_issues(
         &r.errors,
-        &[(
-            "steps[0].as",
-            "for_each's as \"row\" is already a variable of the task: give the round another name",
-        ), (
-            "steps[0].steps[0].as",
-            "for_each's as \"row\" is already the round name of an enclosing for_each",
-        )],
+        &[
+            (
+                "steps[0].as",
+                "for_each's as \"row\" is already a variable of the task: give the round another name",
+            ),
+            (
+                "steps[0].steps[0].as",
+                "for_each's as \"row\" is already the round name of an enclosing for_each",
+            ),
+        ],
     );
 }

@@ -131,7 +131,9 @@ mod tests {
 
     #[test]
     fn quoted_commas_quotes_and_line_breaks_stay_in_their_field() {
-        let rows = parse("\u{feff}Order,Name\r\n1001,\"Zoë, Jr.\"\r\n1002,\"say \"\"hi\"\"\nthere\"\n\n").unwrap();
+        let rows =
+            parse("\u{feff}Order,Name\r\n1001,\"Zoë, Jr.\"\r\n1002,\"say \"\"hi\"\"\nthere\"\n\n")
+                .unwrap();
         assert_eq!(
             rows,
             vec![

@@ -5,7 +5,9 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use deft_protocol::task_run::{StepStatus, TaskRound, TaskStepResult, TaskStepRetry, TaskStepStart};
+use deft_protocol::task_run::{
+    StepStatus, TaskRound, TaskStepResult, TaskStepRetry, TaskStepStart,
+};
 use deft_protocol::{DoneStatus, EventKind};
 use futures::future::BoxFuture;
 
@@ -14,8 +16,8 @@ use deft_protocol::selector::Selector;
 use super::bounds::{ANSWER_GRACE, Bound, DEFAULT_STEP_TIMEOUT, Limit, leaf_limit};
 use super::driver::Driver;
 use super::outcome::{Done, StepError};
-use super::texts;
 use super::rounds::rounds;
+use super::texts;
 use crate::step::{
     Action, ForEach, IfEl, Loop, OnError, Repeat, Retry, Screenshots, Step, StepType, child_path,
 };
@@ -453,7 +455,8 @@ impl<'a> Exec<'a> {
             Ok(all) => all,
             Err(err) => return (Err(err), None),
         };
-        let names: std::collections::BTreeSet<&String> = all.iter().flat_map(|r| r.keys()).collect();
+        let names: std::collections::BTreeSet<&String> =
+            all.iter().flat_map(|r| r.keys()).collect();
         let before: Vec<(String, Option<String>)> = names
             .iter()
             .map(|n| ((*n).clone(), self.vars.get(n).map(str::to_owned)))
@@ -601,7 +604,10 @@ impl<'a> Exec<'a> {
 
 /// What a round's event shows: an object's fields (`row.Order`), not the object again as JSON
 /// text; a text item as itself.
-fn shown_values(name: &str, values: &super::rounds::Round) -> std::collections::BTreeMap<String, String> {
+fn shown_values(
+    name: &str,
+    values: &super::rounds::Round,
+) -> std::collections::BTreeMap<String, String> {
     let has_fields = values.len() > 1;
     values
         .iter()

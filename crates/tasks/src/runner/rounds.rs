@@ -87,7 +87,9 @@ fn variable_items(value: &str) -> Vec<Item> {
 
 fn json_item(v: &Value) -> Item {
     match v {
-        Value::Object(obj) => Item::Fields(obj.iter().map(|(k, v)| (k.clone(), text_of(v))).collect()),
+        Value::Object(obj) => {
+            Item::Fields(obj.iter().map(|(k, v)| (k.clone(), text_of(v))).collect())
+        }
         other => Item::Text(text_of(other)),
     }
 }
@@ -147,6 +149,9 @@ mod tests {
                 Item::Text("three".into())
             ]
         );
-        assert_eq!(variable_items("[not json"), vec![Item::Text("[not json".into())]);
+        assert_eq!(
+            variable_items("[not json"),
+            vec![Item::Text("[not json".into())]
+        );
     }
 }

@@ -38,7 +38,9 @@ pub(crate) fn closed(schema: &mut Schema) {
         return;
     };
     for branch in branches {
-        let kind = branch.pointer("/properties/type/const").and_then(Value::as_str);
+        let kind = branch
+            .pointer("/properties/type/const")
+            .and_then(Value::as_str);
         if kind.is_some_and(|k| retrying.contains(&k))
             && let Some(Value::Object(props)) = branch.get_mut("properties")
         {

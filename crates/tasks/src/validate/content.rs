@@ -19,7 +19,12 @@ pub(super) fn check(ctx: &mut Ctx<'_>, action: &Action, path: &str, mark: usize)
         ..
     }) = action
     {
-        check_uses(ctx, path, &[("variable".to_owned(), variable.clone())], mark);
+        check_uses(
+            ctx,
+            path,
+            &[("variable".to_owned(), variable.clone())],
+            mark,
+        );
     }
     let mut preview = action.shallow();
     let mut partly_unknown = Vec::new();

@@ -177,13 +177,16 @@ pub(super) fn round_of(obj: &Map<String, serde_json::Value>) -> Round {
         .and_then(serde_json::Value::as_str)
         .unwrap_or(DEFAULT_ROUND_NAME)
         .to_owned();
-    let fields = obj.get("items").and_then(|v| v.as_array()).and_then(|items| {
-        let mut fields = BTreeSet::new();
-        for item in items {
-            fields.extend(item.as_object()?.keys().cloned());
-        }
-        Some(fields)
-    });
+    let fields = obj
+        .get("items")
+        .and_then(|v| v.as_array())
+        .and_then(|items| {
+            let mut fields = BTreeSet::new();
+            for item in items {
+                fields.extend(item.as_object()?.keys().cloned());
+            }
+            Some(fields)
+        });
     Round { name, fields }
 }
 
@@ -201,7 +204,10 @@ impl Read for Items {
             return None;
         };
         if raw.len() > MAX_ROUNDS {
-            ctx.error(at.path.clone(), texts::too_many_items(raw.len(), MAX_ROUNDS));
+            ctx.error(
+                at.path.clone(),
+                texts::too_many_items(raw.len(), MAX_ROUNDS),
+            );
             return None;
         }
         let before = ctx.error_count();

@@ -82,9 +82,12 @@ impl Scope {
     /// field (`row`, `row.Order`) inside its `for_each`.
     pub fn known(&self, name: &str, mark: usize) -> bool {
         if let Some((base, field)) = name.split_once('.') {
-            return self.rounds.iter().rev().find(|r| r.name == base).is_some_and(|r| {
-                r.fields.as_ref().is_none_or(|f| f.contains(field))
-            });
+            return self
+                .rounds
+                .iter()
+                .rev()
+                .find(|r| r.name == base)
+                .is_some_and(|r| r.fields.as_ref().is_none_or(|f| f.contains(field)));
         }
         self.rounds.iter().any(|r| r.name == name)
             || self.declared.contains_key(name)

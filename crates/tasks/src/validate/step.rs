@@ -178,12 +178,7 @@ impl Read for RetryRead {
                 max: MAX_RETRIES,
             },
         );
-        let delay_s = f.or(
-            ctx,
-            "delay_s",
-            Number::seconds(0.0, MAX_RETRY_DELAY_S),
-            0.0,
-        );
+        let delay_s = f.or(ctx, "delay_s", Number::seconds(0.0, MAX_RETRY_DELAY_S), 0.0);
         let backoff = Number {
             min: 1.0,
             max: MAX_RETRY_BACKOFF,
@@ -241,7 +236,13 @@ fn refuse_unknown(ctx: &mut Ctx<'_>, f: &Fields<'_>, kind: StepType) {
         .collect();
     f.refuse_unknown(ctx, COMMON, &|key| {
         if kind.takes_retry() && closest(key, ["retry"]).is_some() {
-            Some(texts::unknown_field(owner, key, Some("retry"), &own, COMMON))
+            Some(texts::unknown_field(
+                owner,
+                key,
+                Some("retry"),
+                &own,
+                COMMON,
+            ))
         } else if takes_selector && SELECTOR_FIELDS.contains(&key) {
             Some(texts::selector_field_outside(owner, key))
         } else if library && COORDINATES.contains(&key) {
