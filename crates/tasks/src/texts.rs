@@ -347,14 +347,13 @@ pub const VARIABLES_WHAT: &str =
 /// A `{{name}}` nobody sets.
 pub fn unknown_variable(name: &str, suggestion: Option<&str>) -> String {
     if let Some((base, _)) = name.split_once('.') {
-        let mut out = format!("unknown field {{{{{name}}}}}");
-        if let Some(s) = suggestion {
-            out.push_str(&format!("; did you mean {{{{{s}}}}}?"));
-        }
-        out.push_str(&format!(
-            " A field is read inside a for_each whose as is {base:?} (\"as\": \"{base}\"), from an item's field or a CSV column's header"
-        ));
-        return out;
+        let hint = match suggestion {
+            Some(s) => format!("did you mean {{{{{s}}}}}? A"),
+            None => "a".to_owned(),
+        };
+        return format!(
+            "unknown field {{{{{name}}}}}; {hint} field is read inside a for_each whose as is {base:?} (\"as\": \"{base}\"), from an item's field or a CSV column's header"
+        );
     }
     let mut out = format!("unknown variable {{{{{name}}}}}");
     match suggestion {

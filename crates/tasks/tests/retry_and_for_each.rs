@@ -283,6 +283,10 @@ fn round_names_and_fields_are_known_inside_their_loop_only() {
             {"type": "for_each", "items": [{"name": "a"}], "steps": [
                 {"type": "notify", "message": "{{item.nme}}"}]},
             {"type": "notify", "message": "{{item}}"},
+            {"type": "for_each", "items": ["text", {"a": "1"}, {"b": "2"}], "steps": [
+                {"type": "notify", "message": "{{item}} {{item.a}} {{item.b}} {{item.zzz}}"}]},
+            {"type": "for_each", "items": ["only", "texts"], "steps": [
+                {"type": "notify", "message": "{{item.a}}"}]},
         ])),
         &Options::default(),
     );
@@ -294,6 +298,14 @@ fn round_names_and_fields_are_known_inside_their_loop_only() {
                 "unknown field {{item.nme}}; did you mean {{item.name}}? A field is read inside a for_each whose as is \"item\"",
             ),
             ("steps[1].message", "unknown variable {{item}}"),
+            (
+                "steps[2].steps[0].message",
+                "unknown field {{item.zzz}}; a field is read inside a for_each whose as is \"item\"",
+            ),
+            (
+                "steps[3].steps[0].message",
+                "unknown field {{item.a}}; did you mean {{item}}? A field is read",
+            ),
         ],
     );
     let r = report_of(

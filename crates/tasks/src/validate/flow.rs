@@ -169,24 +169,22 @@ fn for_each<'a>(ctx: &mut Ctx<'_>, f: &mut Fields<'a>, lists: &mut Lists<'a>) ->
 }
 
 /// The round a `for_each` object (raw) puts in scope for its steps: its `as` (the default when
-/// it has none or a bad one, which is reported on its own) and, for `items` written as objects,
-/// their fields.
+/// it has none or a bad one, which is reported on its own) and, for written `items`, the fields
+/// of their objects.
 pub(super) fn round_of(obj: &Map<String, serde_json::Value>) -> Round {
     let name = obj
         .get("as")
         .and_then(serde_json::Value::as_str)
         .unwrap_or(DEFAULT_ROUND_NAME)
         .to_owned();
-    let fields = obj
-        .get("items")
-        .and_then(|v| v.as_array())
-        .and_then(|items| {
-            let mut fields = BTreeSet::new();
-            for item in items {
-                fields.extend(item.as_object()?.keys().cloned());
-            }
-            Some(fields)
-        });
+    // Written items: the fields of their objects (a text item has none).
+    let fields = obj.get("items").and_then(|v| v.as_array()).map(|items| {
+        items
+            .iter()
+            .filter_map(|item| item.as_object())
+            .flat_map(|o| o.keys().cloned())
+            .collect::<BTreeSet<_>>()
+    });
     Round { name, fields }
 }
 
