@@ -6,7 +6,7 @@ import { expect, test } from "@playwright/test";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { COMMON_FIELDS, STEP_TYPES, type FieldSpec } from "../src/components/steps/spec";
+import { COMMON_FIELDS, RETRY_FIELDS, STEP_TYPES, type FieldSpec } from "../src/components/steps/spec";
 
 const here = dirname(fileURLToPath(import.meta.url));
 type Schema = Record<string, unknown> & {
@@ -55,7 +55,7 @@ function choices(prop: Schema | undefined): string[] | null {
 test("the editor knows every step type of the schema, with exactly its parameters", () => {
   const fromSchema = schemaTypes();
   expect(STEP_TYPES.map((t) => t.type).sort()).toEqual([...fromSchema.keys()].sort());
-  expect(STEP_TYPES).toHaveLength(22);
+  expect(STEP_TYPES).toHaveLength(23);
   for (const spec of STEP_TYPES) {
     const want = fromSchema.get(spec.type)!;
     const fields: FieldSpec[] = [...spec.fields, ...(spec.variants?.options.flatMap((o) => o.fields) ?? [])];
@@ -70,6 +70,21 @@ test("the editor knows every step type of the schema, with exactly its parameter
     "open_app", "stop_app", "screen_on", "screen_off", "key_event", "swipe", "swipe_until", "click",
     "long_click", "wait_el", "input_text", "clipboard", "wait", "loop", "group", "if_el",
   ]);
+});
+
+test("the editor offers retry on exactly the types whose schema branch takes it, with its fields", () => {
+  const branches = new Map((defs.Step.oneOf ?? []).map((alt) => [alt.properties?.type?.const as string, alt]));
+  for (const spec of STEP_TYPES) {
+    const retry = branches.get(spec.type)?.properties?.retry;
+    expect(!!spec.retry, `${spec.type} retry`).toBe(!!retry);
+  }
+  const retry = branches.get("click")!.properties!.retry!;
+  expect(RETRY_FIELDS.map((f) => f.key).sort()).toEqual(Object.keys(retry.properties ?? {}).sort());
+  for (const f of RETRY_FIELDS) {
+    const p = retry.properties![f.key] as { minimum?: number; maximum?: number };
+    expect([f.min, f.max], f.key).toEqual([p.minimum, p.maximum]);
+    expect(!!f.required, `${f.key} required`).toBe((retry.required ?? []).includes(f.key));
+  }
 });
 
 test("the editor's choices are the schema's", () => {

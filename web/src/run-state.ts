@@ -161,6 +161,8 @@ export function applyEvent(run: RunView, ev: AgentEvent): RunView {
       return r;
     case "task_step_start":
     case "task_step":
+    case "task_step_retry":
+    case "task_round":
       // A task run's own step events; a chat run never has them, and the tool calls they make
       // arrive as step events of their own.
       return r;

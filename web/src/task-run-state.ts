@@ -2,7 +2,7 @@
 // calls it made in between, the step running now, and the end. Pure, like run-state: an event at
 // or below `lastSeq` (a replay after a reconnect or a reload) changes nothing.
 import { foldToolStep, type StepView } from "./run-state";
-import type { AgentEvent, DoneStatus, MatchedControl, TaskRunStep, TaskStepResult } from "./types";
+import type { AgentEvent, DoneStatus, MatchedControl, TaskRound, TaskRunStep, TaskStepResult, TaskStepRetry } from "./types";
 
 /** One executed task step. */
 export interface TaskStepView {
@@ -24,6 +24,10 @@ export interface TaskStepView {
   image_ids: string[];
   /** The tool calls it made. */
   tools: StepView[];
+  /** Its failed attempts that `retry` tried again, in order. */
+  retries?: Pick<TaskStepRetry, "attempt" | "attempts" | "error" | "delay_ms">[];
+  /** A `for_each`'s rounds so far, each with its variables. */
+  rounds?: Pick<TaskRound, "round" | "rounds" | "values">[];
 }
 
 /** The mark of each step status. */
@@ -81,10 +85,22 @@ export function applyTaskEvent(state: TaskRunState, ev: AgentEvent): TaskRunStat
         message: ev.message,
         image_ids: ev.image_ids ?? [],
         tools: before?.tools ?? [],
+        retries: before?.retries,
+        rounds: before?.rounds,
       };
       s.steps = i >= 0 ? state.steps.map((x, j) => (j === i ? step : x)) : [...state.steps, step];
       // A group, loop or if_el ends after its sub-steps: the step under way is its parent again.
       s.current = innermostRunning(s.steps);
+      return s;
+    }
+    case "task_step_retry": {
+      const { attempt, attempts, error, delay_ms } = ev;
+      s.steps = updateRunning(state.steps, ev.path, (x) => ({ ...x, retries: [...(x.retries ?? []), { attempt, attempts, error, delay_ms }] }));
+      return s;
+    }
+    case "task_round": {
+      const { round, rounds, values } = ev;
+      s.steps = updateRunning(state.steps, ev.path, (x) => ({ ...x, rounds: [...(x.rounds ?? []), { round, rounds, values }] }));
       return s;
     }
     case "step_start":
@@ -110,6 +126,14 @@ export function applyTaskEvent(state: TaskRunState, ev: AgentEvent): TaskRunStat
     default:
       return s;
   }
+}
+
+/** `steps` with the last running step at `path` changed by `f` (none there: unchanged). */
+function updateRunning(steps: TaskStepView[], path: string, f: (s: TaskStepView) => TaskStepView): TaskStepView[] {
+  for (let i = steps.length - 1; i >= 0; i--) {
+    if (steps[i].path === path && steps[i].status === "running") return steps.map((x, j) => (j === i ? f(x) : x));
+  }
+  return steps;
 }
 
 /** The last step still running (the innermost of nested ones), if any. */

@@ -511,6 +511,50 @@ message?: string | null,
  */
 image_ids?: Array<string>, };
 
+export type TaskStepRetry = { 
+/**
+ * As in [`TaskStepStart::path`].
+ */
+path: string, 
+/**
+ * The step type.
+ */
+step_type: string, 
+/**
+ * The attempt that failed, from 1.
+ */
+attempt: number, 
+/**
+ * How many attempts the step gets in all (`retry.times` + 1).
+ */
+attempts: number, 
+/**
+ * Why the attempt failed.
+ */
+error: string, 
+/**
+ * The pause before the next attempt (a stop cuts it short).
+ */
+delay_ms: number, };
+
+export type TaskRound = { 
+/**
+ * The `for_each` step's path; its sub-steps' paths this round end in `#round`.
+ */
+path: string, 
+/**
+ * The round, from 1.
+ */
+round: number, 
+/**
+ * How many rounds the loop has.
+ */
+rounds: number, 
+/**
+ * The round's variables and their values, by name.
+ */
+values: { [key in string]: string }, };
+
 export type MemoryKind = "experience" | "action";
 
 export type MemoryOutcome = "recalled" | "saved" | "merged" | "dropped";
@@ -595,7 +639,7 @@ call_id: string,
 /**
  * Whether it was approved.
  */
-approve: boolean, } | { "type": "task_step_start" } & TaskStepStart | { "type": "task_step" } & TaskStepResult | { "type": "memory" } & MemoryNote | { "type": "error", 
+approve: boolean, } | { "type": "task_step_start" } & TaskStepStart | { "type": "task_step" } & TaskStepResult | { "type": "task_step_retry" } & TaskStepRetry | { "type": "task_round" } & TaskRound | { "type": "memory" } & MemoryNote | { "type": "error", 
 /**
  * What happened.
  */
@@ -680,7 +724,7 @@ call_id: string,
 /**
  * Whether it was approved.
  */
-approve: boolean, } | { "type": "task_step_start" } & TaskStepStart | { "type": "task_step" } & TaskStepResult | { "type": "memory" } & MemoryNote | { "type": "error", 
+approve: boolean, } | { "type": "task_step_start" } & TaskStepStart | { "type": "task_step" } & TaskStepResult | { "type": "task_step_retry" } & TaskStepRetry | { "type": "task_round" } & TaskRound | { "type": "memory" } & MemoryNote | { "type": "error", 
 /**
  * What happened.
  */
@@ -1380,6 +1424,8 @@ export const EVENT_TYPES = [
   "confirmed",
   "task_step_start",
   "task_step",
+  "task_step_retry",
+  "task_round",
   "memory",
   "error",
   "done",

@@ -316,6 +316,8 @@ impl Printer {
             EventKind::Step(step) => self.step(&step),
             EventKind::TaskStepStart(_) => {}
             EventKind::TaskStep(step) => self.task_step(&step),
+            EventKind::TaskStepRetry(r) => eprintln!("{}", task_retry_line(&r)),
+            EventKind::TaskRound(r) => eprintln!("{}", task_round_line(&r)),
             EventKind::Confirm { .. } | EventKind::Usage(_) => {}
             EventKind::Confirmed { approve, .. } => {
                 eprintln!("{}", if approve { "approved" } else { "denied" })
@@ -449,6 +451,36 @@ pub(crate) fn task_step_line(step: &deft_protocol::task_run::TaskStepResult) -> 
     line
 }
 
+/// A failed attempt of a step that is tried again: `↻ steps[1] click attempt 1 of 3 failed:
+/// <error>; again in 2 s`.
+pub(crate) fn task_retry_line(r: &deft_protocol::task_run::TaskStepRetry) -> String {
+    format!(
+        "↻ {} {} attempt {} of {} failed: {}; again in {} s",
+        r.path,
+        r.step_type,
+        r.attempt,
+        r.attempts,
+        r.error,
+        r.delay_ms as f64 / 1000.0
+    )
+}
+
+/// A `for_each` round starting: `⟳ steps[2] round 1 of 3: row.Order=1001, row.Name="Zoë"`.
+pub(crate) fn task_round_line(r: &deft_protocol::task_run::TaskRound) -> String {
+    let values: Vec<String> = r
+        .values
+        .iter()
+        .map(|(k, v)| format!("{k}={:?}", short(v, 60)))
+        .collect();
+    format!(
+        "⟳ {} round {} of {}: {}",
+        r.path,
+        r.round,
+        r.rounds,
+        values.join(", ")
+    )
+}
+
 /// `s` cut to `n` characters, with `…` when cut.
 pub(crate) fn short(s: &str, n: usize) -> String {
     if s.chars().count() <= n {
@@ -500,6 +532,36 @@ mod tests {
         assert_eq!(
             super::task_step_line(&step(tied)),
             "✓ steps[5] wait_el (12 ms) → 7 button \"OK\" (tie: 2 controls score 100; index 0 in document order picks id 7) — waited 3 ms"
+        );
+    }
+
+    #[test]
+    fn a_retry_and_a_round_print_as_lines() {
+        let retry = deft_protocol::task_run::TaskStepRetry {
+            path: "steps[1]".into(),
+            step_type: "click".into(),
+            attempt: 1,
+            attempts: 3,
+            error: "no control matches \"Save\"".into(),
+            delay_ms: 1500,
+        };
+        assert_eq!(
+            super::task_retry_line(&retry),
+            "↻ steps[1] click attempt 1 of 3 failed: no control matches \"Save\"; again in 1.5 s"
+        );
+        let round = deft_protocol::task_run::TaskRound {
+            path: "steps[2]".into(),
+            round: 2,
+            rounds: 3,
+            values: [
+                ("row.Name".to_owned(), "Zoë, Jr.".to_owned()),
+                ("row.Order".to_owned(), "1001".to_owned()),
+            ]
+            .into(),
+        };
+        assert_eq!(
+            super::task_round_line(&round),
+            "⟳ steps[2] round 2 of 3: row.Name=\"Zoë, Jr.\", row.Order=\"1001\""
         );
     }
 }

@@ -45,6 +45,26 @@ pub fn summary() -> String {
         "- every step also takes {}\n",
         reader.properties(&step, false)
     ));
+    let retrying: Vec<&str> = step["oneOf"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|e| e["properties"].get("retry").is_some())
+        .filter_map(|e| e["properties"]["type"]["const"].as_str())
+        .collect();
+    if let Some(retry) = step["oneOf"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find_map(|e| e["properties"].get("retry"))
+    {
+        out.push_str(&format!(
+            "- retry?: {} — {} ({})\n",
+            reader.shape(retry),
+            first_line(retry["description"].as_str().unwrap_or("")),
+            retrying.join(", ")
+        ));
+    }
     out.push_str(&format!(
         "- the task: {}\n",
         reader.properties(&schema, true)
@@ -223,6 +243,11 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("- every step also takes {"), "{text}");
+        assert!(
+            text.contains("- retry?: {times: 1–10, backoff?: 1–10, delay_s?: 0–600} — Try the step again after it failed."),
+            "{text}"
+        );
+        assert!(text.contains("- for_each {"), "{text}");
         assert!(text.contains("on_error?: stop|continue"), "{text}");
         assert!(text.contains("- the task: {"), "{text}");
         assert!(text.contains("name: text"), "{text}");

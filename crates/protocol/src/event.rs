@@ -193,7 +193,7 @@ impl<'de> Deserialize<'de> for RunStatus {
 
 impl EventKind {
     /// Every event type name, in declaration order (the `type` field on the wire).
-    pub const NAMES: [&'static str; 11] = [
+    pub const NAMES: [&'static str; 13] = [
         "delta",
         "step_start",
         "step",
@@ -202,6 +202,8 @@ impl EventKind {
         "confirmed",
         "task_step_start",
         "task_step",
+        "task_step_retry",
+        "task_round",
         "memory",
         "error",
         "done",
@@ -218,6 +220,8 @@ impl EventKind {
             EventKind::Confirmed { .. } => "confirmed",
             EventKind::TaskStepStart(_) => "task_step_start",
             EventKind::TaskStep(_) => "task_step",
+            EventKind::TaskStepRetry(_) => "task_step_retry",
+            EventKind::TaskRound(_) => "task_round",
             EventKind::Memory(_) => "memory",
             EventKind::Error { .. } => "error",
             EventKind::Done { .. } => "done",
@@ -380,6 +384,10 @@ pub enum EventKind {
     TaskStepStart(crate::task_run::TaskStepStart),
     /// A task step finished (task runs only).
     TaskStep(crate::task_run::TaskStepResult),
+    /// A task step's attempt failed and it is tried again (task runs only).
+    TaskStepRetry(crate::task_run::TaskStepRetry),
+    /// A `for_each` round starts (task runs only).
+    TaskRound(crate::task_run::TaskRound),
     /// Memories recalled into the run's prompt (the console's pseudo-card).
     Memory(crate::memory::MemoryNote),
     /// Something went wrong; the run may go on.

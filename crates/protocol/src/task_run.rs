@@ -112,6 +112,40 @@ pub struct TaskStepResult {
     pub image_ids: Vec<String>,
 }
 
+/// A step's attempt failed and the step is tried again after `delay_ms` (its `retry`); the
+/// step's `task_step` follows once an attempt works or the last one failed.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskStepRetry {
+    /// As in [`TaskStepStart::path`].
+    pub path: String,
+    /// The step type.
+    pub step_type: String,
+    /// The attempt that failed, from 1.
+    pub attempt: u32,
+    /// How many attempts the step gets in all (`retry.times` + 1).
+    pub attempts: u32,
+    /// Why the attempt failed.
+    pub error: String,
+    /// The pause before the next attempt (a stop cuts it short).
+    pub delay_ms: u64,
+}
+
+/// A `for_each` round is about to run: its number, and the variables it sets (an item's text
+/// as `item`, an object's fields or a CSV row's columns as `row.Order`).
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskRound {
+    /// The `for_each` step's path; its sub-steps' paths this round end in `#round`.
+    pub path: String,
+    /// The round, from 1.
+    pub round: u32,
+    /// How many rounds the loop has.
+    pub rounds: u32,
+    /// The round's variables and their values, by name.
+    pub values: std::collections::BTreeMap<String, String>,
+}
+
 crate::named_enum! {
     /// What started a task run.
     TaskTrigger {

@@ -212,7 +212,7 @@ pub fn library_refused(kind: &str, by_coordinates: bool, library_types: &[&str])
 /// Step lists nested past the limit.
 pub fn too_deep(max: usize) -> String {
     format!(
-        "steps nest more than {max} deep (group, loop and if_el inside each other): flatten the inner steps, or move them into another task"
+        "steps nest more than {max} deep (group, loop, if_el and for_each inside each other): flatten the inner steps, or move them into another task"
     )
 }
 
@@ -267,6 +267,67 @@ pub const LOOP_MORE_THAN_ONE: &str = "loop takes one of times, while and until";
 pub const LOOP_MAX_WITH_TIMES: &str =
     "loop's max goes with while or until; with times the count is already fixed";
 
+/// `for_each` without a source.
+pub const FOR_EACH_NEEDS_ONE: &str = "for_each needs one source of items: items (a list such as [\"a\", \"b\"] or [{\"name\": \"a\"}]), variable (a variable holding a JSON array or one item per line) or csv (the absolute path of a CSV file whose first row is the header)";
+
+/// `for_each` with more than one source.
+pub const FOR_EACH_MORE_THAN_ONE: &str =
+    "for_each takes one of items, variable and csv: use one for_each per source";
+
+/// What `for_each`'s `items` expects.
+pub const ITEMS_WHAT: &str = "a list of texts or of objects with text, number or true/false values, such as [\"Zoë\", \"Omar\"] or [{\"name\": \"Zoë\", \"qty\": 2}]";
+
+/// An item of `for_each`'s `items` that is neither a text nor a flat object.
+pub fn bad_item(got: &str) -> String {
+    format!(
+        "an item must be a text (\"Zoë\") or an object of texts, numbers or true/false ({{\"name\": \"Zoë\", \"qty\": 2}}), not {got}"
+    )
+}
+
+/// A field of an item whose name cannot be read as `{{item.field}}`.
+pub fn bad_item_field(field: &str) -> String {
+    format!(
+        "{field:?} cannot be read as {{{{item.{field}}}}}: a field's name is letters, digits, _, - and inner spaces"
+    )
+}
+
+/// A `for_each` list past the round limit.
+pub fn too_many_items(count: usize, max: usize) -> String {
+    format!(
+        "items has {count} items; for_each runs at most {max} rounds: split the list over several steps or tasks"
+    )
+}
+
+/// A `csv` path that is not absolute.
+pub fn csv_not_absolute(path: &str) -> String {
+    format!(
+        "csv must be an absolute path such as \"/home/me/Documents/orders.csv\", not {path:?}: a run has no current folder"
+    )
+}
+
+/// A `for_each` round name that is already a variable here.
+pub fn round_name_taken(name: &str, what: &str) -> String {
+    format!(
+        "for_each's as {name:?} is already {what}: give the round another name (\"as\": \"row\")"
+    )
+}
+
+/// `retry` on a step type that does not take it.
+pub fn retry_not_taken(kind: &str, retrying: &[&str]) -> String {
+    let why = match kind {
+        "wait" => "a pause cannot fail",
+        "notify" | "stop_self" | "mark_done" => "it does not act on the device",
+        _ => "its sub-steps take their own retry",
+    };
+    format!(
+        "{kind} takes no retry: {why}; retry is for the steps that act or wait ({})",
+        plain_list(retrying.iter().copied())
+    )
+}
+
+/// What `retry` expects.
+pub const RETRY_WHAT: &str = "an object such as {\"times\": 3, \"delay_s\": 2, \"backoff\": 2} (times 1–10, delay_s 0–600 seconds, backoff 1–10)";
+
 /// A bad variable name.
 pub fn bad_variable_name(name: &str) -> String {
     format!(
@@ -285,6 +346,15 @@ pub const VARIABLES_WHAT: &str =
 
 /// A `{{name}}` nobody sets.
 pub fn unknown_variable(name: &str, suggestion: Option<&str>) -> String {
+    if let Some((base, _)) = name.split_once('.') {
+        let hint = match suggestion {
+            Some(s) => format!("did you mean {{{{{s}}}}}? A"),
+            None => "a".to_owned(),
+        };
+        return format!(
+            "unknown field {{{{{name}}}}}; {hint} field is read inside a for_each whose as is {base:?} (\"as\": \"{base}\"), from an item's field or a CSV column's header"
+        );
+    }
     let mut out = format!("unknown variable {{{{{name}}}}}");
     match suggestion {
         Some(s) => out.push_str(&format!("; did you mean {{{{{s}}}}}? Or ")),

@@ -39,9 +39,26 @@ pub fn is_valid_name(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-/// Every `{{name}}` in `text`, in order. Spaces inside the braces are allowed (`{{ name }}`);
-/// braces around anything that is not a name are plain text (the key syntax's `{{}` types a
-/// `{`).
+/// Whether `inner` (what stands between `{{` and `}}`, spaces trimmed) is a reference: a
+/// name, or a name, a dot and a field of a `for_each` round (`row.Order`, `item.Straße`:
+/// letters, digits, `_`, `-` and inner spaces, as a CSV header may have them).
+pub fn is_reference(inner: &str) -> bool {
+    match inner.split_once('.') {
+        None => is_valid_name(inner),
+        Some((base, field)) => {
+            is_valid_name(base)
+                && !field.trim().is_empty()
+                && field.trim() == field
+                && field
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | ' '))
+        }
+    }
+}
+
+/// Every `{{name}}` (and `{{name.field}}`) in `text`, in order. Spaces inside the braces are
+/// allowed (`{{ name }}`); braces around anything that is not a name are plain text (the key
+/// syntax's `{{}` types a `{`).
 pub fn references(text: &str) -> Vec<Reference<'_>> {
     let mut out = Vec::new();
     let mut from = 0;
@@ -51,7 +68,7 @@ pub fn references(text: &str) -> Vec<Reference<'_>> {
             Some(len) => {
                 let inner = &text[inner_start..inner_start + len];
                 let name = inner.trim_matches(' ');
-                if is_valid_name(name) {
+                if is_reference(name) {
                     let end = inner_start + len + 2;
                     out.push(Reference {
                         name,
@@ -85,6 +102,11 @@ impl Vars {
     /// Sets (or replaces) a variable, as a `clipboard` read does.
     pub fn set(&mut self, name: impl Into<String>, value: impl Into<String>) {
         self.values.insert(name.into(), value.into());
+    }
+
+    /// Removes a variable (a `for_each` round's, once the loop is over); its old value.
+    pub fn remove(&mut self, name: &str) -> Option<String> {
+        self.values.remove(name)
     }
 
     /// A variable's value.
@@ -213,6 +235,11 @@ impl Action {
                 Repeat::Times { .. } => {}
             },
             Action::IfEl(i) => selector_texts("selector".to_owned(), &mut i.selector, &mut out),
+            Action::ForEach(f) => {
+                if let crate::step::Source::Csv { csv } = &mut f.source {
+                    out.push(("csv".to_owned(), csv));
+                }
+            }
             Action::Notify(n) => out.push(("message".to_owned(), &mut n.message)),
             Action::StopSelf(Finish { message: Some(m) })
             | Action::MarkDone(Finish { message: Some(m) }) => {
@@ -273,6 +300,11 @@ impl Action {
             }),
             Action::Group(g) => Action::Group(crate::step::Group {
                 name: g.name.clone(),
+                steps: Vec::new(),
+            }),
+            Action::ForEach(f) => Action::ForEach(crate::step::ForEach {
+                source: f.source.clone(),
+                name: f.name.clone(),
                 steps: Vec::new(),
             }),
             Action::IfEl(i) => Action::IfEl(crate::step::IfEl {

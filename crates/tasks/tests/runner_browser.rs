@@ -6,39 +6,13 @@
 //! takes one (and in their `within`s), conditions included; one without a value fails its
 //! step and never reaches the device.
 
+mod browser_device;
 mod fixture_device;
 
-use std::sync::Arc;
-
+use browser_device::{browser_device, pages};
 use deft_protocol::DoneStatus;
 use deft_protocol::task_run::StepStatus;
-use deft_tools::builtin::{Builtin, BuiltinRegistry};
-use deft_tools::table::RoutingTable;
-use deft_tools::{Device, LocalDispatcher};
 use serde_json::json;
-
-fn browser_device() -> Device {
-    let mut r = BuiltinRegistry::new();
-    r.register(Builtin::new(deft_backend_shell::NAME, "shell", |o| {
-        deft_backend_shell::ShellPolicy::from_options(o).map(deft_backend_shell::ShellServer::new)
-    }));
-    r.register(Builtin::new(deft_backend_browser::NAME, "browser", |o| {
-        deft_backend_browser::BrowserConfig::from_options(o)
-            .map(deft_backend_browser::BrowserServer::new)
-    }));
-    let d = LocalDispatcher::new(Arc::new(RoutingTable::builtin()), Arc::new(r));
-    Device::new("browser", "browser", Arc::new(d))
-}
-
-/// A page server, once Chromium is known to be there (tests never skip).
-async fn pages() -> deft_test_support::web::PageServer {
-    if let Err(e) = deft_backend_browser::launch::find_chromium(None) {
-        panic!("{e} (scripts/test.sh installs it)");
-    }
-    deft_test_support::web::PageServer::start()
-        .await
-        .expect("page server")
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_late_button_is_waited_for_and_a_renamed_one_heals() {

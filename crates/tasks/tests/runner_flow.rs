@@ -414,6 +414,7 @@ async fn variables_come_from_the_task_and_the_request() {
     );
     let req = RunRequest {
         variables: [("word".to_owned(), "苏州".to_owned())].into(),
+        ..RunRequest::default()
     };
     let (report, events) = run_on_fixture(&t, &req).await;
     assert_eq!(report.status, DoneStatus::Completed, "{}", report.message);

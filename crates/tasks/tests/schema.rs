@@ -94,6 +94,25 @@ fn the_schema_names_the_fields_the_validator_takes() {
     }
 }
 
+/// The round names (`as`, default `item`) of every `for_each` in `v`.
+fn round_names(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Object(o) => {
+            if o.get("type") == Some(&json!("for_each")) {
+                out.push(
+                    o.get("as")
+                        .and_then(Value::as_str)
+                        .unwrap_or("item")
+                        .to_owned(),
+                );
+            }
+            o.values().for_each(|x| round_names(x, out));
+        }
+        Value::Array(a) => a.iter().for_each(|x| round_names(x, out)),
+        _ => {}
+    }
+}
+
 /// Validates one example, a task or a single step, with the validator (no errors, no
 /// warnings) and the committed schema; the task it is or is wrapped in.
 fn check_example(what: &str, example: &Value, schema: &jsonschema::Validator) -> deft_tasks::Task {
@@ -105,9 +124,13 @@ fn check_example(what: &str, example: &Value, schema: &jsonschema::Validator) ->
         panic!("{what}: a ```json example must be a task or a step:\n{example}");
     };
     let text = task.to_string();
+    let mut rounds = Vec::new();
+    round_names(&task, &mut rounds);
+    // What the example uses is given by the run, but a for_each's round names are its own.
     let provided = references(&text)
         .into_iter()
         .map(|r| r.name.to_owned())
+        .filter(|n| !rounds.contains(&n.split('.').next().unwrap_or_default().to_owned()))
         .collect();
     let opts = Options {
         provided,
@@ -223,6 +246,16 @@ fn the_schema_accepts_the_edges_the_validator_accepts() {
             json!({"type": "click", "selector": {"text": "a"}, "timeout_s": null, "note": null, "on_error": null}),
         ),
         json!({"name": "t", "device": null, "timeout_s": 86400, "variables": {"_a1": ""}, "steps": []}),
+        task(
+            json!({"type": "click", "selector": {"text": "a"}, "retry": {"times": 10, "delay_s": 600, "backoff": 10}}),
+        ),
+        task(json!({"type": "wait_el", "selector": {"text": "a"}, "retry": {"times": 1}})),
+        task(
+            json!({"type": "for_each", "items": ["a", {"n": "b", "q": 2}], "as": "row", "steps": [{"type": "notify", "message": "{{row}}"}]}),
+        ),
+        task(
+            json!({"type": "for_each", "csv": "/a/b.csv", "steps": [{"type": "notify", "message": "{{item.x}}"}]}),
+        ),
     ];
     for good in accepted {
         assert!(
@@ -252,6 +285,14 @@ fn the_schema_refuses_what_the_validator_refuses() {
         json!({"steps": []}),
         json!({"name": "t", "steps": [], "extra": 1}),
         json!({"name": "t", "steps": [], "variables": {"bad-name": ""}}),
+        task(json!({"type": "wait", "seconds": 1, "retry": {"times": 1}})),
+        task(json!({"type": "click", "selector": {"text": "a"}, "retry": {"times": 0}})),
+        task(json!({"type": "click", "selector": {"text": "a"}, "retry": {"times": 11}})),
+        task(json!({"type": "click", "selector": {"text": "a"}, "retry": {"delay_s": 1}})),
+        task(json!({"type": "for_each", "items": ["a"], "csv": "/a.csv", "steps": []})),
+        task(json!({"type": "for_each", "steps": []})),
+        task(json!({"type": "for_each", "items": ["a"], "as": "1x", "steps": []})),
+        task(json!({"type": "group", "name": "g", "steps": [], "retry": {"times": 1}})),
     ];
     for bad in refused {
         assert!(!schema.is_valid(&bad), "the schema accepts {bad}");

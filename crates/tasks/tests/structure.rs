@@ -109,7 +109,7 @@ fn nesting_stops_at_eight_levels() {
         &r.errors,
         &[(
             &format!("steps[0]{}.steps", ".steps[0]".repeat(8)),
-            "steps nest more than 8 deep (group, loop and if_el inside each other)",
+            "steps nest more than 8 deep (group, loop, if_el and for_each inside each other)",
         )],
     );
     // Through if_el and loop lists the same.

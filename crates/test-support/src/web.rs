@@ -3,7 +3,10 @@
 //! `localhost` — a different site, which Chromium puts in its own process.
 //!
 //! Besides the files, `GET /api/slow?ms=N` answers `{"items": 42}` after N milliseconds (at most
-//! 5000), for content that arrives by XHR after a click, and any file asked for with
+//! 5000), for content that arrives by XHR after a click; `GET /api/gate` answers only once the
+//! test opens the gate ([`PageServer::open_gate`]), and a page says what it did then with
+//! `GET /api/gate/done` ([`PageServer::wait_gate_done`]), so a test makes a page change at a
+//! moment of its choosing, with no timer; and any file asked for with
 //! `?delay=N` is answered N milliseconds late (at most 5000), for a slow next page. Every request
 //! received is recorded ([`PageServer::requests`]), for tests that check what a browser asked
 //! for — or that it never asked.
@@ -39,6 +42,14 @@ pub struct PageServer {
     addr: SocketAddr,
     tasks: Vec<tokio::task::JoinHandle<()>>,
     requests: Requests,
+    gate: Arc<Gate>,
+}
+
+/// `/api/gate`: held until opened; `/api/gate/done`: a page's word that it acted on the opening.
+struct Gate {
+    open: tokio::sync::watch::Sender<bool>,
+    done: Mutex<bool>,
+    done_changed: parking_lot::Condvar,
 }
 
 /// The path and query of every request received, in order.
@@ -50,7 +61,12 @@ impl PageServer {
         let v4 = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let addr = v4.local_addr()?;
         let requests = Requests::default();
-        let app = app(requests.clone());
+        let gate = Arc::new(Gate {
+            open: tokio::sync::watch::Sender::new(false),
+            done: Mutex::new(false),
+            done_changed: parking_lot::Condvar::new(),
+        });
+        let app = app(requests.clone(), gate.clone());
         let v4_app = app.clone();
         let mut tasks = vec![tokio::spawn(async move {
             let _ = axum::serve(v4, v4_app).await;
@@ -64,7 +80,24 @@ impl PageServer {
             addr,
             tasks,
             requests,
+            gate,
         })
+    }
+
+    /// Answers the pending and future `GET /api/gate` requests.
+    pub fn open_gate(&self) {
+        self.gate.open.send_replace(true);
+    }
+
+    /// Blocks until a page asked for `/api/gate/done` (what it does once the gate opened), at
+    /// most `limit`; whether it did. Blocking: call it where the caller may block (an event
+    /// sink that holds the run until the page changed).
+    pub fn wait_gate_done(&self, limit: Duration) -> bool {
+        let mut done = self.gate.done.lock();
+        if !*done {
+            let _ = self.gate.done_changed.wait_for(&mut done, limit);
+        }
+        *done
     }
 
     /// The path and query (`/k/img?x=1`) of every request received so far, in order, whatever
@@ -105,13 +138,27 @@ impl Drop for PageServer {
     }
 }
 
-fn app(requests: Requests) -> Router {
+fn app(requests: Requests, gate: Arc<Gate>) -> Router {
     Router::new().fallback(move |uri: Uri| {
         let path = uri
             .path_and_query()
             .map_or_else(|| uri.path().to_owned(), ToString::to_string);
         requests.lock().push(path);
-        serve(uri)
+        let gate = gate.clone();
+        async move {
+            match uri.path() {
+                "/api/gate" => {
+                    let _ = gate.open.subscribe().wait_for(|open| *open).await;
+                    respond(StatusCode::OK, "application/json", b"{}".to_vec())
+                }
+                "/api/gate/done" => {
+                    *gate.done.lock() = true;
+                    gate.done_changed.notify_all();
+                    respond(StatusCode::OK, "application/json", b"{}".to_vec())
+                }
+                _ => serve(uri).await,
+            }
+        }
     })
 }
 

@@ -103,6 +103,34 @@ impl<'a> Page<'a> {
                 self.flush_text();
                 self.task_step(step);
             }
+            EventKind::TaskStepRetry(r) => {
+                self.flush_text();
+                let _ = write!(
+                    self.body,
+                    "<div class=card>{} attempt {} of {} failed: {}; retrying in {} ms</div>",
+                    esc(&r.path),
+                    r.attempt,
+                    r.attempts,
+                    esc(&r.error),
+                    r.delay_ms
+                );
+            }
+            EventKind::TaskRound(r) => {
+                self.flush_text();
+                let values: Vec<String> = r
+                    .values
+                    .iter()
+                    .map(|(k, v)| format!("{}={}", esc(k), esc(v)))
+                    .collect();
+                let _ = write!(
+                    self.body,
+                    "<div class=card>{} round {} of {}: {}</div>",
+                    esc(&r.path),
+                    r.round,
+                    r.rounds,
+                    values.join(", ")
+                );
+            }
             EventKind::Step(step) => {
                 self.flush_text();
                 self.step(step);

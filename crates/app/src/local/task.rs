@@ -56,9 +56,7 @@ impl LocalTaskRun {
             events: vec![watcher, trace.clone()],
             images: trace.clone(),
         };
-        let request = RunRequest {
-            variables: self.variables,
-        };
+        let request = RunRequest::new(self.variables);
         let report = run_task(&self.task, &self.device, &request, sinks, cancel).await;
         Ok(LocalTaskEnd {
             report,

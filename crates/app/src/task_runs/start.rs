@@ -205,7 +205,7 @@ impl App {
                 task: ready.task,
                 device: ready.device,
                 busy: ready.busy,
-                request: RunRequest { variables },
+                request: RunRequest::new(variables),
             },
         );
     }

@@ -114,7 +114,7 @@ impl Memory {
         let report = run_task(
             &task,
             device,
-            &RunRequest { variables },
+            &RunRequest::new(variables),
             sinks,
             cancel.child_token(),
         )

@@ -256,6 +256,8 @@ mod tests {
             deft_protocol::task_run::MatchedControl::decl(&cfg),
             deft_protocol::task_run::TaskStepStart::decl(&cfg),
             deft_protocol::task_run::TaskStepResult::decl(&cfg),
+            deft_protocol::task_run::TaskStepRetry::decl(&cfg),
+            deft_protocol::task_run::TaskRound::decl(&cfg),
             deft_protocol::memory::MemoryKind::decl(&cfg),
             deft_protocol::memory::MemoryOutcome::decl(&cfg),
             deft_protocol::memory::MemoryItem::decl(&cfg),

@@ -54,7 +54,9 @@ impl Exec<'_> {
             Action::ScreenOn | Action::ScreenOff | Action::KeepScreen(_) => {
                 self.d.screen(action).await
             }
-            Action::Group(_) | Action::Loop(_) | Action::IfEl(_) => unreachable_container(action),
+            Action::Group(_) | Action::Loop(_) | Action::IfEl(_) | Action::ForEach(_) => {
+                unreachable_container(action)
+            }
         }
     }
 }

@@ -1,11 +1,13 @@
-//! Playing a task's steps in order: paths, `on_error`, timeouts, stop, and the containers
-//! (`group`, `loop`, `if_el`) whose sub-steps run through the same path. What one leaf step
-//! does on the device is `actions`.
+//! Playing a task's steps in order: paths, `on_error`, a leaf's retries, timeouts, stop, and
+//! the containers (`group`, `loop`, `if_el`, `for_each`) whose sub-steps run through the same
+//! path. What one leaf step does on the device is `actions`.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use deft_protocol::task_run::{StepStatus, TaskStepResult, TaskStepStart};
+use deft_protocol::task_run::{
+    StepStatus, TaskRound, TaskStepResult, TaskStepRetry, TaskStepStart,
+};
 use deft_protocol::{DoneStatus, EventKind};
 use futures::future::BoxFuture;
 
@@ -14,8 +16,11 @@ use deft_protocol::selector::Selector;
 use super::bounds::{ANSWER_GRACE, Bound, DEFAULT_STEP_TIMEOUT, Limit, leaf_limit};
 use super::driver::Driver;
 use super::outcome::{Done, StepError};
+use super::rounds::rounds;
 use super::texts;
-use crate::step::{Action, IfEl, Loop, OnError, Repeat, Screenshots, Step, StepType, child_path};
+use crate::step::{
+    Action, ForEach, IfEl, Loop, OnError, Repeat, Retry, Screenshots, Step, StepType, child_path,
+};
 use crate::vars::Vars;
 
 /// What a step means for the steps after it.
@@ -80,6 +85,8 @@ pub(crate) struct Exec<'a> {
     pub(crate) screenshots: Screenshots,
     /// The `timeout_s` of the containers the step running now is inside, outermost first.
     pub(crate) bounds: Vec<Bound>,
+    /// The folders a `for_each` may read CSV files from.
+    pub(crate) csv_dirs: Vec<std::path::PathBuf>,
 }
 
 impl<'a> Exec<'a> {
@@ -134,6 +141,8 @@ impl<'a> Exec<'a> {
         let on_error = step.on_error.unwrap_or(inherited);
         let (outcome, flow) = if step.step_type().is_container() {
             self.bounded_container(path, step, on_error).await
+        } else if let Some(retry) = step.retry {
+            self.retried(path, step, retry).await
         } else {
             self.leaf(step).await
         };
@@ -226,6 +235,70 @@ impl<'a> Exec<'a> {
         (outcome, flow)
     }
 
+    /// A leaf step with `retry`: tried again after a failed attempt, after a pause that grows
+    /// by `backoff`, until an attempt works or none is left. Each failed attempt that is
+    /// retried is a `task_step_retry` event; a stop, the run's timeout or a container's cuts
+    /// the pause short and ends the step with the attempt's error.
+    async fn retried(
+        &mut self,
+        path: &str,
+        step: &Step,
+        retry: Retry,
+    ) -> (Result<Done, StepError>, Option<Flow>) {
+        let attempts = retry.attempts();
+        let mut attempt = 1;
+        loop {
+            let (outcome, flow) = self.leaf(step).await;
+            let error = match outcome {
+                Ok(done) if attempt > 1 => {
+                    let message = texts::on_attempt(done.message.as_deref(), attempt, attempts);
+                    let done = Done {
+                        message: Some(message),
+                        ..done
+                    };
+                    return (Ok(done), flow);
+                }
+                Ok(done) => return (Ok(done), flow),
+                Err(e) => e,
+            };
+            if attempt == attempts {
+                let text = texts::attempts_failed(attempts, &error.0);
+                return (Err(StepError(text)), flow);
+            }
+            let delay = retry.delay(attempt);
+            self.d.em.emit(EventKind::TaskStepRetry(TaskStepRetry {
+                path: path.to_owned(),
+                step_type: step.step_type().as_str().to_owned(),
+                attempt,
+                attempts,
+                error: error.0.clone(),
+                delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+            }));
+            if !self.pause(delay).await {
+                return (Err(error), flow);
+            }
+            attempt += 1;
+        }
+    }
+
+    /// Waits `delay` before a retry; `false` when a stop, the run's timeout or a container's
+    /// `timeout_s` came first.
+    async fn pause(&self, delay: Duration) -> bool {
+        let cancel = self.d.cancel.clone();
+        let bound = self.bounds.iter().map(|b| b.until).min();
+        let bound = async {
+            match bound {
+                Some(until) => tokio::time::sleep_until(until).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            () = tokio::time::sleep(delay) => !self.d.cancel.is_cancelled(),
+            () = cancel.cancelled() => false,
+            () = bound => false,
+        }
+    }
+
     /// Sub-steps as one step: it fails when a sub-step's failure stopped the list, or when
     /// the run's cancellation cut it short (run_step gives the reason); a `mark_done` or
     /// `stop_self` inside ends the run with the container ok.
@@ -267,6 +340,7 @@ impl<'a> Exec<'a> {
             Action::Group(g) => self.container(path, "steps", "", &g.steps, on_error).await,
             Action::Loop(l) => self.run_loop(path, step, l, on_error).await,
             Action::IfEl(c) => self.run_if(path, step, c, on_error).await,
+            Action::ForEach(e) => self.run_for_each(path, step, e, on_error).await,
             _ => (Err(StepError(texts::not_a_container(path))), None),
         };
         let passed = limit.is_some() && self.bounds.pop().is_some_and(|b| b.passed());
@@ -361,6 +435,66 @@ impl<'a> Exec<'a> {
             }
             _ => (Ok(Done::message(texts::loop_rounds(cap))), None),
         }
+    }
+
+    /// `for_each`: its steps once per item, each round's variables set before it (a
+    /// `task_round` event shows them) and taken away after the loop, as they were before it.
+    async fn run_for_each(
+        &mut self,
+        path: &str,
+        step: &Step,
+        e: &ForEach,
+        on_error: OnError,
+    ) -> (Result<Done, StepError>, Option<Flow>) {
+        let source = match self.expand(&step.action) {
+            Ok(Action::ForEach(expanded)) => expanded.source,
+            Ok(_) => return (Err(StepError(texts::not_a_container(path))), None),
+            Err(err) => return (Err(err), None),
+        };
+        let all = match rounds(&source, &e.name, &self.vars, &self.csv_dirs) {
+            Ok(all) => all,
+            Err(err) => return (Err(err), None),
+        };
+        let names: std::collections::BTreeSet<&String> =
+            all.iter().flat_map(|r| r.keys()).collect();
+        let before: Vec<(String, Option<String>)> = names
+            .iter()
+            .map(|n| ((*n).clone(), self.vars.get(n).map(str::to_owned)))
+            .collect();
+        let total = u32::try_from(all.len()).unwrap_or(u32::MAX);
+        let mut ended = None;
+        for (i, values) in all.iter().enumerate() {
+            for (name, _) in &before {
+                self.vars.remove(name);
+            }
+            for (name, value) in values {
+                self.vars.set(name.clone(), value.clone());
+            }
+            let round = u32::try_from(i + 1).unwrap_or(u32::MAX);
+            self.d.em.emit(EventKind::TaskRound(TaskRound {
+                path: path.to_owned(),
+                round,
+                rounds: total,
+                values: shown_values(&e.name, values),
+            }));
+            let suffix = format!("#{round}");
+            let (outcome, flow) = self
+                .container(path, "steps", &suffix, &e.steps, on_error)
+                .await;
+            if outcome.is_err() || flow.is_some() {
+                ended = Some((outcome, flow));
+                break;
+            }
+        }
+        for (name, value) in before {
+            match value {
+                Some(v) => self.vars.set(name, v),
+                None => {
+                    self.vars.remove(&name);
+                }
+            }
+        }
+        ended.unwrap_or_else(|| (Ok(Done::message(texts::for_each_rounds(all.len()))), None))
     }
 
     /// `if_el`: `then` when the condition holds (within `wait_s`), else `else`; the branch not
@@ -466,4 +600,18 @@ impl<'a> Exec<'a> {
         self.d.em.emit(EventKind::TaskStep(result.clone()));
         self.results.push(result);
     }
+}
+
+/// What a round's event shows: an object's fields (`row.Order`), not the object again as JSON
+/// text; a text item as itself.
+fn shown_values(
+    name: &str,
+    values: &super::rounds::Round,
+) -> std::collections::BTreeMap<String, String> {
+    let has_fields = values.len() > 1;
+    values
+        .iter()
+        .filter(|(k, _)| !(has_fields && k.as_str() == name))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
 }

@@ -9,9 +9,11 @@
 
 mod actions;
 mod bounds;
+mod csv;
 mod driver;
 mod exec;
 mod outcome;
+mod rounds;
 mod texts;
 
 use std::collections::BTreeMap;
@@ -24,6 +26,7 @@ use deft_tools::Device;
 use deft_tools::emitter::Emitter;
 use tokio_util::sync::CancellationToken;
 
+pub use csv::{DOCUMENT_DIRS_ENV, allowed_dirs_from_env};
 pub use outcome::{Located, StepError};
 
 use crate::step::{Task, limits};
@@ -54,6 +57,19 @@ impl RunSinks {
 pub struct RunRequest {
     /// Values for the task's variables (over its defaults).
     pub variables: BTreeMap<String, String>,
+    /// The folders a `for_each` may read CSV files from (on the machine that runs the task).
+    pub csv_dirs: Vec<std::path::PathBuf>,
+}
+
+impl RunRequest {
+    /// A request with these variables and the allowed folders of the environment
+    /// ([`allowed_dirs_from_env`]): what the front ends run tasks with.
+    pub fn new(variables: BTreeMap<String, String>) -> Self {
+        RunRequest {
+            variables,
+            csv_dirs: allowed_dirs_from_env(),
+        }
+    }
 }
 
 /// How a run ended and what each step did.
@@ -106,6 +122,7 @@ pub async fn run_task(
         cutoff: cutoff.clone(),
         screenshots: task.screenshots,
         bounds: Vec::new(),
+        csv_dirs: request.csv_dirs.clone(),
     };
     let run_cancel = exec.d.cancel.clone();
     let flow = {

@@ -212,3 +212,77 @@ pub fn summary(ok: usize, failed: usize, skipped: usize, why: Option<&str>) -> S
         None => counts,
     }
 }
+
+pub use crate::texts::csv_not_absolute;
+
+/// The last of a step's attempts failed.
+pub fn attempts_failed(attempts: u32, error: &str) -> String {
+    format!("failed {attempts} attempts; the last: {error}")
+}
+
+/// What a step that worked on a later attempt adds to its message.
+pub fn on_attempt(message: Option<&str>, attempt: u32, attempts: u32) -> String {
+    match message {
+        Some(m) if !m.is_empty() => format!("{m} (on attempt {attempt} of {attempts})"),
+        _ => format!("on attempt {attempt} of {attempts}"),
+    }
+}
+
+/// How many rounds a `for_each` ran.
+pub fn for_each_rounds(n: usize) -> String {
+    format!("{n} round{}", if n == 1 { "" } else { "s" })
+}
+
+/// A `for_each` whose source has more items than a loop may run rounds.
+pub fn too_many_rounds(count: usize, max: usize, source: &str) -> String {
+    format!(
+        "{source} has {count} items; for_each runs at most {max} rounds, so none was run: split the data over several files or tasks"
+    )
+}
+
+/// A `for_each`'s `variable` without a value when the loop starts.
+pub fn for_each_variable_missing(name: &str) -> String {
+    format!(
+        "no value for the variable {name} that for_each reads: give it in the task's variables or the run request, or read it with a clipboard step that runs before this one"
+    )
+}
+
+/// A `for_each`'s CSV file outside the allowed folders (`opened`: where it really is, links
+/// resolved).
+pub fn csv_outside(path: &str, opened: &std::path::Path, allowed: &[std::path::PathBuf]) -> String {
+    let dirs: Vec<String> = allowed.iter().map(|d| d.display().to_string()).collect();
+    let via = if std::path::Path::new(path) == opened {
+        String::new()
+    } else {
+        format!(" (it leads to {})", opened.display())
+    };
+    let dirs = if dirs.is_empty() {
+        "none is set".to_owned()
+    } else {
+        dirs.join(", ")
+    };
+    format!(
+        "the csv file {path}{via} is outside the folders a task may read ({dirs}): move it into one of them, or add its folder to DEFT_DOCUMENT_DIRS where deft runs"
+    )
+}
+
+/// A `for_each`'s CSV file that cannot be read.
+pub fn csv_unreadable(path: &str, why: &str) -> String {
+    format!("cannot read the csv file {path}: {why}")
+}
+
+/// A CSV file that is not UTF-8.
+pub const CSV_NOT_UTF8: &str = "it is not UTF-8 text (save it as \"CSV UTF-8\")";
+
+/// A CSV file past the size limit.
+pub fn csv_too_large(path: &str, bytes: u64) -> String {
+    format!(
+        "the csv file {path} is {bytes} bytes; at most {} are read: split it",
+        crate::step::limits::MAX_CSV_BYTES
+    )
+}
+
+/// A CSV text whose quote never closes.
+pub fn csv_open_quote(line: usize) -> String {
+    format!("a quote opened on line {line} is never closed")
+}

@@ -42,6 +42,8 @@ pub enum StepType {
     Group,
     /// `if_el`.
     IfEl,
+    /// `for_each`.
+    ForEach,
     /// `click_xy`.
     ClickXy,
     /// `gesture`.
@@ -58,7 +60,7 @@ pub enum StepType {
 
 impl StepType {
     /// Every type, the action library's sixteen first, in the order docs/tasks.md lists them.
-    pub const ALL: [StepType; 22] = [
+    pub const ALL: [StepType; 23] = [
         StepType::OpenApp,
         StepType::StopApp,
         StepType::ScreenOn,
@@ -75,6 +77,7 @@ impl StepType {
         StepType::Loop,
         StepType::Group,
         StepType::IfEl,
+        StepType::ForEach,
         StepType::ClickXy,
         StepType::Gesture,
         StepType::KeepScreen,
@@ -102,6 +105,7 @@ impl StepType {
             StepType::Loop => "loop",
             StepType::Group => "group",
             StepType::IfEl => "if_el",
+            StepType::ForEach => "for_each",
             StepType::ClickXy => "click_xy",
             StepType::Gesture => "gesture",
             StepType::KeepScreen => "keep_screen",
@@ -112,11 +116,12 @@ impl StepType {
     }
 
     /// Whether the action library admits it (seed 001 §5.2: the sixteen whitelisted types; no
-    /// coordinates, no flow markers).
+    /// coordinates, no flow markers, no loops over data).
     pub fn is_library(self) -> bool {
         !matches!(
             self,
-            StepType::ClickXy
+            StepType::ForEach
+                | StepType::ClickXy
                 | StepType::Gesture
                 | StepType::KeepScreen
                 | StepType::Notify
@@ -135,9 +140,28 @@ impl StepType {
             .collect()
     }
 
-    /// Whether it holds sub-steps (`loop`, `group`, `if_el`).
+    /// Whether it holds sub-steps (`loop`, `group`, `if_el`, `for_each`).
     pub fn is_container(self) -> bool {
-        matches!(self, StepType::Loop | StepType::Group | StepType::IfEl)
+        matches!(
+            self,
+            StepType::Loop | StepType::Group | StepType::IfEl | StepType::ForEach
+        )
+    }
+
+    /// Whether it takes `retry`: the steps that act on the device or wait for it, and so can
+    /// fail for a reason that passes. Containers (their sub-steps retry), `wait` (a pause
+    /// cannot fail), `notify` and the enders cannot.
+    pub fn takes_retry(self) -> bool {
+        !self.is_container()
+            && !matches!(
+                self,
+                StepType::Wait | StepType::Notify | StepType::StopSelf | StepType::MarkDone
+            )
+    }
+
+    /// The types that take `retry`, in [`StepType::ALL`]'s order.
+    pub fn retrying() -> impl Iterator<Item = StepType> {
+        Self::ALL.into_iter().filter(|t| t.takes_retry())
     }
 
     /// The types the action library admits, in order.

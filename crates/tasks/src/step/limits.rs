@@ -48,3 +48,15 @@ pub const DEFAULT_LONG_CLICK_S: f64 = 1.0;
 pub const GESTURE_S: (f64, f64) = (0.05, 10.0);
 /// A gesture's duration unless it says, in seconds.
 pub const DEFAULT_GESTURE_S: f64 = 0.5;
+/// Most retries of a step (`retry.times`): a step runs at most this many times more.
+pub const MAX_RETRIES: u32 = 10;
+/// Longest pause before a retry (`retry.delay_s`), in seconds.
+pub const MAX_RETRY_DELAY_S: f64 = 600.0;
+/// Largest factor the pause grows by after each retry (`retry.backoff`; 1 keeps it).
+pub const MAX_RETRY_BACKOFF: f64 = 10.0;
+/// Most rounds of a `for_each` (as a `loop`'s): items, lines of a variable or rows of a CSV file.
+pub const MAX_ROUNDS: usize = MAX_LOOP as usize;
+/// Largest CSV file a `for_each` reads, in bytes.
+pub const MAX_CSV_BYTES: u64 = 10 << 20;
+/// `for_each`'s round variable unless `as` names one.
+pub const DEFAULT_ROUND_NAME: &str = "item";

@@ -104,9 +104,14 @@ pub struct Step {
     #[schemars(range(min = 0.0, max = 3600.0))]
     pub timeout_s: Option<f64>,
     /// What this step's failure does: `stop` the run or `continue` with the next step (default:
-    /// the enclosing `group`'s, `loop`'s or `if_el`'s, else the task's).
+    /// the enclosing `group`'s, `loop`'s, `if_el`'s or `for_each`'s, else the task's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub on_error: Option<OnError>,
+    /// Try the step again after it failed (the steps that act or wait only; the schema lists it
+    /// in their branches: `schema::transforms::closed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(skip)]
+    pub retry: Option<Retry>,
     /// A remark for people (shown in the editor and the run history; at most 1,000 characters).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = 1000))]
@@ -120,6 +125,7 @@ impl Step {
             action,
             timeout_s: None,
             on_error: None,
+            retry: None,
             note: None,
         }
     }
@@ -127,6 +133,42 @@ impl Step {
     /// The step's type.
     pub fn step_type(&self) -> StepType {
         self.action.step_type()
+    }
+}
+
+/// How a failed step is tried again: `times` more attempts at most, the first after
+/// `delay_s`, each later pause `backoff` times the one before.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Retry {
+    /// How many more times to try after the first attempt failed (1–10).
+    #[schemars(range(min = 1, max = limits::MAX_RETRIES))]
+    pub times: u32,
+    /// Seconds to wait before the first retry (0–600, default 0).
+    #[serde(default)]
+    #[schemars(range(min = 0.0, max = limits::MAX_RETRY_DELAY_S))]
+    pub delay_s: f64,
+    /// What each later pause is multiplied by (1–10, default 1: the same pause each time).
+    #[serde(default = "Retry::default_backoff")]
+    #[schemars(range(min = 1.0, max = limits::MAX_RETRY_BACKOFF))]
+    pub backoff: f64,
+}
+
+impl Retry {
+    fn default_backoff() -> f64 {
+        1.0
+    }
+
+    /// How many attempts the step gets in all.
+    pub fn attempts(&self) -> u32 {
+        self.times + 1
+    }
+
+    /// The pause before retry `n` (1 for the first), capped at the longest pause allowed.
+    pub fn delay(&self, n: u32) -> std::time::Duration {
+        let exp = i32::try_from(n.saturating_sub(1)).unwrap_or(i32::MAX);
+        let secs = (self.delay_s * self.backoff.powi(exp)).min(limits::MAX_RETRY_DELAY_S);
+        std::time::Duration::from_secs_f64(secs.max(0.0))
     }
 }
 
@@ -188,6 +230,8 @@ pub enum Action {
     Group(Group),
     /// Sub-steps depending on whether a control shows.
     IfEl(IfEl),
+    /// Sub-steps once for each item of a list, a variable or a CSV file (tasks only).
+    ForEach(ForEach),
     /// Click a point given as fractions of the window (tasks only: coordinates).
     ClickXy(ClickXy),
     /// Move through points given as fractions of the window (tasks only: coordinates).
@@ -222,6 +266,7 @@ impl Action {
             Action::Loop(_) => StepType::Loop,
             Action::Group(_) => StepType::Group,
             Action::IfEl(_) => StepType::IfEl,
+            Action::ForEach(_) => StepType::ForEach,
             Action::ClickXy(_) => StepType::ClickXy,
             Action::Gesture(_) => StepType::Gesture,
             Action::KeepScreen(_) => StepType::KeepScreen,

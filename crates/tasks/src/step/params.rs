@@ -434,3 +434,60 @@ pub struct Finish {
     #[schemars(length(max = MAX_TEXT_CHARS))]
     pub message: Option<String>,
 }
+
+/// Where a `for_each` takes its rounds from: exactly one source.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(untagged)]
+#[schemars(transform = crate::schema::transforms::exclusive)]
+pub enum Source {
+    /// The items written in the step: strings, or objects whose fields are read as
+    /// `{{item.field}}`.
+    Items {
+        /// 0–1,000 items.
+        #[schemars(length(max = MAX_ROUNDS))]
+        items: Vec<Item>,
+    },
+    /// A variable holding a JSON array (of strings or objects) or one item per line.
+    Variable {
+        /// The variable's name (declared, given by the run request, or read by a `clipboard`
+        /// step before).
+        #[schemars(length(min = 1, max = MAX_VARIABLE_NAME_CHARS), regex(pattern = r"^[A-Za-z_][A-Za-z0-9_]*$"))]
+        variable: String,
+    },
+    /// A CSV file on the machine that runs the task, inside its allowed folders: the first row
+    /// is the header, each other row one round, its columns read as `{{row.Header}}`.
+    Csv {
+        /// The file's absolute path (`{{name}}` expands).
+        #[schemars(length(min = 1, max = MAX_TEXT_CHARS))]
+        csv: String,
+    },
+}
+
+/// One item of a `for_each` list.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(untagged)]
+#[schemars(transform = crate::schema::transforms::item_fields)]
+pub enum Item {
+    /// A text: `{{item}}`.
+    Text(String),
+    /// Named fields: `{{item.name}}` (numbers and booleans are read as their text).
+    Fields(std::collections::BTreeMap<String, String>),
+}
+
+fn default_round_name() -> String {
+    DEFAULT_ROUND_NAME.to_owned()
+}
+
+/// `for_each`: run sub-steps once per item, the item in a variable (tasks only).
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct ForEach {
+    /// `items`, `variable` or `csv`.
+    #[serde(flatten)]
+    pub source: Source,
+    /// The name each round's item goes by (default `item`): `{{item}}`, `{{item.field}}`.
+    #[serde(rename = "as", default = "default_round_name")]
+    #[schemars(length(min = 1, max = MAX_VARIABLE_NAME_CHARS), regex(pattern = r"^[A-Za-z_][A-Za-z0-9_]*$"))]
+    pub name: String,
+    /// The steps of each round.
+    pub steps: Vec<Step>,
+}

@@ -9,16 +9,18 @@ use super::{Action, Step, Task};
 pub struct StepRef<'a> {
     /// The step.
     pub step: &'a Step,
-    /// How many `group` / `loop` / `if_el` steps hold it (0 for a top-level step).
+    /// How many `group` / `loop` / `if_el` / `for_each` steps hold it (0 for a top-level step).
     pub depth: usize,
 }
 
 impl Step {
     /// The step's sub-step lists with their field names, in document order: `steps` of a
-    /// `loop` or `group`, `then` and `else` of an `if_el`; empty for the other types.
+    /// `loop`, `group` or `for_each`, `then` and `else` of an `if_el`; empty for the other
+    /// types.
     pub fn children(&self) -> Vec<(&'static str, &[Step])> {
         match &self.action {
             Action::Loop(l) => vec![("steps", &l.steps)],
+            Action::ForEach(f) => vec![("steps", &f.steps)],
             Action::Group(g) => vec![("steps", &g.steps)],
             Action::IfEl(i) => vec![("then", &i.then), ("else", &i.otherwise)],
             _ => Vec::new(),

@@ -71,7 +71,7 @@ pub(super) fn leaf(ctx: &mut Ctx<'_>, f: &mut Fields<'_>, kind: StepType) -> Opt
         StepType::Notify => notify(ctx, f),
         StepType::StopSelf => finish(ctx, f).map(Action::StopSelf),
         StepType::MarkDone => finish(ctx, f).map(Action::MarkDone),
-        StepType::Loop | StepType::Group | StepType::IfEl => None,
+        StepType::Loop | StepType::Group | StepType::IfEl | StepType::ForEach => None,
     }
 }
 
@@ -218,8 +218,8 @@ fn input_text(ctx: &mut Ctx<'_>, f: &mut Fields<'_>) -> Option<Action> {
     }))
 }
 
-/// A variable name (for `read_into`).
-struct VarName;
+/// A variable name (for `read_into`, `for_each`'s `variable` and `as`).
+pub(super) struct VarName;
 
 impl Read for VarName {
     type Out = String;

@@ -6,7 +6,7 @@ use deft_protocol::keys;
 
 use super::ctx::Ctx;
 use super::variables::check_uses;
-use crate::step::{Action, OpenApp};
+use crate::step::{Action, ForEach, OpenApp, Source};
 use crate::texts;
 
 /// URL schemes that take no `//` after the colon.
@@ -14,6 +14,18 @@ const OPAQUE_SCHEMES: &[&str] = &["about", "data", "mailto", "blob", "javascript
 
 pub(super) fn check(ctx: &mut Ctx<'_>, action: &Action, path: &str, mark: usize) {
     check_uses(ctx, path, &action.references(), mark);
+    if let Action::ForEach(ForEach {
+        source: Source::Variable { variable },
+        ..
+    }) = action
+    {
+        check_uses(
+            ctx,
+            path,
+            &[("variable".to_owned(), variable.clone())],
+            mark,
+        );
+    }
     let mut preview = action.shallow();
     let mut partly_unknown = Vec::new();
     for (field, text) in preview.texts_mut() {

@@ -25,6 +25,12 @@ pub(super) fn step(ctx: &mut Ctx<'_>, step: &Step, path: &str) {
                 texts::empty_branch(StepType::Loop.as_str(), "steps"),
             );
         }
+        Action::ForEach(e) if e.steps.is_empty() => {
+            ctx.warn(
+                format!("{path}.steps"),
+                texts::empty_branch(StepType::ForEach.as_str(), "steps"),
+            );
+        }
         Action::Group(g) if g.steps.is_empty() => {
             ctx.warn(
                 format!("{path}.steps"),

@@ -14,6 +14,17 @@ pub(super) struct Scope {
     /// Clipboard reads so far: the variable and the step's path.
     reads: Vec<(String, String)>,
     used: BTreeSet<String>,
+    /// The round names of the `for_each` steps around the point being checked, outermost
+    /// first, with their fields when the items are written in the step.
+    rounds: Vec<Round>,
+}
+
+/// A `for_each`'s round name in scope.
+pub(super) struct Round {
+    pub name: String,
+    /// The fields its items have (`items` of objects); `None` when only the run knows them (a
+    /// CSV file's header, a variable's JSON).
+    pub fields: Option<BTreeSet<String>>,
 }
 
 impl Scope {
@@ -23,6 +34,7 @@ impl Scope {
             provided: provided.iter().cloned().collect(),
             reads: Vec::new(),
             used: BTreeSet::new(),
+            rounds: Vec::new(),
         }
     }
 
@@ -39,20 +51,62 @@ impl Scope {
         self.reads.push((name.to_owned(), path.to_owned()));
     }
 
-    /// Whether `name` is declared, provided or read before `mark`.
+    /// Enters a `for_each`'s steps: its round name is in scope until [`Scope::leave_round`].
+    pub fn enter_round(&mut self, round: Round) {
+        self.rounds.push(round);
+    }
+
+    /// Leaves the innermost `for_each`'s steps.
+    pub fn leave_round(&mut self) {
+        self.rounds.pop();
+    }
+
+    /// What `name` already is at `mark`, if anything: a round name of an enclosing `for_each`,
+    /// a declared or provided variable, or one read before (for a round name that would hide
+    /// it).
+    pub fn taken(&self, name: &str, mark: usize) -> Option<&'static str> {
+        if self.rounds.iter().any(|r| r.name == name) {
+            Some("the round name of an enclosing for_each")
+        } else if self.declared.contains_key(name) {
+            Some("a variable of the task")
+        } else if self.provided.contains(name) {
+            Some("a variable the run request gives")
+        } else if self.reads[..mark].iter().any(|(n, _)| n == name) {
+            Some("a variable a clipboard step reads")
+        } else {
+            None
+        }
+    }
+
+    /// Whether `name` is declared, provided or read before `mark`, or is a round's item or
+    /// field (`row`, `row.Order`) inside its `for_each`.
     pub fn known(&self, name: &str, mark: usize) -> bool {
-        self.declared.contains_key(name)
+        if let Some((base, field)) = name.split_once('.') {
+            return self
+                .rounds
+                .iter()
+                .rev()
+                .find(|r| r.name == base)
+                .is_some_and(|r| r.fields.as_ref().is_none_or(|f| f.contains(field)));
+        }
+        self.rounds.iter().any(|r| r.name == name)
+            || self.declared.contains_key(name)
             || self.provided.contains(name)
             || self.reads[..mark].iter().any(|(n, _)| n == name)
     }
 
     /// The names in scope at `mark`, for a "did you mean".
-    pub fn candidates(&self, mark: usize) -> Vec<&str> {
+    pub fn candidates(&self, mark: usize) -> Vec<String> {
+        let rounds = self.rounds.iter().flat_map(|r| {
+            let fields = r.fields.iter().flatten();
+            std::iter::once(r.name.clone()).chain(fields.map(|f| format!("{}.{f}", r.name)))
+        });
         self.declared
             .keys()
-            .map(String::as_str)
-            .chain(self.provided.iter().map(String::as_str))
-            .chain(self.reads[..mark].iter().map(|(n, _)| n.as_str()))
+            .chain(self.provided.iter())
+            .chain(self.reads[..mark].iter().map(|(n, _)| n))
+            .cloned()
+            .chain(rounds)
             .collect()
     }
 

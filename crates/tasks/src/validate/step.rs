@@ -5,11 +5,14 @@
 use serde_json::Value;
 
 use super::ctx::Ctx;
-use super::fields::{Choice, Fields, Number, Text};
+use super::fields::{Choice, Count, Fields, Number, Read, Spot, Text};
 use super::suggest::closest;
 use super::{actions, content, flow, lints};
-use crate::step::limits::{MAX_DEPTH, MAX_NOTE_CHARS, MAX_STEP_TIMEOUT_S, MAX_WAIT_S};
-use crate::step::{Action, Clipboard, OnError, Step, StepType};
+use crate::step::limits::{
+    MAX_DEPTH, MAX_NOTE_CHARS, MAX_RETRIES, MAX_RETRY_BACKOFF, MAX_RETRY_DELAY_S,
+    MAX_STEP_TIMEOUT_S, MAX_WAIT_S,
+};
+use crate::step::{Action, Clipboard, OnError, Retry, Step, StepType};
 use crate::texts;
 
 /// The fields every step takes besides `type`.
@@ -75,17 +78,19 @@ fn step(ctx: &mut Ctx<'_>, v: &Value, path: &str, depth: usize) -> Option<Step> 
             max: MAX_NOTE_CHARS,
         },
     );
+    let retry = retry(ctx, &mut f, kind);
     let (action, lists) = if kind.is_container() {
         flow::container(ctx, &mut f, kind)
     } else {
         (actions::leaf(ctx, &mut f, kind), Vec::new())
     };
     refuse_unknown(ctx, &f, kind);
-    let mut step = match (action, timeout_s, on_error, note) {
-        (Some(action), Some(timeout_s), Some(on_error), Some(note)) => Some(Step {
+    let mut step = match (action, timeout_s, on_error, retry, note) {
+        (Some(action), Some(timeout_s), Some(on_error), Some(retry), Some(note)) => Some(Step {
             action,
             timeout_s,
             on_error,
+            retry,
             note,
         }),
         _ => None,
@@ -95,6 +100,15 @@ fn step(ctx: &mut Ctx<'_>, v: &Value, path: &str, depth: usize) -> Option<Step> 
     {
         content::check(ctx, &s.action, path, mark);
     }
+    let round = (kind == StepType::ForEach).then(|| flow::round_of(obj));
+    if let Some(r) = &round
+        && let Some(what) = ctx.vars.taken(&r.name, mark)
+    {
+        ctx.error(format!("{path}.as"), texts::round_name_taken(&r.name, what));
+    }
+    if let Some(r) = round {
+        ctx.vars.enter_round(r);
+    }
     for (field, raw) in lists {
         let steps = list(ctx, raw, &format!("{path}.{field}"), depth + 1);
         if let (Some(s), Some(steps)) = (&mut step, steps)
@@ -103,12 +117,82 @@ fn step(ctx: &mut Ctx<'_>, v: &Value, path: &str, depth: usize) -> Option<Step> 
             *slot = steps;
         }
     }
+    if kind == StepType::ForEach {
+        ctx.vars.leave_round();
+    }
     let step = step.filter(|_| ctx.error_count() == before)?;
     lints::step(ctx, &step, path);
     if let Action::Clipboard(Clipboard::Read { into }) = &step.action {
         ctx.vars.read(into, path);
     }
     Some(step)
+}
+
+/// The step's `retry`, refused on the types that do not take it.
+fn retry(ctx: &mut Ctx<'_>, f: &mut Fields<'_>, kind: StepType) -> Option<Option<Retry>> {
+    let given = f.take_quietly("retry");
+    if kind.takes_retry() {
+        return match given {
+            Some(v) => RetryRead.read(ctx, v, &spot(f, "retry")).map(Some),
+            None => Some(None),
+        };
+    }
+    if given.is_some() {
+        let retrying: Vec<&str> = StepType::retrying().map(StepType::as_str).collect();
+        ctx.error(
+            f.at("retry"),
+            texts::retry_not_taken(kind.as_str(), &retrying),
+        );
+        return None;
+    }
+    Some(None)
+}
+
+fn spot<'s>(f: &'s Fields<'_>, field: &'s str) -> Spot<'s> {
+    Spot {
+        path: f.at(field),
+        owner: f.owner(),
+        field,
+    }
+}
+
+/// A `retry` object: `times`, and `delay_s` and `backoff` with their defaults.
+struct RetryRead;
+
+impl Read for RetryRead {
+    type Out = Retry;
+    fn what(&self) -> String {
+        texts::RETRY_WHAT.to_owned()
+    }
+    fn read(&self, ctx: &mut Ctx<'_>, v: &Value, at: &Spot<'_>) -> Option<Retry> {
+        let Some(obj) = v.as_object() else {
+            at.wrong(ctx, &self.what(), v);
+            return None;
+        };
+        let mut f = Fields::new(obj, &at.path, "retry");
+        let times = f.req(
+            ctx,
+            "times",
+            Count {
+                min: 1,
+                max: MAX_RETRIES,
+            },
+        );
+        let delay_s = f.or(ctx, "delay_s", Number::seconds(0.0, MAX_RETRY_DELAY_S), 0.0);
+        let backoff = Number {
+            min: 1.0,
+            max: MAX_RETRY_BACKOFF,
+            exclusive_min: false,
+            unit: "",
+        };
+        let backoff = f.or(ctx, "backoff", backoff, 1.0);
+        f.refuse_unknown(ctx, &[], &|_| None);
+        Some(Retry {
+            times: times?,
+            delay_s: delay_s?,
+            backoff: backoff?,
+        })
+    }
 }
 
 fn step_type(ctx: &mut Ctx<'_>, v: Option<&Value>, path: &str) -> Option<StepType> {
@@ -144,8 +228,22 @@ fn refuse_unknown(ctx: &mut Ctx<'_>, f: &Fields<'_>, kind: StepType) {
     let library = ctx.library();
     let takes_selector = f.taken().contains(&"selector");
     let owner = kind.as_str();
+    let own: Vec<&str> = f
+        .taken()
+        .iter()
+        .copied()
+        .filter(|n| !COMMON.contains(n) && !matches!(*n, "type" | "retry"))
+        .collect();
     f.refuse_unknown(ctx, COMMON, &|key| {
-        if takes_selector && SELECTOR_FIELDS.contains(&key) {
+        if kind.takes_retry() && closest(key, ["retry"]).is_some() {
+            Some(texts::unknown_field(
+                owner,
+                key,
+                Some("retry"),
+                &own,
+                COMMON,
+            ))
+        } else if takes_selector && SELECTOR_FIELDS.contains(&key) {
             Some(texts::selector_field_outside(owner, key))
         } else if library && COORDINATES.contains(&key) {
             Some(texts::coordinates_in_library(owner, key))
@@ -174,8 +272,11 @@ pub(super) fn fields_of(kind: StepType) -> Vec<&'static str> {
         .taken()
         .iter()
         .copied()
-        .filter(|n| !COMMON.contains(n))
+        .filter(|n| !COMMON.contains(n) && *n != "retry")
         .collect();
+    if kind.takes_retry() {
+        out.push("retry");
+    }
     out.extend_from_slice(COMMON);
     out
 }

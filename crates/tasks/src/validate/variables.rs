@@ -13,7 +13,7 @@ pub(super) fn check_uses(ctx: &mut Ctx<'_>, path: &str, refs: &[(String, String)
         ctx.vars.used(name);
         if !ctx.vars.known(name, mark) {
             let candidates = ctx.vars.candidates(mark);
-            let hint = closest(name, candidates.iter().copied()).map(str::to_owned);
+            let hint = closest(name, candidates.iter().map(String::as_str)).map(str::to_owned);
             ctx.error(
                 format!("{path}.{field}"),
                 texts::unknown_variable(name, hint.as_deref()),

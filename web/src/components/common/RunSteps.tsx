@@ -63,6 +63,30 @@ function RunStep({ step: s, image, runId, openImage }: { step: TaskStepView; ima
           {s.matched ? <>“{s.matched.name}” (score {s.matched.score})</> : "another control"}. Update the step if the change is here to stay.
         </div>
       )}
+      {s.retries?.map((r) => (
+        <div key={r.attempt} class="run-step-line small run-step-retry" data-testid="run-step-retry">
+          ↻ attempt {r.attempt} of {r.attempts} failed: {r.error} — tried again after {duration(r.delay_ms)}
+        </div>
+      ))}
+      {s.rounds && s.rounds.length > 0 && (
+        <details class="run-step-rounds" data-testid="run-step-rounds">
+          <summary>
+            {s.rounds.length} {s.rounds.length === 1 ? "round" : "rounds"} of {s.rounds[s.rounds.length - 1].rounds}
+          </summary>
+          <ol>
+            {s.rounds.map((r) => (
+              <li key={r.round} class="small" data-testid="run-step-round">
+                <span class="mono">#{r.round}</span>{" "}
+                {Object.entries(r.values).map(([k, v]) => (
+                  <span key={k} class="round-value">
+                    <code>{k}</code> = “{v}”{" "}
+                  </span>
+                ))}
+              </li>
+            ))}
+          </ol>
+        </details>
+      )}
       {s.error && (
         <div class="run-step-line run-step-error" data-testid="run-step-error">
           {s.error}

@@ -235,3 +235,100 @@ export function PointsField({ spec, value, onChange, issues, readOnly }: FieldPr
     </FieldRow>
   );
 }
+
+/** for_each's items as lines: a line that is a JSON object is an object, any other a text;
+ * blank lines are no items. */
+export function parseItems(text: string): unknown[] {
+  return text
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => {
+      const t = l.trim();
+      if (t.startsWith("{")) {
+        try {
+          const v: unknown = JSON.parse(t);
+          if (typeof v === "object" && v !== null && !Array.isArray(v)) return v;
+        } catch {
+          // Not JSON: the line is a text.
+        }
+      }
+      return l;
+    });
+}
+
+function itemLines(value: unknown): string {
+  if (!Array.isArray(value)) return shown(value);
+  return value.map((v) => (typeof v === "string" ? v : JSON.stringify(v))).join("\n");
+}
+
+/** for_each's items, one per line (objects as JSON). */
+export function ItemsField({ spec, value, onChange, issues, readOnly }: FieldProps) {
+  const id = useId();
+  const [text, setText] = useState(itemLines(value));
+  // Follow outside changes (the raw JSON), not the ones this field made.
+  useEffect(() => {
+    if (JSON.stringify(parseItems(text)) !== JSON.stringify(value)) setText(itemLines(value));
+  }, [value]);
+  return (
+    <FieldRow id={id} spec={spec} issues={issues} wide>
+      <textarea
+        {...aria(id, issues)}
+        rows={Math.min(8, Math.max(3, text.split("\n").length))}
+        value={text}
+        readOnly={readOnly}
+        spellcheck={false}
+        onInput={(e) => {
+          const t = e.currentTarget.value;
+          setText(t);
+          onChange(parseItems(t));
+        }}
+      />
+    </FieldRow>
+  );
+}
+
+/** A step's `retry`: off (left out), or its times, pause and backoff. */
+export function RetryFields({
+  fields,
+  value,
+  onChange,
+  issues,
+  readOnly,
+}: {
+  fields: readonly FieldSpec[];
+  value: unknown;
+  onChange: (value: unknown) => void;
+  issues: Found[];
+  readOnly: boolean;
+}) {
+  const id = useId();
+  const on = value !== undefined;
+  const retry = (typeof value === "object" && value !== null ? value : {}) as Record<string, unknown>;
+  const own = issues.filter((i) => i.field === "retry");
+  const inner = (key: string) =>
+    issues.filter((i) => i.field === `retry.${key}` || i.field.startsWith(`retry.${key}.`)).map((i) => ({ ...i, field: key }));
+  const set = (key: string, v: unknown) => {
+    const next: Record<string, unknown> = { ...retry };
+    if (v === undefined) delete next[key];
+    else next[key] = v;
+    onChange(next);
+  };
+  return (
+    <fieldset class="retry-fields" data-field="retry">
+      <legend>
+        <label class="check" for={id}>
+          <input id={id} type="checkbox" checked={on} disabled={readOnly} onChange={(e) => onChange(e.currentTarget.checked ? { times: 2 } : undefined)} data-testid="retry-toggle" />
+          Retry when it fails
+        </label>
+      </legend>
+      <IssueLines issues={own} />
+      {on && (
+        <div class="step-fields">
+          {fields.map((f) => (
+            <NumberField key={f.key} spec={f} value={retry[f.key]} onChange={(v) => set(f.key, v)} issues={inner(f.key)} readOnly={readOnly} />
+          ))}
+        </div>
+      )}
+    </fieldset>
+  );
+}

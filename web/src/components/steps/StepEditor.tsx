@@ -9,10 +9,10 @@ import type { Issue } from "../../types";
 import { STEP_ICON, type TaskStepView } from "../../task-run-state";
 import { AddStep } from "./AddStep";
 import { EditorContext, type EditorState, type OpenRequest } from "./context";
-import { BoolField, ChoiceField, IssueLines, NumberField, PointsField, StringsField, TextField, type FieldProps } from "./Fields";
+import { BoolField, ChoiceField, IssueLines, ItemsField, NumberField, PointsField, RetryFields, StringsField, TextField, type FieldProps } from "./Fields";
 import { fieldIssues, issuesAt, nestedCounts, type Found } from "./issues";
 import { ControlTypeList, relative, SelectorFields } from "./SelectorFields";
-import { COMMON_FIELDS, paramKeys, specOf, typesFor, variantOf, type FieldSpec, type StepTypeSpec } from "./spec";
+import { COMMON_FIELDS, paramKeys, RETRY_FIELDS, specOf, typesFor, variantOf, type FieldSpec, type StepTypeSpec } from "./spec";
 import { stepSummary } from "./summary";
 
 type Obj = Record<string, unknown>;
@@ -421,7 +421,7 @@ function StepForm(p: {
     const to = specOf(t);
     if (!to || t === step.type) return;
     const next = to.template();
-    const takes = new Set([...paramKeys(to), ...COMMON_FIELDS.map((f) => f.key)]);
+    const takes = new Set([...paramKeys(to), ...COMMON_FIELDS.map((f) => f.key), ...(to.retry ? ["retry"] : [])]);
     for (const [k, v] of Object.entries(step)) if (k !== "type" && takes.has(k)) next[k] = v;
     p.onChange(next);
   };
@@ -434,9 +434,10 @@ function StepForm(p: {
     for (const f of option.fields) if (f.required) next[f.key] = variantDefault(f);
     p.onChange(next);
   };
-  const known = new Set(["type", ...paramKeys(spec), ...COMMON_FIELDS.map((f) => f.key)]);
+  const known = new Set(["type", ...paramKeys(spec), ...COMMON_FIELDS.map((f) => f.key), ...(spec.retry ? ["retry"] : [])]);
   const unknown = Object.keys(step).filter((k) => !known.has(k));
-  const commonSet = COMMON_FIELDS.some((f) => step[f.key] !== undefined || fieldIssues(p.found, f.key).length > 0);
+  const common = spec.retry ? [...COMMON_FIELDS.map((f) => f.key), "retry"] : COMMON_FIELDS.map((f) => f.key);
+  const commonSet = common.some((k) => step[k] !== undefined || fieldIssues(p.found, k).length > 0);
   const types = typesFor(ctx.library);
 
   return (
@@ -482,12 +483,15 @@ function StepForm(p: {
         </div>
       )}
       <details class="step-more" open={commonSet}>
-        <summary>Timeout, on error, note</summary>
+        <summary>{spec.retry ? "Timeout, on error, retry, note" : "Timeout, on error, note"}</summary>
         <div class="step-fields">
           {COMMON_FIELDS.map((f) => (
             <Field key={f.key} spec={f} path={p.path} value={step[f.key]} found={p.found} onChange={(v) => set(f.key, v)} />
           ))}
         </div>
+        {spec.retry && (
+          <RetryFields fields={RETRY_FIELDS} value={step.retry} onChange={(v) => set("retry", v)} issues={fieldIssues(p.found, "retry")} readOnly={ctx.readOnly} />
+        )}
       </details>
     </>
   );
@@ -525,6 +529,8 @@ function Field({ spec, path, value, found, onChange }: { spec: FieldSpec; path: 
       return <StringsField {...props} />;
     case "points":
       return <PointsField {...props} />;
+    case "items":
+      return <ItemsField {...props} />;
     default:
       return <TextField {...props} />;
   }

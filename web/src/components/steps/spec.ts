@@ -15,6 +15,7 @@ export type FieldKind =
   | "selector"
   | "strings" // a list of texts (open_app's args)
   | "points" // gesture's points
+  | "items" // for_each's items: texts, or objects as JSON, one per line
   | "steps"; // nested steps (then, else, steps)
 
 /** One parameter of a step type. */
@@ -47,6 +48,8 @@ export interface StepTypeSpec {
   library: boolean;
   fields: readonly FieldSpec[];
   variants?: Variants;
+  /** Takes `retry` (the steps that act or wait). */
+  retry?: boolean;
   /** A new step of this type. */
   template: () => Record<string, unknown>;
 }
@@ -89,8 +92,15 @@ const emptySelector = () => ({ text: "", match: "contains" });
 const maxRounds: FieldSpec = { key: "max", label: "At most rounds", kind: "integer", default: 100, min: 1, max: 1000 };
 const steps = (key: string, label: string, required = true): FieldSpec => ({ key, label, kind: "steps", required });
 
+/** The types that take `retry` (docs/tasks.md "Retries"): not wait, notify, the enders and the
+ * steps that hold steps. */
+const RETRYING = new Set([
+  "open_app", "stop_app", "screen_on", "screen_off", "key_event", "swipe", "swipe_until", "click",
+  "long_click", "wait_el", "input_text", "clipboard", "click_xy", "gesture", "keep_screen",
+]);
+
 /** Every step type, in the order of docs/tasks.md. */
-export const STEP_TYPES: readonly StepTypeSpec[] = [
+const ALL_TYPES: readonly StepTypeSpec[] = [
   {
     type: "open_app",
     does: "start an application, or open a URL",
@@ -287,6 +297,36 @@ export const STEP_TYPES: readonly StepTypeSpec[] = [
     template: () => ({ type: "if_el", selector: emptySelector(), then: [] }),
   },
   {
+    type: "for_each",
+    does: "steps once per item of a list, a variable or a CSV file",
+    library: false,
+    fields: [
+      { key: "as", label: "Each item as", kind: "text", default: "item", help: "The name a round's item goes by: {{item}}, {{item.field}}, a CSV column as {{row.Header}}." },
+      steps("steps", "Each round"),
+    ],
+    variants: {
+      label: "For each",
+      options: [
+        {
+          key: "items",
+          label: "item of a list",
+          fields: [{ key: "items", label: "Items", kind: "items", required: true, help: "One per line: a text, or an object such as {\"name\": \"Zoë\", \"qty\": 2}. At most 1,000." }],
+        },
+        {
+          key: "variable",
+          label: "item of a variable",
+          fields: [{ key: "variable", label: "Variable", kind: "text", required: true, help: "Holding a JSON array, or one item per line." }],
+        },
+        {
+          key: "csv",
+          label: "row of a CSV file",
+          fields: [{ key: "csv", label: "CSV file", kind: "text", required: true, help: "Its absolute path, in the allowed folders (DEFT_DOCUMENT_DIRS, else ~/Documents); the first row is the header." }],
+        },
+      ],
+    },
+    template: () => ({ type: "for_each", items: [], steps: [] }),
+  },
+  {
     type: "click_xy",
     does: "click a point given as window fractions",
     library: false,
@@ -339,6 +379,16 @@ export const STEP_TYPES: readonly StepTypeSpec[] = [
     fields: [message(false, "Why, for the run history.")],
     template: () => ({ type: "mark_done" }),
   },
+];
+
+/** Every step type, in the order of docs/tasks.md. */
+export const STEP_TYPES: readonly StepTypeSpec[] = ALL_TYPES.map((t) => ({ ...t, retry: RETRYING.has(t.type) }));
+
+/** The fields of a step's `retry` (docs/tasks.md "Retries"). */
+export const RETRY_FIELDS: readonly FieldSpec[] = [
+  { key: "times", label: "Retries", kind: "integer", required: true, min: 1, max: 10, help: "How many more times to try after a failure, 1–10." },
+  { key: "delay_s", label: "Pause (s)", kind: "number", default: 0, min: 0, max: 600, help: "Before the first retry, 0–600." },
+  { key: "backoff", label: "Backoff", kind: "number", default: 1, min: 1, max: 10, help: "Each later pause is this times the one before, 1–10." },
 ];
 
 /** The fields every step takes. */

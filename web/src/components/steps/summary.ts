@@ -33,9 +33,15 @@ function count(v: unknown, one: string): string {
   return `${k} ${one}${k === 1 ? "" : "s"}`;
 }
 
-/** What a step does, in one line (without its type). */
+/** What a step does, in one line (without its type), with its retries when it has them. */
 export function stepSummary(step: unknown): string {
   if (!isObj(step)) return "not a step object";
+  const what = ownSummary(step);
+  const times = isObj(step.retry) ? step.retry.times : undefined;
+  return times === undefined ? what : `${what} (retry ×${n(times)})`;
+}
+
+function ownSummary(step: Obj): string {
   const sel = selectorText(step.selector);
   switch (step.type) {
     case "open_app":
@@ -72,6 +78,13 @@ export function stepSummary(step: unknown): string {
       return `${step.gone ? "gone: " : ""}${sel} → ${count(step.then, "step")}${
         Array.isArray(step.else) && step.else.length ? `, else ${count(step.else, "step")}` : ""
       }`;
+    case "for_each": {
+      const body = count(step.steps, "step");
+      const as = typeof step.as === "string" && step.as ? step.as : "item";
+      if (step.csv !== undefined) return `${as} of the CSV ${q(step.csv)}: ${body}`;
+      if (step.variable !== undefined) return `${as} of {{${n(step.variable)}}}: ${body}`;
+      return `${as} of ${count(step.items, "item")}: ${body}`;
+    }
     case "click_xy":
       return `(${n(step.x)}, ${n(step.y)})`;
     case "gesture":
