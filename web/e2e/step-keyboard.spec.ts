@@ -1,7 +1,7 @@
 // The step editor by keyboard alone: "+ Add step…" is a menu that adds one step on Enter (moving
 // through it or typing to narrow it adds nothing), and removing a step keeps the focus in the list.
 import { expect, test, type Page } from "@playwright/test";
-import { card, login } from "./helpers";
+import { card, login, nav } from "./helpers";
 
 /** The types of the task's top-level steps, in order. */
 async function topTypes(page: Page): Promise<string[]> {
@@ -10,7 +10,7 @@ async function topTypes(page: Page): Promise<string[]> {
 
 test("the add menu adds one step per Enter, never while moving or typing; removing keeps the focus in the list", async ({ page }) => {
   await login(page);
-  await page.getByTestId("nav-tasks").click();
+  await nav(page, "tasks");
   await page.getByTestId("new-task").click();
   const add = page.getByTestId("add-step").last();
 
