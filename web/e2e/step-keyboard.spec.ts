@@ -187,4 +187,5 @@ test("a task written with the keyboard alone: add steps, move one up and down, r
   expect(steps.map((x: { type: string }) => x.type)).toEqual(["click", "wait"]);
   expect(steps[0].selector.text).toBe("Save order");
   expect(steps[0].note).toBe("saves the order");
+  expect((await call(page, "DELETE", `/api/tasks/${encodeURIComponent(id)}`)).status).toBe(204);
 });

@@ -84,8 +84,10 @@ test("the task list shows each task's schedules in words, last result and next r
   await expect(row("Weekly report").getByTestId("task-toggle")).not.toBeChecked();
   await expect(row("Weekly report").locator("li.struck")).toHaveCount(2);
   await expect(row("Close the tip").getByTestId("task-schedules")).toHaveText("manual only");
+  // Failing: of these four, only the one whose last run failed (other specs' tasks may show too).
   await page.getByRole("button", { name: "Failing" }).click();
-  await expect(page.getByTestId("task-row")).toHaveCount(1);
+  await expect(row("Inventory sync")).toHaveCount(1);
+  for (const ok of ["Nightly order export", "Weekly report", "Close the tip"]) await expect(row(ok)).toHaveCount(0);
   await page.getByRole("button", { name: "All" }).click();
   await docScreenshot(page, "tasks");
   await page.emulateMedia({ colorScheme: "dark" });
@@ -387,4 +389,9 @@ test("task names, notes and step texts from the server render as text", async ({
   await expect(page.getByTestId("task-row").filter({ hasText: name })).toHaveCount(1);
   await expect(page.locator("main img, main svg, main script")).toHaveCount(0);
   expect(await page.evaluate(() => (window as { __xss?: number }).__xss)).toBeUndefined();
+  // It goes again, so the narrow run's list (and its screenshot) does not start with it.
+  const listed = await call(page, "GET", `/api/tasks?q=${encodeURIComponent(name)}`);
+  for (const t of listed.body.items as { id: string; name: string }[]) {
+    if (t.name === name) expect((await call(page, "DELETE", `/api/tasks/${t.id}`)).status).toBe(204);
+  }
 });
