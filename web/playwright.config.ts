@@ -13,9 +13,18 @@ export default defineConfig({
   reporter: [["list"]],
   outputDir: "./test-results",
   use: {
-    viewport: { width: 1440, height: 900 },
     launchOptions: { executablePath: process.env.DEFT_CHROMIUM || "/usr/bin/chromium" },
     trace: "retain-on-failure",
     screenshot: "only-on-failure",
   },
+  // Every spec on a laptop's screen; the main flows (and the layout checks) again on a phone's,
+  // where the sidebar is a drawer (helpers.ts `nav`, `openSidebar`) and screenshots end in -narrow.
+  projects: [
+    { name: "wide", use: { viewport: { width: 1280, height: 800 } } },
+    {
+      name: "narrow",
+      use: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true },
+      testMatch: /\/(auth|chat|runs|tasks|task-steps|step-keyboard|layout)\.spec\.ts$/,
+    },
+  ],
 });

@@ -1,6 +1,6 @@
 // Logging in and out.
 import { expect, test } from "@playwright/test";
-import { docScreenshot, serverUrl } from "./helpers";
+import { docScreenshot, openSidebar, serverUrl } from "./helpers";
 
 test("a wrong password shows the server's error; the right one opens the console", async ({ page }) => {
   await page.goto(serverUrl());
@@ -20,6 +20,7 @@ test("a wrong password shows the server's error; the right one opens the console
   // The session survives a reload, and logging out ends it.
   await page.reload();
   await expect(page.getByTestId("prompt")).toBeVisible();
+  await openSidebar(page);
   await page.getByRole("button", { name: "Log out" }).click();
   await expect(page.getByRole("heading", { name: "Log in" })).toBeVisible();
   await page.reload();

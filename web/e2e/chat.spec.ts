@@ -4,7 +4,7 @@ import { expect, test } from "@playwright/test";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { docScreenshot, lastAnswer, login, send, waitIdle } from "./helpers";
+import { docScreenshot, lastAnswer, login, openSidebar, send, waitIdle } from "./helpers";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const script = JSON.parse(readFileSync(join(here, "model-script.json"), "utf8")) as {
@@ -93,6 +93,7 @@ test("a conversation's short id copies the whole id", async ({ page, context }) 
   await send(page, "E2E quick: answer at once");
   await expect(lastAnswer(page).getByTestId("answer")).toContainText("E2E-QUICK-END");
   await waitIdle(page);
+  await openSidebar(page);
   const item = page.getByTestId("conv").first();
   const id = (await item.getAttribute("data-id"))!;
   const chip = item.getByTestId("conv-id");

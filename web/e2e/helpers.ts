@@ -30,8 +30,32 @@ export async function login(page: Page): Promise<void> {
   await expect(page.getByTestId("prompt")).toBeVisible();
 }
 
+/** The widest screen on which the sidebar is a drawer (styles.css, "narrow screens"). */
+export const NARROW_MAX = 900;
+
+/** Whether `page` is narrow: its sidebar is a drawer behind the top bar's ☰. */
+export function isNarrow(page: Page): boolean {
+  return (page.viewportSize()?.width ?? 1280) <= NARROW_MAX;
+}
+
+/** Shows the sidebar: opens the drawer on a narrow page (on a wide one it shows anyway). */
+export async function openSidebar(page: Page): Promise<void> {
+  if (!isNarrow(page)) return;
+  const sidebar = page.getByTestId("sidebar");
+  if (await sidebar.evaluate((el) => el.classList.contains("sidebar-open"))) return;
+  await page.getByTestId("menu-button").click();
+  await expect(sidebar).toBeVisible();
+}
+
+/** Follows the sidebar's link `nav-<id>` (through the drawer on a narrow page). */
+export async function nav(page: Page, id: string): Promise<void> {
+  await openSidebar(page);
+  await page.getByTestId(`nav-${id}`).click();
+}
+
 /** Starts a new conversation and sends `prompt` with Enter. */
 export async function send(page: Page, prompt: string): Promise<void> {
+  await openSidebar(page);
   await page.getByRole("button", { name: "+ New conversation" }).click();
   const box = page.getByTestId("prompt");
   await box.fill(prompt);
@@ -52,12 +76,14 @@ export async function waitIdle(page: Page): Promise<void> {
   await expect(page.getByTestId("run-indicator")).toHaveCount(0, { timeout: 60_000 });
 }
 
-/** Saves a screenshot to docs/screenshots when DEFT_UPDATE_SCREENSHOTS=1. */
+/** Saves a screenshot to docs/screenshots when DEFT_UPDATE_SCREENSHOTS=1 (`NAME-narrow.png` from
+ * a narrow page). */
 export async function docScreenshot(page: Page, name: string): Promise<void> {
   if (process.env.DEFT_UPDATE_SCREENSHOTS !== "1") return;
   const dir = resolve(here, "../../docs/screenshots");
   mkdirSync(dir, { recursive: true });
-  await page.screenshot({ path: join(dir, `${name}.png`), animations: "disabled", caret: "hide" });
+  const file = isNarrow(page) ? `${name}-narrow.png` : `${name}.png`;
+  await page.screenshot({ path: join(dir, file), animations: "disabled", caret: "hide" });
 }
 
 /** A page with a field, a button and a line the button fills. */
@@ -89,6 +115,22 @@ export async function call(page: Page, method: string, path: string, body?: unkn
     },
     { method, path, body },
   );
+}
+
+/** Runs a task and waits until the run has ended. */
+export async function runToEnd(page: Page, task: string): Promise<string> {
+  // The device stays busy until just after the previous run's end is stored: a 409 then means
+  // "try again in a moment".
+  let run = await call(page, "POST", `/api/tasks/${encodeURIComponent(task)}/run`, {});
+  for (let i = 0; run.status === 409 && i < 40; i++) {
+    await page.waitForTimeout(250);
+    run = await call(page, "POST", `/api/tasks/${encodeURIComponent(task)}/run`, {});
+  }
+  expect(run.status, JSON.stringify(run.body)).toBe(202);
+  await expect
+    .poll(async () => (await call(page, "GET", `/api/task-runs/${run.body.id}`)).body.status, { timeout: 60_000 })
+    .not.toBe("running");
+  return run.body.id;
 }
 
 /** The step editor's card of the step at `path`. */

@@ -4,38 +4,23 @@
 // a reload mid-run, the run history with per-step results and a healed selector, picking a control
 // from the device, the raw JSON, the unsaved-changes guard, and the list's search and switches.
 import { expect, test, type Page } from "@playwright/test";
-import { addStep, call, card, docScreenshot, FAR_HOUR, login, ORDER_PAGE, unique } from "./helpers";
+import { addStep, call, card, docScreenshot, FAR_HOUR, login, nav, ORDER_PAGE, runToEnd, unique } from "./helpers";
 
 /** Logs in and opens the Tasks page from the header. */
 async function openTasks(page: Page): Promise<void> {
   await login(page);
-  await page.getByTestId("nav-tasks").click();
+  await nav(page, "tasks");
   await expect(page.getByTestId("task-list")).toBeVisible();
 }
 
 /** Creates a task from its JSON in the editor's JSON tab; resolves on its page. */
 async function createFromJson(page: Page, file: object): Promise<void> {
-  await page.getByTestId("nav-new-task").click();
+  await nav(page, "new-task");
   await page.getByTestId("tab-json").click();
   await page.getByTestId("task-json").fill(JSON.stringify(file, null, 2));
   await expect(page.getByTestId("validity")).toContainText("valid");
   await page.getByTestId("save-task").click();
   await expect(page.getByTestId("task-title")).toHaveText((file as { name: string }).name);
-}
-
-/** Runs a task and waits until the run has ended. */
-async function runToEnd(page: Page, task: string): Promise<void> {
-  // The device stays busy until just after the previous run's end is stored: a 409 then means
-  // "try again in a moment".
-  let run = await call(page, "POST", `/api/tasks/${encodeURIComponent(task)}/run`, {});
-  for (let i = 0; run.status === 409 && i < 40; i++) {
-    await page.waitForTimeout(250);
-    run = await call(page, "POST", `/api/tasks/${encodeURIComponent(task)}/run`, {});
-  }
-  expect(run.status, JSON.stringify(run.body)).toBe(202);
-  await expect
-    .poll(async () => (await call(page, "GET", `/api/task-runs/${run.body.id}`)).body.status, { timeout: 60_000 })
-    .not.toBe("running");
 }
 
 test("the task list shows each task's schedules in words, last result and next run (and the docs' screenshots)", async ({ page }) => {
@@ -78,6 +63,11 @@ test("the task list shows each task's schedules in words, last result and next r
     },
     { file: { name: "Close the tip", device: "local", steps: [{ type: "key_event", keys: "{ESC}" }] }, schedules: [] },
   ];
+  // The narrow run of this spec finds the wide run's tasks: names are unique, so they go first.
+  const earlier = await call(page, "GET", "/api/tasks?limit=200");
+  for (const t of earlier.body.items as { id: string; name: string }[]) {
+    if (tasks.some((x) => x.file.name === t.name)) expect((await call(page, "DELETE", `/api/tasks/${t.id}`)).status).toBe(204);
+  }
   for (const t of tasks) {
     // A task that is off is created off: its schedules never fire, not even for a moment.
     const made = await call(page, "POST", t.off ? "/api/tasks?enabled=false" : "/api/tasks", t.file);
@@ -94,8 +84,10 @@ test("the task list shows each task's schedules in words, last result and next r
   await expect(row("Weekly report").getByTestId("task-toggle")).not.toBeChecked();
   await expect(row("Weekly report").locator("li.struck")).toHaveCount(2);
   await expect(row("Close the tip").getByTestId("task-schedules")).toHaveText("manual only");
+  // Failing: of these four, only the one whose last run failed (other specs' tasks may show too).
   await page.getByRole("button", { name: "Failing" }).click();
-  await expect(page.getByTestId("task-row")).toHaveCount(1);
+  await expect(row("Inventory sync")).toHaveCount(1);
+  for (const ok of ["Nightly order export", "Weekly report", "Close the tip"]) await expect(row(ok)).toHaveCount(0);
   await page.getByRole("button", { name: "All" }).click();
   await docScreenshot(page, "tasks");
   await page.emulateMedia({ colorScheme: "dark" });
@@ -227,7 +219,7 @@ test("build a task in the step editor, fix the error at its step, save, schedule
   await expect(step("steps[2]").getByTestId("run-step-healed")).toBeVisible();
 
   // The list: schedule in words, last result, next run.
-  await page.getByTestId("nav-tasks").click();
+  await nav(page, "tasks");
   const listed = page.getByTestId("task-row").filter({ hasText: name });
   await expect(listed.getByTestId("task-schedules")).toHaveText(words);
   await expect(listed.getByTestId("task-last-status")).toHaveText("ok");
@@ -287,7 +279,7 @@ test("a running task shows in the monitor with its step and live view, survives 
   await expect(page.getByTestId("monitor-run").filter({ hasText: name })).toHaveCount(0);
 
   // Every run, across tasks, has it as stopped.
-  await page.getByTestId("nav-runs").click();
+  await nav(page, "runs");
   const row = page.getByTestId("run-row").filter({ hasText: name });
   await expect(row).toHaveAttribute("data-status", "stopped");
   await page.getByTestId("runs-status").selectOption("stopped");
@@ -298,7 +290,7 @@ test("a running task shows in the monitor with its step and live view, survives 
 
 test("bad raw JSON shows the parse error with its line and column, and the form waits for a fix", async ({ page }) => {
   await openTasks(page);
-  await page.getByTestId("nav-new-task").click();
+  await nav(page, "new-task");
   await page.getByTestId("tab-json").click();
   const json = page.getByTestId("task-json");
   await json.fill('{"name": "E2E broken",\n "steps": [ {"type": "wait" "seconds": 1}]}');
@@ -341,11 +333,11 @@ test("unsaved changes ask before leaving; the list searches, switches, duplicate
   await page.getByTestId("task-name").fill(`${name} changed`);
   await expect(page.getByTestId("unsaved")).toBeVisible();
   page.once("dialog", (d) => void d.dismiss());
-  await page.getByTestId("nav-tasks").click();
+  await nav(page, "tasks");
   await expect(page.getByTestId("task-editor")).toBeVisible();
   await expect(page.getByTestId("task-name")).toHaveValue(`${name} changed`);
   page.once("dialog", (d) => void d.accept());
-  await page.getByTestId("nav-tasks").click();
+  await nav(page, "tasks");
   await expect(page.getByTestId("task-list")).toBeVisible();
 
   // Search on the server, by any part of the name, any case.
@@ -371,7 +363,7 @@ test("unsaved changes ask before leaving; the list searches, switches, duplicate
   await expect(page.getByTestId("task-name")).toHaveValue(`${name} (copy)`);
   await page.getByTestId("save-task").click();
   await expect(page.getByTestId("task-title")).toHaveText(`${name} (copy)`);
-  await page.getByTestId("nav-tasks").click();
+  await nav(page, "tasks");
   await page.getByTestId("task-search").fill(name);
   await expect(page.getByTestId("task-row")).toHaveCount(2);
   page.once("dialog", (d) => void d.accept());
@@ -393,8 +385,13 @@ test("task names, notes and step texts from the server render as text", async ({
   await expect(page.getByTestId("task-title")).toHaveText(name);
   await page.getByTestId("task-tab-edit").click();
   await expect(card(page, "steps[0]")).toContainText("<script>window.__xss=1</script>");
-  await page.getByTestId("nav-tasks").click();
+  await nav(page, "tasks");
   await expect(page.getByTestId("task-row").filter({ hasText: name })).toHaveCount(1);
   await expect(page.locator("main img, main svg, main script")).toHaveCount(0);
   expect(await page.evaluate(() => (window as { __xss?: number }).__xss)).toBeUndefined();
+  // It goes again, so the narrow run's list (and its screenshot) does not start with it.
+  const listed = await call(page, "GET", `/api/tasks?q=${encodeURIComponent(name)}`);
+  for (const t of listed.body.items as { id: string; name: string }[]) {
+    if (t.name === name) expect((await call(page, "DELETE", `/api/tasks/${t.id}`)).status).toBe(204);
+  }
 });

@@ -14,6 +14,7 @@ import { Lightbox } from "./Lightbox";
 import { LiveView } from "./LiveView";
 import { AssistantMessage, retryable, StoredMessage, storedKey, UserMessage } from "./MessageView";
 import { PageNav, UserFoot } from "./PageNav";
+import { MenuButton, Sidebar } from "./Sidebar";
 import { SettingsDialog } from "./SettingsDialog";
 
 /** Sum of the usage of stored assistant messages. */
@@ -180,7 +181,7 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
 
   return (
     <div class={showLive ? "console with-live" : "console"}>
-      <aside class="sidebar">
+      <Sidebar>
         <PageNav current="chat" />
         <ConversationList
           // Designer runs' conversations are listed on the 🧭 page, not here.
@@ -192,10 +193,11 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
           onDelete={(c) => void conversations.remove(c)}
         />
         <UserFoot username={username} onLoggedOut={onLoggedOut} beforeLogout={runStream.close} />
-      </aside>
+      </Sidebar>
 
       <main class="chat">
         <header class="topbar">
+          <MenuButton />
           <div class="topbar-title">
             <h1 title={title}>{title || "…"}</h1>
             {currentId && <span class="muted small mono">conv={shortId(currentId)}</span>}

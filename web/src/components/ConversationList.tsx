@@ -46,7 +46,7 @@ export function ConversationList(p: ConversationListProps) {
   };
   return (
     <nav class="convs" aria-label={p.label ?? "Conversations"}>
-      <button class="btn btn-primary btn-block" onClick={p.onNew} title={p.newTitle ?? "New conversation (Alt+N)"}>
+      <button class="btn btn-primary btn-block" onClick={p.onNew} title={p.newTitle ?? "New conversation (Alt+N)"} data-closes-drawer>
         {p.newLabel ?? "+ New conversation"}
       </button>
       <ul>
@@ -57,7 +57,7 @@ export function ConversationList(p: ConversationListProps) {
             data-testid="conv"
             data-id={c.id}
           >
-            <button class="conv-main" onClick={() => p.onSelect(c.id)} aria-current={c.id === p.current}>
+            <button class="conv-main" onClick={() => p.onSelect(c.id)} aria-current={c.id === p.current} data-closes-drawer>
               <span class="conv-title">
                 {c.id === p.runningConversation && <span class="dot-running" title="a run is active" />}
                 {c.title || "Untitled"}

@@ -1,6 +1,7 @@
 // The top bar of a list page (the tasks, the experiences, the actions): its title and how many
 // there are, the search box, and the button that makes a new one.
 import type { ComponentChildren } from "preact";
+import { MenuButton } from "./Sidebar";
 
 /** Props of the bar. */
 export interface ListTopbarProps {
@@ -25,6 +26,7 @@ export interface ListTopbarProps {
 export function ListTopbar(p: ListTopbarProps) {
   return (
     <header class="topbar">
+      <MenuButton />
       <div class="topbar-title">
         <h1>{p.title}</h1>
         <span class="muted small">{p.total === null ? "…" : `${p.total} ${p.total === 1 ? p.noun[0] : p.noun[1]}`}</span>

@@ -20,6 +20,7 @@ import { LiveView } from "../LiveView";
 import { AssistantMessage, StoredMessage, storedKey, UserMessage } from "../MessageView";
 import { OtherRunChip, OtherRunNote } from "../OtherRun";
 import { PageNav, UserFoot } from "../PageNav";
+import { MenuButton, Sidebar } from "../Sidebar";
 import { DraftReview } from "./DraftReview";
 
 /** What the main area shows. */
@@ -171,7 +172,7 @@ export function DesignerPage({ username, onLoggedOut }: { username: string; onLo
 
   return (
     <div class={showLive ? "console with-live" : "console"}>
-      <aside class="sidebar">
+      <Sidebar>
         <PageNav current="designer" />
         <ConversationList
           conversations={explorations}
@@ -186,10 +187,11 @@ export function DesignerPage({ username, onLoggedOut }: { username: string; onLo
           empty="No explorations yet."
         />
         <UserFoot username={username} onLoggedOut={onLoggedOut} beforeLogout={runStream.close} />
-      </aside>
+      </Sidebar>
 
       <main class="chat designer">
         <header class="topbar">
+          <MenuButton />
           <div class="topbar-title">
             <h1>🧭 AI builds a task</h1>
           </div>

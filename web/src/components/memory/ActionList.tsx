@@ -64,7 +64,7 @@ export function ActionList() {
           </div>
         )}
         {data && data.items.length > 0 && (
-          <table class="table actions-table">
+          <table class="table actions-table table-cards">
             <thead>
               <tr>
                 <th>Name</th>
@@ -94,7 +94,7 @@ function ActionRow({ action: a, onDelete }: { action: LibraryAction; onDelete: (
   const href = `/memory/actions/${encodeURIComponent(a.id)}`;
   return (
     <tr data-testid="action-row" data-name={a.name}>
-      <td>
+      <td class="card-title">
         <Link href={href} class="task-name" data-testid="action-name">
           {a.name}
         </Link>
@@ -108,12 +108,12 @@ function ActionRow({ action: a, onDelete }: { action: LibraryAction; onDelete: (
           </div>
         )}
       </td>
-      <td class="small">
+      <td class="small" data-label="What it does">
         {a.description || <span class="muted">—</span>}
         {a.app && <div class="muted">in {a.app}</div>}
       </td>
-      <td class="small">{countSteps(a.steps)}</td>
-      <td class="small" data-testid="action-usage">
+      <td class="small" data-label="Steps">{countSteps(a.steps)}</td>
+      <td class="small" data-label="Used" data-testid="action-usage">
         {a.hits === 0 ? <span class="muted">never</span> : `${a.hits}×`}
         {a.last_used_at && (
           <div class="muted" title={dateTime(a.last_used_at)}>

@@ -17,6 +17,7 @@ import { ErrorBanner } from "../FormFields";
 import { RunSteps } from "../common/RunSteps";
 import { draftOf, TaskFileEditor, type TaskDraft } from "../common/TaskFileEditor";
 import { EditorBar } from "../common/EditorBar";
+import { MenuButton } from "../Sidebar";
 
 type Obj = Record<string, unknown>;
 
@@ -59,6 +60,7 @@ export function ActionPage({ id, devices, openImage }: ActionPageProps) {
     return (
       <div class="page" data-testid="action-page">
         <header class="topbar">
+          <MenuButton />
           <div class="topbar-title">
             <h1>🎬 Action</h1>
           </div>
@@ -123,6 +125,7 @@ function ActionEditor({ action, devices, openImage, onSaved }: { action: Library
   return (
     <div class="page" data-testid="action-page">
       <header class="topbar">
+        <MenuButton />
         <div class="topbar-title">
           <h1 data-testid="action-title">🎬 {name}</h1>
           {action && (

@@ -5,6 +5,7 @@ import { useState } from "preact/hooks";
 import { useDevices } from "../../hooks/useDevices";
 import { Lightbox } from "../Lightbox";
 import { PageNav, SideLink, UserFoot } from "../PageNav";
+import { Sidebar } from "../Sidebar";
 import { ActionList } from "./ActionList";
 import { ActionPage } from "./ActionPage";
 import { Experiences } from "./Experiences";
@@ -24,7 +25,7 @@ export function MemoryArea({ path, username, onLoggedOut }: { path: string; user
   const openImage = (src: string, alt: string) => setLightbox({ src, alt });
   return (
     <div class="console tasks-area">
-      <aside class="sidebar">
+      <Sidebar>
         <PageNav current="memory" />
         <nav class="side-links" aria-label="Memory pages">
           <SideLink href="/memory" on={r.page === "experiences"} label="🧠 Experiences" testId="nav-experiences" />
@@ -35,7 +36,7 @@ export function MemoryArea({ path, username, onLoggedOut }: { path: string; user
           deft learns from the runs that worked: recipes in words (experiences) and named step lists (actions), recalled into the prompt of similar tasks.
         </p>
         <UserFoot username={username} onLoggedOut={onLoggedOut} />
-      </aside>
+      </Sidebar>
       <main class="tasks-main">
         {r.page === "experiences" && <Experiences />}
         {r.page === "actions" && <ActionList />}

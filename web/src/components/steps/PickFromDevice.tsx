@@ -220,7 +220,7 @@ export function PickFromDevice({ device, selector, onPick, onClose }: PickProps)
             <p class="muted small" aria-live="polite">
               {note}
             </p>
-            <table class="table">
+            <table class="table table-cards">
               <thead>
                 <tr>
                   <th>id</th>
@@ -234,12 +234,12 @@ export function PickFromDevice({ device, selector, onPick, onClose }: PickProps)
               <tbody>
                 {controls.map((c) => (
                   <tr key={c.id} data-testid="picker-control">
-                    <td class="mono">{c.id}</td>
-                    <td>{c.type}</td>
-                    <td>{c.name}</td>
-                    <td class="muted">{c.value ?? ""}</td>
-                    <td>{c.score ?? ""}</td>
-                    <td>
+                    <td class="mono card-lead">{c.id}</td>
+                    <td class="card-lead">{c.type}</td>
+                    <td class="card-title">{c.name}</td>
+                    <td class="muted" data-label="value">{c.value ?? ""}</td>
+                    <td data-label="score">{c.score ?? ""}</td>
+                    <td class="row-actions">
                       <button type="button" class="btn btn-small" disabled={busy} onClick={() => void use(c)} aria-label={`Use ${c.type} ${c.name || c.id}`}>
                         Use
                       </button>

@@ -86,7 +86,7 @@ export function RunHistory({ task }: RunHistoryProps) {
       )}
       {data && data.items.length === 0 && <p class="muted">{status ? `No ${taskStatusLabel(status)} runs.` : "No runs yet."}</p>}
       {data && data.items.length > 0 && (
-        <table class="table runs-table">
+        <table class="table runs-table table-cards">
           <thead>
             <tr>
               <th>Status</th>
@@ -104,7 +104,7 @@ export function RunHistory({ task }: RunHistoryProps) {
               const href = `/task-runs/${encodeURIComponent(r.id)}`;
               return (
                 <tr key={r.id} data-testid="run-row" data-status={r.status}>
-                  <td>
+                  <td class="card-lead">
                     <Link href={href} title="Open this run" data-testid="run-link">
                       <span class={`chip chip-task-${r.status}`}>
                         {r.status === "running" && <span class="pulse" aria-hidden="true" />} {taskStatusLabel(r.status)}
@@ -112,23 +112,23 @@ export function RunHistory({ task }: RunHistoryProps) {
                     </Link>
                   </td>
                   {!task && (
-                    <td>
+                    <td class="card-title">
                       <Link href={`/tasks/${encodeURIComponent(r.task_id)}`}>{r.task_name}</Link>
                     </td>
                   )}
-                  <td class="small">{r.trigger}</td>
-                  <td class="small">
+                  <td class="small" data-label="Trigger">{r.trigger}</td>
+                  <td class="small" data-label="Started">
                     <Link href={href} title={dateTime(r.started_at)}>
                       {dateTime(r.started_at)}
                     </Link>{" "}
                     <span class="muted">({relative(r.started_at)})</span>
                   </td>
-                  <td class="small">{span(r.started_at, r.ended_at)}</td>
-                  <td>
+                  <td class="small" data-label="Duration">{span(r.started_at, r.ended_at)}</td>
+                  <td data-label="Steps">
                     <StepCounts run={r} />
                   </td>
-                  <td class="mono small">{r.device}</td>
-                  <td class="small why" title={r.error ?? ""}>
+                  <td class="mono small" data-label="Device">{r.device}</td>
+                  <td class="small why" data-label="Why" title={r.error ?? ""}>
                     {r.error ?? ""}
                   </td>
                 </tr>

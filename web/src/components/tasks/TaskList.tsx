@@ -104,7 +104,7 @@ export function TaskList({ devices }: AreaProps) {
           </div>
         )}
         {items.length > 0 && (
-          <table class="table tasks-table">
+          <table class="table tasks-table table-cards">
             <thead>
               <tr>
                 <th title="Schedules on or off">On</th>
@@ -145,7 +145,7 @@ function TaskRow({ task: t, onToggle, onRun, onDelete }: { task: Task; onToggle:
   const last = t.last_run;
   return (
     <tr data-testid="task-row" data-name={t.name} class={t.enabled ? "" : "row-off"}>
-      <td>
+      <td class="card-lead">
         <input
           type="checkbox"
           role="switch"
@@ -157,13 +157,13 @@ function TaskRow({ task: t, onToggle, onRun, onDelete }: { task: Task; onToggle:
           data-testid="task-toggle"
         />
       </td>
-      <td>
+      <td class="card-title">
         <Link href={href} class="task-name">
           {t.name}
         </Link>
       </td>
-      <td class="mono small">{t.device}</td>
-      <td class="small" data-testid="task-schedules">
+      <td class="mono small" data-label="Device">{t.device}</td>
+      <td class="small" data-label="Schedule" data-testid="task-schedules">
         {t.schedule_summaries.length === 0 ? (
           <span class="muted">manual only</span>
         ) : (
@@ -176,7 +176,7 @@ function TaskRow({ task: t, onToggle, onRun, onDelete }: { task: Task; onToggle:
           </ul>
         )}
       </td>
-      <td>
+      <td data-label="Last result">
         {last ? (
           <Link href={`/task-runs/${encodeURIComponent(last.id)}`} title={`${dateTime(last.started_at)}${last.error ? `: ${last.error}` : ""}`}>
             <span class={`chip chip-task-${last.status}`} data-testid="task-last-status">
@@ -188,7 +188,7 @@ function TaskRow({ task: t, onToggle, onRun, onDelete }: { task: Task; onToggle:
           <span class="muted small">never run</span>
         )}
       </td>
-      <td class="small" title={t.enabled && t.next_fire_at ? `${dateTime(t.next_fire_at)} (your time, ${viewerZone()})` : undefined} data-testid="task-next-run">
+      <td class="small" title={t.enabled && t.next_fire_at ? `${dateTime(t.next_fire_at)} (your time, ${viewerZone()})` : undefined} data-label="Next run" data-testid="task-next-run">
         {t.enabled && t.next_fire_at ? relative(t.next_fire_at) : <span class="muted">{t.enabled ? "—" : "off"}</span>}
       </td>
       <td class="row-actions">

@@ -12,6 +12,7 @@ import { RunHistory } from "./RunHistory";
 import { Schedules } from "./Schedules";
 import { TaskEditor } from "./TaskEditor";
 import type { AreaProps } from "./TasksArea";
+import { MenuButton } from "../Sidebar";
 
 /** Props of the page. */
 export interface TaskPageProps extends AreaProps {
@@ -58,6 +59,7 @@ export function TaskPage({ id, tab, devices }: TaskPageProps) {
     return (
       <div class="page" data-testid="task-page">
         <header class="topbar">
+          <MenuButton />
           <div class="topbar-title">
             <h1 title={copyOf ? `New task from “${copyOf.name}”` : undefined}>{copyOf ? `New task from “${copyOf.name}”` : "New task"}</h1>
           </div>
@@ -104,6 +106,7 @@ export function TaskPage({ id, tab, devices }: TaskPageProps) {
   return (
     <div class="page" data-testid="task-page">
       <header class="topbar">
+        <MenuButton />
         <div class="topbar-title">
           <h1 data-testid="task-title" title={task?.name}>
             {task?.name ?? (error ? "Task not found" : "…")}

@@ -17,6 +17,7 @@ import { StepCard } from "../StepCard";
 import { StepCounts } from "./RunHistory";
 import { RunSteps } from "../common/RunSteps";
 import type { AreaProps } from "./TasksArea";
+import { MenuButton } from "../Sidebar";
 
 /** Props of the page. */
 export interface TaskRunPageProps extends AreaProps {
@@ -49,6 +50,7 @@ export function TaskRunPage({ runId, devices, openImage }: TaskRunPageProps) {
     <div class={`page run-page${runningNow && showLive ? " with-live" : ""}`} data-testid="task-run-page">
       <div class="run-main">
         <header class="topbar">
+          <MenuButton />
           <div class="topbar-title">
             <h1 title={run?.task_name}>
               {run ? (

@@ -5,6 +5,7 @@ import { useState } from "preact/hooks";
 import { useDevices } from "../../hooks/useDevices";
 import { Lightbox } from "../Lightbox";
 import { PageNav, SideLink, UserFoot } from "../PageNav";
+import { Sidebar } from "../Sidebar";
 import { RunningMonitor } from "./RunningMonitor";
 import { RunsPage } from "./RunsPage";
 import { TaskList } from "./TaskList";
@@ -53,7 +54,7 @@ export function TasksArea({ path, username, onLoggedOut }: { path: string; usern
   }
   return (
     <div class="console tasks-area">
-      <aside class="sidebar">
+      <Sidebar>
         <PageNav current="tasks" />
         <nav class="side-links" aria-label="Tasks pages">
           <SideLink href="/tasks" on={r.page === "list"} label="All tasks" />
@@ -62,7 +63,7 @@ export function TasksArea({ path, username, onLoggedOut }: { path: string; usern
         </nav>
         <RunningMonitor current={r.page === "run" ? r.id : undefined} />
         <UserFoot username={username} onLoggedOut={onLoggedOut} />
-      </aside>
+      </Sidebar>
       <main class="tasks-main">{page}</main>
       {lightbox && <Lightbox src={lightbox.src} alt={lightbox.alt} onClose={() => setLightbox(null)} />}
     </div>
