@@ -60,7 +60,7 @@ test("the device picker lists the phones, shows the phone's screen and a chat op
   await expect(picker).toBeDisabled();
   expect(phoneFocus(phone)).toContain("com.android.calculator2");
   // The live view follows: a frame of the calculator replaces the home screen's.
-  await expect.poll(() => frameDigest(live)).not.toBe(home);
+  await expect.poll(() => frameDigest(live), { timeout: 20_000 }).not.toBe(home);
   await docScreenshot(page, "phone");
 
   await releaseModel();
