@@ -114,7 +114,10 @@ impl Memory {
         let report = run_task(
             &task,
             device,
-            &RunRequest { variables },
+            &RunRequest {
+                variables,
+                secrets: BTreeMap::new(),
+            },
             sinks,
             cancel.child_token(),
         )
