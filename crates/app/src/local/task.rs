@@ -42,6 +42,12 @@ impl LocalTaskRun {
         watcher: Arc<dyn EventSink>,
         cancel: CancellationToken,
     ) -> Result<LocalTaskEnd, LocalError> {
+        let secrets = self.task.secret_names();
+        if !secrets.is_empty() {
+            return Err(LocalError::Secrets(crate::texts::secrets_need_server(
+                &secrets,
+            )));
+        }
         let _busy = reserve(&self.device)?;
         let trace = trace_folder(
             &self.trace_root,
@@ -58,6 +64,7 @@ impl LocalTaskRun {
         };
         let request = RunRequest {
             variables: self.variables,
+            secrets: BTreeMap::new(),
         };
         let report = run_task(&self.task, &self.device, &request, sinks, cancel).await;
         Ok(LocalTaskEnd {
