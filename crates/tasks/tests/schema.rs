@@ -105,9 +105,12 @@ fn check_example(what: &str, example: &Value, schema: &jsonschema::Validator) ->
         panic!("{what}: a ```json example must be a task or a step:\n{example}");
     };
     let text = task.to_string();
+    // Every name counts as given by the run, but a secret variable's, which a run cannot give.
+    let secret = |name: &str| task["variables"][name].get("secret").is_some();
     let provided = references(&text)
         .into_iter()
         .map(|r| r.name.to_owned())
+        .filter(|name| !secret(name))
         .collect();
     let opts = Options {
         provided,
