@@ -2,7 +2,7 @@
 // never on the page), a delete refused while a task uses it — the refusal names the task —, the
 // run dialog showing the secret variable by name only, and all of it by keyboard in dark mode.
 import { expect, test } from "@playwright/test";
-import { call, login, unique } from "./helpers";
+import { call, login, serverUrl, unique } from "./helpers";
 
 const VALUE = "e2e-Secret-value-9931";
 
@@ -51,7 +51,7 @@ test("secrets are set, listed by name and deleted only when no task uses them", 
 
   // The run dialog shows the secret variable by name, with nothing to fill in.
   await page.keyboard.press("Escape");
-  await page.goto(`/tasks/${encodeURIComponent(made.body.id)}`);
+  await page.goto(`${serverUrl()}/tasks/${encodeURIComponent(made.body.id)}`);
   await page.getByRole("button", { name: /Run now/ }).first().click();
   await expect(page.getByTestId("run-secrets")).toContainText(`pw=••••(secret ${name})`);
   await expect(page.getByTestId("run-var")).toHaveCount(0);
@@ -59,6 +59,7 @@ test("secrets are set, listed by name and deleted only when no task uses them", 
   await page.keyboard.press("Escape");
 
   expect((await call(page, "DELETE", `/api/tasks/${encodeURIComponent(made.body.id)}`)).status).toBe(204);
+  await page.goto(`${serverUrl()}/`);
   await page.getByTestId("open-settings").click();
   const last = page.getByTestId("settings").getByTestId("secrets");
   await last.getByRole("button", { name: `Delete the secret ${name}` }).click();
