@@ -58,6 +58,14 @@ test("secrets are set, listed by name and deleted only when no task uses them", 
   expect(await page.content()).not.toContain(VALUE);
   await page.keyboard.press("Escape");
 
+  // The task's variables form: the variable is a secret, picked by name among the server's.
+  await page.goto(`${serverUrl()}/tasks/${encodeURIComponent(made.body.id)}/edit`);
+  const vars = page.getByTestId("variables");
+  await expect(vars.getByLabel("Kind of pw")).toHaveValue("secret");
+  await expect(vars.getByLabel("Secret of pw")).toHaveValue(name);
+  await expect(vars.getByLabel("Secret of pw").locator("option", { hasText: name })).toHaveCount(1);
+  expect(await page.content()).not.toContain(VALUE);
+
   expect((await call(page, "DELETE", `/api/tasks/${encodeURIComponent(made.body.id)}`)).status).toBe(204);
   await page.goto(`${serverUrl()}/`);
   await page.getByTestId("open-settings").click();
