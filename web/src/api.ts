@@ -17,6 +17,8 @@ import type {
   RunMode,
   RunStarted,
   Schedule,
+  Secret,
+  SecretList,
   Settings,
   Task,
   TaskDetail,
@@ -139,6 +141,13 @@ export const api = {
   settings: () => request<Settings>("GET", "/api/settings"),
   saveSettings: (s: Partial<Omit<Settings, "api_key_set" | "api_key_masked">> & { api_key?: string }) =>
     request<Settings>("PUT", "/api/settings", s),
+
+  /** The secrets by name (never a value). */
+  secrets: () => request<SecretList>("GET", "/api/secrets"),
+  /** Creates or replaces a secret. */
+  setSecret: (name: string, value: string) => request<Secret>("PUT", `/api/secrets/${enc(name)}`, { value }),
+  /** Deletes a secret; 409 naming the tasks while any uses it. */
+  deleteSecret: (name: string) => request<void>("DELETE", `/api/secrets/${enc(name)}`),
 
   conversations: () => request<Conversation[]>("GET", "/api/conversations"),
   conversation: (id: string) =>

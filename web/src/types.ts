@@ -367,6 +367,30 @@ default_device: string,
  */
 max_steps: number, };
 
+export type Secret = { 
+/**
+ * Its name (`{"secret": "NAME"}` in a task's variables).
+ */
+name: string, 
+/**
+ * Who set it last: a username, or `api token`.
+ */
+set_by: string, 
+/**
+ * When it was set last (ISO-8601 UTC).
+ */
+updated_at: string, 
+/**
+ * The names of the tasks whose variables use it.
+ */
+used_by: Array<string>, };
+
+export type SecretList = { 
+/**
+ * Every secret, by name.
+ */
+items: Array<Secret>, };
+
 export type CommandResult = { 
 /**
  * Echoes the Command's `call_id`.

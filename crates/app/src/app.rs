@@ -13,6 +13,7 @@ use deft_store::Store;
 use crate::agent_runs::AgentRuns;
 use crate::run_memory::RunMemory;
 use crate::scheduler::Clock;
+use crate::secrets::SecretSource;
 use crate::settings::{RunSettings, SettingsError, SettingsSource};
 use crate::task_runs::TaskRuns;
 
@@ -33,6 +34,8 @@ pub struct AppConfig {
     pub memory: Option<MemoryConfig>,
     /// Where the model settings in force come from.
     pub settings: Arc<dyn SettingsSource>,
+    /// Where task runs' secret values come from.
+    pub secrets: Arc<dyn SecretSource>,
 }
 
 /// The application: every run's life, behind one cheap-to-clone handle.
@@ -48,6 +51,7 @@ struct Inner {
     clock: Arc<dyn Clock>,
     agent: AgentConfig,
     settings: Arc<dyn SettingsSource>,
+    secrets: Arc<dyn SecretSource>,
     task_runs: Arc<TaskRuns>,
     agent_runs: AgentRuns,
     memory: Arc<RunMemory>,
@@ -65,10 +69,16 @@ impl App {
                 clock: config.clock,
                 agent: config.agent,
                 settings: config.settings,
+                secrets: config.secrets,
                 task_runs: Arc::new(TaskRuns::default()),
                 agent_runs: AgentRuns::default(),
             }),
         }
+    }
+
+    /// Where task runs' secret values come from.
+    pub fn secrets(&self) -> &dyn SecretSource {
+        self.inner.secrets.as_ref()
     }
 
     /// The store.

@@ -40,6 +40,7 @@ pub mod run_log;
 pub mod run_memory;
 pub mod runtime;
 pub mod scheduler;
+pub mod secrets;
 pub mod settings;
 pub mod task_language;
 pub mod task_runs;

@@ -8,3 +8,4 @@ pub use deft_tasks::step::limits::MAX_FILE_BYTES;
 pub use deft_tasks::texts::too_large;
 pub use deft_tasks::validate::{DeviceKind, Issue, Mode, Options, Report};
 pub use deft_tasks::validate_task;
+pub use deft_tasks::vars::{MAX_SECRET_NAME_CHARS, is_secret_name, secret_names_in};

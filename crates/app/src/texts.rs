@@ -37,6 +37,23 @@ pub fn invalid(what: &str, errors: &[deft_tasks::validate::Issue]) -> String {
     }
 }
 
+/// A task with secrets run without a server.
+pub fn secrets_need_server(names: &[String]) -> String {
+    format!(
+        "the task uses the secrets {}, which only deft serve keeps; run it through the server (deft task run NAME --server URL) after saving it there",
+        names.join(", ")
+    )
+}
+
+/// A run of a task whose secrets are not (all) in the server's store.
+pub fn secrets_missing(names: &[String]) -> String {
+    format!(
+        "the task uses the secrets {}, which this server does not have; set {} (deft secret set NAME, or the console's Secrets page) and start the run again",
+        names.join(", "),
+        if names.len() == 1 { "it" } else { "them" }
+    )
+}
+
 /// 400 (at `device`) for a device the server does not know.
 pub fn task_device_unknown(device: &str, known: &[String]) -> String {
     format!(

@@ -38,12 +38,14 @@ impl ServerArgs {
         Ok(ServerArgs { server, api_token })
     }
 
-    fn client(&self) -> anyhow::Result<ApiClient> {
+    /// A client of the server with the token.
+    pub fn client(&self) -> anyhow::Result<ApiClient> {
         Ok(ApiClient::new(&self.server, &self.api_token)?)
     }
 }
 
-fn text(v: &Value, key: &str) -> String {
+/// `v[key]` as text, `-` when it is not one.
+pub fn text(v: &Value, key: &str) -> String {
     v.get(key).and_then(Value::as_str).unwrap_or("-").to_owned()
 }
 

@@ -13,6 +13,7 @@ mod cmd_devices;
 mod cmd_exec;
 mod cmd_mcp;
 mod cmd_run;
+mod cmd_secret;
 mod cmd_serve;
 mod cmd_task;
 mod cmd_task_server;
@@ -76,6 +77,9 @@ enum Command {
     /// Tasks (docs/tasks.md): validate a task file, run one on a device of this machine, or
     /// list, run and stop a server's tasks.
     Task(cmd_task::Args),
+    /// A server's secrets, which tasks type without showing: set (the value from stdin or a
+    /// prompt, never the command line), list, delete.
+    Secret(cmd_secret::Args),
     /// Seed 004's dataflow: instantiate, execute and judge document tasks in bulk, into
     /// schema-checked result files.
     Dataflow(cmd_dataflow::Args),
@@ -119,6 +123,7 @@ fn main() -> ExitCode {
             Command::Client(args) => cmd_client::run(args, &globals).await,
             Command::Devices(args) => cmd_devices::run(args, &globals).await,
             Command::Task(args) => cmd_task::run(args, &globals).await,
+            Command::Secret(args) => cmd_secret::run(args).await,
             Command::Dataflow(args) => cmd_dataflow::run(args, &globals).await,
         }
     });

@@ -292,3 +292,29 @@ fn open_app_finds_the_users_own_entries_in_the_xdg_order_through_a_launcher_scri
         "{stderr}"
     );
 }
+
+#[test]
+fn a_task_with_secrets_is_refused_without_a_server() {
+    require_program("Xvfb", "xvfb");
+    let data = tempfile::tempdir().unwrap();
+    let _desktop = Desktop::start(data.path());
+    let file = data.path().join("login.json");
+    std::fs::write(
+        &file,
+        r#"{"name": "login", "variables": {"pw": {"secret": "LOGIN_PW"}},
+            "steps": [{"type": "key_event", "keys": "{{pw}}"}]}"#,
+    )
+    .unwrap();
+    let out = deft(data.path())
+        .args(["task", "run"])
+        .arg(&file)
+        .args(["--device", "local"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("the task uses the secrets LOGIN_PW, which only deft serve keeps; run it through the server"),
+        "{stderr}"
+    );
+}

@@ -88,7 +88,7 @@ impl Evidence {
     /// matches, as warnings at their paths (`steps[3].selector`), in document order. A
     /// selector whose variable has no value before the run is reported as unchecked.
     pub fn unseen(&self, task: &Task) -> Vec<DraftIssue> {
-        let vars = Vars::for_run(task, &BTreeMap::new());
+        let vars = Vars::for_run(task, &BTreeMap::new(), &BTreeMap::new());
         let mut out = Vec::new();
         for (path, r) in task.walk() {
             let action = match r.step.action.expanded(&vars) {

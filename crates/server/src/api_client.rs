@@ -1,5 +1,5 @@
 //! The API from the caller's side: what `deft devices`, `deft exec --server` and
-//! `deft task … --server` use.
+//! `deft task … --server` and `deft secret` use.
 
 use serde_json::Value;
 
@@ -170,6 +170,26 @@ impl ApiClient {
         })
     }
 
+    /// `GET /api/secrets`: the secrets by name (never a value).
+    pub async fn secrets(&self) -> Result<Value, ApiClientError> {
+        self.get("/api/secrets").await
+    }
+
+    /// `PUT /api/secrets/{name}`: creates or replaces the secret.
+    pub async fn set_secret(&self, name: &str, value: &str) -> Result<Value, ApiClientError> {
+        let url = format!("{}/api/secrets/{}", self.base, path_segment(name));
+        let body = serde_json::json!({ "value": value });
+        let request = self.http.put(&url).bearer_auth(&self.token).json(&body);
+        self.send(url, request).await
+    }
+
+    /// `DELETE /api/secrets/{name}`.
+    pub async fn delete_secret(&self, name: &str) -> Result<(), ApiClientError> {
+        let url = format!("{}/api/secrets/{}", self.base, path_segment(name));
+        let request = self.http.delete(&url).bearer_auth(&self.token);
+        self.send(url, request).await.map(drop)
+    }
+
     async fn get(&self, path: &str) -> Result<Value, ApiClientError> {
         let url = format!("{}{path}", self.base);
         let request = self.http.get(&url).bearer_auth(&self.token);
@@ -207,6 +227,10 @@ impl ApiClient {
                 status: status.as_u16(),
                 message: error_text(&bytes),
             });
+        }
+        if bytes.is_empty() {
+            // 204 No Content.
+            return Ok(Value::Null);
         }
         serde_json::from_slice(&bytes).map_err(|e| ApiClientError::BadAnswer {
             url,

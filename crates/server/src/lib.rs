@@ -155,7 +155,11 @@ impl AppState {
 }
 
 /// Lets a request into `/api` when [`console::sessions::authorize`] says so.
-async fn require_api_auth(State(app): State<AppState>, request: Request, next: Next) -> Response {
+async fn require_api_auth(
+    State(app): State<AppState>,
+    mut request: Request,
+    next: Next,
+) -> Response {
     match console::sessions::authorize(
         &app.api_token,
         app.console.as_ref(),
@@ -164,7 +168,11 @@ async fn require_api_auth(State(app): State<AppState>, request: Request, next: N
     )
     .await
     {
-        Ok(_) => next.run(request).await,
+        Ok(principal) => {
+            // Who is calling, for the routes that record it (who set a secret).
+            request.extensions_mut().insert(principal);
+            next.run(request).await
+        }
         Err(e) => e.into_response(),
     }
 }

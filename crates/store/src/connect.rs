@@ -49,6 +49,7 @@ fn migrator() -> Migrator {
             "task runs",
             include_str!("../migrations/0005_task_runs.sql"),
         ),
+        migration(6, "secrets", include_str!("../migrations/0006_secrets.sql")),
     ])
 }
 

@@ -2,7 +2,7 @@
 //! conversations with their messages, agent runs with their event log (the SSE replay
 //! source), tasks with their schedules and task runs (with each run's step results), and the
 //! memory libraries (experiences with their audits, actions, each run's memory notes) with the
-//! jobs that schedule the server's own work. One interface over two backends: a SQLite file in
+//! jobs that schedule the server's own work, and the secrets tasks use (sealed by the server). One interface over two backends: a SQLite file in
 //! the data folder by default, or PostgreSQL when a `postgres://` URL is given.
 //!
 //! ```no_run
@@ -40,6 +40,7 @@ mod meta;
 mod run_notes;
 mod runs;
 mod schedules;
+mod secrets;
 mod select;
 mod task_runs;
 mod tasks;
@@ -63,9 +64,9 @@ pub use deft_protocol::schedule::{BusyPolicy, MisfirePolicy, ScheduleKind};
 pub use deft_protocol::task_run::{TaskRunStatus, TaskTrigger};
 pub use types::{
     Conversation, ConversationSummary, FireClaim, MatchedControl, Message, NewDraftRun,
-    NewSchedule, NewTask, NewTaskRun, Page, Paged, RunRecord, RunStart, Schedule, SessionRow,
-    StepCounts, StepStatus, Task, TaskFilter, TaskListing, TaskRun, TaskRunFilter, TaskRunStep,
-    User,
+    NewSchedule, NewTask, NewTaskRun, Page, Paged, RunRecord, RunStart, Schedule, SecretEntry,
+    SessionRow, StepCounts, StepStatus, Task, TaskFilter, TaskListing, TaskRun, TaskRunFilter,
+    TaskRunStep, User,
 };
 
 /// A conversation keeps at most this many messages; appending drops the oldest.

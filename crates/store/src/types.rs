@@ -18,6 +18,17 @@ pub struct User {
     pub created_at_ms: i64,
 }
 
+/// A secret as listed: its name, who set it last and when — never its value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SecretEntry {
+    /// The secret's name.
+    pub name: String,
+    /// The username that set it last.
+    pub set_by: String,
+    /// When it was set last, milliseconds since the Unix epoch.
+    pub updated_at_ms: i64,
+}
+
 /// A login session. The caller hashes the session id before it reaches the store.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionRow {

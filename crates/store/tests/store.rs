@@ -55,6 +55,7 @@ macro_rules! on_both_backends {
 
 on_both_backends!(
     meta_upsert,
+    secrets_upsert_list_by_name_and_delete,
     user_conflict,
     session_expiry_purge,
     conversation_crud_and_order,

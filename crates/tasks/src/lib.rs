@@ -3,6 +3,7 @@
 //!
 //! The parts, each its own module:
 //! - the step language (the types a task file deserializes into) and `{{variable}}` expansion;
+//! - redaction: a run's secret values hidden from everything it records;
 //! - the validator, the one function the API, the CLI, designer mode and the action library
 //!   call, with every error at its path, and the JSON Schema generated from the same types;
 //! - the runner, which plays a task through the Dispatcher and the device's own tools, never a
@@ -12,6 +13,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod redact;
 pub mod runner;
 pub mod schedule;
 pub mod schema;

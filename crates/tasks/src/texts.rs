@@ -341,8 +341,42 @@ pub fn too_many_variables(count: usize, max: usize) -> String {
 }
 
 /// What the variables object expects.
-pub const VARIABLES_WHAT: &str =
-    "an object of names and text values such as {\"city\": \"Suzhou\"}";
+pub const VARIABLES_WHAT: &str = "an object of names and text values such as {\"city\": \"Suzhou\"} (a secret: {\"password\": {\"secret\": \"LOGIN_PW\"}})";
+
+/// A variable's value is an object that is not `{"secret": "NAME"}`.
+pub fn bad_secret_variable(variable: &str, shown: &str) -> String {
+    format!(
+        "the variable {variable} is {shown}; a variable's value is a text, or {{\"secret\": \"NAME\"}} for a secret kept by deft serve (deft secret set NAME)"
+    )
+}
+
+/// A secret variable in the action library.
+pub fn secret_in_library(variable: &str) -> String {
+    format!(
+        "the variable {variable} is a secret; an action of the library cannot use secrets (they belong to one server's tasks): give it a text default, or use the secret in a task"
+    )
+}
+
+/// A secret's name breaks the rule.
+pub fn bad_secret_name(name: &str) -> String {
+    format!(
+        "{name:?} is not a secret's name: use a letter, then letters, digits and _ (at most 64 characters), e.g. \"LOGIN_PW\""
+    )
+}
+
+/// The run request gives a secret variable a value.
+pub fn secret_variable_provided(variable: &str, secret: &str) -> String {
+    format!(
+        "the variable {variable} is the secret {secret}, so a run cannot give it a value; leave it out of the run's variables, or replace the secret (deft secret set {secret})"
+    )
+}
+
+/// A secret variable in a parameter that would show it.
+pub fn secret_used_in(variable: &str, secret: &str, field: &str) -> String {
+    format!(
+        "{{{{{variable}}}}} is the secret {secret}; a secret can only be typed (input_text's text, key_event's keys), never used in {field}, where it would be shown or matched against the screen"
+    )
+}
 
 /// A `{{name}}` nobody sets.
 pub fn unknown_variable(name: &str, suggestion: Option<&str>) -> String {

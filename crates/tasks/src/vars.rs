@@ -18,8 +18,39 @@ use std::ops::Range;
 
 use deft_protocol::selector::Selector;
 
-use crate::step::{Action, Clipboard, Finish, OpenApp, Repeat, Task};
+use crate::step::{Action, Clipboard, Finish, OpenApp, Repeat, Task, Variable};
 use crate::texts;
+
+/// The longest a secret's name may be.
+pub const MAX_SECRET_NAME_CHARS: usize = 64;
+
+/// Whether `name` is a secret's name: a letter, then letters, digits and `_`, at most
+/// [`MAX_SECRET_NAME_CHARS`] in all (`LOGIN_PW`).
+pub fn is_secret_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    name.len() <= MAX_SECRET_NAME_CHARS
+        && chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The secrets a task file's variables name (`{"secret": "NAME"}`), each once, in order; read
+/// leniently from the raw file, valid or not, so a stored task that no longer validates still
+/// counts as using its secrets.
+pub fn secret_names_in(definition: &str) -> Vec<String> {
+    let Ok(serde_json::Value::Object(task)) = serde_json::from_str(definition) else {
+        return Vec::new();
+    };
+    let Some(serde_json::Value::Object(vars)) = task.get("variables") else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = vars
+        .values()
+        .filter_map(|v| v.get("secret")?.as_str().map(str::to_owned))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
 
 /// One `{{name}}` in a text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,18 +116,49 @@ pub fn references(text: &str) -> Vec<Reference<'_>> {
     out
 }
 
-/// The variables of one run: names and their current values.
+/// The variables of one run: names and their current values, and which values are secrets.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Vars {
     values: BTreeMap<String, String>,
+    /// Each secret value of the run with its secret's name.
+    secrets: Vec<(String, String)>,
 }
 
 impl Vars {
-    /// The task's variables, with the run request's values over them.
-    pub fn for_run(task: &Task, request: &BTreeMap<String, String>) -> Self {
-        let mut values = task.variables.clone();
-        values.extend(request.iter().map(|(k, v)| (k.clone(), v.clone())));
-        Vars { values }
+    /// The task's variables, with the run request's values over its texts (never over a
+    /// secret) and each secret variable's value from `secrets` (by secret name; one missing
+    /// leaves its variable without a value).
+    pub fn for_run(
+        task: &Task,
+        request: &BTreeMap<String, String>,
+        secrets: &BTreeMap<String, String>,
+    ) -> Self {
+        let mut vars = Vars::default();
+        for (name, variable) in &task.variables {
+            match variable {
+                Variable::Text(text) => {
+                    let value = request.get(name).unwrap_or(text);
+                    vars.set(name, value.clone());
+                }
+                Variable::Secret(s) => {
+                    if let Some(value) = secrets.get(&s.secret) {
+                        vars.set(name, value.clone());
+                        vars.secrets.push((value.clone(), s.secret.clone()));
+                    }
+                }
+            }
+        }
+        for (name, value) in request {
+            if !task.variables.contains_key(name) {
+                vars.set(name, value.clone());
+            }
+        }
+        vars
+    }
+
+    /// What hides this run's secret values wherever they occur.
+    pub fn redactor(&self) -> crate::redact::Redactor {
+        crate::redact::Redactor::new(self.secrets.iter().map(|(v, n)| (v.as_str(), n.as_str())))
     }
 
     /// Sets (or replaces) a variable, as a `clipboard` read does.

@@ -437,3 +437,36 @@ async fn control_steps_without_a_window_say_what_to_do_first() {
             .starts_with("no window is selected: start the task with open_app")
     );
 }
+
+#[tokio::test]
+async fn secret_values_reach_the_device_and_no_record_of_the_run() {
+    let t = task(
+        json!({"name": "login", "variables": {"pw": {"secret": "LOGIN_PW"}, "user": "ann"},
+        "steps": [
+            {"type": "key_event", "keys": "{{user}} {{pw}}"},
+            {"type": "key_event", "keys": "{{pw}}"},
+        ]}),
+    );
+    let secret = "s3cr\"et-Ümlaut";
+    let req = RunRequest {
+        secrets: [("LOGIN_PW".to_owned(), secret.to_owned())].into(),
+        ..RunRequest::default()
+    };
+    let (report, events) = run_on_fixture(&t, &req).await;
+    let step = first_tool_step(&events);
+    assert_eq!(step.args["keys"], "ann ••••(secret LOGIN_PW)");
+    assert_eq!(step.result["result"]["keys"], "ann ••••(secret LOGIN_PW)");
+    let recorded = format!(
+        "{}{}{:?}",
+        serde_json::to_string(&events).unwrap(),
+        report.message,
+        report.steps
+    );
+    for form in [secret, "s3cr\\\"et", "s3cr"] {
+        assert!(!recorded.contains(form), "{form:?} leaked: {recorded}");
+    }
+    assert!(
+        format!("{req:?}").contains("LOGIN_PW") && !format!("{req:?}").contains("s3cr"),
+        "a request prints the secrets' names only"
+    );
+}

@@ -224,6 +224,7 @@ async fn for_each_adds_items_a_variables_lines_and_json_and_csv_rows_in_order() 
         ]
         .into(),
         csv_dirs: vec![dir.path().to_path_buf()],
+        ..RunRequest::default()
     };
     let (report, events) = run_in_browser(&t, &request, None).await;
     let lines = fixture_device::step_lines(&report);
@@ -306,6 +307,7 @@ async fn a_csv_outside_the_allowed_folders_is_refused_even_through_a_link() {
     let request = RunRequest {
         variables: Default::default(),
         csv_dirs: vec![allowed.clone()],
+        ..RunRequest::default()
     };
     for (file, leads) in [
         (other.join("secret.csv"), false),

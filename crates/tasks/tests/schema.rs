@@ -126,11 +126,14 @@ fn check_example(what: &str, example: &Value, schema: &jsonschema::Validator) ->
     let text = task.to_string();
     let mut rounds = Vec::new();
     round_names(&task, &mut rounds);
-    // What the example uses is given by the run, but a for_each's round names are its own.
+    // What the example uses is given by the run, but a for_each's round names are its own
+    // and a secret variable's value is the server's, which a run cannot give.
+    let secret = |name: &str| task["variables"][name].get("secret").is_some();
     let provided = references(&text)
         .into_iter()
         .map(|r| r.name.to_owned())
         .filter(|n| !rounds.contains(&n.split('.').next().unwrap_or_default().to_owned()))
+        .filter(|name| !secret(name))
         .collect();
     let opts = Options {
         provided,

@@ -35,7 +35,7 @@ fn the_task_fields_are_checked_and_unknown_ones_refused() {
     assert_eq!(task.device.as_deref(), Some("local"));
     assert_eq!(task.on_error, deft_tasks::step::OnError::Continue);
     assert_eq!(task.timeout_s, Some(600.0));
-    assert_eq!(task.variables["city"], "苏州");
+    assert_eq!(task.variables["city"], "苏州".into());
     assert_eq!(task.screenshots, deft_tasks::step::Screenshots::EveryStep);
     let plain = validate_task(&task_of(json!([wait()])), &Options::default());
     assert_eq!(
@@ -70,7 +70,7 @@ fn the_task_fields_are_checked_and_unknown_ones_refused() {
             ),
             (
                 "variables",
-                "the task's variables must be an object of names and text values such as {\"city\": \"Suzhou\"}, not a list",
+                "the task's variables must be an object of names and text values such as {\"city\": \"Suzhou\"} (a secret: {\"password\": {\"secret\": \"LOGIN_PW\"}}), not a list",
             ),
             (
                 "screenshots",

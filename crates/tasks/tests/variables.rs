@@ -67,6 +67,7 @@ fn a_step_expands_its_own_parameters_only() {
     let vars = Vars::for_run(
         &task,
         &BTreeMap::from([("row".to_owned(), "Invoice 9".to_owned())]),
+        &BTreeMap::new(),
     );
     let Action::IfEl(i) = task.steps[0].action.expanded(&vars).unwrap() else {
         panic!()
@@ -252,5 +253,110 @@ fn variable_names_and_values_are_checked() {
     );
     assert!(
         matches!(&v.value.unwrap().steps[1].action, Action::Clipboard(Clipboard::Set { text }) if text == "{{x}}")
+    );
+}
+
+#[test]
+fn a_secret_variable_names_a_secret_and_can_only_be_typed() {
+    let ok = validate_task(
+        &json!({"name": "login", "variables": {"pw": {"secret": "LOGIN_PW"}, "user": "ann"},
+            "steps": [
+                {"type": "input_text", "selector": {"type": "edit"}, "text": "{{pw}}"},
+                {"type": "key_event", "keys": "{{user}}{TAB}{{pw}}{ENTER}"}]}),
+        &Options::default(),
+    );
+    assert!(ok.report.is_valid(), "{}", ok.report);
+    let task = ok.value.unwrap();
+    assert_eq!(task.secret_names(), ["LOGIN_PW"]);
+    assert_eq!(task.variables["pw"].secret(), Some("LOGIN_PW"));
+    assert_eq!(
+        serde_json::to_value(&task).unwrap()["variables"],
+        json!({"pw": {"secret": "LOGIN_PW"}, "user": "ann"}),
+        "it serializes back as written"
+    );
+
+    let bad = report_of(
+        &json!({"name": "t", "variables": {
+                "a": {"secret": "9lives"}, "b": {"secret": "X", "other": 1}, "c": {"secret": "OK"}},
+            "steps": [
+                {"type": "click", "selector": {"text": "{{c}}"}},
+                {"type": "notify", "message": "pw is {{c}}"}]}),
+        &Options::default(),
+    );
+    assert_issues(
+        &bad.errors,
+        &[
+            ("variables.a.secret", "\"9lives\" is not a secret's name"),
+            (
+                "variables.b",
+                "the variable b is an object; a variable's value is a text, or {\"secret\": \"NAME\"}",
+            ),
+            (
+                "steps[0].selector.text",
+                "{{c}} is the secret OK; a secret can only be typed",
+            ),
+            (
+                "steps[1].message",
+                "{{c}} is the secret OK; a secret can only be typed",
+            ),
+        ],
+    );
+
+    let provided = report_of(
+        &json!({"name": "t", "variables": {"pw": {"secret": "PW"}},
+            "steps": [{"type": "key_event", "keys": "{{pw}}"}]}),
+        &Options {
+            provided: vec!["pw".to_owned()],
+            ..Options::default()
+        },
+    );
+    assert_issues(
+        &provided.errors,
+        &[(
+            "variables.pw",
+            "the variable pw is the secret PW, so a run cannot give it a value",
+        )],
+    );
+
+    let library = report_of(
+        &json!({"name": "t", "variables": {"pw": {"secret": "PW"}},
+            "steps": [{"type": "key_event", "keys": "{{pw}}"}]}),
+        &Options::library(),
+    );
+    assert_issues(
+        &library.errors,
+        &[(
+            "variables.pw",
+            "the variable pw is a secret; an action of the library cannot use secrets",
+        )],
+    );
+}
+
+#[test]
+fn secret_values_come_from_the_run_and_never_from_its_request() {
+    let task = validate_task(
+        &json!({"name": "t", "variables": {"pw": {"secret": "PW"}, "user": "ann"},
+            "steps": [{"type": "key_event", "keys": "{{user}}:{{pw}}"}]}),
+        &Options::default(),
+    )
+    .value
+    .unwrap();
+    let secrets = BTreeMap::from([("PW".to_owned(), "hunter2".to_owned())]);
+    let request = BTreeMap::from([
+        ("pw".to_owned(), "not-the-secret".to_owned()),
+        ("user".to_owned(), "bob".to_owned()),
+    ]);
+    let vars = Vars::for_run(&task, &request, &secrets);
+    assert_eq!(vars.get("pw"), Some("hunter2"));
+    assert_eq!(vars.get("user"), Some("bob"));
+    assert_eq!(vars.redactor().text("bob:hunter2"), "bob:••••(secret PW)");
+    let without = Vars::for_run(&task, &BTreeMap::new(), &BTreeMap::new());
+    assert_eq!(without.get("pw"), None, "a missing secret leaves it unset");
+    assert_eq!(
+        deft_tasks::vars::secret_names_in(
+            r#"{"variables": {"a": {"secret": "B"}, "c": {"secret": "A"}, "d": "x", "e": {"secret": "B"}}, "steps": 3}"#
+        ),
+        ["A", "B"],
+        "read from a raw file, valid or not"
     );
 }

@@ -24,6 +24,9 @@ pub enum LocalError {
     /// The device is held by another run.
     #[error("{0}")]
     DeviceBusy(String),
+    /// The task uses secrets, which only deft serve keeps.
+    #[error("{0}")]
+    Secrets(String),
     /// The trace folder could not be created.
     #[error("cannot create the trace folder under {}: {source}", root.display())]
     TraceFolder {

@@ -42,6 +42,12 @@ impl LocalTaskRun {
         watcher: Arc<dyn EventSink>,
         cancel: CancellationToken,
     ) -> Result<LocalTaskEnd, LocalError> {
+        let secrets = self.task.secret_names();
+        if !secrets.is_empty() {
+            return Err(LocalError::Secrets(crate::texts::secrets_need_server(
+                &secrets,
+            )));
+        }
         let _busy = reserve(&self.device)?;
         let trace = trace_folder(
             &self.trace_root,
@@ -56,7 +62,7 @@ impl LocalTaskRun {
             events: vec![watcher, trace.clone()],
             images: trace.clone(),
         };
-        let request = RunRequest::new(self.variables);
+        let request = RunRequest::new(self.variables, BTreeMap::new());
         let report = run_task(&self.task, &self.device, &request, sinks, cancel).await;
         Ok(LocalTaskEnd {
             report,

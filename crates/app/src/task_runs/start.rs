@@ -49,13 +49,15 @@ pub enum Refusal {
     NoDevice(String),
     /// The store failed.
     Store(StoreError),
+    /// The task's secrets are not all in the server's store, or cannot be opened.
+    Secrets(String),
 }
 
 impl Refusal {
     /// The reason as a sentence (the scheduler records it).
     pub fn text(&self) -> String {
         match self {
-            Refusal::Busy(t) | Refusal::NoDevice(t) => t.clone(),
+            Refusal::Busy(t) | Refusal::NoDevice(t) | Refusal::Secrets(t) => t.clone(),
             Refusal::Invalid(r) => texts::invalid_task(&r.errors),
             Refusal::Store(e) => texts::store_failed(&e.to_string()),
         }
@@ -105,6 +107,7 @@ impl App {
                     self.task_runs().note_blocked(&device_id, &order.task.id);
                 }
             })?;
+        let secrets = self.open_secrets(&ready.task).await?;
         let mut new = order.new;
         new.device = Some(device_id);
         new.owner = Some(self.server_id().to_owned());
@@ -122,7 +125,7 @@ impl App {
                 )));
             }
         };
-        self.launch(ready, &run, order.variables);
+        self.launch(ready, &run, order.variables, secrets);
         Ok(run)
     }
 
@@ -134,6 +137,7 @@ impl App {
         order: DraftOrder,
     ) -> Result<TaskRun, Refusal> {
         let ready = self.prepare(devices, &order.definition, &order.device, &order.variables)?;
+        let secrets = self.open_secrets(&ready.task).await?;
         let new = NewDraftRun {
             name: ready.task.name.clone(),
             device: order.device.clone(),
@@ -150,8 +154,33 @@ impl App {
             RunStart::Started(run) => run,
             RunStart::Busy(other) => return Err(Refusal::Busy(texts::draft_running(&other.id))),
         };
-        self.launch(ready, &run, order.variables);
+        self.launch(ready, &run, order.variables, secrets);
         Ok(run)
+    }
+
+    /// The values of the secrets `task` uses; refused, naming them, when any is missing.
+    async fn open_secrets(
+        &self,
+        task: &deft_tasks::Task,
+    ) -> Result<BTreeMap<String, String>, Refusal> {
+        let names = task.secret_names();
+        if names.is_empty() {
+            return Ok(BTreeMap::new());
+        }
+        let values = self
+            .secrets()
+            .open_secrets(&names)
+            .await
+            .map_err(|e| Refusal::Secrets(e.to_string()))?;
+        let missing: Vec<String> = names
+            .into_iter()
+            .filter(|n| !values.contains_key(n))
+            .collect();
+        if missing.is_empty() {
+            Ok(values)
+        } else {
+            Err(Refusal::Secrets(texts::secrets_missing(&missing)))
+        }
     }
 
     /// The 409 text for a busy device: which task run holds it, when one does.
@@ -190,7 +219,13 @@ impl App {
     }
 
     /// Runs a recorded run: in memory as active, the runner on its way.
-    fn launch(&self, ready: Ready, run: &TaskRun, variables: BTreeMap<String, String>) {
+    fn launch(
+        &self,
+        ready: Ready,
+        run: &TaskRun,
+        variables: BTreeMap<String, String>,
+        secrets: BTreeMap<String, String>,
+    ) {
         let active = Arc::new(ActiveTaskRun::new(
             &run.id,
             &run.task_id,
@@ -205,7 +240,7 @@ impl App {
                 task: ready.task,
                 device: ready.device,
                 busy: ready.busy,
-                request: RunRequest::new(variables),
+                request: RunRequest::new(variables, secrets),
             },
         );
     }

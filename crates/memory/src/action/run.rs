@@ -114,7 +114,7 @@ impl Memory {
         let report = run_task(
             &task,
             device,
-            &RunRequest::new(variables),
+            &RunRequest::new(variables, BTreeMap::new()),
             sinks,
             cancel.child_token(),
         )

@@ -3,6 +3,7 @@
 //! - [`sessions`]: the admin account, logins (rate-limited), session cookies, CSRF, first-start
 //!   setup — and [`sessions::authorize`], the one place an API request is let in.
 //! - [`settings`]: the model settings in `app_meta`, the API key sealed by [`secrets`].
+//! - [`vault`]: the secrets tasks type, sealed by [`secrets`] too, listed by name only.
 //! - [`conversations`]: conversations and their messages.
 //! - [`runs`]: the routes of chat and designer runs (start, stop, approve; the application
 //!   owns their life, [`deft_app::agent_runs`]); [`drafts`]: designer mode's kept draft and
@@ -28,6 +29,7 @@ pub mod settings;
 pub mod stream;
 pub mod tasks;
 pub mod texts;
+pub mod vault;
 pub mod views;
 
 use std::path::PathBuf;
@@ -113,6 +115,8 @@ pub struct Console {
 
 struct Inner {
     settings: Arc<settings::StoredSettings>,
+    /// Seals the secrets tasks use (the same key as the API key's).
+    sealer: secrets::SecretBox,
     cookie_secure: bool,
     setup: sessions::Setup,
     logins: sessions::LoginLimiter,
@@ -156,8 +160,12 @@ impl Console {
             })?;
         let stored_settings = Arc::new(settings::StoredSettings::new(
             config.store.clone(),
-            secrets,
+            secrets.clone(),
             config.defaults,
+        ));
+        let stored_secrets = Arc::new(vault::StoredSecrets::new(
+            config.store.clone(),
+            secrets.clone(),
         ));
         let app = App::new(AppConfig {
             store: config.store,
@@ -167,10 +175,12 @@ impl Console {
             agent: config.agent,
             memory: config.memory,
             settings: stored_settings.clone(),
+            secrets: stored_secrets,
         });
         let console = Console {
             inner: Arc::new(Inner {
                 settings: stored_settings,
+                sealer: secrets,
                 cookie_secure: config.cookie_secure,
                 setup,
                 logins: sessions::LoginLimiter::default(),
@@ -194,6 +204,11 @@ impl Console {
     /// The runs' application core.
     pub fn app(&self) -> &App {
         &self.inner.app
+    }
+
+    /// Seals values with the data folder's key.
+    pub fn sealer(&self) -> &secrets::SecretBox {
+        &self.inner.sealer
     }
 
     /// The store.
@@ -299,6 +314,7 @@ pub fn api_routes() -> Router<AppState> {
         .route("/devices/{id}/live", get(live::serve))
         .merge(tasks::routes())
         .merge(memory::routes())
+        .merge(vault::routes())
 }
 
 /// The console routes open to everyone (nested under `/api`).

@@ -30,6 +30,48 @@ pub const DRAFT_NO_DEVICE: &str =
 pub const CONVERSATION_RUNNING: &str =
     "this conversation has an active run: stop it before deleting the conversation";
 
+/// Who set a secret through the API token.
+pub const API_TOKEN_SETTER: &str = "api token";
+
+/// 400 for a bad secret name.
+pub fn bad_secret_name(name: &str) -> String {
+    format!(
+        "{name:?} is not a secret's name: use a letter, then letters, digits and _ (at most 64 characters), e.g. LOGIN_PW"
+    )
+}
+
+/// 400 for an empty secret value.
+pub fn secret_empty(name: &str) -> String {
+    format!(
+        "the value of the secret {name} is empty: give the value to keep (a task types it as it is)"
+    )
+}
+
+/// 400 for a secret value that is too long.
+pub fn secret_too_long(name: &str, chars: usize, max: usize) -> String {
+    format!("the value of the secret {name} has {chars} characters; at most {max}")
+}
+
+/// 404 for a secret that does not exist.
+pub fn unknown_secret(name: &str) -> String {
+    format!("there is no secret {name}: GET /api/secrets lists them (deft secret list)")
+}
+
+/// 409 for deleting a secret that tasks use.
+pub fn secret_in_use(name: &str, tasks: &[String]) -> String {
+    format!(
+        "the secret {name} is used by the tasks {}: remove it from their variables first, or replace its value instead of deleting it",
+        tasks.join(", ")
+    )
+}
+
+/// A stored secret that does not open with the data folder's key.
+pub fn secret_unopenable(name: &str) -> String {
+    format!(
+        "the secret {name} cannot be decrypted with this server's key file (was secret.key replaced?); set it again (deft secret set {name})"
+    )
+}
+
 /// 429 after too many failed logins.
 pub fn too_many_logins(retry_after_secs: u64) -> String {
     format!("too many failed logins from this address: try again in {retry_after_secs} s")

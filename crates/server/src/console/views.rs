@@ -249,6 +249,8 @@ mod tests {
             DeviceKind::decl(&cfg),
             DeviceDetails::decl(&cfg),
             SettingsView::decl(&cfg),
+            crate::console::vault::SecretView::decl(&cfg),
+            crate::console::vault::SecretList::decl(&cfg),
             CommandResult::decl(&cfg),
             DeltaKind::decl(&cfg),
             ToolStep::decl(&cfg),

@@ -121,3 +121,38 @@ pub async fn session_expiry_purge(store: &Store) {
     store.delete_session("c").await.unwrap();
     assert_eq!(store.purge_sessions(i64::MAX).await.unwrap(), 0);
 }
+
+pub async fn secrets_upsert_list_by_name_and_delete(store: &Store) {
+    assert!(store.secrets().await.unwrap().is_empty());
+    assert_eq!(store.sealed_secret("LOGIN_PW").await.unwrap(), None);
+    let first = store
+        .set_secret("LOGIN_PW", "v1:sealed-one", "admin")
+        .await
+        .unwrap();
+    store
+        .set_secret("API_TOKEN", "v1:sealed-two", "admin")
+        .await
+        .unwrap();
+    super::tick().await;
+    let replaced = store
+        .set_secret("LOGIN_PW", "v1:sealed-three", "ops")
+        .await
+        .unwrap();
+    assert!(replaced.updated_at_ms > first.updated_at_ms);
+    let listed = store.secrets().await.unwrap();
+    let names: Vec<&str> = listed.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["API_TOKEN", "LOGIN_PW"], "in name order");
+    assert_eq!(listed[1], replaced, "who set it last, and when");
+    assert_eq!(
+        store.sealed_secret("LOGIN_PW").await.unwrap().as_deref(),
+        Some("v1:sealed-three"),
+        "a set replaces the value"
+    );
+    assert!(store.delete_secret("LOGIN_PW").await.unwrap());
+    assert!(
+        !store.delete_secret("LOGIN_PW").await.unwrap(),
+        "already gone"
+    );
+    assert_eq!(store.sealed_secret("LOGIN_PW").await.unwrap(), None);
+    assert_eq!(store.secrets().await.unwrap().len(), 1);
+}

@@ -29,6 +29,7 @@ use tokio_util::sync::CancellationToken;
 pub use csv::{DOCUMENT_DIRS_ENV, allowed_dirs_from_env};
 pub use outcome::{Located, StepError};
 
+use crate::redact::Redacting;
 use crate::step::{Task, limits};
 use crate::vars::Vars;
 use exec::{Cutoff, Exec, Flow};
@@ -53,22 +54,37 @@ impl RunSinks {
 }
 
 /// What a run is given besides the task.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct RunRequest {
     /// Values for the task's variables (over its defaults).
     pub variables: BTreeMap<String, String>,
     /// The folders a `for_each` may read CSV files from (on the machine that runs the task).
     pub csv_dirs: Vec<std::path::PathBuf>,
+    /// The values of the secrets the task's variables name, by secret name (what the server's
+    /// secret store opened for this run). Never printed: every record of the run shows
+    /// `••••(secret NAME)` where a value would be.
+    pub secrets: BTreeMap<String, String>,
 }
 
 impl RunRequest {
-    /// A request with these variables and the allowed folders of the environment
-    /// ([`allowed_dirs_from_env`]): what the front ends run tasks with.
-    pub fn new(variables: BTreeMap<String, String>) -> Self {
+    /// A request with these variables, these secrets' values and the allowed folders of the
+    /// environment ([`allowed_dirs_from_env`]): what the front ends run tasks with.
+    pub fn new(variables: BTreeMap<String, String>, secrets: BTreeMap<String, String>) -> Self {
         RunRequest {
             variables,
             csv_dirs: allowed_dirs_from_env(),
+            secrets,
         }
+    }
+}
+
+impl std::fmt::Debug for RunRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunRequest")
+            .field("variables", &self.variables)
+            .field("csv_dirs", &self.csv_dirs)
+            .field("secrets", &self.secrets.keys().collect::<Vec<_>>())
+            .finish()
     }
 }
 
@@ -111,13 +127,18 @@ pub async fn run_task(
     let started = Instant::now();
     let limit = Duration::from_secs_f64(task.timeout_s.unwrap_or(limits::DEFAULT_TASK_TIMEOUT_S));
     let cutoff = Arc::new(Cutoff::new(limit));
+    let vars = Vars::for_run(task, &request.variables, &request.secrets);
+    // Every record of the run — events, trace, store, the report — goes through this one
+    // redactor (crate::redact).
+    let redactor = vars.redactor();
+    let events = Redacting::wrap(&redactor, sinks.events);
     let mut exec = Exec {
         d: driver::Driver::new(
             device,
             cancel.child_token(),
-            Emitter::new(sinks.events, sinks.images),
+            Emitter::new(events, sinks.images),
         ),
-        vars: Vars::for_run(task, &request.variables),
+        vars,
         results: Vec::new(),
         cutoff: cutoff.clone(),
         screenshots: task.screenshots,
@@ -153,12 +174,13 @@ pub async fn run_task(
         calls: exec.d.calls(),
         app: exec.d.selection().cloned(),
     };
-    report.message = texts::summary(
+    report.message = redactor.text(&texts::summary(
         report.count(StepStatus::Ok),
         report.count(StepStatus::Failed),
         report.count(StepStatus::Skipped),
         why.as_deref(),
-    );
+    ));
+    report.steps = report.steps.iter().map(|s| redactor.value(s)).collect();
     exec.d.em.emit(EventKind::done(
         report.message.clone(),
         Usage::default(),

@@ -55,13 +55,76 @@ pub struct Task {
     pub timeout_s: Option<f64>,
     /// Variables and their default values; `{{name}}` in a step's text parameters is replaced by
     /// the value (a run request may give other values). Names: letters, digits and `_`, not
-    /// starting with a digit.
+    /// starting with a digit. A value `{"secret": "NAME"}` is the secret NAME of deft serve's
+    /// store, typed by `input_text` or `key_event` and shown nowhere.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub variables: BTreeMap<String, String>,
+    pub variables: BTreeMap<String, Variable>,
     /// When the run keeps a screenshot of the window with a step's result: `on_failure` (the
     /// default), `every_step` or `never`.
     #[serde(default)]
     pub screenshots: Screenshots,
+}
+
+/// A task variable's default: a text, or a secret of deft serve's store by name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Variable {
+    /// A text (a run request may give another).
+    Text(String),
+    /// A secret: its value is filled in when the step that types it is played, and every
+    /// record of the run shows `••••(secret NAME)` instead.
+    Secret(SecretRef),
+}
+
+impl Variable {
+    /// The secret's name, for a secret variable.
+    pub fn secret(&self) -> Option<&str> {
+        match self {
+            Variable::Secret(s) => Some(&s.secret),
+            Variable::Text(_) => None,
+        }
+    }
+}
+
+impl From<&str> for Variable {
+    fn from(text: &str) -> Self {
+        Variable::Text(text.to_owned())
+    }
+}
+
+/// `{"secret": "NAME"}`: a variable whose value is the secret NAME of deft serve's store.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SecretRef {
+    /// The secret's name: a letter, then letters, digits and `_` (at most 64 characters).
+    #[schemars(regex(pattern = r"^[A-Za-z][A-Za-z0-9_]{0,63}$"))]
+    pub secret: String,
+}
+
+impl Task {
+    /// The text variables and their defaults (secret variables left out: a library's steps,
+    /// which the validator keeps from having any).
+    pub fn text_variables(&self) -> BTreeMap<String, String> {
+        self.variables
+            .iter()
+            .filter_map(|(name, v)| match v {
+                Variable::Text(t) => Some((name.clone(), t.clone())),
+                Variable::Secret(_) => None,
+            })
+            .collect()
+    }
+
+    /// The names of the secrets the task's variables use, each once, in order.
+    pub fn secret_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .variables
+            .values()
+            .filter_map(|v| v.secret().map(str::to_owned))
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
 }
 
 /// When a run keeps a screenshot of the window (of the screen when no window is selected)

@@ -10,6 +10,8 @@ use crate::vars::references;
 /// The variables in scope at each point of the document, and which of them steps use.
 pub(super) struct Scope {
     declared: BTreeMap<String, String>,
+    /// The secret variables and the secret each names.
+    secrets: BTreeMap<String, String>,
     provided: BTreeSet<String>,
     /// Clipboard reads so far: the variable and the step's path.
     reads: Vec<(String, String)>,
@@ -31,6 +33,7 @@ impl Scope {
     pub fn new(provided: &[String]) -> Self {
         Scope {
             declared: BTreeMap::new(),
+            secrets: BTreeMap::new(),
             provided: provided.iter().cloned().collect(),
             reads: Vec::new(),
             used: BTreeSet::new(),
@@ -40,6 +43,22 @@ impl Scope {
 
     pub fn declare(&mut self, name: &str, value: &str) {
         self.declared.insert(name.to_owned(), value.to_owned());
+    }
+
+    /// Declares a secret variable: its value is known only at run time.
+    pub fn declare_secret(&mut self, name: &str, secret: &str) {
+        self.declared.insert(name.to_owned(), String::new());
+        self.secrets.insert(name.to_owned(), secret.to_owned());
+    }
+
+    /// The secret a secret variable names.
+    pub fn secret_of(&self, name: &str) -> Option<&str> {
+        self.secrets.get(name).map(String::as_str)
+    }
+
+    /// Whether the run request gives `name` a value.
+    pub fn is_provided(&self, name: &str) -> bool {
+        self.provided.contains(name)
     }
 
     /// A point in the document: the reads before it are in scope for what follows.

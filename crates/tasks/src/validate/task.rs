@@ -10,9 +10,9 @@ use super::fields::{Choice, Fields, Number, Read, Spot, Text};
 use super::step::{ON_ERROR, list};
 use super::variables::warn_unused;
 use crate::step::limits::*;
-use crate::step::{OnError, Screenshots, Task};
+use crate::step::{OnError, Screenshots, SecretRef, Task, Variable};
 use crate::texts;
-use crate::vars::is_valid_name;
+use crate::vars::{is_secret_name, is_valid_name};
 use std::collections::BTreeMap;
 
 pub(super) fn task(ctx: &mut Ctx<'_>, v: &Value) -> Option<Task> {
@@ -81,7 +81,7 @@ pub(super) fn steps(ctx: &mut Ctx<'_>, v: &Value) -> Option<Vec<crate::step::Ste
     steps
 }
 
-fn variables(ctx: &mut Ctx<'_>, f: &mut Fields<'_>) -> Option<BTreeMap<String, String>> {
+fn variables(ctx: &mut Ctx<'_>, f: &mut Fields<'_>) -> Option<BTreeMap<String, Variable>> {
     let Some(v) = f.take("variables") else {
         return Some(BTreeMap::new());
     };
@@ -107,13 +107,24 @@ fn variables(ctx: &mut Ctx<'_>, f: &mut Fields<'_>) -> Option<BTreeMap<String, S
     declared(ctx, obj)
 }
 
-fn declared(ctx: &mut Ctx<'_>, obj: &Map<String, Value>) -> Option<BTreeMap<String, String>> {
+fn declared(ctx: &mut Ctx<'_>, obj: &Map<String, Value>) -> Option<BTreeMap<String, Variable>> {
     let before = ctx.error_count();
     let mut out = BTreeMap::new();
     for (name, value) in obj {
         let path = format!("variables.{name}");
         if !is_valid_name(name) || name.chars().count() > MAX_VARIABLE_NAME_CHARS {
             ctx.error(path, texts::bad_variable_name(name));
+            continue;
+        }
+        if let Value::Object(secret) = value {
+            match secret_ref(ctx, &path, name, secret) {
+                Some(s) => {
+                    ctx.vars.declare_secret(name, &s.secret);
+                    out.insert(name.clone(), Variable::Secret(s));
+                }
+                // Declared all the same: its uses are not unknown variables too.
+                None => ctx.vars.declare(name, ""),
+            }
             continue;
         }
         let owner = format!("the variable {name}");
@@ -124,8 +135,40 @@ fn declared(ctx: &mut Ctx<'_>, obj: &Map<String, Value>) -> Option<BTreeMap<Stri
         };
         if let Some(value) = Text::any().read(ctx, value, &spot) {
             ctx.vars.declare(name, &value);
-            out.insert(name.clone(), value);
+            out.insert(name.clone(), Variable::Text(value));
         }
     }
     (ctx.error_count() == before).then_some(out)
+}
+
+/// `{"secret": "NAME"}`: a secret variable, which a run request cannot give another value.
+fn secret_ref(
+    ctx: &mut Ctx<'_>,
+    path: &str,
+    variable: &str,
+    obj: &Map<String, Value>,
+) -> Option<SecretRef> {
+    let name = match obj.get("secret") {
+        Some(Value::String(name)) if obj.len() == 1 => name,
+        _ => {
+            let shown = texts::describe(&Value::Object(obj.clone()));
+            ctx.error(path, texts::bad_secret_variable(variable, &shown));
+            return None;
+        }
+    };
+    if ctx.library() {
+        ctx.error(path, texts::secret_in_library(variable));
+        return None;
+    }
+    if !is_secret_name(name) {
+        ctx.error(format!("{path}.secret"), texts::bad_secret_name(name));
+        return None;
+    }
+    if ctx.vars.is_provided(variable) {
+        ctx.error(path, texts::secret_variable_provided(variable, name));
+        return None;
+    }
+    Some(SecretRef {
+        secret: name.clone(),
+    })
 }

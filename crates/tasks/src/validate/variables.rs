@@ -6,11 +6,22 @@ use super::ctx::Ctx;
 use super::suggest::closest;
 use crate::texts;
 
+/// The parameters a secret variable may be used in: what `input_text` and `key_event` type.
+/// Anywhere else (a selector, a URL, a message) its value would be shown or matched against
+/// what a screen shows.
+const SECRET_FIELDS: &[&str] = &["text", "keys"];
+
 /// Checks the variables a step's parameters use (`refs`: parameter path, name), given the
 /// reads before the step (`mark`).
 pub(super) fn check_uses(ctx: &mut Ctx<'_>, path: &str, refs: &[(String, String)], mark: usize) {
     for (field, name) in refs {
         ctx.vars.used(name);
+        if let Some(secret) = ctx.vars.secret_of(name)
+            && !SECRET_FIELDS.contains(&field.as_str())
+        {
+            let message = texts::secret_used_in(name, secret, field);
+            ctx.error(format!("{path}.{field}"), message);
+        }
         if !ctx.vars.known(name, mark) {
             let candidates = ctx.vars.candidates(mark);
             let hint = closest(name, candidates.iter().map(String::as_str)).map(str::to_owned);

@@ -5,7 +5,8 @@
 // an action (`kind: "action"`: its name, aliases, app, description and variables, its steps in
 // library mode).
 import type { ComponentChildren } from "preact";
-import { useRef, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { api } from "../../api";
 import type { TaskStepView } from "../../task-run-state";
 import type { Device, Issue } from "../../types";
 import { IssueLines } from "../steps/Fields";
@@ -329,11 +330,50 @@ function MetaField(p: { id: string; label: string; issues: ReturnType<typeof fil
   );
 }
 
-/** The task's variables and their default values. */
+/** The secret a variable names (`{"secret": "NAME"}`), if it is one. */
+function secretOf(v: unknown): string | null {
+  return isObj(v) && typeof v.secret === "string" ? v.secret : null;
+}
+
+/** The names of the server's secrets, for picking one (`null` until known, or when the list
+ * cannot be read: the name is typed then). */
+function useSecretNames(enabled: boolean): string[] | null {
+  const [names, setNames] = useState<string[] | null>(null);
+  useEffect(() => {
+    if (!enabled) return;
+    api
+      .secrets()
+      .then((l) => setNames(l.items.map((s) => s.name)))
+      .catch(() => setNames(null));
+  }, [enabled]);
+  return names;
+}
+
+/** A secret variable's secret: picked among the server's, or typed when they are not known. */
+function SecretPick({ variable, secret, known, readOnly, onPick }: { variable: string; secret: string; known: string[] | null; readOnly: boolean; onPick: (name: string) => void }) {
+  const label = `Secret of ${variable}`;
+  if (!known || readOnly) {
+    return <input aria-label={label} class="mono grow" value={secret} placeholder="LOGIN_PW" readOnly={readOnly} onInput={(e) => onPick(e.currentTarget.value)} />;
+  }
+  return (
+    <select aria-label={label} class="grow" value={secret} onChange={(e) => onPick(e.currentTarget.value)}>
+      {!known.includes(secret) && <option value={secret}>{secret ? `${secret} (not set on this server)` : "— pick a secret —"}</option>}
+      {known.map((n) => (
+        <option key={n} value={n}>
+          {n}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+/** The task's variables and their default values: a text, or a secret of the server by name. */
 function Variables({ value, onChange, issues, readOnly }: { value: unknown; onChange: (v: unknown) => void; issues: ReturnType<typeof fileIssues>; readOnly: boolean }) {
   const vars = isObj(value) ? Object.entries(value) : [];
+  const known = useSecretNames(!readOnly);
   const rename = (i: number, name: string) => onChange(Object.fromEntries(vars.map(([k, v], j) => (j === i ? [name, v] : [k, v]))));
-  const setValue = (i: number, v: string) => onChange(Object.fromEntries(vars.map(([k, old], j) => (j === i ? [k, v] : [k, old]))));
+  const setValue = (i: number, v: unknown) => onChange(Object.fromEntries(vars.map(([k, old], j) => (j === i ? [k, v] : [k, old]))));
+  const setKind = (i: number, kind: string) => setValue(i, kind === "secret" ? { secret: known?.[0] ?? "" } : "");
   const remove = (i: number) => {
     const rest = vars.filter((_, j) => j !== i);
     onChange(rest.length ? Object.fromEntries(rest) : undefined);
@@ -346,12 +386,20 @@ function Variables({ value, onChange, issues, readOnly }: { value: unknown; onCh
   return (
     <fieldset class="variables" data-testid="variables">
       <legend>Variables</legend>
-      <small class="muted">Steps use them as {"{{name}}"}; a run can give other values.</small>
+      <small class="muted">Steps use them as {"{{name}}"}; a run can give other values. A secret is typed, never shown.</small>
       {vars.map(([k, v], i) => (
         <div class="var-row" key={i}>
           <input aria-label={`Variable ${i + 1} name`} class="mono" value={k} readOnly={readOnly} onInput={(e) => rename(i, e.currentTarget.value)} />
           <span aria-hidden="true">=</span>
-          <input aria-label={`Value of ${k}`} class="grow" value={typeof v === "string" ? v : JSON.stringify(v)} readOnly={readOnly} onInput={(e) => setValue(i, e.currentTarget.value)} />
+          <select aria-label={`Kind of ${k}`} value={secretOf(v) === null ? "text" : "secret"} disabled={readOnly} onChange={(e) => setKind(i, e.currentTarget.value)}>
+            <option value="text">text</option>
+            <option value="secret">secret</option>
+          </select>
+          {secretOf(v) === null ? (
+            <input aria-label={`Value of ${k}`} class="grow" value={typeof v === "string" ? v : JSON.stringify(v)} readOnly={readOnly} onInput={(e) => setValue(i, e.currentTarget.value)} />
+          ) : (
+            <SecretPick variable={k} secret={secretOf(v) ?? ""} known={known} readOnly={readOnly} onPick={(name) => setValue(i, { secret: name })} />
+          )}
           {!readOnly && (
             <button type="button" class="icon-btn icon-danger" aria-label={`Remove variable ${k}`} onClick={() => remove(i)}>
               ✕

@@ -7,6 +7,7 @@ import { navigate } from "../../router";
 import type { Device, TaskDetail } from "../../types";
 import { DialogButtons, FormError, Modal } from "../FormFields";
 import { deviceName } from "../DevicePicker";
+import { secretShown } from "../SecretsSection";
 
 /** Props of the dialog. */
 export interface RunDialogProps {
@@ -16,11 +17,34 @@ export interface RunDialogProps {
   onClose: () => void;
 }
 
-/** The variables a task file declares, with their defaults. */
-export function declaredVariables(definition: unknown): Record<string, string> {
+/** The variables a task file declares, as they are. */
+function variablesOf(definition: unknown): [string, unknown][] {
   const vars = (definition as { variables?: unknown } | null)?.variables;
-  if (!vars || typeof vars !== "object" || Array.isArray(vars)) return {};
-  return Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]));
+  if (!vars || typeof vars !== "object" || Array.isArray(vars)) return [];
+  return Object.entries(vars);
+}
+
+/** The secret a variable names (`{"secret": "NAME"}`), if it is one. */
+function secretOf(v: unknown): string | null {
+  const s = (v as { secret?: unknown } | null)?.secret;
+  return typeof s === "string" ? s : null;
+}
+
+/** The text variables a task file declares, with their defaults (a run may give others). */
+export function declaredVariables(definition: unknown): Record<string, string> {
+  return Object.fromEntries(
+    variablesOf(definition)
+      .filter(([, v]) => secretOf(v) === null)
+      .map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]),
+  );
+}
+
+/** The secret variables a task file declares, with the secret each names (a run cannot give them). */
+export function secretVariables(definition: unknown): [string, string][] {
+  return variablesOf(definition).flatMap(([k, v]) => {
+    const s = secretOf(v);
+    return s === null ? [] : [[k, s] as [string, string]];
+  });
 }
 
 /** The dialog. */
@@ -53,6 +77,7 @@ export function RunDialog({ taskId, devices, onClose }: RunDialogProps) {
   };
 
   const names = Object.keys(vars);
+  const secrets = task ? secretVariables(task.definition) : [];
   const chosen = devices.find((d) => d.id === device);
   return (
     <Modal labelledBy="run-title" testId="run-dialog" onClose={onClose}>
@@ -86,7 +111,17 @@ export function RunDialog({ taskId, devices, onClose }: RunDialogProps) {
             ))}
           </fieldset>
         )}
-        {task && names.length === 0 && <p class="muted small">This task has no variables.</p>}
+        {secrets.length > 0 && (
+          <p class="muted small" data-testid="run-secrets">
+            Secrets:{" "}
+            {secrets.map(([k, s]) => (
+              <span key={k} class="mono">
+                {k}={secretShown(s)}{" "}
+              </span>
+            ))}
+          </p>
+        )}
+        {task && names.length === 0 && secrets.length === 0 && <p class="muted small">This task has no variables.</p>}
         <FormError error={error} testId="run-error" />
         <DialogButtons onCancel={onClose} busy={busy || !task} label="▶ Run" busyLabel={task ? "Starting…" : "Loading…"} />
       </form>

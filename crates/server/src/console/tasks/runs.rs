@@ -28,6 +28,7 @@ impl From<Refusal> for TaskError {
             Refusal::NoDevice(t) => TaskError::at("device", t),
             Refusal::Invalid(report) => TaskError::Invalid(report),
             Refusal::Store(e) => e.into(),
+            Refusal::Secrets(t) => TaskError::at("variables", t),
         }
     }
 }
