@@ -302,6 +302,21 @@ fn a_secret_variable_names_a_secret_and_can_only_be_typed() {
         ],
     );
 
+    // a for_each over a secret would hand its lines to steps that show them
+    let looped = report_of(
+        &json!({"name": "t", "variables": {"pw": {"secret": "PW"}},
+            "steps": [{"type": "for_each", "variable": "pw",
+                "steps": [{"type": "notify", "message": "{{item}}"}]}]}),
+        &Options::default(),
+    );
+    assert_issues(
+        &looped.errors,
+        &[(
+            "steps[0].variable",
+            "{{pw}} is the secret PW; a secret can only be typed (input_text's text, key_event's keys), never used in a for_each's variable",
+        )],
+    );
+
     let provided = report_of(
         &json!({"name": "t", "variables": {"pw": {"secret": "PW"}},
             "steps": [{"type": "key_event", "keys": "{{pw}}"}]}),

@@ -145,7 +145,14 @@ fn for_each<'a>(ctx: &mut Ctx<'_>, f: &mut Fields<'a>, lists: &mut Lists<'a>) ->
     list(ctx, f, "steps", true, lists);
     let source = match (items?, variable?, csv?) {
         (Some(items), None, None) => Source::Items { items },
-        (None, Some(variable), None) => Source::Variable { variable },
+        (None, Some(variable), None) => {
+            // a round's value could go anywhere (a selector, a message): never a secret's
+            if let Some(secret) = ctx.vars.secret_of(&variable) {
+                let message = texts::secret_used_in(&variable, secret, "a for_each's variable");
+                ctx.error(f.at("variable"), message);
+            }
+            Source::Variable { variable }
+        }
         (None, None, Some(csv)) => {
             if !csv.contains("{{") && !csv.starts_with('/') {
                 ctx.error(f.at("csv"), texts::csv_not_absolute(&csv));
