@@ -62,7 +62,11 @@ fn read_checked(path: &Path, allowed: &[PathBuf]) -> Result<String, StepError> {
         return Err(StepError(texts::csv_unreadable(&shown, "it is not a file")));
     }
     if meta.len() > MAX_CSV_BYTES {
-        return Err(StepError(texts::csv_too_large(&shown, meta.len())));
+        return Err(StepError(texts::csv_too_large(
+            &shown,
+            meta.len(),
+            MAX_CSV_BYTES,
+        )));
     }
     let mut bytes = Vec::new();
     file.take(MAX_CSV_BYTES + 1)

@@ -275,11 +275,8 @@ pub fn csv_unreadable(path: &str, why: &str) -> String {
 pub const CSV_NOT_UTF8: &str = "it is not UTF-8 text (save it as \"CSV UTF-8\")";
 
 /// A CSV file past the size limit.
-pub fn csv_too_large(path: &str, bytes: u64) -> String {
-    format!(
-        "the csv file {path} is {bytes} bytes; at most {} are read: split it",
-        crate::step::limits::MAX_CSV_BYTES
-    )
+pub fn csv_too_large(path: &str, bytes: u64, max: u64) -> String {
+    format!("the csv file {path} is {bytes} bytes; at most {max} are read: split it")
 }
 
 /// A CSV text whose quote never closes.

@@ -5,7 +5,7 @@
 use schemars::Schema;
 use serde_json::{Value, json};
 
-use crate::step::StepType;
+use crate::step::kind::StepType;
 use crate::step::limits::{
     MAX_RETRIES, MAX_RETRY_BACKOFF, MAX_RETRY_DELAY_S, MAX_VARIABLE_NAME_CHARS, MAX_VARIABLES,
 };

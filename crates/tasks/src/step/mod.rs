@@ -16,7 +16,7 @@
 //! }
 //! ```
 
-mod kind;
+pub(crate) mod kind;
 pub mod limits;
 mod params;
 mod walk;
