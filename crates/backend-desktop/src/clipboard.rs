@@ -34,6 +34,9 @@ use crate::texts;
 /// incremental transfer).
 const OWNER_WAIT: Duration = Duration::from_secs(5);
 
+/// How often [`Clipboard::await_handover`] looks at the selection's owner.
+const HANDOVER_POLL: Duration = Duration::from_millis(10);
+
 /// Why a clipboard call failed; the text is the model's.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
@@ -126,6 +129,24 @@ impl Clipboard {
             return Err(ClipboardError(texts::CLIPBOARD_NOT_TAKEN.to_owned()));
         }
         Ok(())
+    }
+
+    /// After keys that copy (`deft_protocol::keys::copies`): while this session owns the
+    /// clipboard, waits (at most `within`) for the application to take it over, so a read right
+    /// after answers what was copied rather than what this session served before. Nothing to
+    /// wait for when another application owns it: it answers a read only after the keys
+    /// queued before it.
+    pub fn await_handover(&self, within: Duration) {
+        let Some(s) = self.shared.lock().clone() else {
+            return;
+        };
+        let t0 = Instant::now();
+        while s.owned.lock().is_some() && t0.elapsed() < within {
+            if owner(&s).map_or(true, |o| o != s.window) {
+                return;
+            }
+            std::thread::sleep(HANDOVER_POLL);
+        }
     }
 
     /// Reads the clipboard's text, whoever owns it (this session included: the request goes

@@ -1,7 +1,7 @@
 //! X keysyms and modifier names for the key syntax the desktop and the browser share
 //! ([`deft_protocol::keys`]).
 
-pub use deft_protocol::keys::{KeyStep, Modifier, NamedKey, parse};
+pub use deft_protocol::keys::{KeyStep, Modifier, NamedKey, copies, parse};
 
 /// The X keysym of named key `k`.
 pub fn keysym(k: NamedKey) -> u32 {

@@ -117,6 +117,10 @@ fn fail(text: impl std::fmt::Display) -> CallToolResult {
     CallToolResult::error(vec![Content::text(text.to_string())])
 }
 
+/// How long `keyboard_input` waits, after keys that copy, for the application to take the
+/// clipboard over from this session.
+const COPY_WAIT: Duration = Duration::from_secs(1);
+
 /// A screenshot task's answer: its caption and the PNG, or why it failed.
 fn screenshot_result(shot: ToolResult<(Vec<u8>, String)>) -> CallToolResult {
     match shot {
@@ -784,6 +788,7 @@ impl DesktopServer {
     )]
     async fn keyboard_input(&self, Parameters(p): Parameters<KeysArgs>) -> CallToolResult {
         let steps = or_fail!(keys::parse(&p.keys));
+        let copies = keys::copies(&steps);
         let focus = p.control_focus.unwrap_or(true);
         let mut warning = None;
         let mut focus_target = None;
@@ -814,6 +819,10 @@ impl DesktopServer {
                 Ok(json!({}))
             })
             .await;
+        if copies {
+            let clipboard = self.clipboard.clone();
+            let _ = tokio::task::spawn_blocking(move || clipboard.await_handover(COPY_WAIT)).await;
+        }
         answer("keyboard_input", warning, result)
     }
 

@@ -123,6 +123,31 @@ pub enum KeyStep {
     Up(Modifier),
 }
 
+/// Whether `steps` copy or cut to the clipboard as applications bind it: Ctrl with `c` or `x`
+/// (Ctrl+Shift+C in terminals too), Ctrl+Insert, or Shift+Delete.
+pub fn copies(steps: &[KeyStep]) -> bool {
+    let mut held: Vec<Modifier> = Vec::new();
+    for step in steps {
+        match *step {
+            KeyStep::Down(m) => held.push(m),
+            KeyStep::Up(m) => {
+                if let Some(at) = held.iter().rposition(|h| *h == m) {
+                    held.remove(at);
+                }
+            }
+            KeyStep::Char(c) if held.contains(&Modifier::Ctrl) => {
+                if matches!(c.to_ascii_lowercase(), 'c' | 'x') {
+                    return true;
+                }
+            }
+            KeyStep::Key(NamedKey::Insert) if held.contains(&Modifier::Ctrl) => return true,
+            KeyStep::Key(NamedKey::Delete) if held.contains(&Modifier::Shift) => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
 /// Why a key string could not be parsed; the text says where and what to write instead, for
 /// the model (displayed after "The keys could not be typed: ").
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -392,6 +417,33 @@ mod tests {
     use super::Modifier::*;
     use super::NamedKey::*;
     use super::*;
+
+    #[test]
+    fn copy_and_cut_chords_are_told_apart() {
+        let copies_of = |keys: &str| copies(&parse(keys).unwrap());
+        for keys in [
+            "^c",
+            "^a^c",
+            "^x",
+            "^+c",
+            "{VK_CONTROL down}c{VK_CONTROL up}",
+            "^{INSERT}",
+            "+{DELETE}",
+        ] {
+            assert!(copies_of(keys), "{keys}");
+        }
+        for keys in [
+            "c",
+            "^v",
+            "^a",
+            "+c",
+            "%c",
+            "{DELETE}",
+            "{VK_CONTROL down}{VK_CONTROL up}c",
+        ] {
+            assert!(!copies_of(keys), "{keys}");
+        }
+    }
 
     #[test]
     fn plain_text_and_unicode() {
