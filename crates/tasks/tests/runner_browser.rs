@@ -110,18 +110,8 @@ async fn a_long_click_holds_the_button_for_its_duration() {
          "else": [{"type": "stop_self", "message": "released too early"}]},
     ]}));
     let report = fixture_device::run_on(&t, &browser_device()).await;
+    fixture_device::assert_completed_with(&report, ": held long enough");
     let lines = fixture_device::step_lines(&report);
-    assert_eq!(
-        report.status,
-        DoneStatus::Completed,
-        "{}\n{lines:#?}",
-        report.message
-    );
-    assert!(
-        report.message.ends_with(": held long enough"),
-        "{}",
-        report.message
-    );
     let held = &report.steps[1];
     assert_eq!(
         held.matched.as_ref().map(|m| m.name.as_str()),

@@ -77,14 +77,8 @@ async fn a_task_of_thirteen_step_types_runs_on_a_phone() {
         {"type": "mark_done", "message": "toured"},
     ]}));
     let report = fixture_device::run_on(&t, &phone_device(&harness)).await;
+    fixture_device::assert_completed_with(&report, ": toured");
     let lines = fixture_device::step_lines(&report);
-    assert_eq!(
-        report.status,
-        DoneStatus::Completed,
-        "{}\n{lines:#?}",
-        report.message
-    );
-    assert!(report.message.ends_with(": toured"), "{}", report.message);
     let double = harness.double(0);
     assert_eq!(
         double.field_text("com.example.notes:id/note").as_deref(),
@@ -141,18 +135,7 @@ async fn a_link_opens_in_the_phones_browser_and_the_clipboard_goes_both_ways() {
     ]}));
     let device = phone_device_with(&harness, vec![helper.path().to_owned()]);
     let report = fixture_device::run_on(&t, &device).await;
-    let lines = fixture_device::step_lines(&report);
-    assert_eq!(
-        report.status,
-        DoneStatus::Completed,
-        "{}\n{lines:#?}",
-        report.message
-    );
-    assert!(
-        report.message.ends_with(": copied 苏州"),
-        "{}",
-        report.message
-    );
+    fixture_device::assert_completed_with(&report, ": copied 苏州");
     let double = harness.double(0);
     assert_eq!(double.clipboard().as_deref(), Some("苏州"));
     assert_eq!(

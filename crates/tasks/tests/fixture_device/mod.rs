@@ -148,6 +148,20 @@ pub async fn run_on(task: &Task, device: &deft_tools::Device) -> deft_tasks::run
     .await
 }
 
+/// Asserts that `report` completed (its steps shown otherwise) with a message ending in
+/// `ending` (the `mark_done` message).
+#[allow(dead_code)] // not every suite ends its tasks with mark_done
+pub fn assert_completed_with(report: &deft_tasks::runner::RunReport, ending: &str) {
+    let lines = step_lines(report);
+    assert_eq!(
+        report.status,
+        deft_protocol::DoneStatus::Completed,
+        "{}\n{lines:#?}",
+        report.message
+    );
+    assert!(report.message.ends_with(ending), "{}", report.message);
+}
+
 /// One line per step result (path, type, status, matched control, message, error), for
 /// assertion messages.
 pub fn step_lines(report: &deft_tasks::runner::RunReport) -> Vec<String> {
