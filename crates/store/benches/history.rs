@@ -60,11 +60,46 @@ async fn bench(backend: &str, url: &str) {
     );
     let all = TaskRunFilter::default();
     let newest = RunOrder::default();
+    let cases = cases();
+    for (name, filter, order) in &cases {
+        let times = sample(|| async {
+            store
+                .task_run_page(filter, *order, None, PAGE)
+                .await
+                .unwrap();
+        })
+        .await;
+        report(backend, name, &times);
+    }
+    for order in [
+        newest,
+        order(RunSortKey::Duration, true),
+        order(RunSortKey::Status, false),
+    ] {
+        let cursor = deep_cursor(&store, order).await;
+        let times = sample(|| async {
+            let page = store
+                .task_run_page(&all, order, Some(&cursor), PAGE)
+                .await
+                .unwrap();
+            assert_eq!(page.items.len(), PAGE as usize);
+        })
+        .await;
+        let name = format!("page {DEEP} ({} {})", order.key.as_str(), order.direction());
+        report(backend, &name, &times);
+    }
+    store.close().await;
+}
+
+/// The pages measured from the start: each sort, and filters alone and combined.
+fn cases() -> Vec<(&'static str, TaskRunFilter, RunOrder)> {
+    let all = TaskRunFilter::default();
+    let newest = RunOrder::default();
     let task = TaskRunFilter {
         task_id: Some("task-17".into()),
         ..Default::default()
     };
-    let cases: Vec<(&str, TaskRunFilter, RunOrder)> = vec![
+    vec![
         ("first page, newest first", all.clone(), newest),
         (
             "first page, oldest first",
@@ -123,35 +158,7 @@ async fn bench(backend: &str, url: &str) {
             }),
             newest,
         ),
-    ];
-    for (name, filter, order) in &cases {
-        let times = sample(|| async {
-            store
-                .task_run_page(filter, *order, None, PAGE)
-                .await
-                .unwrap();
-        })
-        .await;
-        report(backend, name, &times);
-    }
-    for order in [
-        newest,
-        order(RunSortKey::Duration, true),
-        order(RunSortKey::Status, false),
-    ] {
-        let cursor = deep_cursor(&store, order).await;
-        let times = sample(|| async {
-            let page = store
-                .task_run_page(&all, order, Some(&cursor), PAGE)
-                .await
-                .unwrap();
-            assert_eq!(page.items.len(), PAGE as usize);
-        })
-        .await;
-        let name = format!("page {DEEP} ({} {})", order.key.as_str(), order.direction());
-        report(backend, &name, &times);
-    }
-    store.close().await;
+    ]
 }
 
 fn order(key: RunSortKey, descending: bool) -> RunOrder {

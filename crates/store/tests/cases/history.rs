@@ -175,9 +175,12 @@ pub async fn run_history_sorts_and_pages_with_ties(store: &Store) {
     }
 }
 
+/// Whether a run (of task `a`, the second argument) passes a filter, said here.
+type Keep = fn(&TaskRun, &str) -> bool;
+
 pub async fn run_history_filters_alone_and_combined(store: &Store) {
     let (runs, a, _) = history(store).await;
-    let filters: Vec<(TaskRunFilter, fn(&TaskRun, &str) -> bool)> = vec![
+    let filters: Vec<(TaskRunFilter, Keep)> = vec![
         (
             TaskRunFilter {
                 task_id: Some(a.clone()),
