@@ -37,6 +37,7 @@ mod jobs;
 mod lookup;
 mod memory_types;
 mod meta;
+mod retention;
 mod run_history;
 mod run_notes;
 mod runs;

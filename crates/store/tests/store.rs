@@ -79,6 +79,7 @@ on_both_backends!(
     run_history_sorts_and_pages_with_ties,
     run_history_filters_alone_and_combined,
     run_history_edges_empty_deleted_and_foreign_cursors,
+    retention_removes_exactly_the_ended_runs_started_before,
     experiences_crud_generation_and_hits,
     memory_lists_total_agrees_with_its_page,
     audit_marks_pending_and_a_person_decides,

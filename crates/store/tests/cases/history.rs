@@ -310,3 +310,48 @@ pub async fn run_history_edges_empty_deleted_and_foreign_cursors(store: &Store) 
         .unwrap_err();
     assert!(matches!(err, StoreError::Invalid(_)), "{err:?}");
 }
+
+pub async fn retention_removes_exactly_the_ended_runs_started_before(store: &Store) {
+    let (runs, _, _) = history(store).await;
+    let running: Vec<&TaskRun> = runs
+        .iter()
+        .filter(|r| r.status == TaskRunStatus::Running)
+        .collect();
+    assert_eq!(running.len(), 1);
+    // Before 1_030: the runs started at 1_000, 1_010 and 1_020 (six), and nothing at 1_030.
+    let cutoff = 1_030;
+    let mut old: Vec<String> = runs
+        .iter()
+        .filter(|r| r.started_at_ms < cutoff && r.status != TaskRunStatus::Running)
+        .map(|r| r.id.clone())
+        .collect();
+    old.sort();
+    assert_eq!(old.len(), 6);
+    let mut listed = store.ended_task_runs_before(cutoff).await.unwrap();
+    listed.sort();
+    assert_eq!(listed, old, "listed, not removed");
+    store
+        .append_task_run_events(&old[0], &[(1, "{}".to_owned())])
+        .await
+        .unwrap();
+    let mut removed = store.purge_task_runs_before(cutoff).await.unwrap();
+    removed.sort();
+    assert_eq!(removed, old);
+    for id in &old {
+        assert!(matches!(
+            store.task_run(id).await,
+            Err(StoreError::NotFound(_))
+        ));
+        assert!(store.task_run_events(id, 0).await.unwrap().is_empty());
+    }
+    let left = walk(store, &TaskRunFilter::default(), RunOrder::default(), 50).await;
+    assert_eq!(left.len(), runs.len() - 6, "the newer runs stay");
+    // Every ended run started before the far future goes; the running one stays.
+    store.purge_task_runs_before(i64::MAX).await.unwrap();
+    let left = walk(store, &TaskRunFilter::default(), RunOrder::default(), 50).await;
+    assert_eq!(
+        left,
+        [running[0].id.clone()],
+        "a running run is never removed"
+    );
+}
