@@ -397,3 +397,192 @@ async fn the_export_streams_every_filtered_run_as_quoted_csv_and_as_json() {
     assert_eq!(none, b"[]");
     h.shutdown().await;
 }
+
+/// A run's trace folder with a trace file and one image of `image_bytes` bytes; the folder's
+/// bytes in all.
+fn trace_with_image(h: &ConsoleHub, run: &str, image_bytes: usize) -> u64 {
+    let dir = h.console.task_trace_dir(run);
+    std::fs::create_dir_all(dir.join("images")).unwrap();
+    std::fs::write(dir.join("trace.jsonl"), "{}\n").unwrap();
+    std::fs::write(
+        dir.join("images").join("img-1.png"),
+        vec![7_u8; image_bytes],
+    )
+    .unwrap();
+    3 + image_bytes as u64
+}
+
+/// Waits until the retention pass recorded is the one at `at_ms` (the daily job's).
+async fn until_pass(h: &ConsoleHub, at_ms: i64) -> Value {
+    let at = deft_server::console::rfc3339(at_ms);
+    h.until("/api/settings/retention", |b| b["last"]["at"] == json!(at))
+        .await
+}
+
+/// Runs started 31, 30, 11 and 9 days before `now` (ended, each with a trace folder and an
+/// image), and one started 60 days before that still runs; the oldest's folder's bytes.
+async fn runs_to_retain(h: &ConsoleHub, now: i64) -> ([String; 5], u64) {
+    use deft_server::console::retention::DAY_MS as DAY;
+    let id = task(h, "nightly").await;
+    let at = |days_ago: i64| now - days_ago * DAY;
+    let old = ran(
+        h,
+        &new_run(&id, TaskTrigger::Schedule, "fixture", at(31)),
+        10,
+        TaskRunStatus::Ok,
+        None,
+    )
+    .await;
+    let edge = ran(
+        h,
+        &new_run(&id, TaskTrigger::Schedule, "fixture", at(30)),
+        10,
+        TaskRunStatus::Ok,
+        None,
+    )
+    .await;
+    let middle = ran(
+        h,
+        &new_run(&id, TaskTrigger::Schedule, "fixture", at(11)),
+        10,
+        TaskRunStatus::Ok,
+        None,
+    )
+    .await;
+    let recent = ran(
+        h,
+        &new_run(&id, TaskTrigger::Schedule, "fixture", at(9)),
+        10,
+        TaskRunStatus::Ok,
+        None,
+    )
+    .await;
+    let other = task(h, "long").await;
+    let RunStart::Started(running) = h
+        .console
+        .store()
+        .start_task_run(&NewTaskRun {
+            // This server's: its heartbeat goes on, so no sweep takes it for a dead server's.
+            owner: Some(h.console.app().server_id().to_owned()),
+            ..new_run(&other, TaskTrigger::Manual, "fixture", at(60))
+        })
+        .await
+        .unwrap()
+    else {
+        panic!("busy")
+    };
+    let old_bytes = trace_with_image(h, &old, 100);
+    trace_with_image(h, &edge, 100);
+    trace_with_image(h, &middle, 50);
+    trace_with_image(h, &recent, 50);
+    trace_with_image(h, &running.id, 50);
+
+    ([old, edge, middle, recent, running.id], old_bytes)
+}
+
+#[tokio::test]
+async fn retention_removes_exactly_the_older_runs_and_images_at_start_and_daily() {
+    use deft_app::scheduler::ManualClock;
+    use deft_server::console::retention::DAY_MS as DAY;
+    let dir = tempfile::tempdir().unwrap();
+    let start = MARCH_1 + 100 * DAY;
+    let clock = ManualClock::new(start);
+    let c = clock.clone();
+    let h = ConsoleHub::start_with(
+        dir.path(),
+        None,
+        vec![fixture_device::fixture_device()],
+        move |cc| cc.clock = std::sync::Arc::new(c),
+    )
+    .await;
+    // The pass at start-up: nothing set, nothing removed.
+    let first = until_pass(&h, start).await;
+    assert_eq!(
+        first["last"],
+        json!({"at": deft_server::console::rfc3339(start), "runs": 0, "images": 0, "bytes": 0})
+    );
+
+    let now = start + DAY; // the next daily pass
+    let ([old, edge, middle, recent, running], old_bytes) = runs_to_retain(&h, now).await;
+
+    let bad = h
+        .send(
+            "PUT",
+            "/api/settings/retention",
+            &json!({"run_days": 40_000}),
+        )
+        .await;
+    assert_eq!(
+        (bad.status, bad.body["error"].clone()),
+        (
+            400,
+            json!(deft_server::console::texts::bad_retention_days(
+                "run_days", 40_000
+            ))
+        )
+    );
+    let set = h
+        .send(
+            "PUT",
+            "/api/settings/retention",
+            &json!({"run_days": 30, "image_days": 10}),
+        )
+        .await;
+    assert_eq!(
+        (
+            set.status,
+            set.body["run_days"].clone(),
+            set.body["image_days"].clone()
+        ),
+        (200, json!(30), json!(10))
+    );
+
+    clock.set(now);
+    let pass = until_pass(&h, now).await;
+    // Removed: the run started 31 days ago (its folder, its image); the images of those started
+    // 30 and 11 days ago. Kept: exactly 30 days is not older; the running run, however old.
+    assert_eq!(pass["last"]["runs"], 1);
+    assert_eq!(
+        pass["last"]["images"], 3,
+        "the removed run's image and two kept runs' images"
+    );
+    assert_eq!(pass["last"]["bytes"], json!(old_bytes + 100 + 50));
+    assert_eq!(h.get(&format!("/api/task-runs/{old}")).await.status, 404);
+    assert!(!h.console.task_trace_dir(&old).exists());
+    for kept in [&edge, &middle, &recent, &running] {
+        assert_eq!(
+            h.get(&format!("/api/task-runs/{kept}")).await.status,
+            200,
+            "{kept}"
+        );
+        assert!(h.console.task_trace_dir(kept).join("trace.jsonl").exists());
+    }
+    for (run, image) in [
+        (&edge, false),
+        (&middle, false),
+        (&recent, true),
+        (&running, true),
+    ] {
+        let kept = h
+            .console
+            .task_trace_dir(run)
+            .join("images")
+            .join("img-1.png")
+            .exists();
+        assert_eq!(kept, image, "{run}");
+    }
+    // Forever again: the next pass removes nothing.
+    h.send(
+        "PUT",
+        "/api/settings/retention",
+        &json!({"run_days": 0, "image_days": null}),
+    )
+    .await;
+    clock.set(now + DAY);
+    let pass = until_pass(&h, now + DAY).await;
+    assert_eq!(
+        (pass["run_days"].clone(), pass["last"]["runs"].clone()),
+        (Value::Null, json!(0))
+    );
+    h.shutdown().await;
+}
