@@ -276,6 +276,8 @@ impl Server {
                 c.app().clone(),
                 scheduler_stop.clone(),
             ));
+            // Retention: a pass now, then daily.
+            tokio::spawn(console::retention::daily(c.clone(), scheduler_stop.clone()));
         }
         let app = router(self.state).into_make_service_with_connect_info::<SocketAddr>();
         let signal = stopping.clone();

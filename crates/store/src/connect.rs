@@ -50,6 +50,11 @@ fn migrator() -> Migrator {
             include_str!("../migrations/0005_task_runs.sql"),
         ),
         migration(6, "secrets", include_str!("../migrations/0006_secrets.sql")),
+        migration(
+            7,
+            "run history",
+            include_str!("../migrations/0007_run_history.sql"),
+        ),
     ])
 }
 

@@ -37,6 +37,8 @@ mod jobs;
 mod lookup;
 mod memory_types;
 mod meta;
+mod retention;
+mod run_history;
 mod run_notes;
 mod runs;
 mod schedules;
@@ -58,6 +60,7 @@ pub use memory_types::{
     ExperienceFilter, ExperienceKey, ExperienceReview, Job, JobClaim, NewAction, NewExperience,
     NewJob, Verdict,
 };
+pub use run_history::{CursorError, RunCursor, RunOrder, RunPage, RunSortKey};
 pub use task_runs::DRAFT_TASK_ID;
 // the protocol's schedule and task-run kinds, which the store maps to its columns
 pub use deft_protocol::schedule::{BusyPolicy, MisfirePolicy, ScheduleKind};

@@ -11,13 +11,14 @@ use crate::convert::{column, from_db, from_json, page_bounds, to_db, to_json};
 use crate::error::{Result, StoreError, db, is_unique_violation, no_task};
 use crate::event_log::{self, Log};
 use crate::lookup;
+use crate::run_history;
 use crate::select::prefixed;
 use crate::{
     MatchedControl, NewDraftRun, NewTaskRun, Page, Paged, RunStart, StepCounts, StepStatus, Store,
     TaskRun, TaskRunFilter, TaskRunStatus, TaskRunStep, TaskTrigger,
 };
 
-const RUN_COLUMNS: &str = "id, task_id, task_name, triggered_by, schedule_id, fire_at_ms, device, \
+pub(crate) const RUN_COLUMNS: &str = "id, task_id, task_name, triggered_by, schedule_id, fire_at_ms, device, \
      status, started_at_ms, ended_at_ms, error, variables, steps_ok, steps_failed, steps_skipped, \
      steps_healed, owner, heartbeat_at_ms";
 
@@ -115,8 +116,8 @@ impl Store {
             )));
         }
         let done = sqlx::query(
-            "UPDATE task_runs SET status = $2, error = $3, ended_at_ms = $4 \
-             WHERE id = $1 AND status = $5",
+            "UPDATE task_runs SET status = $2, error = $3, ended_at_ms = $4, \
+             duration_ms = $4 - started_at_ms WHERE id = $1 AND status = $5",
         )
         .bind(run_id)
         .bind(status.as_str())
@@ -197,10 +198,8 @@ impl Store {
     pub async fn task_runs(&self, filter: &TaskRunFilter, page: Page) -> Result<Paged<TaskRun>> {
         let (limit, offset) = page_bounds(page)?;
         let action = "listing task runs";
-        // Each condition is either off (its parameter NULL) or compared: one statement for
-        // every combination.
-        let filter_sql = "($1 IS NULL OR task_id = $1) AND ($2 IS NULL OR schedule_id = $2) \
-             AND ($3 IS NULL OR status = $3)";
+        let (filter_sql, params) = run_history::filter_sql(filter);
+        let n = params.len();
         // The count is one row; the page joins it, so an empty page (past the end) still
         // answers the total, with the page's columns NULL.
         let page_cols = prefixed("p", "", RUN_COLUMNS);
@@ -208,13 +207,12 @@ impl Store {
             "SELECT c.total, {page_cols} \
              FROM (SELECT COUNT(*) AS total FROM task_runs WHERE {filter_sql}) c \
              LEFT JOIN (SELECT {RUN_COLUMNS} FROM task_runs WHERE {filter_sql} \
-             ORDER BY started_at_ms DESC, id DESC LIMIT $4 OFFSET $5) p ON 1 = 1 \
-             ORDER BY p.started_at_ms DESC, p.id DESC"
+             ORDER BY started_at_ms DESC, id DESC LIMIT ${} OFFSET ${}) p ON 1 = 1 \
+             ORDER BY p.started_at_ms DESC, p.id DESC",
+            n + 1,
+            n + 2
         );
-        let rows = sqlx::query(AssertSqlSafe(sql))
-            .bind(filter.task_id.as_deref())
-            .bind(filter.schedule_id.as_deref())
-            .bind(filter.status.map(TaskRunStatus::as_str))
+        let rows = run_history::bind_all(sqlx::query(AssertSqlSafe(sql)), &params)
             .bind(limit)
             .bind(offset)
             .fetch_all(&self.pool)
@@ -374,9 +372,9 @@ impl Store {
         let done = sqlx::query(
             "INSERT INTO task_runs (id, task_id, task_name, triggered_by, schedule_id, \
              fire_at_ms, device, status, started_at_ms, ended_at_ms, error, variables, owner, \
-             heartbeat_at_ms) \
+             heartbeat_at_ms, duration_ms) \
              SELECT $1, t.id, t.name, $3, $4, $5, COALESCE($6, t.device), $7, $8, $9, $10, $11, \
-             $12, $13 FROM tasks t WHERE t.id = $2",
+             $12, $13, $14 FROM tasks t WHERE t.id = $2",
         )
         .bind(&id)
         .bind(&new.task_id)
@@ -391,6 +389,8 @@ impl Store {
         .bind(to_json(&new.variables))
         .bind(owner)
         .bind(heartbeat)
+        // A run that never started took no time; a running one has no duration yet.
+        .bind(if running { -1_i64 } else { 0 })
         .execute(&self.pool)
         .await
         .map_err(insert_error)?;

@@ -409,4 +409,12 @@ pub struct TaskRunFilter {
     pub schedule_id: Option<String>,
     /// Only runs with this status.
     pub status: Option<TaskRunStatus>,
+    /// Only runs started this way.
+    pub trigger: Option<TaskTrigger>,
+    /// Only runs on this device.
+    pub device: Option<String>,
+    /// Only runs started at or after this moment (ms since the epoch).
+    pub started_from_ms: Option<i64>,
+    /// Only runs started before this moment (ms since the epoch, exclusive).
+    pub started_before_ms: Option<i64>,
 }

@@ -22,6 +22,7 @@ pub mod images;
 pub mod live;
 pub mod memory;
 pub mod passwords;
+pub mod retention;
 pub mod runs;
 pub mod secrets;
 pub mod sessions;
@@ -289,6 +290,10 @@ pub fn api_routes() -> Router<AppState> {
         .route(
             "/settings",
             get(settings::get_settings).put(settings::put_settings),
+        )
+        .route(
+            "/settings/retention",
+            get(retention::get_retention).put(retention::put_retention),
         )
         .route(
             "/conversations",

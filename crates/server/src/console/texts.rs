@@ -199,6 +199,79 @@ pub fn unknown_action(id_or_name: &str) -> String {
     )
 }
 
+/// 400 for an unknown trigger filter of the run history.
+pub fn bad_history_trigger(given: &str) -> String {
+    let names: Vec<&str> = deft_store::TaskTrigger::ALL
+        .iter()
+        .map(|t| t.as_str())
+        .collect();
+    format!("unknown trigger {given:?}: use one of {}", names.join(", "))
+}
+
+/// 400 for a run history moment that is neither a date nor an ISO-8601 moment.
+pub fn bad_history_moment(param: &str, given: &str) -> String {
+    format!(
+        "{param} {given:?} is not a moment: give a date (2026-03-01, a whole day in UTC) or an \
+         ISO-8601 moment with its offset (2026-03-01T09:30:00Z)"
+    )
+}
+
+/// 400 when the run history's range ends before it starts.
+pub const HISTORY_TO_BEFORE_FROM: &str =
+    "to is before from: give a range whose end is at or after its start";
+
+/// 400 for an unknown sort of the run history.
+pub fn bad_history_sort(given: &str) -> String {
+    let names: Vec<&str> = deft_store::RunSortKey::ALL
+        .iter()
+        .map(|k| k.as_str())
+        .collect();
+    format!("unknown sort {given:?}: use one of {}", names.join(", "))
+}
+
+/// 400 for an order that is neither `asc` nor `desc`.
+pub fn bad_history_order(given: &str) -> String {
+    format!("unknown order {given:?}: use asc or desc")
+}
+
+/// 400 for a page size out of range.
+pub fn bad_history_limit(given: &str) -> String {
+    format!(
+        "limit {given:?} is not a page size: give a whole number from 1 to {}",
+        deft_store::MAX_PAGE
+    )
+}
+
+/// 400 for an offset that is not a number.
+pub fn bad_history_offset(given: &str) -> String {
+    format!("offset {given:?} is not a number of runs to skip: give a whole number from 0")
+}
+
+/// 400 for an offset with a sort or a cursor.
+pub const HISTORY_OFFSET_WITH_SORT: &str = "offset pages only the default order (newest first) \
+     and never with a cursor: follow next_cursor instead";
+
+/// 400 for a cursor the run history cannot continue from.
+pub fn bad_cursor(why: &str) -> String {
+    format!(
+        "cannot continue from this cursor: {why}; give the next_cursor of a page with the same \
+         sort and order, or leave it out to start from the first page"
+    )
+}
+
+/// 400 for an export format other than CSV or JSON.
+pub fn bad_export_format(given: &str) -> String {
+    format!("unknown export format {given:?}: use csv or json")
+}
+
+/// 400 for a retention longer than the longest one may set.
+pub fn bad_retention_days(field: &str, days: u32) -> String {
+    format!(
+        "{field} {days} is too long: give a number of days up to {} (about a century), or 0 to keep forever",
+        super::retention::MAX_DAYS
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

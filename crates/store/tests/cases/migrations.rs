@@ -35,6 +35,17 @@ const WITHOUT_TASK_RUN_LOG: &[&str] = &[
     "DELETE FROM _sqlx_migrations WHERE version = 5",
 ];
 
+/// Back to a version before the run history: migration 7's indexes, column and record gone.
+const WITHOUT_RUN_HISTORY: &[&str] = &[
+    "DROP INDEX task_runs_by_duration",
+    "DROP INDEX task_runs_by_device",
+    "DROP INDEX task_runs_by_trigger",
+    "DROP INDEX task_runs_by_status",
+    "DROP INDEX task_runs_by_schedule",
+    "ALTER TABLE task_runs DROP COLUMN duration_ms",
+    "DELETE FROM _sqlx_migrations WHERE version = 7",
+];
+
 async fn execute(url: &str, statements: &[&'static str]) {
     let mut raw = AnyConnection::connect(url).await.unwrap();
     for sql in statements {
@@ -74,16 +85,16 @@ fn designer_run(conversation_id: &str) -> RunRecord {
 pub async fn any_branchs_database_gains_the_migrations_it_lacks(store: &Store, url: &str) {
     assert_eq!(
         versions(url).await,
-        [1, 2, 3, 4, 5, 6],
-        "a fresh database has all six"
+        [1, 2, 3, 4, 5, 6, 7],
+        "a fresh database has all seven"
     );
     let conv = store.create_conversation("before").await.unwrap();
     store.create_run(&designer_run(&conv.id)).await.unwrap();
 
     execute(url, WITHOUT_MEMORY).await;
-    assert_eq!(versions(url).await, [1, 2, 4, 5, 6]);
+    assert_eq!(versions(url).await, [1, 2, 4, 5, 6, 7]);
     let reopened = Store::connect(url).await.unwrap();
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6]);
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7]);
     assert_eq!(
         reopened.run("run-designer").await.unwrap().unwrap().mode,
         RunMode::Designer,
@@ -101,9 +112,9 @@ pub async fn any_branchs_database_gains_the_migrations_it_lacks(store: &Store, u
     reopened.close().await;
 
     execute(url, WITHOUT_MODE).await;
-    assert_eq!(versions(url).await, [1, 2, 3, 5, 6]);
+    assert_eq!(versions(url).await, [1, 2, 3, 5, 6, 7]);
     let reopened = Store::connect(url).await.unwrap();
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6]);
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7]);
     assert_eq!(
         reopened.run("run-designer").await.unwrap().unwrap().mode,
         RunMode::Chat,
@@ -117,9 +128,9 @@ pub async fn any_branchs_database_gains_the_migrations_it_lacks(store: &Store, u
     reopened.close().await;
 
     execute(url, WITHOUT_TASK_RUN_LOG).await;
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 6]);
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 6, 7]);
     let reopened = Store::connect(url).await.unwrap();
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6]);
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7]);
     assert!(
         reopened.running_task_runs().await.unwrap().is_empty(),
         "the task runs' owner and heartbeat columns are back"
@@ -128,6 +139,70 @@ pub async fn any_branchs_database_gains_the_migrations_it_lacks(store: &Store, u
         reopened.experience(&kept.id).await.unwrap().recipe,
         kept.recipe,
         "the memory outlived the task runs' migration"
+    );
+    reopened.close().await;
+
+    ended_runs_gain_their_durations(url).await;
+}
+
+/// Runs that ended before migration 7 get their duration from their start and end: a database
+/// back at version 6 gains migration 7 with the durations filled in.
+async fn ended_runs_gain_their_durations(url: &str) {
+    let reopened = Store::connect(url).await.unwrap();
+    let task = reopened
+        .create_task(&deft_store::NewTask {
+            name: "timed".into(),
+            device: "local".into(),
+            definition: "{}".into(),
+            enabled: true,
+        })
+        .await
+        .unwrap();
+    let mut ended = Vec::new();
+    for (start, took) in [(1_000, 300), (2_000, 100), (3_000, 200)] {
+        let new = deft_store::NewTaskRun {
+            task_id: task.id.clone(),
+            trigger: deft_store::TaskTrigger::Manual,
+            schedule_id: None,
+            fire_at_ms: None,
+            device: None,
+            variables: serde_json::Map::new(),
+            started_at_ms: start,
+            owner: None,
+        };
+        let deft_store::RunStart::Started(run) = reopened.start_task_run(&new).await.unwrap()
+        else {
+            panic!("busy");
+        };
+        reopened
+            .finish_task_run(&run.id, deft_store::TaskRunStatus::Ok, None, start + took)
+            .await
+            .unwrap();
+        ended.push(run.id);
+    }
+    reopened.close().await;
+    execute(url, WITHOUT_RUN_HISTORY).await;
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6]);
+    let reopened = Store::connect(url).await.unwrap();
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7]);
+    let longest_first = deft_store::RunOrder {
+        key: deft_store::RunSortKey::Duration,
+        descending: true,
+    };
+    let page = reopened
+        .task_run_page(
+            &deft_store::TaskRunFilter::default(),
+            longest_first,
+            None,
+            10,
+        )
+        .await
+        .unwrap();
+    let ids: Vec<&str> = page.items.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [&ended[0], &ended[2], &ended[1]],
+        "durations filled in"
     );
     reopened.close().await;
 }

@@ -2,6 +2,7 @@
 //! database, to reach under the store) and runs on SQLite and on PostgreSQL.
 
 mod conversations;
+mod history;
 mod memory;
 mod meta_users;
 mod migrations;
@@ -9,6 +10,7 @@ mod runs;
 mod tasks;
 
 pub use conversations::*;
+pub use history::*;
 pub use memory::*;
 pub use meta_users::*;
 pub use migrations::*;

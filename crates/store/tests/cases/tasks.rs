@@ -885,6 +885,7 @@ pub async fn task_runs_paged_newest_first(store: &Store) {
         task_id: task_id.map(str::to_owned),
         schedule_id: schedule.map(str::to_owned),
         status,
+        ..TaskRunFilter::default()
     };
     let count = |f: TaskRunFilter| async move {
         let p = store.task_runs(&f, Page::default()).await.unwrap();

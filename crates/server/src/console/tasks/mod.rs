@@ -7,7 +7,9 @@
 //! anything is stored: bad input is a 400 whose body lists every problem at its path.
 
 pub mod crud;
+pub mod export;
 pub mod fire;
+pub mod history;
 pub mod runs;
 pub mod schedules;
 pub mod views;
@@ -104,6 +106,7 @@ pub fn routes() -> axum::Router<AppState> {
                 .delete(schedules::delete),
         )
         .route("/task-runs", get(runs::list))
+        .route("/task-runs/export", get(export::export))
         .route("/task-runs/{id}", get(runs::get_one))
         .route("/task-runs/{id}/stop", post(runs::stop))
         .route("/task-runs/{id}/events", get(runs::events))

@@ -10,11 +10,12 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use deft_app::task_runs::start::{Refusal, TaskOrder, json_variables};
-use deft_store::{NewTaskRun, StoreError, TaskRunFilter, TaskRunStatus, TaskTrigger};
+use deft_store::{NewTaskRun, Page, StoreError, TaskRunStatus, TaskTrigger};
 use serde::Deserialize;
 
 use super::TaskError;
-use super::crud::{PageQuery, resolve};
+use super::crud::resolve;
+use super::history::HistoryQuery;
 use super::views::{TaskRunDetailView, TaskRunStepView, TaskRunView};
 use crate::AppState;
 use crate::api::{ApiError, JsonBody};
@@ -87,62 +88,39 @@ pub async fn start_now(
     Ok((StatusCode::ACCEPTED, Json(TaskRunView::from(&run))).into_response())
 }
 
-/// `GET /api/task-runs` query.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RunsQuery {
-    /// A task's id or name.
-    #[serde(default)]
-    task: Option<String>,
-    /// A schedule's id.
-    #[serde(default)]
-    schedule: Option<String>,
-    /// A status name.
-    #[serde(default)]
-    status: Option<String>,
-    /// At most this many (1–1,000, default 50). Not a flattened [`PageQuery`]: query strings
-    /// carry numbers as text, which a flattened struct cannot parse.
-    #[serde(default)]
-    limit: Option<u32>,
-    /// Skip this many.
-    #[serde(default)]
-    offset: Option<u64>,
-}
-
-/// `GET /api/task-runs?task=&schedule=&status=&limit=&offset=`: `{items, total}`, newest first.
+/// `GET /api/task-runs?task=&schedule=&status=&trigger=&device=&from=&to=&sort=&order=&limit=&cursor=`:
+/// `{items, total, next_cursor}` — a keyset page of the runs the filters select, in the sort
+/// asked for (newest first by default); `next_cursor` (absent on the last page) continues it.
+/// `offset` still pages the default order the older way.
 pub async fn list(
     State(app): State<AppState>,
-    Query(q): Query<RunsQuery>,
+    Query(q): Query<HistoryQuery>,
 ) -> Result<Response, TaskError> {
     let console = app.console()?;
-    let status = match q.status.as_deref().filter(|s| !s.is_empty()) {
-        None => None,
-        Some(s) => Some(
-            TaskRunStatus::from_name(s)
-                .ok_or_else(|| TaskError::at("status", texts::bad_run_status(s)))?,
-        ),
-    };
-    let task_id = match q.task.as_deref().filter(|t| !t.is_empty()) {
-        None => None,
-        // A deleted task's runs stay listed by its id.
-        Some(t) => Some(match resolve(console, t).await {
-            Ok(task) => task.id,
-            Err(ApiError(StatusCode::NOT_FOUND, _)) => t.to_owned(),
-            Err(e) => return Err(e.into()),
-        }),
-    };
-    let filter = TaskRunFilter {
-        task_id,
-        schedule_id: q.schedule.filter(|s| !s.is_empty()),
-        status,
-    };
-    let paging = PageQuery {
-        limit: q.limit,
-        offset: q.offset,
-    };
-    let page = console.store().task_runs(&filter, paging.page()).await?;
+    let history = q.history(console).await?;
+    let limit = q.limit()?;
+    let store = console.store();
+    if let Some(offset) = q.offset(&history)? {
+        let page = store
+            .task_runs(&history.filter, Page { limit, offset })
+            .await?;
+        let items: Vec<TaskRunView> = page.items.iter().map(TaskRunView::from).collect();
+        return Ok(Json(serde_json::json!({"items": items, "total": page.total})).into_response());
+    }
+    let page = store
+        .task_run_page(
+            &history.filter,
+            history.order,
+            history.after.as_ref(),
+            limit,
+        )
+        .await?;
     let items: Vec<TaskRunView> = page.items.iter().map(TaskRunView::from).collect();
-    Ok(Json(serde_json::json!({"items": items, "total": page.total})).into_response())
+    let mut body = serde_json::json!({"items": items, "total": page.total});
+    if let Some(next) = page.next {
+        body["next_cursor"] = next.to_string().into();
+    }
+    Ok(Json(body).into_response())
 }
 
 /// `GET /api/task-runs/{id}`: the run with its executed steps.
