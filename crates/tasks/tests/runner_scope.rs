@@ -106,3 +106,27 @@ async fn a_path_the_task_does_not_have_is_refused_naming_it() {
         report.message
     );
 }
+
+#[tokio::test]
+async fn until_a_step_inside_a_loop_ends_the_run_after_its_first_round() {
+    let t = task(json!({"name": "looped", "steps": [
+        {"type": "loop", "times": 3, "steps": [
+            {"type": "group", "name": "g", "steps": [
+                {"type": "key_event", "keys": "a"},
+                {"type": "key_event", "keys": "b"}
+            ]}
+        ]},
+        {"type": "key_event", "keys": "never"},
+    ]}));
+    let (report, _) = run_on_fixture(
+        &t,
+        &scoped(Scope::Until("steps[0].steps[0].steps[0]".into())),
+    )
+    .await;
+    assert_eq!(report.status, DoneStatus::Completed, "{}", report.message);
+    assert_eq!(report.calls, 1, "{:?}", paths(&report));
+    assert_eq!(
+        paths(&report)[0],
+        ("steps[0].steps[0]#1.steps[0]".to_owned(), StepStatus::Ok)
+    );
+}

@@ -140,8 +140,9 @@ impl<'a> Exec<'a> {
                 } else {
                     self.run_step(&path, step, inherited).await
                 };
-                // In a loop's rounds the path carries the round; the first round's end is it.
-                let bare = child_path(parent, field, i);
+                // In a loop's or a for_each's rounds the path carries the round (`#1`): the
+                // first round's end is the step's.
+                let bare = without_rounds(&child_path(parent, field, i));
                 if self.until.as_deref() == Some(bare.as_str()) && !self.halted {
                     self.halted = true;
                     if matches!(flow, Flow::Next) {
@@ -650,4 +651,21 @@ fn shown_values(
         .filter(|(k, _)| !(has_fields && k.as_str() == name))
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect()
+}
+
+/// `path` without its rounds' marks (`steps[1].steps[0]#2.steps[0]` → `steps[1].steps[0].steps[0]`):
+/// the step as the task file has it.
+fn without_rounds(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    let mut in_round = false;
+    for c in path.chars() {
+        if c == '#' {
+            in_round = true;
+        } else if in_round && c.is_ascii_digit() {
+        } else {
+            in_round = false;
+            out.push(c);
+        }
+    }
+    out
 }
