@@ -58,6 +58,10 @@ test("run to here leaves the browser on the page the steps opened, and the picke
   await menu.focus();
   await page.keyboard.press("Enter");
   await expect(card(page, "steps[1]").getByTestId("run-to-here")).toBeFocused();
+  // The menu stays on the screen, 390 px wide included.
+  const box = await card(page, "steps[1]").getByTestId("step-run-items").boundingBox();
+  const width = page.viewportSize()?.width ?? 0;
+  expect(box && box.x >= 0 && box.x + box.width <= width, JSON.stringify({ box, width })).toBe(true);
   await page.keyboard.press("Enter");
   await expect(page.getByTestId("try-status")).toHaveText("ok", { timeout: 60_000 });
   await expect(card(page, "steps[0]").getByTestId("step-result")).toHaveAttribute("data-status", "ok");

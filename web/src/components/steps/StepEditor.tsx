@@ -435,6 +435,7 @@ function RunMenu({ path, n }: { path: string; n: number }) {
           ref={menu}
           class="run-menu-list"
           role="menu"
+          data-testid="step-run-items"
           aria-label={`Run step ${n}`}
           onKeyDown={(e) => {
             if (e.key === "Escape") {
