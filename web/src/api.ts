@@ -178,8 +178,8 @@ export const api = {
   discardDraft: () => request<void>("DELETE", "/api/agent/draft"),
   /** Runs a draft (the kept one, or `draft` as edited) once through the task runner: a task run
    * with trigger `try`, followed like any task run. */
-  tryDraft: (draft: unknown, device?: string) =>
-    request<TaskRun>("POST", "/api/agent/draft/try", { draft, ...(device ? { device } : {}) }),
+  tryDraft: (draft: unknown, device?: string, scope?: RunScope) =>
+    request<TaskRun>("POST", "/api/agent/draft/try", { draft, ...(device ? { device } : {}), ...(scope ?? {}) }),
 
   devices: () => request<Device[]>("GET", "/api/devices"),
   /** Runs batches of tool calls on a device (`POST /api/devices/{id}/exec`): one list of
@@ -267,6 +267,10 @@ export interface Paged<T> {
   items: T[];
   total: number;
 }
+
+/** Which steps a try runs: up to and including one (`until`, run to here) or one alone (`only`,
+ * run this step), by path (`steps[2]`, `steps[2].then[0]`). */
+export type RunScope = { until: string } | { only: string };
 
 /** A batch of tool calls for `exec` (docs: `deft exec`). */
 export interface ExecBatch {

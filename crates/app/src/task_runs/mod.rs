@@ -15,6 +15,7 @@ use std::sync::{Arc, OnceLock};
 
 use deft_protocol::task_run::{TaskRunStatus, TaskStepStart};
 use deft_protocol::{AgentEvent, DoneStatus, EventKind, Usage};
+use deft_tools::AppSelection;
 use parking_lot::Mutex;
 use tokio_util::sync::CancellationToken;
 
@@ -75,6 +76,8 @@ pub struct TaskRuns {
     scheduler: OnceLock<SchedulerHandle>,
     /// By device: tasks that found it busy (a fire of theirs may wait for it).
     blocked: Mutex<HashMap<String, Vec<String>>>,
+    /// By device: the window its last task run left selected (a step run alone starts there).
+    apps: Mutex<HashMap<String, AppSelection>>,
 }
 
 impl TaskRuns {
@@ -146,6 +149,20 @@ impl TaskRuns {
         if !tasks.iter().any(|t| t == task_id) {
             tasks.push(task_id.to_owned());
         }
+    }
+
+    /// Keeps the window a run on `device` left selected (none: forgets the last one).
+    pub fn keep_app(&self, device: &str, app: Option<AppSelection>) {
+        let mut apps = self.apps.lock();
+        match app {
+            Some(a) => apps.insert(device.to_owned(), a),
+            None => apps.remove(device),
+        };
+    }
+
+    /// The window the last task run on `device` left selected.
+    pub fn app_on(&self, device: &str) -> Option<AppSelection> {
+        self.apps.lock().get(device).cloned()
     }
 
     /// Keeps a run that started as in progress.

@@ -137,6 +137,9 @@ pub fn spawn(app: &App, run: Arc<ActiveTaskRun>, launch: Launch) {
         // The runner's sinks are gone; this was the last sender: the writer drains and ends.
         drop(sink);
         let _ = writer.await;
+        if let Some(r) = &report {
+            app.task_runs().keep_app(&run.device, r.app.clone());
+        }
         let done = finish(&app, &run, report.as_ref(), done).await;
         if report.is_none()
             && let Some(t) = &trace

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use deft_store::{NewDraftRun, NewTaskRun, RunStart, StoreError, TaskRun};
 use deft_tasks::runner::RunRequest;
+pub use deft_tasks::runner::Scope;
 use deft_tasks::validate::{DeviceKind, Options, Report};
 use deft_tools::Devices;
 use deft_tools::devices::BusyGuard;
@@ -36,6 +37,9 @@ pub struct DraftOrder {
     pub device: String,
     /// The run's variables.
     pub variables: BTreeMap<String, String>,
+    /// Which steps run: the whole draft, up to a step (run to here) or one step alone (run
+    /// this step, in the window the device's last task run left selected).
+    pub scope: Scope,
 }
 
 /// Why a run did not start.
@@ -51,13 +55,18 @@ pub enum Refusal {
     Store(StoreError),
     /// The task's secrets are not all in the server's store, or cannot be opened.
     Secrets(String),
+    /// The run's `until` / `only` (the field) names no step of the task.
+    Scope(&'static str, String),
 }
 
 impl Refusal {
     /// The reason as a sentence (the scheduler records it).
     pub fn text(&self) -> String {
         match self {
-            Refusal::Busy(t) | Refusal::NoDevice(t) | Refusal::Secrets(t) => t.clone(),
+            Refusal::Busy(t)
+            | Refusal::NoDevice(t)
+            | Refusal::Secrets(t)
+            | Refusal::Scope(_, t) => t.clone(),
             Refusal::Invalid(r) => texts::invalid_task(&r.errors),
             Refusal::Store(e) => texts::store_failed(&e.to_string()),
         }
@@ -101,6 +110,7 @@ impl App {
                 order.task.definition.as_bytes(),
                 &device_id,
                 &order.variables,
+                &Scope::Whole,
             )
             .inspect_err(|refusal| {
                 if matches!(refusal, Refusal::Busy(_)) {
@@ -125,7 +135,8 @@ impl App {
                 )));
             }
         };
-        self.launch(ready, &run, order.variables, secrets);
+        let request = RunRequest::new(order.variables, secrets);
+        self.launch(ready, &run, request);
         Ok(run)
     }
 
@@ -136,7 +147,13 @@ impl App {
         devices: &dyn Devices,
         order: DraftOrder,
     ) -> Result<TaskRun, Refusal> {
-        let ready = self.prepare(devices, &order.definition, &order.device, &order.variables)?;
+        let ready = self.prepare(
+            devices,
+            &order.definition,
+            &order.device,
+            &order.variables,
+            &order.scope,
+        )?;
         let secrets = self.open_secrets(&ready.task).await?;
         let new = NewDraftRun {
             name: ready.task.name.clone(),
@@ -154,7 +171,12 @@ impl App {
             RunStart::Started(run) => run,
             RunStart::Busy(other) => return Err(Refusal::Busy(texts::draft_running(&other.id))),
         };
-        self.launch(ready, &run, order.variables, secrets);
+        let mut request = RunRequest::new(order.variables, secrets);
+        if matches!(order.scope, Scope::Only(_)) {
+            request.app = self.task_runs().app_on(&order.device);
+        }
+        request.scope = order.scope;
+        self.launch(ready, &run, request);
         Ok(run)
     }
 
@@ -191,14 +213,16 @@ impl App {
         }
     }
 
-    /// Validates `definition` for a run on `device_id` with `variables` and reserves the
-    /// device.
+    /// Validates `definition` (the whole task, whatever `scope` plays of it) for a run on
+    /// `device_id` with `variables`, checks that `scope` names one of its steps and reserves
+    /// the device.
     fn prepare(
         &self,
         devices: &dyn Devices,
         definition: &[u8],
         device_id: &str,
         variables: &BTreeMap<String, String>,
+        scope: &Scope,
     ) -> Result<Ready, Refusal> {
         let opts = Options {
             device: Some(device_kind(devices, device_id)),
@@ -208,6 +232,9 @@ impl App {
         let (task, _) = deft_tasks::validate_task(definition, &opts)
             .into_result()
             .map_err(Refusal::Invalid)?;
+        scope
+            .check(&task)
+            .map_err(|t| Refusal::Scope(scope.field().unwrap_or("steps"), t))?;
         let device = devices.get(device_id).ok_or_else(|| {
             let known: Vec<String> = devices.list().into_iter().map(|d| d.id).collect();
             Refusal::NoDevice(texts::task_device_unknown(device_id, &known))
@@ -219,13 +246,7 @@ impl App {
     }
 
     /// Runs a recorded run: in memory as active, the runner on its way.
-    fn launch(
-        &self,
-        ready: Ready,
-        run: &TaskRun,
-        variables: BTreeMap<String, String>,
-        secrets: BTreeMap<String, String>,
-    ) {
+    fn launch(&self, ready: Ready, run: &TaskRun, request: RunRequest) {
         let active = Arc::new(ActiveTaskRun::new(
             &run.id,
             &run.task_id,
@@ -240,7 +261,7 @@ impl App {
                 task: ready.task,
                 device: ready.device,
                 busy: ready.busy,
-                request: RunRequest::new(variables, secrets),
+                request,
             },
         );
     }

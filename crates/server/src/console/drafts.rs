@@ -10,7 +10,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use deft_app::agent_runs::drafts::{DRAFT_KEY, kept};
-use deft_app::task_runs::start::DraftOrder;
+use deft_app::task_runs::start::{DraftOrder, Scope};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -48,12 +48,22 @@ pub struct TryBody {
     /// Values of the task's variables for this run.
     #[serde(default)]
     variables: BTreeMap<String, String>,
+    /// Run to here: the path of the step the run ends after (`steps[4]`); the device is left
+    /// as that step left it.
+    #[serde(default)]
+    until: Option<String>,
+    /// Run this step: the path of the one step to run (`steps[2].then[0]`), on the device as
+    /// it is.
+    #[serde(default)]
+    only: Option<String>,
 }
 
 /// `POST /api/agent/draft/try`: runs the draft once through the task runner, not saved as a
-/// task. 202 with the task run (its events at `/api/task-runs/{id}/events`); 400 when it does
-/// not validate (the validator's report) or names no device; 404 when nothing is kept and no
-/// draft given; 409 when the device is busy or a draft is being tried already.
+/// task — whole, up to a step (`until`) or one step alone (`only`). 202 with the task run (its
+/// events at `/api/task-runs/{id}/events`); 400 when it does not validate (the validator's
+/// report), names no device, or `until` / `only` names no step of it (at that field); 404 when
+/// nothing is kept and no draft given; 409 when the device is busy or a draft is being tried
+/// already.
 pub async fn try_draft(
     State(app): State<AppState>,
     JsonBody(body): JsonBody<TryBody>,
@@ -78,10 +88,14 @@ pub async fn try_draft(
         })
         .or_else(|| kept.map(|k| k.device))
         .ok_or_else(|| TaskError::at("device", texts::DRAFT_NO_DEVICE))?;
+    if body.until.is_some() && body.only.is_some() {
+        return Err(TaskError::at("only", Scope::both_given()));
+    }
     let order = DraftOrder {
         definition: serde_json::to_vec(&draft).unwrap_or_default(),
         device,
         variables: body.variables,
+        scope: Scope::of(body.until, body.only),
     };
     let run = console.app().start_draft_run(&app.registry, order).await?;
     Ok((StatusCode::ACCEPTED, Json(TaskRunView::from(&run))).into_response())

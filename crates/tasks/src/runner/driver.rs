@@ -61,6 +61,11 @@ impl<'a> Driver<'a> {
         &self.session.device().profile
     }
 
+    /// Starts in `app` (a window selected before the run).
+    pub(crate) fn start_in(&mut self, app: AppSelection) {
+        self.session.select(Some(app));
+    }
+
     /// Drops the window selection (its application was stopped).
     pub(crate) fn forget_app(&mut self) {
         self.session.select(None);

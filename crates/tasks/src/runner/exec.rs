@@ -17,9 +17,11 @@ use super::bounds::{ANSWER_GRACE, Bound, DEFAULT_STEP_TIMEOUT, Limit, leaf_limit
 use super::driver::Driver;
 use super::outcome::{Done, StepError};
 use super::rounds::rounds;
+use super::scope::Scope;
 use super::texts;
 use crate::step::{
-    Action, ForEach, IfEl, Loop, OnError, Repeat, Retry, Screenshots, Step, StepType, child_path,
+    Action, ForEach, IfEl, Loop, OnError, Repeat, Retry, Screenshots, Step, StepType, Task,
+    child_path,
 };
 use crate::vars::Vars;
 
@@ -87,9 +89,31 @@ pub(crate) struct Exec<'a> {
     pub(crate) bounds: Vec<Bound>,
     /// The folders a `for_each` may read CSV files from.
     pub(crate) csv_dirs: Vec<std::path::PathBuf>,
+    /// The path of the step a run to here ends after (`Scope::Until`).
+    pub(crate) until: Option<String>,
+    /// That step has run: the lists around it end without recording the steps after it.
+    pub(crate) halted: bool,
 }
 
 impl<'a> Exec<'a> {
+    /// Plays the part of `task` that `scope` names: its steps in order (until one, when asked),
+    /// or one step alone.
+    pub(crate) async fn run_scope(&mut self, task: &Task, scope: &Scope) -> Flow {
+        match scope {
+            Scope::Only(path) => match task.step_at(path) {
+                Some(step) => self.run_step(path, step, task.on_error).await,
+                None => Flow::End(
+                    DoneStatus::Failed,
+                    texts::no_step_at(path, task.steps.len()),
+                ),
+            },
+            Scope::Whole | Scope::Until(_) => {
+                self.run_steps("", "steps", "", &task.steps, task.on_error)
+                    .await
+            }
+        }
+    }
+
     /// Runs `steps` (the list `field` under `parent`); a step whose failure stops the run ends
     /// the list, and the steps after it are recorded as skipped.
     pub(crate) fn run_steps<'s>(
@@ -116,6 +140,19 @@ impl<'a> Exec<'a> {
                 } else {
                     self.run_step(&path, step, inherited).await
                 };
+                // In a loop's or a for_each's rounds the path carries the round (`#1`): the
+                // first round's end is the step's.
+                let bare = without_rounds(&child_path(parent, field, i));
+                if self.until.as_deref() == Some(bare.as_str()) && !self.halted {
+                    self.halted = true;
+                    if matches!(flow, Flow::Next) {
+                        return Flow::End(DoneStatus::Completed, texts::ran_until(&bare));
+                    }
+                }
+                if self.halted {
+                    // A run to here: the steps after the chosen one are not part of it.
+                    return flow;
+                }
                 if let Flow::End(status, message) = flow {
                     for (j, rest) in steps.iter().enumerate().skip(i + 1) {
                         let rest_path = format!("{}{suffix}", child_path(parent, field, j));
@@ -130,7 +167,7 @@ impl<'a> Exec<'a> {
 
     /// Runs one step and records its result. A step the run's cancellation cut short (a stop,
     /// the run's timeout) fails with the reason and ends the run.
-    async fn run_step(&mut self, path: &str, step: &Step, inherited: OnError) -> Flow {
+    pub(crate) async fn run_step(&mut self, path: &str, step: &Step, inherited: OnError) -> Flow {
         let step_type = step.step_type().as_str().to_owned();
         self.d.em.emit(EventKind::TaskStepStart(TaskStepStart {
             path: path.to_owned(),
@@ -614,4 +651,21 @@ fn shown_values(
         .filter(|(k, _)| !(has_fields && k.as_str() == name))
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect()
+}
+
+/// `path` without its rounds' marks (`steps[1].steps[0]#2.steps[0]` → `steps[1].steps[0].steps[0]`):
+/// the step as the task file has it.
+fn without_rounds(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    let mut in_round = false;
+    for c in path.chars() {
+        if c == '#' {
+            in_round = true;
+        } else if in_round && c.is_ascii_digit() {
+        } else {
+            in_round = false;
+            out.push(c);
+        }
+    }
+    out
 }

@@ -14,6 +14,7 @@ mod driver;
 mod exec;
 mod outcome;
 mod rounds;
+mod scope;
 mod texts;
 
 use std::collections::BTreeMap;
@@ -28,6 +29,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use csv::{DOCUMENT_DIRS_ENV, allowed_dirs_from_env};
 pub use outcome::{Located, StepError};
+pub use scope::Scope;
 
 use crate::redact::Redacting;
 use crate::step::{Task, limits};
@@ -64,6 +66,12 @@ pub struct RunRequest {
     /// secret store opened for this run). Never printed: every record of the run shows
     /// `••••(secret NAME)` where a value would be.
     pub secrets: BTreeMap<String, String>,
+    /// Which steps run: all, up to one (`until`) or one alone (`only`).
+    pub scope: Scope,
+    /// The application window the run starts in (none: the run opens or selects its own, as
+    /// a task's first steps do); a step run alone on the device as it is starts in the window
+    /// the device's last run left selected.
+    pub app: Option<deft_tools::AppSelection>,
 }
 
 impl RunRequest {
@@ -74,6 +82,8 @@ impl RunRequest {
             variables,
             csv_dirs: allowed_dirs_from_env(),
             secrets,
+            scope: Scope::Whole,
+            app: None,
         }
     }
 }
@@ -84,6 +94,8 @@ impl std::fmt::Debug for RunRequest {
             .field("variables", &self.variables)
             .field("csv_dirs", &self.csv_dirs)
             .field("secrets", &self.secrets.keys().collect::<Vec<_>>())
+            .field("scope", &self.scope)
+            .field("app", &self.app)
             .finish()
     }
 }
@@ -144,10 +156,18 @@ pub async fn run_task(
         screenshots: task.screenshots,
         bounds: Vec::new(),
         csv_dirs: request.csv_dirs.clone(),
+        until: match &request.scope {
+            Scope::Until(path) => Some(path.clone()),
+            _ => None,
+        },
+        halted: false,
     };
+    if let Some(app) = &request.app {
+        exec.d.start_in(app.clone());
+    }
     let run_cancel = exec.d.cancel.clone();
     let flow = {
-        let steps = exec.run_steps("", "steps", "", &task.steps, task.on_error);
+        let steps = exec.run_scope(task, &request.scope);
         // At the limit the run is cancelled as a stop is, so the step in flight and the ones
         // after it are recorded; the steps then end the run as `timeout`.
         let deadline = async {

@@ -27,6 +27,22 @@ pub fn find_answer_unreadable(answer: &str) -> String {
     format!("find_controls did not answer in its JSON form: {head}")
 }
 
+/// A run asked to play both `until` and `only`.
+pub const SCOPE_BOTH: &str = "give either until (run the task up to and including a step) or only (run one step alone), not both";
+
+/// A run's `until` / `only` names a path where the task has no step.
+pub fn no_step_at(path: &str, top_level: usize) -> String {
+    let last = top_level.saturating_sub(1);
+    format!(
+        "the task has no step at {path} (its top-level steps are steps[0] to steps[{last}]); give the path of one of its steps as the validator writes it, such as steps[1] or steps[2].then[0]"
+    )
+}
+
+/// How a run to a step ends once that step has run.
+pub fn ran_until(path: &str) -> String {
+    format!("ran up to and including {path}; the device is left as that step left it")
+}
+
 /// A step or run cut short by a stop.
 pub const STOPPED: &str = "stopped by a person";
 

@@ -57,6 +57,10 @@ export interface TaskFileEditorProps {
   results?: ReadonlyMap<string, TaskStepView>;
   /** A task file (the default), or an action of the library. */
   kind?: "task" | "action";
+  /** Run to here / run this step from the step cards (none: the cards offer no run). */
+  runStep?: (path: string, how: "until" | "only") => void;
+  /** Why those cannot start now; empty when they can. */
+  runNote?: string;
 }
 
 /** The offset in `text` of a 1-based line and column. */
@@ -68,7 +72,7 @@ function offsetOf(text: string, line: number, column: number): number {
 }
 
 /** The editor. */
-export function TaskFileEditor({ draft, onChange, issues, devices, defaultDevice, readOnly, results, kind = "task" }: TaskFileEditorProps) {
+export function TaskFileEditor({ draft, onChange, issues, devices, defaultDevice, readOnly, results, kind = "task", runStep, runNote }: TaskFileEditorProps) {
   const [tab, setTab] = useState<"form" | "json">("form");
   const [reveal, setReveal] = useState<{ path: string; n: number } | undefined>();
   const raw = useRef<HTMLTextAreaElement>(null);
@@ -170,6 +174,8 @@ export function TaskFileEditor({ draft, onChange, issues, devices, defaultDevice
               device={device || defaultDevice}
               reveal={reveal}
               results={results}
+              runStep={runStep}
+              runNote={runNote}
               library={kind === "action"}
             />
           ) : (

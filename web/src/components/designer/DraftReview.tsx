@@ -7,16 +7,14 @@
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { api, errorText } from "../../api";
 import { mergeIssues, pinWarnings, placeWarnings, provenByTry, type PinnedWarning } from "../../draft-warnings";
-import { dateTime, relative, taskStatusLabel } from "../../format";
-import { useTaskRun } from "../../hooks/useTaskRun";
+import { dateTime, relative } from "../../format";
 import { useFileSave } from "../../hooks/useFileSave";
 import { useValidation } from "../../hooks/useValidation";
 import { ValidityChip } from "../common/EditorBar";
-import { Link, navigate, useLeaveGuard } from "../../router";
-import { resultsByPath, storedTaskStep, type TaskStepView } from "../../task-run-state";
+import { navigate, useLeaveGuard } from "../../router";
 import type { Device, TaskDraft } from "../../types";
 import type { Issues } from "../steps/issues";
-import { RunSteps } from "../common/RunSteps";
+import { TryPanel, useTry } from "../common/TryPanel";
 import { draftOf, TaskFileEditor, type TaskDraft as FileDraft } from "../common/TaskFileEditor";
 import { SaveAsTask } from "./SaveAsTask";
 
@@ -53,10 +51,10 @@ export function DraftReview({ kept, devices, onOpenImage, onDirty, onLiveDevice,
 
   // "Try it": the run, and the text it ran (its results stand on the cards only while the draft
   // is that text).
-  const [tryId, setTryId] = useState<string | null>(null);
+  const t = useTry();
+  const { tryId, setTryId, tried } = t;
   const [triedText, setTriedText] = useState("");
   const [starting, setStarting] = useState(false);
-  const tried = useTaskRun(tryId);
   useEffect(() => {
     // A try still running from before a reload is followed again.
     api
@@ -72,9 +70,8 @@ export function DraftReview({ kept, devices, onOpenImage, onDirty, onLiveDevice,
   }, []);
   const liveDevice = tried.runningNow && tried.run ? tried.run.device : device;
   useEffect(() => onLiveDevice(liveDevice), [liveDevice]);
-  const triedSteps: TaskStepView[] = tried.state.steps.length > 0 ? tried.state.steps : (tried.run?.step_results ?? []).map(storedTaskStep);
   const stale = tryId !== null && triedText !== draft.text;
-  const results = useMemo(() => (stale ? undefined : resultsByPath(triedSteps)), [triedSteps, stale]);
+  const results = stale ? undefined : t.results;
 
   // The draft's own warnings follow the steps they name through the edits, until a try runs their
   // step as written (then the selector does match: the warning was wrong).
@@ -116,8 +113,6 @@ export function DraftReview({ kept, devices, onOpenImage, onDirty, onLiveDevice,
       setBanner(errorText(e));
     }
   };
-
-  const tryStatus = tried.state.done && tried.run?.status === "running" ? "ending" : (tried.run?.status ?? "running");
 
   return (
     <div class="page-body draft-review" data-testid="draft-review">
@@ -186,44 +181,7 @@ export function DraftReview({ kept, devices, onOpenImage, onDirty, onLiveDevice,
           }}
         />
       )}
-      {tryId && (
-        <section class="try-panel" aria-label="Try run" data-testid="try-panel">
-          <div class="try-head">
-            <strong>Try run</strong>
-            <span class={`chip chip-task-${tryStatus}`} data-testid="try-status">
-              {tried.runningNow && <span class="pulse" aria-hidden="true" />} {taskStatusLabel(tryStatus)}
-            </span>
-            {tried.runningNow && tried.connection === "reconnecting" && <span class="muted small">reconnecting…</span>}
-            {stale && <span class="muted small">the draft changed since; try again to see its steps on the cards</span>}
-            <span class="grow" />
-            {tried.runningNow && (
-              <button class="btn btn-danger btn-small" onClick={() => void tried.stop()} disabled={tried.stopping} data-testid="try-stop">
-                {tried.stopping ? "Stopping…" : "■ Stop"}
-              </button>
-            )}
-            <Link href={`/task-runs/${encodeURIComponent(tryId)}`} class="small">
-              Open the run
-            </Link>
-            {!tried.runningNow && (
-              <button class="btn btn-ghost btn-small" onClick={() => setTryId(null)} aria-label="Close the try run">
-                ✕
-              </button>
-            )}
-          </div>
-          {tried.error && (
-            <div class="banner banner-error" role="alert">
-              {tried.error}
-            </div>
-          )}
-          {!tried.runningNow && tried.run?.error && (
-            <div class="banner banner-error" data-testid="try-outcome">
-              {tried.run.error}
-            </div>
-          )}
-          <RunSteps steps={triedSteps} runId={tryId} openImage={onOpenImage} />
-          {triedSteps.length === 0 && <p class="muted small">{tried.runningNow ? "Starting…" : "No step ran."}</p>}
-        </section>
-      )}
+      <TryPanel t={t} title="Try run" staleNote={stale ? "the draft changed since; try again to see its steps on the cards" : undefined} openImage={onOpenImage} />
       <TaskFileEditor draft={draft} onChange={setDraft} issues={issues} devices={devices} defaultDevice={kept.device} results={results} />
     </div>
   );

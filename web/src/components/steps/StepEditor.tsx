@@ -39,6 +39,10 @@ export interface StepEditorProps {
   reveal?: { path: string; n: number };
   /** A run's result of each step, by path (the latest, for a step a loop ran more than once). */
   results?: ReadonlyMap<string, TaskStepView>;
+  /** Run to here / run this step from a card's menu (none: no such menu). */
+  runStep?: (path: string, how: "until" | "only") => void;
+  /** Why those cannot start now; empty when they can. */
+  runNote?: string;
 }
 
 // Stable keys for steps across edits and moves, so a card keeps its state (open or not) while its
@@ -79,8 +83,9 @@ export function countSteps(steps: unknown): number {
 /** After a move, the card whose button should get the focus back (the DOM node moved). */
 let focusAfterMove: { key: string; button: "up" | "down" } | null = null;
 
-/** Whether a device can be asked now, checked every 10 s while the editor shows. */
-function useDeviceReady(device: string | undefined): { ready: boolean; note: string } {
+/** Whether a device can be asked now, checked every 10 s while the editor shows, and at once when
+ * `again` changes (a run from the cards started or ended). */
+function useDeviceReady(device: string | undefined, again?: unknown): { ready: boolean; note: string } {
   const [state, setState] = useState({ ready: false, note: "checking the device…" });
   useEffect(() => {
     if (!device) return;
@@ -106,7 +111,7 @@ function useDeviceReady(device: string | undefined): { ready: boolean; note: str
       gone = true;
       clearInterval(t);
     };
-  }, [device]);
+  }, [device, again]);
   return state;
 }
 
@@ -115,7 +120,7 @@ export function StepEditor(p: StepEditorProps) {
   const [open, setOpen] = useState<OpenRequest>({ n: 0 });
   const fresh = useRef(new Set<string>()).current;
   const [startOpen] = useState(() => countSteps(p.value) <= 12);
-  const device = useDeviceReady(p.device);
+  const device = useDeviceReady(p.device, p.runNote);
   useEffect(() => {
     if (p.reveal) setOpen((o) => ({ n: o.n + 1, path: p.reveal!.path }));
   }, [p.reveal?.n]);
@@ -130,6 +135,8 @@ export function StepEditor(p: StepEditorProps) {
     startOpen,
     fresh,
     results: p.results,
+    runStep: p.runStep,
+    runNote: p.runNote,
   };
   const total = countSteps(p.value);
   return (
@@ -336,6 +343,7 @@ function StepCard(p: StepCardProps) {
             {STEP_ICON[result.status] ?? "•"} {result.status}
           </span>
         )}
+        {ctx.runStep && <RunMenu path={p.path} n={n} />}
         {!ctx.readOnly && (
           <span class="step-actions">
             <button ref={up} type="button" class="icon-btn" aria-label={`Move step ${n} up`} title="Move up (Alt+↑)" aria-keyshortcuts="Alt+ArrowUp" disabled={p.index === 0} onClick={() => p.onMove(-1)}>
@@ -384,6 +392,76 @@ function StepCard(p: StepCardProps) {
         </div>
       )}
     </li>
+  );
+}
+
+/** A card's run menu: run the task up to and including this step, or this step alone, on the
+ * editor's device. A button that opens a menu of two items; ↑ / ↓ move between them, Escape
+ * closes it and gives the focus back. */
+function RunMenu({ path, n }: { path: string; n: number }) {
+  const ctx = useContext(EditorContext);
+  const [open, setOpen] = useState(false);
+  const button = useRef<HTMLButtonElement>(null);
+  const menu = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (open) menu.current?.querySelector<HTMLElement>("[role=menuitem]")?.focus();
+  }, [open]);
+  const close = () => {
+    setOpen(false);
+    button.current?.focus();
+  };
+  const run = (how: "until" | "only") => {
+    setOpen(false);
+    ctx.runStep?.(path, how);
+  };
+  const disabled = !!ctx.runNote;
+  return (
+    <span class="run-menu">
+      <button
+        ref={button}
+        type="button"
+        class="icon-btn"
+        aria-haspopup="menu"
+        aria-expanded={open}
+        aria-label={`Run step ${n}…`}
+        title={ctx.runNote || "Run to here, or this step alone, on the device"}
+        onClick={() => setOpen(!open)}
+        data-testid="step-run-menu"
+      >
+        ▶
+      </button>
+      {open && (
+        <div
+          ref={menu}
+          class="run-menu-list"
+          role="menu"
+          data-testid="step-run-items"
+          aria-label={`Run step ${n}`}
+          onKeyDown={(e) => {
+            if (e.key === "Escape") {
+              e.preventDefault();
+              close();
+            } else if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+              e.preventDefault();
+              const items = [...(menu.current?.querySelectorAll<HTMLElement>("[role=menuitem]") ?? [])];
+              const at = items.indexOf(document.activeElement as HTMLElement);
+              items[(at + (e.key === "ArrowDown" ? 1 : items.length - 1)) % items.length]?.focus();
+            }
+          }}
+          onFocusOut={(e) => {
+            if (!menu.current?.contains(e.relatedTarget as Node | null) && e.relatedTarget !== button.current) setOpen(false);
+          }}
+        >
+          <button type="button" role="menuitem" disabled={disabled} title={ctx.runNote} onClick={() => run("until")} data-testid="run-to-here">
+            Run to here
+          </button>
+          <button type="button" role="menuitem" disabled={disabled} title={ctx.runNote} onClick={() => run("only")} data-testid="run-this-step">
+            Run this step
+          </button>
+          {disabled && <div class="muted small run-menu-note">{ctx.runNote}</div>}
+        </div>
+      )}
+    </span>
   );
 }
 

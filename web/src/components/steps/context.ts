@@ -33,6 +33,11 @@ export interface EditorState {
   fresh: Set<string>;
   /** A run's result of each step, by path (designer mode's "try it"), shown on its card. */
   results?: ReadonlyMap<string, TaskStepView>;
+  /** Runs the task up to and including the step at `path` ("until"), or that step alone
+   * ("only"), on its device; none: the cards offer no run. */
+  runStep?: (path: string, how: "until" | "only") => void;
+  /** Why a run cannot start now (a run under way, problems in the file); empty when it can. */
+  runNote?: string;
 }
 
 /** The editor's shared state. */

@@ -1,15 +1,19 @@
 // Editing a task file: the draft in the task file editor, checked by the server's validator 400 ms
 // after each change, saved with Save (or Ctrl+S) — created or replaced — and guarded: leaving with
 // unsaved changes asks first. A blank new task shows no problems and no unsaved changes until the
-// person types or presses Create.
+// person types or presses Create. From a step card's menu, "run to here" runs the file as edited
+// from its first step up to that one on its device (which stays where the step left it, for the
+// selector picker), and "run this step" runs that step alone: tries, as designer mode's, not runs
+// of the task; their results show on the cards.
 import { useEffect, useState } from "preact/hooks";
-import { api } from "../../api";
+import { api, errorText } from "../../api";
 import { useFileSave } from "../../hooks/useFileSave";
 import { useValidation } from "../../hooks/useValidation";
 import { useLeaveGuard } from "../../router";
 import type { Device, Issue, TaskDetail } from "../../types";
 import { EditorBar } from "../common/EditorBar";
 import { draftOf, TaskFileEditor, type TaskDraft } from "../common/TaskFileEditor";
+import { TryPanel, useTry } from "../common/TryPanel";
 
 type Obj = Record<string, unknown>;
 
@@ -23,6 +27,8 @@ export interface TaskEditorProps {
   /** A new task starts as a copy of this task's file (Duplicate). */
   copyOf?: TaskDetail | null;
   devices: Device[];
+  /** Shows a step's screenshot of a run to here. */
+  openImage: (src: string, alt: string) => void;
   onSaved: (t: TaskDetail) => void;
 }
 
@@ -34,7 +40,7 @@ function firstDraft(task: TaskDetail | null, copyOf?: TaskDetail | null): TaskDr
 }
 
 /** The editor with its toolbar. */
-export function TaskEditor({ task, copyOf, devices, onSaved }: TaskEditorProps) {
+export function TaskEditor({ task, copyOf, devices, openImage, onSaved }: TaskEditorProps) {
   const [draft, setDraft] = useState<TaskDraft>(() => firstDraft(task, copyOf));
   const [firstText] = useState(draft.text);
   // What is stored: the task's file; a copy is not stored yet (it is unsaved work from the start);
@@ -71,6 +77,29 @@ export function TaskEditor({ task, copyOf, devices, onSaved }: TaskEditorProps) 
 
   const e = issues.errors.length;
 
+  // Run to here / run this step: a try of the file as it is now; its results stand on the cards
+  // while the file is that text.
+  const t = useTry();
+  const [ran, setRan] = useState({ text: "", title: "" });
+  const [runError, setRunError] = useState("");
+  const [starting, setStarting] = useState(false);
+  const stale = t.tryId !== null && ran.text !== draft.text;
+  const runNote = starting || t.tried.runningNow ? "a run of this task file is under way" : e > 0 ? "fix the problems in the file first" : !draft.value ? "the file is not JSON" : "";
+  const runStep = async (path: string, how: "until" | "only") => {
+    if (!draft.value || runNote) return;
+    setStarting(true);
+    setRunError("");
+    try {
+      const run = await api.tryDraft(draft.value, device, how === "until" ? { until: path } : { only: path });
+      setRan({ text: draft.text, title: how === "until" ? `Run to ${path}` : `Run of ${path}` });
+      t.setTryId(run.id);
+    } catch (err) {
+      setRunError(errorText(err));
+    } finally {
+      setStarting(false);
+    }
+  };
+
   return (
     <div class="task-editor" data-testid="task-editor">
       <EditorBar
@@ -91,7 +120,22 @@ export function TaskEditor({ task, copyOf, devices, onSaved }: TaskEditorProps) 
           {banner}
         </div>
       )}
-      <TaskFileEditor draft={draft} onChange={setDraft} issues={issues} devices={devices} defaultDevice={defaultDevice} />
+      {runError && (
+        <div class="banner banner-error" role="alert" data-testid="run-step-error">
+          {runError}
+        </div>
+      )}
+      <TryPanel t={t} title={ran.title} staleNote={stale ? "the file changed since; run again to see its steps on the cards" : undefined} openImage={openImage} />
+      <TaskFileEditor
+        draft={draft}
+        onChange={setDraft}
+        issues={issues}
+        devices={devices}
+        defaultDevice={defaultDevice}
+        results={stale ? undefined : t.results}
+        runStep={(path, how) => void runStep(path, how)}
+        runNote={runNote}
+      />
     </div>
   );
 }

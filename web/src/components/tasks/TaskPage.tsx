@@ -23,7 +23,7 @@ export interface TaskPageProps extends AreaProps {
 }
 
 /** The page. */
-export function TaskPage({ id, tab, devices }: TaskPageProps) {
+export function TaskPage({ id, tab, devices, openImage }: TaskPageProps) {
   const [task, setTask] = useState<TaskDetail | null>(null);
   const [copyOf, setCopyOf] = useState<TaskDetail | null | undefined>(id ? null : undefined);
   const [error, setError] = useState("");
@@ -71,6 +71,7 @@ export function TaskPage({ id, tab, devices }: TaskPageProps) {
               task={null}
               copyOf={copyOf}
               devices={devices}
+              openImage={openImage}
               onSaved={(t) => navigate(`/tasks/${encodeURIComponent(t.id)}/edit`, { replace: true })}
             />
           )}
@@ -142,7 +143,7 @@ export function TaskPage({ id, tab, devices }: TaskPageProps) {
             ))}
           </nav>
           <div class="page-body">
-            {tab === "edit" && <TaskEditor task={task} devices={devices} onSaved={setTask} />}
+            {tab === "edit" && <TaskEditor task={task} devices={devices} openImage={openImage} onSaved={setTask} />}
             {tab === "schedules" && <Schedules task={task} onChanged={load} />}
             {tab !== "edit" && tab !== "schedules" && <RunHistory task={task.id} />}
           </div>

@@ -30,6 +30,7 @@ impl From<Refusal> for TaskError {
             Refusal::Invalid(report) => TaskError::Invalid(report),
             Refusal::Store(e) => e.into(),
             Refusal::Secrets(t) => TaskError::at("variables", t),
+            Refusal::Scope(field, t) => TaskError::at(field, t),
         }
     }
 }
