@@ -44,6 +44,7 @@ mod runs;
 mod schedules;
 mod secrets;
 mod select;
+mod task_run_row;
 mod task_runs;
 mod tasks;
 mod types;

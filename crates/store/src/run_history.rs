@@ -10,7 +10,7 @@ use sqlx::any::AnyRow;
 
 use crate::convert::{column, from_db};
 use crate::error::{Result, StoreError, db};
-use crate::task_runs::{RUN_COLUMNS, task_run_from_row};
+use crate::task_run_row::{RUN_COLUMNS, task_run_from_row};
 use crate::{MAX_PAGE, Store, TaskRun, TaskRunFilter, TaskRunStatus};
 
 /// What the history is sorted by. Ties fall to the start, then to the id, in the same

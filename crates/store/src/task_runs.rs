@@ -3,7 +3,7 @@
 //! that never started, finishing, the paged history (newest first), the running instance of a
 //! task, and each run's executed steps.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 use sqlx::AssertSqlSafe;
 use sqlx::any::AnyRow;
 
@@ -13,14 +13,11 @@ use crate::event_log::{self, Log};
 use crate::lookup;
 use crate::run_history;
 use crate::select::prefixed;
+use crate::task_run_row::{RUN_COLUMNS, task_run_from_row};
 use crate::{
-    MatchedControl, NewDraftRun, NewTaskRun, Page, Paged, RunStart, StepCounts, StepStatus, Store,
-    TaskRun, TaskRunFilter, TaskRunStatus, TaskRunStep, TaskTrigger,
+    MatchedControl, NewDraftRun, NewTaskRun, Page, Paged, RunStart, StepStatus, Store, TaskRun,
+    TaskRunFilter, TaskRunStatus, TaskRunStep, TaskTrigger,
 };
-
-pub(crate) const RUN_COLUMNS: &str = "id, task_id, task_name, triggered_by, schedule_id, fire_at_ms, device, \
-     status, started_at_ms, ended_at_ms, error, variables, steps_ok, steps_failed, steps_skipped, \
-     steps_healed, owner, heartbeat_at_ms";
 
 const STEP_COLUMNS: &str = "seq, path, step_type, status, started_at_ms, duration_ms, matched, \
      healed_from, error, message, image_ids";
@@ -448,51 +445,6 @@ enum InsertError {
 
 fn no_run(run_id: &str) -> StoreError {
     StoreError::NotFound(format!("no task run has the id {run_id:?}"))
-}
-
-/// The run columns of table alias `table`, renamed with `prefix` (for joins).
-pub(crate) fn prefixed_run_columns(table: &str, prefix: &str) -> String {
-    prefixed(table, prefix, RUN_COLUMNS)
-}
-
-/// A task run from columns named `prefix` + the column.
-pub(crate) fn task_run_from_row(row: &AnyRow, prefix: &str) -> Result<TaskRun> {
-    const READ: &str = "reading a task run";
-    let col = |name: &str| format!("{prefix}{name}");
-    let id: String = column(row, &col("id"), READ)?;
-    let what = |c: &str| format!("task run {id}, column {c}");
-    let count = |c: &str| -> Result<u64> { from_db(&what(c), column(row, &col(c), READ)?) };
-    let trigger: String = column(row, &col("triggered_by"), READ)?;
-    let status: String = column(row, &col("status"), READ)?;
-    let variables: String = column(row, &col("variables"), READ)?;
-    Ok(TaskRun {
-        task_id: column(row, &col("task_id"), READ)?,
-        task_name: column(row, &col("task_name"), READ)?,
-        trigger: TaskTrigger::from_name(&trigger).ok_or_else(|| StoreError::Corrupt {
-            what: what("triggered_by"),
-            cause: format!("unknown trigger {trigger:?}"),
-        })?,
-        schedule_id: column(row, &col("schedule_id"), READ)?,
-        fire_at_ms: column(row, &col("fire_at_ms"), READ)?,
-        device: column(row, &col("device"), READ)?,
-        status: TaskRunStatus::from_name(&status).ok_or_else(|| StoreError::Corrupt {
-            what: what("status"),
-            cause: format!("unknown task run status {status:?}"),
-        })?,
-        started_at_ms: column(row, &col("started_at_ms"), READ)?,
-        ended_at_ms: column(row, &col("ended_at_ms"), READ)?,
-        error: column(row, &col("error"), READ)?,
-        variables: from_json::<Map<String, Value>>(&what("variables"), &variables)?,
-        steps: StepCounts {
-            ok: count("steps_ok")?,
-            failed: count("steps_failed")?,
-            skipped: count("steps_skipped")?,
-            healed: count("steps_healed")?,
-        },
-        owner: column(row, &col("owner"), READ)?,
-        heartbeat_at_ms: column(row, &col("heartbeat_at_ms"), READ)?,
-        id,
-    })
 }
 
 fn step_from_row(row: &AnyRow, run_id: &str) -> Result<TaskRunStep> {

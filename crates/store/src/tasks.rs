@@ -7,7 +7,7 @@ use crate::convert::{column, flag, flag_from, from_db, now_ms};
 use crate::error::{Result, StoreError, db, is_unique_violation, no_task};
 use crate::lookup;
 use crate::select::{PageQuery, page_of, prefixed};
-use crate::task_runs::{prefixed_run_columns, task_run_from_row};
+use crate::task_run_row::{prefixed_run_columns, task_run_from_row};
 use crate::{NewTask, Page, Paged, Store, Task, TaskFilter, TaskListing};
 
 const TASK_COLUMNS: &str = "id, name, device, definition, enabled, created_at_ms, updated_at_ms";

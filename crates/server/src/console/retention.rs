@@ -96,7 +96,7 @@ pub async fn put_retention(
             Some(d) if d > MAX_DAYS => {
                 return Err(ApiError(
                     axum::http::StatusCode::BAD_REQUEST,
-                    texts::bad_retention_days(name, d),
+                    texts::bad_retention_days(name, d, MAX_DAYS),
                 ));
             }
             Some(d) => console.store().set_meta(key, &d.to_string()).await?,

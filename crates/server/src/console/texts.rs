@@ -265,10 +265,9 @@ pub fn bad_export_format(given: &str) -> String {
 }
 
 /// 400 for a retention longer than the longest one may set.
-pub fn bad_retention_days(field: &str, days: u32) -> String {
+pub fn bad_retention_days(field: &str, days: u32, max: u32) -> String {
     format!(
-        "{field} {days} is too long: give a number of days up to {} (about a century), or 0 to keep forever",
-        super::retention::MAX_DAYS
+        "{field} {days} is too long: give a number of days up to {max} (about a century), or 0 to keep forever"
     )
 }
 
