@@ -30,7 +30,7 @@ pub struct TypedResult {
     pub value: Option<Value>,
     /// Why it is not valid (only when not valid; at most [`TypedResult::MAX_ERRORS`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[cfg_attr(feature = "ts", ts(optional))]
+    #[cfg_attr(feature = "ts", ts(optional, as = "Option<Vec<OutputError>>"))]
     pub errors: Vec<OutputError>,
     /// The answer's text as the model wrote it (only when not valid).
     #[serde(default, skip_serializing_if = "Option::is_none")]
