@@ -70,7 +70,7 @@ pub struct Args {
     output_schema: Option<std::path::PathBuf>,
     /// Never send the output schema as the provider's structured output (`response_format`):
     /// put it in the system prompt (for a provider that lacks structured output).
-    #[arg(long, env = "AGENT_NO_STRUCTURED_OUTPUT", requires = "output_schema")]
+    #[arg(long, env = "AGENT_NO_STRUCTURED_OUTPUT")]
     no_structured_output: bool,
 }
 

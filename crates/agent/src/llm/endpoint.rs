@@ -1,5 +1,5 @@
 //! What an endpoint accepts beside the messages and tools — `stream_options`, the fields that
-//! turn reasoning off, the output cap's name — known for a provider or learned from its
+//! turn reasoning off, the output cap's name, structured output (`response_format`) — known for a provider or learned from its
 //! answers, and kept for the process's life in one table keyed by endpoint (base URL and
 //! model). deft makes a new [`super::LlmClient`] for every run, every distilling pass and every
 //! audit; each one reads and teaches the same entry, so a strict endpoint refuses a field once
