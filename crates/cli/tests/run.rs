@@ -117,7 +117,7 @@ async fn a_failed_run_is_exit_1() {
 /// A schema file in `dir`.
 fn schema_file(dir: &std::path::Path, schema: &str) -> std::path::PathBuf {
     let path = dir.join("schema.json");
-    std::fs::write(&path, schema).unwrap();
+    std::fs::write(&path, schema).expect("write the schema file");
     path
 }
 
