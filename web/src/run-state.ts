@@ -1,6 +1,6 @@
 // The live view of one run, built from its events. Pure: `applyEvent` returns a new state, and an
 // event at or below `lastSeq` (a replay after a reconnect) changes nothing.
-import type { AgentEvent, DraftIssue, MemoryNote, RunMode, RunStatus, StepSummary, Usage } from "./types";
+import type { AgentEvent, DraftIssue, MemoryNote, RunMode, RunStatus, StepSummary, TypedResult, Usage } from "./types";
 
 /** What a step card shows. */
 export interface StepView {
@@ -43,6 +43,8 @@ export interface RunView {
   warnings?: DraftIssue[];
   /** … or why there is none. */
   draftError?: string;
+  /** A run with an output schema, once done: its typed result. */
+  output?: TypedResult;
 }
 
 /** A fresh view of a run that has not sent anything yet. */
@@ -182,6 +184,7 @@ export function applyEvent(run: RunView, ev: AgentEvent): RunView {
         r.warnings = ev.warnings ?? [];
       }
       if (ev.draft_error) r.draftError = ev.draft_error;
+      if (ev.output) r.output = ev.output;
       r.steps = run.steps.map((s) =>
         s.status === "running" || s.status === "waiting" ? { ...s, status: ev.status === "stopped" ? "stopped" : "skipped" } : s,
       );

@@ -34,6 +34,38 @@ path: string,
  */
 message: string, };
 
+export type OutputError = { 
+/**
+ * The instance path (`/items/0/price`), `""` for the answer as a whole.
+ */
+path: string, 
+/**
+ * What is wrong there.
+ */
+message: string, };
+
+export type TypedResult = { 
+/**
+ * Whether the answer is JSON valid against the schema.
+ */
+valid: boolean, 
+/**
+ * The parsed answer (only when valid).
+ */
+value?: unknown, 
+/**
+ * Why it is not valid (only when not valid; at most [`TypedResult::MAX_ERRORS`]).
+ */
+errors?: Array<OutputError>, 
+/**
+ * The answer's text as the model wrote it (only when not valid).
+ */
+raw?: string, 
+/**
+ * Whether a repair turn was asked for (the first answer was not valid).
+ */
+repaired: boolean, };
+
 /** A run's state: running, or how it ended. */
 export type RunStatus = "running" | DoneStatus;
 
@@ -240,7 +272,11 @@ memory: Array<MemoryNote>,
  * Distilling the run after its `done` is still going on (its notes are not all in
  * `memory` yet).
  */
-distilling: boolean, };
+distilling: boolean, 
+/**
+ * A finished run with an output schema: its typed result, as its `done` carried it.
+ */
+output?: TypedResult, };
 
 export type CurrentRun = { 
 /**
@@ -698,7 +734,12 @@ warnings?: Array<DraftIssue>,
  * Designer mode, without `draft`: why the run ended with no valid draft (the tool-call
  * limit, a stop, the model gave up or never submitted).
  */
-draft_error?: string, };
+draft_error?: string, 
+/**
+ * A run with an output schema: its final answer checked against the schema — the
+ * parsed value, or the errors and the answer's text.
+ */
+output?: TypedResult, };
 
 export type AgentEvent = { 
 /**
@@ -783,7 +824,12 @@ warnings?: Array<DraftIssue>,
  * Designer mode, without `draft`: why the run ended with no valid draft (the tool-call
  * limit, a stop, the model gave up or never submitted).
  */
-draft_error?: string, });
+draft_error?: string, 
+/**
+ * A run with an output schema: its final answer checked against the schema — the
+ * parsed value, or the errors and the answer's text.
+ */
+output?: TypedResult, });
 
 /** One problem the validator found, at its path. */
 export type Issue = { path: string, message: string, line?: number, column?: number, };

@@ -5,7 +5,8 @@ use std::time::Instant;
 
 use deft_protocol::event::DeltaKind;
 use deft_protocol::{
-    CommandResult, DoneStatus, DraftOutcome, EventKind, ResultStatus, RunMode, ToolStep, Usage,
+    CommandResult, DoneStatus, DraftOutcome, EventKind, OutputError, ResultStatus, RunMode,
+    ToolStep, TypedResult, Usage,
 };
 use deft_tools::emitter::Emitter;
 use deft_tools::session::{Call, Called, DeviceSession};
@@ -17,6 +18,7 @@ use crate::context::Conversation;
 use crate::extension::{CallRecord, Starting};
 use crate::images::{decode_data_uri, downscale_for_model};
 use crate::llm::{CallOptions, CallUsage, Completion, Delta, LlmClient, LlmError, ToolCall};
+use crate::output::OutputSchema;
 use crate::platform::{ListDevices, PlatformCall, PlatformTool};
 use crate::profile::RunProfile;
 use crate::toolset::{self, Target, ToolSet};
@@ -43,6 +45,9 @@ pub struct RunRequest {
     pub extra_context: Vec<String>,
     /// What kind of run (default: a chat).
     pub profile: RunProfile,
+    /// The schema the final answer must be valid against (a typed result: see
+    /// [`crate::output`]); `None`: any answer.
+    pub output_schema: Option<OutputSchema>,
 }
 
 impl RunRequest {
@@ -57,6 +62,12 @@ impl RunRequest {
     /// Builder: the run's profile.
     pub fn with_profile(mut self, profile: RunProfile) -> Self {
         self.profile = profile;
+        self
+    }
+
+    /// Builder: the schema the final answer must be valid against.
+    pub fn with_output_schema(mut self, schema: Option<OutputSchema>) -> Self {
+        self.output_schema = schema;
         self
     }
 }
@@ -81,6 +92,8 @@ pub struct RunOutcome {
     pub mode: RunMode,
     /// Designer mode: the draft, or why there is none.
     pub draft: Option<DraftOutcome>,
+    /// With an output schema: the final answer checked against it.
+    pub output: Option<TypedResult>,
 }
 
 /// Where a run's time went.
@@ -144,7 +157,10 @@ impl Agent {
         let platform: Vec<Arc<dyn PlatformTool>> =
             vec![Arc::new(ListDevices(self.devices.clone()))];
         let em = Emitter::new(io.events, io.images);
+        let output_schema = request.output_schema.take();
         let mut run = RunState {
+            output_schema: output_schema.as_ref(),
+            typed: None,
             session: DeviceSession::new(device, cancel.clone(), em.clone()),
             cancel: &cancel,
             em,
@@ -175,13 +191,25 @@ impl Agent {
             .extensions
             .iter()
             .find_map(|e| e.finish(status, &answer));
-        run.em.emit(EventKind::agent_done(
-            answer.clone(),
-            run.usage,
-            status,
-            profile.mode,
-            draft.as_ref(),
-        ));
+        let output = output_schema.as_ref().map(|_| {
+            run.typed.take().unwrap_or_else(|| {
+                let error = OutputError {
+                    path: String::new(),
+                    message: texts::no_final_answer(status.as_str()),
+                };
+                TypedResult::invalid(vec![error], answer.clone())
+            })
+        });
+        run.em.emit(
+            EventKind::agent_done(
+                answer.clone(),
+                run.usage,
+                status,
+                profile.mode,
+                draft.as_ref(),
+            )
+            .with_output(output.clone()),
+        );
         let mut timings = run.timings;
         timings.total = started.elapsed();
         RunOutcome {
@@ -193,6 +221,7 @@ impl Agent {
             timings,
             mode: profile.mode,
             draft,
+            output,
         }
     }
 
@@ -207,7 +236,12 @@ impl Agent {
         while run.steps < limit {
             run.steps += 1;
             if let Some(stop) = self.turn(run, &mut convo).await {
-                return stop;
+                return match (run.output_schema, stop) {
+                    (Some(schema), Stop::Done(DoneStatus::Completed, answer)) => {
+                        self.typed_answer(run, &mut convo, schema, answer).await
+                    }
+                    (_, stop) => stop,
+                };
             }
         }
         if !run.profile.summary_at_limit {
@@ -218,6 +252,36 @@ impl Agent {
         match self.call_model(run, &convo, &[]).await {
             Ok(c) => Stop::Done(DoneStatus::MaxSteps, c.content),
             Err(stop) => stop,
+        }
+    }
+
+    /// A typed run's final answer checked against its schema; when it is not valid, exactly one
+    /// repair turn (the validator's errors, no tools) and the second answer checked in turn.
+    /// The result is kept for `done`; the answer stays the model's text.
+    async fn typed_answer(
+        &self,
+        run: &mut RunState<'_>,
+        convo: &mut Conversation,
+        schema: &OutputSchema,
+        answer: String,
+    ) -> Stop {
+        let first = schema.check(&answer);
+        if first.valid {
+            run.typed = Some(first);
+            return Stop::Done(DoneStatus::Completed, answer);
+        }
+        convo.push(json!({"role": "assistant", "content": answer}));
+        convo.push(json!({"role": "user", "content": texts::output_repair(&first.errors)}));
+        run.steps += 1;
+        match self.call_model(run, convo, &[]).await {
+            Ok(c) => {
+                run.typed = Some(schema.check(&c.content).with_repaired(true));
+                Stop::Done(DoneStatus::Completed, c.content)
+            }
+            Err(stop) => {
+                run.typed = Some(first.with_repaired(true));
+                stop
+            }
         }
     }
 
@@ -389,7 +453,14 @@ impl Agent {
                 ..CallOptions::default()
             };
             self.llm
-                .complete_with(&messages, tools, &options, run.cancel, &mut on_delta)
+                .complete_typed(
+                    &messages,
+                    tools,
+                    &options,
+                    run.output_schema,
+                    run.cancel,
+                    &mut on_delta,
+                )
                 .await
         };
         run.timings.model += asked.elapsed();
@@ -579,6 +650,10 @@ struct RunState<'a> {
     /// What the model sees now: the host tools and the selected app's.
     tools: ToolSet,
     failures: FailureStreak,
+    /// The schema the final answer must be valid against.
+    output_schema: Option<&'a OutputSchema>,
+    /// The final answer checked against it, once it was.
+    typed: Option<TypedResult>,
 }
 
 impl RunState<'_> {

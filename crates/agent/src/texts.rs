@@ -105,3 +105,65 @@ pub fn json_kind(v: &serde_json::Value) -> &'static str {
         Value::Object(_) => "an object",
     }
 }
+
+/// The system section that asks for a typed answer, when the provider is not sent the schema
+/// as a structured-output `response_format` (or refused it).
+pub fn output_schema_prompt(schema: &str) -> String {
+    format!(
+        "Your final answer (the message in which you call no tool) must be a single JSON value valid against this JSON Schema, and nothing else: no prose before or after it, no code fence.\n\nJSON Schema:\n{schema}"
+    )
+}
+
+/// The repair turn: the final answer failed its schema; each error as `- <path>: <message>`
+/// (`(the answer)` for the answer as a whole).
+pub fn output_repair(errors: &[deft_protocol::OutputError]) -> String {
+    let mut text =
+        String::from("Your final answer is not valid against the required JSON Schema:\n");
+    for e in errors {
+        let path = if e.path.is_empty() {
+            "(the answer)"
+        } else {
+            e.path.as_str()
+        };
+        text.push_str(&format!("- {path}: {}\n", e.message));
+    }
+    text.push_str("Answer again with only the corrected JSON value, valid against the schema. Do not call tools.");
+    text
+}
+
+/// The error of an answer that is not JSON (`detail`: the parser's words).
+pub fn answer_not_json(detail: &str) -> String {
+    format!(
+        "the answer is not JSON ({detail}); write only the JSON value, optionally in one ```json fenced block"
+    )
+}
+
+/// The error of a typed run that ended without a final answer to check.
+pub fn no_final_answer(status: &str) -> String {
+    format!("the run ended {status} before a final answer, so there is no value to check")
+}
+
+/// An output schema larger than the limit.
+pub fn schema_too_large(bytes: usize, limit: usize) -> String {
+    format!(
+        "the output schema is {bytes} bytes; at most {limit} bytes are allowed — send a smaller schema"
+    )
+}
+
+/// An output schema that is not JSON.
+pub fn schema_not_json(detail: &str) -> String {
+    format!("the output schema is not JSON: {detail}")
+}
+
+/// An output schema that is JSON but not a valid JSON Schema (`detail`: the meta-validator's
+/// words).
+pub fn schema_invalid(detail: &str) -> String {
+    format!(
+        "the output schema is not a valid JSON Schema (draft 2020-12 unless its $schema says another): {detail}"
+    )
+}
+
+/// An output schema that is neither an object nor a boolean.
+pub fn schema_not_object(kind: &str) -> String {
+    format!("the output schema must be a JSON object (or true/false), got {kind}")
+}

@@ -111,6 +111,9 @@ pub const EMPTY_PROMPT: &str = "the prompt is empty: say what the agent should d
 /// 400 when a designer run names a conversation.
 pub const DESIGNER_NO_CONVERSATION: &str = "a designer run starts fresh and continues no conversation (designer mode sends no chat history): leave out \"conversation\"";
 
+/// A designer run was asked for a typed result.
+pub const DESIGNER_NO_OUTPUT_SCHEMA: &str = "output_schema is for chat runs: a designer run's result is its task draft. Leave output_schema out, or start a chat.";
+
 /// The title prefix of a designer run's conversation.
 pub const DESIGNER_TITLE: &str = "🧭 ";
 

@@ -9,10 +9,12 @@ use std::time::Duration;
 
 use anyhow::Context;
 use deft_agent::llm::{LlmClient, LlmConfig};
-use deft_agent::{Approver, ChannelSink, FixedApproval};
+use deft_agent::{Approver, ChannelSink, FixedApproval, OutputSchema};
 use deft_app::local::chat::{Distiller, LocalChat, LocalChatRun};
 use deft_protocol::event::DeltaKind;
-use deft_protocol::{AgentEvent, DoneStatus, DraftOutcome, EventKind, ResultStatus, ToolStep};
+use deft_protocol::{
+    AgentEvent, DoneStatus, DraftOutcome, EventKind, ResultStatus, ToolStep, TypedResult,
+};
 use deft_tools::devices;
 use futures::future::BoxFuture;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -61,7 +63,19 @@ pub struct Args {
     /// the data folder, the one `deft serve` uses).
     #[arg(long, env = "DATABASE_URL", hide_env_values = true, value_name = "URL")]
     database_url: Option<String>,
+    /// A JSON Schema (draft 2020-12 unless its $schema says another) the final answer must be
+    /// valid against: standard output gets only the answer's JSON (the model's text goes to
+    /// standard error); exit 3 when it is still not valid after one repair turn.
+    #[arg(long, value_name = "FILE", conflicts_with = "designer")]
+    output_schema: Option<std::path::PathBuf>,
+    /// Never send the output schema as the provider's structured output (`response_format`):
+    /// put it in the system prompt (for a provider that lacks structured output).
+    #[arg(long, env = "AGENT_NO_STRUCTURED_OUTPUT")]
+    no_structured_output: bool,
 }
+
+/// `deft run --output-schema`'s exit code when the answer is still not valid after its repair.
+const EXIT_INVALID_OUTPUT: u8 = 3;
 
 /// Runs the agent.
 pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
@@ -76,13 +90,16 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
             args.max_steps
         );
     }
+    let output_schema = args
+        .output_schema
+        .as_deref()
+        .map(read_output_schema)
+        .transpose()?;
     let directory = local_devices::directory(globals)?;
     let device = local_devices::pick_or_phone(globals, &directory, &args.device).await?;
-    let llm = Arc::new(LlmClient::new(LlmConfig::new(
-        &base,
-        &model,
-        args.api_key.clone(),
-    ))?);
+    let mut llm_config = LlmConfig::new(&base, &model, args.api_key.clone());
+    llm_config.structured_output = !args.no_structured_output;
+    let llm = Arc::new(LlmClient::new(llm_config)?);
     let run_id = deft_app::local::new_run_id();
     let chat = chat(&args, globals, &device, &run_id).await;
     let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
@@ -106,9 +123,10 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
             .clone()
             .unwrap_or_else(|| globals.data_dir.join("traces")),
         approver,
+        output_schema,
     };
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-    let answer_to_stderr = args.designer && args.out.is_none();
+    let answer_to_stderr = (args.designer && args.out.is_none()) || args.output_schema.is_some();
     let printer = tokio::spawn(print_events_with(
         rx,
         std::io::stderr().is_terminal(),
@@ -123,12 +141,43 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
     }
     eprintln!("trace: {}", end.trace.finish().display());
     let outcome = end.outcome;
-    match &outcome.draft {
-        Some(draft) => write_draft(draft, args.out.as_deref()),
-        None => Ok(match outcome.status {
+    match (&outcome.draft, &outcome.output) {
+        (Some(draft), _) => write_draft(draft, args.out.as_deref()),
+        (None, Some(typed)) if outcome.status == DoneStatus::Completed => write_typed(typed),
+        (None, _) => Ok(match outcome.status {
             DoneStatus::Completed => ExitCode::SUCCESS,
             _ => ExitCode::from(1),
         }),
+    }
+}
+
+/// `--output-schema`'s file, read and checked before the run.
+fn read_output_schema(path: &std::path::Path) -> anyhow::Result<OutputSchema> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the output schema {}", path.display()))?;
+    OutputSchema::parse(&text).with_context(|| format!("--output-schema {}", path.display()))
+}
+
+/// A typed run's result: the value as JSON on standard output, exit 0; or the errors on
+/// standard error, exit [`EXIT_INVALID_OUTPUT`].
+fn write_typed(typed: &TypedResult) -> anyhow::Result<ExitCode> {
+    match (&typed.value, typed.valid) {
+        (Some(value), true) => {
+            println!("{}", serde_json::to_string_pretty(value)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        _ => {
+            eprintln!("the answer is not valid against the output schema:");
+            for e in &typed.errors {
+                let path = if e.path.is_empty() {
+                    "(the answer)"
+                } else {
+                    &e.path
+                };
+                eprintln!("  {path}: {}", e.message);
+            }
+            Ok(ExitCode::from(EXIT_INVALID_OUTPUT))
+        }
     }
 }
 

@@ -113,3 +113,129 @@ async fn a_failed_run_is_exit_1() {
             .contains("error: the API key is invalid or expired (HTTP 401")
     );
 }
+
+/// A schema file in `dir`.
+fn schema_file(dir: &std::path::Path, schema: &str) -> std::path::PathBuf {
+    let path = dir.join("schema.json");
+    std::fs::write(&path, schema).expect("write the schema file");
+    path
+}
+
+const KERNEL_SCHEMA: &str =
+    r#"{"type": "object", "properties": {"kernel": {"type": "string"}}, "required": ["kernel"]}"#;
+
+#[tokio::test]
+async fn output_schema_prints_only_the_json_value_after_a_repair() {
+    let model = ScriptedModel::start(vec![
+        Reply::tool_call("get_system_info", json!({})).into(),
+        Reply::text("It is Linux.").into(),
+        turn(|req| {
+            let repair = req.messages().last().and_then(|m| m["content"].as_str());
+            Reply::text(match repair {
+                Some(t) if t.contains("(the answer): the answer is not JSON") => {
+                    "```json\n{\"kernel\": \"Linux\"}\n```"
+                }
+                _ => "no repair message",
+            })
+        }),
+    ])
+    .await;
+    let data = tempfile::tempdir().unwrap();
+    let schema = schema_file(data.path(), KERNEL_SCHEMA);
+    let out = deft_run(
+        &model.base_url(),
+        data.path(),
+        &["--output-schema", schema.to_str().unwrap()],
+    )
+    .await;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stdout: {stdout}\nstderr: {stderr}"
+    );
+    let value: serde_json::Value = serde_json::from_str(&stdout).expect("only JSON on stdout");
+    assert_eq!(value, json!({"kernel": "Linux"}));
+    assert!(
+        stderr.contains("It is Linux."),
+        "the model's text on stderr: {stderr}"
+    );
+    let reqs = model.requests();
+    assert_eq!(
+        reqs[0].body["response_format"]["json_schema"]["schema"]["required"],
+        json!(["kernel"])
+    );
+    let trace_line = stderr.lines().find(|l| l.starts_with("trace: ")).unwrap();
+    let report = std::path::PathBuf::from(trace_line.trim_start_matches("trace: "));
+    let jsonl = std::fs::read_to_string(report.with_file_name("trace.jsonl")).unwrap();
+    let last: serde_json::Value = serde_json::from_str(jsonl.lines().last().unwrap()).unwrap();
+    assert_eq!(
+        last["event"]["output"],
+        json!({"valid": true, "value": {"kernel": "Linux"}, "repaired": true})
+    );
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert!(html.contains("Typed result: valid"), "{html}");
+}
+
+#[tokio::test]
+async fn output_schema_still_invalid_is_exit_3_with_the_errors() {
+    let model = ScriptedModel::start(vec![
+        Reply::text(r#"{"kernel": 6}"#).into(),
+        Reply::text(r#"{"kernel": 6}"#).into(),
+    ])
+    .await;
+    let data = tempfile::tempdir().unwrap();
+    let schema = schema_file(data.path(), KERNEL_SCHEMA);
+    let out = deft_run(
+        &model.base_url(),
+        data.path(),
+        &[
+            "--output-schema",
+            schema.to_str().unwrap(),
+            "--no-structured-output",
+        ],
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(out.stdout.is_empty(), "nothing unchecked on stdout");
+    assert!(
+        stderr.contains("the answer is not valid against the output schema:\n  /kernel: 6 is not of type \"string\""),
+        "{stderr}"
+    );
+    let reqs = model.requests();
+    assert_eq!(reqs.len(), 2);
+    assert!(reqs[0].body.get("response_format").is_none());
+    assert!(reqs[0].text().contains("JSON Schema:\n{"));
+}
+
+#[tokio::test]
+async fn a_bad_or_unreadable_output_schema_fails_before_the_run() {
+    let model = ScriptedModel::start(vec![]).await;
+    let data = tempfile::tempdir().unwrap();
+    let bad = schema_file(data.path(), r#"{"type": "objekt"}"#);
+    let out = deft_run(
+        &model.base_url(),
+        data.path(),
+        &["--output-schema", bad.to_str().unwrap()],
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("the output schema is not a valid JSON Schema (draft 2020-12 unless its $schema says another): "),
+        "{stderr}"
+    );
+    let missing = data.path().join("nope.json");
+    let out = deft_run(
+        &model.base_url(),
+        data.path(),
+        &["--output-schema", missing.to_str().unwrap()],
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("cannot read the output schema"), "{stderr}");
+    assert!(model.requests().is_empty(), "no model call");
+}

@@ -422,6 +422,11 @@ pub enum EventKind {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[cfg_attr(feature = "ts", ts(optional))]
         draft_error: Option<String>,
+        /// A run with an output schema: its final answer checked against the schema — the
+        /// parsed value, or the errors and the answer's text.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "ts", ts(optional))]
+        output: Option<crate::output::TypedResult>,
     },
 }
 
@@ -436,6 +441,7 @@ impl EventKind {
             draft: None,
             warnings: None,
             draft_error: None,
+            output: None,
         }
     }
 
@@ -463,7 +469,17 @@ impl EventKind {
             draft,
             warnings,
             draft_error,
+            output: None,
         }
+    }
+
+    /// Builder: a `done` that carries a typed result (`output`); any other event is returned
+    /// as it is.
+    pub fn with_output(mut self, typed: Option<crate::output::TypedResult>) -> EventKind {
+        if let EventKind::Done { output, .. } = &mut self {
+            *output = typed;
+        }
+        self
     }
 }
 

@@ -9,6 +9,7 @@
 //!   what started it and how it ended; [`schedule`]: when a task's schedule fires and its
 //!   misfire and busy policies;
 //!   [`draft`]: what designer mode's `done` carries (the task draft or why there is none).
+//! - [`output`]: a typed result — the checked final answer of a run with an output schema.
 //! - [`memory`]: what a `memory` event says (experiences and actions recalled, saved, dropped).
 //! - [`link`]: device-link messages, field-compatible with UFO's AIP.
 //! - [`changes`]: the change listing (new, changed, gone controls since the previous listing);
@@ -49,6 +50,7 @@ pub mod memory;
 mod named;
 pub mod observation;
 pub mod observed;
+pub mod output;
 pub mod schedule;
 pub mod selector;
 pub mod sink;
@@ -64,6 +66,7 @@ pub use envelope::{
 pub use event::{
     AgentEvent, DeltaKind, DoneStatus, EventKind, RunMode, RunStatus, StepSummary, ToolStep, Usage,
 };
+pub use output::{OutputError, TypedResult};
 pub use sink::{EventSink, ImageSink, NullEvents, NullImages};
 
 /// The name serde writes for a unit enum value (`ClientMessageType::Register` → `register`);

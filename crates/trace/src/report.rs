@@ -169,10 +169,14 @@ impl<'a> Page<'a> {
                 draft,
                 warnings,
                 draft_error,
+                output,
                 ..
             } => {
                 self.done(answer, usage, *status);
                 self.draft(draft.as_ref(), warnings.as_deref(), draft_error.as_deref());
+                if let Some(typed) = output {
+                    self.typed(typed);
+                }
             }
         }
     }
@@ -346,6 +350,36 @@ impl<'a> Page<'a> {
 }
 
 impl Page<'_> {
+    /// A run with an output schema: the value it gave, or why its answer is not valid.
+    fn typed(&mut self, typed: &deft_protocol::TypedResult) {
+        let repaired = if typed.repaired {
+            " (after a repair turn)"
+        } else {
+            ""
+        };
+        match (&typed.value, typed.valid) {
+            (Some(value), true) => {
+                let _ = write!(
+                    self.body,
+                    "<div class=\"card answer\"><h2>Typed result: valid{repaired}</h2><pre>{}</pre></div>",
+                    esc(&pretty(value))
+                );
+            }
+            _ => {
+                let listed: String = typed
+                    .errors
+                    .iter()
+                    .map(|e| format!("<li><code>{}</code> {}</li>", esc(&e.path), esc(&e.message)))
+                    .collect();
+                let _ = write!(
+                    self.body,
+                    "<div class=\"card error\"><h2>Typed result: not valid{repaired}</h2><ul>{listed}</ul><pre>{}</pre></div>",
+                    esc(typed.raw.as_deref().unwrap_or_default())
+                );
+            }
+        }
+    }
+
     /// Designer mode: the drafted task with its warnings, or why there is none.
     fn draft(
         &mut self,

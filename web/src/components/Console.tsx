@@ -258,6 +258,7 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
                     status={run!.status}
                     errors={run!.errors}
                     memory={run!.memory}
+                    output={run!.output}
                     live={true}
                     onAnswer={runStream.answer}
                     onOpenImage={openImage}

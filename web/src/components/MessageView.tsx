@@ -4,7 +4,7 @@ import { useMemo } from "preact/hooks";
 import { statusLabel, tokenFooter } from "../format";
 import { renderMarkdown } from "../markdown";
 import { storedStepView, type StepView } from "../run-state";
-import type { MemoryNote, Message, RunStatus, Usage } from "../types";
+import type { MemoryNote, Message, RunStatus, TypedResult, Usage } from "../types";
 import { MemoryCards } from "./MemoryCard";
 import { Reasoning } from "./Reasoning";
 import { StepCard } from "./StepCard";
@@ -40,6 +40,33 @@ export interface AssistantProps {
   onOpenImage: (src: string, alt: string) => void;
   /** Sends the run's prompt again (offered on the conversation's last message when it failed). */
   onRetry?: () => void;
+  /** A run with an output schema: its typed result. */
+  output?: TypedResult;
+}
+
+/** A typed result: the value as formatted JSON with a valid badge, or the errors with an
+ * invalid one. */
+export function TypedResultCard({ output }: { output: TypedResult }) {
+  const repaired = output.repaired ? " after one repair" : "";
+  return (
+    <div class="typed-result" data-testid="typed-result" data-valid={String(output.valid)}>
+      <span class={`chip ${output.valid ? "chip-success" : "chip-failed"}`} data-testid="typed-badge">
+        {output.valid ? "valid" : "invalid"}
+        {repaired}
+      </span>
+      {output.valid ? (
+        <pre class="typed-value">{JSON.stringify(output.value, null, 2)}</pre>
+      ) : (
+        <ul class="typed-errors">
+          {(output.errors ?? []).map((e, i) => (
+            <li key={i}>
+              <code>{e.path || "(the answer)"}</code> {e.message}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
 }
 
 /** The agent's message. */
@@ -63,6 +90,7 @@ export function AssistantMessage(p: AssistantProps) {
         </div>
       )}
       {p.content && <Markdown text={p.content} />}
+      {p.output && <TypedResultCard output={p.output} />}
       {running && !p.content && (
         <div class="thinking muted" aria-live="polite">
           <span class="pulse" aria-hidden="true" />{" "}

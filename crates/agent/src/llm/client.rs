@@ -16,6 +16,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::endpoint::{self, Accepts};
 use super::{Accumulator, Completion, Delta};
+use crate::output::OutputSchema;
+use crate::texts;
 
 /// Where and how to reach the model.
 #[derive(Debug, Clone)]
@@ -34,6 +36,11 @@ pub struct LlmConfig {
     pub max_retries: u32,
     /// First backoff; doubles each retry (capped at 30 s) unless the server sends `Retry-After`.
     pub backoff: Duration,
+    /// Whether a call with an output schema sends it as OpenAI's structured output
+    /// (`response_format: {"type": "json_schema", …}`); false for a provider known to lack it:
+    /// the schema then goes in a system message. An endpoint that answers 400 to it gets the
+    /// system message instead, and never the field again in this process.
+    pub structured_output: bool,
 }
 
 impl LlmConfig {
@@ -47,6 +54,7 @@ impl LlmConfig {
             read_timeout: Duration::from_secs(120),
             max_retries: 3,
             backoff: Duration::from_secs(1),
+            structured_output: true,
         }
     }
 }
@@ -146,6 +154,9 @@ fn turn_thinking_off(body: &mut Value) {
 /// Words in a rejection that name the reasoning-off fields.
 const THINKING_FIELDS: &[&str] = &["thinking", "chat_template_kwargs"];
 
+/// Words in a rejection that name structured output.
+const FORMAT_FIELDS: &[&str] = &["response_format", "json_schema"];
+
 /// Words in a rejection that name `stream_options`.
 const USAGE_FIELDS: &[&str] = &["stream_options", "include_usage"];
 
@@ -220,6 +231,12 @@ impl LlmClient {
         self.accepts.thinking_off()
     }
 
+    /// Whether an output schema is sent as `response_format` (the config allows it and the
+    /// endpoint has not refused it).
+    pub fn sends_response_format(&self) -> bool {
+        self.config.structured_output && self.accepts.structured_output()
+    }
+
     /// The name the output cap is sent under now.
     pub fn cap_param(&self) -> CapParam {
         if self.accepts.completion_cap() {
@@ -235,8 +252,24 @@ impl LlmClient {
 
     /// The streamed chat request: model, messages, tools (when any), and what `sent` says:
     /// usage, reasoning off, the output cap (under its name).
-    fn request_body(&self, messages: &[Value], tools: &[Value], sent: &Sent) -> Value {
+    fn request_body(
+        &self,
+        messages: &[Value],
+        tools: &[Value],
+        output: Option<&OutputSchema>,
+        sent: &Sent,
+    ) -> Value {
+        let messages = match output {
+            Some(schema) if !sent.response_format => with_schema_prompt(messages, schema),
+            _ => messages.to_vec(),
+        };
         let mut body = json!({"model": self.config.model, "messages": messages, "stream": true});
+        if let Some(schema) = output.filter(|_| sent.response_format) {
+            body["response_format"] = json!({
+                "type": "json_schema",
+                "json_schema": {"name": "answer", "schema": schema.schema(), "strict": false},
+            });
+        }
         if !tools.is_empty() {
             body["tools"] = Value::Array(tools.to_vec());
         }
@@ -306,6 +339,22 @@ impl LlmClient {
         cancel: &CancellationToken,
         on_delta: &mut (dyn FnMut(Delta) + Send),
     ) -> Result<Completion, LlmError> {
+        self.complete_typed(messages, tools, options, None, cancel, on_delta)
+            .await
+    }
+
+    /// [`LlmClient::complete_with`] asking for an answer valid against `output`: as the
+    /// provider's structured output (`response_format`) when it takes it, else as a system
+    /// message with the schema after the leading system messages.
+    pub async fn complete_typed(
+        &self,
+        messages: &[Value],
+        tools: &[Value],
+        options: &CallOptions,
+        output: Option<&OutputSchema>,
+        cancel: &CancellationToken,
+        on_delta: &mut (dyn FnMut(Delta) + Send),
+    ) -> Result<Completion, LlmError> {
         let url = self.url();
         let mut attempt = 0u32;
         let mut fallback = Fallback::new(self.cap_param(), options.max_output_tokens);
@@ -317,8 +366,11 @@ impl LlmClient {
                     && self.sends_thinking_off()
                     && !fallback.thinking_dropped,
                 cap: fallback.cap(),
+                response_format: output.is_some()
+                    && self.sends_response_format()
+                    && !fallback.format_dropped,
             };
-            let body = self.request_body(messages, tools, &asked);
+            let body = self.request_body(messages, tools, output, &asked);
             let mut req = self.http.post(&url).json(&body);
             if let Some(key) = &self.config.api_key {
                 req = req.bearer_auth(key);
@@ -382,6 +434,9 @@ impl LlmClient {
                 "the model server rejected the request with reasoning turned off (HTTP {status}: {message}); retrying without those fields"
             ),
             // Some gateways reject stream_options: ask once more without it.
+            Retry::WithoutFormat => tracing::warn!(
+                "the model server rejected response_format (HTTP {status}: {message}); retrying with the output schema in the prompt"
+            ),
             Retry::WithoutUsage => tracing::warn!(
                 "the model server rejected stream_options (HTTP {status}); retrying without it, token figures will be missing"
             ),
@@ -451,17 +506,21 @@ struct Sent {
     thinking_off: bool,
     /// The output cap, under its name.
     cap: Option<(CapParam, u32)>,
+    /// The output schema as `response_format` (else in a system message).
+    response_format: bool,
 }
 
 /// What to change after a 400/422, each at most once per call: the field the message names
-/// (the cap's name, the reasoning-off fields, `stream_options`); when it names none, the
-/// reasoning-off fields first (the rarest dialect), then `stream_options`, then the cap's name.
+/// (the cap's name, the reasoning-off fields, `stream_options`, `response_format`); when it
+/// names none, `response_format` first (the output schema then goes in the prompt), the
+/// reasoning-off fields next (the rarest dialect), then `stream_options`, then the cap's name.
 struct Fallback {
     param: CapParam,
     max: Option<u32>,
     swapped: bool,
     thinking_dropped: bool,
     usage_dropped: bool,
+    format_dropped: bool,
 }
 
 /// The retry [`Fallback::after_rejection`] chose.
@@ -469,6 +528,7 @@ enum Retry {
     OtherCap,
     WithoutThinking,
     WithoutUsage,
+    WithoutFormat,
     No,
 }
 
@@ -480,6 +540,7 @@ impl Fallback {
             swapped: false,
             thinking_dropped: false,
             usage_dropped: false,
+            format_dropped: false,
         }
     }
 
@@ -499,6 +560,9 @@ impl Fallback {
         if self.usage_dropped {
             accepts.refuses_usage();
         }
+        if self.format_dropped {
+            accepts.refuses_structured_output();
+        }
     }
 
     fn after_rejection(&mut self, message: &str, sent: &Sent) -> Retry {
@@ -506,12 +570,17 @@ impl Fallback {
         let swap = sent.cap.is_some() && !self.swapped;
         let thinking = sent.thinking_off && !self.thinking_dropped;
         let usage = sent.usage && !self.usage_dropped;
+        let format = sent.response_format && !self.format_dropped;
         let retry = if swap && names(&[self.param.as_str()]) {
             Retry::OtherCap
+        } else if format && names(FORMAT_FIELDS) {
+            Retry::WithoutFormat
         } else if thinking && names(THINKING_FIELDS) {
             Retry::WithoutThinking
         } else if usage && names(USAGE_FIELDS) {
             Retry::WithoutUsage
+        } else if format {
+            Retry::WithoutFormat
         } else if thinking {
             Retry::WithoutThinking
         } else if usage {
@@ -528,10 +597,23 @@ impl Fallback {
             }
             Retry::WithoutThinking => self.thinking_dropped = true,
             Retry::WithoutUsage => self.usage_dropped = true,
+            Retry::WithoutFormat => self.format_dropped = true,
             Retry::No => {}
         }
         retry
     }
+}
+
+/// `messages` with the output schema's system message after the leading system messages.
+fn with_schema_prompt(messages: &[Value], schema: &OutputSchema) -> Vec<Value> {
+    let at = messages
+        .iter()
+        .position(|m| m["role"] != "system")
+        .unwrap_or(messages.len());
+    let text = texts::output_schema_prompt(&schema.schema().to_string());
+    let mut out = messages.to_vec();
+    out.insert(at, json!({"role": "system", "content": text}));
+    out
 }
 
 fn describe(e: &reqwest::Error) -> String {

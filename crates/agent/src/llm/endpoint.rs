@@ -1,5 +1,5 @@
 //! What an endpoint accepts beside the messages and tools — `stream_options`, the fields that
-//! turn reasoning off, the output cap's name — known for a provider or learned from its
+//! turn reasoning off, the output cap's name, structured output (`response_format`) — known for a provider or learned from its
 //! answers, and kept for the process's life in one table keyed by endpoint (base URL and
 //! model). deft makes a new [`super::LlmClient`] for every run, every distilling pass and every
 //! audit; each one reads and teaches the same entry, so a strict endpoint refuses a field once
@@ -24,6 +24,8 @@ pub(crate) struct Accepts {
     thinking_off: AtomicBool,
     /// `max_completion_tokens` rather than `max_tokens`.
     completion_cap: AtomicBool,
+    /// `response_format` with a JSON Schema (structured output).
+    structured_output: AtomicBool,
 }
 
 /// Hosts whose API refuses any field it does not know and has no reasoning switch among the
@@ -39,6 +41,7 @@ impl Accepts {
             usage: AtomicBool::new(true),
             thinking_off: AtomicBool::new(!is_strict_provider(base_url)),
             completion_cap: AtomicBool::new(false),
+            structured_output: AtomicBool::new(true),
         }
     }
 
@@ -55,6 +58,16 @@ impl Accepts {
     /// Whether the cap goes as `max_completion_tokens`.
     pub(crate) fn completion_cap(&self) -> bool {
         self.completion_cap.load(Ordering::Relaxed)
+    }
+
+    /// Whether an output schema goes as `response_format`.
+    pub(crate) fn structured_output(&self) -> bool {
+        self.structured_output.load(Ordering::Relaxed)
+    }
+
+    /// A call went through without `response_format`, after a rejection with it.
+    pub(crate) fn refuses_structured_output(&self) {
+        self.structured_output.store(false, Ordering::Relaxed);
     }
 
     /// A call went through without `stream_options`, after a rejection with it.

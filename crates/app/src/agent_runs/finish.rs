@@ -34,7 +34,8 @@ pub(super) async fn finish(
             status,
             run.mode,
             outcome.draft.as_ref(),
-        ),
+        )
+        .with_output(outcome.output.clone()),
     });
     let done = LoggedEvent::new(&done);
     let kept_events = EventStore::Agent(run.run_id.clone());

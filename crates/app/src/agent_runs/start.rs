@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use deft_agent::llm::{LlmClient, LlmConfig};
 use deft_agent::{
-    Agent, EventSink, HistoryMessage, RunIo, RunOutcome, RunProfile, RunRequest, RunTimings,
+    Agent, EventSink, HistoryMessage, OutputSchema, RunIo, RunOutcome, RunProfile, RunRequest,
+    RunTimings,
 };
 use deft_memory::MemorySession;
 use deft_protocol::{AgentEvent, DoneStatus, DraftOutcome, EventKind, RunMode, RunStatus, Usage};
@@ -40,6 +41,8 @@ pub struct AgentOrder {
     pub device: Option<String>,
     /// A chat, or designer mode.
     pub mode: RunMode,
+    /// A chat: the JSON Schema its final answer must be valid against (a typed result).
+    pub output_schema: Option<serde_json::Value>,
 }
 
 /// Why a run did not start; each says what to do.
@@ -98,6 +101,8 @@ struct RunPlan {
     /// The conversation to continue, if one was named.
     given: Option<String>,
     history: Vec<HistoryMessage>,
+    /// The schema the final answer must be valid against, checked.
+    output_schema: Option<OutputSchema>,
 }
 
 impl RunPlan {
@@ -117,6 +122,17 @@ impl RunPlan {
                 texts::DESIGNER_NO_CONVERSATION.to_owned(),
             ));
         }
+        let output_schema = match order.output_schema {
+            None => None,
+            Some(_) if order.mode == RunMode::Designer => {
+                return Err(StartError::Invalid(
+                    texts::DESIGNER_NO_OUTPUT_SCHEMA.to_owned(),
+                ));
+            }
+            Some(schema) => {
+                Some(OutputSchema::new(schema).map_err(|e| StartError::Invalid(e.to_string()))?)
+            }
+        };
         let settings = app.run_settings().await?;
         if settings.model.trim().is_empty() {
             return Err(StartError::Invalid(texts::missing_setting("model")));
@@ -152,6 +168,7 @@ impl RunPlan {
             max_steps: settings.max_steps,
             given,
             history,
+            output_schema,
         })
     }
 
@@ -225,6 +242,7 @@ impl RunPlan {
                 history: self.history,
                 extra_context: Vec::new(),
                 profile,
+                output_schema: self.output_schema,
             },
             session,
         })
@@ -386,6 +404,7 @@ fn crashed(mode: RunMode) -> RunOutcome {
         timings: RunTimings::default(),
         mode,
         draft: (mode == RunMode::Designer).then(|| DraftOutcome::Failed(text.clone())),
+        output: None,
         answer: text,
     }
 }

@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use deft_agent::llm::LlmClient;
-use deft_agent::{Agent, AgentConfig, Approver, RunIo, RunOutcome, RunProfile, RunRequest};
+use deft_agent::{
+    Agent, AgentConfig, Approver, OutputSchema, RunIo, RunOutcome, RunProfile, RunRequest,
+};
 use deft_memory::{Memory, MemoryConfig, MemorySession};
 use deft_protocol::EventSink;
 use deft_protocol::memory::MemoryNote;
@@ -122,6 +124,8 @@ pub struct LocalChatRun {
     pub trace_root: PathBuf,
     /// Who answers the run's questions.
     pub approver: Arc<dyn Approver>,
+    /// The schema the final answer must be valid against (`deft run --output-schema`).
+    pub output_schema: Option<OutputSchema>,
 }
 
 /// How a local agent run ended: its outcome, what distils it, its trace (still open: close it
@@ -163,7 +167,9 @@ impl LocalChatRun {
             images: trace.clone(),
             approver: self.approver,
         };
-        let request = RunRequest::new(&self.goal).with_profile(self.chat.profile);
+        let request = RunRequest::new(&self.goal)
+            .with_profile(self.chat.profile)
+            .with_output_schema(self.output_schema);
         let outcome = agent.run(&self.device, request, io, cancel).await;
         Ok(LocalChatEnd {
             outcome,

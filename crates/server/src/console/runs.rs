@@ -10,7 +10,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use deft_app::agent_runs::ActiveRun;
 use deft_app::agent_runs::start::{AgentOrder, StartError};
-use deft_protocol::{RunMode, RunStatus};
+use deft_protocol::{AgentEvent, EventKind, RunMode, RunStatus, TypedResult};
 use deft_tools::Devices;
 use serde::Deserialize;
 use serde_json::json;
@@ -39,6 +39,7 @@ impl RunView {
             pending_confirm: run.approvals.pending().into_iter().next(),
             memory: Vec::new(),
             distilling: false,
+            output: None,
         }
     }
 }
@@ -67,6 +68,9 @@ pub struct StartBody {
     /// `chat` (the default) or `designer`.
     #[serde(default)]
     mode: RunMode,
+    /// A chat: the JSON Schema the final answer must be valid against.
+    #[serde(default)]
+    output_schema: Option<serde_json::Value>,
 }
 
 /// `POST /api/agent/run`: the application checks the request, takes the run slot and the
@@ -81,6 +85,7 @@ pub async fn start(
         conversation: body.conversation,
         device: body.device,
         mode: body.mode,
+        output_schema: body.output_schema,
     };
     let devices: Arc<dyn Devices> = Arc::new(app.registry.clone());
     let run = console.app().start_agent_run(devices, order).await?;
@@ -120,6 +125,7 @@ pub async fn get_run(
         None => store.events(&id, 0).await?.last().map_or(0, |e| e.0),
     };
     let mut view = RunView::stored(&record, last);
+    view.output = typed_result(store, &id, last).await?;
     view.memory = store
         .run_notes(std::slice::from_ref(&id))
         .await?
@@ -128,6 +134,22 @@ pub async fn get_run(
         .collect();
     view.distilling = console.memory().is_distilling(&id);
     Ok(Json(view).into_response())
+}
+
+/// A finished run's typed result: what its `done` (its newest event) carries.
+async fn typed_result(
+    store: &deft_store::Store,
+    id: &str,
+    last: u64,
+) -> Result<Option<TypedResult>, ApiError> {
+    let newest = store.events(id, last.saturating_sub(1)).await?;
+    Ok(newest
+        .last()
+        .and_then(|(_, json)| serde_json::from_str::<AgentEvent>(json).ok())
+        .and_then(|e| match e.kind {
+            EventKind::Done { output, .. } => output,
+            _ => None,
+        }))
 }
 
 /// `POST /api/agent/stop` body.

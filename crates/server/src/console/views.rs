@@ -3,7 +3,7 @@
 //! `typescript_types_are_current` test fails when it is out of date).
 
 use deft_protocol::memory::MemoryNote;
-use deft_protocol::{DoneStatus, RunMode, RunStatus, StepSummary, Usage};
+use deft_protocol::{DoneStatus, RunMode, RunStatus, StepSummary, TypedResult, Usage};
 use deft_store::{Conversation, ConversationSummary, Message, RunRecord};
 use serde::Serialize;
 
@@ -171,6 +171,10 @@ pub struct RunView {
     /// Distilling the run after its `done` is still going on (its notes are not all in
     /// `memory` yet).
     pub distilling: bool,
+    /// A finished run with an output schema: its typed result, as its `done` carried it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional, type = "TypedResult"))]
+    pub output: Option<TypedResult>,
 }
 
 impl RunView {
@@ -191,6 +195,7 @@ impl RunView {
             pending_confirm: None,
             memory: Vec::new(),
             distilling: false,
+            output: None,
         }
     }
 }
@@ -232,6 +237,8 @@ mod tests {
             DoneStatus::decl(&cfg),
             deft_protocol::RunMode::decl(&cfg),
             deft_protocol::DraftIssue::decl(&cfg),
+            deft_protocol::OutputError::decl(&cfg),
+            deft_protocol::TypedResult::decl(&cfg),
             format!(
                 "/** A run's state: running, or how it ended. */\ntype RunStatus = \"{}\" | DoneStatus;",
                 RunStatus::RUNNING
