@@ -150,7 +150,7 @@ export function RetentionSection() {
             Saved; the next daily pass applies it.
           </p>
         )}
-        <SubmitButton busy={busy || !loaded} label="Save retention" busyLabel={loaded ? "Saving…" : "Loading…"} testId="retention-save" />
+        <SubmitButton busy={busy || !loaded} label="Set retention" busyLabel={loaded ? "Setting…" : "Loading retention…"} testId="retention-save" />
       </form>
     </section>
   );
