@@ -53,6 +53,14 @@ export async function nav(page: Page, id: string): Promise<void> {
   await page.getByTestId(`nav-${id}`).click();
 }
 
+/** Shows the run history's filters (behind "Filters (n)" on a narrow page). */
+export async function openRunFilters(page: Page): Promise<void> {
+  if (!isNarrow(page)) return;
+  const toggle = page.getByTestId("runs-filters-toggle");
+  if ((await toggle.getAttribute("aria-expanded")) !== "true") await toggle.click();
+  await expect(page.getByTestId("runs-filters")).toBeVisible();
+}
+
 /** Starts a new conversation and sends `prompt` with Enter. */
 export async function send(page: Page, prompt: string): Promise<void> {
   await openSidebar(page);

@@ -4,7 +4,7 @@
 // a reload mid-run, the run history with per-step results and a healed selector, picking a control
 // from the device, the raw JSON, the unsaved-changes guard, and the list's search and switches.
 import { expect, test, type Page } from "@playwright/test";
-import { addStep, call, card, docScreenshot, FAR_HOUR, login, nav, ORDER_PAGE, runToEnd, unique } from "./helpers";
+import { addStep, call, card, docScreenshot, FAR_HOUR, login, nav, openRunFilters, ORDER_PAGE, runToEnd, unique } from "./helpers";
 
 /** Logs in and opens the Tasks page from the header. */
 async function openTasks(page: Page): Promise<void> {
@@ -282,6 +282,7 @@ test("a running task shows in the monitor with its step and live view, survives 
   await nav(page, "runs");
   const row = page.getByTestId("run-row").filter({ hasText: name });
   await expect(row).toHaveAttribute("data-status", "stopped");
+  await openRunFilters(page);
   await page.getByTestId("runs-status").selectOption("stopped");
   await expect(page.getByTestId("run-row").filter({ hasText: name })).toHaveCount(1);
   await page.getByTestId("runs-status").selectOption("ok");

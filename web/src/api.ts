@@ -142,6 +142,12 @@ export const api = {
   saveSettings: (s: Partial<Omit<Settings, "api_key_set" | "api_key_masked">> & { api_key?: string }) =>
     request<Settings>("PUT", "/api/settings", s),
 
+  /** How long runs and their images are kept, and what the last pass removed. */
+  retention: () => request<Retention>("GET", "/api/settings/retention"),
+  /** Sets the retention (null: forever); answers it as stored. */
+  saveRetention: (r: { run_days: number | null; image_days: number | null }) =>
+    request<Retention>("PUT", "/api/settings/retention", r),
+
   /** The secrets by name (never a value). */
   secrets: () => request<SecretList>("GET", "/api/secrets"),
   /** Creates or replaces a secret. */
@@ -220,6 +226,8 @@ export const api = {
       "GET",
       `/api/task-runs?${query({ task: f.task ?? "", status: f.status ?? "", limit, offset })}`,
     ),
+  /** A page of the run history for a query run-query.ts made (filters, sort, cursor). */
+  taskRunsQuery: (q: string) => request<RunPage>("GET", `/api/task-runs?${q}`),
   taskRun: (id: string) => request<TaskRunDetail>("GET", `/api/task-runs/${enc(id)}`),
   stopTaskRun: (id: string) =>
     request<{ run_id: string; stopping: boolean }>("POST", `/api/task-runs/${enc(id)}/stop`),
@@ -262,10 +270,30 @@ export interface ExperienceBody {
   recipe: string;
 }
 
+/** What a retention pass removed (`GET /api/settings/retention`'s `last`). */
+export interface RetentionPass {
+  at: string;
+  runs: number;
+  images: number;
+  bytes: number;
+}
+
+/** `GET /api/settings/retention`: days to keep runs and images (absent or null: forever). */
+export interface Retention {
+  run_days?: number | null;
+  image_days?: number | null;
+  last?: RetentionPass | null;
+}
+
 /** A page of a list route. */
 export interface Paged<T> {
   items: T[];
   total: number;
+}
+
+/** A page of the run history: `next_cursor` where the next page starts (absent on the last). */
+export interface RunPage extends Paged<TaskRun> {
+  next_cursor?: string | null;
 }
 
 /** Which steps a try runs: up to and including one (`until`, run to here) or one alone (`only`,

@@ -59,6 +59,19 @@ export function usePath(): string {
   return path;
 }
 
+/** The page's query (`?…`, or ""); re-renders on every navigation, back and forward included. */
+export function useSearch(): string {
+  const [search, setSearch] = useState(window.location.search);
+  useEffect(() => {
+    const l = () => setSearch(window.location.search);
+    listeners.add(l);
+    return () => {
+      listeners.delete(l);
+    };
+  }, []);
+  return search;
+}
+
 /** A query parameter of the page's URL. */
 export function queryParam(name: string): string | null {
   return new URLSearchParams(window.location.search).get(name);

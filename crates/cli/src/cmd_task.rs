@@ -12,6 +12,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use deft_app::local::task::LocalTaskRun;
 use deft_protocol::DoneStatus;
+use deft_server::api_client::RunQuery;
 use deft_tasks::validate::{DeviceKind, Mode, Options};
 use deft_tools::devices;
 
@@ -82,23 +83,77 @@ enum TaskCommand {
         #[command(flatten)]
         server: ServerArgs,
     },
-    /// A server's task runs, newest first: all, or one task's (by name or id).
+    /// A server's task runs, newest first: all, or one task's (by name or id), filtered, sorted
+    /// and paged as the console's run history, or exported whole (--export).
     Runs {
         /// Only this task's runs.
         task: Option<String>,
-        /// Only runs with this status (running, ok, failed, stopped, skipped, timed_out,
-        /// interrupted).
-        #[arg(long)]
-        status: Option<String>,
-        /// How many.
-        #[arg(long, default_value_t = 20)]
-        limit: u32,
+        #[command(flatten)]
+        query: RunsQueryArgs,
+        /// Write every run the filters select (all pages) as csv or json instead of a page.
+        #[arg(long, value_name = "FORMAT")]
+        export: Option<String>,
+        /// With --export: the file to write (default: standard output).
+        #[arg(short = 'o', long, value_name = "FILE", requires = "export")]
+        output: Option<PathBuf>,
         #[command(flatten)]
         server: ServerArgs,
         /// Print the JSON the server answers.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "export")]
         json: bool,
     },
+}
+
+/// `deft task runs`' filters, sort and page: passed to the server as given, which answers a
+/// bad one with what it takes.
+#[derive(clap::Args)]
+pub struct RunsQueryArgs {
+    /// Only runs with this status (running, ok, failed, stopped, skipped, timed_out,
+    /// interrupted).
+    #[arg(long)]
+    status: Option<String>,
+    /// Only runs started so (manual, schedule, api, try).
+    #[arg(long)]
+    trigger: Option<String>,
+    /// Only runs on this device.
+    #[arg(long)]
+    device: Option<String>,
+    /// Only runs started at or after: a date (2026-03-01, UTC) or an ISO-8601 moment.
+    #[arg(long, value_name = "WHEN")]
+    from: Option<String>,
+    /// Only runs started at or before: a date (that whole day, UTC) or an ISO-8601 moment.
+    #[arg(long, value_name = "WHEN")]
+    to: Option<String>,
+    /// Sort by started (default), duration or status.
+    #[arg(long)]
+    sort: Option<String>,
+    /// desc (default) or asc.
+    #[arg(long)]
+    order: Option<String>,
+    /// Start after this cursor: the "next page" cursor a listing printed (same sort and order).
+    #[arg(long)]
+    cursor: Option<String>,
+    /// How many on a page (1–1,000).
+    #[arg(long, default_value_t = 20)]
+    limit: u32,
+}
+
+impl RunsQueryArgs {
+    /// The server's query for `task`'s runs (every task's when `None`).
+    fn query(self, task: Option<String>) -> RunQuery {
+        RunQuery {
+            task,
+            status: self.status,
+            trigger: self.trigger,
+            device: self.device,
+            from: self.from,
+            to: self.to,
+            sort: self.sort,
+            order: self.order,
+            cursor: self.cursor,
+            limit: Some(self.limit),
+        }
+    }
 }
 
 /// Runs `deft task …`.
@@ -134,11 +189,20 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
         TaskCommand::Stop { run_id, server } => cmd_task_server::stop(&server, &run_id).await,
         TaskCommand::Runs {
             task,
-            status,
-            limit,
+            query,
+            export,
+            output,
             server,
             json,
-        } => cmd_task_server::runs(&server, task.as_deref(), status.as_deref(), limit, json).await,
+        } => {
+            let query = query.query(task);
+            match export {
+                Some(format) => {
+                    cmd_task_server::export_runs(&server, &format, query, output.as_deref()).await
+                }
+                None => cmd_task_server::runs(&server, &query, json).await,
+            }
+        }
     }
 }
 

@@ -1,13 +1,15 @@
-//! `deft task list|run NAME|stop RUN_ID|runs [NAME]` against a `deft serve`: the server's
+//! `deft task list|run NAME|stop RUN_ID|runs [NAME] [--export csv|json]` against a `deft serve`: the server's
 //! stored tasks, started there (trigger `manual`) and followed on its event stream with the
 //! same progress lines as a local run; Ctrl-C stops the run on the server.
 
 use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Context;
 use deft_protocol::{DoneStatus, EventKind};
-use deft_server::api_client::ApiClient;
+use deft_server::api_client::{ApiClient, RunQuery};
 use serde_json::Value;
 
 use crate::cmd_devices::print_table;
@@ -92,15 +94,10 @@ pub async fn list(server: &ServerArgs, json: bool) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `deft task runs [NAME]`.
-pub async fn runs(
-    server: &ServerArgs,
-    task: Option<&str>,
-    status: Option<&str>,
-    limit: u32,
-    json: bool,
-) -> anyhow::Result<ExitCode> {
-    let runs = server.client()?.task_runs(task, status, limit).await?;
+/// `deft task runs [NAME]`: a page of the run history, with how many the filters select and
+/// the cursor of the next page.
+pub async fn runs(server: &ServerArgs, query: &RunQuery, json: bool) -> anyhow::Result<ExitCode> {
+    let runs = server.client()?.task_runs(query).await?;
     if json {
         println!("{}", serde_json::to_string_pretty(&runs)?);
         return Ok(ExitCode::SUCCESS);
@@ -135,6 +132,38 @@ pub async fn runs(
         ],
         &rows,
     );
+    println!("{} of {} runs", rows.len(), runs["total"]);
+    if let Some(next) = runs.get("next_cursor").and_then(Value::as_str) {
+        println!("next page: --cursor {next}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `deft task runs [NAME] --export csv|json [-o FILE]`: every run the filters select, written
+/// as the server streams it (never held whole), to `output` or standard output.
+pub async fn export_runs(
+    server: &ServerArgs,
+    format: &str,
+    mut query: RunQuery,
+    output: Option<&Path>,
+) -> anyhow::Result<ExitCode> {
+    query.limit = None;
+    let mut response = server.client()?.task_runs_export(format, &query).await?;
+    let mut out: Box<dyn Write> = match output {
+        Some(path) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(path)
+                .with_context(|| format!("cannot write the export to {}", path.display()))?,
+        )),
+        None => Box::new(std::io::stdout().lock()),
+    };
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .context("the server's export broke off")?
+    {
+        out.write_all(&chunk)?;
+    }
+    out.flush()?;
     Ok(ExitCode::SUCCESS)
 }
 

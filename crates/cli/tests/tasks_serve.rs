@@ -303,3 +303,181 @@ async fn a_killed_server_keeps_every_task_event_a_watcher_saw_and_ends_the_run_a
     assert_eq!(api.stream_at(&path, Some(done.id)).await.status, 204);
     serve.interrupt();
 }
+
+/// Starts `task` through the API with `trigger` and waits for it to end `ok`.
+async fn run_ok(serve: &Serve, task: &str, trigger: &str) -> String {
+    let r = serve
+        .api()
+        .post(
+            &format!("/api/tasks/{task}/run"),
+            &json!({"trigger": trigger}),
+        )
+        .await;
+    assert_eq!(r.status, 202, "{}", r.text);
+    let id = r.body["id"].as_str().unwrap().to_owned();
+    until(serve, &format!("/api/task-runs/{id}"), |b| {
+        b["status"] == "ok"
+    })
+    .await;
+    id
+}
+
+/// The RUN column of a `deft task runs` table: its lines' first words that are run ids.
+fn run_ids(out: &std::process::Output, ids: &[&str]) -> Vec<String> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|w| ids.contains(w))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[tokio::test]
+async fn the_cli_filters_sorts_pages_and_exports_the_run_history() {
+    let dir = TempDataDir::new().unwrap();
+    let serve = serve(dir.path());
+    for name in ["press a", "press b"] {
+        create(
+            &serve,
+            &json!({"name": name, "device": "local", "steps": [{"type": "key_event", "keys": "a"}]}),
+        )
+        .await;
+    }
+    // Oldest first: a manual run of a, an api run of a, an api run of b.
+    let runs = [
+        run_ok(&serve, "press a", "manual").await,
+        run_ok(&serve, "press a", "api").await,
+        run_ok(&serve, "press b", "api").await,
+    ];
+    filters_combine(&serve, &runs).await;
+    pages_follow_the_printed_cursor(&serve, &runs).await;
+    the_export_writes_every_selected_run(&serve, dir.path(), &runs).await;
+    bad_values_are_the_servers_400(&serve).await;
+    serve.interrupt();
+}
+
+/// A trigger, a task and a trigger, a device, a started range: each narrows the page.
+async fn filters_combine(serve: &Serve, runs: &[String; 3]) {
+    let all = runs.each_ref().map(String::as_str);
+    let [a_manual, a_api, b_api] = all;
+    let out = deft_task(serve, &["runs", "--trigger", "api"]).await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(run_ids(&out, &all), [b_api, a_api], "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("2 of 2 runs"),
+        "{}",
+        text(&out)
+    );
+    let args = [
+        "runs",
+        "press a",
+        "--trigger",
+        "manual",
+        "--device",
+        "local",
+    ];
+    let out = deft_task(serve, &args).await;
+    assert_eq!(run_ids(&out, &all), [a_manual], "{}", text(&out));
+    let out = deft_task(serve, &["runs", "--device", "elsewhere"]).await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(run_ids(&out, &all).is_empty(), "{}", text(&out));
+    let args = [
+        "runs",
+        "--status",
+        "ok",
+        "--from",
+        "2000-01-01",
+        "--to",
+        "2000-01-02",
+    ];
+    let out = deft_task(serve, &args).await;
+    assert!(run_ids(&out, &all).is_empty(), "{}", text(&out));
+}
+
+/// Sorted oldest first, a page of one: each page prints the next page's cursor, the last none.
+async fn pages_follow_the_printed_cursor(serve: &Serve, runs: &[String; 3]) {
+    let all = runs.each_ref().map(String::as_str);
+    let mut seen = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let mut args = vec![
+            "runs", "--sort", "started", "--order", "asc", "--limit", "1",
+        ];
+        if let Some(c) = &cursor {
+            args.extend(["--cursor", c.as_str()]);
+        }
+        let out = deft_task(serve, &args).await;
+        assert!(out.status.success(), "{}", text(&out));
+        seen.extend(run_ids(&out, &all));
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        cursor = stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("next page: --cursor "))
+            .map(str::to_owned);
+        if cursor.is_none() {
+            break;
+        }
+        assert!(seen.len() < 3, "a page after the last run: {stdout}");
+    }
+    assert_eq!(seen, all);
+}
+
+/// Every run the filters select: CSV to a file, JSON to standard output.
+async fn the_export_writes_every_selected_run(serve: &Serve, dir: &Path, runs: &[String; 3]) {
+    let [a_manual, a_api, b_api] = runs.each_ref().map(String::as_str);
+    let file = dir.join("runs.csv");
+    let file = file.to_str().unwrap();
+    let args = ["runs", "--trigger", "api", "--export", "csv", "-o", file];
+    let out = deft_task(serve, &args).await;
+    assert!(out.status.success(), "{}", text(&out));
+    let csv = std::fs::read_to_string(file).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(
+        lines[0].starts_with("id,task_id,task_name,trigger"),
+        "{csv}"
+    );
+    assert_eq!(lines.len(), 3, "the header and the two api runs: {csv}");
+    assert!(
+        lines[1].starts_with(b_api) && lines[2].starts_with(a_api),
+        "{csv}"
+    );
+    let args = ["runs", "press a", "--export", "json", "--order", "asc"];
+    let out = deft_task(serve, &args).await;
+    assert!(out.status.success(), "{}", text(&out));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ids: Vec<&str> = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, [a_manual, a_api]);
+}
+
+/// A bad value is refused with the server's 400 text (exit status 2, not a listing).
+async fn bad_values_are_the_servers_400(serve: &Serve) {
+    for (args, said) in [
+        (
+            &["runs", "--trigger", "cron"][..],
+            "unknown trigger \"cron\": use one of",
+        ),
+        (&["runs", "--from", "yesterday"][..], "from"),
+        (&["runs", "--sort", "name"][..], "unknown sort \"name\""),
+        (
+            &["runs", "--cursor", "nonsense"][..],
+            "cannot continue from this cursor",
+        ),
+        (
+            &["runs", "--export", "xml"][..],
+            "unknown export format \"xml\": use csv or json",
+        ),
+    ] {
+        let out = deft_task(serve, args).await;
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("the server answered 400") && err.contains(said),
+            "{args:?}: {err}"
+        );
+    }
+}

@@ -36,6 +36,55 @@ pub enum ApiClientError {
     },
 }
 
+/// The run history's filters, sort and page (`GET /api/task-runs` and its export): each value
+/// goes to the server as given, so the server says what a bad one should be.
+#[derive(Debug, Clone, Default)]
+pub struct RunQuery {
+    /// A task's id or name.
+    pub task: Option<String>,
+    /// A status name.
+    pub status: Option<String>,
+    /// A trigger name.
+    pub trigger: Option<String>,
+    /// A device name.
+    pub device: Option<String>,
+    /// Started at or after (a date or an ISO-8601 moment).
+    pub from: Option<String>,
+    /// Started at or before (a date or an ISO-8601 moment).
+    pub to: Option<String>,
+    /// `started`, `duration` or `status`.
+    pub sort: Option<String>,
+    /// `desc` or `asc`.
+    pub order: Option<String>,
+    /// Where the page starts: the `next_cursor` of the page before.
+    pub cursor: Option<String>,
+    /// A page's size (the export takes every run).
+    pub limit: Option<u32>,
+}
+
+impl RunQuery {
+    /// The query string (without `?`), each value percent-encoded.
+    pub fn encode(&self) -> String {
+        let limit = self.limit.map(|l| l.to_string());
+        [
+            ("task", &self.task),
+            ("status", &self.status),
+            ("trigger", &self.trigger),
+            ("device", &self.device),
+            ("from", &self.from),
+            ("to", &self.to),
+            ("sort", &self.sort),
+            ("order", &self.order),
+            ("cursor", &self.cursor),
+            ("limit", &limit),
+        ]
+        .into_iter()
+        .filter_map(|(key, value)| Some(format!("{key}={}", path_segment(value.as_deref()?))))
+        .collect::<Vec<_>>()
+        .join("&")
+    }
+}
+
 /// A client of one server's API.
 pub struct ApiClient {
     base: String,
@@ -121,20 +170,28 @@ impl ApiClient {
         .await
     }
 
-    /// `GET /api/task-runs?task=&status=&limit=`.
-    pub async fn task_runs(
+    /// `GET /api/task-runs?…`: a page of the run history (docs/console-api.md "The run
+    /// history").
+    pub async fn task_runs(&self, query: &RunQuery) -> Result<Value, ApiClientError> {
+        self.get(&format!("/api/task-runs?{}", query.encode()))
+            .await
+    }
+
+    /// `GET /api/task-runs/export?format=…&…`: every run the query's filters select, as the
+    /// server streams it (read it with [`reqwest::Response::chunk`]); a refusal is the server's
+    /// 400 text.
+    pub async fn task_runs_export(
         &self,
-        task: Option<&str>,
-        status: Option<&str>,
-        limit: u32,
-    ) -> Result<Value, ApiClientError> {
-        let mut path = format!("/api/task-runs?limit={limit}");
-        for (key, value) in [("task", task), ("status", status)] {
-            if let Some(v) = value {
-                path.push_str(&format!("&{key}={}", path_segment(v)));
-            }
-        }
-        self.get(&path).await
+        format: &str,
+        query: &RunQuery,
+    ) -> Result<reqwest::Response, ApiClientError> {
+        let url = format!(
+            "{}/api/task-runs/export?format={}&{}",
+            self.base,
+            path_segment(format),
+            query.encode()
+        );
+        self.stream(url).await
     }
 
     /// `GET /api/task-runs/{id}/events`: the run's events from the start, then live, until
@@ -145,16 +202,23 @@ impl ApiClient {
             self.base,
             path_segment(run_id)
         );
+        let response = self.stream(url.clone()).await?;
+        Ok(EventStream {
+            url,
+            response,
+            buf: Vec::new(),
+        })
+    }
+
+    /// A GET whose answer is read as it comes; a status other than 2xx is the server's text.
+    async fn stream(&self, url: String) -> Result<reqwest::Response, ApiClientError> {
         let response = self
             .http
             .get(&url)
             .bearer_auth(&self.token)
             .send()
             .await
-            .map_err(|source| ApiClientError::Unreachable {
-                url: url.clone(),
-                source,
-            })?;
+            .map_err(|source| ApiClientError::Unreachable { url, source })?;
         if !response.status().is_success() {
             let status = response.status().as_u16();
             let bytes = response.bytes().await.unwrap_or_default();
@@ -163,11 +227,7 @@ impl ApiClient {
                 message: error_text(&bytes),
             });
         }
-        Ok(EventStream {
-            url,
-            response,
-            buf: Vec::new(),
-        })
+        Ok(response)
     }
 
     /// `GET /api/secrets`: the secrets by name (never a value).

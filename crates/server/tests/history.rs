@@ -412,6 +412,37 @@ fn trace_with_image(h: &ConsoleHub, run: &str, image_bytes: usize) -> u64 {
     3 + image_bytes as u64
 }
 
+/// A retention past the longest is a 400 naming the field; with one field refused neither is
+/// stored.
+async fn too_long_retention_is_refused_whole(h: &ConsoleHub) {
+    let bad = h
+        .send(
+            "PUT",
+            "/api/settings/retention",
+            &json!({"run_days": 40_000}),
+        )
+        .await;
+    assert_eq!(
+        (bad.status, bad.body["error"].clone()),
+        (
+            400,
+            json!(
+                "run_days 40000 is too long: give a number of days up to 36500 (about a century), or 0 to keep forever"
+            )
+        )
+    );
+    let half = h
+        .send(
+            "PUT",
+            "/api/settings/retention",
+            &json!({"run_days": 30, "image_days": 40_000}),
+        )
+        .await;
+    assert_eq!(half.status, 400, "{}", half.body);
+    let kept = h.get("/api/settings/retention").await;
+    assert_eq!(kept.body["run_days"], Value::Null, "{}", kept.body);
+}
+
 /// Waits until the retention pass recorded is the one at `at_ms` (the daily job's).
 async fn until_pass(h: &ConsoleHub, at_ms: i64) -> Value {
     let at = deft_server::console::rfc3339(at_ms);
@@ -505,22 +536,7 @@ async fn retention_removes_exactly_the_older_runs_and_images_at_start_and_daily(
     let now = start + DAY; // the next daily pass
     let ([old, edge, middle, recent, running], old_bytes) = runs_to_retain(&h, now).await;
 
-    let bad = h
-        .send(
-            "PUT",
-            "/api/settings/retention",
-            &json!({"run_days": 40_000}),
-        )
-        .await;
-    assert_eq!(
-        (bad.status, bad.body["error"].clone()),
-        (
-            400,
-            json!(
-                "run_days 40000 is too long: give a number of days up to 36500 (about a century), or 0 to keep forever"
-            )
-        )
-    );
+    too_long_retention_is_refused_whole(&h).await;
     let set = h
         .send(
             "PUT",

@@ -1,11 +1,12 @@
 // The agent settings: API base, model, API key (write-only: only its masked form comes back),
-// default device and max steps; then the secrets tasks type.
+// default device and max steps; then the secrets tasks type and how long runs are kept.
 import { useState } from "preact/hooks";
 import { api } from "../api";
 import { useSubmit } from "../hooks/useSubmit";
 import type { Device, Settings } from "../types";
 import { DialogButtons, Field, FormError, InputField, Modal, TextInput } from "./FormFields";
 import { deviceName } from "./DevicePicker";
+import { RetentionSection } from "./RetentionSection";
 import { SecretsSection } from "./SecretsSection";
 
 /** Props of the dialog. */
@@ -120,6 +121,7 @@ export function SettingsDialog({ settings, devices, onSaved, onClose }: Settings
         <DialogButtons onCancel={onClose} busy={busy || !settings} label="Save" busyLabel={settings ? "Saving…" : "Loading…"} />
       </form>
       <SecretsSection />
+      <RetentionSection />
     </Modal>
   );
 }

@@ -88,17 +88,26 @@ pub async fn put_retention(
     JsonBody(body): JsonBody<RetentionView>,
 ) -> Result<Response, ApiError> {
     let console = app.console()?;
-    for (key, name, value) in [
-        (KEY_RUN_DAYS, "run_days", body.run_days),
-        (KEY_IMAGE_DAYS, "image_days", body.image_days),
-    ] {
-        match value.filter(|d| *d > 0) {
-            Some(d) if d > MAX_DAYS => {
-                return Err(ApiError(
-                    axum::http::StatusCode::BAD_REQUEST,
-                    texts::bad_retention_days(name, d, MAX_DAYS),
-                ));
-            }
+    let fields = [
+        (KEY_RUN_DAYS, "run_days", body.run_days.filter(|d| *d > 0)),
+        (
+            KEY_IMAGE_DAYS,
+            "image_days",
+            body.image_days.filter(|d| *d > 0),
+        ),
+    ];
+    // Both checked before either is stored: a refusal changes nothing.
+    if let Some((_, name, Some(d))) = fields
+        .iter()
+        .find(|(_, _, d)| d.is_some_and(|d| d > MAX_DAYS))
+    {
+        return Err(ApiError(
+            axum::http::StatusCode::BAD_REQUEST,
+            texts::bad_retention_days(name, *d, MAX_DAYS),
+        ));
+    }
+    for (key, _, value) in fields {
+        match value {
             Some(d) => console.store().set_meta(key, &d.to_string()).await?,
             None => console.store().delete_meta(key).await?,
         }

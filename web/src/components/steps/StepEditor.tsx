@@ -14,6 +14,7 @@ import { fieldIssues, issuesAt, nestedCounts, type Found } from "./issues";
 import { ControlTypeList, relative, SelectorFields } from "./SelectorFields";
 import { COMMON_FIELDS, paramKeys, RETRY_FIELDS, specOf, typesFor, variantOf, type FieldSpec, type StepTypeSpec } from "./spec";
 import { stepSummary } from "./summary";
+import { menuKeys } from "../common/menuKeys";
 
 type Obj = Record<string, unknown>;
 
@@ -437,17 +438,7 @@ function RunMenu({ path, n }: { path: string; n: number }) {
           role="menu"
           data-testid="step-run-items"
           aria-label={`Run step ${n}`}
-          onKeyDown={(e) => {
-            if (e.key === "Escape") {
-              e.preventDefault();
-              close();
-            } else if (e.key === "ArrowDown" || e.key === "ArrowUp") {
-              e.preventDefault();
-              const items = [...(menu.current?.querySelectorAll<HTMLElement>("[role=menuitem]") ?? [])];
-              const at = items.indexOf(document.activeElement as HTMLElement);
-              items[(at + (e.key === "ArrowDown" ? 1 : items.length - 1)) % items.length]?.focus();
-            }
-          }}
+          onKeyDown={(e) => menuKeys(e, menu.current, close)}
           onFocusOut={(e) => {
             if (!menu.current?.contains(e.relatedTarget as Node | null) && e.relatedTarget !== button.current) setOpen(false);
           }}
