@@ -7,6 +7,7 @@ import type { Device, Settings } from "../types";
 import { DialogButtons, Field, FormError, InputField, Modal, TextInput } from "./FormFields";
 import { deviceName } from "./DevicePicker";
 import { SecretsSection } from "./SecretsSection";
+import { TokensSection } from "./TokensSection";
 
 /** Props of the dialog. */
 export interface SettingsDialogProps {
@@ -120,6 +121,7 @@ export function SettingsDialog({ settings, devices, onSaved, onClose }: Settings
         <DialogButtons onCancel={onClose} busy={busy || !settings} label="Save" busyLabel={settings ? "Saving…" : "Loading…"} />
       </form>
       <SecretsSection />
+      <TokensSection />
     </Modal>
   );
 }
