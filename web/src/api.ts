@@ -19,6 +19,7 @@ import type {
   Schedule,
   Secret,
   SecretList,
+  ApiTokenView,
   Settings,
   Task,
   TaskDetail,
@@ -148,6 +149,13 @@ export const api = {
   saveRetention: (r: { run_days: number | null; image_days: number | null }) =>
     request<Retention>("PUT", "/api/settings/retention", r),
 
+  /** The named API tokens (never a value) and the scopes there are. */
+  tokens: () => request<{ items: ApiTokenView[]; scopes: string[] }>("GET", "/api/tokens"),
+  /** Makes a token; the answer's value is shown this once. */
+  createToken: (name: string, scopes: string[], expires_in_days?: number) =>
+    request<{ token: ApiTokenView; value: string }>("POST", "/api/tokens", { name, scopes, expires_in_days }),
+  /** Revokes a token: the server refuses its next call. */
+  revokeToken: (name: string) => request<{ token: ApiTokenView }>("DELETE", `/api/tokens/${enc(name)}`),
   /** The secrets by name (never a value). */
   secrets: () => request<SecretList>("GET", "/api/secrets"),
   /** Creates or replaces a secret. */

@@ -427,6 +427,66 @@ export type SecretList = {
  */
 items: Array<Secret>, };
 
+export type ApiTokenView = { 
+/**
+ * v4 UUID.
+ */
+id: string, 
+/**
+ * Unique name.
+ */
+name: string, 
+/**
+ * The value's first characters.
+ */
+prefix: string, 
+/**
+ * Scope names.
+ */
+scopes: Array<string>, 
+/**
+ * Who made it.
+ */
+created_by: string, 
+/**
+ * When (ISO-8601 UTC).
+ */
+created_at: string, 
+/**
+ * When it stops working, if ever.
+ */
+expires_at: string | null, 
+/**
+ * Its last call, if any.
+ */
+last_used_at: string | null, 
+/**
+ * When it was revoked, if it was.
+ */
+revoked_at: string | null, 
+/**
+ * `active`, `expired` or `revoked`.
+ */
+state: string, };
+
+export type ApiTokenCallView = { 
+/**
+ * When (ISO-8601 UTC).
+ */
+at: string, 
+/**
+ * HTTP method.
+ */
+method: string, 
+/**
+ * Path, without the query.
+ */
+path: string, 
+/**
+ * The answer's status.
+ */
+status: number, };
+
 export type CommandResult = { 
 /**
  * Echoes the Command's `call_id`.

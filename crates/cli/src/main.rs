@@ -17,6 +17,7 @@ mod cmd_secret;
 mod cmd_serve;
 mod cmd_task;
 mod cmd_task_server;
+mod cmd_token;
 mod cmd_tools;
 mod dataflow_devices;
 mod local_devices;
@@ -80,6 +81,9 @@ enum Command {
     /// A server's secrets, which tasks type without showing: set (the value from stdin or a
     /// prompt, never the command line), list, delete.
     Secret(cmd_secret::Args),
+    /// A server's named API tokens, for other software: create (with scopes and an expiry;
+    /// the value is printed once), list, show (with the calls it made), revoke.
+    Token(cmd_token::Args),
     /// Seed 004's dataflow: instantiate, execute and judge document tasks in bulk, into
     /// schema-checked result files.
     Dataflow(cmd_dataflow::Args),
@@ -124,6 +128,7 @@ fn main() -> ExitCode {
             Command::Devices(args) => cmd_devices::run(args, &globals).await,
             Command::Task(args) => cmd_task::run(args, &globals).await,
             Command::Secret(args) => cmd_secret::run(args).await,
+            Command::Token(args) => cmd_token::run(args).await,
             Command::Dataflow(args) => cmd_dataflow::run(args, &globals).await,
         }
     });

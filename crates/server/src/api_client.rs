@@ -250,6 +250,39 @@ impl ApiClient {
         self.send(url, request).await.map(drop)
     }
 
+    /// `GET /api/tokens`: the named API tokens (never a value) and the scopes there are.
+    pub async fn tokens(&self) -> Result<Value, ApiClientError> {
+        self.get("/api/tokens").await
+    }
+
+    /// `POST /api/tokens`: makes a token; the answer carries its value, shown this once.
+    pub async fn create_token(
+        &self,
+        name: &str,
+        scopes: &[String],
+        expires_in_days: Option<u32>,
+    ) -> Result<Value, ApiClientError> {
+        let body = serde_json::json!({
+            "name": name,
+            "scopes": scopes,
+            "expires_in_days": expires_in_days,
+        });
+        self.post("/api/tokens", &body).await
+    }
+
+    /// `GET /api/tokens/{name}`: the token and its newest calls.
+    pub async fn token(&self, name: &str) -> Result<Value, ApiClientError> {
+        self.get(&format!("/api/tokens/{}", path_segment(name)))
+            .await
+    }
+
+    /// `DELETE /api/tokens/{name}`: revokes it.
+    pub async fn revoke_token(&self, name: &str) -> Result<Value, ApiClientError> {
+        let url = format!("{}/api/tokens/{}", self.base, path_segment(name));
+        let request = self.http.delete(&url).bearer_auth(&self.token);
+        self.send(url, request).await
+    }
+
     async fn get(&self, path: &str) -> Result<Value, ApiClientError> {
         let url = format!("{}{path}", self.base);
         let request = self.http.get(&url).bearer_auth(&self.token);

@@ -168,6 +168,27 @@ async fn require_api_auth(
     )
     .await
     {
+        Ok(console::sessions::Principal::Token(token)) => {
+            let method = request.method().clone();
+            let path = request.uri().path().to_owned();
+            let within_api = path.strip_prefix("/api").unwrap_or(&path);
+            let needed = console::token_access::required(&method, within_api);
+            let answer = match console::token_access::permit(&token, needed) {
+                Ok(()) => {
+                    let principal = console::sessions::Principal::Token(token.clone());
+                    request.extensions_mut().insert(principal);
+                    next.run(request).await
+                }
+                Err(refused) => refused.into_response(),
+            };
+            if let Some(console) = &app.console {
+                let shown = format!("/api{within_api}");
+                console
+                    .token_calls()
+                    .record(&token, method.as_str(), &shown, answer.status());
+            }
+            answer
+        }
         Ok(principal) => {
             // Who is calling, for the routes that record it (who set a secret).
             request.extensions_mut().insert(principal);

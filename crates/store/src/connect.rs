@@ -55,6 +55,11 @@ fn migrator() -> Migrator {
             "run history",
             include_str!("../migrations/0007_run_history.sql"),
         ),
+        migration(
+            11,
+            "API tokens",
+            include_str!("../migrations/0011_api_tokens.sql"),
+        ),
     ])
 }
 

@@ -26,6 +26,7 @@
 #![forbid(unsafe_code)]
 
 mod actions;
+mod api_tokens;
 mod audits;
 mod connect;
 mod conversations;
@@ -54,6 +55,7 @@ use std::path::Path;
 
 use sqlx::AnyPool;
 
+pub use api_tokens::{ApiToken, ApiTokenCall, NewApiToken};
 pub use deft_protocol::Usage;
 pub use error::{Result, StoreError};
 pub use memory_types::{

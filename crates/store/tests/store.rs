@@ -56,6 +56,8 @@ macro_rules! on_both_backends {
 on_both_backends!(
     meta_upsert,
     secrets_upsert_list_by_name_and_delete,
+    api_tokens_by_name_hash_revocation_and_use,
+    api_token_calls_are_kept_newest_and_bounded,
     user_conflict,
     session_expiry_purge,
     conversation_crud_and_order,

@@ -8,6 +8,7 @@ import { DialogButtons, Field, FormError, InputField, Modal, TextInput } from ".
 import { deviceName } from "./DevicePicker";
 import { RetentionSection } from "./RetentionSection";
 import { SecretsSection } from "./SecretsSection";
+import { TokensSection } from "./TokensSection";
 
 /** Props of the dialog. */
 export interface SettingsDialogProps {
@@ -122,6 +123,7 @@ export function SettingsDialog({ settings, devices, onSaved, onClose }: Settings
       </form>
       <SecretsSection />
       <RetentionSection />
+      <TokensSection />
     </Modal>
   );
 }

@@ -4,6 +4,8 @@
 //!   setup — and [`sessions::authorize`], the one place an API request is let in.
 //! - [`settings`]: the model settings in `app_meta`, the API key sealed by [`secrets`].
 //! - [`vault`]: the secrets tasks type, sealed by [`secrets`] too, listed by name only.
+//! - [`api_tokens`]: named API tokens (made, listed, revoked; their calls logged) and
+//!   [`token_access`], what each may reach (scopes per route).
 //! - [`conversations`]: conversations and their messages.
 //! - [`runs`]: the routes of chat and designer runs (start, stop, approve; the application
 //!   owns their life, [`deft_app::agent_runs`]); [`drafts`]: designer mode's kept draft and
@@ -15,6 +17,7 @@
 //! - [`live`]: MJPEG of a device's screen, captured only while someone watches.
 //! - [`assets`]: the web UI bundle embedded in the binary.
 
+pub mod api_tokens;
 pub mod assets;
 pub mod conversations;
 pub mod drafts;
@@ -30,6 +33,7 @@ pub mod settings;
 pub mod stream;
 pub mod tasks;
 pub mod texts;
+pub mod token_access;
 pub mod vault;
 pub mod views;
 
@@ -125,6 +129,8 @@ struct Inner {
     scheduler: deft_app::scheduler::SchedulerConfig,
     /// The runs' application core (the store, this server's id, the clock, the task runs).
     app: App,
+    /// The log of named API tokens' calls.
+    token_calls: api_tokens::CallLedger,
 }
 
 /// The file in the data folder that keeps the server's id.
@@ -189,6 +195,7 @@ impl Console {
                     1.0 / config.live_fps.clamp(0.1, 30.0),
                 )),
                 scheduler: config.scheduler,
+                token_calls: api_tokens::CallLedger::start(app.store().clone()),
                 app,
             }),
         };
@@ -320,6 +327,7 @@ pub fn api_routes() -> Router<AppState> {
         .merge(tasks::routes())
         .merge(memory::routes())
         .merge(vault::routes())
+        .merge(api_tokens::routes())
 }
 
 /// The console routes open to everyone (nested under `/api`).

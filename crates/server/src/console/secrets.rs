@@ -56,6 +56,16 @@ pub fn random_token() -> Result<String, SecretError> {
     Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(random_bytes::<32>()?))
 }
 
+/// The SHA-256 of a session id or a token, hex: what the store keeps instead of it (both are
+/// long random values, so a fast hash is safe).
+pub fn sha256_hex(token: &str) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(token.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 /// Seals and opens secrets with the data folder's key.
 #[derive(Clone)]
 pub struct SecretBox {

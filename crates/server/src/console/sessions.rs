@@ -20,8 +20,8 @@ use axum::response::{IntoResponse, Response};
 use deft_store::{SessionRow, Store, StoreError};
 use serde::Deserialize;
 use serde_json::json;
-use sha2::{Digest, Sha256};
 
+use super::token_access::{self, NamedToken};
 use super::{Console, now_ms, passwords, secrets, texts};
 use crate::AppState;
 use crate::api::ApiError;
@@ -162,8 +162,10 @@ impl LoginLimiter {
 /// Who is calling.
 #[derive(Debug, Clone)]
 pub enum Principal {
-    /// The API token.
+    /// The server's API token.
     ApiToken,
+    /// A named API token (its scopes decide what it reaches).
+    Token(NamedToken),
     /// A logged-in person.
     User {
         /// Username.
@@ -173,11 +175,20 @@ pub enum Principal {
     },
 }
 
+impl Principal {
+    /// Who this is, as records name the maker of something: the username, the named token
+    /// (`token NAME`), or `api token`.
+    pub fn who(&self) -> String {
+        match self {
+            Principal::User { username, .. } => username.clone(),
+            Principal::Token(t) => texts::token_maker(&t.name),
+            Principal::ApiToken => texts::API_TOKEN_SETTER.to_owned(),
+        }
+    }
+}
+
 fn hash_session(token: &str) -> String {
-    Sha256::digest(token.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    secrets::sha256_hex(token)
 }
 
 /// The value of cookie `name`.
@@ -204,10 +215,14 @@ pub async fn authorize(
     let unauthorized = |text: &str| ApiError(StatusCode::UNAUTHORIZED, text.to_owned());
     if let Some(given) = bearer(headers) {
         // A caller that sends a token means the token: a wrong one is not a missing login.
-        return if matches(Some(given), api_token) {
-            Ok(Principal::ApiToken)
-        } else {
-            Err(unauthorized(crate::texts::UNAUTHORIZED))
+        if matches(Some(given), api_token) {
+            return Ok(Principal::ApiToken);
+        }
+        return match console {
+            Some(console) => token_access::authenticate(console.store(), given)
+                .await
+                .map(Principal::Token),
+            None => Err(unauthorized(crate::texts::UNAUTHORIZED)),
         };
     }
     let Some(console) = console else {
@@ -425,6 +440,7 @@ pub async fn me(State(app): State<AppState>, headers: HeaderMap) -> Result<Respo
     let principal = authorize(&app.api_token, app.console.as_ref(), &Method::GET, &headers).await?;
     Ok(match principal {
         Principal::ApiToken => Json(json!({"username": null, "api_token": true})),
+        Principal::Token(t) => Json(json!({"username": null, "api_token": true, "token": t.name})),
         Principal::User {
             username,
             csrf_token,

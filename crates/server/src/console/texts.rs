@@ -271,6 +271,73 @@ pub fn bad_retention_days(field: &str, days: u32, max: u32) -> String {
     )
 }
 
+/// Who made something through a named API token.
+pub fn token_maker(name: &str) -> String {
+    format!("token {name}")
+}
+
+/// 400 for a bad API token name.
+pub fn token_name_bad(name: &str) -> String {
+    format!(
+        "{name:?} is not a token name: use 1 to 64 letters, digits, spaces, '-', '_' or '.', e.g. nightly-erp"
+    )
+}
+
+/// 400 for a token without scopes.
+pub fn token_scopes_empty(names: &[&str]) -> String {
+    format!("give the token at least one scope: {}", names.join(", "))
+}
+
+/// 400 for an unknown scope.
+pub fn token_scope_unknown(given: &str, names: &[&str]) -> String {
+    format!("unknown scope {given:?}: use some of {}", names.join(", "))
+}
+
+/// 400 for an expiry out of range.
+pub fn token_expiry_bad(days: u32, max: u32) -> String {
+    format!(
+        "expires_in_days {days} is out of range: give 1 to {max} days, or leave it out for a token that does not expire"
+    )
+}
+
+/// 409 for a token name in use (revoked tokens keep theirs, for the record of their calls).
+pub fn token_exists(name: &str) -> String {
+    format!("an API token named {name:?} exists (revoked ones keep their names): pick another name")
+}
+
+/// 404 for an unknown token.
+pub fn token_unknown(name: &str) -> String {
+    format!("no API token named {name:?}: GET /api/tokens lists them")
+}
+
+/// 401 for a revoked token.
+pub fn token_revoked(name: &str) -> String {
+    format!(
+        "the API token {name:?} was revoked: make a new one in the console's settings or with `deft token create`"
+    )
+}
+
+/// 401 for an expired token.
+pub fn token_expired(name: &str, at: &str) -> String {
+    format!(
+        "the API token {name:?} expired at {at}: make a new one in the console's settings or with `deft token create`"
+    )
+}
+
+/// 403 for a token without the scope a route needs.
+pub fn token_lacks_scope(name: &str, scope: &str) -> String {
+    format!(
+        "the API token {name:?} lacks the scope {scope}: make a token that has it (`deft token create NAME --scope {scope}`)"
+    )
+}
+
+/// 403 for a named token on an admin route.
+pub fn token_admin_only(name: &str) -> String {
+    format!(
+        "the API token {name:?} cannot call this route: settings, secrets and tokens take a console login or the server's API token"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -280,6 +347,14 @@ mod tests {
         assert_eq!(
             too_many_logins(42),
             "too many failed logins from this address: try again in 42 s"
+        );
+        assert_eq!(
+            token_lacks_scope("ci", "tasks:run"),
+            "the API token \"ci\" lacks the scope tasks:run: make a token that has it (`deft token create NAME --scope tasks:run`)"
+        );
+        assert_eq!(
+            token_scope_unknown("admin", &["runs", "tasks:read"]),
+            "unknown scope \"admin\": use some of runs, tasks:read"
         );
         assert_eq!(
             no_screen("pc1", "shell"),

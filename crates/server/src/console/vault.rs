@@ -133,10 +133,7 @@ pub async fn set(
         .sealer()
         .seal(&body.value)
         .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
-    let set_by = match principal {
-        Principal::User { username, .. } => username,
-        Principal::ApiToken => texts::API_TOKEN_SETTER.to_owned(),
-    };
+    let set_by = principal.who();
     let entry = console.store().set_secret(&name, &sealed, &set_by).await?;
     let uses = uses(console.store()).await?;
     Ok(Json(view(entry, &uses)).into_response())

@@ -258,6 +258,8 @@ mod tests {
             SettingsView::decl(&cfg),
             crate::console::vault::SecretView::decl(&cfg),
             crate::console::vault::SecretList::decl(&cfg),
+            crate::console::api_tokens::TokenView::decl(&cfg),
+            crate::console::api_tokens::CallView::decl(&cfg),
             CommandResult::decl(&cfg),
             DeltaKind::decl(&cfg),
             ToolStep::decl(&cfg),

@@ -85,16 +85,16 @@ fn designer_run(conversation_id: &str) -> RunRecord {
 pub async fn any_branchs_database_gains_the_migrations_it_lacks(store: &Store, url: &str) {
     assert_eq!(
         versions(url).await,
-        [1, 2, 3, 4, 5, 6, 7],
+        [1, 2, 3, 4, 5, 6, 7, 11],
         "a fresh database has all seven"
     );
     let conv = store.create_conversation("before").await.unwrap();
     store.create_run(&designer_run(&conv.id)).await.unwrap();
 
     execute(url, WITHOUT_MEMORY).await;
-    assert_eq!(versions(url).await, [1, 2, 4, 5, 6, 7]);
+    assert_eq!(versions(url).await, [1, 2, 4, 5, 6, 7, 11]);
     let reopened = Store::connect(url).await.unwrap();
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7]);
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 11]);
     assert_eq!(
         reopened.run("run-designer").await.unwrap().unwrap().mode,
         RunMode::Designer,
@@ -112,9 +112,9 @@ pub async fn any_branchs_database_gains_the_migrations_it_lacks(store: &Store, u
     reopened.close().await;
 
     execute(url, WITHOUT_MODE).await;
-    assert_eq!(versions(url).await, [1, 2, 3, 5, 6, 7]);
+    assert_eq!(versions(url).await, [1, 2, 3, 5, 6, 7, 11]);
     let reopened = Store::connect(url).await.unwrap();
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7]);
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 11]);
     assert_eq!(
         reopened.run("run-designer").await.unwrap().unwrap().mode,
         RunMode::Chat,
@@ -128,9 +128,9 @@ pub async fn any_branchs_database_gains_the_migrations_it_lacks(store: &Store, u
     reopened.close().await;
 
     execute(url, WITHOUT_TASK_RUN_LOG).await;
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 6, 7]);
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 6, 7, 11]);
     let reopened = Store::connect(url).await.unwrap();
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7]);
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 11]);
     assert!(
         reopened.running_task_runs().await.unwrap().is_empty(),
         "the task runs' owner and heartbeat columns are back"
@@ -182,9 +182,9 @@ async fn ended_runs_gain_their_durations(url: &str) {
     }
     reopened.close().await;
     execute(url, WITHOUT_RUN_HISTORY).await;
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6]);
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 11]);
     let reopened = Store::connect(url).await.unwrap();
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7]);
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 11]);
     let longest_first = deft_store::RunOrder {
         key: deft_store::RunSortKey::Duration,
         descending: true,

@@ -1,6 +1,7 @@
 //! The store suite, written once: every case takes a `&Store` (a few also the URL of the same
 //! database, to reach under the store) and runs on SQLite and on PostgreSQL.
 
+mod api_tokens;
 mod conversations;
 mod history;
 mod memory;
@@ -9,6 +10,7 @@ mod migrations;
 mod runs;
 mod tasks;
 
+pub use api_tokens::*;
 pub use conversations::*;
 pub use history::*;
 pub use memory::*;
