@@ -31,6 +31,20 @@ impl Store {
     pub async fn purge_task_runs_before(&self, before_ms: i64) -> Result<Vec<String>> {
         let action = "removing old task runs";
         let mut tx = self.pool.begin().await.map_err(db(action))?;
+        // A write first: on SQLite a transaction that reads before it writes cannot take the
+        // write lock once another connection has written since its read (SQLITE_BUSY at once,
+        // no waiting), which a busy server's heartbeats do all the time.
+        for table in ["task_run_steps", "task_run_events"] {
+            let sql = format!(
+                "DELETE FROM {table} WHERE run_id IN (SELECT id FROM task_runs WHERE {OLD_ENDED})"
+            );
+            sqlx::query(AssertSqlSafe(sql))
+                .bind(before_ms)
+                .bind(TaskRunStatus::Running.as_str())
+                .execute(&mut *tx)
+                .await
+                .map_err(db(action))?;
+        }
         let sql = format!("SELECT id FROM task_runs WHERE {OLD_ENDED} ORDER BY started_at_ms, id");
         let rows = sqlx::query(AssertSqlSafe(sql))
             .bind(before_ms)
@@ -43,17 +57,6 @@ impl Store {
             .map(|r| r.try_get::<String, _>("id"))
             .collect::<std::result::Result<Vec<_>, _>>()
             .map_err(db(action))?;
-        for table in ["task_run_steps", "task_run_events"] {
-            let sql = format!(
-                "DELETE FROM {table} WHERE run_id IN (SELECT id FROM task_runs WHERE {OLD_ENDED})"
-            );
-            sqlx::query(AssertSqlSafe(sql))
-                .bind(before_ms)
-                .bind(TaskRunStatus::Running.as_str())
-                .execute(&mut *tx)
-                .await
-                .map_err(db(action))?;
-        }
         let sql = format!("DELETE FROM task_runs WHERE {OLD_ENDED}");
         sqlx::query(AssertSqlSafe(sql))
             .bind(before_ms)

@@ -27,6 +27,8 @@ pub const KEY_LAST: &str = "retention_last";
 pub const DAY_MS: i64 = 86_400_000;
 /// The longest retention one may set (about 100 years).
 pub const MAX_DAYS: u32 = 36_500;
+/// How soon a failed pass is tried again (on the console's clock).
+const RETRY_MS: i64 = 60_000;
 
 /// What a retention pass removed.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -155,12 +157,18 @@ pub async fn daily(console: Console, stop: CancellationToken) {
     let clock = console.app().clock().clone();
     loop {
         let now = clock.now_ms();
-        match apply(&console, now).await {
-            Ok(pass) => tracing::info!(?pass, "retention pass"),
-            Err(e) => tracing::warn!(error = %e.1, "retention pass failed"),
-        }
+        let next = match apply(&console, now).await {
+            Ok(pass) => {
+                tracing::info!(?pass, "retention pass");
+                now + DAY_MS
+            }
+            Err(e) => {
+                tracing::warn!(error = %e.1, "retention pass failed: trying again in a minute");
+                now + RETRY_MS
+            }
+        };
         tokio::select! {
-            () = clock.sleep_until(now + DAY_MS) => {}
+            () = clock.sleep_until(next) => {}
             () = stop.cancelled() => return,
         }
     }
