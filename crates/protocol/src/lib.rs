@@ -10,6 +10,7 @@
 //!   misfire and busy policies;
 //!   [`draft`]: what designer mode's `done` carries (the task draft or why there is none).
 //! - [`memory`]: what a `memory` event says (experiences and actions recalled, saved, dropped).
+//! - [`notification`]: what a console notification is about (its kind) and its level.
 //! - [`link`]: device-link messages, field-compatible with UFO's AIP.
 //! - [`changes`]: the change listing (new, changed, gone controls since the previous listing);
 //!   [`observed`]: the controls an observation's answer showed, read back from it.
@@ -47,6 +48,7 @@ pub mod link;
 pub mod marks;
 pub mod memory;
 mod named;
+pub mod notification;
 pub mod observation;
 pub mod observed;
 pub mod schedule;

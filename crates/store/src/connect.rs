@@ -55,6 +55,11 @@ fn migrator() -> Migrator {
             "run history",
             include_str!("../migrations/0007_run_history.sql"),
         ),
+        migration(
+            8,
+            "notifications",
+            include_str!("../migrations/0008_notifications.sql"),
+        ),
     ])
 }
 

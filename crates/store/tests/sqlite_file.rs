@@ -291,6 +291,7 @@ async fn a_version_1_database_is_migrated_to_tasks() {
             device: "local".into(),
             definition: "{}".into(),
             enabled: true,
+            notify: Default::default(),
         })
         .await
         .unwrap();
