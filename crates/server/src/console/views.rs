@@ -251,6 +251,8 @@ mod tests {
             SettingsView::decl(&cfg),
             crate::console::vault::SecretView::decl(&cfg),
             crate::console::vault::SecretList::decl(&cfg),
+            crate::console::notifications::NotificationView::decl(&cfg),
+            crate::console::notifications::NotificationList::decl(&cfg),
             CommandResult::decl(&cfg),
             DeltaKind::decl(&cfg),
             ToolStep::decl(&cfg),
