@@ -235,7 +235,7 @@ async fn login(h: &ConsoleHub) -> (String, String) {
 }
 
 #[tokio::test]
-async fn each_reader_keeps_their_own_read_state_and_bad_requests_say_why() {
+async fn each_reader_keeps_their_own_read_state_and_the_feed_tells_of_new_ones() {
     let dir = tempfile::tempdir().unwrap();
     let h = hub(dir.path()).await;
     let mut feed = h.stream("/api/notifications/stream", None).await;
@@ -307,8 +307,14 @@ async fn each_reader_keeps_their_own_read_state_and_bad_requests_say_why() {
         (a.status, a.body.clone()),
         (200, json!({"unread_count": 0}))
     );
+    h.shutdown().await;
+}
 
-    // Bad parameters and ids.
+#[tokio::test]
+async fn bad_parameters_and_ids_say_what_is_wrong() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = hub(dir.path()).await;
+    let id = create(&h, &failing("a")).await;
     for (query, error) in [
         (
             "unread=yes",
