@@ -116,6 +116,23 @@ impl Notifier {
         .await
     }
 
+    /// A remote device's link ended (it disconnected or fell silent) while the server runs on:
+    /// a warning saying why. Not sent when the server itself is stopping.
+    pub async fn device_offline(&self, device: &str, why: &str) -> Option<Notification> {
+        self.publish(NewNotification {
+            kind: NotificationKind::DeviceOffline,
+            level: NotificationLevel::Warning,
+            title: texts::notice_device_offline(device),
+            body: why.to_owned(),
+            link: "/".to_owned(),
+            task_id: None,
+            run_id: None,
+            conversation_id: None,
+            device: Some(device.to_owned()),
+        })
+        .await
+    }
+
     /// The task's notification settings; `None` for a draft's run or a task gone meanwhile.
     async fn task_settings(&self, task_id: &str) -> Option<deft_store::TaskNotify> {
         if task_id == DRAFT_TASK_ID {

@@ -26,6 +26,11 @@ pub fn notice_run_ended(task: &str, status: &str) -> String {
     format!("Task \"{task}\" {how}")
 }
 
+/// A notification's title for a remote device whose link ended.
+pub fn notice_device_offline(device: &str) -> String {
+    format!("Device \"{device}\" went offline")
+}
+
 /// A notification's title for a task's `notify` step.
 pub fn notice_notify_step(task: &str) -> String {
     format!("Task \"{task}\" says")
@@ -243,6 +248,10 @@ mod tests {
             "Task \"Nightly\" was interrupted"
         );
         assert_eq!(notice_notify_step("Nightly"), "Task \"Nightly\" says");
+        assert_eq!(
+            notice_device_offline("phone-1"),
+            "Device \"phone-1\" went offline"
+        );
         assert_eq!(
             store_failed("disk full"),
             "the console's database failed: disk full"

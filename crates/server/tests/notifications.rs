@@ -372,3 +372,46 @@ async fn bad_parameters_and_ids_say_what_is_wrong() {
     assert_eq!(a.status, 400, "{}", a.body);
     h.shutdown().await;
 }
+
+/// Connects a remote device `id` over the device link and registers it.
+async fn link_device(h: &ConsoleHub, id: &str) -> common::Ws {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut req = format!("ws://{}/ws", h.addr).into_client_request().unwrap();
+    req.headers_mut().insert(
+        "authorization",
+        format!("Bearer {}", common::DEVICE_TOKEN).parse().unwrap(),
+    );
+    let mut ws = tokio_tungstenite::connect_async(req).await.unwrap().0;
+    common::send(&mut ws, &common::register(id)).await;
+    let _ack = common::recv(&mut ws).await;
+    ws
+}
+
+#[tokio::test]
+async fn a_device_that_disconnects_notifies() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = hub(dir.path()).await;
+    let mut ws = link_device(&h, "phone-1").await;
+    ws.close(None).await.unwrap();
+    let list = h
+        .until("/api/notifications", |b| b["total"].as_u64() > Some(0))
+        .await;
+    let n = &list["items"][0];
+    assert_eq!(
+        (
+            n["kind"].clone(),
+            n["level"].clone(),
+            n["title"].clone(),
+            n["device"].clone()
+        ),
+        (
+            json!("device_offline"),
+            json!("warning"),
+            json!("Device \"phone-1\" went offline"),
+            json!("phone-1")
+        )
+    );
+    assert_eq!(list["total"], 1, "{list}");
+
+    h.shutdown().await;
+}
