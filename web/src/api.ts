@@ -13,6 +13,7 @@ import type {
   ExperienceDetail,
   Issue,
   LibraryAction,
+  NotificationList,
   RunInfo,
   RunMode,
   RunStarted,
@@ -24,6 +25,7 @@ import type {
   Task,
   TaskDetail,
   TaskDraft,
+  TaskNotify,
   TaskRun,
   TaskRunDetail,
   ValidationReport,
@@ -216,7 +218,16 @@ export const api = {
   replaceTask: (id: string, text: string) => send<TaskDetail>("PUT", `/api/tasks/${enc(id)}`, text),
   setTaskEnabled: (id: string, enabled: boolean) =>
     request<TaskDetail>("PATCH", `/api/tasks/${enc(id)}`, { enabled }),
+  /** Changes what a task's runs report as notifications (the settings not given stay). */
+  setTaskNotify: (id: string, notify: Partial<TaskNotify>) =>
+    request<TaskDetail>("PATCH", `/api/tasks/${enc(id)}`, { notify }),
   deleteTask: (id: string) => request<void>("DELETE", `/api/tasks/${enc(id)}`),
+
+  /** The newest notifications with this reader's read state and unread count. */
+  notifications: (limit = 30) => request<NotificationList>("GET", `/api/notifications?limit=${limit}`),
+  readNotification: (id: string) =>
+    request<{ unread_count: number }>("POST", `/api/notifications/${enc(id)}/read`),
+  readAllNotifications: () => request<{ unread_count: number }>("POST", "/api/notifications/read-all"),
   runTask: (id: string, variables: Record<string, string>, device?: string) =>
     request<TaskRun>("POST", `/api/tasks/${enc(id)}/run`, { variables, ...(device ? { device } : {}) }),
 

@@ -487,6 +487,70 @@ path: string,
  */
 status: number, };
 
+export type Notification = { 
+/**
+ * Notification id.
+ */
+id: string, 
+/**
+ * What it is about (`task_run_failed`, `notify_step`, …).
+ */
+kind: string, 
+/**
+ * `info`, `warning` or `error`.
+ */
+level: "info" | "warning" | "error", 
+/**
+ * One line, plain text.
+ */
+title: string, 
+/**
+ * The details, plain text.
+ */
+body: string, 
+/**
+ * The console route of its subject.
+ */
+link: string, 
+/**
+ * The task it is about.
+ */
+task_id: string | null, 
+/**
+ * The run it is about.
+ */
+run_id: string | null, 
+/**
+ * The conversation it is about.
+ */
+conversation_id: string | null, 
+/**
+ * The device it is about.
+ */
+device: string | null, 
+/**
+ * Made (ISO-8601 UTC).
+ */
+created_at: string, 
+/**
+ * Whether this reader has read it.
+ */
+read: boolean, };
+
+export type NotificationList = { 
+/**
+ * The page, newest first.
+ */
+items: Array<Notification>, 
+/**
+ * How many the list (with the `unread` filter) holds.
+ */
+total: number, 
+/**
+ * How many this reader has not read.
+ */
+unread_count: number, };
+
 export type CommandResult = { 
 /**
  * Echoes the Command's `call_id`.
@@ -1166,6 +1230,20 @@ description: string,
  */
 enabled: boolean, };
 
+export type TaskNotify = { 
+/**
+ * A run that fails, times out or is interrupted.
+ */
+on_failure: boolean, 
+/**
+ * A run that succeeds.
+ */
+on_success: boolean, 
+/**
+ * Each `notify` step a run carries out.
+ */
+on_notify_step: boolean, };
+
 export type Task = { 
 /**
  * Task id.
@@ -1183,6 +1261,10 @@ device: string,
  * Off: its schedules do not fire.
  */
 enabled: boolean, 
+/**
+ * What its runs report as notifications.
+ */
+notify: TaskNotify, 
 /**
  * How many schedules it has.
  */
@@ -1237,6 +1319,10 @@ device: string,
  * Off: its schedules do not fire.
  */
 enabled: boolean, 
+/**
+ * What its runs report as notifications.
+ */
+notify: TaskNotify, 
 /**
  * How many schedules it has.
  */

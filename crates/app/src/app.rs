@@ -11,6 +11,7 @@ use deft_memory::MemoryConfig;
 use deft_store::Store;
 
 use crate::agent_runs::AgentRuns;
+use crate::notices::Notifier;
 use crate::run_memory::RunMemory;
 use crate::scheduler::Clock;
 use crate::secrets::SecretSource;
@@ -55,6 +56,7 @@ struct Inner {
     task_runs: Arc<TaskRuns>,
     agent_runs: AgentRuns,
     memory: Arc<RunMemory>,
+    notifier: Notifier,
 }
 
 impl App {
@@ -63,6 +65,7 @@ impl App {
         App {
             inner: Arc::new(Inner {
                 memory: Arc::new(RunMemory::new(&config.store, config.memory)),
+                notifier: Notifier::new(&config.store),
                 store: config.store,
                 data_dir: config.data_dir,
                 server_id: config.server_id,
@@ -119,6 +122,11 @@ impl App {
     /// The memory libraries and what runs do with them.
     pub fn memory(&self) -> &Arc<RunMemory> {
         &self.inner.memory
+    }
+
+    /// Where notifications go (and the live feed of new ones).
+    pub fn notifier(&self) -> &Notifier {
+        &self.inner.notifier
     }
 
     /// The folder of a chat or designer run's step images.

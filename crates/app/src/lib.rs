@@ -18,6 +18,8 @@
 //!   ([`follow`]);
 //! - [`task_runs`]: the task runs in progress, their recording (trace, store, log) and the
 //!   liveness sweep that ends the runs of a silent server; [`runtime`]: where runs execute;
+//! - [`notices`]: the notifications runs and devices send the console's readers, decided in
+//!   one place and stored, with a live feed of new ones;
 //! - [`local`]: what a run on this machine without a server (`deft run`) takes part in: the
 //!   memory of the data folder's store.
 //!
@@ -35,6 +37,7 @@ pub mod event_writer;
 pub mod follow;
 pub mod libraries;
 pub mod local;
+pub mod notices;
 pub mod run_images;
 pub mod run_log;
 pub mod run_memory;

@@ -14,6 +14,28 @@ pub const TASK_RUN_INTERRUPTED: &str =
 pub const TASK_RUN_CRASHED: &str =
     "the task runner failed unexpectedly; the server log has the details";
 
+/// A notification's title for a task run that ended as `status`.
+pub fn notice_run_ended(task: &str, status: &str) -> String {
+    let how = match status {
+        "ok" => "succeeded",
+        "failed" => "failed",
+        "timed_out" => "timed out",
+        "interrupted" => "was interrupted",
+        other => other,
+    };
+    format!("Task \"{task}\" {how}")
+}
+
+/// A notification's title for a remote device whose link ended.
+pub fn notice_device_offline(device: &str) -> String {
+    format!("Device \"{device}\" went offline")
+}
+
+/// A notification's title for a task's `notify` step.
+pub fn notice_notify_step(task: &str) -> String {
+    format!("Task \"{task}\" says")
+}
+
 /// The store failed.
 pub fn store_failed(detail: &str) -> String {
     format!("the console's database failed: {detail}")
@@ -219,6 +241,19 @@ mod tests {
         assert_eq!(
             unknown_task("x"),
             "no task has the id or name \"x\": list the tasks with GET /api/tasks"
+        );
+        assert_eq!(
+            notice_run_ended("Nightly", "timed_out"),
+            "Task \"Nightly\" timed out"
+        );
+        assert_eq!(
+            notice_run_ended("Nightly", "interrupted"),
+            "Task \"Nightly\" was interrupted"
+        );
+        assert_eq!(notice_notify_step("Nightly"), "Task \"Nightly\" says");
+        assert_eq!(
+            notice_device_offline("phone-1"),
+            "Device \"phone-1\" went offline"
         );
         assert_eq!(
             store_failed("disk full"),

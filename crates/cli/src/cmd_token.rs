@@ -24,7 +24,7 @@ enum TokenCommand {
         /// The token's name (1–64 letters, digits, spaces, '-', '_' or '.').
         name: String,
         /// What it may reach, comma-separated: devices:read, devices:exec, runs, tasks:read,
-        /// tasks:write, tasks:run, memory:read, memory:write.
+        /// tasks:write, tasks:run, memory:read, memory:write, notifications.
         #[arg(long, value_delimiter = ',', required = true)]
         scope: Vec<String>,
         /// Days until it stops working (1–3650); without it, it works until revoked.

@@ -11,6 +11,7 @@
 //!   [`draft`]: what designer mode's `done` carries (the task draft or why there is none).
 //! - [`output`]: a typed result — the checked final answer of a run with an output schema.
 //! - [`memory`]: what a `memory` event says (experiences and actions recalled, saved, dropped).
+//! - [`notification`]: what a console notification is about (its kind) and its level.
 //! - [`link`]: device-link messages, field-compatible with UFO's AIP.
 //! - [`changes`]: the change listing (new, changed, gone controls since the previous listing);
 //!   [`observed`]: the controls an observation's answer showed, read back from it.
@@ -48,6 +49,7 @@ pub mod link;
 pub mod marks;
 pub mod memory;
 mod named;
+pub mod notification;
 pub mod observation;
 pub mod observed;
 pub mod output;

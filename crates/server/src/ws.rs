@@ -178,6 +178,14 @@ async fn connection(socket: WebSocket, app: AppState) {
         close_with(&mut sink, code, &reason).await;
     }
     tracing::info!(device = %id, %reason, "device connection ended");
+    // A device that went away while the server runs on is news; the server's own stop is not.
+    if let Some(console) = app
+        .console
+        .as_ref()
+        .filter(|_| !app.stopping.is_cancelled())
+    {
+        console.app().notifier().device_offline(&id, &reason).await;
+    }
 }
 
 async fn write_loop(

@@ -66,12 +66,12 @@ async fn bad_token_requests_are_refused_at_their_field() {
         (
             json!({"name": "ci", "scopes": []}),
             400,
-            "give the token at least one scope: devices:read, devices:exec, runs, tasks:read, tasks:write, tasks:run, memory:read, memory:write",
+            "give the token at least one scope: devices:read, devices:exec, runs, tasks:read, tasks:write, tasks:run, memory:read, memory:write, notifications",
         ),
         (
             json!({"name": "ci", "scopes": ["runs", "admin"]}),
             400,
-            "unknown scope \"admin\": use some of devices:read, devices:exec, runs, tasks:read, tasks:write, tasks:run, memory:read, memory:write",
+            "unknown scope \"admin\": use some of devices:read, devices:exec, runs, tasks:read, tasks:write, tasks:run, memory:read, memory:write, notifications",
         ),
         (
             json!({"name": "ci", "scopes": ["runs"], "expires_in_days": 0}),

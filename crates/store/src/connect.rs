@@ -56,6 +56,11 @@ fn migrator() -> Migrator {
             include_str!("../migrations/0007_run_history.sql"),
         ),
         migration(
+            8,
+            "notifications",
+            include_str!("../migrations/0008_notifications.sql"),
+        ),
+        migration(
             11,
             "API tokens",
             include_str!("../migrations/0011_api_tokens.sql"),

@@ -2,7 +2,7 @@
 //! conversations with their messages, agent runs with their event log (the SSE replay
 //! source), tasks with their schedules and task runs (with each run's step results), and the
 //! memory libraries (experiences with their audits, actions, each run's memory notes) with the
-//! jobs that schedule the server's own work, and the secrets tasks use (sealed by the server). One interface over two backends: a SQLite file in
+//! jobs that schedule the server's own work, the notifications with each reader's read state, and the secrets tasks use (sealed by the server). One interface over two backends: a SQLite file in
 //! the data folder by default, or PostgreSQL when a `postgres://` URL is given.
 //!
 //! ```no_run
@@ -38,6 +38,7 @@ mod jobs;
 mod lookup;
 mod memory_types;
 mod meta;
+mod notifications;
 mod retention;
 mod run_history;
 mod run_notes;
@@ -63,16 +64,19 @@ pub use memory_types::{
     ExperienceFilter, ExperienceKey, ExperienceReview, Job, JobClaim, NewAction, NewExperience,
     NewJob, Verdict,
 };
+pub use notifications::{MAX_NOTIFICATIONS, NotificationPage, Reader};
 pub use run_history::{CursorError, RunCursor, RunOrder, RunPage, RunSortKey};
 pub use task_runs::DRAFT_TASK_ID;
 // the protocol's schedule and task-run kinds, which the store maps to its columns
 pub use deft_protocol::schedule::{BusyPolicy, MisfirePolicy, ScheduleKind};
 pub use deft_protocol::task_run::{TaskRunStatus, TaskTrigger};
+// a notification's kind and level, kept by their wire names
+pub use deft_protocol::notification::{NotificationKind, NotificationLevel};
 pub use types::{
     Conversation, ConversationSummary, FireClaim, MatchedControl, Message, NewDraftRun,
-    NewSchedule, NewTask, NewTaskRun, Page, Paged, RunRecord, RunStart, Schedule, SecretEntry,
-    SessionRow, StepCounts, StepStatus, Task, TaskFilter, TaskListing, TaskRun, TaskRunFilter,
-    TaskRunStep, User,
+    NewNotification, NewSchedule, NewTask, NewTaskRun, Notification, Page, Paged, RunRecord,
+    RunStart, Schedule, SecretEntry, SessionRow, StepCounts, StepStatus, Task, TaskFilter,
+    TaskListing, TaskNotify, TaskRun, TaskRunFilter, TaskRunStep, User,
 };
 
 /// A conversation keeps at most this many messages; appending drops the oldest.

@@ -8,9 +8,10 @@ use crate::error::{Result, StoreError, db, is_unique_violation, no_task};
 use crate::lookup;
 use crate::select::{PageQuery, page_of, prefixed};
 use crate::task_run_row::{prefixed_run_columns, task_run_from_row};
-use crate::{NewTask, Page, Paged, Store, Task, TaskFilter, TaskListing};
+use crate::{NewTask, Page, Paged, Store, Task, TaskFilter, TaskListing, TaskNotify};
 
-const TASK_COLUMNS: &str = "id, name, device, definition, enabled, created_at_ms, updated_at_ms";
+const TASK_COLUMNS: &str = "id, name, device, definition, enabled, notify_on_failure, \
+                            notify_on_success, notify_on_notify_step, created_at_ms, updated_at_ms";
 
 impl Store {
     /// Stores a new task with a fresh id. [`StoreError::Conflict`] when the name is taken,
@@ -24,12 +25,14 @@ impl Store {
             device: new.device.clone(),
             definition: new.definition.clone(),
             enabled: new.enabled,
+            notify: new.notify,
             created_at_ms: now,
             updated_at_ms: now,
         };
         sqlx::query(
             "INSERT INTO tasks (id, name, device, definition, enabled, created_at_ms, \
-             updated_at_ms) VALUES ($1, $2, $3, $4, $5, $6, $6)",
+             updated_at_ms, notify_on_failure, notify_on_success, notify_on_notify_step) \
+             VALUES ($1, $2, $3, $4, $5, $6, $6, $7, $8, $9)",
         )
         .bind(&task.id)
         .bind(&task.name)
@@ -37,6 +40,9 @@ impl Store {
         .bind(&task.definition)
         .bind(flag(task.enabled))
         .bind(now)
+        .bind(flag(new.notify.on_failure))
+        .bind(flag(new.notify.on_success))
+        .bind(flag(new.notify.on_notify_step))
         .execute(&self.pool)
         .await
         .map_err(|e| name_taken_or(e, &new.name, "creating a task"))?;
@@ -58,7 +64,7 @@ impl Store {
         lookup::one(&self.pool, sql, name, "reading a task", read, missing).await
     }
 
-    /// Replaces a task's name, device, definition and switch. [`StoreError::NotFound`] for an
+    /// Replaces a task's name, device, definition, switch and notification settings. [`StoreError::NotFound`] for an
     /// unknown id, [`StoreError::Conflict`] when another task has the name.
     pub async fn update_task(&self, id: &str, new: &NewTask) -> Result<Task> {
         check_task(new)?;
@@ -66,7 +72,8 @@ impl Store {
         let mut tx = self.pool.begin().await.map_err(db(action))?;
         let done = sqlx::query(
             "UPDATE tasks SET name = $2, device = $3, definition = $4, enabled = $5, \
-             updated_at_ms = $6 WHERE id = $1",
+             updated_at_ms = $6, notify_on_failure = $7, notify_on_success = $8, \
+             notify_on_notify_step = $9 WHERE id = $1",
         )
         .bind(id)
         .bind(&new.name)
@@ -74,6 +81,9 @@ impl Store {
         .bind(&new.definition)
         .bind(flag(new.enabled))
         .bind(now_ms())
+        .bind(flag(new.notify.on_failure))
+        .bind(flag(new.notify.on_success))
+        .bind(flag(new.notify.on_notify_step))
         .execute(&mut *tx)
         .await
         .map_err(|e| name_taken_or(e, &new.name, action))?;
@@ -104,6 +114,27 @@ impl Store {
         }
         mirror_switch(&mut tx, id, enabled).await?;
         tx.commit().await.map_err(db(action))?;
+        self.task(id).await
+    }
+
+    /// Sets what a task's runs report as notifications. [`StoreError::NotFound`] for an
+    /// unknown id.
+    pub async fn set_task_notify(&self, id: &str, notify: TaskNotify) -> Result<Task> {
+        let done = sqlx::query(
+            "UPDATE tasks SET notify_on_failure = $2, notify_on_success = $3, \
+             notify_on_notify_step = $4, updated_at_ms = $5 WHERE id = $1",
+        )
+        .bind(id)
+        .bind(flag(notify.on_failure))
+        .bind(flag(notify.on_success))
+        .bind(flag(notify.on_notify_step))
+        .bind(now_ms())
+        .execute(&self.pool)
+        .await
+        .map_err(db("setting a task's notifications"))?;
+        if done.rows_affected() == 0 {
+            return Err(no_task(id));
+        }
         self.task(id).await
     }
 
@@ -239,6 +270,11 @@ fn task_from_row(row: &AnyRow, prefix: &str) -> Result<Task> {
         device: column(row, &col("device"), READ)?,
         definition: column(row, &col("definition"), READ)?,
         enabled: flag_from(row, &col("enabled"), READ)?,
+        notify: TaskNotify {
+            on_failure: flag_from(row, &col("notify_on_failure"), READ)?,
+            on_success: flag_from(row, &col("notify_on_success"), READ)?,
+            on_notify_step: flag_from(row, &col("notify_on_notify_step"), READ)?,
+        },
         created_at_ms: column(row, &col("created_at_ms"), READ)?,
         updated_at_ms: column(row, &col("updated_at_ms"), READ)?,
     })

@@ -269,7 +269,8 @@ async fn a_version_1_database_is_migrated_to_tasks() {
     let conv = store.create_conversation("before tasks").await.unwrap();
     store.close().await;
 
-    // Back to version 1: without the task tables and without migration 2's record.
+    // Back to version 1: without the task tables and without migration 2's record (and migration
+    // 8's, which adds columns to the tasks table).
     let url = format!("sqlite://{}", tmp.path().join("deft.db").display());
     let mut raw = AnyConnection::connect(&url).await.unwrap();
     for sql in [
@@ -278,6 +279,9 @@ async fn a_version_1_database_is_migrated_to_tasks() {
         "DROP TABLE schedules",
         "DROP TABLE tasks",
         "DELETE FROM _sqlx_migrations WHERE version = 2",
+        "DROP TABLE notification_reads",
+        "DROP TABLE notifications",
+        "DELETE FROM _sqlx_migrations WHERE version = 8",
     ] {
         sqlx::query(sql).execute(&mut raw).await.unwrap();
     }
@@ -291,6 +295,7 @@ async fn a_version_1_database_is_migrated_to_tasks() {
             device: "local".into(),
             definition: "{}".into(),
             enabled: true,
+            notify: Default::default(),
         })
         .await
         .unwrap();

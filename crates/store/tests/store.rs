@@ -87,7 +87,10 @@ on_both_backends!(
     audit_marks_pending_and_a_person_decides,
     actions_crud_names_and_hits,
     run_notes_append_in_order,
-    jobs_are_claimed_once;
+    jobs_are_claimed_once,
+    notifications_have_a_read_state_per_reader,
+    notifications_are_pruned_to_the_newest,
+    tasks_keep_their_notification_settings;
     with_url: corrupt_json_is_reported, corrupt_task_rows_are_reported,
     any_branchs_database_gains_the_migrations_it_lacks,
 );

@@ -5,6 +5,7 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { usePath } from "../router";
+import { NotificationBell } from "./NotificationBell";
 
 /** Below this width the sidebar is a drawer (the same width as styles.css's media query). */
 const NARROW = "(max-width: 900px)";
@@ -36,10 +37,12 @@ function useDrawerOpen(): boolean {
   return open;
 }
 
-/** The ☰ button that opens the drawer (first in a page's top bar; shown on narrow screens only). */
+/** The ☰ button that opens the drawer (first in a page's top bar; shown on narrow screens only),
+ * then the notification bell (at every width: it stays reachable while the menu is a drawer). */
 export function MenuButton() {
   const open = useDrawerOpen();
   return (
+    <>
     <button
       type="button"
       class="btn btn-ghost menu-button"
@@ -51,6 +54,8 @@ export function MenuButton() {
     >
       ☰
     </button>
+    <NotificationBell />
+    </>
   );
 }
 

@@ -111,5 +111,14 @@ async fn interrupt(app: &App, run: &TaskRun) -> Result<bool, StoreError> {
         .append_task_run_events(&run.id, &[(done.seq, done.json.to_string())])
         .await?;
     tracing::info!(run = %run.id, task = %run.task_name, owner = ?run.owner, "marked a task run whose server stopped as interrupted");
+    let end = crate::notices::RunEnd {
+        run_id: &run.id,
+        task_id: &run.task_id,
+        task_name: &run.task_name,
+        device: &run.device,
+        status: TaskRunStatus::Interrupted,
+        message: texts::TASK_RUN_INTERRUPTED,
+    };
+    app.notifier().run_ended(&end).await;
     Ok(true)
 }

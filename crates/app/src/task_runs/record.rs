@@ -21,6 +21,7 @@ use tokio::sync::mpsc;
 use super::{ActiveTaskRun, done_logged, done_of, status_of};
 use crate::app::{App, now_ms};
 use crate::event_writer::{EventStore, store_until_done, write_batches};
+use crate::notices::RunEnd;
 use crate::run_log::{LoggedEvent, RunLog};
 use crate::runtime::agent_runtime;
 use crate::texts;
@@ -97,7 +98,7 @@ pub fn spawn(app: &App, run: Arc<ActiveTaskRun>, launch: Launch) {
     .ok()
     .map(Arc::new);
     let (tx, rx) = mpsc::unbounded_channel();
-    let writer = tokio::spawn(write_events(app.store().clone(), run.clone(), rx));
+    let writer = tokio::spawn(write_events(app.clone(), run.clone(), rx));
     let sink = Arc::new(TaskSink {
         run: run.clone(),
         tx,
@@ -154,12 +155,10 @@ pub fn spawn(app: &App, run: Arc<ActiveTaskRun>, launch: Launch) {
 }
 
 /// Stores each batch — its step rows, then its events — and only then shows the events: a
-/// step or event a watcher saw is in the store (agent runs' writer, with the step rows).
-async fn write_events(
-    store: deft_store::Store,
-    run: Arc<ActiveTaskRun>,
-    rx: mpsc::UnboundedReceiver<Persist>,
-) {
+/// step or event a watcher saw is in the store (agent runs' writer, with the step rows). A
+/// `notify` step that worked goes to the notifier too.
+async fn write_events(app: App, run: Arc<ActiveTaskRun>, rx: mpsc::UnboundedReceiver<Persist>) {
+    let store = app.store().clone();
     let kept = EventStore::Task(run.run_id.clone());
     let shown = run.clone();
     let mut step_seq = 0u64;
@@ -169,12 +168,36 @@ async fn write_events(
                 let step = step_row(step_seq, result, *started_at_ms);
                 step_seq += 1;
                 store_step(&store, kept.run_id(), &step).await;
+                if let Some(said) = notified(result) {
+                    let end = run_end(&run, TaskRunStatus::Running, "");
+                    app.notifier().notify_step(&end, said).await;
+                }
             }
         }
         let events: Vec<LoggedEvent> = batch.iter().map(|p| p.event.clone()).collect();
         store_until_done(&store, &kept, &events).await;
     };
     write_batches(rx, keep, move |p| shown.log.push(p.event)).await;
+}
+
+/// What a `notify` step that worked said.
+fn notified(r: &TaskStepResult) -> Option<&str> {
+    let worked = r.status == deft_protocol::task_run::StepStatus::Ok;
+    (worked && r.step_type == "notify")
+        .then_some(r.message.as_deref())
+        .flatten()
+}
+
+/// The notifier's view of `run`, ended as `status` with `message`.
+fn run_end<'a>(run: &'a ActiveTaskRun, status: TaskRunStatus, message: &'a str) -> RunEnd<'a> {
+    RunEnd {
+        run_id: &run.run_id,
+        task_id: &run.task_id,
+        task_name: &run.task_name,
+        device: &run.device,
+        status,
+        message,
+    }
 }
 
 /// The store's row of a step result.
@@ -234,6 +257,9 @@ async fn finish(
     {
         tracing::error!(run = %run.run_id, error = %e, "cannot store the end of the task run");
     }
+    app.notifier()
+        .run_ended(&run_end(run, status, &message))
+        .await;
     let done = match done {
         Some(d) => LoggedEvent::new(&d),
         None => done_logged(run.log.last_seq() + 1, &message, done_of(status)),

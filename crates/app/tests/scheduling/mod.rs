@@ -136,6 +136,7 @@ pub async fn task(store: &Store, name: &str) -> Task {
             device: "local".into(),
             definition: format!("{{\"name\":{name:?},\"steps\":[]}}"),
             enabled: true,
+            notify: Default::default(),
         })
         .await
         .unwrap()

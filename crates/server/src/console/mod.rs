@@ -14,6 +14,8 @@
 //!   fire handler.
 //! - [`memory`]: the experience and action libraries (deft-memory) — their routes, the audit
 //!   (on demand and as the scheduler's job), and distilling after a run's `done`.
+//! - [`notifications`]: the bell's list, each reader's read state and the live feed of new
+//!   ones (what is sent is decided by [`deft_app::notices`]).
 //! - [`live`]: MJPEG of a device's screen, captured only while someone watches.
 //! - [`assets`]: the web UI bundle embedded in the binary.
 
@@ -24,6 +26,7 @@ pub mod drafts;
 pub mod images;
 pub mod live;
 pub mod memory;
+pub mod notifications;
 pub mod passwords;
 pub mod retention;
 pub mod runs;
@@ -324,6 +327,10 @@ pub fn api_routes() -> Router<AppState> {
         .route("/agent/draft/try", post(drafts::try_draft))
         .route("/runs/{run_id}/images/{image_id}", get(images::serve))
         .route("/devices/{id}/live", get(live::serve))
+        .route("/notifications", get(notifications::list))
+        .route("/notifications/read-all", post(notifications::read_all))
+        .route("/notifications/stream", get(notifications::stream))
+        .route("/notifications/{id}/read", post(notifications::read_one))
         .merge(tasks::routes())
         .merge(memory::routes())
         .merge(vault::routes())

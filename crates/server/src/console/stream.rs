@@ -105,7 +105,7 @@ const KEEP_ALIVE_FRAME: &[u8] = b": keep-alive\n\n";
 /// Interleaves `: keep-alive` comments into `frames` when a whole period of `every` passed
 /// without a frame. One timer per stream, armed once per period (not once per frame: a
 /// thousand watchers of a busy run would otherwise churn the timer wheel).
-fn keep_alive(
+pub(crate) fn keep_alive(
     frames: futures::stream::BoxStream<'static, Bytes>,
     every: Duration,
 ) -> impl futures::Stream<Item = Bytes> + Send + 'static {

@@ -30,6 +30,21 @@ pub const DRAFT_NO_DEVICE: &str =
 pub const CONVERSATION_RUNNING: &str =
     "this conversation has an active run: stop it before deleting the conversation";
 
+/// 400 for a `PATCH /api/tasks/{id}` that changes nothing.
+pub const TASK_PATCH_EMPTY: &str = "nothing to change: send \"enabled\" (true or false), \"notify\" ({\"on_failure\", \"on_success\", \"on_notify_step\"}, each true or false), or both";
+
+/// 400 for a bad parameter of `GET /api/notifications`.
+pub fn bad_notification_param(param: &str, given: &str, takes: &str) -> String {
+    format!("{param}={given:?} is not valid: {param} takes {takes}")
+}
+
+/// 404 for a notification id that is not there.
+pub fn unknown_notification(id: &str) -> String {
+    format!(
+        "no notification has the id {id:?} (it may have been pruned): list them with GET /api/notifications"
+    )
+}
+
 /// Who set a secret through the API token.
 pub const API_TOKEN_SETTER: &str = "api token";
 
@@ -344,6 +359,15 @@ mod tests {
 
     #[test]
     fn texts_are_stable() {
+        assert_eq!(
+            bad_notification_param("limit", "0", "a whole number from 1 to 200"),
+            "limit=\"0\" is not valid: limit takes a whole number from 1 to 200"
+        );
+        assert_eq!(
+            unknown_notification("n1"),
+            "no notification has the id \"n1\" (it may have been pruned): list them with GET /api/notifications"
+        );
+        assert!(TASK_PATCH_EMPTY.starts_with("nothing to change: send \"enabled\""));
         assert_eq!(
             too_many_logins(42),
             "too many failed logins from this address: try again in 42 s"

@@ -31,11 +31,13 @@ pub enum Scope {
     MemoryRead,
     /// Change the libraries, run the audit.
     MemoryWrite,
+    /// Read the notifications and mark them read (the token's own read state).
+    Notifications,
 }
 
 impl Scope {
     /// Every scope, in the order lists show them.
-    pub const ALL: [Scope; 8] = [
+    pub const ALL: [Scope; 9] = [
         Scope::DevicesRead,
         Scope::DevicesExec,
         Scope::Runs,
@@ -44,6 +46,7 @@ impl Scope {
         Scope::TasksRun,
         Scope::MemoryRead,
         Scope::MemoryWrite,
+        Scope::Notifications,
     ];
 
     /// The scope's name as tokens and the API spell it.
@@ -57,6 +60,7 @@ impl Scope {
             Scope::TasksRun => "tasks:run",
             Scope::MemoryRead => "memory:read",
             Scope::MemoryWrite => "memory:write",
+            Scope::Notifications => "notifications",
         }
     }
 
@@ -84,6 +88,7 @@ pub fn required(method: &Method, path: &str) -> Option<Scope> {
         ["memory", "actions", _, "try"] => Some(Scope::Runs),
         ["memory", .., "validate"] => Some(Scope::MemoryRead),
         ["memory", ..] => Some(write_or(Scope::MemoryRead, Scope::MemoryWrite)),
+        ["notifications", ..] => Some(Scope::Notifications),
         ["tasks", "validate"] => Some(Scope::TasksRead),
         ["tasks", _, "run"] | ["task-runs", _, "stop"] => Some(Scope::TasksRun),
         ["tasks", ..] => Some(write_or(Scope::TasksRead, Scope::TasksWrite)),
@@ -101,6 +106,8 @@ pub struct NamedToken {
     pub name: String,
     /// What it may reach.
     pub scopes: Vec<Scope>,
+    /// When it was made, ms since the epoch (a notification older than its token is read).
+    pub created_at_ms: i64,
 }
 
 /// The named token `given` is, when it is one and may call now: 401 for an unknown, revoked
@@ -131,6 +138,7 @@ pub async fn authenticate(store: &Store, given: &str) -> Result<NamedToken, ApiE
             .collect(),
         id: token.id,
         name: token.name,
+        created_at_ms: token.created_at_ms,
     })
 }
 
@@ -189,6 +197,16 @@ mod tests {
             ),
             (Method::POST, "/memory/audit", Some(Scope::MemoryWrite)),
             (Method::POST, "/memory/actions/a1/try", Some(Scope::Runs)),
+            (
+                Method::GET,
+                "/notifications/stream",
+                Some(Scope::Notifications),
+            ),
+            (
+                Method::POST,
+                "/notifications/read-all",
+                Some(Scope::Notifications),
+            ),
             (Method::GET, "/settings", None),
             (Method::PUT, "/settings/retention", None),
             (Method::GET, "/secrets", None),
@@ -207,6 +225,7 @@ mod tests {
             id: "i".into(),
             name: "ci".into(),
             scopes: vec![Scope::TasksRead],
+            created_at_ms: 0,
         };
         assert!(permit(&t, Some(Scope::TasksRead)).is_ok());
         let lacks = permit(&t, Some(Scope::TasksRun)).err().map(|e| (e.0, e.1));

@@ -246,7 +246,8 @@ fn parse_frame(frame: &str) -> Option<Sse> {
         }
     }
     Some(Sse {
-        seq: seq?,
+        // a frame without an id (the notifications feed) reads as 0
+        seq: seq.unwrap_or(0),
         kind: kind?,
         data: data?,
     })

@@ -14,6 +14,7 @@ fn task(name: &str) -> NewTask {
         device: "local".into(),
         definition: json!({"name": name, "steps": [{"type": "wait", "seconds": 1}]}).to_string(),
         enabled: true,
+        notify: Default::default(),
     }
 }
 

@@ -35,6 +35,16 @@ const WITHOUT_TASK_RUN_LOG: &[&str] = &[
     "DELETE FROM _sqlx_migrations WHERE version = 5",
 ];
 
+/// Back to a version before notifications: migration 8's tables, columns and record gone.
+const WITHOUT_NOTIFICATIONS: &[&str] = &[
+    "DROP TABLE notification_reads",
+    "DROP TABLE notifications",
+    "ALTER TABLE tasks DROP COLUMN notify_on_failure",
+    "ALTER TABLE tasks DROP COLUMN notify_on_success",
+    "ALTER TABLE tasks DROP COLUMN notify_on_notify_step",
+    "DELETE FROM _sqlx_migrations WHERE version = 8",
+];
+
 /// Back to a version before the run history: migration 7's indexes, column and record gone.
 const WITHOUT_RUN_HISTORY: &[&str] = &[
     "DROP INDEX task_runs_by_duration",
@@ -85,16 +95,16 @@ fn designer_run(conversation_id: &str) -> RunRecord {
 pub async fn any_branchs_database_gains_the_migrations_it_lacks(store: &Store, url: &str) {
     assert_eq!(
         versions(url).await,
-        [1, 2, 3, 4, 5, 6, 7, 11],
-        "a fresh database has all seven"
+        [1, 2, 3, 4, 5, 6, 7, 8, 11],
+        "a fresh database has all nine"
     );
     let conv = store.create_conversation("before").await.unwrap();
     store.create_run(&designer_run(&conv.id)).await.unwrap();
 
     execute(url, WITHOUT_MEMORY).await;
-    assert_eq!(versions(url).await, [1, 2, 4, 5, 6, 7, 11]);
+    assert_eq!(versions(url).await, [1, 2, 4, 5, 6, 7, 8, 11]);
     let reopened = Store::connect(url).await.unwrap();
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 11]);
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 11]);
     assert_eq!(
         reopened.run("run-designer").await.unwrap().unwrap().mode,
         RunMode::Designer,
@@ -112,9 +122,9 @@ pub async fn any_branchs_database_gains_the_migrations_it_lacks(store: &Store, u
     reopened.close().await;
 
     execute(url, WITHOUT_MODE).await;
-    assert_eq!(versions(url).await, [1, 2, 3, 5, 6, 7, 11]);
+    assert_eq!(versions(url).await, [1, 2, 3, 5, 6, 7, 8, 11]);
     let reopened = Store::connect(url).await.unwrap();
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 11]);
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 11]);
     assert_eq!(
         reopened.run("run-designer").await.unwrap().unwrap().mode,
         RunMode::Chat,
@@ -128,9 +138,9 @@ pub async fn any_branchs_database_gains_the_migrations_it_lacks(store: &Store, u
     reopened.close().await;
 
     execute(url, WITHOUT_TASK_RUN_LOG).await;
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 6, 7, 11]);
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 6, 7, 8, 11]);
     let reopened = Store::connect(url).await.unwrap();
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 11]);
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 11]);
     assert!(
         reopened.running_task_runs().await.unwrap().is_empty(),
         "the task runs' owner and heartbeat columns are back"
@@ -143,6 +153,7 @@ pub async fn any_branchs_database_gains_the_migrations_it_lacks(store: &Store, u
     reopened.close().await;
 
     ended_runs_gain_their_durations(url).await;
+    old_tasks_gain_the_default_notification_settings(url).await;
 }
 
 /// Runs that ended before migration 7 get their duration from their start and end: a database
@@ -155,6 +166,7 @@ async fn ended_runs_gain_their_durations(url: &str) {
             device: "local".into(),
             definition: "{}".into(),
             enabled: true,
+            notify: Default::default(),
         })
         .await
         .unwrap();
@@ -182,9 +194,9 @@ async fn ended_runs_gain_their_durations(url: &str) {
     }
     reopened.close().await;
     execute(url, WITHOUT_RUN_HISTORY).await;
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 11]);
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 8, 11]);
     let reopened = Store::connect(url).await.unwrap();
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 11]);
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 11]);
     let longest_first = deft_store::RunOrder {
         key: deft_store::RunSortKey::Duration,
         descending: true,
@@ -203,6 +215,32 @@ async fn ended_runs_gain_their_durations(url: &str) {
         ids,
         [&ended[0], &ended[2], &ended[1]],
         "durations filled in"
+    );
+    reopened.close().await;
+}
+
+/// Tasks from before migration 8 report their failures only: a database back at version 7
+/// gains migration 8 with each task at the defaults.
+async fn old_tasks_gain_the_default_notification_settings(url: &str) {
+    execute(url, WITHOUT_NOTIFICATIONS).await;
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 11]);
+    execute(
+        url,
+        &[
+            "INSERT INTO tasks (id, name, device, definition, enabled, created_at_ms, \
+           updated_at_ms) VALUES ('old', 'old task', 'local', '{}', 1, 1, 1)",
+        ],
+    )
+    .await;
+    let reopened = Store::connect(url).await.unwrap();
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 11]);
+    assert_eq!(
+        reopened.task("old").await.unwrap().notify,
+        deft_store::TaskNotify {
+            on_failure: true,
+            on_success: false,
+            on_notify_step: false
+        }
     );
     reopened.close().await;
 }

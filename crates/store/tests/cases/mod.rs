@@ -7,6 +7,7 @@ mod history;
 mod memory;
 mod meta_users;
 mod migrations;
+mod notifications;
 mod runs;
 mod tasks;
 
@@ -16,6 +17,7 @@ pub use history::*;
 pub use memory::*;
 pub use meta_users::*;
 pub use migrations::*;
+pub use notifications::*;
 pub use runs::*;
 pub use tasks::*;
 

@@ -13,6 +13,7 @@ fn new_task(name: &str) -> NewTask {
         device: "local".into(),
         definition: json!({"name": name, "steps": [{"type": "wait", "seconds": 1}]}).to_string(),
         enabled: true,
+        notify: Default::default(),
     }
 }
 

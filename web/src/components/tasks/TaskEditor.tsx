@@ -4,7 +4,8 @@
 // person types or presses Create. From a step card's menu, "run to here" runs the file as edited
 // from its first step up to that one on its device (which stays where the step left it, for the
 // selector picker), and "run this step" runs that step alone: tries, as designer mode's, not runs
-// of the task; their results show on the cards.
+// of the task; their results show on the cards. A stored task's notification switches sit above the
+// file (saved at once, apart from the file).
 import { useEffect, useState } from "preact/hooks";
 import { api, errorText } from "../../api";
 import { useFileSave } from "../../hooks/useFileSave";
@@ -14,6 +15,7 @@ import type { Device, Issue, TaskDetail } from "../../types";
 import { EditorBar } from "../common/EditorBar";
 import { draftOf, TaskFileEditor, type TaskDraft } from "../common/TaskFileEditor";
 import { TryPanel, useTry } from "../common/TryPanel";
+import { NotifySettings } from "./NotifySettings";
 
 type Obj = Record<string, unknown>;
 
@@ -125,6 +127,7 @@ export function TaskEditor({ task, copyOf, devices, openImage, onSaved }: TaskEd
           {runError}
         </div>
       )}
+      {task && <NotifySettings key={task.id} task={task} />}
       <TryPanel t={t} title={ran.title} staleNote={stale ? "the file changed since; run again to see its steps on the cards" : undefined} openImage={openImage} />
       <TaskFileEditor
         draft={draft}

@@ -9,7 +9,7 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use deft_app::task_language::MAX_FILE_BYTES;
 use deft_app::task_language::{DeviceKind, Mode, Options, Report};
-use deft_store::{NewTask, Page, StoreError};
+use deft_store::{NewTask, Page, StoreError, TaskNotify};
 use deft_tools::Devices;
 use serde::Deserialize;
 
@@ -212,6 +212,7 @@ async fn checked(
     console: &Console,
     bytes: &[u8],
     enabled: bool,
+    notify: TaskNotify,
 ) -> Result<(NewTask, Report), TaskError> {
     let raw = deft_app::task_language::validate_task(bytes, &Options::default());
     let (task, _) = raw.into_result().map_err(TaskError::Invalid)?;
@@ -250,6 +251,7 @@ async fn checked(
             device,
             definition,
             enabled,
+            notify,
         },
         report,
     ))
@@ -264,7 +266,14 @@ pub async fn create(
 ) -> Result<Response, TaskError> {
     let console = app.console()?.clone();
     let bytes = file_body(request).await?;
-    let (new, report) = checked(&app, &console, &bytes, q.enabled.unwrap_or(true)).await?;
+    let (new, report) = checked(
+        &app,
+        &console,
+        &bytes,
+        q.enabled.unwrap_or(true),
+        TaskNotify::default(),
+    )
+    .await?;
     let task = console
         .store()
         .create_task(&new)
@@ -284,7 +293,7 @@ fn name_taken(e: StoreError, name: &str) -> TaskError {
 }
 
 /// `PUT /api/tasks/{id}` with a task file: replaces the definition (name and device from the
-/// file; on/off and schedules stay). A run in progress keeps the version it started with.
+/// file; on/off, notification settings and schedules stay). A run in progress keeps the version it started with.
 pub async fn replace(
     State(app): State<AppState>,
     Path(id): Path<String>,
@@ -293,7 +302,7 @@ pub async fn replace(
     let console = app.console()?.clone();
     let old = resolve(&console, &id).await?;
     let bytes = file_body(request).await?;
-    let (new, report) = checked(&app, &console, &bytes, old.enabled).await?;
+    let (new, report) = checked(&app, &console, &bytes, old.enabled, old.notify).await?;
     let task = console
         .store()
         .update_task(&old.id, &new)
@@ -303,16 +312,32 @@ pub async fn replace(
     Ok(Json(detail(&console, &task, report).await?).into_response())
 }
 
-/// `PATCH /api/tasks/{id}` body.
+/// `PATCH /api/tasks/{id}` body: either field, or both.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PatchBody {
     /// Switch the task's schedules on or off.
-    enabled: bool,
+    #[serde(default)]
+    enabled: Option<bool>,
+    /// Change what its runs report (the settings not given stay).
+    #[serde(default)]
+    notify: Option<NotifyPatch>,
 }
 
-/// `PATCH /api/tasks/{id}` `{"enabled"}`: a task switched back on fires from now on (the time
-/// it was off does not count as missed).
+/// The notification settings a `PATCH` changes.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NotifyPatch {
+    #[serde(default)]
+    on_failure: Option<bool>,
+    #[serde(default)]
+    on_success: Option<bool>,
+    #[serde(default)]
+    on_notify_step: Option<bool>,
+}
+
+/// `PATCH /api/tasks/{id}` `{"enabled", "notify"}`: a task switched back on fires from now on
+/// (the time it was off does not count as missed); `notify` changes what its runs report.
 pub async fn patch(
     State(app): State<AppState>,
     Path(id): Path<String>,
@@ -321,11 +346,25 @@ pub async fn patch(
     let console = app.console()?;
     let old = resolve(console, &id).await?;
     let store = console.store();
-    let task = store.set_task_enabled(&old.id, body.enabled).await?;
-    if body.enabled && !old.enabled {
-        deft_app::scheduler::rearm_task(store, &task.id, crate::console::now_ms()).await?;
+    if body.enabled.is_none() && body.notify.is_none() {
+        return Err(ApiError(StatusCode::BAD_REQUEST, texts::TASK_PATCH_EMPTY.to_owned()).into());
     }
-    console.tasks().schedules_changed();
+    let mut task = old.clone();
+    if let Some(n) = body.notify {
+        let notify = deft_store::TaskNotify {
+            on_failure: n.on_failure.unwrap_or(old.notify.on_failure),
+            on_success: n.on_success.unwrap_or(old.notify.on_success),
+            on_notify_step: n.on_notify_step.unwrap_or(old.notify.on_notify_step),
+        };
+        task = store.set_task_notify(&old.id, notify).await?;
+    }
+    if let Some(enabled) = body.enabled {
+        task = store.set_task_enabled(&old.id, enabled).await?;
+        if enabled && !old.enabled {
+            deft_app::scheduler::rearm_task(store, &task.id, crate::console::now_ms()).await?;
+        }
+        console.tasks().schedules_changed();
+    }
     Ok(Json(detail(console, &task, Report::default()).await?).into_response())
 }
 

@@ -31,6 +31,8 @@ pub struct TaskView {
     pub device: String,
     /// Off: its schedules do not fire.
     pub enabled: bool,
+    /// What its runs report as notifications.
+    pub notify: NotifyView,
     /// How many schedules it has.
     pub schedule_count: u64,
     /// Its schedules in words, oldest first (the task list shows them).
@@ -56,12 +58,35 @@ impl From<&TaskListing> for TaskView {
             name: l.task.name.clone(),
             device: l.task.device.clone(),
             enabled: l.task.enabled,
+            notify: NotifyView::from(l.task.notify),
             schedule_count: l.schedule_count,
             schedule_summaries: l.schedules.iter().map(ScheduleSummary::from).collect(),
             next_fire_at: l.next_fire_at_ms.map(rfc3339),
             last_run: l.last_run.as_ref().map(TaskRunView::from),
             created_at: rfc3339(l.task.created_at_ms),
             updated_at: rfc3339(l.task.updated_at_ms),
+        }
+    }
+}
+
+/// What a task's runs report as notifications.
+#[derive(Debug, Clone, Copy, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "TaskNotify"))]
+pub struct NotifyView {
+    /// A run that fails, times out or is interrupted.
+    pub on_failure: bool,
+    /// A run that succeeds.
+    pub on_success: bool,
+    /// Each `notify` step a run carries out.
+    pub on_notify_step: bool,
+}
+
+impl From<deft_store::TaskNotify> for NotifyView {
+    fn from(n: deft_store::TaskNotify) -> Self {
+        NotifyView {
+            on_failure: n.on_failure,
+            on_success: n.on_success,
+            on_notify_step: n.on_notify_step,
         }
     }
 }
@@ -402,6 +427,7 @@ pub(crate) mod ts_decls {
             TaskRunDetailView::decl(cfg),
             ScheduleView::decl(cfg),
             ScheduleSummary::decl(cfg),
+            NotifyView::decl(cfg),
             TaskView::decl(cfg),
             TaskDetailView::decl(cfg),
         ]
