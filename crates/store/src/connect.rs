@@ -55,6 +55,11 @@ fn migrator() -> Migrator {
             "run history",
             include_str!("../migrations/0007_run_history.sql"),
         ),
+        migration(
+            9,
+            "task versions",
+            include_str!("../migrations/0009_task_versions.sql"),
+        ),
     ])
 }
 

@@ -85,7 +85,12 @@ on_both_backends!(
     audit_marks_pending_and_a_person_decides,
     actions_crud_names_and_hits,
     run_notes_append_in_order,
-    jobs_are_claimed_once;
+    jobs_are_claimed_once,
+    task_versions_on_create_update_and_restore,
+    refused_saves_write_no_version,
+    task_runs_record_the_version_they_ran,
+    task_list_filters_by_folder_and_tag,
+    task_folders_and_tags_are_validated;
     with_url: corrupt_json_is_reported, corrupt_task_rows_are_reported,
     any_branchs_database_gains_the_migrations_it_lacks,
 );

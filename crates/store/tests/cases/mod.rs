@@ -8,6 +8,7 @@ mod meta_users;
 mod migrations;
 mod runs;
 mod tasks;
+mod versions;
 
 pub use conversations::*;
 pub use history::*;
@@ -16,6 +17,7 @@ pub use meta_users::*;
 pub use migrations::*;
 pub use runs::*;
 pub use tasks::*;
+pub use versions::*;
 
 use deft_store::{Message, Usage};
 
@@ -84,4 +86,14 @@ pub async fn total_agrees_while_writing<T, F, Fut>(
         seen = page.items.len();
     }
     writer.await.unwrap();
+}
+
+/// The stamp of a task created by a test.
+pub fn created() -> deft_store::VersionStamp {
+    deft_store::VersionStamp::new("test", deft_store::VersionCause::Create)
+}
+
+/// The stamp of a task edited by a test.
+pub fn edited() -> deft_store::VersionStamp {
+    deft_store::VersionStamp::new("test", deft_store::VersionCause::Edit)
 }
