@@ -867,7 +867,11 @@ variables: Record<string, unknown>,
 /**
  * Its executed steps by outcome.
  */
-steps: StepCounts, };
+steps: StepCounts, 
+/**
+ * The version of the task it ran (none for a draft's try).
+ */
+task_version?: number, };
 
 export type TaskRunStep = { 
 /**
@@ -981,7 +985,11 @@ variables: Record<string, unknown>,
 /**
  * Its executed steps by outcome.
  */
-steps: StepCounts, };
+steps: StepCounts, 
+/**
+ * The version of the task it ran (none for a draft's try).
+ */
+task_version?: number, };
 
 export type Schedule = { 
 /**
@@ -1078,6 +1086,18 @@ device: string,
  */
 enabled: boolean, 
 /**
+ * Its folder (`""`: the top).
+ */
+folder: string, 
+/**
+ * Its tags.
+ */
+tags: Array<string>, 
+/**
+ * The number of its newest version.
+ */
+version: number, 
+/**
  * How many schedules it has.
  */
 schedule_count: number, 
@@ -1131,6 +1151,18 @@ device: string,
  * Off: its schedules do not fire.
  */
 enabled: boolean, 
+/**
+ * Its folder (`""`: the top).
+ */
+folder: string, 
+/**
+ * Its tags.
+ */
+tags: Array<string>, 
+/**
+ * The number of its newest version.
+ */
+version: number, 
 /**
  * How many schedules it has.
  */

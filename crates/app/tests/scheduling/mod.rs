@@ -131,12 +131,17 @@ impl FireHandler for StoreHandler {
 /// A task named `name` on `local`.
 pub async fn task(store: &Store, name: &str) -> Task {
     store
-        .create_task(&NewTask {
-            name: name.into(),
-            device: "local".into(),
-            definition: format!("{{\"name\":{name:?},\"steps\":[]}}"),
-            enabled: true,
-        })
+        .create_task(
+            &NewTask {
+                name: name.into(),
+                device: "local".into(),
+                definition: format!("{{\"name\":{name:?},\"steps\":[]}}"),
+                enabled: true,
+                folder: String::new(),
+                tags: Vec::new(),
+            },
+            &deft_store::VersionStamp::new("test", deft_store::VersionCause::Create),
+        )
         .await
         .unwrap()
 }

@@ -33,6 +33,19 @@ pub const CONVERSATION_RUNNING: &str =
 /// Who set a secret through the API token.
 pub const API_TOKEN_SETTER: &str = "api token";
 
+/// 400 for a version number that is not one (`what`: the parameter).
+pub fn bad_version_number(what: &str, given: &str) -> String {
+    format!("{what} must be a version number (1, 2, …), not {given:?}")
+}
+
+/// The note of a version that restores version `n`.
+pub fn restored_from(n: i64) -> String {
+    format!("restored from {n}")
+}
+
+/// Who saved a task version through the API token.
+pub const API_AUTHOR: &str = "api";
+
 /// 400 for a bad secret name.
 pub fn bad_secret_name(name: &str) -> String {
     format!(

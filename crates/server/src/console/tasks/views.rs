@@ -31,6 +31,12 @@ pub struct TaskView {
     pub device: String,
     /// Off: its schedules do not fire.
     pub enabled: bool,
+    /// Its folder (`""`: the top).
+    pub folder: String,
+    /// Its tags.
+    pub tags: Vec<String>,
+    /// The number of its newest version.
+    pub version: i64,
     /// How many schedules it has.
     pub schedule_count: u64,
     /// Its schedules in words, oldest first (the task list shows them).
@@ -56,6 +62,9 @@ impl From<&TaskListing> for TaskView {
             name: l.task.name.clone(),
             device: l.task.device.clone(),
             enabled: l.task.enabled,
+            folder: l.task.folder.clone(),
+            tags: l.task.tags.clone(),
+            version: l.task.version,
             schedule_count: l.schedule_count,
             schedule_summaries: l.schedules.iter().map(ScheduleSummary::from).collect(),
             next_fire_at: l.next_fire_at_ms.map(rfc3339),
@@ -272,6 +281,10 @@ pub struct TaskRunView {
     pub variables: serde_json::Map<String, serde_json::Value>,
     /// Its executed steps by outcome.
     pub steps: StepCountsView,
+    /// The version of the task it ran (none for a draft's try).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    pub task_version: Option<i64>,
 }
 
 impl From<&TaskRun> for TaskRunView {
@@ -290,6 +303,7 @@ impl From<&TaskRun> for TaskRunView {
             error: r.error.clone(),
             variables: r.variables.clone(),
             steps: r.steps.into(),
+            task_version: r.task_version,
         }
     }
 }
