@@ -44,6 +44,7 @@ mod runs;
 mod schedules;
 mod secrets;
 mod select;
+mod task_import;
 mod task_meta;
 mod task_run_row;
 mod task_runs;
@@ -64,6 +65,7 @@ pub use memory_types::{
     NewJob, Verdict,
 };
 pub use run_history::{CursorError, RunCursor, RunOrder, RunPage, RunSortKey};
+pub use task_import::ImportTask;
 pub use task_meta::{
     FolderCount, MAX_FOLDER_CHARS, MAX_FOLDER_LEVELS, MAX_TAG_CHARS, MAX_TAGS, TagCount,
     check_folder, check_tags,

@@ -24,38 +24,9 @@ impl Store {
     /// refuse, or a stamp without an author.
     pub async fn create_task(&self, new: &NewTask, stamp: &VersionStamp) -> Result<Task> {
         let new = check_task(new, stamp)?;
-        let action = "creating a task";
-        let now = now_ms();
-        let task = Task {
-            id: uuid::Uuid::new_v4().to_string(),
-            name: new.name.clone(),
-            device: new.device.clone(),
-            definition: new.definition.clone(),
-            enabled: new.enabled,
-            folder: new.folder.clone(),
-            tags: new.tags.clone(),
-            version: 1,
-            created_at_ms: now,
-            updated_at_ms: now,
-        };
-        let mut tx = self.pool.begin().await.map_err(db(action))?;
-        sqlx::query(
-            "INSERT INTO tasks (id, name, device, definition, enabled, folder, tags, version, \
-             created_at_ms, updated_at_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, 1, $8, $8)",
-        )
-        .bind(&task.id)
-        .bind(&task.name)
-        .bind(&task.device)
-        .bind(&task.definition)
-        .bind(flag(task.enabled))
-        .bind(&task.folder)
-        .bind(to_json(&task.tags))
-        .bind(now)
-        .execute(&mut *tx)
-        .await
-        .map_err(|e| name_taken_or(e, &new.name, action))?;
-        record_version(&mut tx, &task, stamp, now).await?;
-        tx.commit().await.map_err(db(action))?;
+        let mut tx = self.pool.begin().await.map_err(db("creating a task"))?;
+        let task = insert_task(&mut tx, &new, stamp, now_ms()).await?;
+        tx.commit().await.map_err(db("creating a task"))?;
         Ok(task)
     }
 
@@ -80,37 +51,9 @@ impl Store {
     /// [`StoreError::Invalid`] as for [`Store::create_task`].
     pub async fn update_task(&self, id: &str, new: &NewTask, stamp: &VersionStamp) -> Result<Task> {
         let new = check_task(new, stamp)?;
-        let action = "updating a task";
-        let now = now_ms();
-        let mut tx = self.pool.begin().await.map_err(db(action))?;
-        let done = sqlx::query(
-            "UPDATE tasks SET name = $2, device = $3, definition = $4, enabled = $5, \
-             folder = $6, tags = $7, version = version + 1, updated_at_ms = $8 WHERE id = $1",
-        )
-        .bind(id)
-        .bind(&new.name)
-        .bind(&new.device)
-        .bind(&new.definition)
-        .bind(flag(new.enabled))
-        .bind(&new.folder)
-        .bind(to_json(&new.tags))
-        .bind(now)
-        .execute(&mut *tx)
-        .await
-        .map_err(|e| name_taken_or(e, &new.name, action))?;
-        if done.rows_affected() == 0 {
-            return Err(no_task(id));
-        }
-        mirror_switch(&mut tx, id, new.enabled).await?;
-        let sql = format!("SELECT {TASK_COLUMNS} FROM tasks WHERE id = $1");
-        let row = sqlx::query(AssertSqlSafe(sql))
-            .bind(id)
-            .fetch_one(&mut *tx)
-            .await
-            .map_err(db(action))?;
-        let task = task_from_row(&row, "")?;
-        record_version(&mut tx, &task, stamp, now).await?;
-        tx.commit().await.map_err(db(action))?;
+        let mut tx = self.pool.begin().await.map_err(db("updating a task"))?;
+        let task = replace_task(&mut tx, id, &new, stamp, now_ms()).await?;
+        tx.commit().await.map_err(db("updating a task"))?;
         Ok(task)
     }
 
@@ -259,9 +202,88 @@ async fn mirror_switch(
     Ok(())
 }
 
+/// Inserts a checked task with a fresh id and its version 1, in the caller's transaction.
+pub(crate) async fn insert_task(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    new: &NewTask,
+    stamp: &VersionStamp,
+    now: i64,
+) -> Result<Task> {
+    let action = "creating a task";
+    let task = Task {
+        id: uuid::Uuid::new_v4().to_string(),
+        name: new.name.clone(),
+        device: new.device.clone(),
+        definition: new.definition.clone(),
+        enabled: new.enabled,
+        folder: new.folder.clone(),
+        tags: new.tags.clone(),
+        version: 1,
+        created_at_ms: now,
+        updated_at_ms: now,
+    };
+    sqlx::query(
+        "INSERT INTO tasks (id, name, device, definition, enabled, folder, tags, version, \
+         created_at_ms, updated_at_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, 1, $8, $8)",
+    )
+    .bind(&task.id)
+    .bind(&task.name)
+    .bind(&task.device)
+    .bind(&task.definition)
+    .bind(flag(task.enabled))
+    .bind(&task.folder)
+    .bind(to_json(&task.tags))
+    .bind(now)
+    .execute(&mut **tx)
+    .await
+    .map_err(|e| name_taken_or(e, &new.name, action))?;
+    record_version(tx, &task, stamp, now).await?;
+    Ok(task)
+}
+
+/// Replaces a task's record with a checked one as its next version, in the caller's
+/// transaction.
+pub(crate) async fn replace_task(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    id: &str,
+    new: &NewTask,
+    stamp: &VersionStamp,
+    now: i64,
+) -> Result<Task> {
+    let action = "updating a task";
+    let done = sqlx::query(
+        "UPDATE tasks SET name = $2, device = $3, definition = $4, enabled = $5, \
+         folder = $6, tags = $7, version = version + 1, updated_at_ms = $8 WHERE id = $1",
+    )
+    .bind(id)
+    .bind(&new.name)
+    .bind(&new.device)
+    .bind(&new.definition)
+    .bind(flag(new.enabled))
+    .bind(&new.folder)
+    .bind(to_json(&new.tags))
+    .bind(now)
+    .execute(&mut **tx)
+    .await
+    .map_err(|e| name_taken_or(e, &new.name, action))?;
+    if done.rows_affected() == 0 {
+        return Err(no_task(id));
+    }
+    mirror_switch(tx, id, new.enabled).await?;
+    let sql = format!("SELECT {TASK_COLUMNS} FROM tasks WHERE id = $1");
+    let row = sqlx::query(AssertSqlSafe(sql))
+        .bind(id)
+        .fetch_one(&mut **tx)
+        .await
+        .map_err(db(action))?;
+    let task = task_from_row(&row, "")?;
+    record_version(tx, &task, stamp, now).await?;
+    Ok(task)
+}
+
 /// The store's own checks of a task (a name, a device, its folder and tags) and of the stamp
 /// of its version; the task with its folder and tags as stored.
-fn check_task(new: &NewTask, stamp: &VersionStamp) -> Result<NewTask> {
+pub(crate) fn check_task(new: &NewTask, stamp: &VersionStamp) -> Result<NewTask> {
     if new.name.trim().is_empty() {
         return Err(StoreError::Invalid("a task needs a name".into()));
     }

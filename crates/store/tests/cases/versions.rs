@@ -387,3 +387,80 @@ pub async fn task_folders_and_tags_are_validated(store: &Store) {
          e.g. \"finance/nightly\"",
     );
 }
+
+/// An import stores every task with its schedules, or — when a write fails in the middle —
+/// nothing at all.
+pub async fn an_import_is_all_or_nothing(store: &Store) {
+    use deft_store::{BusyPolicy, ImportTask, MisfirePolicy, NewSchedule, ScheduleKind};
+    let schedule = NewSchedule {
+        kind: ScheduleKind::Every { seconds: 60 },
+        misfire: MisfirePolicy::RunOnce,
+        busy: BusyPolicy::Skip,
+        enabled: true,
+        next_fire_at_ms: Some(1_000),
+    };
+    let existing = store
+        .create_task(&task_in("taken", "", &[]), &super::created())
+        .await
+        .unwrap();
+    store
+        .create_schedule(&existing.id, &schedule)
+        .await
+        .unwrap();
+    let item = |name: &str, replaces: Option<String>| ImportTask {
+        task: task_in(name, "imported", &["moved"]),
+        schedules: vec![schedule.clone()],
+        replaces,
+    };
+    let imported = VersionStamp {
+        author: "api".into(),
+        cause: VersionCause::Import,
+        note: "imported".into(),
+    };
+    // The third task's name is taken: the store refuses it after writing the first two.
+    let err = store
+        .import_tasks(
+            &[item("one", None), item("two", None), item("taken", None)],
+            &imported,
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Conflict(_)), "{err:?}");
+    let all = store.tasks(&TaskFilter::default(), ALL).await.unwrap();
+    assert_eq!(all.total, 1, "nothing half-imported");
+    assert_eq!(
+        store.schedules_of_task(&existing.id).await.unwrap().len(),
+        1
+    );
+
+    let stored = store
+        .import_tasks(
+            &[item("one", None), item("taken", Some(existing.id.clone()))],
+            &imported,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        stored
+            .iter()
+            .map(|t| (t.name.as_str(), t.version))
+            .collect::<Vec<_>>(),
+        [("one", 1), ("taken", 2)]
+    );
+    assert_eq!(stored[1].id, existing.id, "replaced in place");
+    assert_eq!(stored[1].folder, "imported");
+    let v2 = store.task_version(&existing.id, 2).await.unwrap();
+    assert_eq!(
+        (v2.cause, v2.note.as_str()),
+        (VersionCause::Import, "imported")
+    );
+    assert_eq!(
+        store.schedules_of_task(&existing.id).await.unwrap().len(),
+        1,
+        "the document's schedules replace the task's"
+    );
+    assert_eq!(
+        store.schedules_of_task(&stored[0].id).await.unwrap().len(),
+        1
+    );
+}
