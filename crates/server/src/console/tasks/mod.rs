@@ -1,5 +1,6 @@
 //! Tasks in the console API (docs/console-api.md "Tasks"): their CRUD and validation
-//! ([`crud`]), their versions, folders and tags ([`versions`]), their schedules ([`schedules`]), their runs — started by a person, a program or
+//! ([`crud`]), their versions, folders and tags ([`versions`]), export and import
+//! ([`transfer`]), their schedules ([`schedules`]), their runs — started by a person, a program or
 //! the scheduler, each holding its device — with their events and steps ([`runs`], [`record`]),
 //! and the scheduler's fire handler ([`fire`]).
 //!
@@ -12,6 +13,7 @@ pub mod fire;
 pub mod history;
 pub mod runs;
 pub mod schedules;
+pub mod transfer;
 pub mod versions;
 pub mod views;
 
@@ -88,6 +90,8 @@ pub fn routes() -> axum::Router<AppState> {
         .route("/tasks", get(crud::list).post(crud::create))
         .route("/tasks/validate", post(crud::validate))
         .route("/tasks/folders", get(versions::folders))
+        .route("/tasks/export", get(transfer::export))
+        .route("/tasks/import", post(transfer::import))
         .route("/tasks/tags", get(versions::tags))
         .route("/tasks/{id}/versions", get(versions::list))
         .route("/tasks/{id}/versions/diff", get(versions::diff_versions))
