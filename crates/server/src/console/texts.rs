@@ -87,9 +87,15 @@ pub fn import_too_many(n: usize, max: usize) -> String {
     format!("the document has {n} tasks; an import takes at most {max}: export a folder at a time")
 }
 
-/// 400 summary of an import with errors.
-pub fn import_invalid(n: usize) -> String {
-    format!("nothing was imported: {n} problem(s) in the document (see \"errors\")")
+/// 400 summary of an import with errors: the first, and how many more.
+pub fn import_invalid(first_path: &str, first: &str, n: usize) -> String {
+    match n {
+        0 | 1 => format!("nothing was imported: {first_path}: {first}"),
+        n => format!(
+            "nothing was imported: {first_path}: {first} (and {} more; see \"errors\")",
+            n - 1
+        ),
+    }
 }
 
 /// 409 summary of an import whose names clash.

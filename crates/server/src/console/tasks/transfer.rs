@@ -272,8 +272,9 @@ pub async fn import(
 /// The answer's body: the report, with an `error` summary when refused.
 fn body(report: &ImportReport, status: StatusCode) -> Value {
     let mut body = serde_json::to_value(report).unwrap_or_default();
-    if status == StatusCode::BAD_REQUEST {
-        body["error"] = texts::import_invalid(report.errors.len()).into();
+    if let (StatusCode::BAD_REQUEST, Some(first)) = (status, report.errors.first()) {
+        body["error"] =
+            texts::import_invalid(&first.path, &first.message, report.errors.len()).into();
     } else if status == StatusCode::CONFLICT {
         body["error"] = texts::import_clashes(&report.clashes).into();
     }
