@@ -1037,7 +1037,11 @@ variables: Record<string, unknown>,
 /**
  * Its executed steps by outcome.
  */
-steps: StepCounts, };
+steps: StepCounts, 
+/**
+ * The version of the task it ran (none for a draft's try).
+ */
+task_version?: number, };
 
 export type TaskRunStep = { 
 /**
@@ -1151,7 +1155,11 @@ variables: Record<string, unknown>,
 /**
  * Its executed steps by outcome.
  */
-steps: StepCounts, };
+steps: StepCounts, 
+/**
+ * The version of the task it ran (none for a draft's try).
+ */
+task_version?: number, };
 
 export type Schedule = { 
 /**
@@ -1266,6 +1274,18 @@ enabled: boolean,
  */
 notify: TaskNotify, 
 /**
+ * Its folder (`""`: the top).
+ */
+folder: string, 
+/**
+ * Its tags.
+ */
+tags: Array<string>, 
+/**
+ * The number of its newest version.
+ */
+version: number, 
+/**
  * How many schedules it has.
  */
 schedule_count: number, 
@@ -1323,6 +1343,18 @@ enabled: boolean,
  * What its runs report as notifications.
  */
 notify: TaskNotify, 
+/**
+ * Its folder (`""`: the top).
+ */
+folder: string, 
+/**
+ * Its tags.
+ */
+tags: Array<string>, 
+/**
+ * The number of its newest version.
+ */
+version: number, 
 /**
  * How many schedules it has.
  */

@@ -273,6 +273,7 @@ async fn a_busy_task_is_waited_for_under_busy_wait_and_the_wait_is_bounded() {
             variables: serde_json::Map::new(),
             started_at_ms: T0,
             owner: None,
+            task_version: None,
         })
         .await
         .unwrap()

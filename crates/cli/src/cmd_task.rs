@@ -2,7 +2,7 @@
 //! language (docs/tasks.md), and run one on a device of this machine without a server — a
 //! line per step, a trace, exit status 0 when it completed and 1 otherwise. The subcommands
 //! that talk to a `deft serve` (`list`, `run NAME --server`, `stop`, `runs`) are in
-//! [`crate::cmd_task_server`].
+//! [`crate::cmd_task_server`], `export` and `import` in [`crate::cmd_task_transfer`].
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -17,6 +17,7 @@ use deft_tasks::validate::{DeviceKind, Mode, Options};
 use deft_tools::devices;
 
 use crate::cmd_task_server::{self, ServerArgs};
+use crate::cmd_task_transfer;
 use crate::{Globals, cmd_run, local_devices};
 
 /// `deft task` arguments.
@@ -75,6 +76,39 @@ enum TaskCommand {
         /// Print the JSON the server answers.
         #[arg(long)]
         json: bool,
+    },
+    /// Export a server's tasks with their schedules as one JSON document: one task, a folder
+    /// (its subfolders included) or all of them.
+    Export {
+        /// One task, by name or id.
+        #[arg(long, conflicts_with_all = ["folder", "all"])]
+        task: Option<String>,
+        /// Every task of this folder and its subfolders (e.g. finance/nightly).
+        #[arg(long, conflicts_with = "all")]
+        folder: Option<String>,
+        /// Every task.
+        #[arg(long)]
+        all: bool,
+        /// Write the document here (default: standard output).
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        #[command(flatten)]
+        server: ServerArgs,
+    },
+    /// Import an export document into a server: every task validated first, all or nothing;
+    /// exit 1 when the server refuses it.
+    Import {
+        /// The export document (JSON).
+        file: PathBuf,
+        /// Only say what would be created, replaced, skipped or renamed.
+        #[arg(long)]
+        dry_run: bool,
+        /// A task whose name the server has: refuse the import, skip it, replace the
+        /// server's (a new version) or rename it ("name (2)").
+        #[arg(long, default_value = "fail", value_parser = ["fail", "skip", "replace", "rename"])]
+        on_clash: String,
+        #[command(flatten)]
+        server: ServerArgs,
     },
     /// Stop a task run on a server (it ends within a second as stopped).
     Stop {
@@ -186,6 +220,29 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
             _ => run_file(&file, device, &vars, trace_dir, globals).await,
         },
         TaskCommand::List { server, json } => cmd_task_server::list(&server, json).await,
+        TaskCommand::Export {
+            task,
+            folder,
+            all,
+            output,
+            server,
+        } => {
+            let which = match (task, folder, all) {
+                (Some(t), _, _) => ("task", t),
+                (None, Some(f), _) => ("folder", f),
+                (None, None, true) => ("all", "true".to_owned()),
+                (None, None, false) => {
+                    anyhow::bail!("say which tasks to export: --task NAME, --folder PATH or --all")
+                }
+            };
+            cmd_task_transfer::export(&server, which, output.as_deref()).await
+        }
+        TaskCommand::Import {
+            file,
+            dry_run,
+            on_clash,
+            server,
+        } => cmd_task_transfer::import(&server, &file, dry_run, &on_clash).await,
         TaskCommand::Stop { run_id, server } => cmd_task_server::stop(&server, &run_id).await,
         TaskCommand::Runs {
             task,

@@ -17,6 +17,7 @@ mod cmd_secret;
 mod cmd_serve;
 mod cmd_task;
 mod cmd_task_server;
+mod cmd_task_transfer;
 mod cmd_token;
 mod cmd_tools;
 mod dataflow_devices;

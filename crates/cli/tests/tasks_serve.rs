@@ -481,3 +481,66 @@ async fn bad_values_are_the_servers_400(serve: &Serve) {
         );
     }
 }
+
+/// `deft task export` writes a folder's tasks to a file; `deft task import` brings them into
+/// another server (a dry run first), and refuses — exit 1, naming the clash — when they are
+/// there already, unless told to rename.
+#[tokio::test]
+async fn the_cli_exports_and_imports_tasks_between_servers() {
+    let (one, two) = (TempDataDir::new().unwrap(), TempDataDir::new().unwrap());
+    let source = serve(one.path());
+    for (name, folder) in [("a", "finance"), ("b", "ops")] {
+        let task = json!({"name": name, "device": "local",
+                          "steps": [{"type": "key_event", "keys": "x"}]});
+        let r = source
+            .api()
+            .post(&format!("/api/tasks?folder={folder}"), &task)
+            .await;
+        assert_eq!(r.status, 201, "{}", r.text);
+    }
+    let file = one.path().join("finance.json");
+    let out = deft_task(
+        &source,
+        &[
+            "export",
+            "--folder",
+            "finance",
+            "-o",
+            file.to_str().unwrap(),
+        ],
+    )
+    .await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("exported 1 task(s)"),
+        "{}",
+        text(&out)
+    );
+    let doc: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(doc["tasks"][0]["name"], "a");
+
+    let target = serve(two.path());
+    let path = file.to_str().unwrap();
+    let out = deft_task(&target, &["import", path, "--dry-run"]).await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "would create a\n");
+    let out = deft_task(&target, &["import", path]).await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "created a\n");
+    let listed = target.api().get("/api/tasks?folder=finance").await;
+    assert_eq!(listed.body["total"], 1, "{}", listed.text);
+
+    let out = deft_task(&target, &["import", path]).await;
+    assert!(!out.status.success(), "a clash refuses: {}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("tasks named \"a\" exist already"),
+        "{}",
+        text(&out)
+    );
+    let out = deft_task(&target, &["import", path, "--on-clash", "rename"]).await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "renamed a → a (2)\nclash: a\n"
+    );
+}

@@ -161,6 +161,27 @@ impl ApiClient {
         .await
     }
 
+    /// `GET /api/tasks/export?{key}={value}`: the export document of one task (`task`), a
+    /// folder (`folder`) or every task (`all`, `true`).
+    pub async fn export_tasks(&self, key: &str, value: &str) -> Result<Value, ApiClientError> {
+        self.get(&format!("/api/tasks/export?{key}={}", path_segment(value)))
+            .await
+    }
+
+    /// `POST /api/tasks/import?dry_run=&on_clash=` with an export document: the import's report.
+    pub async fn import_tasks(
+        &self,
+        document: &Value,
+        dry_run: bool,
+        on_clash: &str,
+    ) -> Result<Value, ApiClientError> {
+        let path = format!(
+            "/api/tasks/import?dry_run={dry_run}&on_clash={}",
+            path_segment(on_clash)
+        );
+        self.post(&path, document).await
+    }
+
     /// `POST /api/task-runs/{id}/stop`.
     pub async fn stop_task_run(&self, run_id: &str) -> Result<Value, ApiClientError> {
         self.post(

@@ -40,6 +40,7 @@ fn new_run(task_id: &str, trigger: TaskTrigger, device: &str, at_ms: i64) -> New
         variables: serde_json::Map::new(),
         started_at_ms: at_ms,
         owner: None,
+        task_version: None,
     }
 }
 
@@ -495,6 +496,7 @@ async fn runs_to_retain(h: &ConsoleHub, now: i64) -> ([String; 5], u64) {
         .start_task_run(&NewTaskRun {
             // This server's: its heartbeat goes on, so no sweep takes it for a dead server's.
             owner: Some(h.console.app().server_id().to_owned()),
+            task_version: None,
             ..new_run(&other, TaskTrigger::Manual, "fixture", at(60))
         })
         .await

@@ -1118,6 +1118,7 @@ async fn after_a_restart_runs_left_running_are_interrupted_and_finished_ones_rep
             variables: serde_json::Map::new(),
             started_at_ms: 1,
             owner: None,
+            task_version: None,
         })
         .await
         .unwrap()
@@ -1263,6 +1264,7 @@ async fn run_of(h: &ConsoleHub, name: &str, owner: &str, at_ms: i64) -> String {
         variables: serde_json::Map::new(),
         started_at_ms: at_ms,
         owner: Some(owner.to_owned()),
+        task_version: None,
     };
     match h.console.store().start_task_run(&new).await.unwrap() {
         deft_store::RunStart::Started(r) => r.id,

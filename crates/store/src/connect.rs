@@ -61,6 +61,11 @@ fn migrator() -> Migrator {
             include_str!("../migrations/0008_notifications.sql"),
         ),
         migration(
+            9,
+            "task versions",
+            include_str!("../migrations/0009_task_versions.sql"),
+        ),
+        migration(
             11,
             "API tokens",
             include_str!("../migrations/0011_api_tokens.sql"),

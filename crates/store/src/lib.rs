@@ -46,8 +46,11 @@ mod runs;
 mod schedules;
 mod secrets;
 mod select;
+mod task_import;
+mod task_meta;
 mod task_run_row;
 mod task_runs;
+mod task_versions;
 mod tasks;
 mod types;
 mod users;
@@ -66,7 +69,13 @@ pub use memory_types::{
 };
 pub use notifications::{MAX_NOTIFICATIONS, NotificationPage, Reader};
 pub use run_history::{CursorError, RunCursor, RunOrder, RunPage, RunSortKey};
+pub use task_import::ImportTask;
+pub use task_meta::{
+    FolderCount, MAX_FOLDER_CHARS, MAX_FOLDER_LEVELS, MAX_TAG_CHARS, MAX_TAGS, TagCount,
+    check_folder, check_tags,
+};
 pub use task_runs::DRAFT_TASK_ID;
+pub use task_versions::{MAX_NOTE_CHARS, TaskVersion, VersionCause, VersionStamp};
 // the protocol's schedule and task-run kinds, which the store maps to its columns
 pub use deft_protocol::schedule::{BusyPolicy, MisfirePolicy, ScheduleKind};
 pub use deft_protocol::task_run::{TaskRunStatus, TaskTrigger};

@@ -31,40 +31,9 @@ pub(crate) type SpecColumns<'a> = (
 impl Store {
     /// Adds a schedule to a task. [`StoreError::NotFound`] for an unknown task.
     pub async fn create_schedule(&self, task_id: &str, new: &NewSchedule) -> Result<Schedule> {
-        let (kind, expr, tz, every, at) = spec_columns(&new.kind)?;
-        let id = uuid::Uuid::new_v4().to_string();
-        let now = now_ms();
-        // The task's switch is copied in the same statement; no row inserted: no such task.
-        let sql = format!(
-            "INSERT INTO schedules ({SCHEDULE_COLUMNS}, task_enabled) \
-             SELECT $1, t.id, $3, $4, $5, $6, $7, $8, $9, $10, $11, NULL, 0, $12, $12, t.enabled \
-             FROM tasks t WHERE t.id = $2"
-        );
-        let done = sqlx::query(AssertSqlSafe(sql))
-            .bind(&id)
-            .bind(task_id)
-            .bind(kind)
-            .bind(expr)
-            .bind(tz)
-            .bind(every)
-            .bind(at)
-            .bind(new.misfire.as_str())
-            .bind(new.busy.as_str())
-            .bind(flag(new.enabled))
-            .bind(new.next_fire_at_ms)
-            .bind(now)
-            .execute(&self.pool)
-            .await
-            .map_err(|e| {
-                if is_foreign_key_violation(&e) {
-                    no_task(task_id)
-                } else {
-                    db("creating a schedule")(e)
-                }
-            })?;
-        if done.rows_affected() == 0 {
-            return Err(no_task(task_id));
-        }
+        let mut tx = self.pool.begin().await.map_err(db("creating a schedule"))?;
+        let id = insert_schedule(&mut tx, task_id, new, now_ms()).await?;
+        tx.commit().await.map_err(db("creating a schedule"))?;
         self.schedule(&id).await
     }
 
@@ -320,4 +289,48 @@ pub(crate) fn kind_from_row(row: &AnyRow, owner: &str, read: &'static str) -> Re
         },
         other => return Err(corrupt("kind", format!("unknown schedule kind {other:?}"))),
     })
+}
+
+/// Adds a schedule to a task in the caller's transaction; its id. [`StoreError::NotFound`]
+/// for an unknown task.
+pub(crate) async fn insert_schedule(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    task_id: &str,
+    new: &NewSchedule,
+    now: i64,
+) -> Result<String> {
+    let (kind, expr, tz, every, at) = spec_columns(&new.kind)?;
+    let id = uuid::Uuid::new_v4().to_string();
+    // The task's switch is copied in the same statement; no row inserted: no such task.
+    let sql = format!(
+        "INSERT INTO schedules ({SCHEDULE_COLUMNS}, task_enabled) \
+         SELECT $1, t.id, $3, $4, $5, $6, $7, $8, $9, $10, $11, NULL, 0, $12, $12, t.enabled \
+         FROM tasks t WHERE t.id = $2"
+    );
+    let done = sqlx::query(AssertSqlSafe(sql))
+        .bind(&id)
+        .bind(task_id)
+        .bind(kind)
+        .bind(expr)
+        .bind(tz)
+        .bind(every)
+        .bind(at)
+        .bind(new.misfire.as_str())
+        .bind(new.busy.as_str())
+        .bind(flag(new.enabled))
+        .bind(new.next_fire_at_ms)
+        .bind(now)
+        .execute(&mut **tx)
+        .await
+        .map_err(|e| {
+            if is_foreign_key_violation(&e) {
+                no_task(task_id)
+            } else {
+                db("creating a schedule")(e)
+            }
+        })?;
+    if done.rows_affected() == 0 {
+        return Err(no_task(task_id));
+    }
+    Ok(id)
 }

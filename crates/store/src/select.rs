@@ -124,14 +124,18 @@ pub(crate) fn placeholders(first: usize, n: usize) -> String {
 /// A `LIKE … ESCAPE '\'` pattern matching `text` anywhere, lower-cased (`%`, `_` and `\` in
 /// the text match themselves).
 pub(crate) fn like_pattern(text: &str) -> String {
-    let mut out = String::from("%");
-    for c in text.to_lowercase().chars() {
+    format!("%{}%", like_escaped(&text.to_lowercase()))
+}
+
+/// `text` for a `LIKE … ESCAPE '\'` pattern: `%`, `_` and `\` escaped to match themselves.
+pub(crate) fn like_escaped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
         if matches!(c, '%' | '_' | '\\') {
             out.push('\\');
         }
         out.push(c);
     }
-    out.push('%');
     out
 }
 

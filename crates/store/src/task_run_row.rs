@@ -12,7 +12,7 @@ use crate::{StepCounts, TaskRun, TaskRunStatus, TaskTrigger};
 /// The columns of `task_runs` that [`task_run_from_row`] reads, in one list for every query.
 pub(crate) const RUN_COLUMNS: &str = "id, task_id, task_name, triggered_by, schedule_id, fire_at_ms, device, \
      status, started_at_ms, ended_at_ms, error, variables, steps_ok, steps_failed, steps_skipped, \
-     steps_healed, owner, heartbeat_at_ms";
+     steps_healed, owner, heartbeat_at_ms, task_version";
 
 /// The run columns of table alias `table`, renamed with `prefix` (for joins).
 pub(crate) fn prefixed_run_columns(table: &str, prefix: &str) -> String {
@@ -55,6 +55,7 @@ pub(crate) fn task_run_from_row(row: &AnyRow, prefix: &str) -> Result<TaskRun> {
         },
         owner: column(row, &col("owner"), READ)?,
         heartbeat_at_ms: column(row, &col("heartbeat_at_ms"), READ)?,
+        task_version: column(row, &col("task_version"), READ)?,
         id,
     })
 }

@@ -369,9 +369,9 @@ impl Store {
         let done = sqlx::query(
             "INSERT INTO task_runs (id, task_id, task_name, triggered_by, schedule_id, \
              fire_at_ms, device, status, started_at_ms, ended_at_ms, error, variables, owner, \
-             heartbeat_at_ms, duration_ms) \
+             heartbeat_at_ms, duration_ms, task_version) \
              SELECT $1, t.id, t.name, $3, $4, $5, COALESCE($6, t.device), $7, $8, $9, $10, $11, \
-             $12, $13, $14 FROM tasks t WHERE t.id = $2",
+             $12, $13, $14, COALESCE($15, t.version) FROM tasks t WHERE t.id = $2",
         )
         .bind(&id)
         .bind(&new.task_id)
@@ -388,6 +388,7 @@ impl Store {
         .bind(heartbeat)
         // A run that never started took no time; a running one has no duration yet.
         .bind(if running { -1_i64 } else { 0 })
+        .bind(new.task_version)
         .execute(&self.pool)
         .await
         .map_err(insert_error)?;

@@ -136,6 +136,12 @@ pub struct Task {
     pub enabled: bool,
     /// What its runs report as notifications.
     pub notify: TaskNotify,
+    /// Its folder, a path like `finance/nightly` (`""`: the top).
+    pub folder: String,
+    /// Its tags, no two the same ignoring case.
+    pub tags: Vec<String>,
+    /// The number of its newest version (1 when created).
+    pub version: i64,
     /// Creation time, ms since the epoch.
     pub created_at_ms: i64,
     /// Last change, ms since the epoch.
@@ -179,6 +185,10 @@ pub struct NewTask {
     /// What its runs report as notifications.
     #[serde(default)]
     pub notify: TaskNotify,
+    /// Its folder (`""`: the top); checked by [`crate::check_folder`].
+    pub folder: String,
+    /// Its tags; checked by [`crate::check_tags`].
+    pub tags: Vec<String>,
 }
 
 /// One line of the task list: the task with its next fire and its last run.
@@ -203,6 +213,10 @@ pub struct TaskFilter {
     /// Only tasks whose name contains this text; case is ignored (for ASCII letters at
     /// least: both sides are lowered by the database's `LOWER`).
     pub name_contains: Option<String>,
+    /// Only tasks in this folder or one below it.
+    pub folder: Option<String>,
+    /// Only tasks with this tag (case ignored).
+    pub tag: Option<String>,
 }
 
 /// A schedule of a task.
@@ -282,6 +296,9 @@ pub struct NewTaskRun {
     pub started_at_ms: i64,
     /// The server that runs it (its id); its first heartbeat is the start.
     pub owner: Option<String>,
+    /// The version of the task it runs (the one whose definition the runner read); `None`:
+    /// the task's version when the run is recorded.
+    pub task_version: Option<i64>,
 }
 
 /// A run of a draft that is not a stored task (designer mode's "try it").
@@ -347,6 +364,9 @@ pub struct TaskRun {
     pub owner: Option<String>,
     /// When its server last said it runs, ms since the epoch.
     pub heartbeat_at_ms: Option<i64>,
+    /// The version of the task it ran; `None` for a draft's try and runs recorded before
+    /// versions were.
+    pub task_version: Option<i64>,
 }
 
 /// The answer of [`crate::Store::start_task_run`].

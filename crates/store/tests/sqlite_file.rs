@@ -269,11 +269,12 @@ async fn a_version_1_database_is_migrated_to_tasks() {
     let conv = store.create_conversation("before tasks").await.unwrap();
     store.close().await;
 
-    // Back to version 1: without the task tables and without migration 2's record (and migration
-    // 8's, which adds columns to the tasks table).
+    // Back to version 1: without the task tables and without the records of migration 2 and
+    // of migrations 8 and 9, which change them.
     let url = format!("sqlite://{}", tmp.path().join("deft.db").display());
     let mut raw = AnyConnection::connect(&url).await.unwrap();
     for sql in [
+        "DROP TABLE task_versions",
         "DROP TABLE task_run_steps",
         "DROP TABLE task_runs",
         "DROP TABLE schedules",
@@ -282,6 +283,7 @@ async fn a_version_1_database_is_migrated_to_tasks() {
         "DROP TABLE notification_reads",
         "DROP TABLE notifications",
         "DELETE FROM _sqlx_migrations WHERE version = 8",
+        "DELETE FROM _sqlx_migrations WHERE version = 9",
     ] {
         sqlx::query(sql).execute(&mut raw).await.unwrap();
     }
@@ -290,13 +292,18 @@ async fn a_version_1_database_is_migrated_to_tasks() {
     let store = Store::open(tmp.path(), None).await.unwrap();
     assert!(store.conversation(&conv.id).await.unwrap().is_some());
     let task = store
-        .create_task(&deft_store::NewTask {
-            name: "after".into(),
-            device: "local".into(),
-            definition: "{}".into(),
-            enabled: true,
-            notify: Default::default(),
-        })
+        .create_task(
+            &deft_store::NewTask {
+                name: "after".into(),
+                device: "local".into(),
+                definition: "{}".into(),
+                enabled: true,
+                folder: String::new(),
+                tags: Vec::new(),
+                notify: Default::default(),
+            },
+            &deft_store::VersionStamp::new("test", deft_store::VersionCause::Create),
+        )
         .await
         .unwrap();
     assert_eq!(store.task(&task.id).await.unwrap(), task);

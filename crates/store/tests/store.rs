@@ -90,7 +90,14 @@ on_both_backends!(
     jobs_are_claimed_once,
     notifications_have_a_read_state_per_reader,
     notifications_are_pruned_to_the_newest,
-    tasks_keep_their_notification_settings;
+    tasks_keep_their_notification_settings,
+
+    task_versions_on_create_update_and_restore,
+    refused_saves_write_no_version,
+    task_runs_record_the_version_they_ran,
+    task_list_filters_by_folder_and_tag,
+    task_folders_and_tags_are_validated,
+    an_import_is_all_or_nothing;
     with_url: corrupt_json_is_reported, corrupt_task_rows_are_reported,
     any_branchs_database_gains_the_migrations_it_lacks,
 );

@@ -8,11 +8,14 @@
 //!   call, with every error at its path, and the JSON Schema generated from the same types;
 //! - the runner, which plays a task through the Dispatcher and the device's own tools, never a
 //!   backend directly;
+//! - the structural diff of two versions of a task (fields, and steps added, removed,
+//!   changed or moved);
 //! - schedules: cron with a time zone, intervals, once; their next fire times and how they
 //!   read. The timer that fires them (and claims each fire in the store) is deft-app's.
 
 #![forbid(unsafe_code)]
 
+pub mod diff;
 pub mod redact;
 pub mod runner;
 pub mod schedule;

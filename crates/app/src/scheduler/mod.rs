@@ -108,6 +108,7 @@ impl Fire {
             variables: serde_json::Map::new(),
             started_at_ms,
             owner: None,
+            task_version: None,
         }
     }
 }

@@ -121,6 +121,8 @@ impl App {
         let mut new = order.new;
         new.device = Some(device_id);
         new.owner = Some(self.server_id().to_owned());
+        // The version whose definition this run plays, whatever is saved meanwhile.
+        new.task_version = Some(order.task.version);
         let run = match self
             .store()
             .start_task_run(&new)

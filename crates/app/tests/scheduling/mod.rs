@@ -131,13 +131,18 @@ impl FireHandler for StoreHandler {
 /// A task named `name` on `local`.
 pub async fn task(store: &Store, name: &str) -> Task {
     store
-        .create_task(&NewTask {
-            name: name.into(),
-            device: "local".into(),
-            definition: format!("{{\"name\":{name:?},\"steps\":[]}}"),
-            enabled: true,
-            notify: Default::default(),
-        })
+        .create_task(
+            &NewTask {
+                name: name.into(),
+                device: "local".into(),
+                definition: format!("{{\"name\":{name:?},\"steps\":[]}}"),
+                enabled: true,
+                folder: String::new(),
+                tags: Vec::new(),
+                notify: Default::default(),
+            },
+            &deft_store::VersionStamp::new("test", deft_store::VersionCause::Create),
+        )
         .await
         .unwrap()
 }

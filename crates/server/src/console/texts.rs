@@ -48,6 +48,103 @@ pub fn unknown_notification(id: &str) -> String {
 /// Who set a secret through the API token.
 pub const API_TOKEN_SETTER: &str = "api token";
 
+/// 400 for a version number that is not one (`what`: the parameter).
+pub fn bad_version_number(what: &str, given: &str) -> String {
+    format!("{what} must be a version number (1, 2, …), not {given:?}")
+}
+
+/// The note of a version that restores version `n`.
+pub fn restored_from(n: i64) -> String {
+    format!("restored from {n}")
+}
+
+/// 400 for an export that does not say which tasks.
+pub const EXPORT_WHICH: &str =
+    "say which tasks to export: task=ID or NAME, folder=PATH, or all=true (one of them)";
+
+/// The note of a version an import saved.
+pub const IMPORTED_NOTE: &str = "imported";
+
+/// 413 for an import document over the limit.
+pub fn import_too_large(max: usize) -> String {
+    format!(
+        "the document is larger than {} MiB: export fewer tasks (one folder at a time) and import each document",
+        max / (1024 * 1024)
+    )
+}
+
+/// 400 for an import body that is not JSON.
+pub fn import_not_json(error: &str) -> String {
+    format!("the document is not JSON ({error}): import the file an export wrote")
+}
+
+/// 400 for JSON that is not an export document.
+pub fn import_not_a_document(format: &str) -> String {
+    format!(
+        "this is not a deft task export: its \"format\" must be \"{format}\"; export the tasks with deft first"
+    )
+}
+
+/// 400 for an export document whose fields are wrong.
+pub fn import_bad_document(error: &str) -> String {
+    format!("the document does not have the export's shape: {error}")
+}
+
+/// 400 for a document of another format version.
+pub fn import_format_version(got: u64, known: u64) -> String {
+    format!(
+        "the document's format_version is {got}; this server reads version {known}: export it again from a deft of this version"
+    )
+}
+
+/// 400 for a document with too many tasks.
+pub fn import_too_many(n: usize, max: usize) -> String {
+    format!("the document has {n} tasks; an import takes at most {max}: export a folder at a time")
+}
+
+/// 400 summary of an import with errors: the first, and how many more.
+pub fn import_invalid(first_path: &str, first: &str, n: usize) -> String {
+    match n {
+        0 | 1 => format!("nothing was imported: {first_path}: {first}"),
+        n => format!(
+            "nothing was imported: {first_path}: {first} (and {} more; see \"errors\")",
+            n - 1
+        ),
+    }
+}
+
+/// 409 summary of an import whose names clash.
+pub fn import_clashes(names: &[String]) -> String {
+    format!(
+        "nothing was imported: tasks named {} exist already; choose on_clash=skip, replace or rename",
+        names
+            .iter()
+            .map(|n| format!("{n:?}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// An import document with one name twice.
+pub fn import_duplicate_name(name: &str) -> String {
+    format!("the document has two tasks named {name:?}: rename one of them")
+}
+
+/// An entry whose name is not its definition's.
+pub fn import_name_differs(entry: &str, definition: &str) -> String {
+    format!("the entry is named {entry:?} but its definition {definition:?}: make them the same")
+}
+
+/// A secret an imported task uses that this server lacks.
+pub fn import_missing_secret(name: &str) -> String {
+    format!(
+        "the secret {name} does not exist on this server: add it under Secrets before the task runs"
+    )
+}
+
+/// Who saved a task version through the API token.
+pub const API_AUTHOR: &str = "api";
+
 /// 400 for a bad secret name.
 pub fn bad_secret_name(name: &str) -> String {
     format!(

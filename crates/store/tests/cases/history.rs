@@ -15,6 +15,8 @@ fn task(name: &str) -> NewTask {
         definition: json!({"name": name, "steps": [{"type": "wait", "seconds": 1}]}).to_string(),
         enabled: true,
         notify: Default::default(),
+        folder: String::new(),
+        tags: Vec::new(),
     }
 }
 
@@ -28,8 +30,14 @@ fn started(run: RunStart) -> TaskRun {
 /// Fourteen runs of two tasks (pairs share a start, several share a duration), a draft's try,
 /// one run that never started and one still running: every filter and sort has ties and gaps.
 async fn history(store: &Store) -> (Vec<TaskRun>, String, String) {
-    let a = store.create_task(&task("a")).await.unwrap();
-    let b = store.create_task(&task("b")).await.unwrap();
+    let a = store
+        .create_task(&task("a"), &super::created())
+        .await
+        .unwrap();
+    let b = store
+        .create_task(&task("b"), &super::created())
+        .await
+        .unwrap();
     let triggers = [TaskTrigger::Manual, TaskTrigger::Schedule, TaskTrigger::Api];
     for i in 0..14_i64 {
         let task_id = if i % 2 == 0 { &a.id } else { &b.id };
@@ -44,6 +52,7 @@ async fn history(store: &Store) -> (Vec<TaskRun>, String, String) {
             variables: serde_json::Map::new(),
             started_at_ms: start,
             owner: None,
+            task_version: None,
         };
         let run = started(store.start_task_run(&new).await.unwrap());
         let status = if i % 3 == 2 {
@@ -99,6 +108,7 @@ fn manual_of(task_id: &str, started_at_ms: i64) -> NewTaskRun {
         variables: serde_json::Map::new(),
         started_at_ms,
         owner: None,
+        task_version: None,
     }
 }
 

@@ -95,16 +95,16 @@ fn designer_run(conversation_id: &str) -> RunRecord {
 pub async fn any_branchs_database_gains_the_migrations_it_lacks(store: &Store, url: &str) {
     assert_eq!(
         versions(url).await,
-        [1, 2, 3, 4, 5, 6, 7, 8, 11],
-        "a fresh database has all nine"
+        [1, 2, 3, 4, 5, 6, 7, 8, 9, 11],
+        "a fresh database has all ten"
     );
     let conv = store.create_conversation("before").await.unwrap();
     store.create_run(&designer_run(&conv.id)).await.unwrap();
 
     execute(url, WITHOUT_MEMORY).await;
-    assert_eq!(versions(url).await, [1, 2, 4, 5, 6, 7, 8, 11]);
+    assert_eq!(versions(url).await, [1, 2, 4, 5, 6, 7, 8, 9, 11]);
     let reopened = Store::connect(url).await.unwrap();
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 11]);
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11]);
     assert_eq!(
         reopened.run("run-designer").await.unwrap().unwrap().mode,
         RunMode::Designer,
@@ -122,9 +122,9 @@ pub async fn any_branchs_database_gains_the_migrations_it_lacks(store: &Store, u
     reopened.close().await;
 
     execute(url, WITHOUT_MODE).await;
-    assert_eq!(versions(url).await, [1, 2, 3, 5, 6, 7, 8, 11]);
+    assert_eq!(versions(url).await, [1, 2, 3, 5, 6, 7, 8, 9, 11]);
     let reopened = Store::connect(url).await.unwrap();
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 11]);
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11]);
     assert_eq!(
         reopened.run("run-designer").await.unwrap().unwrap().mode,
         RunMode::Chat,
@@ -138,9 +138,9 @@ pub async fn any_branchs_database_gains_the_migrations_it_lacks(store: &Store, u
     reopened.close().await;
 
     execute(url, WITHOUT_TASK_RUN_LOG).await;
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 6, 7, 8, 11]);
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 6, 7, 8, 9, 11]);
     let reopened = Store::connect(url).await.unwrap();
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 11]);
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11]);
     assert!(
         reopened.running_task_runs().await.unwrap().is_empty(),
         "the task runs' owner and heartbeat columns are back"
@@ -161,13 +161,18 @@ pub async fn any_branchs_database_gains_the_migrations_it_lacks(store: &Store, u
 async fn ended_runs_gain_their_durations(url: &str) {
     let reopened = Store::connect(url).await.unwrap();
     let task = reopened
-        .create_task(&deft_store::NewTask {
-            name: "timed".into(),
-            device: "local".into(),
-            definition: "{}".into(),
-            enabled: true,
-            notify: Default::default(),
-        })
+        .create_task(
+            &deft_store::NewTask {
+                name: "timed".into(),
+                device: "local".into(),
+                definition: "{}".into(),
+                enabled: true,
+                folder: String::new(),
+                tags: Vec::new(),
+                notify: Default::default(),
+            },
+            &super::created(),
+        )
         .await
         .unwrap();
     let mut ended = Vec::new();
@@ -181,6 +186,7 @@ async fn ended_runs_gain_their_durations(url: &str) {
             variables: serde_json::Map::new(),
             started_at_ms: start,
             owner: None,
+            task_version: None,
         };
         let deft_store::RunStart::Started(run) = reopened.start_task_run(&new).await.unwrap()
         else {
@@ -194,9 +200,9 @@ async fn ended_runs_gain_their_durations(url: &str) {
     }
     reopened.close().await;
     execute(url, WITHOUT_RUN_HISTORY).await;
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 8, 11]);
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 8, 9, 11]);
     let reopened = Store::connect(url).await.unwrap();
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 11]);
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11]);
     let longest_first = deft_store::RunOrder {
         key: deft_store::RunSortKey::Duration,
         descending: true,
@@ -217,13 +223,64 @@ async fn ended_runs_gain_their_durations(url: &str) {
         "durations filled in"
     );
     reopened.close().await;
+    tasks_gain_their_first_version(url).await;
+}
+
+/// Back to a version before task versions: migration 9's table, index, columns and record gone.
+const WITHOUT_VERSIONS: &[&str] = &[
+    "DROP TABLE task_versions",
+    "DROP INDEX tasks_by_folder",
+    "ALTER TABLE tasks DROP COLUMN folder",
+    "ALTER TABLE tasks DROP COLUMN tags",
+    "ALTER TABLE tasks DROP COLUMN version",
+    "ALTER TABLE task_runs DROP COLUMN task_version",
+    "DELETE FROM _sqlx_migrations WHERE version = 9",
+];
+
+/// The tasks of a database before migration 9 get their record as it stands as version 1.
+async fn tasks_gain_their_first_version(url: &str) {
+    let store = Store::connect(url).await.unwrap();
+    let task = store.task_by_name("timed").await.unwrap();
+    let mut new = deft_store::NewTask {
+        name: "timed".into(),
+        device: "remote".into(),
+        definition: "{\"steps\": []}".into(),
+        enabled: false,
+        folder: String::new(),
+        tags: Vec::new(),
+        notify: Default::default(),
+    };
+    store
+        .update_task(&task.id, &new, &super::edited())
+        .await
+        .unwrap();
+    store.close().await;
+    execute(url, WITHOUT_VERSIONS).await;
+    let store = Store::connect(url).await.unwrap();
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11]);
+    let task = store.task(&task.id).await.unwrap();
+    assert_eq!((task.version, task.folder.as_str()), (1, ""));
+    let v1 = store.task_version(&task.id, 1).await.unwrap();
+    assert_eq!(
+        (v1.device.as_str(), v1.definition.as_str(), v1.enabled),
+        ("remote", "{\"steps\": []}", false),
+        "version 1 is the record as it stood"
+    );
+    assert_eq!(v1.author, "migration");
+    new.enabled = true;
+    let next = store
+        .update_task(&task.id, &new, &super::edited())
+        .await
+        .unwrap();
+    assert_eq!(next.version, 2);
+    store.close().await;
 }
 
 /// Tasks from before migration 8 report their failures only: a database back at version 7
 /// gains migration 8 with each task at the defaults.
 async fn old_tasks_gain_the_default_notification_settings(url: &str) {
     execute(url, WITHOUT_NOTIFICATIONS).await;
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 11]);
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 9, 11]);
     execute(
         url,
         &[
@@ -233,7 +290,7 @@ async fn old_tasks_gain_the_default_notification_settings(url: &str) {
     )
     .await;
     let reopened = Store::connect(url).await.unwrap();
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 11]);
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11]);
     assert_eq!(
         reopened.task("old").await.unwrap().notify,
         deft_store::TaskNotify {

@@ -10,6 +10,7 @@ mod migrations;
 mod notifications;
 mod runs;
 mod tasks;
+mod versions;
 
 pub use api_tokens::*;
 pub use conversations::*;
@@ -20,6 +21,7 @@ pub use migrations::*;
 pub use notifications::*;
 pub use runs::*;
 pub use tasks::*;
+pub use versions::*;
 
 use deft_store::{Message, Usage};
 
@@ -88,4 +90,14 @@ pub async fn total_agrees_while_writing<T, F, Fut>(
         seen = page.items.len();
     }
     writer.await.unwrap();
+}
+
+/// The stamp of a task created by a test.
+pub fn created() -> deft_store::VersionStamp {
+    deft_store::VersionStamp::new("test", deft_store::VersionCause::Create)
+}
+
+/// The stamp of a task edited by a test.
+pub fn edited() -> deft_store::VersionStamp {
+    deft_store::VersionStamp::new("test", deft_store::VersionCause::Edit)
 }

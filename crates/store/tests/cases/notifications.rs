@@ -144,9 +144,11 @@ pub async fn tasks_keep_their_notification_settings(store: &Store) {
         device: "local".into(),
         definition: "{}".into(),
         enabled: true,
+        folder: String::new(),
+        tags: Vec::new(),
         notify: TaskNotify::default(),
     };
-    let task = store.create_task(&new).await.unwrap();
+    let task = store.create_task(&new, &super::created()).await.unwrap();
     assert_eq!(
         task.notify,
         TaskNotify {
@@ -169,7 +171,10 @@ pub async fn tasks_keep_their_notification_settings(store: &Store) {
         notify: loud,
         ..new.clone()
     };
-    let back = store.update_task(&task.id, &replaced).await.unwrap();
+    let back = store
+        .update_task(&task.id, &replaced, &super::edited())
+        .await
+        .unwrap();
     assert_eq!(back.notify, loud);
     assert!(matches!(
         store.set_task_notify("nope", loud).await,

@@ -14,6 +14,8 @@ fn new_task(name: &str) -> NewTask {
         definition: json!({"name": name, "steps": [{"type": "wait", "seconds": 1}]}).to_string(),
         enabled: true,
         notify: Default::default(),
+        folder: String::new(),
+        tags: Vec::new(),
     }
 }
 
@@ -29,7 +31,10 @@ fn every(seconds: u64, next: Option<i64>) -> NewSchedule {
 
 /// A new task `name` and a run of it started at 1.
 async fn started(store: &Store, name: &str) -> (deft_store::Task, deft_store::TaskRun) {
-    let task = store.create_task(&new_task(name)).await.unwrap();
+    let task = store
+        .create_task(&new_task(name), &super::created())
+        .await
+        .unwrap();
     match store
         .start_task_run(&manual_run(&task.id, 1))
         .await
@@ -50,6 +55,7 @@ fn manual_run(task_id: &str, started_at_ms: i64) -> NewTaskRun {
         variables: serde_json::Map::new(),
         started_at_ms,
         owner: None,
+        task_version: None,
     }
 }
 
@@ -59,34 +65,52 @@ fn not_found(err: StoreError, text: &str) {
 }
 
 pub async fn task_crud_and_listing(store: &Store) {
-    let backup = store.create_task(&new_task("backup")).await.unwrap();
+    let backup = store
+        .create_task(&new_task("backup"), &super::created())
+        .await
+        .unwrap();
     assert_eq!(backup.name, "backup");
     assert!(backup.enabled);
     assert_eq!(store.task(&backup.id).await.unwrap(), backup);
     assert_eq!(store.task_by_name("backup").await.unwrap(), backup);
 
-    let err = store.create_task(&new_task("backup")).await.unwrap_err();
+    let err = store
+        .create_task(&new_task("backup"), &super::created())
+        .await
+        .unwrap_err();
     assert!(matches!(err, StoreError::Conflict(_)), "{err:?}");
     assert_eq!(err.to_string(), "a task named \"backup\" already exists");
-    let blank = store.create_task(&new_task("  ")).await.unwrap_err();
+    let blank = store
+        .create_task(&new_task("  "), &super::created())
+        .await
+        .unwrap_err();
     assert!(matches!(blank, StoreError::Invalid(_)), "{blank:?}");
     let no_device = NewTask {
         device: String::new(),
         ..new_task("x")
     };
-    let err = store.create_task(&no_device).await.unwrap_err();
+    let err = store
+        .create_task(&no_device, &super::created())
+        .await
+        .unwrap_err();
     assert_eq!(
         err.to_string(),
         "task \"x\" needs a device (e.g. \"local\")"
     );
 
-    let report = store.create_task(&new_task("report")).await.unwrap();
+    let report = store
+        .create_task(&new_task("report"), &super::created())
+        .await
+        .unwrap();
     let changed = NewTask {
         device: "browser".into(),
         definition: "{\"name\":\"report v2\",\"steps\":[]}".into(),
         ..new_task("report v2")
     };
-    let updated = store.update_task(&report.id, &changed).await.unwrap();
+    let updated = store
+        .update_task(&report.id, &changed, &super::edited())
+        .await
+        .unwrap();
     assert_eq!(
         (updated.name.as_str(), updated.device.as_str()),
         ("report v2", "browser")
@@ -94,7 +118,7 @@ pub async fn task_crud_and_listing(store: &Store) {
     assert_eq!(updated.definition, changed.definition, "kept verbatim");
     assert_eq!(updated.created_at_ms, report.created_at_ms);
     let err = store
-        .update_task(&report.id, &new_task("backup"))
+        .update_task(&report.id, &new_task("backup"), &super::edited())
         .await
         .unwrap_err();
     assert!(matches!(err, StoreError::Conflict(_)), "{err:?}");
@@ -111,7 +135,7 @@ pub async fn task_crud_and_listing(store: &Store) {
     );
     for err in [
         store
-            .update_task("ghost", &new_task("g"))
+            .update_task("ghost", &new_task("g"), &super::edited())
             .await
             .unwrap_err(),
         store.set_task_enabled("ghost", true).await.unwrap_err(),
@@ -227,6 +251,7 @@ async fn listing_shows_next_fire_and_last_run(store: &Store, backup: &str, repor
 async fn listing_filters_by_name(store: &Store) {
     let named = |text: &str| TaskFilter {
         name_contains: Some(text.into()),
+        ..TaskFilter::default()
     };
     for (text, expected) in [
         ("REPORT", vec!["report v2"]),
@@ -290,7 +315,10 @@ async fn deleting_keeps_runs(store: &Store, task_id: &str) {
 
 #[allow(clippy::too_many_lines)] // one walk through every schedule call, in order
 pub async fn schedule_crud_and_claim(store: &Store) {
-    let task = store.create_task(&new_task("t")).await.unwrap();
+    let task = store
+        .create_task(&new_task("t"), &super::created())
+        .await
+        .unwrap();
     let err = store
         .create_schedule("ghost", &every(5, Some(1)))
         .await
@@ -475,7 +503,10 @@ pub async fn schedule_crud_and_claim(store: &Store) {
 pub async fn concurrent_claims_have_one_winner(store: &Store) {
     const SCHEDULES: usize = 20;
     const CLAIMERS: usize = 6;
-    let task = store.create_task(&new_task("race")).await.unwrap();
+    let task = store
+        .create_task(&new_task("race"), &super::created())
+        .await
+        .unwrap();
     let mut ids = Vec::new();
     for _ in 0..SCHEDULES {
         let s = store
@@ -530,7 +561,10 @@ pub async fn concurrent_claims_have_one_winner(store: &Store) {
 
 #[allow(clippy::too_many_lines)] // the life of a run: start, busy, skip, finish, errors
 pub async fn task_runs_one_running_per_task(store: &Store) {
-    let task = store.create_task(&new_task("one at a time")).await.unwrap();
+    let task = store
+        .create_task(&new_task("one at a time"), &super::created())
+        .await
+        .unwrap();
     let scheduled = NewTaskRun {
         trigger: TaskTrigger::Schedule,
         schedule_id: Some("sched-1".into()),
@@ -704,7 +738,10 @@ pub async fn draft_runs_one_at_a_time(store: &Store) {
         "one try at a time"
     );
     // A task's runs are not held up by a try.
-    let task = store.create_task(&new_task("beside a try")).await.unwrap();
+    let task = store
+        .create_task(&new_task("beside a try"), &super::created())
+        .await
+        .unwrap();
     assert!(matches!(
         store
             .start_task_run(&manual_run(&task.id, 1_200))
@@ -836,8 +873,14 @@ pub async fn task_run_steps_and_counts(store: &Store) {
 }
 
 pub async fn task_runs_paged_newest_first(store: &Store) {
-    let a = store.create_task(&new_task("a")).await.unwrap();
-    let b = store.create_task(&new_task("b")).await.unwrap();
+    let a = store
+        .create_task(&new_task("a"), &super::created())
+        .await
+        .unwrap();
+    let b = store
+        .create_task(&new_task("b"), &super::created())
+        .await
+        .unwrap();
     let mut ids = Vec::new();
     for i in 0..25_i64 {
         let task = if i % 2 == 0 { &a } else { &b };
@@ -919,7 +962,10 @@ pub async fn task_runs_paged_newest_first(store: &Store) {
 
 pub async fn corrupt_task_rows_are_reported(store: &Store, url: &str) {
     use sqlx::{AnyConnection, Connection};
-    let task = store.create_task(&new_task("corrupt")).await.unwrap();
+    let task = store
+        .create_task(&new_task("corrupt"), &super::created())
+        .await
+        .unwrap();
     let schedule = store
         .create_schedule(&task.id, &every(5, Some(1)))
         .await
@@ -994,7 +1040,10 @@ pub async fn corrupt_task_rows_are_reported(store: &Store, url: &str) {
 /// The page and its total are one read: while runs are recorded, every listing's total is
 /// exactly the number of runs it lists (a page large enough for all of them).
 pub async fn task_runs_total_agrees_with_its_page(store: &Store) {
-    let task = store.create_task(&new_task("busy")).await.unwrap();
+    let task = store
+        .create_task(&new_task("busy"), &super::created())
+        .await
+        .unwrap();
     let writer = {
         let store = store.clone();
         let task_id = task.id.clone();
@@ -1023,7 +1072,7 @@ pub async fn task_list_total_agrees_with_its_page(store: &Store) {
         tokio::spawn(async move {
             for i in 0..60 {
                 store
-                    .create_task(&new_task(&format!("listed {i:02}")))
+                    .create_task(&new_task(&format!("listed {i:02}")), &super::created())
                     .await
                     .unwrap();
             }
@@ -1101,9 +1150,18 @@ pub async fn task_runs_keep_their_server_and_its_heartbeat(store: &Store) {
         ..manual_run(task_id, 1_000)
     };
     let (a, b, c) = (
-        store.create_task(&new_task("a")).await.unwrap(),
-        store.create_task(&new_task("b")).await.unwrap(),
-        store.create_task(&new_task("c")).await.unwrap(),
+        store
+            .create_task(&new_task("a"), &super::created())
+            .await
+            .unwrap(),
+        store
+            .create_task(&new_task("b"), &super::created())
+            .await
+            .unwrap(),
+        store
+            .create_task(&new_task("c"), &super::created())
+            .await
+            .unwrap(),
     );
     let start = |new: NewTaskRun| async move {
         match store.start_task_run(&new).await.unwrap() {

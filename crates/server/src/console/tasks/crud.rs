@@ -3,13 +3,13 @@
 //! `deft task validate` reads), checked by the validator and against the server's devices;
 //! nothing is stored unless every check passes. `{id}` is a task's id or its name.
 
-use axum::Json;
 use axum::extract::{Path, Query, Request, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
 use deft_app::task_language::MAX_FILE_BYTES;
 use deft_app::task_language::{DeviceKind, Mode, Options, Report};
-use deft_store::{NewTask, Page, StoreError, TaskNotify};
+use deft_store::{NewTask, Page, StoreError, TaskNotify, VersionCause, VersionStamp};
 use deft_tools::Devices;
 use serde::Deserialize;
 
@@ -17,6 +17,7 @@ use super::views::{TaskDetailView, TaskView, ValidationView};
 use super::{TaskError, store_error};
 use crate::AppState;
 use crate::api::{ApiError, JsonBody};
+use crate::console::sessions::Principal;
 use crate::console::{Console, texts};
 
 /// Paging of a list route.
@@ -48,6 +49,12 @@ pub struct ListQuery {
     /// Only tasks whose name contains this text (case ignored).
     #[serde(default)]
     q: Option<String>,
+    /// Only tasks in this folder or below it.
+    #[serde(default)]
+    folder: Option<String>,
+    /// Only tasks with this tag (case ignored).
+    #[serde(default)]
+    tag: Option<String>,
     /// At most this many (1–1,000, default 50). Not a flattened [`PageQuery`]: query strings
     /// carry numbers as text, which a flattened struct cannot parse.
     #[serde(default)]
@@ -57,15 +64,18 @@ pub struct ListQuery {
     offset: Option<u64>,
 }
 
-/// `GET /api/tasks?q=&limit=&offset=`: a page of tasks with their schedules in words, next
-/// fire and last run, by name.
+/// `GET /api/tasks?q=&folder=&tag=&limit=&offset=`: a page of tasks with their schedules in
+/// words, next fire and last run, by name; `folder` takes its subfolders in.
 pub async fn list(
     State(app): State<AppState>,
     Query(q): Query<ListQuery>,
 ) -> Result<Response, TaskError> {
     let console = app.console()?;
+    let given = |v: Option<String>| v.filter(|t| !t.trim().is_empty());
     let filter = deft_store::TaskFilter {
-        name_contains: q.q.filter(|t| !t.trim().is_empty()),
+        name_contains: given(q.q),
+        folder: given(q.folder),
+        tag: given(q.tag),
     };
     let paging = PageQuery {
         limit: q.limit,
@@ -105,7 +115,7 @@ pub async fn get_one(
 }
 
 /// The detail view of a stored task (`warnings` from the validation that stored it).
-async fn detail(
+pub(crate) async fn detail(
     console: &Console,
     task: &deft_store::Task,
     report: Report,
@@ -158,6 +168,60 @@ pub struct FileQuery {
     /// Create the task switched off (create only; default on).
     #[serde(default)]
     pub enabled: Option<bool>,
+    /// The saved version's note (create and replace).
+    #[serde(default)]
+    pub note: Option<String>,
+    /// The task's folder (create and replace; replace keeps the task's when absent).
+    #[serde(default)]
+    pub folder: Option<String>,
+    /// The task's tags, separated by commas (create and replace; replace keeps the task's
+    /// when absent; empty: none).
+    #[serde(default)]
+    pub tags: Option<String>,
+}
+
+impl FileQuery {
+    /// The folder and tags to save: the query's, else `keep`'s (a replaced task's own).
+    fn place(&self, keep: Option<&deft_store::Task>) -> (String, Vec<String>) {
+        let folder = match (&self.folder, keep) {
+            (Some(f), _) => f.clone(),
+            (None, Some(t)) => t.folder.clone(),
+            (None, None) => String::new(),
+        };
+        let tags = match (&self.tags, keep) {
+            (Some(t), _) => split_tags(t),
+            (None, Some(task)) => task.tags.clone(),
+            (None, None) => Vec::new(),
+        };
+        (folder, tags)
+    }
+
+    /// The stamp of the version a create or replace saves.
+    fn stamp(&self, principal: &Principal, cause: VersionCause) -> VersionStamp {
+        VersionStamp {
+            author: author(principal),
+            cause,
+            note: self.note.clone().unwrap_or_default(),
+        }
+    }
+}
+
+/// Tags written as one text, separated by commas (blanks between them dropped).
+pub fn split_tags(text: &str) -> Vec<String> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Who saves a version: the signed-in user, `api` for the API token, `token NAME` for a
+/// named token.
+pub fn author(principal: &Principal) -> String {
+    match principal {
+        Principal::ApiToken => texts::API_AUTHOR.to_owned(),
+        other => other.who(),
+    }
 }
 
 /// Reads a task file body: at most [`MAX_FILE_BYTES`], refused with its size when larger.
@@ -207,12 +271,13 @@ pub(crate) fn kind_of(app: &AppState, device: &str) -> DeviceKind {
 
 /// A task file checked for storing: the validator without errors, and a device this server
 /// knows (the file's `device`, else the default device, else `local`).
-async fn checked(
+pub(crate) async fn checked(
     app: &AppState,
     console: &Console,
     bytes: &[u8],
     enabled: bool,
     notify: TaskNotify,
+    (folder, tags): (String, Vec<String>),
 ) -> Result<(NewTask, Report), TaskError> {
     let raw = deft_app::task_language::validate_task(bytes, &Options::default());
     let (task, _) = raw.into_result().map_err(TaskError::Invalid)?;
@@ -252,6 +317,8 @@ async fn checked(
             definition,
             enabled,
             notify,
+            folder,
+            tags,
         },
         report,
     ))
@@ -261,29 +328,32 @@ async fn checked(
 /// warnings; 400 with every error at its path; 409 when the name is taken.
 pub async fn create(
     State(app): State<AppState>,
+    Extension(principal): Extension<Principal>,
     Query(q): Query<FileQuery>,
     request: Request,
 ) -> Result<Response, TaskError> {
     let console = app.console()?.clone();
     let bytes = file_body(request).await?;
+    let enabled = q.enabled.unwrap_or(true);
     let (new, report) = checked(
         &app,
         &console,
         &bytes,
-        q.enabled.unwrap_or(true),
+        enabled,
         TaskNotify::default(),
+        q.place(None),
     )
     .await?;
     let task = console
         .store()
-        .create_task(&new)
+        .create_task(&new, &q.stamp(&principal, VersionCause::Create))
         .await
         .map_err(|e| name_taken(e, &new.name))?;
     let view = detail(&console, &task, report).await?;
     Ok((StatusCode::CREATED, Json(view)).into_response())
 }
 
-fn name_taken(e: StoreError, name: &str) -> TaskError {
+pub(crate) fn name_taken(e: StoreError, name: &str) -> TaskError {
     match e {
         StoreError::Conflict(_) => {
             TaskError::Api(ApiError(StatusCode::CONFLICT, texts::task_name_taken(name)))
@@ -293,19 +363,30 @@ fn name_taken(e: StoreError, name: &str) -> TaskError {
 }
 
 /// `PUT /api/tasks/{id}` with a task file: replaces the definition (name and device from the
-/// file; on/off, notification settings and schedules stay). A run in progress keeps the version it started with.
+/// file; on/off, notification settings and schedules stay; folder and tags from the query, else
+/// they stay) as the task's next version. A run in progress keeps the version it started with.
 pub async fn replace(
     State(app): State<AppState>,
+    Extension(principal): Extension<Principal>,
     Path(id): Path<String>,
+    Query(q): Query<FileQuery>,
     request: Request,
 ) -> Result<Response, TaskError> {
     let console = app.console()?.clone();
     let old = resolve(&console, &id).await?;
     let bytes = file_body(request).await?;
-    let (new, report) = checked(&app, &console, &bytes, old.enabled, old.notify).await?;
+    let (new, report) = checked(
+        &app,
+        &console,
+        &bytes,
+        old.enabled,
+        old.notify,
+        q.place(Some(&old)),
+    )
+    .await?;
     let task = console
         .store()
-        .update_task(&old.id, &new)
+        .update_task(&old.id, &new, &q.stamp(&principal, VersionCause::Edit))
         .await
         .map_err(|e| name_taken(e, &new.name))?;
     console.tasks().schedules_changed();

@@ -1,5 +1,6 @@
 //! Tasks in the console API (docs/console-api.md "Tasks"): their CRUD and validation
-//! ([`crud`]), their schedules ([`schedules`]), their runs — started by a person, a program or
+//! ([`crud`]), their versions, folders and tags ([`versions`]), export and import
+//! ([`transfer`]), their schedules ([`schedules`]), their runs — started by a person, a program or
 //! the scheduler, each holding its device — with their events and steps ([`runs`], [`record`]),
 //! and the scheduler's fire handler ([`fire`]).
 //!
@@ -12,6 +13,8 @@ pub mod fire;
 pub mod history;
 pub mod runs;
 pub mod schedules;
+pub mod transfer;
+pub mod versions;
 pub mod views;
 
 use axum::Json;
@@ -86,6 +89,14 @@ pub fn routes() -> axum::Router<AppState> {
     axum::Router::new()
         .route("/tasks", get(crud::list).post(crud::create))
         .route("/tasks/validate", post(crud::validate))
+        .route("/tasks/folders", get(versions::folders))
+        .route("/tasks/export", get(transfer::export))
+        .route("/tasks/import", post(transfer::import))
+        .route("/tasks/tags", get(versions::tags))
+        .route("/tasks/{id}/versions", get(versions::list))
+        .route("/tasks/{id}/versions/diff", get(versions::diff_versions))
+        .route("/tasks/{id}/versions/{n}", get(versions::get_one))
+        .route("/tasks/{id}/versions/{n}/restore", post(versions::restore))
         .route(
             "/tasks/{id}",
             get(crud::get_one)

@@ -79,6 +79,7 @@ pub async fn start_now(
         variables: json_variables(&body.variables),
         started_at_ms: now_ms(),
         owner: None,
+        task_version: None,
     };
     let order = TaskOrder {
         task,

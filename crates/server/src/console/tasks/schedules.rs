@@ -39,7 +39,7 @@ impl Problems {
 }
 
 /// Reads a schedule body; every problem at its field.
-fn parse_body(body: &Value, now: i64) -> Result<NewSchedule, TaskError> {
+pub(crate) fn parse_body(body: &Value, now: i64) -> Result<NewSchedule, TaskError> {
     let mut p = Problems::default();
     let Some(obj) = body.as_object() else {
         return Err(TaskError::at("", texts::SCHEDULE_NOT_OBJECT));
@@ -90,6 +90,24 @@ fn parse_body(body: &Value, now: i64) -> Result<NewSchedule, TaskError> {
             warnings: Vec::new(),
         })),
     }
+}
+
+/// A schedule as the body that makes it again ([`parse_body`]'s inverse): what an export
+/// document carries.
+pub(crate) fn body_of(s: &Schedule) -> Value {
+    let mut body = match &s.kind {
+        ScheduleKind::Cron { expr, tz } => {
+            serde_json::json!({"kind": "cron", "expr": expr, "tz": tz})
+        }
+        ScheduleKind::Every { seconds } => serde_json::json!({"kind": "every", "seconds": seconds}),
+        ScheduleKind::Once { at_ms } => {
+            serde_json::json!({"kind": "once", "at": crate::console::rfc3339(*at_ms)})
+        }
+    };
+    body["misfire"] = s.misfire.as_str().into();
+    body["busy"] = s.busy.as_str().into();
+    body["enabled"] = s.enabled.into();
+    body
 }
 
 /// The spec part of a body.

@@ -33,6 +33,12 @@ pub struct TaskView {
     pub enabled: bool,
     /// What its runs report as notifications.
     pub notify: NotifyView,
+    /// Its folder (`""`: the top).
+    pub folder: String,
+    /// Its tags.
+    pub tags: Vec<String>,
+    /// The number of its newest version.
+    pub version: i64,
     /// How many schedules it has.
     pub schedule_count: u64,
     /// Its schedules in words, oldest first (the task list shows them).
@@ -59,6 +65,9 @@ impl From<&TaskListing> for TaskView {
             device: l.task.device.clone(),
             enabled: l.task.enabled,
             notify: NotifyView::from(l.task.notify),
+            folder: l.task.folder.clone(),
+            tags: l.task.tags.clone(),
+            version: l.task.version,
             schedule_count: l.schedule_count,
             schedule_summaries: l.schedules.iter().map(ScheduleSummary::from).collect(),
             next_fire_at: l.next_fire_at_ms.map(rfc3339),
@@ -297,6 +306,10 @@ pub struct TaskRunView {
     pub variables: serde_json::Map<String, serde_json::Value>,
     /// Its executed steps by outcome.
     pub steps: StepCountsView,
+    /// The version of the task it ran (none for a draft's try).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    pub task_version: Option<i64>,
 }
 
 impl From<&TaskRun> for TaskRunView {
@@ -315,6 +328,7 @@ impl From<&TaskRun> for TaskRunView {
             error: r.error.clone(),
             variables: r.variables.clone(),
             steps: r.steps.into(),
+            task_version: r.task_version,
         }
     }
 }
