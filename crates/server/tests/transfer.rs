@@ -71,6 +71,7 @@ async fn a_folder_exported_is_imported_into_a_fresh_server_with_its_schedules() 
         entries[0],
         json!({"name": "a", "device": "fixture", "enabled": true, "folder": "finance",
                "tags": ["x"], "definition": task("a", "k"),
+               "notify": {"on_failure": true, "on_success": false, "on_notify_step": false},
                "schedules": [{"kind": "cron", "expr": "47 3 * * 1-5", "tz": "Europe/Berlin",
                               "misfire": "run_once", "busy": "wait", "enabled": true}]})
     );
