@@ -46,6 +46,11 @@ pub fn invalid_task(errors: &[deft_tasks::validate::Issue]) -> String {
     invalid("task", errors)
 }
 
+/// The summary of a refused query (a filter, a sort, a cursor): its first problem.
+pub fn invalid_query(errors: &[deft_tasks::validate::Issue]) -> String {
+    invalid("query", errors)
+}
+
 /// The summary of a refused `what` (a task, an action, an experience): its first error, and
 /// how many more the body lists.
 pub fn invalid(what: &str, errors: &[deft_tasks::validate::Issue]) -> String {

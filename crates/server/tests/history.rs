@@ -298,6 +298,11 @@ async fn bad_history_parameters_are_refused_at_their_name() {
                 json!([{"path": param, "message": text}]),
                 "{path}"
             );
+            assert_eq!(
+                a.body["error"],
+                json!(format!("the query is invalid: {param}: {text}")),
+                "a query's problem, not a task's: {path}"
+            );
         }
     }
     for (query, given) in [("", ""), ("format=xml", "xml")] {

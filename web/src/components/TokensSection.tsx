@@ -68,7 +68,7 @@ export function TokensSection() {
       .catch(() => setCopied(false));
 
   return (
-    <section class="secrets tokens" aria-labelledby="tokens-title" data-testid="tokens">
+    <section class="secrets api-tokens" aria-labelledby="tokens-title" data-testid="tokens">
       <h3 id="tokens-title">API tokens</h3>
       <p class="muted small">
         For other software: each token reaches only what its scopes name, and is sent as{" "}

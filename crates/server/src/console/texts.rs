@@ -4,9 +4,9 @@
 pub use deft_app::texts::{
     DESIGNER_NO_CONVERSATION, DESIGNER_TITLE, EMPTY_PROMPT, NO_DEVICE, NO_RUN, RUN_ACTIVE,
     RUN_CRASHED, RUN_INTERRUPTED, device_not_connected, device_running_task, draft_running,
-    invalid, invalid_task, missing_setting, model_unusable, no_question, no_task_draft,
-    store_failed, task_device_unknown, task_running, unknown_conversation, unknown_run,
-    unknown_task, unknown_task_run,
+    invalid, invalid_query, invalid_task, missing_setting, model_unusable, no_question,
+    no_task_draft, store_failed, task_device_unknown, task_running, unknown_conversation,
+    unknown_run, unknown_task, unknown_task_run,
 };
 
 /// 401 on a console route.

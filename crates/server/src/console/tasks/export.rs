@@ -59,7 +59,7 @@ pub async fn export(
         Some("csv") => Format::Csv,
         Some("json") => Format::Json,
         other => {
-            return Err(TaskError::at(
+            return Err(TaskError::param(
                 "format",
                 texts::bad_export_format(other.unwrap_or_default()),
             ));

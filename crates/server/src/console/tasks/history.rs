@@ -90,14 +90,14 @@ impl HistoryQuery {
             None => None,
             Some(s) => Some(
                 TaskRunStatus::from_name(s)
-                    .ok_or_else(|| TaskError::at("status", texts::bad_run_status(s)))?,
+                    .ok_or_else(|| TaskError::param("status", texts::bad_run_status(s)))?,
             ),
         };
         let trigger = match given(&self.trigger) {
             None => None,
             Some(t) => Some(
                 TaskTrigger::from_name(t)
-                    .ok_or_else(|| TaskError::at("trigger", texts::bad_history_trigger(t)))?,
+                    .ok_or_else(|| TaskError::param("trigger", texts::bad_history_trigger(t)))?,
             ),
         };
         let started_from_ms = match given(&self.from) {
@@ -111,14 +111,14 @@ impl HistoryQuery {
         if let (Some(from), Some(before)) = (started_from_ms, started_before_ms)
             && before <= from
         {
-            return Err(TaskError::at("to", texts::HISTORY_TO_BEFORE_FROM));
+            return Err(TaskError::param("to", texts::HISTORY_TO_BEFORE_FROM));
         }
         let order = self.order()?;
         let after = match given(&self.cursor) {
             None => None,
             Some(c) => Some(
                 RunCursor::parse(c, order)
-                    .map_err(|e| TaskError::at("cursor", texts::bad_cursor(&e.to_string())))?,
+                    .map_err(|e| TaskError::param("cursor", texts::bad_cursor(&e.to_string())))?,
             ),
         };
         Ok(History {
@@ -140,12 +140,12 @@ impl HistoryQuery {
         let key = match given(&self.sort) {
             None => RunSortKey::Started,
             Some(s) => RunSortKey::from_name(s)
-                .ok_or_else(|| TaskError::at("sort", texts::bad_history_sort(s)))?,
+                .ok_or_else(|| TaskError::param("sort", texts::bad_history_sort(s)))?,
         };
         let descending = match given(&self.order) {
             None | Some("desc") => true,
             Some("asc") => false,
-            Some(o) => return Err(TaskError::at("order", texts::bad_history_order(o))),
+            Some(o) => return Err(TaskError::param("order", texts::bad_history_order(o))),
         };
         Ok(RunOrder { key, descending })
     }
@@ -158,7 +158,7 @@ impl HistoryQuery {
                 .parse::<u32>()
                 .ok()
                 .filter(|n| (1..=deft_store::MAX_PAGE).contains(n))
-                .ok_or_else(|| TaskError::at("limit", texts::bad_history_limit(l))),
+                .ok_or_else(|| TaskError::param("limit", texts::bad_history_limit(l))),
         }
     }
 
@@ -169,9 +169,9 @@ impl HistoryQuery {
         };
         let n = o
             .parse::<u64>()
-            .map_err(|_| TaskError::at("offset", texts::bad_history_offset(o)))?;
+            .map_err(|_| TaskError::param("offset", texts::bad_history_offset(o)))?;
         if history.after.is_some() || history.order != RunOrder::default() {
-            return Err(TaskError::at("offset", texts::HISTORY_OFFSET_WITH_SORT));
+            return Err(TaskError::param("offset", texts::HISTORY_OFFSET_WITH_SORT));
         }
         Ok(Some(n))
     }
@@ -205,7 +205,7 @@ fn moment(text: &str, bound: Bound) -> Option<i64> {
 }
 
 fn bad_moment(param: &str, given: &str) -> TaskError {
-    TaskError::at(param, texts::bad_history_moment(param, given))
+    TaskError::param(param, texts::bad_history_moment(param, given))
 }
 
 #[cfg(test)]

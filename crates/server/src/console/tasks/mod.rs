@@ -34,6 +34,8 @@ pub enum TaskError {
     Api(ApiError),
     /// 400: the task file or schedule does not validate.
     Invalid(Report),
+    /// 400: a query parameter (a filter, a sort, a cursor) is not one the route takes.
+    Query(Report),
 }
 
 impl TaskError {
@@ -41,6 +43,14 @@ impl TaskError {
     pub fn at(path: &str, message: impl Into<String>) -> TaskError {
         TaskError::Invalid(Report {
             errors: vec![Issue::new(path, message)],
+            warnings: Vec::new(),
+        })
+    }
+
+    /// A 400 for the query parameter `name`.
+    pub fn param(name: &str, message: impl Into<String>) -> TaskError {
+        TaskError::Query(Report {
+            errors: vec![Issue::new(name, message)],
             warnings: Vec::new(),
         })
     }
@@ -76,12 +86,22 @@ impl IntoResponse for TaskError {
         match self {
             TaskError::Api(e) => e.into_response(),
             TaskError::Invalid(report) => {
-                let mut body = serde_json::to_value(&report).unwrap_or_default();
-                body["error"] = super::texts::invalid_task(&report.errors).into();
-                (StatusCode::BAD_REQUEST, Json(body)).into_response()
+                let summary = super::texts::invalid_task(&report.errors);
+                refused(report, summary)
+            }
+            TaskError::Query(report) => {
+                let summary = super::texts::invalid_query(&report.errors);
+                refused(report, summary)
             }
         }
     }
+}
+
+/// A 400 with every problem at its path, and `summary` as its `error`.
+fn refused(report: Report, summary: String) -> Response {
+    let mut body = serde_json::to_value(&report).unwrap_or_default();
+    body["error"] = summary.into();
+    (StatusCode::BAD_REQUEST, Json(body)).into_response()
 }
 
 /// The task routes (nested under `/api`, behind the login).
