@@ -37,6 +37,21 @@ pub struct RunEnd<'a> {
     pub message: &'a str,
 }
 
+/// A chat or designer run that waits for a person's approval of a tool call.
+#[derive(Debug, Clone)]
+pub struct Asking<'a> {
+    /// Run id.
+    pub run_id: &'a str,
+    /// Its conversation.
+    pub conversation: &'a str,
+    /// Its device.
+    pub device: &'a str,
+    /// The tool that waits.
+    pub tool: &'a str,
+    /// Why it needs approval.
+    pub reason: &'a str,
+}
+
 impl Notifier {
     /// A notifier storing into `store`.
     pub fn new(store: &Store) -> Notifier {
@@ -131,6 +146,44 @@ impl Notifier {
             device: Some(device.to_owned()),
         })
         .await
+    }
+
+    /// A run waits for a person's approval of a tool call: a warning linking to its
+    /// conversation. Answer it with [`Notifier::approval_answered`] once the wait ends.
+    pub async fn approval_waiting(&self, ask: &Asking<'_>) -> Option<Notification> {
+        self.publish(NewNotification {
+            kind: NotificationKind::ApprovalWaiting,
+            level: NotificationLevel::Warning,
+            title: texts::notice_approval_waiting(ask.tool),
+            body: ask.reason.to_owned(),
+            link: format!("/c/{}", ask.conversation),
+            task_id: None,
+            run_id: Some(ask.run_id.to_owned()),
+            conversation_id: Some(ask.conversation.to_owned()),
+            device: Some(ask.device.to_owned()),
+        })
+        .await
+    }
+
+    /// The wait that `waiting` told of (about `tool`) ended — approved (`Some(true)`), denied
+    /// (`Some(false)`), or the run stopped or ended first (`None`): the same notification (its place in the list and
+    /// each reader's read state kept) now says how, at level info — the bell shows no question
+    /// that nobody can answer any more. A store failure is logged.
+    pub async fn approval_answered(
+        &self,
+        waiting: &Notification,
+        tool: &str,
+        answer: Option<bool>,
+    ) {
+        let title = texts::notice_approval_answered(tool, answer);
+        let body = waiting.body.as_str();
+        if let Err(e) = self
+            .store
+            .update_notification(&waiting.id, NotificationLevel::Info, &title, body)
+            .await
+        {
+            tracing::warn!(id = %waiting.id, error = %e, "cannot mark an approval notification answered");
+        }
     }
 
     /// The task's notification settings; `None` for a draft's run or a task gone meanwhile.

@@ -31,6 +31,21 @@ pub fn notice_device_offline(device: &str) -> String {
     format!("Device \"{device}\" went offline")
 }
 
+/// A notification's title for a run waiting for the approval of `tool`.
+pub fn notice_approval_waiting(tool: &str) -> String {
+    format!("A run waits for your approval of {tool}")
+}
+
+/// The title of an approval notification whose wait for `tool` ended: approved (`Some(true)`),
+/// denied (`Some(false)`) or not answered before the run ended (`None`).
+pub fn notice_approval_answered(tool: &str, answer: Option<bool>) -> String {
+    match answer {
+        Some(true) => format!("Approved: {tool} (the run went on)"),
+        Some(false) => format!("Denied: {tool} (the run was told)"),
+        None => format!("No longer waits: {tool} (the run ended before an answer)"),
+    }
+}
+
 /// A notification's title for a task's `notify` step.
 pub fn notice_notify_step(task: &str) -> String {
     format!("Task \"{task}\" says")
@@ -251,6 +266,22 @@ mod tests {
             "Task \"Nightly\" was interrupted"
         );
         assert_eq!(notice_notify_step("Nightly"), "Task \"Nightly\" says");
+        assert_eq!(
+            notice_approval_waiting("run_shell"),
+            "A run waits for your approval of run_shell"
+        );
+        assert_eq!(
+            notice_approval_answered("run_shell", Some(true)),
+            "Approved: run_shell (the run went on)"
+        );
+        assert_eq!(
+            notice_approval_answered("run_shell", Some(false)),
+            "Denied: run_shell (the run was told)"
+        );
+        assert_eq!(
+            notice_approval_answered("run_shell", None),
+            "No longer waits: run_shell (the run ended before an answer)"
+        );
         assert_eq!(
             notice_device_offline("phone-1"),
             "Device \"phone-1\" went offline"

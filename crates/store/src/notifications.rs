@@ -87,6 +87,33 @@ impl Store {
         Ok(n)
     }
 
+    /// Rewrites notification `id`'s level, title and body in place (a question that was
+    /// answered says so); its time, place in the list and read states stay.
+    /// [`StoreError::NotFound`] when there is no such notification (pruned meanwhile).
+    pub async fn update_notification(
+        &self,
+        id: &str,
+        level: NotificationLevel,
+        title: &str,
+        body: &str,
+    ) -> Result<()> {
+        let done =
+            sqlx::query("UPDATE notifications SET level = $1, title = $2, body = $3 WHERE id = $4")
+                .bind(level.as_str())
+                .bind(title)
+                .bind(body)
+                .bind(id)
+                .execute(&self.pool)
+                .await
+                .map_err(db("updating a notification"))?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::NotFound(format!(
+                "no notification has id {id:?}"
+            )));
+        }
+        Ok(())
+    }
+
     /// Drops every notification but the newest `keep` (at least one) (with their read states); how many it
     /// dropped.
     pub async fn prune_notifications(&self, keep: u32) -> Result<u64> {

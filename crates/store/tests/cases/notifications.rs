@@ -181,3 +181,33 @@ pub async fn tasks_keep_their_notification_settings(store: &Store) {
         Err(StoreError::NotFound(_))
     ));
 }
+
+pub async fn a_notification_is_updated_in_place(store: &Store) {
+    let first = store.add_notification(&note("asks")).await.unwrap();
+    let after = store.add_notification(&note("later")).await.unwrap();
+    let ann = reader("ann", 0);
+    store.mark_notification_read(&ann, &first.id).await.unwrap();
+    store
+        .update_notification(&first.id, NotificationLevel::Info, "answered", "approved")
+        .await
+        .unwrap();
+    let all = store.notifications(&ann, false, page(10, 0)).await.unwrap();
+    // Same place in the list, same read state, the new words and level.
+    assert_eq!(titles(&all), [("later", false), ("answered", true)]);
+    let n = &all.items[1];
+    assert_eq!(
+        (n.id.as_str(), n.level, n.body.as_str(), n.created_at_ms),
+        (
+            first.id.as_str(),
+            NotificationLevel::Info,
+            "approved",
+            first.created_at_ms
+        )
+    );
+    assert_eq!(all.items[0].id, after.id);
+    let gone = store
+        .update_notification("nope", NotificationLevel::Info, "t", "b")
+        .await
+        .unwrap_err();
+    assert!(matches!(gone, StoreError::NotFound(_)), "{gone:?}");
+}
