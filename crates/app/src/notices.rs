@@ -4,7 +4,8 @@
 
 use deft_protocol::task_run::TaskRunStatus;
 use deft_store::{
-    DRAFT_TASK_ID, NewNotification, Notification, NotificationKind, NotificationLevel, Store,
+    AuditRun, DRAFT_TASK_ID, NewNotification, Notification, NotificationKind, NotificationLevel,
+    Store,
 };
 use tokio::sync::broadcast;
 
@@ -184,6 +185,27 @@ impl Notifier {
         {
             tracing::warn!(id = %waiting.id, error = %e, "cannot mark an approval notification answered");
         }
+    }
+
+    /// An experience audit pass ended: when it suggested deletions (each waits for a person's
+    /// decision), one notification for the pass — however many it suggested — linking to the
+    /// memory page where they are decided. Nothing for a pass that suggested none.
+    pub async fn audit_ended(&self, pass: &AuditRun) -> Option<Notification> {
+        if pass.suggested == 0 {
+            return None;
+        }
+        self.publish(NewNotification {
+            kind: NotificationKind::AuditSuggestion,
+            level: NotificationLevel::Info,
+            title: texts::notice_audit_suggestions(pass.suggested),
+            body: texts::notice_audit_reviewed(pass.reviewed, pass.suggested),
+            link: "/memory".to_owned(),
+            task_id: None,
+            run_id: None,
+            conversation_id: None,
+            device: None,
+        })
+        .await
     }
 
     /// The task's notification settings; `None` for a draft's run or a task gone meanwhile.

@@ -46,6 +46,23 @@ pub fn notice_approval_answered(tool: &str, answer: Option<bool>) -> String {
     }
 }
 
+/// A notification's title for an audit pass that suggested deleting `n` experiences.
+pub fn notice_audit_suggestions(n: u64) -> String {
+    if n == 1 {
+        "The memory audit suggests deleting 1 experience".to_owned()
+    } else {
+        format!("The memory audit suggests deleting {n} experiences")
+    }
+}
+
+/// A notification's body for an audit pass that reviewed `reviewed` experiences.
+pub fn notice_audit_reviewed(reviewed: u64, suggested: u64) -> String {
+    format!(
+        "It reviewed {reviewed} and suggests deleting {suggested}: each waits for your decision \
+         (keep or delete) on the Memory page."
+    )
+}
+
 /// A notification's title for a task's `notify` step.
 pub fn notice_notify_step(task: &str) -> String {
     format!("Task \"{task}\" says")
@@ -266,6 +283,18 @@ mod tests {
             "Task \"Nightly\" was interrupted"
         );
         assert_eq!(notice_notify_step("Nightly"), "Task \"Nightly\" says");
+        assert_eq!(
+            notice_audit_suggestions(1),
+            "The memory audit suggests deleting 1 experience"
+        );
+        assert_eq!(
+            notice_audit_suggestions(3),
+            "The memory audit suggests deleting 3 experiences"
+        );
+        assert_eq!(
+            notice_audit_reviewed(7, 3),
+            "It reviewed 7 and suggests deleting 3: each waits for your decision (keep or delete) on the Memory page."
+        );
         assert_eq!(
             notice_approval_waiting("run_shell"),
             "A run waits for your approval of run_shell"
