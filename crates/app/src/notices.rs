@@ -132,9 +132,17 @@ impl Notifier {
         .await
     }
 
-    /// A remote device's link ended (it disconnected or fell silent) while the server runs on:
-    /// a warning saying why. Not sent when the server itself is stopping.
+    /// A remote device's link ended (it disconnected or fell silent) or a phone is no longer
+    /// ready, while the server runs on: a warning saying why. Not sent when the server itself is
+    /// stopping, nor while an earlier one about the device is still unread by everyone (a
+    /// device that comes and goes does not repeat the news).
     pub async fn device_offline(&self, device: &str, why: &str) -> Option<Notification> {
+        let kind = NotificationKind::DeviceOffline;
+        match self.store.unread_notification_about(kind, device).await {
+            Ok(true) => return None,
+            Ok(false) => {}
+            Err(e) => tracing::warn!(%device, error = %e, "cannot look for an unread notice"),
+        }
         self.publish(NewNotification {
             kind: NotificationKind::DeviceOffline,
             level: NotificationLevel::Warning,
@@ -206,6 +214,21 @@ impl Notifier {
             device: None,
         })
         .await
+    }
+
+    /// A phone behind adb that was ready is not: `state` its adb state now (`None`: no longer
+    /// listed), `note` what the listing says. A [`Notifier::device_offline`].
+    pub async fn phone_offline(
+        &self,
+        serial: &str,
+        state: Option<&str>,
+        note: Option<&str>,
+    ) -> Option<Notification> {
+        let why = match state {
+            Some(state) => texts::notice_phone_state(state, note),
+            None => texts::NOTICE_PHONE_UNLISTED.to_owned(),
+        };
+        self.device_offline(serial, &why).await
     }
 
     /// The task's notification settings; `None` for a draft's run or a task gone meanwhile.

@@ -63,6 +63,18 @@ pub fn notice_audit_reviewed(reviewed: u64, suggested: u64) -> String {
     )
 }
 
+/// Why a phone went offline: adb no longer lists it.
+pub const NOTICE_PHONE_UNLISTED: &str =
+    "adb no longer lists it: unplugged, switched off or out of reach; plug it in again to use it";
+
+/// Why a phone went offline: its adb state is `state` now (`note`: what the listing says).
+pub fn notice_phone_state(state: &str, note: Option<&str>) -> String {
+    match note {
+        Some(note) => format!("its adb state is now \"{state}\": {note}"),
+        None => format!("its adb state is now \"{state}\""),
+    }
+}
+
 /// A notification's title for a task's `notify` step.
 pub fn notice_notify_step(task: &str) -> String {
     format!("Task \"{task}\" says")
@@ -283,6 +295,18 @@ mod tests {
             "Task \"Nightly\" was interrupted"
         );
         assert_eq!(notice_notify_step("Nightly"), "Task \"Nightly\" says");
+        assert_eq!(
+            NOTICE_PHONE_UNLISTED,
+            "adb no longer lists it: unplugged, switched off or out of reach; plug it in again to use it"
+        );
+        assert_eq!(
+            notice_phone_state("unauthorized", Some("allow USB debugging on the phone")),
+            "its adb state is now \"unauthorized\": allow USB debugging on the phone"
+        );
+        assert_eq!(
+            notice_phone_state("offline", None),
+            "its adb state is now \"offline\""
+        );
         assert_eq!(
             notice_audit_suggestions(1),
             "The memory audit suggests deleting 1 experience"

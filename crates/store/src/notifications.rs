@@ -114,6 +114,26 @@ impl Store {
         Ok(())
     }
 
+    /// Whether a notification of `kind` about `device` is kept that nobody has read yet (what
+    /// keeps a device that comes and goes from repeating the same news).
+    pub async fn unread_notification_about(
+        &self,
+        kind: NotificationKind,
+        device: &str,
+    ) -> Result<bool> {
+        let found: Option<String> = sqlx::query_scalar(
+            "SELECT n.id FROM notifications n WHERE n.kind = $1 AND n.device = $2 \
+             AND NOT EXISTS (SELECT 1 FROM notification_reads r WHERE r.notification_id = n.id) \
+             LIMIT 1",
+        )
+        .bind(kind.as_str())
+        .bind(device)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(db(READ))?;
+        Ok(found.is_some())
+    }
+
     /// Drops every notification but the newest `keep` (at least one) (with their read states); how many it
     /// dropped.
     pub async fn prune_notifications(&self, keep: u32) -> Result<u64> {

@@ -211,3 +211,31 @@ pub async fn a_notification_is_updated_in_place(store: &Store) {
         .unwrap_err();
     assert!(matches!(gone, StoreError::NotFound(_)), "{gone:?}");
 }
+
+pub async fn an_unread_notification_about_a_device_is_found(store: &Store) {
+    let kind = NotificationKind::DeviceOffline;
+    let about = |device: &str| NewNotification {
+        kind,
+        level: NotificationLevel::Warning,
+        device: Some(device.to_owned()),
+        task_id: None,
+        run_id: None,
+        ..note("offline")
+    };
+    assert!(!store.unread_notification_about(kind, "p1").await.unwrap());
+    let n = store.add_notification(&about("p1")).await.unwrap();
+    assert!(store.unread_notification_about(kind, "p1").await.unwrap());
+    assert!(!store.unread_notification_about(kind, "p2").await.unwrap());
+    assert!(
+        !store
+            .unread_notification_about(NotificationKind::TaskRunFailed, "p1")
+            .await
+            .unwrap()
+    );
+    // Anyone reading it makes it old news.
+    store
+        .mark_notification_read(&reader("bob", 0), &n.id)
+        .await
+        .unwrap();
+    assert!(!store.unread_notification_about(kind, "p1").await.unwrap());
+}
