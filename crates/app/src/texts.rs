@@ -249,6 +249,50 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_notices_of_approvals_audits_and_phones_read_as_written() {
+        assert_eq!(
+            NOTICE_PHONE_UNLISTED,
+            "adb no longer lists it: unplugged, switched off or out of reach; plug it in again to use it"
+        );
+        assert_eq!(
+            notice_phone_state("unauthorized", Some("allow USB debugging on the phone")),
+            "its adb state is now \"unauthorized\": allow USB debugging on the phone"
+        );
+        assert_eq!(
+            notice_phone_state("offline", None),
+            "its adb state is now \"offline\""
+        );
+        assert_eq!(
+            notice_audit_suggestions(1),
+            "The memory audit suggests deleting 1 experience"
+        );
+        assert_eq!(
+            notice_audit_suggestions(3),
+            "The memory audit suggests deleting 3 experiences"
+        );
+        assert_eq!(
+            notice_audit_reviewed(7, 3),
+            "It reviewed 7 and suggests deleting 3: each waits for your decision (keep or delete) on the Memory page."
+        );
+        assert_eq!(
+            notice_approval_waiting("run_shell"),
+            "A run waits for your approval of run_shell"
+        );
+        assert_eq!(
+            notice_approval_answered("run_shell", Some(true)),
+            "Approved: run_shell (the run went on)"
+        );
+        assert_eq!(
+            notice_approval_answered("run_shell", Some(false)),
+            "Denied: run_shell (the run was told)"
+        );
+        assert_eq!(
+            notice_approval_answered("run_shell", None),
+            "No longer waits: run_shell (the run ended before an answer)"
+        );
+    }
+
+    #[test]
     fn texts_read_as_written() {
         assert_eq!(
             task_run_ended("r1", "failed"),
@@ -295,46 +339,6 @@ mod tests {
             "Task \"Nightly\" was interrupted"
         );
         assert_eq!(notice_notify_step("Nightly"), "Task \"Nightly\" says");
-        assert_eq!(
-            NOTICE_PHONE_UNLISTED,
-            "adb no longer lists it: unplugged, switched off or out of reach; plug it in again to use it"
-        );
-        assert_eq!(
-            notice_phone_state("unauthorized", Some("allow USB debugging on the phone")),
-            "its adb state is now \"unauthorized\": allow USB debugging on the phone"
-        );
-        assert_eq!(
-            notice_phone_state("offline", None),
-            "its adb state is now \"offline\""
-        );
-        assert_eq!(
-            notice_audit_suggestions(1),
-            "The memory audit suggests deleting 1 experience"
-        );
-        assert_eq!(
-            notice_audit_suggestions(3),
-            "The memory audit suggests deleting 3 experiences"
-        );
-        assert_eq!(
-            notice_audit_reviewed(7, 3),
-            "It reviewed 7 and suggests deleting 3: each waits for your decision (keep or delete) on the Memory page."
-        );
-        assert_eq!(
-            notice_approval_waiting("run_shell"),
-            "A run waits for your approval of run_shell"
-        );
-        assert_eq!(
-            notice_approval_answered("run_shell", Some(true)),
-            "Approved: run_shell (the run went on)"
-        );
-        assert_eq!(
-            notice_approval_answered("run_shell", Some(false)),
-            "Denied: run_shell (the run was told)"
-        );
-        assert_eq!(
-            notice_approval_answered("run_shell", None),
-            "No longer waits: run_shell (the run ended before an answer)"
-        );
         assert_eq!(
             notice_device_offline("phone-1"),
             "Device \"phone-1\" went offline"
