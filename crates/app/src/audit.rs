@@ -77,7 +77,8 @@ impl App {
     }
 
     /// Starts a pass (recorded as running) and runs it in the background with the settings'
-    /// model (none configured: the pass records that it could not judge).
+    /// model (none configured: the pass records that it could not judge); a pass that suggested
+    /// deletions sends one notification.
     pub async fn start_audit(&self, trigger: AuditTrigger) -> Result<AuditRun, AuditStartError> {
         let llm = self.audit_model().await?;
         let memory = self.memory().library().clone();
@@ -92,13 +93,18 @@ impl App {
                 AuditError::Store(e) => AuditStartError::Store(e),
             })?;
         tracing::info!(audit = %run.id, trigger = trigger.as_str(), "audit started");
-        let pass = run.clone();
+        let (pass, app) = (run.clone(), self.clone());
         tokio::spawn(async move {
-            if let Err(e) = memory
+            match memory
                 .audit(&pass, llm.as_ref(), now, &Default::default())
                 .await
             {
-                tracing::error!(audit = %pass.id, error = %e, "the audit could not record its end");
+                Ok(ended) => {
+                    app.notifier().audit_ended(&ended).await;
+                }
+                Err(e) => {
+                    tracing::error!(audit = %pass.id, error = %e, "the audit could not record its end")
+                }
             }
         });
         Ok(run)

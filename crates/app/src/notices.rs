@@ -4,7 +4,8 @@
 
 use deft_protocol::task_run::TaskRunStatus;
 use deft_store::{
-    DRAFT_TASK_ID, NewNotification, Notification, NotificationKind, NotificationLevel, Store,
+    AuditRun, DRAFT_TASK_ID, NewNotification, Notification, NotificationKind, NotificationLevel,
+    Store,
 };
 use tokio::sync::broadcast;
 
@@ -35,6 +36,21 @@ pub struct RunEnd<'a> {
     pub status: TaskRunStatus,
     /// Its closing message (the error of a failed run).
     pub message: &'a str,
+}
+
+/// A chat or designer run that waits for a person's approval of a tool call.
+#[derive(Debug, Clone)]
+pub struct Asking<'a> {
+    /// Run id.
+    pub run_id: &'a str,
+    /// Its conversation.
+    pub conversation: &'a str,
+    /// Its device.
+    pub device: &'a str,
+    /// The tool that waits.
+    pub tool: &'a str,
+    /// Why it needs approval.
+    pub reason: &'a str,
 }
 
 impl Notifier {
@@ -116,9 +132,17 @@ impl Notifier {
         .await
     }
 
-    /// A remote device's link ended (it disconnected or fell silent) while the server runs on:
-    /// a warning saying why. Not sent when the server itself is stopping.
+    /// A remote device's link ended (it disconnected or fell silent) or a phone is no longer
+    /// ready, while the server runs on: a warning saying why. Not sent when the server itself is
+    /// stopping, nor while an earlier one about the device is still unread by everyone (a
+    /// device that comes and goes does not repeat the news).
     pub async fn device_offline(&self, device: &str, why: &str) -> Option<Notification> {
+        let kind = NotificationKind::DeviceOffline;
+        match self.store.unread_notification_about(kind, device).await {
+            Ok(true) => return None,
+            Ok(false) => {}
+            Err(e) => tracing::warn!(%device, error = %e, "cannot look for an unread notice"),
+        }
         self.publish(NewNotification {
             kind: NotificationKind::DeviceOffline,
             level: NotificationLevel::Warning,
@@ -131,6 +155,80 @@ impl Notifier {
             device: Some(device.to_owned()),
         })
         .await
+    }
+
+    /// A run waits for a person's approval of a tool call: a warning linking to its
+    /// conversation. Answer it with [`Notifier::approval_answered`] once the wait ends.
+    pub async fn approval_waiting(&self, ask: &Asking<'_>) -> Option<Notification> {
+        self.publish(NewNotification {
+            kind: NotificationKind::ApprovalWaiting,
+            level: NotificationLevel::Warning,
+            title: texts::notice_approval_waiting(ask.tool),
+            body: ask.reason.to_owned(),
+            link: format!("/c/{}", ask.conversation),
+            task_id: None,
+            run_id: Some(ask.run_id.to_owned()),
+            conversation_id: Some(ask.conversation.to_owned()),
+            device: Some(ask.device.to_owned()),
+        })
+        .await
+    }
+
+    /// The wait that `waiting` told of (about `tool`) ended — approved (`Some(true)`), denied
+    /// (`Some(false)`), or the run stopped or ended first (`None`): the same notification (its place in the list and
+    /// each reader's read state kept) now says how, at level info — the bell shows no question
+    /// that nobody can answer any more. A store failure is logged.
+    pub async fn approval_answered(
+        &self,
+        waiting: &Notification,
+        tool: &str,
+        answer: Option<bool>,
+    ) {
+        let title = texts::notice_approval_answered(tool, answer);
+        let body = waiting.body.as_str();
+        if let Err(e) = self
+            .store
+            .update_notification(&waiting.id, NotificationLevel::Info, &title, body)
+            .await
+        {
+            tracing::warn!(id = %waiting.id, error = %e, "cannot mark an approval notification answered");
+        }
+    }
+
+    /// An experience audit pass ended: when it suggested deletions (each waits for a person's
+    /// decision), one notification for the pass — however many it suggested — linking to the
+    /// memory page where they are decided. Nothing for a pass that suggested none.
+    pub async fn audit_ended(&self, pass: &AuditRun) -> Option<Notification> {
+        if pass.suggested == 0 {
+            return None;
+        }
+        self.publish(NewNotification {
+            kind: NotificationKind::AuditSuggestion,
+            level: NotificationLevel::Info,
+            title: texts::notice_audit_suggestions(pass.suggested),
+            body: texts::notice_audit_reviewed(pass.reviewed, pass.suggested),
+            link: "/memory".to_owned(),
+            task_id: None,
+            run_id: None,
+            conversation_id: None,
+            device: None,
+        })
+        .await
+    }
+
+    /// A phone behind adb that was ready is not: `state` its adb state now (`None`: no longer
+    /// listed), `note` what the listing says. A [`Notifier::device_offline`].
+    pub async fn phone_offline(
+        &self,
+        serial: &str,
+        state: Option<&str>,
+        note: Option<&str>,
+    ) -> Option<Notification> {
+        let why = match state {
+            Some(state) => texts::notice_phone_state(state, note),
+            None => texts::NOTICE_PHONE_UNLISTED.to_owned(),
+        };
+        self.device_offline(serial, &why).await
     }
 
     /// The task's notification settings; `None` for a draft's run or a task gone meanwhile.

@@ -31,6 +31,50 @@ pub fn notice_device_offline(device: &str) -> String {
     format!("Device \"{device}\" went offline")
 }
 
+/// A notification's title for a run waiting for the approval of `tool`.
+pub fn notice_approval_waiting(tool: &str) -> String {
+    format!("A run waits for your approval of {tool}")
+}
+
+/// The title of an approval notification whose wait for `tool` ended: approved (`Some(true)`),
+/// denied (`Some(false)`) or not answered before the run ended (`None`).
+pub fn notice_approval_answered(tool: &str, answer: Option<bool>) -> String {
+    match answer {
+        Some(true) => format!("Approved: {tool} (the run went on)"),
+        Some(false) => format!("Denied: {tool} (the run was told)"),
+        None => format!("No longer waits: {tool} (the run ended before an answer)"),
+    }
+}
+
+/// A notification's title for an audit pass that suggested deleting `n` experiences.
+pub fn notice_audit_suggestions(n: u64) -> String {
+    if n == 1 {
+        "The memory audit suggests deleting 1 experience".to_owned()
+    } else {
+        format!("The memory audit suggests deleting {n} experiences")
+    }
+}
+
+/// A notification's body for an audit pass that reviewed `reviewed` experiences.
+pub fn notice_audit_reviewed(reviewed: u64, suggested: u64) -> String {
+    format!(
+        "It reviewed {reviewed} and suggests deleting {suggested}: each waits for your decision \
+         (keep or delete) on the Memory page."
+    )
+}
+
+/// Why a phone went offline: adb no longer lists it.
+pub const NOTICE_PHONE_UNLISTED: &str =
+    "adb no longer lists it: unplugged, switched off or out of reach; plug it in again to use it";
+
+/// Why a phone went offline: its adb state is `state` now (`note`: what the listing says).
+pub fn notice_phone_state(state: &str, note: Option<&str>) -> String {
+    match note {
+        Some(note) => format!("its adb state is now \"{state}\": {note}"),
+        None => format!("its adb state is now \"{state}\""),
+    }
+}
+
 /// A notification's title for a task's `notify` step.
 pub fn notice_notify_step(task: &str) -> String {
     format!("Task \"{task}\" says")
@@ -208,6 +252,50 @@ fn known_or_none(known: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_notices_of_approvals_audits_and_phones_read_as_written() {
+        assert_eq!(
+            NOTICE_PHONE_UNLISTED,
+            "adb no longer lists it: unplugged, switched off or out of reach; plug it in again to use it"
+        );
+        assert_eq!(
+            notice_phone_state("unauthorized", Some("allow USB debugging on the phone")),
+            "its adb state is now \"unauthorized\": allow USB debugging on the phone"
+        );
+        assert_eq!(
+            notice_phone_state("offline", None),
+            "its adb state is now \"offline\""
+        );
+        assert_eq!(
+            notice_audit_suggestions(1),
+            "The memory audit suggests deleting 1 experience"
+        );
+        assert_eq!(
+            notice_audit_suggestions(3),
+            "The memory audit suggests deleting 3 experiences"
+        );
+        assert_eq!(
+            notice_audit_reviewed(7, 3),
+            "It reviewed 7 and suggests deleting 3: each waits for your decision (keep or delete) on the Memory page."
+        );
+        assert_eq!(
+            notice_approval_waiting("run_shell"),
+            "A run waits for your approval of run_shell"
+        );
+        assert_eq!(
+            notice_approval_answered("run_shell", Some(true)),
+            "Approved: run_shell (the run went on)"
+        );
+        assert_eq!(
+            notice_approval_answered("run_shell", Some(false)),
+            "Denied: run_shell (the run was told)"
+        );
+        assert_eq!(
+            notice_approval_answered("run_shell", None),
+            "No longer waits: run_shell (the run ended before an answer)"
+        );
+    }
 
     #[test]
     fn texts_read_as_written() {

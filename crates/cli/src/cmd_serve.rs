@@ -153,7 +153,12 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("cannot listen on {}", args.bind))?;
     let phones = match (args.no_phones, deft_adb::AdbClient::from_env()) {
         (true, _) => None,
-        (false, Ok(adb)) => Some(crate::phones::follow(globals, adb, server.registry())),
+        (false, Ok(adb)) => Some(crate::phones::follow(
+            globals,
+            adb,
+            server.registry(),
+            console.app().clone(),
+        )),
         (false, Err(e)) => {
             eprintln!("warning: phones are not followed: {e}");
             None

@@ -7,13 +7,19 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use deft_adb::{AdbClient, Device as AdbDevice, TrackEvent};
-use deft_server::{PhoneSeen, Registry};
+use deft_server::{PhoneGone, PhoneSeen, Registry};
 use tokio::task::JoinHandle;
 
 use crate::{Globals, local_devices};
 
-/// Follows the phones of the adb server `adb` into `registry` until the task is aborted.
-pub fn follow(globals: &Globals, adb: AdbClient, registry: Registry) -> JoinHandle<()> {
+/// Follows the phones of the adb server `adb` into `registry` until the task is aborted; a
+/// ready phone that leaves or is no longer ready is told to `app`'s notifications.
+pub fn follow(
+    globals: &Globals,
+    adb: AdbClient,
+    registry: Registry,
+    app: deft_app::App,
+) -> JoinHandle<()> {
     let globals = Arc::new(globals.clone());
     tokio::spawn(async move {
         let mut tracker = adb.track_devices();
@@ -41,7 +47,7 @@ pub fn follow(globals: &Globals, adb: AdbClient, registry: Registry) -> JoinHand
                     }
                     labels.retain(|serial, _| list.iter().any(|d| &d.serial == serial));
                     let seen = list.iter().map(|d| seen(d, &labels, None)).collect();
-                    registry.set_phones(seen, &make);
+                    notify(&app, registry.set_phones(seen, &make)).await;
                     last = list;
                 }
                 TrackEvent::Outage(e) => {
@@ -51,11 +57,20 @@ pub fn follow(globals: &Globals, adb: AdbClient, registry: Registry) -> JoinHand
                     }
                     let note = e.to_string();
                     let seen = last.iter().map(|d| seen(d, &labels, Some(&note))).collect();
-                    registry.set_phones(seen, &make);
+                    notify(&app, registry.set_phones(seen, &make)).await;
                 }
             }
         }
     })
+}
+
+/// Tells the notifications of the phones that were ready and are not any more.
+async fn notify(app: &deft_app::App, gone: Vec<PhoneGone>) {
+    for phone in gone {
+        app.notifier()
+            .phone_offline(&phone.serial, phone.state.as_deref(), phone.note.as_deref())
+            .await;
+    }
 }
 
 /// A phone of the list as the registry shows it; `outage`: the adb server is gone (why).

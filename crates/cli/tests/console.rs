@@ -654,6 +654,87 @@ async fn approve_and_deny_are_seen_by_every_page() {
     assert!(last.contains("did not approve"), "{last}");
 }
 
+/// The notifications about run `run_id`.
+async fn notices_of(api: &Api, run_id: &str) -> Vec<Value> {
+    let list = api.get("/api/notifications?limit=200").await;
+    assert_eq!(list.status, 200, "{}", list.text);
+    list.body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["run_id"] == run_id)
+        .cloned()
+        .collect()
+}
+
+/// Waits until run `run_id`'s one notification has the title `title` (it is rewritten when
+/// the wait ends), then answers it.
+async fn notice_titled(api: &Api, run_id: &str, title: &str) -> Value {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let notes = notices_of(api, run_id).await;
+        assert_eq!(notes.len(), 1, "one notification per wait: {notes:?}");
+        if notes[0]["title"] == title || std::time::Instant::now() > deadline {
+            assert_eq!(notes[0]["title"], title, "{notes:?}");
+            return notes[0].clone();
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_wait_for_approval_notifies_once_and_its_answer_resolves_it() {
+    let m = model(vec![
+        Reply::tool_call("run_shell", json!({"command": "uname -s"})).into(),
+        Reply::text("approved one done").into(),
+        Reply::tool_call("run_shell", json!({"command": "uname -s"})).into(),
+        Reply::text("denied one done").into(),
+        Reply::tool_call("run_shell", json!({"command": "uname -s"})).into(),
+        Reply::text("never").into(),
+    ])
+    .await;
+    let dir = TempDataDir::new().unwrap();
+    let serve = Serve::start(dir.path(), &ServeOptions::shell(&m.base_url(), dir.path()));
+    let api = serve.login().await;
+    let waits = "A run waits for your approval of run_shell";
+    for answer in [Some(true), Some(false), None] {
+        let (run_id, conversation) = api.run(json!({"prompt": "uname", "device": "local"})).await;
+        let mut page = api.stream(&run_id, None).await;
+        let ask = page.next_of("confirm").await;
+        let waiting = notice_titled(&api, &run_id, waits).await;
+        assert_eq!(
+            (&waiting["kind"], &waiting["level"], &waiting["read"]),
+            (&json!("approval_waiting"), &json!("warning"), &json!(false))
+        );
+        assert_eq!(waiting["link"], format!("/c/{conversation}"));
+        assert_eq!(waiting["conversation_id"], conversation.as_str());
+        assert_eq!(waiting["body"], ask.data["reason"]);
+        let r = match answer {
+            Some(approve) => {
+                let call_id = ask.data["call_id"].as_str().unwrap();
+                let body = json!({"run_id": run_id, "call_id": call_id, "approve": approve});
+                api.post("/api/agent/confirm", &body).await
+            }
+            None => {
+                api.post("/api/agent/stop", &json!({"run_id": run_id}))
+                    .await
+            }
+        };
+        assert_eq!(r.status, 200, "{}", r.text);
+        page.until_done(Duration::from_secs(30)).await;
+        let title = match answer {
+            Some(true) => "Approved: run_shell (the run went on)",
+            Some(false) => "Denied: run_shell (the run was told)",
+            None => "No longer waits: run_shell (the run ended before an answer)",
+        };
+        let answered = notice_titled(&api, &run_id, title).await;
+        assert_eq!(
+            (&answered["id"], &answered["level"]),
+            (&waiting["id"], &json!("info"))
+        );
+    }
+}
+
 #[tokio::test]
 async fn history_is_capped_and_the_model_sees_twelve_rounds() {
     let turns: Vec<Turn> = (0..32)

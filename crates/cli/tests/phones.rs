@@ -1,7 +1,7 @@
 //! Phones in `deft serve`: the real adb server (a private one, on the harness's port) with
 //! simulated phones connected; `deft serve` follows its device list into the console's devices —
 //! a ready phone with its model and Android version, an unauthorized one with what to do, a phone
-//! unplugged leaves — and a chat run with the scripted model drives a phone through the routed
+//! unplugged leaves (and tells the notifications once until someone reads it) — and a chat run with the scripted model drives a phone through the routed
 //! Android tools while its live view shows frames.
 
 #![allow(clippy::unwrap_used)] // test helpers: an unwrap that fails is a failing test
@@ -150,6 +150,95 @@ async fn phones_come_and_go_with_their_state_and_a_chat_drives_one() {
     harness.adb_ok(&["disconnect", &ready]);
     devices_until(&api, "the phone leaving", |l| phone(l, &ready).is_none()).await;
     connecting.abort();
+}
+
+/// The `device_offline` notifications about `serial`, once `ready` holds for them.
+async fn offline_notices_until(
+    api: &Api,
+    serial: &str,
+    ready: impl Fn(&[Value]) -> bool,
+) -> Vec<Value> {
+    let t0 = Instant::now();
+    loop {
+        let r = api.get("/api/notifications?limit=200").await;
+        assert_eq!(r.status, 200, "{}", r.text);
+        let about: Vec<Value> = r.body["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|n| n["kind"] == "device_offline" && n["device"] == serial)
+            .cloned()
+            .collect();
+        if ready(&about) {
+            return about;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "never happened: {about:#?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Plugs `serial` in again and waits until it is a ready device.
+async fn plug_in(api: &Api, harness: &AdbHarness, serial: &str) {
+    harness.adb_ok(&["connect", serial]);
+    devices_until(api, "the phone back", |l| {
+        phone(l, serial).is_some_and(|p| p["state"] == "device")
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ready_phone_that_leaves_notifies_once_until_someone_reads_it() {
+    let harness = AdbHarness::start(vec![DoubleConfig::phone()]);
+    let serial = harness.double(0).serial();
+    let m = ScriptedModel::start(vec![]).await;
+    let dir = TempDataDir::new().unwrap();
+    let serve = serve_with_phones(dir.path(), &m.base_url(), &harness);
+    let api = serve.login().await;
+    devices_until(&api, "the phone ready", |l| {
+        phone(l, &serial).is_some_and(|p| p["state"] == "device")
+    })
+    .await;
+
+    // Unplugged: one warning, saying why.
+    harness.adb_ok(&["disconnect", &serial]);
+    let first = offline_notices_until(&api, &serial, |n| !n.is_empty()).await;
+    assert_eq!(first.len(), 1, "{first:#?}");
+    assert_eq!(
+        (&first[0]["level"], &first[0]["title"], &first[0]["body"]),
+        (
+            &json!("warning"),
+            &json!(format!("Device \"{serial}\" went offline")),
+            &json!(
+                "adb no longer lists it: unplugged, switched off or out of reach; plug it in again to use it"
+            )
+        )
+    );
+
+    // Back and away again while nobody has read it: no second one.
+    plug_in(&api, &harness, &serial).await;
+    harness.adb_ok(&["disconnect", &serial]);
+    devices_until(&api, "the phone leaving again", |l| {
+        phone(l, &serial).is_none()
+    })
+    .await;
+    // Read, it is old news: the next time it leaves is news again.
+    let id = first[0]["id"].as_str().unwrap();
+    let r = api
+        .post(&format!("/api/notifications/{id}/read"), &json!({}))
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(
+        offline_notices_until(&api, &serial, |_| true).await.len(),
+        1,
+        "the second leave while unread sent nothing"
+    );
+    plug_in(&api, &harness, &serial).await;
+    harness.adb_ok(&["disconnect", &serial]);
+    let both = offline_notices_until(&api, &serial, |n| n.len() > 1).await;
+    assert_eq!(both.len(), 2, "{both:#?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -54,7 +54,7 @@ use deft_tools::Device;
 use deft_tools::authority::{self, HostPolicy};
 use tokio_util::sync::CancellationToken;
 
-pub use phones::PhoneSeen;
+pub use phones::{PhoneGone, PhoneSeen};
 pub use registry::Registry;
 
 /// The routing-table profile of phones.

@@ -28,6 +28,19 @@ impl PhoneSeen {
     }
 }
 
+/// A phone that was ready and is not any more: its serial, and its adb state now (`None`: no
+/// longer listed at all) with the note that says why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PhoneGone {
+    /// Its serial (the device id).
+    pub serial: String,
+    /// Its adb state now (`offline`, `unauthorized` …); `None` when the adb server no longer
+    /// lists it (unplugged, or switched off).
+    pub state: Option<String>,
+    /// What the listing says about it, when anything.
+    pub note: Option<String>,
+}
+
 /// A phone and, when it is ready, its device.
 #[derive(Clone)]
 pub(crate) struct PhoneEntry {
@@ -37,19 +50,18 @@ pub(crate) struct PhoneEntry {
 
 /// Replaces `phones` with `seen`: a ready phone keeps the device it had, a phone becoming ready
 /// gets one from `make` (an error: it is listed with the error as its note, not usable), the
-/// rest have none.
+/// rest have none. Answers the phones that had a device and have none now.
 pub(crate) fn update(
     phones: &mut BTreeMap<String, PhoneEntry>,
     seen: Vec<PhoneSeen>,
     make: &dyn Fn(&str) -> Result<Device, String>,
-) {
+) -> Vec<PhoneGone> {
     let mut next = BTreeMap::new();
+    let mut gone = Vec::new();
     for mut s in seen {
-        let kept = phones
-            .remove(&s.serial)
-            .and_then(|old| old.device)
-            .filter(|_| s.ready());
-        let device = match kept {
+        let old = phones.remove(&s.serial).and_then(|old| old.device);
+        let had = old.is_some();
+        let device = match old.filter(|_| s.ready()) {
             Some(d) => Some(d),
             None if s.ready() => match make(&s.serial) {
                 Ok(d) => Some(d),
@@ -60,13 +72,27 @@ pub(crate) fn update(
             },
             None => None,
         };
+        if had && device.is_none() {
+            tracing::info!(device = %s.serial, state = %s.state, "phone no longer ready");
+            gone.push(PhoneGone {
+                serial: s.serial.clone(),
+                state: Some(s.state.clone()),
+                note: s.note.clone(),
+            });
+        }
         next.insert(s.serial.clone(), PhoneEntry { seen: s, device });
     }
-    for (serial, gone) in std::mem::replace(phones, next) {
-        if gone.device.is_some() {
+    for (serial, left) in std::mem::replace(phones, next) {
+        if left.device.is_some() {
             tracing::info!(device = %serial, "phone gone");
+            gone.push(PhoneGone {
+                serial,
+                state: None,
+                note: None,
+            });
         }
     }
+    gone
 }
 
 #[cfg(test)]
@@ -109,20 +135,32 @@ mod tests {
         let a = phones["a"].device.clone().unwrap();
         let _busy = a.try_reserve().unwrap();
         assert!(phones["b"].device.is_none());
-        update(
+        let stayed = update(
             &mut phones,
             vec![seen("a", "device"), seen("b", "device")],
             &make,
         );
+        assert_eq!(stayed, [], "nothing left");
         assert!(
             phones["a"].device.as_ref().unwrap().is_busy(),
             "the same device"
         );
         assert!(phones["b"].device.is_some(), "b became ready");
-        update(&mut phones, vec![seen("b", "offline")], &make);
+        let left = update(&mut phones, vec![seen("b", "offline")], &make);
+        let gone = |serial: &str, state: Option<&str>| PhoneGone {
+            serial: serial.into(),
+            state: state.map(str::to_owned),
+            note: None,
+        };
+        assert_eq!(
+            left,
+            [gone("b", Some("offline")), gone("a", None)],
+            "both were ready: one went offline, the other away"
+        );
         assert!(!phones.contains_key("a"));
         assert!(phones["b"].device.is_none());
-        update(&mut phones, vec![seen("broken", "device")], &make);
+        let none = update(&mut phones, vec![seen("broken", "device")], &make);
+        assert_eq!(none, [], "b was not ready, broken never was");
         assert!(phones["broken"].device.is_none());
         assert_eq!(
             phones["broken"].seen.note.as_deref(),

@@ -14,7 +14,7 @@ use deft_tools::devices::{Device, DeviceInfo, Devices, RESERVED_IDS};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::phones::{self, PhoneEntry, PhoneSeen};
+use crate::phones::{self, PhoneEntry, PhoneGone, PhoneSeen};
 
 /// How a device is listed by the API and `deft devices`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -278,8 +278,12 @@ impl Registry {
 
     /// Replaces the phones with the adb server's list `seen`; `make` gives a phone that became
     /// ready its device (an error: it stays listed, unusable, the error its note). A phone that stays ready keeps its
-    /// device, busy or not.
-    pub fn set_phones(&self, seen: Vec<PhoneSeen>, make: &dyn Fn(&str) -> Result<Device, String>) {
+    /// device, busy or not. Answers the phones that were ready and are not any more.
+    pub fn set_phones(
+        &self,
+        seen: Vec<PhoneSeen>,
+        make: &dyn Fn(&str) -> Result<Device, String>,
+    ) -> Vec<PhoneGone> {
         let seen: Vec<PhoneSeen> = seen
             .into_iter()
             .filter(|p| {
@@ -291,7 +295,7 @@ impl Registry {
                 !clash
             })
             .collect();
-        phones::update(&mut self.inner.phones.write(), seen, make);
+        phones::update(&mut self.inner.phones.write(), seen, make)
     }
 
     /// How many remote devices are connected.

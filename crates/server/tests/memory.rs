@@ -3,7 +3,8 @@
 //! trying an action on a device (and the device-busy rule), a run that recalls at its start and
 //! is distilled only after its `done` (recipes in its prompt, reasoning off in the distilling
 //! calls only), a designer run that does neither, and the daily audit firing on an injected clock, its
-//! suggestions waiting for a person who keeps (never suggested again) or deletes.
+//! suggestions waiting for a person who keeps (never suggested again) or deletes; a pass that
+//! suggests any sends one notification.
 
 #![allow(clippy::unwrap_used)] // test helpers below: a failed set-up is a failed test
 
@@ -780,6 +781,59 @@ async fn the_daily_audit_fires_on_the_clock_and_waits_for_a_person() {
             .body["audit"]["state"],
         "pending"
     );
+}
+
+/// The notifications of kind `audit_suggestion`, as (level, title, link).
+async fn audit_notices(h: &ConsoleHub) -> Vec<(String, String, String)> {
+    let list = h.get("/api/notifications?limit=200").await;
+    assert_eq!(list.status, 200, "{}", list.body);
+    list.body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["kind"] == "audit_suggestion")
+        .map(|n| {
+            let s = |k: &str| n[k].as_str().unwrap().to_owned();
+            (s("level"), s("title"), s("link"))
+        })
+        .collect()
+}
+
+/// Starts an audit pass now and waits until `passes` passes ended.
+async fn audit_now(h: &ConsoleHub, passes: usize) {
+    assert_eq!(h.post("/api/memory/audit", &json!({})).await.status, 202);
+    h.until("/api/memory/audits", |b| {
+        b["items"]
+            .as_array()
+            .is_some_and(|a| a.len() == passes && a[0]["status"] == "ok")
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_audit_pass_with_suggestions_notifies_once() {
+    let model =
+        ScriptedModel::start(vec![audit_answer(&["vague", "broken"]), audit_answer(&[])]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let h = hub_with_model(dir.path(), &model, None).await;
+    experiences(&h, &["useful", "vague", "broken"]).await;
+
+    // Two suggestions: one notification for the pass, linking to the memory page.
+    audit_now(&h, 1).await;
+    h.until("/api/notifications", |b| b["total"].as_u64() > Some(0))
+        .await;
+    let one = vec![(
+        "info".to_owned(),
+        "The memory audit suggests deleting 2 experiences".to_owned(),
+        "/memory".to_owned(),
+    )];
+    assert_eq!(audit_notices(&h).await, one);
+
+    // A pass that suggests nothing sends nothing.
+    audit_now(&h, 2).await;
+    let list = h.get("/api/notifications").await;
+    assert_eq!(list.body["total"], 1, "{}", list.body);
+    assert_eq!(audit_notices(&h).await, one);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

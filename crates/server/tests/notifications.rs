@@ -2,7 +2,7 @@
 //! a task run that fails (started now, or fired by the real scheduler) sends exactly one, a
 //! success none unless its task asks, a `notify` step one at its level when asked; each reader
 //! keeps their own read state; the live feed tells of new ones; bad parameters and ids are
-//! 400s and 404s at their names.
+//! 400s and 404s at their names; a run the liveness sweep interrupts sends one.
 
 #![allow(clippy::unwrap_used)] // test helpers below: a failed set-up is a failed test
 
@@ -418,5 +418,63 @@ async fn a_device_that_disconnects_notifies() {
     );
     assert_eq!(list["total"], 1, "{list}");
 
+    h.shutdown().await;
+}
+
+/// A run whose server went silent is interrupted by this server's liveness sweep, which sends
+/// exactly one `task_run_interrupted` (failures are reported by default).
+#[tokio::test]
+async fn a_run_the_sweep_interrupts_notifies_once() {
+    use deft_app::scheduler::{Clock, ManualClock};
+    use deft_app::task_runs::liveness::{HEARTBEAT, STALE_AFTER};
+    let clock = ManualClock::new(deft_server::console::now_ms());
+    let dir = tempfile::tempdir().unwrap();
+    let ticking = clock.clone();
+    let h = ConsoleHub::start_with(
+        dir.path(),
+        None,
+        vec![fixture_device::fixture_device()],
+        move |c| c.clock = std::sync::Arc::new(ticking),
+    )
+    .await;
+    let task = create(&h, &succeeding("on a dead server")).await;
+    // A run another server started and then fell silent (it never beats again).
+    let new = deft_store::NewTaskRun {
+        task_id: task,
+        trigger: deft_store::TaskTrigger::Manual,
+        schedule_id: None,
+        fire_at_ms: None,
+        device: None,
+        variables: serde_json::Map::new(),
+        started_at_ms: clock.now_ms(),
+        owner: Some("a server that died".to_owned()),
+        task_version: None,
+    };
+    let run = match h.console.store().start_task_run(&new).await.unwrap() {
+        deft_store::RunStart::Started(r) => r.id,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(about(&h, &run).await, [], "running: nothing yet");
+
+    // Past the silence a run outlives: the next beat's sweep interrupts it.
+    clock.advance(STALE_AFTER + HEARTBEAT);
+    h.until("/api/notifications", |b| {
+        b["items"]
+            .as_array()
+            .is_some_and(|items| items.iter().any(|n| n["run_id"] == run.as_str()))
+    })
+    .await;
+    let r = h.get(&format!("/api/task-runs/{run}")).await.body;
+    assert_eq!(r["status"], "interrupted", "{r}");
+    let sent = about(&h, &run).await;
+    assert_eq!(
+        sent,
+        [(
+            "task_run_interrupted".to_owned(),
+            "warning".to_owned(),
+            "the server stopped while this task ran; the run was cut off (its steps so far are kept)"
+                .to_owned()
+        )]
+    );
     h.shutdown().await;
 }

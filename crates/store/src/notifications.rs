@@ -87,6 +87,53 @@ impl Store {
         Ok(n)
     }
 
+    /// Rewrites notification `id`'s level, title and body in place (a question that was
+    /// answered says so); its time, place in the list and read states stay.
+    /// [`StoreError::NotFound`] when there is no such notification (pruned meanwhile).
+    pub async fn update_notification(
+        &self,
+        id: &str,
+        level: NotificationLevel,
+        title: &str,
+        body: &str,
+    ) -> Result<()> {
+        let done =
+            sqlx::query("UPDATE notifications SET level = $1, title = $2, body = $3 WHERE id = $4")
+                .bind(level.as_str())
+                .bind(title)
+                .bind(body)
+                .bind(id)
+                .execute(&self.pool)
+                .await
+                .map_err(db("updating a notification"))?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::NotFound(format!(
+                "no notification has id {id:?}"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Whether a notification of `kind` about `device` is kept that nobody has read yet (what
+    /// keeps a device that comes and goes from repeating the same news).
+    pub async fn unread_notification_about(
+        &self,
+        kind: NotificationKind,
+        device: &str,
+    ) -> Result<bool> {
+        let found: Option<String> = sqlx::query_scalar(
+            "SELECT n.id FROM notifications n WHERE n.kind = $1 AND n.device = $2 \
+             AND NOT EXISTS (SELECT 1 FROM notification_reads r WHERE r.notification_id = n.id) \
+             LIMIT 1",
+        )
+        .bind(kind.as_str())
+        .bind(device)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(db(READ))?;
+        Ok(found.is_some())
+    }
+
     /// Drops every notification but the newest `keep` (at least one) (with their read states); how many it
     /// dropped.
     pub async fn prune_notifications(&self, keep: u32) -> Result<u64> {

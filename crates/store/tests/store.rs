@@ -90,6 +90,8 @@ on_both_backends!(
     jobs_are_claimed_once,
     notifications_have_a_read_state_per_reader,
     notifications_are_pruned_to_the_newest,
+    a_notification_is_updated_in_place,
+    an_unread_notification_about_a_device_is_found,
     tasks_keep_their_notification_settings,
 
     task_versions_on_create_update_and_restore,

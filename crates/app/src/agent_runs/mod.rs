@@ -7,7 +7,7 @@
 //! [`start`] checks a request, takes the slot and the device, records the run and starts the
 //! agent; [`summary`] is what a run's message keeps besides the answer; [`finish`] stores a
 //! run's end (and ends the runs a previous process left running); [`control`] stops a run and
-//! answers its questions ([`approvals`]).
+//! answers its questions ([`approvals`]), which [`noticed`] tells the notifications.
 //!
 //! A run's events go to three places through one sink: its [`RunLog`] (what watchers read),
 //! the store (batched by a writer task, so a restart can replay it), and the summary. The
@@ -18,6 +18,7 @@ pub mod approvals;
 pub mod control;
 pub mod drafts;
 pub mod finish;
+pub mod noticed;
 pub mod start;
 mod summary;
 

@@ -20,6 +20,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::approvals::Approvals;
+use super::noticed::NoticedApprovals;
 use super::summary::Summary;
 use super::{ActiveRun, finish};
 use crate::app::{App, now_ms};
@@ -365,7 +366,13 @@ impl ClaimedRun {
         let io = RunIo {
             events: vec![sink.clone()],
             images: Arc::new(FileImages::new(app.run_images_dir(&run.run_id))),
-            approver: Arc::new(run.approvals.clone()),
+            approver: Arc::new(NoticedApprovals::new(
+                app,
+                &run.approvals,
+                &run.run_id,
+                &run.conversation,
+                &run.device,
+            )),
         };
         let cancel = run.cancel.clone();
         let running = agent_runtime().spawn(async move {

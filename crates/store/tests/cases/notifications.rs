@@ -181,3 +181,61 @@ pub async fn tasks_keep_their_notification_settings(store: &Store) {
         Err(StoreError::NotFound(_))
     ));
 }
+
+pub async fn a_notification_is_updated_in_place(store: &Store) {
+    let first = store.add_notification(&note("asks")).await.unwrap();
+    let after = store.add_notification(&note("later")).await.unwrap();
+    let ann = reader("ann", 0);
+    store.mark_notification_read(&ann, &first.id).await.unwrap();
+    store
+        .update_notification(&first.id, NotificationLevel::Info, "answered", "approved")
+        .await
+        .unwrap();
+    let all = store.notifications(&ann, false, page(10, 0)).await.unwrap();
+    // Same place in the list, same read state, the new words and level.
+    assert_eq!(titles(&all), [("later", false), ("answered", true)]);
+    let n = &all.items[1];
+    assert_eq!(
+        (n.id.as_str(), n.level, n.body.as_str(), n.created_at_ms),
+        (
+            first.id.as_str(),
+            NotificationLevel::Info,
+            "approved",
+            first.created_at_ms
+        )
+    );
+    assert_eq!(all.items[0].id, after.id);
+    let gone = store
+        .update_notification("nope", NotificationLevel::Info, "t", "b")
+        .await
+        .unwrap_err();
+    assert!(matches!(gone, StoreError::NotFound(_)), "{gone:?}");
+}
+
+pub async fn an_unread_notification_about_a_device_is_found(store: &Store) {
+    let kind = NotificationKind::DeviceOffline;
+    let about = |device: &str| NewNotification {
+        kind,
+        level: NotificationLevel::Warning,
+        device: Some(device.to_owned()),
+        task_id: None,
+        run_id: None,
+        ..note("offline")
+    };
+    assert!(!store.unread_notification_about(kind, "p1").await.unwrap());
+    let n = store.add_notification(&about("p1")).await.unwrap();
+    assert!(store.unread_notification_about(kind, "p1").await.unwrap());
+    assert!(!store.unread_notification_about(kind, "p2").await.unwrap());
+    assert!(
+        !store
+            .unread_notification_about(NotificationKind::TaskRunFailed, "p1")
+            .await
+            .unwrap()
+    );
+    // Anyone reading it makes it old news.
+    store
+        .mark_notification_read(&reader("bob", 0), &n.id)
+        .await
+        .unwrap();
+    assert!(!store.unread_notification_about(kind, "p1").await.unwrap());
+}
