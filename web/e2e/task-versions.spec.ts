@@ -44,6 +44,7 @@ test("a task in a folder with tags: edits with notes, the history, a diff and re
   await tagInput.press("Enter");
   await tagInput.press("Backspace");
   await expect(page.getByTestId("task-tag")).toHaveText(["daily✕", "finance✕"]);
+  await docScreenshot(page, "task-folder-tags");
   await page.getByTestId("save-task").click();
   await expect(page.getByTestId("task-title")).toHaveText(name);
   await expect(page.getByTestId("task-folder")).toHaveValue(folder);
@@ -75,6 +76,9 @@ test("a task in a folder with tags: edits with notes, the history, a diff and re
   await expect(changed.getByTestId("diff-param")).toHaveText("app: gnome-calculator → mousepad");
   await expect(page.locator('[data-testid="diff-step"][data-kind="added"]')).toHaveCount(1);
   await docScreenshot(page, "task-history");
+  await page.emulateMedia({ colorScheme: "dark" });
+  await docScreenshot(page, "task-history-dark");
+  await page.emulateMedia({ colorScheme: "light" });
 
   page.once("dialog", (d) => void d.accept());
   await rows.nth(2).getByTestId("restore-version").click();
@@ -133,7 +137,9 @@ test("export a folder, import it back with a clash renamed; an invalid document 
   await expect(page.getByTestId("task-row")).toHaveCount(1);
 
   const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId("export-tasks").click()]);
-  const path = await download.path();
+  expect(download.suggestedFilename()).toBe("deft-tasks.json");
+  const path = test.info().outputPath("deft-tasks.json");
+  await download.saveAs(path);
   const doc = JSON.parse(readFileSync(path, "utf8"));
   expect(doc.format).toBe("deft-tasks");
   expect(doc.tasks.map((t: { name: string }) => t.name)).toEqual([name]);
