@@ -2,10 +2,11 @@
 // task made in a folder with tags and edited twice with notes, its history (the versions, the
 // diff of two with a changed parameter and an added step, restoring version 1); the list filtered
 // by folder and by tag, kept in the address across a reload; a folder exported and imported back
-// with a clash renamed, and a document with an invalid task refused whole.
+// with a clash renamed, and a document with an invalid task refused whole; a run linking to the
+// version it ran.
 import { readFileSync } from "node:fs";
 import { expect, test, type Page } from "@playwright/test";
-import { call, docScreenshot, login, nav, serverUrl, unique } from "./helpers";
+import { call, docScreenshot, login, nav, runToEnd, serverUrl, unique } from "./helpers";
 
 /** A task file on the local device: one step, or two with the wait. */
 function file(name: string, app: string, withWait = false): object {
@@ -169,4 +170,27 @@ test("export a folder, import it back with a clash renamed; an invalid document 
   await expect(page.getByTestId("import-submit")).toBeDisabled();
   await page.getByTestId("import-close").click();
   expect((await call(page, "GET", `/api/tasks/${encodeURIComponent(bad)}`)).status).toBe(404);
+});
+
+test("a run's page shows the version it ran, a link to that version in the history", async ({ page }) => {
+  await login(page);
+  const name = unique("Run version");
+  const made = await call(page, "POST", "/api/tasks", { name, device: "browser", steps: [{ type: "wait", seconds: 0.1 }] });
+  expect(made.status, JSON.stringify(made.body)).toBe(201);
+  const edited = await call(page, "PUT", `/api/tasks/${made.body.id}?note=${encodeURIComponent("shorter wait")}`, {
+    name,
+    device: "browser",
+    steps: [{ type: "wait", seconds: 0.05 }],
+  });
+  expect(edited.status, JSON.stringify(edited.body)).toBe(200);
+  const run = await runToEnd(page, made.body.id);
+  await page.goto(`${serverUrl()}/task-runs/${run}`);
+  const link = page.getByTestId("run-task-version");
+  await expect(link).toHaveText("v2");
+  await link.click();
+  await expect(page.getByTestId("task-history")).toBeVisible();
+  await expect(page.getByTestId("diff-to")).toHaveValue("2");
+  await expect(page.getByTestId("diff-from")).toHaveValue("1");
+  await expect(page.locator('[data-testid="version-row"][data-version="2"]')).toHaveClass(/version-on/);
+  await expect(page.getByTestId("diff-param")).toHaveText("seconds: 0.1 → 0.05");
 });
