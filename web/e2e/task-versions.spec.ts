@@ -2,8 +2,8 @@
 // task made in a folder with tags and edited twice with notes, its history (the versions, the
 // diff of two with a changed parameter and an added step, restoring version 1); the list filtered
 // by folder and by tag, kept in the address across a reload; a folder exported and imported back
-// with a clash renamed, and a document with an invalid task refused whole; a run linking to the
-// version it ran.
+// with a clash renamed, and a document with an invalid task refused whole (its missing secret a
+// warning); a run linking to the version it ran.
 import { readFileSync } from "node:fs";
 import { expect, test, type Page } from "@playwright/test";
 import { call, docScreenshot, login, nav, runToEnd, serverUrl, unique } from "./helpers";
@@ -163,13 +163,26 @@ test("export a folder, import it back with a clash renamed; an invalid document 
 
   // A document with an invalid task: the error at its place, Import stays off, nothing stored.
   const bad = unique("Broken");
-  const invalid = { ...doc, tasks: [{ ...doc.tasks[0], name: bad, definition: { name: bad, device: "local", steps: [{ type: "no_such_step" }] } }] };
+  const secretive = unique("Secretive");
+  const invalid = {
+    ...doc,
+    tasks: [
+      { ...doc.tasks[0], name: bad, definition: { name: bad, device: "local", steps: [{ type: "no_such_step" }] } },
+      {
+        ...doc.tasks[0],
+        name: secretive,
+        definition: { name: secretive, device: "local", variables: { pw: { secret: "NO_SUCH_SECRET" } }, steps: [{ type: "wait", seconds: 1 }] },
+      },
+    ],
+  };
   await page.getByTestId("import-tasks").click();
   await page.getByTestId("import-file").setInputFiles({ name: "broken.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(invalid)) });
   await expect(page.getByTestId("import-errors")).toContainText("tasks[0].definition.steps[0]");
+  await expect(page.getByTestId("import-warnings")).toContainText("NO_SUCH_SECRET");
   await expect(page.getByTestId("import-submit")).toBeDisabled();
   await page.getByTestId("import-close").click();
   expect((await call(page, "GET", `/api/tasks/${encodeURIComponent(bad)}`)).status).toBe(404);
+  expect((await call(page, "GET", `/api/tasks/${encodeURIComponent(secretive)}`)).status).toBe(404);
 });
 
 test("a run's page shows the version it ran, a link to that version in the history", async ({ page }) => {
