@@ -3,7 +3,7 @@
 // diff of two with a changed parameter and an added step, restoring version 1); the list filtered
 // by folder and by tag, kept in the address across a reload; a folder exported and imported back
 // with a clash renamed, and a document with an invalid task refused whole (its missing secret a
-// warning); a run linking to the version it ran.
+// warning); a run linking to the version it ran; a long history shown a hundred at a time.
 import { readFileSync } from "node:fs";
 import { expect, test, type Page } from "@playwright/test";
 import { call, docScreenshot, login, nav, runToEnd, serverUrl, unique } from "./helpers";
@@ -206,4 +206,21 @@ test("a run's page shows the version it ran, a link to that version in the histo
   await expect(page.getByTestId("diff-from")).toHaveValue("1");
   await expect(page.locator('[data-testid="version-row"][data-version="2"]')).toHaveClass(/version-on/);
   await expect(page.getByTestId("diff-param")).toHaveText("seconds: 0.1 → 0.05");
+});
+
+test("a long history shows its newest 100 versions and the older ones on request", async ({ page }) => {
+  await login(page);
+  const name = unique("Long history");
+  const made = await call(page, "POST", "/api/tasks", { name, device: "browser", steps: [{ type: "wait", seconds: 1 }] });
+  expect(made.status, JSON.stringify(made.body)).toBe(201);
+  for (let i = 2; i <= 102; i++) {
+    const r = await call(page, "PUT", `/api/tasks/${made.body.id}?note=save%20${i}`, { name, device: "browser", steps: [{ type: "wait", seconds: i }] });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+  }
+  await page.goto(`${serverUrl()}/tasks/${made.body.id}/history`);
+  await expect(page.getByTestId("version-row")).toHaveCount(100);
+  await expect(page.getByTestId("version-row").last()).toHaveAttribute("data-version", "3");
+  await page.getByTestId("older-versions").click();
+  await expect(page.getByTestId("version-row")).toHaveCount(102);
+  await expect(page.getByTestId("older-versions")).toHaveCount(0);
 });

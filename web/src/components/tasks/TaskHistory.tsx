@@ -11,6 +11,9 @@ import type { TaskDetail } from "../../types";
 import { shown, type FieldChange, type StepChange, type TaskVersion, type VersionDiff } from "../../task-versions";
 import { ErrorBanner } from "../FormFields";
 
+/** How many versions a page shows (more on request). */
+const PAGE = 100;
+
 /** The two versions the URL picks, or the newest and the one before. */
 function picked(search: string, newest: number): { from: number; to: number } {
   const q = new URLSearchParams(search);
@@ -26,16 +29,21 @@ function picked(search: string, newest: number): { from: number; to: number } {
 export function TaskHistory({ task, onRestored }: { task: TaskDetail; onRestored: (t: TaskDetail) => void }) {
   const search = useSearch();
   const [versions, setVersions] = useState<TaskVersion[] | null>(null);
+  const [total, setTotal] = useState(0);
+  const [limit, setLimit] = useState(PAGE);
   const [diff, setDiff] = useState<VersionDiff | null>(null);
   const [error, setError] = useState("");
   const base = `/tasks/${encodeURIComponent(task.id)}`;
 
   useEffect(() => {
-    api.taskVersions(task.id).then(
-      (p) => setVersions(p.items),
+    api.taskVersions(task.id, limit).then(
+      (p) => {
+        setVersions(p.items);
+        setTotal(p.total);
+      },
       (e) => setError(errorText(e)),
     );
-  }, [task.id, task.version]);
+  }, [task.id, task.version, limit]);
 
   const newest = versions?.[0]?.version ?? 0;
   const { from, to } = picked(search, newest);
@@ -108,6 +116,11 @@ export function TaskHistory({ task, onRestored }: { task: TaskDetail; onRestored
             ))}
           </tbody>
         </table>
+      )}
+      {versions && total > versions.length && (
+        <button class="btn btn-ghost btn-small" onClick={() => setLimit(limit + PAGE)} data-testid="older-versions">
+          Show {Math.min(PAGE, total - versions.length)} older versions
+        </button>
       )}
       {versions && versions.length < 2 && <p class="muted">One version so far: each save adds one, to compare and restore here.</p>}
       {versions && versions.length >= 2 && (
