@@ -30,6 +30,7 @@ import type {
   TaskRunDetail,
   ValidationReport,
 } from "./types";
+import { metaQuery, type FolderCount, type ImportReport, type OnClash, type SaveMeta, type TagCount, type TaskVersion, type VersionDiff } from "./task-versions";
 
 /** An API answer that was not 2xx; `message` is the server's `error` text when it sent one, `body`
  * the whole answer (a refused task or schedule lists its `errors` and `warnings` there). */
@@ -203,8 +204,29 @@ export const api = {
   exec: (device: string, batches: ExecBatch[]) =>
     request<CommandResult[][]>("POST", `/api/devices/${enc(device)}/exec?deadline_secs=30`, batches),
 
-  tasks: (q: string, limit: number, offset: number) =>
-    request<Paged<Task>>("GET", `/api/tasks?${query({ q, limit, offset })}`),
+  tasks: (q: string, limit: number, offset: number, f: { folder?: string; tag?: string } = {}) =>
+    request<Paged<Task>>("GET", `/api/tasks?${query({ q, limit, offset, folder: f.folder ?? "", tag: f.tag ?? "" })}`),
+  /** Every folder that holds a task (and its ancestors), with its count. */
+  taskFolders: () => request<{ items: FolderCount[] }>("GET", "/api/tasks/folders"),
+  /** Every tag, with its count. */
+  taskTags: () => request<{ items: TagCount[] }>("GET", "/api/tasks/tags"),
+  /** A task's versions, newest first. */
+  taskVersions: (id: string, limit = 200) => request<Paged<TaskVersion>>("GET", `/api/tasks/${enc(id)}/versions?limit=${limit}`),
+  /** The structural diff of two versions of a task. */
+  taskVersionDiff: (id: string, from: number, to: number) =>
+    request<VersionDiff>("GET", `/api/tasks/${enc(id)}/versions/diff?${query({ from, to })}`),
+  /** Saves version `n` again as the task's next version. */
+  restoreTaskVersion: (id: string, n: number) => request<TaskDetail>("POST", `/api/tasks/${enc(id)}/versions/${n}/restore`),
+  /** Imports an export document (its text): the report, also when the server refuses it (400, 409). */
+  importTasks: async (text: string, dryRun: boolean, onClash: OnClash): Promise<ImportReport> => {
+    try {
+      return await send<ImportReport>("POST", `/api/tasks/import?${query({ dry_run: String(dryRun), on_clash: onClash })}`, text);
+    } catch (e) {
+      const b = e instanceof ApiError ? (e.body as Partial<ImportReport> | undefined) : undefined;
+      if (b && Array.isArray(b.errors) && Array.isArray(b.clashes)) return b as ImportReport;
+      throw e;
+    }
+  },
   task: (id: string) => request<TaskDetail>("GET", `/api/tasks/${enc(id)}`),
   /** Checks a task file (`text`, sent as typed); never stores. */
   validateTask: (text: string, device?: string, library = false) =>
@@ -213,9 +235,14 @@ export const api = {
       `/api/tasks/validate?${query({ device: device ?? "", mode: library ? "library" : "" })}`,
       text,
     ),
-  /** Creates a task from its file (`enabled: false`: switched off, so no schedule fires yet). */
-  createTask: (text: string, enabled = true) => send<TaskDetail>("POST", enabled ? "/api/tasks" : "/api/tasks?enabled=false", text),
-  replaceTask: (id: string, text: string) => send<TaskDetail>("PUT", `/api/tasks/${enc(id)}`, text),
+  /** Creates a task from its file (`enabled: false`: switched off, so no schedule fires yet), in
+   * `meta`'s folder with its tags. */
+  createTask: (text: string, enabled = true, meta?: SaveMeta) => {
+    const q = [enabled ? "" : "enabled=false", meta ? metaQuery(meta) : ""].filter(Boolean).join("&");
+    return send<TaskDetail>("POST", q ? `/api/tasks?${q}` : "/api/tasks", text);
+  },
+  /** Saves a task's file as its next version, with its folder, tags and a note. */
+  replaceTask: (id: string, text: string, meta?: SaveMeta) => send<TaskDetail>("PUT", `/api/tasks/${enc(id)}${meta ? `?${metaQuery(meta)}` : ""}`, text),
   setTaskEnabled: (id: string, enabled: boolean) =>
     request<TaskDetail>("PATCH", `/api/tasks/${enc(id)}`, { enabled }),
   /** Changes what a task's runs report as notifications (the settings not given stay). */

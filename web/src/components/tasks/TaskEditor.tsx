@@ -5,7 +5,8 @@
 // from its first step up to that one on its device (which stays where the step left it, for the
 // selector picker), and "run this step" runs that step alone: tries, as designer mode's, not runs
 // of the task; their results show on the cards. A stored task's notification switches sit above the
-// file (saved at once, apart from the file).
+// file (saved at once, apart from the file). Its folder, tags and a note on what changed are saved
+// with the file (each save is a version: the History tab).
 import { useEffect, useState } from "preact/hooks";
 import { api, errorText } from "../../api";
 import { useFileSave } from "../../hooks/useFileSave";
@@ -15,7 +16,9 @@ import type { Device, Issue, TaskDetail } from "../../types";
 import { EditorBar } from "../common/EditorBar";
 import { draftOf, TaskFileEditor, type TaskDraft } from "../common/TaskFileEditor";
 import { TryPanel, useTry } from "../common/TryPanel";
+import type { SaveMeta } from "../../task-versions";
 import { NotifySettings } from "./NotifySettings";
+import { TaskMetaFields } from "./TaskMetaFields";
 
 type Obj = Record<string, unknown>;
 
@@ -41,6 +44,12 @@ function firstDraft(task: TaskDetail | null, copyOf?: TaskDetail | null): TaskDr
   return draftOf(BLANK);
 }
 
+/** What a save sends besides the file: the stored task's folder and tags (a copy's too), no note. */
+function metaOf(task: TaskDetail | null, copyOf?: TaskDetail | null): SaveMeta {
+  const from = task ?? copyOf;
+  return { folder: from?.folder ?? "", tags: from?.tags ?? [], note: "" };
+}
+
 /** The editor with its toolbar. */
 export function TaskEditor({ task, copyOf, devices, openImage, onSaved }: TaskEditorProps) {
   const [draft, setDraft] = useState<TaskDraft>(() => firstDraft(task, copyOf));
@@ -49,7 +58,10 @@ export function TaskEditor({ task, copyOf, devices, openImage, onSaved }: TaskEd
   // a blank new task holds nothing to lose until something is typed.
   const [savedText, setSavedText] = useState(() => (task || !copyOf ? draft.text : ""));
   const [defaultDevice, setDefaultDevice] = useState("local");
-  const dirty = draft.text !== savedText;
+  const [meta, setMeta] = useState<SaveMeta>(() => metaOf(task, copyOf));
+  const [savedMeta, setSavedMeta] = useState<SaveMeta>(meta);
+  const metaDirty = meta.folder.trim() !== savedMeta.folder || meta.tags.join(",") !== savedMeta.tags.join(",");
+  const dirty = draft.text !== savedText || metaDirty;
 
   const release = useLeaveGuard(dirty, "Leave without saving? Your changes to this task will be lost.");
   const device = draft.value && typeof draft.value.device === "string" && draft.value.device ? draft.value.device : defaultDevice;
@@ -69,8 +81,11 @@ export function TaskEditor({ task, copyOf, devices, openImage, onSaved }: TaskEd
   const save = () =>
     saveWith(async () => {
       const text = draft.text;
-      const saved = task ? await api.replaceTask(task.id, text) : await api.createTask(text);
+      const saved = task ? await api.replaceTask(task.id, text, meta) : await api.createTask(text, true, meta);
       setSavedText(text);
+      const kept = metaOf(saved);
+      setMeta(kept);
+      setSavedMeta(kept);
       release();
       onSaved(saved);
       const w: Issue[] = saved.warnings;
@@ -110,7 +125,14 @@ export function TaskEditor({ task, copyOf, devices, openImage, onSaved }: TaskEd
         errors={e}
         dirty={dirty}
         notice={notice}
-        onDiscard={task ? () => setDraft(draftOf(task.definition as Obj)) : undefined}
+        onDiscard={
+          task
+            ? () => {
+                setDraft(draftOf(task.definition as Obj));
+                setMeta(savedMeta);
+              }
+            : undefined
+        }
         onSave={() => void save()}
         saving={saving}
         saveLabel={task ? "Save" : "Create task"}
@@ -127,6 +149,7 @@ export function TaskEditor({ task, copyOf, devices, openImage, onSaved }: TaskEd
           {runError}
         </div>
       )}
+      <TaskMetaFields meta={meta} onMeta={setMeta} stored={!!task} />
       {task && <NotifySettings key={task.id} task={task} />}
       <TryPanel t={t} title={ran.title} staleNote={stale ? "the file changed since; run again to see its steps on the cards" : undefined} openImage={openImage} />
       <TaskFileEditor

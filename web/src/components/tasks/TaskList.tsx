@@ -1,6 +1,8 @@
 // The task list: each task's device, schedules in words, last result, next run and on/off switch;
 // search by name (on the server), a quick filter on what the page shows, run, edit, duplicate and
-// delete. Asked again every 10 s, so last results and next runs stay current.
+// delete. Asked again every 10 s, so last results and next runs stay current. Filtered on the server
+// by a folder (its subfolders included) and a tag, kept in the address with the search; each row
+// shows its folder and tags. Export this folder or everything; import a document (ImportDialog).
 import { useEffect, useState } from "preact/hooks";
 import { api, errorText } from "../../api";
 import { useSearchedPage } from "../../hooks/useSearchedPage";
@@ -10,6 +12,8 @@ import type { Task } from "../../types";
 import { ErrorBanner } from "../FormFields";
 import { ListTopbar } from "../ListTopbar";
 import { Pager } from "../common/Pager";
+import { exportUrl, type FolderCount, type TagCount } from "../../task-versions";
+import { ImportDialog } from "./ImportDialog";
 import { RunDialog } from "./RunDialog";
 import type { AreaProps } from "./TasksArea";
 
@@ -30,15 +34,40 @@ export function TaskList({ devices }: AreaProps) {
   const [filter, setFilter] = useState<FilterName>("all");
   const [banner, setBanner] = useState("");
   const [running, setRunning] = useState<string | null>(null);
-  const { q, search, offset, setOffset, data, setData, load } = useSearchedPage((text, at) => api.tasks(text, PAGE, at), 10_000, setBanner, {
+  const [importing, setImporting] = useState(false);
+  const [folder, setFolder] = useState(queryParam("folder") ?? "");
+  const [tag, setTag] = useState(queryParam("tag") ?? "");
+  const [folders, setFolders] = useState<FolderCount[]>([]);
+  const [tags, setTags] = useState<TagCount[]>([]);
+  const { q, search, offset, setOffset, data, setData, load } = useSearchedPage((text, at) => api.tasks(text, PAGE, at, { folder, tag }), 10_000, setBanner, {
     firstQ: queryParam("q") ?? "",
+    filter: `${folder}\n${tag}`,
   });
 
-  // The search stays in the address, for a reload.
+  // The folders and tags to filter by, asked again with each page.
   useEffect(() => {
-    const url = q.trim() ? `/tasks?q=${encodeURIComponent(q.trim())}` : "/tasks";
+    api.taskFolders().then((f) => setFolders(f.items), () => {});
+    api.taskTags().then((t) => setTags(t.items), () => {});
+  }, [data]);
+
+  // The search and the filters stay in the address, for a reload.
+  useEffect(() => {
+    const p = new URLSearchParams();
+    if (q.trim()) p.set("q", q.trim());
+    if (folder) p.set("folder", folder);
+    if (tag) p.set("tag", tag);
+    const url = p.toString() ? `/tasks?${p.toString()}` : "/tasks";
     if (window.location.pathname + window.location.search !== url) history.replaceState(null, "", url);
-  }, [q]);
+  }, [q, folder, tag]);
+
+  const pickFolder = (f: string) => {
+    setFolder(f);
+    setOffset(0);
+  };
+  const pickTag = (t: string) => {
+    setTag(t);
+    setOffset(0);
+  };
 
   const toggle = async (t: Task) => {
     try {
@@ -81,6 +110,41 @@ export function TaskList({ devices }: AreaProps) {
       />
       <ErrorBanner message={banner} onDismiss={() => setBanner("")} />
       <div class="page-body">
+        <div class="list-tools">
+          <label class="small">
+            Folder{" "}
+            <select value={folder} onChange={(e) => pickFolder((e.target as HTMLSelectElement).value)} data-testid="folder-filter">
+              <option value="">all folders</option>
+              {folder && !folders.some((f) => f.folder === folder) && <option value={folder}>{folder}</option>}
+              {folders.map((f) => (
+                <option key={f.folder} value={f.folder}>
+                  {`${"\u00a0\u00a0".repeat(f.folder.split("/").length - 1)}${f.folder.split("/").pop()} (${f.count})`}
+                </option>
+              ))}
+            </select>
+          </label>
+          {tags.length > 0 && (
+            <div class="filters" role="group" aria-label="Tag" data-testid="tag-filter">
+              <span class="small muted">Tag</span>
+              {tags.map((t) => {
+                const on = tag.toLowerCase() === t.tag.toLowerCase();
+                return (
+                  <button key={t.tag} type="button" class={on ? "chip-btn chip-btn-on" : "chip-btn"} aria-pressed={on} onClick={() => pickTag(on ? "" : t.tag)} data-testid="tag-filter-chip">
+                    {t.tag} <span class="muted">{t.count}</span>
+                  </button>
+                );
+              })}
+            </div>
+          )}
+          <span class="list-tools-end">
+            <a class="btn btn-ghost btn-small" href={folder ? exportUrl({ folder }) : exportUrl({ all: true })} download data-testid="export-tasks">
+              {folder ? "Export this folder" : "Export all"}
+            </a>
+            <button type="button" class="btn btn-ghost btn-small" onClick={() => setImporting(true)} data-testid="import-tasks">
+              Import…
+            </button>
+          </span>
+        </div>
         <div class="filters" role="group" aria-label="Show">
           {(Object.keys(FILTERS) as FilterName[]).map((f) => (
             <button key={f} type="button" class={filter === f ? "chip-btn chip-btn-on" : "chip-btn"} aria-pressed={filter === f} onClick={() => setFilter(f)}>
@@ -90,8 +154,8 @@ export function TaskList({ devices }: AreaProps) {
         </div>
         {data && data.items.length === 0 && (
           <div class="empty">
-            {q ? (
-              <p>No task's name contains “{q}”.</p>
+            {q || folder || tag ? (
+              <p>{q ? `No task's name contains “${q}”` : "No task"}{folder ? ` in the folder “${folder}”` : ""}{tag ? ` tagged “${tag}”` : ""}.</p>
             ) : (
               <>
                 <p>No tasks yet.</p>
@@ -135,6 +199,12 @@ export function TaskList({ devices }: AreaProps) {
         <Pager offset={offset} total={total} size={PAGE} onOffset={setOffset} />
       </div>
       {running && <RunDialog taskId={running} devices={devices} onClose={() => setRunning(null)} />}
+      {importing && (
+        <ImportDialog
+          onClose={() => setImporting(false)}
+          onImported={() => void load()}
+        />
+      )}
     </div>
   );
 }
@@ -161,6 +231,20 @@ function TaskRow({ task: t, onToggle, onRun, onDelete }: { task: Task; onToggle:
         <Link href={href} class="task-name">
           {t.name}
         </Link>
+        {(t.folder || t.tags.length > 0) && (
+          <div class="task-where">
+            {t.folder && (
+              <span class="task-folder-label" data-testid="task-row-folder">
+                📁 {t.folder}
+              </span>
+            )}
+            {t.tags.map((g) => (
+              <span key={g} class="chip tag-chip" data-testid="task-row-tag">
+                {g}
+              </span>
+            ))}
+          </div>
+        )}
       </td>
       <td class="mono small" data-label="Device">{t.device}</td>
       <td class="small" data-label="Schedule" data-testid="task-schedules">

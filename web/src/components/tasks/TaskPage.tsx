@@ -1,6 +1,6 @@
-// One task: its name, device and on/off switch, Run now, Duplicate and Delete, and three tabs —
-// its runs (`/tasks/ID`), its steps in the editor (`/tasks/ID/edit`) and its schedules
-// (`/tasks/ID/schedules`). A new task (`/tasks/new`, `?from=ID` to start from a copy) is the
+// One task: its name, device and on/off switch, Run now, Duplicate, Export and Delete, and four
+// tabs — its runs (`/tasks/ID`), its steps in the editor (`/tasks/ID/edit`), its schedules
+// (`/tasks/ID/schedules`) and its versions (`/tasks/ID/history`). A new task (`/tasks/new`, `?from=ID` to start from a copy) is the
 // editor alone until it is created.
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { api, errorText } from "../../api";
@@ -10,6 +10,8 @@ import { ErrorBanner } from "../FormFields";
 import { RunDialog } from "./RunDialog";
 import { RunHistory } from "./RunHistory";
 import { Schedules } from "./Schedules";
+import { TaskHistory } from "./TaskHistory";
+import { exportUrl } from "../../task-versions";
 import { TaskEditor } from "./TaskEditor";
 import type { AreaProps } from "./TasksArea";
 import { MenuButton } from "../Sidebar";
@@ -102,6 +104,7 @@ export function TaskPage({ id, tab, devices, openImage }: TaskPageProps) {
     ["runs", "Runs", base],
     ["edit", "Steps", `${base}/edit`],
     ["schedules", `Schedules${task ? ` (${task.schedules.length})` : ""}`, `${base}/schedules`],
+    ["history", `History${task ? ` (v${task.version})` : ""}`, `${base}/history`],
   ] as const;
 
   return (
@@ -126,6 +129,9 @@ export function TaskPage({ id, tab, devices, openImage }: TaskPageProps) {
             <button class="btn btn-ghost btn-small" onClick={() => navigate(`/tasks/new?from=${encodeURIComponent(task.id)}`)}>
               Duplicate
             </button>
+            <a class="btn btn-ghost btn-small" href={exportUrl({ task: task.id })} download data-testid="export-task">
+              Export
+            </a>
             <button class="btn btn-ghost btn-small btn-danger-text" onClick={() => void remove()}>
               Delete
             </button>
@@ -145,7 +151,8 @@ export function TaskPage({ id, tab, devices, openImage }: TaskPageProps) {
           <div class="page-body">
             {tab === "edit" && <TaskEditor task={task} devices={devices} openImage={openImage} onSaved={setTask} />}
             {tab === "schedules" && <Schedules task={task} onChanged={load} />}
-            {tab !== "edit" && tab !== "schedules" && <RunHistory task={task.id} />}
+            {tab === "history" && <TaskHistory task={task} onRestored={setTask} />}
+            {tab !== "edit" && tab !== "schedules" && tab !== "history" && <RunHistory task={task.id} />}
           </div>
         </>
       )}

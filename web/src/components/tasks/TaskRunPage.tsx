@@ -1,9 +1,9 @@
-// One task run — the monitor while it runs, its record after: status, trigger, device, times and
-// step counts; every executed step with its result (matched control, a healed selector shown
-// prominently, the error, its screenshots) and the tool calls it made; while it runs, the step under
-// way, the device's live view and Stop. Built from the run's event stream (replayed from the first
-// event, so a reload mid-run picks it up where it is); the stored step rows stand in when the
-// run's events are gone.
+// One task run — the monitor while it runs, its record after: status, trigger, the task version it
+// ran (a link to it in the task's history), device, times and step counts; every executed step with
+// its result (matched control, a healed selector shown prominently, the error, its screenshots) and
+// the tool calls it made; while it runs, the step under way, the device's live view and Stop. Built
+// from the run's event stream (replayed from the first event, so a reload mid-run picks it up where
+// it is); the stored step rows stand in when the run's events are gone.
 import { useState } from "preact/hooks";
 import { api, errorText, taskRunImageUrl } from "../../api";
 import { dateTime, span, statusLabel, taskStatusLabel } from "../../format";
@@ -92,6 +92,16 @@ export function TaskRunPage({ runId, devices, openImage }: TaskRunPageProps) {
                 <dt>Trigger</dt>
                 <dd data-testid="run-trigger">{run.trigger}</dd>
               </div>
+              {run.task_version !== undefined && run.task_version !== null && (
+                <div>
+                  <dt>Version</dt>
+                  <dd>
+                    <Link href={`/tasks/${encodeURIComponent(run.task_id)}/history?to=${run.task_version}#v${run.task_version}`} data-testid="run-task-version">
+                      v{run.task_version}
+                    </Link>
+                  </dd>
+                </div>
+              )}
               <div>
                 <dt>Device</dt>
                 <dd class="mono">{run.device}</dd>
