@@ -1,7 +1,8 @@
-// The notification feed of the page: one EventSource to /api/notifications/stream shared by every
-// bell, the unread count they show, and — once the person allowed them — a browser notification
-// for each new one (a click focuses the console at its link).
+// The notification feed of the page: one poll of /api/notifications shared by every bell, the
+// unread count they show, and — once the person allowed them — a browser notification for each
+// new one (a click focuses the console at its link).
 import { useEffect, useState } from "preact/hooks";
+import { api } from "./api";
 import { navigate } from "./router";
 import type { Notification as Notice } from "./types";
 
@@ -14,39 +15,53 @@ export interface FeedState {
 
 let state: FeedState = { unread: 0, arrived: 0 };
 const listeners = new Set<() => void>();
-let source: EventSource | null = null;
 
 function update(next: Partial<FeedState>): void {
   state = { ...state, ...next };
   for (const l of listeners) l();
 }
 
-/** Sets the unread count after this page read or marked some (the feed's next count wins). */
+/** Sets the unread count after this page read or marked some (the next poll's count wins). */
 export function setUnread(unread: number): void {
   update({ unread });
 }
 
-function data(e: Event): Record<string, unknown> {
+/** How often the page asks for new notifications (4× as long while the tab is hidden). A poll,
+ * not a held stream: a browser gives a server only six HTTP/1.1 connections for all its tabs, and
+ * the run stream and the live view hold theirs already — a second tab with a held feed left a
+ * run's start waiting for a free connection. */
+const POLL_MS = 4_000;
+/** How many of the newest a poll reads (more arriving between two polls only count). */
+const POLL_ITEMS = 20;
+let polling = false;
+/** The newest notification seen: `null` before the first poll (what exists then is not new). */
+let newest: string | null = null;
+
+async function poll(): Promise<void> {
   try {
-    return JSON.parse((e as MessageEvent).data as string) as Record<string, unknown>;
+    const page = await api.notifications(POLL_ITEMS);
+    const fresh: Notice[] = [];
+    if (newest !== null) {
+      for (const n of page.items) {
+        if (n.id === newest) break;
+        fresh.push(n);
+      }
+    }
+    newest = page.items[0]?.id ?? newest ?? "";
+    update({ unread: page.unread_count, arrived: state.arrived + fresh.length });
+    // An approval waiting has its own system notification (pending-approval.ts: once per
+    // question, whichever tab sees it first); a second one from the bell would say it twice.
+    for (const n of fresh.reverse()) if (n.kind !== "approval_waiting") showInBrowser(n);
   } catch {
-    return {};
+    // Logged out or the server away: the next poll tries again.
   }
+  window.setTimeout(() => void poll(), document.hidden ? POLL_MS * 4 : POLL_MS);
 }
 
 function connect(): void {
-  if (source) return;
-  source = new EventSource("/api/notifications/stream", { withCredentials: true });
-  source.addEventListener("unread", (e) => {
-    const d = data(e);
-    if (typeof d.unread_count === "number") update({ unread: d.unread_count });
-  });
-  source.addEventListener("notification", (e) => {
-    const d = data(e);
-    const unread = typeof d.unread_count === "number" ? d.unread_count : state.unread + 1;
-    update({ unread, arrived: state.arrived + 1 });
-    if (d.notification) showInBrowser(d.notification as Notice);
-  });
+  if (polling) return;
+  polling = true;
+  void poll();
 }
 
 /** The feed's state; connects the page's feed on first use. */
