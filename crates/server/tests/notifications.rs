@@ -210,29 +210,6 @@ async fn a_scheduled_run_that_fails_notifies_once_per_run() {
     h.shutdown().await;
 }
 
-/// Logs in as the admin: the session cookie and CSRF token.
-async fn login(h: &ConsoleHub) -> (String, String) {
-    let login = reqwest::Client::new()
-        .post(format!("{}/api/auth/login", h.url))
-        .json(&json!({"username": "admin", "password": "correct horse battery"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(login.status(), 200);
-    let cookie = login.headers()["set-cookie"]
-        .to_str()
-        .unwrap()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_owned();
-    let csrf = login.json::<Value>().await.unwrap()["csrf_token"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    (cookie, csrf)
-}
-
 #[tokio::test]
 async fn each_reader_keeps_their_own_read_state_and_the_feed_tells_of_new_ones() {
     let dir = tempfile::tempdir().unwrap();
@@ -263,7 +240,7 @@ async fn each_reader_keeps_their_own_read_state_and_the_feed_tells_of_new_ones()
     assert_eq!(list["items"][0]["run_id"], json!(run_b));
 
     // The admin reads one and then all; the API token's state is its own.
-    let (cookie, csrf) = login(&h).await;
+    let (cookie, csrf) = h.login().await;
     let http = reqwest::Client::new();
     let as_admin = |method: reqwest::Method, path: &str| {
         http.request(method, format!("{}{path}", h.url))

@@ -455,24 +455,7 @@ async fn the_task_routes_need_a_login_and_cookie_changes_need_the_csrf_token() {
             .unwrap();
         assert_eq!(r.status(), 401, "{method} {path}");
     }
-    let login = http
-        .post(format!("{}/api/auth/login", h.url))
-        .json(&json!({"username": "admin", "password": "correct horse battery"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(login.status(), 200);
-    let cookie = login.headers()["set-cookie"]
-        .to_str()
-        .unwrap()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_owned();
-    let csrf = login.json::<Value>().await.unwrap()["csrf_token"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let (cookie, csrf) = h.login().await;
     let post = |with_csrf: bool| {
         let mut r = http
             .post(format!("{}/api/tasks", h.url))

@@ -118,6 +118,29 @@ impl ConsoleHub {
             .bearer_auth(API_TOKEN)
     }
 
+    /// Logs in as the admin: the session cookie and CSRF token.
+    pub async fn login(&self) -> (String, String) {
+        let login = reqwest::Client::new()
+            .post(format!("{}/api/auth/login", self.url))
+            .json(&serde_json::json!({"username": "admin", "password": "correct horse battery"}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(login.status(), 200);
+        let cookie = login.headers()["set-cookie"]
+            .to_str()
+            .unwrap()
+            .split(';')
+            .next()
+            .unwrap()
+            .to_owned();
+        let csrf = login.json::<Value>().await.unwrap()["csrf_token"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        (cookie, csrf)
+    }
+
     pub async fn get(&self, path: &str) -> Answer {
         Self::answer(self.req(reqwest::Method::GET, path).send().await.unwrap()).await
     }
