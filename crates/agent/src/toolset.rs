@@ -8,9 +8,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use deft_protocol::{Command, ToolInfo, ToolType};
-use deft_tools::{ExecContext, dispatcher::Dispatcher};
-use serde_json::{Value, json};
+use deft_protocol::{ToolInfo, ToolType};
+use serde_json::Value;
 
 use crate::llm::{function_schema, sanitize_tool_name};
 use crate::platform::PlatformTool;
@@ -111,19 +110,4 @@ impl ToolSet {
     }
 }
 
-/// The tools of the Computer `ctx` names, learned through the dispatcher with `list_tools`.
-pub async fn list_tools(
-    dispatcher: &dyn Dispatcher,
-    ctx: &ExecContext,
-) -> Result<Vec<ToolInfo>, String> {
-    let cmd = Command::new("list_tools", Some(ToolType::DataCollection), json!({}));
-    let mut results = dispatcher.execute(ctx, vec![cmd]).await;
-    let r = results
-        .pop()
-        .ok_or("the device answered list_tools with no result")?;
-    if !r.is_success() {
-        return Err(r.error.unwrap_or_else(|| "list_tools failed".to_owned()));
-    }
-    serde_json::from_value(r.result)
-        .map_err(|e| format!("list_tools answered something unreadable: {e}"))
-}
+pub use deft_tools::dispatcher::list_tools;

@@ -20,6 +20,8 @@
 //!   liveness sweep that ends the runs of a silent server; [`runtime`]: where runs execute;
 //! - [`notices`]: the notifications runs and devices send the console's readers, decided in
 //!   one place and stored, with a live feed of new ones;
+//! - [`device_mcp`]: one MCP endpoint per device for outside clients (HostAgent, then the
+//!   selected application's tools; approvals; the busy rule; a trace);
 //! - [`local`]: what a run on this machine without a server (`deft run`) takes part in: the
 //!   memory of the data folder's store.
 //!
@@ -33,6 +35,7 @@ pub mod action_tries;
 pub mod agent_runs;
 mod app;
 pub mod audit;
+pub mod device_mcp;
 pub mod event_writer;
 pub mod follow;
 pub mod libraries;

@@ -249,6 +249,97 @@ fn known_or_none(known: &[String]) -> String {
     }
 }
 
+/// The device MCP endpoint's server name.
+pub const MCP_SERVER_NAME: &str = "deft-device";
+
+/// What an MCP client is told the device endpoint is for.
+pub fn mcp_instructions(device: &str) -> String {
+    format!(
+        "The device '{device}' as deft's agent sees it. Start with get_desktop_app_info (the windows, tabs or apps), then select_application_window: the selected application's own tools (its controls and, for documents, API tools such as insert_table) are listed from then on, and the server sends notifications/tools/list_changed. Sensitive calls (run_shell, controls named Send, Delete, Pay …) need a person's approval."
+    )
+}
+
+/// A tool call that failed without a text.
+pub const MCP_TOOL_FAILED_WITHOUT_TEXT: &str = "the tool failed without saying why";
+
+/// The device of an MCP endpoint is not (or no longer) connected.
+pub fn mcp_device_gone(device: &str) -> String {
+    format!(
+        "the device '{device}' is not connected to this server; nothing was run (list the devices with GET /api/devices)"
+    )
+}
+
+/// An MCP client called a tool the device does not offer now: with no application selected,
+/// `roots` are the applications whose window brings it.
+pub fn mcp_unknown_tool(
+    tool: &str,
+    device: &str,
+    selected: Option<&str>,
+    roots: &[String],
+) -> String {
+    let bring = if roots.is_empty() {
+        String::new()
+    } else {
+        format!(" ({tool} comes with the window of {})", roots.join(", "))
+    };
+    match selected {
+        None => format!(
+            "'{tool}' is not a tool of the device '{device}' while no application window is selected: an application's tools appear once its window is selected{bring}. Call get_desktop_app_info to list the windows, then select_application_window with the window's id and name, and list the tools again."
+        ),
+        Some(app) => format!(
+            "'{tool}' is not a tool of the device '{device}' nor of the selected application '{app}'{bring}; select another window with select_application_window, or list the tools again (tools/list)."
+        ),
+    }
+}
+
+/// A sensitive call refused because the MCP client cannot ask a person.
+pub fn mcp_approval_unavailable(tool: &str, reason: &str) -> String {
+    format!(
+        "{tool} needs a person's approval ({reason}), and this MCP client cannot ask one (it does not support elicitation); nothing was run. Use a client that supports elicitation, or start the endpoint with approvals off (deft mcp device --yes) if every call may run unasked."
+    )
+}
+
+/// A sensitive call the person did not approve.
+pub fn mcp_approval_denied(tool: &str) -> String {
+    format!("{tool} was not approved; nothing was run")
+}
+
+/// A sensitive call whose approval request failed or timed out.
+pub fn mcp_approval_unanswered(tool: &str, why: &str) -> String {
+    format!("{tool} was not approved: the approval request got no answer ({why}); nothing was run")
+}
+
+/// A sensitive call whose approval answer could not be read.
+pub fn mcp_approval_unreadable(tool: &str, why: &str) -> String {
+    format!("{tool} was not approved: the approval answer is unreadable ({why}); nothing was run")
+}
+
+/// The approval form's field.
+pub const MCP_APPROVE_FIELD: &str = "Run this call on the device";
+
+/// The approval form's question.
+pub fn mcp_approval_question(
+    tool: &str,
+    device: &str,
+    reason: &str,
+    args: &serde_json::Value,
+) -> String {
+    format!(
+        "deft asks: run {tool} on the device '{device}'? It needs approval: {reason}. Arguments: {args}"
+    )
+}
+
+/// An MCP client that did not name itself.
+pub const MCP_UNNAMED_CLIENT: &str = "an MCP client";
+
+/// The goal an MCP endpoint's trace shows.
+pub fn mcp_trace_goal(device: &str, client: &str) -> String {
+    format!("Calls of {client} on the device '{device}' through its MCP endpoint")
+}
+
+/// The end of an MCP endpoint's trace.
+pub const MCP_ENDPOINT_CLOSED: &str = "The MCP endpoint closed.";
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -214,3 +214,85 @@ async fn deft_run_writes_a_report_with_a_table_in_arial_and_saves_it_as_pdf() {
         "{fonts:?}"
     );
 }
+
+/// The official Python MCP SDK drives the `local` device through `deft mcp device` in `mode`
+/// (scripts/interop/device_client.py): the HostAgent's tools, a clear error for Writer's
+/// `insert_table` before its window is selected, the selection heard as a tool-list change,
+/// a table inserted by API and typed in by GUI, saved as .docx — read back here.
+fn python_sdk_builds_a_document_through_the_device_endpoint(mode: &str) {
+    office::require_office();
+    let data = tempfile::tempdir().unwrap();
+    let docs = data.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    let _desktop = desktop::Desktop::start(data.path());
+    let out = std::process::Command::new(deft_test_support::interop_python())
+        .arg(deft_test_support::repo_root().join("scripts/interop/device_client.py"))
+        .arg(mode)
+        .arg(env!("CARGO_BIN_EXE_deft"))
+        .arg(data.path())
+        .arg(&docs)
+        .env("DEFT_NO_PHONES", "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "device_client.py {mode}\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    let report: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    let docx = Path::new(report["path"].as_str().unwrap());
+    assert_eq!(docx, docs.join("mcp-report.docx"));
+    let typed = report["typed"].as_str().unwrap();
+    // The era asked for is the era spoken.
+    let protocol = report["protocol"].as_str().unwrap();
+    assert_eq!(
+        protocol >= "2026-07-28",
+        mode == "auto",
+        "{mode}: {protocol}"
+    );
+    // The .docx, read independently: one table, the GUI's typing in its first cell.
+    let xml = office::flat_xml(docx, "fodt");
+    assert_eq!(xml.matches("<table:table ").count(), 1, "one table");
+    let table = xml.find("<table:table ").unwrap();
+    let cell = xml
+        .find(&format!(">{typed}<"))
+        .unwrap_or_else(|| panic!("no {typed:?} in the saved file"));
+    assert!(table < cell, "the text is inside the table");
+    // The session left a trace a person can open: every call, the selection among them.
+    let traces = data.path().join("traces");
+    let trace = std::fs::read_dir(&traces)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("mcp-local-")
+        })
+        .unwrap_or_else(|| panic!("no MCP trace under {}", traces.display()));
+    let lines = std::fs::read_to_string(trace.join("trace.jsonl")).unwrap();
+    for tool in [
+        "launch_app",
+        "select_application_window",
+        "insert_table",
+        "keyboard_input",
+        "save_as",
+    ] {
+        assert!(
+            lines.contains(&format!("\"tool\":\"{tool}\"")),
+            "{tool} not traced"
+        );
+    }
+    assert!(trace.join("report.html").exists());
+}
+
+#[test]
+fn python_sdk_builds_a_document_through_the_device_endpoint_2026_era() {
+    python_sdk_builds_a_document_through_the_device_endpoint("auto");
+}
+
+#[test]
+fn python_sdk_builds_a_document_through_the_device_endpoint_handshake_era() {
+    python_sdk_builds_a_document_through_the_device_endpoint("legacy");
+}

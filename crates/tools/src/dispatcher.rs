@@ -8,7 +8,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use std::time::Duration;
 
-use deft_protocol::{Command, CommandResult};
+use deft_protocol::{Command, CommandResult, ToolInfo, ToolType};
 use futures::future::BoxFuture;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -164,4 +164,25 @@ impl Dispatcher for LocalDispatcher {
             }
         })
     }
+}
+
+/// The tools of the Computer `ctx` names, learned through `dispatcher` with `list_tools` (what
+/// the agent offers its model, and what a device's MCP endpoint lists).
+pub async fn list_tools(
+    dispatcher: &dyn Dispatcher,
+    ctx: &ExecContext,
+) -> Result<Vec<ToolInfo>, String> {
+    let cmd = Command::new(
+        crate::computer::LIST_TOOLS,
+        Some(ToolType::DataCollection),
+        serde_json::json!({}),
+    );
+    let mut results = dispatcher.execute(ctx, vec![cmd]).await;
+    let r = results.pop().ok_or(texts::LIST_TOOLS_NO_RESULT)?;
+    if !r.is_success() {
+        return Err(r
+            .error
+            .unwrap_or_else(|| texts::LIST_TOOLS_FAILED.to_owned()));
+    }
+    serde_json::from_value(r.result).map_err(|e| texts::list_tools_unreadable(&e.to_string()))
 }

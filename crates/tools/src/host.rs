@@ -46,26 +46,41 @@ pub async fn serve_http(
     token: Option<String>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), HostError> {
+    let app = factory
+        .http_service(options, unguarded_config())
+        .map_err(HostError::Server)?;
+    serve_guarded(app, listener, token, shutdown).await
+}
+
+/// The streamable HTTP configuration of a service [`serve_guarded`] serves: rmcp's own Host and
+/// Origin checks off, because the guard makes them for every address kind.
+pub fn unguarded_config() -> StreamableHttpServerConfig {
+    StreamableHttpServerConfig::default()
+        .disable_allowed_hosts()
+        .disable_allowed_origins()
+}
+
+/// Serves `app` (an MCP service at `/mcp`, built with [`unguarded_config`]) on `listener`
+/// behind the guard — Host and Origin checks, no cross-site fetches, the bearer `token`
+/// (required beyond loopback) — until `shutdown` resolves.
+pub async fn serve_guarded(
+    app: axum::Router,
+    listener: TcpListener,
+    token: Option<String>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), HostError> {
     let addr = listener
         .local_addr()
         .map_err(|e| HostError::Server(e.to_string()))?;
-    let loopback = addr.ip().is_loopback();
     let token = token.filter(|t| !t.is_empty());
-    if !loopback && token.is_none() {
+    if !addr.ip().is_loopback() && token.is_none() {
         return Err(HostError::TokenRequired(addr));
     }
-    // Host and Origin are checked by the guard below for every address kind.
-    let config = StreamableHttpServerConfig::default()
-        .disable_allowed_hosts()
-        .disable_allowed_origins();
     let guard = Guard {
         token: token.map(Arc::from),
         hosts: HostPolicy::new(addr, &[]),
     };
-    let app = factory
-        .http_service(options, config)
-        .map_err(HostError::Server)?
-        .layer(axum::middleware::from_fn_with_state(guard, check_request));
+    let app = app.layer(axum::middleware::from_fn_with_state(guard, check_request));
     axum::serve(listener.tap_io(no_delay), app)
         .with_graceful_shutdown(shutdown)
         .await

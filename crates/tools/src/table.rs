@@ -350,6 +350,30 @@ impl RoutingTable {
         self.profiles.keys().map(String::as_str).collect()
     }
 
+    /// The application roots of `profile` (`default` aside) whose AppAgent servers name `tool`
+    /// in their `tools:` list, sorted: which applications' windows bring a tool the HostAgent
+    /// lacks (a document's `insert_table` comes with `soffice.bin`).
+    pub fn app_roots_offering(&self, profile: &str, tool: &str) -> Vec<String> {
+        let Some(roots) = self.profiles.get(profile).and_then(|a| a.get("AppAgent")) else {
+            return Vec::new();
+        };
+        roots
+            .iter()
+            .filter(|(root, _)| root.as_str() != DEFAULT_ROOT)
+            .filter(|(_, entry)| {
+                [ToolType::DataCollection, ToolType::Action]
+                    .into_iter()
+                    .flat_map(|t| entry.servers(t))
+                    .any(|s| {
+                        s.tools
+                            .as_ref()
+                            .is_some_and(|t| t.iter().any(|n| n == tool))
+                    })
+            })
+            .map(|(root, _)| root.clone())
+            .collect()
+    }
+
     /// Resolves profile → agent → root (unknown root → `default`).
     pub fn route(&self, profile: &str, agent: &str, root: &str) -> Result<Route<'_>, LookupError> {
         let lookup_error = |what, name: &str, known: Vec<&String>| LookupError {

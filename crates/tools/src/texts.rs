@@ -129,3 +129,14 @@ pub const HOST_FOREIGN: &str = "forbidden: this server listens on loopback and a
 
 /// 403: an `Origin` of another site.
 pub const CROSS_ORIGIN: &str = "forbidden: cross-origin requests are not allowed";
+
+/// `list_tools` brought no Result.
+pub const LIST_TOOLS_NO_RESULT: &str = "the device answered list_tools with no result";
+
+/// `list_tools` failed without saying why.
+pub const LIST_TOOLS_FAILED: &str = "list_tools failed";
+
+/// `list_tools` answered something that is not a tool list.
+pub fn list_tools_unreadable(why: &str) -> String {
+    format!("list_tools answered something unreadable: {why}")
+}

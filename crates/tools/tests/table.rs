@@ -275,3 +275,27 @@ fn builtin_table_gives_libreoffice_windows_their_api_tools_per_window() {
         .unwrap();
     assert!(host.entry.action.iter().all(|s| s.namespace != "office"));
 }
+
+#[test]
+fn app_roots_offering_names_the_windows_that_bring_a_tool() {
+    let t = RoutingTable::builtin();
+    assert_eq!(
+        t.app_roots_offering("desktop", "insert_table"),
+        ["libreoffice-writer"]
+    );
+    assert_eq!(
+        t.app_roots_offering("desktop", "save_as"),
+        [
+            "libreoffice-calc",
+            "libreoffice-impress",
+            "libreoffice-writer"
+        ]
+    );
+    // A tool every window has comes from `default`, which names no application.
+    assert!(t.app_roots_offering("desktop", "click_input").is_empty());
+    assert!(t.app_roots_offering("desktop", "no_such_tool").is_empty());
+    assert!(
+        t.app_roots_offering("no_such_profile", "insert_table")
+            .is_empty()
+    );
+}
