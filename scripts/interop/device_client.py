@@ -1,6 +1,7 @@
 """Interop check: the official Python MCP SDK (2.x) drives a whole device through `deft mcp device`.
 
 Usage: python device_client.py MODE /path/to/deft DATA_DIR DOCS_DIR
+       python device_client.py approvals MODE /path/to/deft DATA_DIR
 MODE is the SDK's connect mode: `auto` (a 2026-era client: tool-list changes on a
 `subscriptions/listen` stream) or `legacy` (the initialize handshake: changes as session
 notifications). The managed desktop of DATA_DIR must run; DOCS_DIR is the documents folder.
@@ -10,6 +11,10 @@ Writer's insert_table too early, launches Writer and selects its window, hears
 `notifications/tools/list_changed`, finds insert_table among the tools, inserts a table by API,
 clicks into its first cell and types by GUI, and saves the document as .docx. Prints one JSON
 line (the saved path, the typed text, the protocol version); exits non-zero on a mismatch.
+
+`approvals` checks run_shell, which needs a person's approval: refused with a clear text for a
+client without elicitation, asked through the SDK's elicitation callback otherwise (a server
+request, or an input-required result the SDK answers and retries), run only on a yes.
 """
 
 import asyncio
@@ -93,5 +98,39 @@ async def main(mode: str, deft: str, data: str, docs: str) -> None:
         print(json.dumps({"path": path, "typed": TYPED, "protocol": client.protocol_version}, ensure_ascii=False))
 
 
+async def approvals(mode: str, deft: str, data: str) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "DEFT_TOOLS_CONFIG")}
+    params = StdioServerParameters(command=deft, args=["--data-dir", data, "mcp", "device"], env=env)
+    shell = {"command": "uname -s"}
+    protocols = set()
+
+    async with Client(params, mode=mode) as client:
+        protocols.add(client.protocol_version)
+        r = await client.call_tool("run_shell", shell)
+        assert r.is_error, r
+        assert "cannot ask one (it does not support elicitation)" in text_of(r), text_of(r)
+
+    for answer in (False, True):
+        asked = []
+
+        async def person(context, params, answer=answer, asked=asked):
+            asked.append(params.message)
+            if answer:
+                return types.ElicitResult(action="accept", content={"approve": True})
+            return types.ElicitResult(action="decline")
+
+        async with Client(params, mode=mode, elicitation_callback=person) as client:
+            r = await client.call_tool("run_shell", shell)
+            assert len(asked) == 1 and "run_shell" in asked[0], asked
+            if answer:
+                assert not r.is_error and "Linux" in text_of(r), text_of(r)
+            else:
+                assert r.is_error and text_of(r) == "run_shell was not approved; nothing was run", text_of(r)
+    print(json.dumps({"approvals": "checked", "protocol": sorted(protocols)[0]}))
+
+
 if __name__ == "__main__":
-    asyncio.run(main(*sys.argv[1:5]))
+    if sys.argv[1] == "approvals":
+        asyncio.run(approvals(*sys.argv[2:5]))
+    else:
+        asyncio.run(main(*sys.argv[1:5]))

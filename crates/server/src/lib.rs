@@ -8,6 +8,8 @@
 //!   the caller from the adb server's list) and every connected client.
 //! - [`api`]: `GET /api/devices`, `GET /api/devices/{id}`, `POST /api/devices/{id}/exec`
 //!   (Bearer API token, see [`auth`]); `GET /health` is open.
+//! - [`mcp_devices`]: `/mcp/devices/{id}`, each device as one MCP endpoint (streamable HTTP,
+//!   the API's authentication).
 //! - [`api_client::ApiClient`]: the same routes from the caller's side (`deft devices`,
 //!   `deft exec --server`).
 //!
@@ -34,6 +36,7 @@ pub mod api;
 pub mod api_client;
 pub mod auth;
 pub mod console;
+pub mod mcp_devices;
 pub mod phones;
 pub mod registry;
 pub mod texts;
@@ -123,6 +126,8 @@ pub struct AppState {
     /// Fires when the server stops: device connections close with 1001, SSE and live streams
     /// end.
     pub(crate) stopping: CancellationToken,
+    /// Each device's MCP endpoint (`/mcp/devices/{id}`).
+    mcp: mcp_devices::McpEndpoints,
 }
 
 impl AppState {
@@ -138,6 +143,7 @@ impl AppState {
             max_body: config.max_body,
             hosts: Arc::new(HostPolicy::new(config.bind, &config.allowed_hosts)),
             stopping: CancellationToken::new(),
+            mcp: mcp_devices::McpEndpoints::default(),
         }
     }
 }
@@ -182,10 +188,9 @@ async fn require_api_auth(
                 Err(refused) => refused.into_response(),
             };
             if let Some(console) = &app.console {
-                let shown = format!("/api{within_api}");
                 console
                     .token_calls()
-                    .record(&token, method.as_str(), &shown, answer.status());
+                    .record(&token, method.as_str(), &path, answer.status());
             }
             answer
         }
@@ -233,13 +238,23 @@ pub fn router(state: AppState) -> Router {
         state.clone(),
         require_api_auth,
     ));
+    let mcp = Router::new()
+        .route(
+            "/mcp/devices/{id}",
+            axum::routing::any(mcp_devices::endpoint),
+        )
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            require_api_auth,
+        ));
     if with_console {
         api = api.merge(console::open_routes());
     }
     let mut app = Router::new()
         .route("/health", get(health))
         .route("/ws", get(ws::upgrade))
-        .nest("/api", api);
+        .nest("/api", api)
+        .merge(mcp);
     if with_console {
         app = app.fallback(console::assets::serve);
     }

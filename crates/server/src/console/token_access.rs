@@ -82,7 +82,7 @@ pub fn required(method: &Method, path: &str) -> Option<Scope> {
     let reads = matches!(*method, Method::GET | Method::HEAD);
     let write_or = |read: Scope, write: Scope| if reads { read } else { write };
     match segments.as_slice() {
-        ["devices", _, "exec"] => Some(Scope::DevicesExec),
+        ["devices", _, "exec"] | ["mcp", "devices", _] => Some(Scope::DevicesExec),
         ["devices", ..] if reads => Some(Scope::DevicesRead),
         ["agent", ..] | ["conversations", ..] | ["runs", ..] => Some(Scope::Runs),
         ["memory", "actions", _, "try"] => Some(Scope::Runs),

@@ -1,0 +1,86 @@
+//! `/mcp/devices/{id}`: every device of the server as one MCP endpoint (deft-app's
+//! `device_mcp`: the HostAgent's tools, then the selected application's, approvals, the busy
+//! rule, a trace) over streamable HTTP. It sits behind the API's authentication — the API token,
+//! a console session, or a named token with `devices:exec` — and the server's Host and Origin
+//! checks. One endpoint per device id, made at its first request and kept while the server
+//! runs: the selected window survives a client's reconnect, and a device that reconnects is
+//! served again.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::extract::{Path, Request, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use deft_app::device_mcp::{DeviceEndpoint, DeviceMcp, EndpointConfig};
+use deft_tools::Devices;
+use parking_lot::Mutex;
+use rmcp::transport::streamable_http_server::{
+    StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
+};
+use tower_service::Service;
+
+use crate::AppState;
+use crate::api::ApiError;
+
+/// One device's MCP service.
+type DeviceService = StreamableHttpService<DeviceMcp, LocalSessionManager>;
+
+/// The endpoints made so far, by device id.
+#[derive(Clone, Default)]
+pub struct McpEndpoints {
+    services: Arc<Mutex<HashMap<String, DeviceService>>>,
+}
+
+impl McpEndpoints {
+    /// The service of device `id` (made at its first request).
+    fn service(&self, app: &AppState, id: &str) -> DeviceService {
+        let mut services = self.services.lock();
+        if let Some(s) = services.get(id) {
+            return s.clone();
+        }
+        let devices: Arc<dyn Devices> = Arc::new(app.registry.clone());
+        let config = EndpointConfig {
+            trace_root: app
+                .console
+                .as_ref()
+                .map(|c| c.app().data_dir().join("traces")),
+            ..EndpointConfig::default()
+        };
+        let endpoint = DeviceEndpoint::new(devices, id, config);
+        // Host and Origin are checked by the server's own layer, for every route.
+        let mut http = StreamableHttpServerConfig::default()
+            .disable_allowed_hosts()
+            .disable_allowed_origins();
+        http.cancellation_token = app.stopping.child_token();
+        let service = StreamableHttpService::new(
+            move || Ok(endpoint.handler()),
+            LocalSessionManager::default().into(),
+            http,
+        );
+        services.insert(id.to_owned(), service.clone());
+        service
+    }
+}
+
+/// Any method on `/mcp/devices/{id}`: the device's MCP endpoint; 404 for a device the server
+/// does not know.
+pub async fn endpoint(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    request: Request,
+) -> Response {
+    if app.registry.get(&id).is_none() {
+        let known: Vec<String> = app.registry.list().into_iter().map(|d| d.id).collect();
+        return ApiError(
+            StatusCode::NOT_FOUND,
+            crate::texts::unknown_device(&id, &known),
+        )
+        .into_response();
+    }
+    let mut service = app.mcp.service(&app, &id);
+    match service.call(request).await {
+        Ok(answer) => answer.into_response(),
+        Err(never) => match never {},
+    }
+}
