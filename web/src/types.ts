@@ -138,7 +138,11 @@ steps?: Array<StepSummary>,
  * What the memory did for the run: recalled into its prompt, saved, merged or dropped
  * after it (assistant messages only).
  */
-memory?: Array<MemoryNote>, };
+memory?: Array<MemoryNote>, 
+/**
+ * The run's typed result, when it was asked for one (assistant messages).
+ */
+output?: TypedResult, };
 
 export type Conversation = { 
 /**

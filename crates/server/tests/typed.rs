@@ -45,6 +45,21 @@ async fn run_to_done(h: &ConsoleHub, body: &Value) -> (Value, Value) {
     (done.data.clone(), stored)
 }
 
+/// The last message of the conversation of the stored run `run`.
+async fn last_answer(h: &ConsoleHub, run: &Value) -> Value {
+    let conversation = run["conversation"].as_str().unwrap();
+    let got = h.get(&format!("/api/conversations/{conversation}")).await;
+    assert_eq!(got.status, 200, "{}", got.body);
+    let last = got.body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["role"], "assistant", "{}", got.body);
+    last
+}
+
 #[tokio::test]
 async fn a_chat_with_an_output_schema_ends_with_its_typed_result() {
     let model = ScriptedModel::start(vec![
@@ -63,6 +78,8 @@ async fn a_chat_with_an_output_schema_ends_with_its_typed_result() {
     assert_eq!(done["output"], valid, "{done}");
     assert_eq!(stored["output"], valid, "{stored}");
     assert_eq!(stored["answer"], r#"{"total": 42}"#);
+    // A reload shows it too: the conversation's answer carries its run's typed result.
+    assert_eq!(last_answer(&h, &stored).await["output"], valid);
     let reqs = model.requests();
     assert_eq!(
         reqs[0].body["response_format"]["json_schema"]["schema"],
@@ -85,6 +102,7 @@ async fn a_chat_with_an_output_schema_ends_with_its_typed_result() {
     let h = hub(dir.path(), &plain).await;
     let (done, stored) = run_to_done(&h, &json!({"prompt": "hi", "device": "fixture"})).await;
     assert!(done.get("output").is_none() && stored.get("output").is_none());
+    assert!(last_answer(&h, &stored).await.get("output").is_none());
 }
 
 #[tokio::test]

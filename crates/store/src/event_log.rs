@@ -107,6 +107,42 @@ pub(crate) async fn read(
         .collect()
 }
 
+/// The newest event of each of `run_ids` that has one, as `(run id, event JSON)` (a finished
+/// run's is its `done`).
+pub(crate) async fn newest(
+    pool: &AnyPool,
+    log: Log,
+    run_ids: &[String],
+) -> Result<Vec<(String, String)>> {
+    if run_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let marks: Vec<String> = (1..=run_ids.len()).map(|n| format!("${n}")).collect();
+    let sql = format!(
+        "SELECT e.run_id, e.data FROM {table} e JOIN \
+         (SELECT run_id, MAX(seq) AS seq FROM {table} WHERE run_id IN ({marks}) GROUP BY run_id) m \
+         ON e.run_id = m.run_id AND e.seq = m.seq",
+        table = log.table(),
+        marks = marks.join(", ")
+    );
+    let mut query = sqlx::query(AssertSqlSafe(sql));
+    for id in run_ids {
+        query = query.bind(id.as_str());
+    }
+    let rows = query
+        .fetch_all(pool)
+        .await
+        .map_err(db("reading the newest run events"))?;
+    rows.iter()
+        .map(|row| {
+            Ok((
+                column(row, "run_id", "reading the newest run events")?,
+                column(row, "data", "reading the newest run events")?,
+            ))
+        })
+        .collect()
+}
+
 /// `INSERT … VALUES ($1, $2, $3), ($4, $5, $6), … ON CONFLICT DO NOTHING` for `rows` events.
 fn insert_sql(log: Log, rows: usize) -> String {
     let mut sql = format!("INSERT INTO {} (run_id, seq, data) VALUES ", log.table());

@@ -112,6 +112,12 @@ impl Store {
     pub async fn events(&self, run_id: &str, after: u64) -> Result<Vec<(u64, String)>> {
         event_log::read(&self.pool, Log::Agent, run_id, after).await
     }
+
+    /// The newest event of each of these runs that has one, as `(run id, event JSON)`: a
+    /// finished run's `done` (what a conversation shows of its runs' typed results).
+    pub async fn newest_events(&self, run_ids: &[String]) -> Result<Vec<(String, String)>> {
+        event_log::newest(&self.pool, Log::Agent, run_ids).await
+    }
 }
 
 fn run_from_row(row: &AnyRow) -> Result<RunRecord> {

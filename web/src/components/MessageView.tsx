@@ -138,6 +138,7 @@ export function StoredMessage({ m, onOpenImage, onRetry }: { m: Message; onOpenI
       usage={m.usage}
       status={m.status}
       memory={m.memory}
+      output={m.output}
       live={false}
       onOpenImage={onOpenImage}
       onRetry={onRetry}

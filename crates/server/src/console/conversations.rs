@@ -51,7 +51,8 @@ pub async fn get_one(
         Some(c) => {
             let runs: Vec<String> = c.messages.iter().filter_map(|m| m.run_id.clone()).collect();
             let notes = store.run_notes(&runs).await?;
-            Ok(Json(ConversationDetailView::new(&c, &notes)).into_response())
+            let outputs = super::runs::typed_results(store, &runs).await?;
+            Ok(Json(ConversationDetailView::new(&c, &notes, &outputs)).into_response())
         }
         None => Err(ApiError(
             StatusCode::NOT_FOUND,

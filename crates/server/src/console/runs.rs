@@ -143,13 +143,28 @@ async fn typed_result(
     last: u64,
 ) -> Result<Option<TypedResult>, ApiError> {
     let newest = store.events(id, last.saturating_sub(1)).await?;
-    Ok(newest
-        .last()
-        .and_then(|(_, json)| serde_json::from_str::<AgentEvent>(json).ok())
-        .and_then(|e| match e.kind {
-            EventKind::Done { output, .. } => output,
-            _ => None,
-        }))
+    Ok(newest.last().and_then(|(_, json)| output_of(json)))
+}
+
+/// The typed results of those of `runs` that ended with one, by run id.
+pub async fn typed_results(
+    store: &deft_store::Store,
+    runs: &[String],
+) -> Result<Vec<(String, TypedResult)>, ApiError> {
+    Ok(store
+        .newest_events(runs)
+        .await?
+        .into_iter()
+        .filter_map(|(run, json)| output_of(&json).map(|o| (run, o)))
+        .collect())
+}
+
+/// The typed result a stored `done` event carries.
+fn output_of(json: &str) -> Option<TypedResult> {
+    match serde_json::from_str::<AgentEvent>(json).ok()?.kind {
+        EventKind::Done { output, .. } => output,
+        _ => None,
+    }
 }
 
 /// `POST /api/agent/stop` body.

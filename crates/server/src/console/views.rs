@@ -54,8 +54,12 @@ pub struct ConversationDetailView {
 
 impl ConversationDetailView {
     /// The conversation, each assistant message with its run's memory notes (`notes`: the
-    /// store's `(run_id, note)` pairs of its runs).
-    pub fn new(c: &Conversation, notes: &[(String, MemoryNote)]) -> Self {
+    /// store's `(run_id, note)` pairs of its runs) and typed result (`outputs`: by run id).
+    pub fn new(
+        c: &Conversation,
+        notes: &[(String, MemoryNote)],
+        outputs: &[(String, TypedResult)],
+    ) -> Self {
         let messages = c
             .messages
             .iter()
@@ -68,6 +72,12 @@ impl ConversationDetailView {
                             .filter(|(r, _)| r == run)
                             .map(|(_, n)| n.clone()),
                     );
+                }
+                if let Some(run) = &m.run_id {
+                    view.output = outputs
+                        .iter()
+                        .find(|(r, _)| r == run)
+                        .map(|(_, o)| o.clone());
                 }
                 view
             })
@@ -115,6 +125,10 @@ pub struct MessageView {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(test, ts(optional))]
     pub memory: Option<Vec<MemoryNote>>,
+    /// The run's typed result, when it was asked for one (assistant messages).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    pub output: Option<TypedResult>,
 }
 
 impl From<&Message> for MessageView {
@@ -129,6 +143,7 @@ impl From<&Message> for MessageView {
             reasoning: m.reasoning.clone(),
             steps: (m.role == "assistant").then(|| m.steps.clone()),
             memory: (m.role == "assistant").then(Vec::new),
+            output: None,
         }
     }
 }

@@ -143,6 +143,22 @@ pub async fn events_idempotent_filtered_ordered(store: &Store) {
     );
     assert!(store.events("no-such-run", 0).await.unwrap().is_empty());
 
+    // The newest event of each run asked for (numerically newest: 1501 > 999), none for a run
+    // without events.
+    let mut newest = store
+        .newest_events(&["r".into(), "other".into(), "no-such-run".into()])
+        .await
+        .unwrap();
+    newest.sort();
+    assert_eq!(
+        newest,
+        [
+            ("other".to_owned(), event("other", 2)),
+            ("r".to_owned(), event("r", N + 1))
+        ]
+    );
+    assert!(store.newest_events(&[]).await.unwrap().is_empty());
+
     let err = store
         .append_events("no-such-run", &[(1, "{}".into())])
         .await
