@@ -95,15 +95,24 @@ impl TraceWriter {
         &self.dir
     }
 
-    /// Writes `report.html` and flushes; returns the report's path.
-    pub fn finish(&self) -> PathBuf {
-        let path = self.dir.join("report.html");
-        let mut st = self.lock();
+    /// Flushes `trace.jsonl`, so a reader sees every event so far.
+    pub fn flush(&self) {
+        Self::flush_jsonl(&mut self.lock());
+    }
+
+    fn flush_jsonl(st: &mut State) {
         if let Some(w) = st.jsonl.as_mut()
             && let Err(e) = w.flush()
         {
             st.broken.get_or_insert(format!("trace.jsonl: {e}"));
         }
+    }
+
+    /// Writes `report.html` and flushes; returns the report's path.
+    pub fn finish(&self) -> PathBuf {
+        let path = self.dir.join("report.html");
+        let mut st = self.lock();
+        Self::flush_jsonl(&mut st);
         let html = render_report(&self.meta, &st.lines, &st.images, st.broken.as_deref());
         if let Err(e) = std::fs::write(&path, html) {
             tracing::warn!("cannot write {}: {e}", path.display());

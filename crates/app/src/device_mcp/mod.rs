@@ -21,7 +21,7 @@ pub mod convert;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use deft_protocol::{DoneStatus, EventKind, ToolInfo, Usage};
 use deft_tools::computer::LIST_TOOLS;
@@ -75,7 +75,7 @@ pub struct DeviceEndpoint {
 struct State {
     app: Option<AppSelection>,
     tools: Option<Arc<Listing>>,
-    record: Option<Record>,
+    record: Option<Arc<Record>>,
 }
 
 /// The tools of the HostAgent and of the selected application's AppAgent Computer.
@@ -107,10 +107,31 @@ impl Listing {
     }
 }
 
-/// The endpoint's trace: its event stream into the trace folder.
+/// How often, at most, a call rewrites the trace's report (the report renders every call so
+/// far; the folder's `trace.jsonl` has each call at once, and the endpoint's end writes the last
+/// report).
+const REPORT_EVERY: Duration = Duration::from_secs(2);
+
+/// The endpoint's record of its calls: their event stream, into the trace folder when there is
+/// one.
 struct Record {
     emitter: Emitter,
-    trace: Arc<TraceWriter>,
+    trace: Option<Arc<TraceWriter>>,
+    reported: Mutex<Option<Instant>>,
+}
+
+impl Record {
+    /// Flushes the trace's events and rewrites its report with the calls so far (a person can
+    /// open it mid-session), the report at most every [`REPORT_EVERY`].
+    fn refresh(&self) {
+        let Some(trace) = &self.trace else { return };
+        trace.flush();
+        let mut reported = self.reported.lock();
+        if reported.is_none_or(|at| at.elapsed() >= REPORT_EVERY) {
+            trace.finish();
+            *reported = Some(Instant::now());
+        }
+    }
 }
 
 /// Who hears that the tool list changed.
@@ -156,7 +177,8 @@ impl DeviceEndpoint {
     /// The trace folder, once a call made one.
     pub async fn trace_dir(&self) -> Option<PathBuf> {
         let state = self.state.lock().await;
-        state.record.as_ref().map(|r| r.trace.dir().to_owned())
+        let trace = state.record.as_ref()?.trace.as_ref()?;
+        Some(trace.dir().to_owned())
     }
 
     fn device(&self) -> Result<Device, String> {
@@ -266,25 +288,23 @@ impl DeviceEndpoint {
         convert::call_result(&called.result).into()
     }
 
-    /// The endpoint's trace, made at its first call.
-    fn record(&self, state: &mut State, context: &RequestContext<RoleServer>) -> CallRecord {
-        if state.record.is_none() {
-            state.record = self.start_record(context);
-        }
-        match &state.record {
-            Some(r) => CallRecord {
-                emitter: r.emitter.clone(),
-                trace: Some(r.trace.clone()),
-            },
-            None => CallRecord {
-                emitter: Emitter::discard(),
-                trace: None,
-            },
-        }
+    /// The endpoint's record, made at its first call.
+    fn record(&self, state: &mut State, context: &RequestContext<RoleServer>) -> Arc<Record> {
+        state
+            .record
+            .get_or_insert_with(|| Arc::new(self.start_record(context)))
+            .clone()
     }
 
-    fn start_record(&self, context: &RequestContext<RoleServer>) -> Option<Record> {
-        let root = self.config.trace_root.as_ref()?;
+    fn start_record(&self, context: &RequestContext<RoleServer>) -> Record {
+        let untraced = || Record {
+            emitter: Emitter::discard(),
+            trace: None,
+            reported: Mutex::new(None),
+        };
+        let Some(root) = self.config.trace_root.as_ref() else {
+            return untraced();
+        };
         let client = context
             .client_info()
             .map(|c| format!("{} {}", c.name, c.version))
@@ -298,12 +318,15 @@ impl DeviceEndpoint {
         match TraceWriter::create(root, &id, meta) {
             Ok(trace) => {
                 let trace = Arc::new(trace);
-                let emitter = Emitter::new(vec![trace.clone()], trace.clone());
-                Some(Record { emitter, trace })
+                Record {
+                    emitter: Emitter::new(vec![trace.clone()], trace.clone()),
+                    trace: Some(trace),
+                    reported: Mutex::new(None),
+                }
             }
             Err(e) => {
                 tracing::warn!(root = %root.display(), error = %e, "cannot create the MCP endpoint's trace folder; calls are not traced");
-                None
+                untraced()
             }
         }
     }
@@ -366,27 +389,12 @@ impl DeviceEndpoint {
 impl Drop for DeviceEndpoint {
     fn drop(&mut self) {
         if let Some(record) = self.state.get_mut().record.take() {
+            // `done` writes the trace's last report.
             record.emitter.emit(EventKind::done(
                 texts::MCP_ENDPOINT_CLOSED,
                 Usage::default(),
                 DoneStatus::Completed,
             ));
-        }
-    }
-}
-
-/// A call's view of the endpoint's trace: where its events go, and the folder whose report
-/// it refreshes (a person can open it mid-session).
-struct CallRecord {
-    emitter: Emitter,
-    trace: Option<Arc<TraceWriter>>,
-}
-
-impl CallRecord {
-    /// Rewrites the trace's report with the calls so far.
-    fn refresh(&self) {
-        if let Some(t) = &self.trace {
-            t.finish();
         }
     }
 }
