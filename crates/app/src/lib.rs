@@ -20,6 +20,9 @@
 //!   liveness sweep that ends the runs of a silent server; [`runtime`]: where runs execute;
 //! - [`notices`]: the notifications runs and devices send the console's readers, decided in
 //!   one place and stored, with a live feed of new ones;
+//! - [`webhooks`]: the events POSTed to the URLs people register — queued in the store as a
+//!   run, a task run, an audit or a device produces them, signed, sent and retried by a
+//!   background worker, never slowing what caused them;
 //! - [`local`]: what a run on this machine without a server (`deft run`) takes part in: the
 //!   memory of the data folder's store.
 //!
@@ -49,5 +52,6 @@ pub mod task_language;
 pub mod task_runs;
 pub mod texts;
 pub mod title;
+pub mod webhooks;
 
 pub use app::{App, AppConfig, now_ms};

@@ -87,6 +87,20 @@ pub struct Args {
     /// libraries' routes and the daily audit stay).
     #[arg(long)]
     no_memory: bool,
+    /// Let webhooks reach loopback, private (RFC 1918), link-local and other addresses of this
+    /// machine and its networks (refused by default, so a webhook cannot probe them).
+    #[arg(long, env = "DEFT_WEBHOOKS_ALLOW_PRIVATE", value_parser = clap::builder::BoolishValueParser::new())]
+    webhooks_allow_private: bool,
+    /// The waits before a failed webhook delivery is tried again, in seconds, comma-separated
+    /// (each wait varies by ±20 %); a delivery gets one attempt more than there are waits.
+    #[arg(
+        long,
+        env = "DEFT_WEBHOOK_RETRY_DELAYS",
+        value_name = "SECS,…",
+        value_delimiter = ',',
+        default_value = "10,60,300,1800,7200"
+    )]
+    webhook_retry_delays: Vec<f64>,
 }
 
 /// Serves until Ctrl-C.
@@ -96,6 +110,13 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
     }
     if args.max_body == 0 {
         anyhow::bail!("--max-body must be a positive number of bytes");
+    }
+    if let Some(bad) = args
+        .webhook_retry_delays
+        .iter()
+        .find(|s| !(s.is_finite() && **s >= 0.0 && **s <= 86_400.0 * 7.0))
+    {
+        anyhow::bail!("--webhook-retry-delays: {bad} is not a number of seconds from 0 to 604800");
     }
     // Before anything starts: a stop request from now on shuts down cleanly once serving.
     let stop_signals =
@@ -135,6 +156,12 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
     if args.no_memory {
         console_config.memory = None;
     }
+    console_config.webhooks.allow_private = args.webhooks_allow_private;
+    console_config.webhooks.retry_delays = args
+        .webhook_retry_delays
+        .iter()
+        .map(|s| Duration::from_secs_f64(*s))
+        .collect();
     let console = Console::start(console_config)
         .await
         .context("cannot start the console")?;
