@@ -366,7 +366,10 @@ pub fn notice_webhook_failing(name: &str) -> String {
 
 /// The body of that notification: which event, after how many attempts, and the last error.
 pub fn notice_webhook_failed_delivery(event: &str, attempts: u32, error: &str) -> String {
-    format!("A {event} delivery failed after {attempts} attempts: {error}")
+    format!(
+        "A {event} delivery failed after {attempts} attempts: {error}. Settings → Webhooks has \
+         its log."
+    )
 }
 
 #[cfg(test)]

@@ -760,3 +760,101 @@ async fn bad_input_is_refused_field_by_field() {
     assert_eq!(h.delete(&format!("/api/webhooks/{id}")).await.status, 404);
     h.shutdown().await;
 }
+
+/// The code block of `language` in the README's "Webhooks" section.
+fn readme_snippet(language: &str) -> String {
+    let readme = std::fs::read_to_string(deft_test_support::repo_root().join("README.md")).unwrap();
+    let section = readme
+        .split("### Webhooks")
+        .nth(1)
+        .expect("the README has a Webhooks section");
+    let section = section.split("\n## ").next().unwrap();
+    let fence = format!("```{language}\n");
+    let start = section
+        .find(&fence)
+        .unwrap_or_else(|| panic!("no {language} block"))
+        + fence.len();
+    let end = start + section[start..].find("```").unwrap();
+    section[start..end].to_owned()
+}
+
+/// Runs the README's `verify` in `language` on a delivery: whether it says valid.
+fn readme_says_valid(language: &str, secret: &str, header: &str, body: &[u8]) -> bool {
+    let dir = tempfile::tempdir().unwrap();
+    let body_file = dir.path().join("body");
+    std::fs::write(&body_file, body).unwrap();
+    let (program, file, harness) = match language {
+        "python" => (
+            std::env::var("DEFT_TEST_PYTHON").unwrap_or_else(|_| "python3".to_owned()),
+            "verify.py",
+            "\nimport sys\nsecret, header, path = sys.argv[1:4]\n\
+             print('valid' if verify(secret, header, open(path, 'rb').read()) else 'invalid')\n",
+        ),
+        _ => (
+            "node".to_owned(),
+            "verify.js",
+            "\nconst [secret, header, path] = process.argv.slice(2);\n\
+             console.log(verify(secret, header, require('node:fs').readFileSync(path)) ? 'valid' : 'invalid');\n",
+        ),
+    };
+    let script = dir.path().join(file);
+    std::fs::write(&script, readme_snippet(language) + harness).unwrap();
+    let out = std::process::Command::new(&program)
+        .arg(&script)
+        .args([secret, header])
+        .arg(&body_file)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {program}: {e}"));
+    let said = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    assert!(
+        out.status.success() && (said == "valid" || said == "invalid"),
+        "{language}: {said} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    said == "valid"
+}
+
+#[tokio::test]
+async fn the_readmes_verification_code_accepts_a_real_delivery_and_nothing_else() {
+    let receiver = Receiver::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let h = hub(dir.path(), true, 0).await;
+    let (id, secret) = create_hook(&h, "ci", &receiver.url, &["run.ended"]).await;
+    h.post(&format!("/api/webhooks/{id}/test"), &json!({}))
+        .await;
+    let got = receiver.wait_for(1).await;
+    let (header, body) = (got[0].header("deft-signature"), got[0].body.clone());
+    let mut tampered = body.clone();
+    tampered.extend_from_slice(b" ");
+    let old = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        - 600;
+    let mut signed_old = format!("{old}.").into_bytes();
+    signed_old.extend_from_slice(&body);
+    let replayed = format!("t={old},v1={}", hmac_sha256(secret.as_bytes(), &signed_old));
+    for language in ["python", "js"] {
+        assert!(
+            readme_says_valid(language, &secret, &header, &body),
+            "{language}: the real one"
+        );
+        assert!(
+            !readme_says_valid(language, &secret, &header, &tampered),
+            "{language}: tampered"
+        );
+        assert!(
+            !readme_says_valid(language, "whsec_other", &header, &body),
+            "{language}: another secret"
+        );
+        assert!(
+            !readme_says_valid(language, &secret, &replayed, &body),
+            "{language}: too old"
+        );
+        assert!(
+            !readme_says_valid(language, &secret, "garbage", &body),
+            "{language}: malformed"
+        );
+    }
+    h.shutdown().await;
+}

@@ -1,5 +1,6 @@
 // The agent settings: API base, model, API key (write-only: only its masked form comes back),
-// default device and max steps; then the secrets tasks type and how long runs are kept.
+// default device and max steps; then the secrets tasks type, how long runs are kept, the API
+// tokens and the webhooks.
 import { useState } from "preact/hooks";
 import { api } from "../api";
 import { useSubmit } from "../hooks/useSubmit";
@@ -9,6 +10,7 @@ import { deviceName } from "./DevicePicker";
 import { RetentionSection } from "./RetentionSection";
 import { SecretsSection } from "./SecretsSection";
 import { TokensSection } from "./TokensSection";
+import { WebhooksSection } from "./WebhooksSection";
 
 /** Props of the dialog. */
 export interface SettingsDialogProps {
@@ -124,6 +126,7 @@ export function SettingsDialog({ settings, devices, onSaved, onClose }: Settings
       <SecretsSection />
       <RetentionSection />
       <TokensSection />
+      <WebhooksSection />
     </Modal>
   );
 }

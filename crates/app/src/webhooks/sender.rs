@@ -133,10 +133,8 @@ async fn attempt(app: &App, client: &Client, delivery: WebhookDelivery) {
         duration_ms: millis(started.elapsed()),
         now_ms: SystemClock.now_ms(),
     };
-    if let Err(e) = store.record_webhook_attempt(&delivery.id, &record).await {
-        tracing::error!(delivery = %delivery.id, error = %e, "webhooks: cannot record an attempt");
-        return;
-    }
+    // The webhook's mark first, then the delivery's state: whoever sees the delivery settled
+    // sees its webhook's mark as it follows from it.
     match state {
         DeliveryState::Succeeded if hook.failing => {
             if let Err(e) = store.set_webhook_failing(&hook.id, false).await {
@@ -144,10 +142,13 @@ async fn attempt(app: &App, client: &Client, delivery: WebhookDelivery) {
             }
         }
         DeliveryState::Failed if hook.enabled => {
-            let error = sent.error.unwrap_or_default();
-            mark_failing(app, &hook, &delivery.event_kind, attempts, &error).await;
+            let error = sent.error.as_deref().unwrap_or_default();
+            mark_failing(app, &hook, &delivery.event_kind, attempts, error).await;
         }
         _ => {}
+    }
+    if let Err(e) = store.record_webhook_attempt(&delivery.id, &record).await {
+        tracing::error!(delivery = %delivery.id, error = %e, "webhooks: cannot record an attempt");
     }
 }
 
@@ -166,7 +167,7 @@ async fn mark_failing(app: &App, hook: &Webhook, event: &str, attempts: u32, err
             level: NotificationLevel::Error,
             title: texts::notice_webhook_failing(&hook.name),
             body: texts::notice_webhook_failed_delivery(event, attempts, error),
-            link: "/settings/webhooks".to_owned(),
+            link: "/".to_owned(),
             task_id: None,
             run_id: None,
             conversation_id: None,
