@@ -665,6 +665,14 @@ async fn bad_input_is_refused_field_by_field() {
         "nothing saved"
     );
 
+    h.shutdown().await;
+}
+
+#[tokio::test]
+async fn changes_ids_and_pages_are_checked_and_named_tokens_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = hub(dir.path(), false, 0).await;
+    let url = "https://hooks.example.com/deft";
     let (id, _) = create_hook(&h, "ci", url, &["device.offline", "run.ended", "run.ended"]).await;
     let hook = h.get(&format!("/api/webhooks/{id}")).await.body;
     assert_eq!(

@@ -84,9 +84,9 @@ fn embedded_v4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
     );
     if let Some(v4) = ip.to_ipv4_mapped() {
         Some(v4)
-    } else if s[..6] == [0; 6] && !ip.is_loopback() && !ip.is_unspecified() {
-        Some(tail)
-    } else if s[0] == 0x64 && s[1] == 0xff9b && s[2..6] == [0; 4] {
+    } else if (s[..6] == [0; 6] && !ip.is_loopback() && !ip.is_unspecified())
+        || (s[0] == 0x64 && s[1] == 0xff9b && s[2..6] == [0; 4])
+    {
         Some(tail)
     } else if s[0] == 0x2002 {
         Some(Ipv4Addr::new(
