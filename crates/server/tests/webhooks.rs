@@ -1,11 +1,12 @@
 //! Webhooks through the console API of a real server on loopback (SQLite file, the fixture
 //! device, the scripted model over HTTP) delivering to a real receiver on loopback, which
-//! checks each signature with its own HMAC-SHA256: a ping, a task run's end and an agent run's
-//! end arrive signed; a 500 is retried under the same delivery id; a receiver that always
+//! checks each signature with its own HMAC-SHA256: a ping, a task run's end, an agent run's
+//! end, an audit's suggestions and a device going offline arrive signed; a 500 is retried under the same delivery id; a receiver that always
 //! fails, or a host that does not resolve, ends failed and marks the webhook failing (and
 //! tells the console) while the run that caused it succeeds; private addresses are refused at
 //! save and at delivery; a pending delivery resumes after a restart; the secret is shown once;
-//! bad input is refused field by field.
+//! bad input is refused field by field; the README's verification code in Python and Node.js
+//! accepts a real delivery and nothing else.
 
 #![allow(clippy::unwrap_used)] // test helpers below: a failed set-up is a failed test
 
@@ -864,5 +865,92 @@ async fn the_readmes_verification_code_accepts_a_real_delivery_and_nothing_else(
             "{language}: malformed"
         );
     }
+    h.shutdown().await;
+}
+
+/// An audit answer suggesting the deletion of the experiences titled `delete`.
+fn audit_answer(delete: &'static [&'static str]) -> deft_test_support::model::Turn {
+    Box::new(move |req: &deft_test_support::model::Recorded| {
+        let text = req.messages()[1]["content"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        let reviews: Vec<Value> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix('['))
+            .filter_map(|l| l.split_once("] "))
+            .map(|(n, title)| {
+                let verdict = if delete.contains(&title) { "delete" } else { "keep" };
+                json!({"n": n.parse::<u64>().unwrap(), "verdict": verdict, "score": 30, "reason": verdict})
+            })
+            .collect();
+        Reply::text(&json!({"reviews": reviews}).to_string())
+    })
+}
+
+#[tokio::test]
+async fn an_audits_suggestions_and_a_device_going_offline_are_delivered() {
+    let model = ScriptedModel::start(vec![audit_answer(&["vague"])]).await;
+    let receiver = Receiver::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let base = model.base_url();
+    let h = ConsoleHub::start_with(
+        dir.path(),
+        None,
+        vec![fixture_device::fixture_device()],
+        |c| {
+            quick(c, true, 0);
+            c.defaults = ModelDefaults {
+                api_base: Some(base),
+                model: Some("scripted".into()),
+                api_key: None,
+            };
+        },
+    )
+    .await;
+    let (_, secret) = create_hook(
+        &h,
+        "ops",
+        &receiver.url,
+        &["audit.suggestion", "device.offline"],
+    )
+    .await;
+
+    for title in ["useful", "vague"] {
+        let e = h
+            .post(
+                "/api/memory/experiences",
+                &json!({"task": format!("task {title}"), "title": title, "recipe": "r"}),
+            )
+            .await;
+        assert_eq!(e.status, 201, "{}", e.body);
+    }
+    let audit = h.post("/api/memory/audit", &json!({})).await;
+    assert_eq!(audit.status, 202, "{}", audit.body);
+    let got = receiver.wait_for(1).await;
+    assert_signed(&got[0], &secret);
+    assert_eq!(got[0].header("deft-event"), "audit.suggestion");
+    let data = &got[0].json()["data"];
+    assert_eq!(
+        (data["reviewed"].clone(), data["suggested"].clone()),
+        (json!(2), json!(1))
+    );
+    assert_eq!(data["link"], "/memory");
+
+    // a remote device links, then leaves
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut req = format!("ws://{}/ws", h.addr).into_client_request().unwrap();
+    req.headers_mut().insert(
+        "authorization",
+        format!("Bearer {}", common::DEVICE_TOKEN).parse().unwrap(),
+    );
+    let mut ws = tokio_tungstenite::connect_async(req).await.unwrap().0;
+    common::send(&mut ws, &common::register("phone-1")).await;
+    let _ack = common::recv(&mut ws).await;
+    ws.close(None).await.unwrap();
+    let got = receiver.wait_for(2).await;
+    assert_signed(&got[1], &secret);
+    assert_eq!(got[1].header("deft-event"), "device.offline");
+    assert_eq!(got[1].json()["data"]["device"], "phone-1");
     h.shutdown().await;
 }
