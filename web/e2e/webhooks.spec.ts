@@ -3,7 +3,7 @@
 // arriving signed with that secret and listed in its delivery log (payload, answer), a receiver
 // that answers 500 retried until the delivery fails and the webhook shows failing, a name that
 // looks like markup shown as text, and deleting after a confirmation; at both widths.
-import { expect, test } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import { createHmac } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -32,6 +32,17 @@ async function receiver(): Promise<{ url: string; got: Delivery[]; answer: (stat
   return { url: `http://127.0.0.1:${port}/hook`, got, answer: (s) => (status = s), server };
 }
 
+/** Opens the settings dialog once its settings have loaded (it starts again when they arrive,
+ * which would clear what was typed before): the webhooks section. */
+async function openWebhooks(page: Page) {
+  await page.getByTestId("open-settings").click();
+  const settings = page.getByTestId("settings");
+  await expect(settings.getByRole("button", { name: "Save", exact: true })).toBeEnabled();
+  const section = settings.getByTestId("webhooks");
+  await expect(section).toBeVisible();
+  return section;
+}
+
 /** Whether `d` is signed with `secret` (README "Webhooks"). */
 function signed(d: Delivery, secret: string): boolean {
   const header = String(d.headers["deft-signature"] ?? "");
@@ -46,9 +57,7 @@ test("a webhook is made, shows its secret once, sends a signed test, logs it and
     page.on("dialog", (d) => void d.accept());
     await login(page);
     const name = unique("ci").replace(/\s+/g, "-");
-    await page.getByTestId("open-settings").click();
-    const section = page.getByTestId("settings").getByTestId("webhooks");
-    await expect(section).toBeVisible();
+    const section = await openWebhooks(page);
 
     await section.getByLabel("Name").fill(name);
     await section.getByLabel("URL").fill(hook.url);
@@ -110,8 +119,7 @@ test("a webhook is made, shows its secret once, sends a signed test, logs it and
 test("a webhook's name and a refused URL are shown as text", async ({ page }) => {
   page.on("dialog", (d) => void d.accept());
   await login(page);
-  await page.getByTestId("open-settings").click();
-  const section = page.getByTestId("settings").getByTestId("webhooks");
+  const section = await openWebhooks(page);
   const marked = `<img src=x onerror="window.__pwned=1">${Date.now().toString(36)}`;
   await section.getByLabel("Name").fill(marked);
   await section.getByLabel("URL").fill("ftp://example.com/hook");
