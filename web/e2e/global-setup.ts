@@ -109,6 +109,9 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
         AGENT_API_KEY: "test-key",
         // The phones of the private adb server (never this machine's own).
         ANDROID_ADB_SERVER_PORT: phones.match[1],
+        // webhooks.spec's receiver listens on loopback; its retries come at once
+        DEFT_WEBHOOKS_ALLOW_PRIVATE: "1",
+        DEFT_WEBHOOK_RETRY_DELAYS: "0.2,0.2",
       },
       /deft serve listening on (http:\/\/[^\s)]+)/,
       60_000,

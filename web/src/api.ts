@@ -21,6 +21,8 @@ import type {
   Secret,
   SecretList,
   ApiTokenView,
+  Webhook,
+  WebhookDelivery,
   Settings,
   Task,
   TaskDetail,
@@ -165,6 +167,30 @@ export const api = {
   setSecret: (name: string, value: string) => request<Secret>("PUT", `/api/secrets/${enc(name)}`, { value }),
   /** Deletes a secret; 409 naming the tasks while any uses it. */
   deleteSecret: (name: string) => request<void>("DELETE", `/api/secrets/${enc(name)}`),
+
+  /** The webhooks (never a secret) and the events one can choose. */
+  webhooks: () => request<{ items: Webhook[]; events: string[] }>("GET", "/api/webhooks"),
+  /** Makes a webhook: it and its signing secret, shown this once. */
+  createWebhook: (name: string, url: string, events: string[]) =>
+    request<{ webhook: Webhook; secret: string }>("POST", "/api/webhooks", { name, url, events }),
+  /** Changes a webhook (each field given). */
+  updateWebhook: (id: string, change: { name?: string; url?: string; events?: string[]; enabled?: boolean }) =>
+    request<{ webhook: Webhook }>("PATCH", `/api/webhooks/${enc(id)}`, change),
+  /** Deletes a webhook and its delivery log. */
+  deleteWebhook: (id: string) => request<void>("DELETE", `/api/webhooks/${enc(id)}`),
+  /** A new signing secret, shown this once. */
+  rotateWebhook: (id: string) => request<{ webhook: Webhook; secret: string }>("POST", `/api/webhooks/${enc(id)}/rotate`),
+  /** Queues a `ping`. */
+  testWebhook: (id: string) => request<{ delivery: WebhookDelivery }>("POST", `/api/webhooks/${enc(id)}/test`),
+  /** A page of a webhook's deliveries, newest first. */
+  webhookDeliveries: (id: string, before?: string) =>
+    request<{ items: WebhookDelivery[]; next: string | null }>(
+      "GET",
+      `/api/webhooks/${enc(id)}/deliveries${before ? `?before=${enc(before)}` : ""}`,
+    ),
+  /** Sends a delivery's event again as a new delivery. */
+  redeliverWebhook: (id: string, delivery: string) =>
+    request<{ delivery: WebhookDelivery }>("POST", `/api/webhooks/${enc(id)}/deliveries/${enc(delivery)}/redeliver`),
 
   conversations: () => request<Conversation[]>("GET", "/api/conversations"),
   conversation: (id: string) =>

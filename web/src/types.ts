@@ -491,6 +491,102 @@ path: string,
  */
 status: number, };
 
+export type Webhook = { 
+/**
+ * v4 UUID.
+ */
+id: string, 
+/**
+ * Unique name.
+ */
+name: string, 
+/**
+ * Where deliveries are POSTed.
+ */
+url: string, 
+/**
+ * The event kinds it receives.
+ */
+events: Array<string>, 
+/**
+ * Whether events are delivered to it.
+ */
+enabled: boolean, 
+/**
+ * `active`, `disabled` or `failing` (its last finished delivery failed every attempt).
+ */
+state: string, 
+/**
+ * When it was made (ISO-8601 UTC).
+ */
+created_at: string, 
+/**
+ * When it was last changed.
+ */
+updated_at: string, 
+/**
+ * Its newest delivery, if any.
+ */
+last_delivery: WebhookDelivery | null, };
+
+export type WebhookDelivery = { 
+/**
+ * v4 UUID: the `Deft-Delivery` header, the same on every attempt.
+ */
+id: string, 
+/**
+ * The event kind.
+ */
+event: string, 
+/**
+ * The event's id (the payload's `id`; a redelivery repeats it).
+ */
+event_id: string, 
+/**
+ * `pending`, `succeeded` or `failed`.
+ */
+state: string, 
+/**
+ * Attempts so far.
+ */
+attempts: number, 
+/**
+ * The most attempts it gets.
+ */
+max_attempts: number, 
+/**
+ * When a pending delivery is tried next.
+ */
+next_attempt_at: string | null, 
+/**
+ * The last answer's HTTP status.
+ */
+response_code: number | null, 
+/**
+ * Why the last attempt failed.
+ */
+error: string | null, 
+/**
+ * The start of the last answer's body.
+ */
+response_excerpt: string | null, 
+/**
+ * How long the last attempt took, ms.
+ */
+duration_ms: number | null, 
+/**
+ * The JSON body POSTed.
+ */
+payload: unknown, 
+/**
+ * When it was queued.
+ */
+created_at: string, 
+/**
+ * When it last changed.
+ */
+updated_at: string, };
+
 export type Notification = { 
 /**
  * Notification id.

@@ -17,6 +17,7 @@ use crate::scheduler::Clock;
 use crate::secrets::SecretSource;
 use crate::settings::{RunSettings, SettingsError, SettingsSource};
 use crate::task_runs::TaskRuns;
+use crate::webhooks::{Sealer, WebhookConfig, Webhooks};
 
 /// What an [`App`] is built from.
 pub struct AppConfig {
@@ -37,6 +38,10 @@ pub struct AppConfig {
     pub settings: Arc<dyn SettingsSource>,
     /// Where task runs' secret values come from.
     pub secrets: Arc<dyn SecretSource>,
+    /// How webhooks are delivered.
+    pub webhooks: WebhookConfig,
+    /// Seals the webhooks' signing secrets.
+    pub sealer: Arc<dyn Sealer>,
 }
 
 /// The application: every run's life, behind one cheap-to-clone handle.
@@ -57,15 +62,18 @@ struct Inner {
     agent_runs: AgentRuns,
     memory: Arc<RunMemory>,
     notifier: Notifier,
+    webhooks: Webhooks,
 }
 
 impl App {
     /// An application over `config`'s store and data folder, with no run in progress.
     pub fn new(config: AppConfig) -> App {
+        let webhooks = Webhooks::new(&config.store, config.sealer, config.webhooks);
         App {
             inner: Arc::new(Inner {
                 memory: Arc::new(RunMemory::new(&config.store, config.memory)),
-                notifier: Notifier::new(&config.store),
+                notifier: Notifier::new(&config.store, webhooks.clone()),
+                webhooks,
                 store: config.store,
                 data_dir: config.data_dir,
                 server_id: config.server_id,
@@ -127,6 +135,11 @@ impl App {
     /// Where notifications go (and the live feed of new ones).
     pub fn notifier(&self) -> &Notifier {
         &self.inner.notifier
+    }
+
+    /// The webhooks: their settings, what the front ends do to them, the events queued.
+    pub fn webhooks(&self) -> &Webhooks {
+        &self.inner.webhooks
     }
 
     /// The folder of a chat or designer run's step images.

@@ -22,6 +22,9 @@
 //!   one place and stored, with a live feed of new ones;
 //! - [`device_mcp`]: one MCP endpoint per device for outside clients (HostAgent, then the
 //!   selected application's tools; approvals; the busy rule; a trace);
+//! - [`webhooks`]: the events POSTed to the URLs people register — queued in the store as a
+//!   run, a task run, an audit or a device produces them, signed, sent and retried by a
+//!   background worker, never slowing what caused them;
 //! - [`local`]: what a run on this machine without a server (`deft run`) takes part in: the
 //!   memory of the data folder's store.
 //!
@@ -52,5 +55,6 @@ pub mod task_language;
 pub mod task_runs;
 pub mod texts;
 pub mod title;
+pub mod webhooks;
 
 pub use app::{App, AppConfig, now_ms};

@@ -10,6 +10,8 @@ use deft_store::{
 use tokio::sync::broadcast;
 
 use crate::texts;
+use crate::webhooks::{Webhooks, events};
+use deft_protocol::webhook::WebhookEvent;
 
 /// How many new notifications a slow live-feed listener may lag behind (it reloads the list
 /// when it lagged more).
@@ -19,6 +21,7 @@ const FEED: usize = 64;
 pub struct Notifier {
     store: Store,
     feed: broadcast::Sender<Notification>,
+    webhooks: Webhooks,
 }
 
 /// A task run that ended: what the notifier needs of it.
@@ -54,11 +57,12 @@ pub struct Asking<'a> {
 }
 
 impl Notifier {
-    /// A notifier storing into `store`.
-    pub fn new(store: &Store) -> Notifier {
+    /// A notifier storing into `store`, queueing the events webhooks receive in `webhooks`.
+    pub fn new(store: &Store, webhooks: Webhooks) -> Notifier {
         Notifier {
             store: store.clone(),
             feed: broadcast::channel(FEED).0,
+            webhooks,
         }
     }
 
@@ -84,7 +88,19 @@ impl Notifier {
 
     /// A task run ended: a failure, time-out or interruption when its task reports failures, a
     /// success when it reports successes; nothing for a stopped or skipped run or a draft's.
+    /// Webhooks receive `task_run.ended` for every run but a draft's, whatever the settings.
     pub async fn run_ended(&self, end: &RunEnd<'_>) -> Option<Notification> {
+        if end.task_id != DRAFT_TASK_ID {
+            let data = events::task_run_ended(
+                end.run_id,
+                end.task_id,
+                end.task_name,
+                end.device,
+                end.status,
+                end.message,
+            );
+            self.webhooks.emit(WebhookEvent::TaskRunEnded, data).await;
+        }
         let (kind, level) = match end.status {
             TaskRunStatus::Failed => (NotificationKind::TaskRunFailed, NotificationLevel::Error),
             TaskRunStatus::TimedOut => {
@@ -135,8 +151,11 @@ impl Notifier {
     /// A remote device's link ended (it disconnected or fell silent) or a phone is no longer
     /// ready, while the server runs on: a warning saying why. Not sent when the server itself is
     /// stopping, nor while an earlier one about the device is still unread by everyone (a
-    /// device that comes and goes does not repeat the news).
+    /// device that comes and goes does not repeat the news). Webhooks receive
+    /// `device.offline` each time.
     pub async fn device_offline(&self, device: &str, why: &str) -> Option<Notification> {
+        let data = events::device_offline(device, why);
+        self.webhooks.emit(WebhookEvent::DeviceOffline, data).await;
         let kind = NotificationKind::DeviceOffline;
         match self.store.unread_notification_about(kind, device).await {
             Ok(true) => return None,
@@ -197,11 +216,16 @@ impl Notifier {
 
     /// An experience audit pass ended: when it suggested deletions (each waits for a person's
     /// decision), one notification for the pass — however many it suggested — linking to the
-    /// memory page where they are decided. Nothing for a pass that suggested none.
+    /// memory page where they are decided (and `audit.suggestion` to webhooks). Nothing for a
+    /// pass that suggested none.
     pub async fn audit_ended(&self, pass: &AuditRun) -> Option<Notification> {
         if pass.suggested == 0 {
             return None;
         }
+        let data = events::audit_suggestion(pass);
+        self.webhooks
+            .emit(WebhookEvent::AuditSuggestion, data)
+            .await;
         self.publish(NewNotification {
             kind: NotificationKind::AuditSuggestion,
             level: NotificationLevel::Info,

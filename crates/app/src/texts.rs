@@ -340,6 +340,129 @@ pub fn mcp_trace_goal(device: &str, client: &str) -> String {
 /// The end of an MCP endpoint's trace.
 pub const MCP_ENDPOINT_CLOSED: &str = "The MCP endpoint closed.";
 
+/// A webhook URL left empty.
+pub const WEBHOOK_URL_EMPTY: &str = "a webhook needs a URL (https://…)";
+
+/// A webhook URL longer than `max` characters.
+pub fn webhook_url_too_long(max: usize) -> String {
+    format!("the URL is longer than {max} characters")
+}
+
+/// A webhook URL that does not parse (`why`: the parser's reason).
+pub fn webhook_url_unparsable(why: &str) -> String {
+    format!("not a URL ({why}); write it in full, as https://example.com/hooks/deft")
+}
+
+/// A webhook URL of another scheme than http(s).
+pub fn webhook_url_scheme(scheme: &str) -> String {
+    format!("the URL's scheme is {scheme}: only http and https can be delivered to")
+}
+
+/// A webhook URL without a host.
+pub const WEBHOOK_URL_NO_HOST: &str = "the URL has no host";
+
+/// A webhook URL with a user name or password in it.
+pub const WEBHOOK_URL_CREDENTIALS: &str = "the URL holds a user name or password, which the \
+     webhook list would show; take them out and check the Deft-Signature header instead";
+
+/// A webhook host that is (`host`) a refused address, `why` naming its range.
+pub fn webhook_host_refused(host: &str, why: &str) -> String {
+    format!(
+        "{host} is a {why} address, which webhooks may not reach (start deft serve with \
+         --webhooks-allow-private to allow addresses of this machine and its networks)"
+    )
+}
+
+/// A webhook host whose name resolves to the refused address `ip`.
+pub fn webhook_resolves_refused(host: &str, ip: &str, why: &str) -> String {
+    format!(
+        "{host} resolves to {ip}, a {why} address, which webhooks may not reach (start deft \
+         serve with --webhooks-allow-private to allow addresses of this machine and its networks)"
+    )
+}
+
+/// A webhook host that resolved to no address at all.
+pub fn webhook_no_address(host: &str) -> String {
+    format!("{host} resolves to no address")
+}
+
+/// A webhook name left empty.
+pub const WEBHOOK_NAME_EMPTY: &str = "a webhook needs a name";
+
+/// A webhook name longer than `max` characters.
+pub fn webhook_name_too_long(max: usize) -> String {
+    format!("the name is longer than {max} characters")
+}
+
+/// A webhook name with a control character (a line break, a tab).
+pub const WEBHOOK_NAME_CONTROL: &str =
+    "the name may not hold line breaks or other control characters";
+
+/// A webhook without an event kind.
+pub fn webhook_events_empty(known: &str) -> String {
+    format!("choose at least one event: {known}")
+}
+
+/// A webhook event kind deft does not send.
+pub fn webhook_event_unknown(name: &str, known: &str) -> String {
+    format!("{name:?} is no event deft sends; the events are {known}")
+}
+
+/// No webhook has this id or name.
+pub fn webhook_unknown(key: &str) -> String {
+    format!("no webhook {key:?}")
+}
+
+/// A webhook name taken by another.
+pub fn webhook_exists(name: &str) -> String {
+    format!("a webhook named {name:?} exists; choose another name")
+}
+
+/// A test or redelivery asked of a disabled webhook.
+pub fn webhook_disabled(name: &str) -> String {
+    format!("the webhook {name:?} is disabled; enable it to send to it")
+}
+
+/// No delivery of this webhook has this id.
+pub fn webhook_delivery_unknown(id: &str) -> String {
+    format!("no delivery {id} of this webhook")
+}
+
+/// A delivery's attempt answered by a status outside 2xx.
+pub fn webhook_http_status(code: u16) -> String {
+    format!("the receiver answered HTTP {code} (only 2xx counts as delivered)")
+}
+
+/// A delivery held back because its webhook was disabled meanwhile.
+pub const WEBHOOK_DELIVERY_DISABLED: &str =
+    "not sent: the webhook was disabled before this delivery was due";
+
+/// A webhook secret that the data folder's key no longer opens.
+pub const WEBHOOK_SECRET_UNOPENABLE: &str = "the webhook's signing secret cannot be opened with \
+     this data folder's key (was the key file replaced?); rotate the secret";
+
+/// A delivery's attempt that timed out after `secs` seconds.
+pub fn webhook_timed_out(secs: u64) -> String {
+    format!("no answer within {secs} s")
+}
+
+/// The text of a ping delivery's data.
+pub const WEBHOOK_PING: &str =
+    "A test delivery from deft: if you can read this, the webhook works.";
+
+/// A notification's title for a webhook whose delivery failed after its last attempt.
+pub fn notice_webhook_failing(name: &str) -> String {
+    format!("Webhook \"{name}\" is failing")
+}
+
+/// The body of that notification: which event, after how many attempts, and the last error.
+pub fn notice_webhook_failed_delivery(event: &str, attempts: u32, error: &str) -> String {
+    format!(
+        "A {event} delivery failed after {attempts} attempts: {error}. Settings → Webhooks has \
+         its log."
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

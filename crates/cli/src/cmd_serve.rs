@@ -87,16 +87,53 @@ pub struct Args {
     /// libraries' routes and the daily audit stay).
     #[arg(long)]
     no_memory: bool,
+    /// Let webhooks reach loopback, private (RFC 1918), link-local and other addresses of this
+    /// machine and its networks (refused by default, so a webhook cannot probe them).
+    #[arg(long, env = "DEFT_WEBHOOKS_ALLOW_PRIVATE", value_parser = clap::builder::BoolishValueParser::new())]
+    webhooks_allow_private: bool,
+    /// The waits before a failed webhook delivery is tried again, in seconds, comma-separated
+    /// (each wait varies by ±20 %); a delivery gets one attempt more than there are waits.
+    #[arg(
+        long,
+        env = "DEFT_WEBHOOK_RETRY_DELAYS",
+        value_name = "SECS,…",
+        value_delimiter = ',',
+        default_value = "10,60,300,1800,7200"
+    )]
+    webhook_retry_delays: Vec<f64>,
 }
 
-/// Serves until Ctrl-C.
-pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
+/// The numbers of `args` checked, and how webhooks are delivered (from
+/// `--webhooks-allow-private` and `--webhook-retry-delays`).
+fn checked(args: &Args) -> anyhow::Result<deft_app::webhooks::WebhookConfig> {
     if !(args.silence_secs.is_finite() && args.silence_secs > 0.0) {
         anyhow::bail!("--silence-secs must be a positive number of seconds");
     }
     if args.max_body == 0 {
         anyhow::bail!("--max-body must be a positive number of bytes");
     }
+    let week = 7.0 * 86_400.0;
+    if let Some(bad) = args
+        .webhook_retry_delays
+        .iter()
+        .find(|s| !(s.is_finite() && (0.0..=week).contains(*s)))
+    {
+        anyhow::bail!("--webhook-retry-delays: {bad} is not a number of seconds from 0 to {week}");
+    }
+    Ok(deft_app::webhooks::WebhookConfig {
+        allow_private: args.webhooks_allow_private,
+        retry_delays: args
+            .webhook_retry_delays
+            .iter()
+            .map(|s| Duration::from_secs_f64(*s))
+            .collect(),
+        ..deft_app::webhooks::WebhookConfig::default()
+    })
+}
+
+/// Serves until Ctrl-C.
+pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
+    let webhooks = checked(&args)?;
     // Before anything starts: a stop request from now on shuts down cleanly once serving.
     let stop_signals =
         crate::signals::StopSignals::install().context("cannot install the stop handlers")?;
@@ -135,6 +172,7 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
     if args.no_memory {
         console_config.memory = None;
     }
+    console_config.webhooks = webhooks;
     let console = Console::start(console_config)
         .await
         .context("cannot start the console")?;

@@ -20,6 +20,7 @@ mod cmd_task_server;
 mod cmd_task_transfer;
 mod cmd_token;
 mod cmd_tools;
+mod cmd_webhook;
 mod dataflow_devices;
 mod local_devices;
 mod office;
@@ -85,6 +86,9 @@ enum Command {
     /// A server's named API tokens, for other software: create (with scopes and an expiry;
     /// the value is printed once), list, show (with the calls it made), revoke.
     Token(cmd_token::Args),
+    /// A server's webhooks, where it POSTs its events: create (the signing secret is printed
+    /// once), list, test (a ping), deliveries (the log), delete.
+    Webhook(cmd_webhook::Args),
     /// Seed 004's dataflow: instantiate, execute and judge document tasks in bulk, into
     /// schema-checked result files.
     Dataflow(cmd_dataflow::Args),
@@ -130,6 +134,7 @@ fn main() -> ExitCode {
             Command::Task(args) => cmd_task::run(args, &globals).await,
             Command::Secret(args) => cmd_secret::run(args).await,
             Command::Token(args) => cmd_token::run(args).await,
+            Command::Webhook(args) => cmd_webhook::run(args).await,
             Command::Dataflow(args) => cmd_dataflow::run(args, &globals).await,
         }
     });

@@ -59,6 +59,7 @@ pub mod sink;
 pub mod task_run;
 pub mod time;
 pub mod tool_args;
+pub mod webhook;
 
 pub use batch::{ExecBatch, ExecInput};
 pub use draft::{DraftIssue, DraftOutcome};

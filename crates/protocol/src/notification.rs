@@ -20,6 +20,8 @@ crate::named_enum! {
         DeviceOffline = "device_offline",
         /// A task's `notify` step (only when its task asks for it).
         NotifyStep = "notify_step",
+        /// A webhook's delivery failed after its last attempt.
+        WebhookFailing = "webhook_failing",
     }
 }
 

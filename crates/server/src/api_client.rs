@@ -304,6 +304,48 @@ impl ApiClient {
         self.send(url, request).await
     }
 
+    /// `GET /api/webhooks`: the webhooks (never a secret) and the events there are.
+    pub async fn webhooks(&self) -> Result<Value, ApiClientError> {
+        self.get("/api/webhooks").await
+    }
+
+    /// `POST /api/webhooks`: makes a webhook; the answer carries its secret, shown this once.
+    pub async fn create_webhook(
+        &self,
+        name: &str,
+        url: &str,
+        events: &[String],
+    ) -> Result<Value, ApiClientError> {
+        let body = serde_json::json!({"name": name, "url": url, "events": events});
+        self.post("/api/webhooks", &body).await
+    }
+
+    /// `POST /api/webhooks/{name}/test`: queues a ping; the answer is its delivery.
+    pub async fn test_webhook(&self, name: &str) -> Result<Value, ApiClientError> {
+        let path = format!("/api/webhooks/{}/test", path_segment(name));
+        self.post(&path, &serde_json::json!({})).await
+    }
+
+    /// `GET /api/webhooks/{name}/deliveries?limit=`: its newest deliveries.
+    pub async fn webhook_deliveries(
+        &self,
+        name: &str,
+        limit: u32,
+    ) -> Result<Value, ApiClientError> {
+        self.get(&format!(
+            "/api/webhooks/{}/deliveries?limit={limit}",
+            path_segment(name)
+        ))
+        .await
+    }
+
+    /// `DELETE /api/webhooks/{name}`: deletes it and its deliveries.
+    pub async fn delete_webhook(&self, name: &str) -> Result<(), ApiClientError> {
+        let url = format!("{}/api/webhooks/{}", self.base, path_segment(name));
+        let request = self.http.delete(&url).bearer_auth(&self.token);
+        self.send(url, request).await.map(drop)
+    }
+
     async fn get(&self, path: &str) -> Result<Value, ApiClientError> {
         let url = format!("{}{path}", self.base);
         let request = self.http.get(&url).bearer_auth(&self.token);

@@ -314,6 +314,11 @@ impl Server {
             ));
             // Retention: a pass now, then daily.
             tokio::spawn(console::retention::daily(c.clone(), scheduler_stop.clone()));
+            // Webhooks: the due deliveries (those a previous process left pending too).
+            tokio::spawn(deft_app::webhooks::sender::run(
+                c.app().clone(),
+                scheduler_stop.clone(),
+            ));
         }
         let app = router(self.state).into_make_service_with_connect_info::<SocketAddr>();
         let signal = stopping.clone();

@@ -70,6 +70,11 @@ fn migrator() -> Migrator {
             "API tokens",
             include_str!("../migrations/0011_api_tokens.sql"),
         ),
+        migration(
+            12,
+            "webhooks",
+            include_str!("../migrations/0012_webhooks.sql"),
+        ),
     ])
 }
 

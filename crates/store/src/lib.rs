@@ -2,7 +2,7 @@
 //! conversations with their messages, agent runs with their event log (the SSE replay
 //! source), tasks with their schedules and task runs (with each run's step results), and the
 //! memory libraries (experiences with their audits, actions, each run's memory notes) with the
-//! jobs that schedule the server's own work, the notifications with each reader's read state, and the secrets tasks use (sealed by the server). One interface over two backends: a SQLite file in
+//! jobs that schedule the server's own work, the notifications with each reader's read state, the secrets tasks use (sealed by the server), and the webhooks with their deliveries. One interface over two backends: a SQLite file in
 //! the data folder by default, or PostgreSQL when a `postgres://` URL is given.
 //!
 //! ```no_run
@@ -54,6 +54,7 @@ mod task_versions;
 mod tasks;
 mod types;
 mod users;
+mod webhooks;
 
 use std::path::Path;
 
@@ -76,6 +77,10 @@ pub use task_meta::{
 };
 pub use task_runs::DRAFT_TASK_ID;
 pub use task_versions::{MAX_NOTE_CHARS, TaskVersion, VersionCause, VersionStamp};
+pub use webhooks::{
+    AttemptRecord, DELIVERIES_KEPT, DeliveryPage, DeliveryState, NewDelivery, NewWebhook, Webhook,
+    WebhookChange, WebhookDelivery,
+};
 // the protocol's schedule and task-run kinds, which the store maps to its columns
 pub use deft_protocol::schedule::{BusyPolicy, MisfirePolicy, ScheduleKind};
 pub use deft_protocol::task_run::{TaskRunStatus, TaskTrigger};

@@ -99,7 +99,9 @@ on_both_backends!(
     task_runs_record_the_version_they_ran,
     task_list_filters_by_folder_and_tag,
     task_folders_and_tags_are_validated,
-    an_import_is_all_or_nothing;
+    an_import_is_all_or_nothing,
+    webhooks_crud_and_secret,
+    webhook_deliveries_are_claimed_once_and_paged;
     with_url: corrupt_json_is_reported, corrupt_task_rows_are_reported,
     any_branchs_database_gains_the_migrations_it_lacks,
 );

@@ -301,9 +301,7 @@ export function Console({ username, onLoggedOut }: { username: string; onLoggedO
 
       {showSettings && (
         <SettingsDialog
-          // Opened before the settings arrived: it starts again with them once they do, so
-          // the fields never show defaults in place of what is stored.
-          key={settings ? "loaded" : "loading"}
+          // Opened before the settings arrived, its form starts again with them once they do.
           settings={settings}
           devices={devices}
           onClose={() => setShowSettings(false)}

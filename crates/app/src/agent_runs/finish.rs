@@ -14,6 +14,8 @@ use crate::app::{App, now_ms};
 use crate::event_writer::{EventStore, store_until_done};
 use crate::run_log::LoggedEvent;
 use crate::texts;
+use crate::webhooks::events::{self, AgentRunEnd};
+use deft_protocol::webhook::WebhookEvent;
 
 /// Stores the end of a run (and a designer run's draft), frees the slot, then lets watchers
 /// see `done`.
@@ -75,6 +77,19 @@ pub(super) async fn finish(
     // Its device was freed when the agent returned: fires that found it busy try again.
     app.task_runs().device_freed(&run.device);
     run.log.push(done);
+    // After `done`: a webhook is a store write here, sent by the webhooks' own worker.
+    let end = AgentRunEnd {
+        run_id: &run.run_id,
+        conversation_id: &run.conversation,
+        device: &run.device,
+        mode: run.mode,
+        prompt: &run.prompt,
+        status,
+        answer: &message.content,
+        started_at_ms: run.started_at_ms,
+    };
+    let data = events::run_ended(&end);
+    app.webhooks().emit(WebhookEvent::RunEnded, data).await;
 }
 
 /// The answer a run's record and message keep: the final answer, or for a designer run that
@@ -129,6 +144,17 @@ pub async fn recover_interrupted(app: &App) -> Result<(), StoreError> {
         store
             .finish_run(&run.id, DoneStatus::Failed, &answer, &usage, now_ms())
             .await?;
+        let end = AgentRunEnd {
+            run_id: &run.id,
+            conversation_id: &run.conversation_id,
+            device: &run.device,
+            mode: run.mode,
+            prompt: &run.prompt,
+            status: DoneStatus::Failed,
+            answer: &answer,
+            started_at_ms: run.started_at_ms,
+        };
+        let data = events::run_ended(&end);
         let message = Message {
             role: "assistant".to_owned(),
             content: answer,
@@ -142,6 +168,7 @@ pub async fn recover_interrupted(app: &App) -> Result<(), StoreError> {
         if let Err(e) = store.append_message(&run.conversation_id, &message).await {
             tracing::warn!(run = %run.id, error = %e, "interrupted run's conversation is gone");
         }
+        app.webhooks().emit(WebhookEvent::RunEnded, data).await;
         tracing::info!(run = %run.id, "ended a run the previous server process left unfinished");
     }
     Ok(())

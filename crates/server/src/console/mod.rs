@@ -16,6 +16,8 @@
 //!   (on demand and as the scheduler's job), and distilling after a run's `done`.
 //! - [`notifications`]: the bell's list, each reader's read state and the live feed of new
 //!   ones (what is sent is decided by [`deft_app::notices`]).
+//! - [`webhooks`]: the webhooks deft POSTs its events to and their delivery log (deft-app's
+//!   [`deft_app::webhooks`] checks, queues and sends).
 //! - [`live`]: MJPEG of a device's screen, captured only while someone watches.
 //! - [`assets`]: the web UI bundle embedded in the binary.
 
@@ -39,6 +41,7 @@ pub mod texts;
 pub mod token_access;
 pub mod vault;
 pub mod views;
+pub mod webhooks;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -88,6 +91,8 @@ pub struct ConsoleConfig {
     /// The experience and action libraries' settings; `None`: runs neither recall nor distil
     /// (`deft serve --no-memory`), the library routes still work.
     pub memory: Option<deft_app::libraries::MemoryConfig>,
+    /// How webhooks are delivered (`deft serve --webhooks-allow-private`, the retry waits).
+    pub webhooks: deft_app::webhooks::WebhookConfig,
 }
 
 impl ConsoleConfig {
@@ -111,6 +116,7 @@ impl ConsoleConfig {
             clock: Arc::new(deft_app::scheduler::SystemClock),
             scheduler: deft_app::scheduler::SchedulerConfig::default(),
             memory: Some(deft_app::libraries::MemoryConfig::default()),
+            webhooks: deft_app::webhooks::WebhookConfig::default(),
         }
     }
 }
@@ -186,6 +192,8 @@ impl Console {
             memory: config.memory,
             settings: stored_settings.clone(),
             secrets: stored_secrets,
+            webhooks: config.webhooks,
+            sealer: Arc::new(secrets.clone()),
         });
         let console = Console {
             inner: Arc::new(Inner {
@@ -335,6 +343,7 @@ pub fn api_routes() -> Router<AppState> {
         .merge(memory::routes())
         .merge(vault::routes())
         .merge(api_tokens::routes())
+        .merge(webhooks::routes())
 }
 
 /// The console routes open to everyone (nested under `/api`).

@@ -422,6 +422,11 @@ pub fn token_unknown(name: &str) -> String {
     format!("no API token named {name:?}: GET /api/tokens lists them")
 }
 
+/// 400 for a page of webhook deliveries asked with a limit out of range.
+pub fn webhook_page_limit(max: u32) -> String {
+    format!("limit: a page holds 1 to {max} deliveries")
+}
+
 /// 401 for a revoked token.
 pub fn token_revoked(name: &str) -> String {
     format!(

@@ -275,6 +275,8 @@ mod tests {
             crate::console::vault::SecretList::decl(&cfg),
             crate::console::api_tokens::TokenView::decl(&cfg),
             crate::console::api_tokens::CallView::decl(&cfg),
+            crate::console::webhooks::WebhookView::decl(&cfg),
+            crate::console::webhooks::DeliveryView::decl(&cfg),
             crate::console::notifications::NotificationView::decl(&cfg),
             crate::console::notifications::NotificationList::decl(&cfg),
             CommandResult::decl(&cfg),

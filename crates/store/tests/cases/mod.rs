@@ -11,6 +11,7 @@ mod notifications;
 mod runs;
 mod tasks;
 mod versions;
+mod webhooks;
 
 pub use api_tokens::*;
 pub use conversations::*;
@@ -22,6 +23,7 @@ pub use notifications::*;
 pub use runs::*;
 pub use tasks::*;
 pub use versions::*;
+pub use webhooks::*;
 
 use deft_store::{Message, Usage};
 
