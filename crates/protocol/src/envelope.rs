@@ -112,7 +112,7 @@ impl std::fmt::Display for Command {
 
 /// The outcome of one Command.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ResultStatus {
     /// The tool ran and reported success.
@@ -140,7 +140,7 @@ impl<'de> Deserialize<'de> for ResultStatus {
 
 /// The Result envelope: what came of one Command.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CommandResult {
     /// Echoes the Command's `call_id`.
     #[serde(default, deserialize_with = "null_default")]

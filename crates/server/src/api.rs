@@ -130,7 +130,7 @@ fn unknown(app: &AppState, id: &str) -> ApiError {
 }
 
 /// Query of the exec route.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct ExecQuery {
     /// Batch deadline in seconds (default: 600).
     pub deadline_secs: Option<f64>,

@@ -32,8 +32,9 @@ const LEDGER_QUEUE: usize = 10_000;
 const LEDGER_BATCH: usize = 500;
 
 /// A token as the API shows it: never its value or hash.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "ApiTokenView"))]
+#[schemars(rename = "ApiTokenView")]
 pub struct TokenView {
     /// v4 UUID.
     pub id: String,
@@ -58,8 +59,9 @@ pub struct TokenView {
 }
 
 /// A call as `GET /api/tokens/{name}` shows it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "ApiTokenCallView"))]
+#[schemars(rename = "ApiTokenCallView")]
 pub struct CallView {
     /// When (ISO-8601 UTC).
     pub at: String,
@@ -72,7 +74,7 @@ pub struct CallView {
 }
 
 /// `POST /api/tokens` body.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateToken {
     /// Unique name.

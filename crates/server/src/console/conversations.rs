@@ -19,7 +19,7 @@ pub async fn list(State(app): State<AppState>) -> Result<Response, ApiError> {
 }
 
 /// Create body.
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateBody {
     #[serde(default)]
@@ -61,7 +61,7 @@ pub async fn get_one(
 }
 
 /// Rename body.
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RenameBody {
     title: String,

@@ -30,8 +30,9 @@ pub const MAX_LIMIT: u32 = 200;
 const API_TOKEN_READER: &str = "token:api";
 
 /// A notification as the API shows it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "Notification"))]
+#[schemars(rename = "Notification")]
 pub struct NotificationView {
     /// Notification id.
     pub id: String,
@@ -81,8 +82,9 @@ impl From<Notification> for NotificationView {
 }
 
 /// `GET /api/notifications`' answer.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "NotificationList"))]
+#[schemars(rename = "NotificationList")]
 pub struct NotificationList {
     /// The page, newest first.
     pub items: Vec<NotificationView>,
@@ -93,7 +95,7 @@ pub struct NotificationList {
 }
 
 /// `GET /api/notifications` query; every value is read here, so a bad one is a 400 at its name.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 pub struct ListQuery {
     #[serde(default)]
     unread: Option<String>,

@@ -57,7 +57,7 @@ impl From<StartError> for ApiError {
 }
 
 /// `POST /api/agent/run` body.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StartBody {
     #[serde(default)]
@@ -153,7 +153,7 @@ async fn typed_result(
 }
 
 /// `POST /api/agent/stop` body.
-#[derive(Debug, Deserialize, Default)]
+#[derive(Debug, Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StopBody {
     #[serde(default)]
@@ -174,7 +174,7 @@ pub async fn stop(
 }
 
 /// `POST /api/agent/confirm` body.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ConfirmBody {
     run_id: String,

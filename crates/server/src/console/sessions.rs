@@ -283,7 +283,7 @@ pub async fn state(State(app): State<AppState>, headers: HeaderMap) -> Result<Re
 }
 
 /// Login body.
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 pub struct LoginBody {
     username: String,
     password: String,
@@ -371,7 +371,7 @@ pub async fn login(State(app): State<AppState>, request: Request) -> Result<Resp
 const DUMMY_HASH: &str = "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
 
 /// Setup body.
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 pub struct SetupBody {
     token: String,
     username: String,

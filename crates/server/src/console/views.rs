@@ -11,8 +11,9 @@ use super::rfc3339;
 use deft_app::agent_runs::approvals::PendingConfirm;
 
 /// A conversation as listed.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "Conversation"))]
+#[schemars(rename = "Conversation")]
 pub struct ConversationView {
     /// Conversation id.
     pub id: String,
@@ -42,8 +43,9 @@ impl From<&ConversationSummary> for ConversationView {
 }
 
 /// A conversation with its messages.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "ConversationDetail"))]
+#[schemars(rename = "ConversationDetail")]
 pub struct ConversationDetailView {
     /// The summary.
     #[serde(flatten)]
@@ -80,8 +82,9 @@ impl ConversationDetailView {
 }
 
 /// A stored message of a conversation.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "Message"))]
+#[schemars(rename = "Message")]
 pub struct MessageView {
     /// `user` or `assistant`.
     #[cfg_attr(test, ts(type = r#""user" | "assistant""#))]
@@ -134,8 +137,9 @@ impl From<&Message> for MessageView {
 }
 
 /// The state of one run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "RunInfo"))]
+#[schemars(rename = "RunInfo")]
 pub struct RunView {
     /// Run id.
     pub run_id: String,
@@ -201,7 +205,7 @@ impl RunView {
 }
 
 /// `GET /api/agent/run`: the active run, if any.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct CurrentRun {
     /// The run in the slot.
@@ -209,7 +213,7 @@ pub struct CurrentRun {
 }
 
 /// `POST /api/agent/run`'s answer: the run started.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct RunStarted {
     /// Run id.

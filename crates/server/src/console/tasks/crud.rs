@@ -21,7 +21,7 @@ use crate::console::sessions::Principal;
 use crate::console::{Console, texts};
 
 /// Paging of a list route.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PageQuery {
     /// At most this many (1–500, default 50).
@@ -43,7 +43,7 @@ impl PageQuery {
 }
 
 /// `GET /api/tasks` query.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListQuery {
     /// Only tasks whose name contains this text (case ignored).
@@ -156,7 +156,7 @@ pub(crate) async fn detail(
 }
 
 /// Query of the create, replace and validate routes.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FileQuery {
     /// Validate in library mode (validate only).
@@ -394,7 +394,7 @@ pub async fn replace(
 }
 
 /// `PATCH /api/tasks/{id}` body: either field, or both.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PatchBody {
     /// Switch the task's schedules on or off.
@@ -406,7 +406,7 @@ pub struct PatchBody {
 }
 
 /// The notification settings a `PATCH` changes.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NotifyPatch {
     #[serde(default)]

@@ -36,7 +36,7 @@ impl From<Refusal> for TaskError {
 }
 
 /// `POST /api/tasks/{id}/run` body.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RunBody {
     /// Values of the task's variables for this run.
@@ -182,7 +182,7 @@ pub async fn stop(
 }
 
 /// `GET /api/task-runs/{id}/events` query.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EventsQuery {
     /// Start after this seq (the `Last-Event-ID` header wins).

@@ -264,7 +264,7 @@ pub async fn replace(
 }
 
 /// `PATCH /api/tasks/{id}/schedules/{schedule}` body.
-#[derive(Debug, serde::Deserialize)]
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PatchBody {
     /// On or off.

@@ -18,7 +18,7 @@ use crate::console::sessions::Principal;
 use crate::console::{rfc3339, texts};
 
 /// A version as the history lists it (without its definition).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct VersionView {
     /// Its number (1: the task's creation).
     pub version: i64,
@@ -111,7 +111,7 @@ fn definition_value(v: &TaskVersion) -> serde_json::Value {
 }
 
 /// `GET /api/tasks/{id}/versions/diff` query.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DiffQuery {
     /// The older version's number.
