@@ -216,7 +216,7 @@ async fn check_host(State(app): State<AppState>, request: Request, next: Next) -
 }
 
 async fn health() -> Response {
-    axum::Json(serde_json::json!({"status": "ok"})).into_response()
+    axum::Json(api::Health { status: "ok" }).into_response()
 }
 
 /// All routes: `/health`, `/ws`, the API under `/api` and, with a console, its routes and web UI.

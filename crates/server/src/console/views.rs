@@ -224,6 +224,69 @@ pub struct RunStarted {
     pub device: String,
 }
 
+/// A page of a list: its items and how many match in all; `next_cursor` where the list pages
+/// by cursor (the task-run history) and there is a next page.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[schemars(rename = "{T}Page")]
+pub struct PageView<T> {
+    /// The items of this page.
+    pub items: Vec<T>,
+    /// How many items match, on all pages.
+    pub total: u64,
+    /// The cursor of the next page (`cursor=`), when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
+impl<T> PageView<T> {
+    /// A page of a list that pages by offset.
+    pub fn new(items: Vec<T>, total: u64) -> Self {
+        PageView {
+            items,
+            total,
+            next_cursor: None,
+        }
+    }
+}
+
+/// A list that is all there is (no paging).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[schemars(rename = "{T}List")]
+pub struct Items<T> {
+    /// Every item.
+    pub items: Vec<T>,
+}
+
+/// The answer of a stop: the run is stopping (it ends shortly as `stopped`).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Stopping {
+    /// The run being stopped.
+    pub run_id: String,
+    /// Always true.
+    pub stopping: bool,
+}
+
+impl Stopping {
+    /// The answer for `run_id`.
+    pub fn run(run_id: String) -> Self {
+        Stopping {
+            run_id,
+            stopping: true,
+        }
+    }
+}
+
+/// `POST /api/agent/confirm`'s answer: the approval given.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Confirmed {
+    /// The run.
+    pub run_id: String,
+    /// The tool call answered.
+    pub call_id: String,
+    /// Whether it was approved.
+    pub approve: bool,
+}
+
 #[cfg(test)]
 mod tests {
     use ts_rs::{Config, TS};

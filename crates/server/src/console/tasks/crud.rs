@@ -83,7 +83,7 @@ pub async fn list(
     };
     let page = console.store().tasks(&filter, paging.page()).await?;
     let items: Vec<TaskView> = page.items.iter().map(TaskView::from).collect();
-    Ok(Json(serde_json::json!({"items": items, "total": page.total})).into_response())
+    Ok(Json(crate::console::views::PageView::new(items, page.total)).into_response())
 }
 
 /// The task named by `id_or_name` (its id, else its name); 404 naming what was looked for.

@@ -69,7 +69,7 @@ pub async fn list(
     let task = resolve(console, &id).await?;
     let page = console.store().task_versions(&task.id, q.page()).await?;
     let items: Vec<VersionView> = page.items.iter().map(VersionView::from).collect();
-    Ok(Json(serde_json::json!({"items": items, "total": page.total})).into_response())
+    Ok(Json(crate::console::views::PageView::new(items, page.total)).into_response())
 }
 
 /// The version `n` (text from the path) of the task `id`: 400 for a number that is none, 404
@@ -192,11 +192,11 @@ pub async fn restore(
 /// tasks each holds (its subfolders' included): `{"items": [{folder, count}]}`.
 pub async fn folders(State(app): State<AppState>) -> Result<Response, TaskError> {
     let items = app.console()?.store().task_folders().await?;
-    Ok(Json(serde_json::json!({ "items": items })).into_response())
+    Ok(Json(crate::console::views::Items { items }).into_response())
 }
 
 /// `GET /api/tasks/tags`: every tag and how many tasks carry it: `{"items": [{tag, count}]}`.
 pub async fn tags(State(app): State<AppState>) -> Result<Response, TaskError> {
     let items = app.console()?.store().task_tags().await?;
-    Ok(Json(serde_json::json!({ "items": items })).into_response())
+    Ok(Json(crate::console::views::Items { items }).into_response())
 }
