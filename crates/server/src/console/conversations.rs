@@ -21,6 +21,7 @@ pub async fn list(State(app): State<AppState>) -> Result<Response, ApiError> {
 /// Create body.
 #[derive(Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "ConversationCreate")]
 pub struct CreateBody {
     #[serde(default)]
     title: Option<String>,
@@ -63,6 +64,7 @@ pub async fn get_one(
 /// Rename body.
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "ConversationRename")]
 pub struct RenameBody {
     title: String,
 }

@@ -58,6 +58,7 @@ impl From<StartError> for ApiError {
 /// `POST /api/agent/run` body.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "RunStart")]
 pub struct StartBody {
     #[serde(default)]
     conversation: Option<String>,
@@ -154,6 +155,7 @@ async fn typed_result(
 /// `POST /api/agent/stop` body.
 #[derive(Debug, Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "RunStop")]
 pub struct StopBody {
     #[serde(default)]
     run_id: Option<String>,
@@ -175,6 +177,7 @@ pub async fn stop(
 /// `POST /api/agent/confirm` body.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "RunConfirm")]
 pub struct ConfirmBody {
     run_id: String,
     call_id: String,

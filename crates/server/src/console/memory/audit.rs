@@ -89,6 +89,7 @@ pub async fn list(
 /// `PUT /api/memory/audit/schedule` body: any of these.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "AuditScheduleBody")]
 pub struct ScheduleBody {
     /// A 5-field cron expression.
     #[serde(default)]

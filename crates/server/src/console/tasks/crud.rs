@@ -396,6 +396,7 @@ pub async fn replace(
 /// `PATCH /api/tasks/{id}` body: either field, or both.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "TaskPatch")]
 pub struct PatchBody {
     /// Switch the task's schedules on or off.
     #[serde(default)]

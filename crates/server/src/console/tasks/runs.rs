@@ -39,6 +39,7 @@ impl From<Refusal> for TaskError {
 /// `POST /api/tasks/{id}/run` body.
 #[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "TaskRunStart")]
 pub struct RunBody {
     /// Values of the task's variables for this run.
     #[serde(default)]
