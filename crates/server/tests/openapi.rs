@@ -250,164 +250,165 @@ fn check(doc: &Value, method: &str, path: &str, status: u16, body: &Value) {
     check_as(doc, method, path, status, "application/json", body);
 }
 
-/// GETs `concrete`, expects `status` and checks the body against `template`'s schema.
-async fn get_checked(hub: &ConsoleHub, doc: &Value, template: &str, concrete: &str) -> Value {
-    let got = hub.get(concrete).await;
-    assert_eq!(got.status, 200, "GET {concrete}: {}", got.body);
-    check(doc, "GET", template, 200, &got.body);
-    got.body
+/// Calls a real server and checks each answer against the document it serves.
+struct Checked<'a> {
+    hub: &'a ConsoleHub,
+    doc: Value,
 }
 
-/// Sends `body` to `concrete`, expects `status` and checks the answer against `template`'s.
-async fn send_checked(
-    hub: &ConsoleHub,
-    doc: &Value,
-    method: &str,
-    template: &str,
-    concrete: &str,
-    body: &Value,
-    status: u16,
-) -> Value {
-    let got = hub.send(method, concrete, body).await;
-    assert_eq!(got.status, status, "{method} {concrete}: {}", got.body);
-    check(doc, method, template, status, &got.body);
-    got.body
+impl Checked<'_> {
+    /// GETs `concrete` (an instance of `template`): 200, and the body its schema declares.
+    async fn get(&self, template: &str, concrete: &str) -> Value {
+        self.send("GET", template, concrete, None, 200).await
+    }
+
+    /// Sends `body` to `concrete`: `status`, and the body its schema declares.
+    async fn send(
+        &self,
+        method: &str,
+        template: &str,
+        concrete: &str,
+        body: Option<Value>,
+        status: u16,
+    ) -> Value {
+        let got = match body {
+            Some(body) => self.hub.send(method, concrete, &body).await,
+            None if method == "GET" => self.hub.get(concrete).await,
+            None => self.hub.send(method, concrete, &json!({})).await,
+        };
+        assert_eq!(got.status, status, "{method} {concrete}: {}", got.body);
+        check(&self.doc, method, template, status, &got.body);
+        got.body
+    }
 }
 
 fn task(name: &str) -> Value {
     json!({"name": name, "device": "fixture", "steps": [{"type": "wait", "seconds": 1}]})
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn real_answers_match_their_declared_schemas() {
-    let dir = tempfile::tempdir().unwrap();
-    let hub = ConsoleHub::start(dir.path(), None, vec![fixture_device::fixture_device()]).await;
-    let doc = document(&hub).await;
-    let h = &hub;
-    let d = &doc;
+/// The ids of what [`made`] made.
+struct Made {
+    task: String,
+    schedule: String,
+    run: String,
+    conversation: String,
+    experience: String,
+}
 
-    // Things to read: a task with a schedule, a second version, a run; a conversation; a
-    // secret; a named token; an experience and an action.
-    let made = send_checked(
-        h,
-        d,
-        "POST",
-        "/api/tasks",
-        "/api/tasks",
-        &task("report"),
-        201,
-    )
-    .await;
-    let id = made["id"].as_str().unwrap().to_owned();
-    send_checked(
-        h,
-        d,
-        "PUT",
-        "/api/tasks/{id}",
-        &format!("/api/tasks/{id}"),
-        &task("report"),
-        200,
-    )
-    .await;
-    send_checked(
-        h,
-        d,
-        "PATCH",
-        "/api/tasks/{id}",
-        &format!("/api/tasks/{id}"),
-        &json!({"enabled": false}),
-        200,
-    )
-    .await;
-    let schedule = send_checked(
-        h,
-        d,
-        "POST",
-        "/api/tasks/{id}/schedules",
-        &format!("/api/tasks/{id}/schedules"),
-        &json!({"kind": "every", "seconds": 3600, "enabled": false}),
-        201,
-    )
-    .await;
-    let sid = schedule["id"].as_str().unwrap().to_owned();
-    let run = send_checked(
-        h,
-        d,
-        "POST",
-        "/api/tasks/{id}/run",
-        &format!("/api/tasks/{id}/run"),
-        &json!({}),
-        202,
-    )
-    .await;
-    let run_id = run["id"].as_str().unwrap().to_owned();
-    h.until(&format!("/api/task-runs/{run_id}"), |b| {
-        b["status"] != "running"
-    })
-    .await;
-    let conversation = send_checked(
-        h,
-        d,
-        "POST",
-        "/api/conversations",
-        "/api/conversations",
-        &json!({}),
-        201,
-    )
-    .await;
-    let cid = conversation["id"].as_str().unwrap().to_owned();
-    send_checked(
-        h,
-        d,
+/// Things to read, each answer checked: a task with a second version, a schedule and a
+/// finished run; a conversation; a secret; a named token; an experience.
+async fn made(c: &Checked<'_>) -> Made {
+    let task_made = c
+        .send(
+            "POST",
+            "/api/tasks",
+            "/api/tasks",
+            Some(task("report")),
+            201,
+        )
+        .await;
+    let id = task_made["id"].as_str().unwrap().to_owned();
+    let one = format!("/api/tasks/{id}");
+    c.send("PUT", "/api/tasks/{id}", &one, Some(task("report")), 200)
+        .await;
+    let off = json!({"enabled": false});
+    c.send("PATCH", "/api/tasks/{id}", &one, Some(off), 200)
+        .await;
+    let hourly = json!({"kind": "every", "seconds": 3600, "enabled": false});
+    let schedules = format!("/api/tasks/{id}/schedules");
+    let schedule = c
+        .send(
+            "POST",
+            "/api/tasks/{id}/schedules",
+            &schedules,
+            Some(hourly),
+            201,
+        )
+        .await;
+    let run = c
+        .send(
+            "POST",
+            "/api/tasks/{id}/run",
+            &format!("{one}/run"),
+            None,
+            202,
+        )
+        .await;
+    let run = run["id"].as_str().unwrap().to_owned();
+    c.hub
+        .until(&format!("/api/task-runs/{run}"), |b| {
+            b["status"] != "running"
+        })
+        .await;
+    let conversation = c
+        .send(
+            "POST",
+            "/api/conversations",
+            "/api/conversations",
+            None,
+            201,
+        )
+        .await;
+    let secret = json!({"value": "s3cret"});
+    c.send(
         "PUT",
         "/api/secrets/{name}",
         "/api/secrets/API_KEY",
-        &json!({"value": "s3cret"}),
+        Some(secret),
         200,
     )
     .await;
-    send_checked(
-        h,
-        d,
-        "POST",
-        "/api/tokens",
-        "/api/tokens",
-        &json!({"name": "ci", "scopes": ["tasks:read"]}),
-        201,
-    )
-    .await;
-    let experience = send_checked(
-        h,
-        d,
-        "POST",
-        "/api/memory/experiences",
-        "/api/memory/experiences",
-        &json!({"task": "save a file", "title": "Saving", "recipe": "press ctrl+s"}),
-        201,
-    )
-    .await;
-    let eid = experience["id"].as_str().unwrap().to_owned();
+    let token = json!({"name": "ci", "scopes": ["tasks:read"]});
+    c.send("POST", "/api/tokens", "/api/tokens", Some(token), 201)
+        .await;
+    let entry = json!({"task": "save a file", "title": "Saving", "recipe": "press ctrl+s"});
+    let experiences = "/api/memory/experiences";
+    let experience = c
+        .send("POST", experiences, experiences, Some(entry), 201)
+        .await;
+    Made {
+        task: id,
+        schedule: schedule["id"].as_str().unwrap().to_owned(),
+        run,
+        conversation: conversation["id"].as_str().unwrap().to_owned(),
+        experience: experience["id"].as_str().unwrap().to_owned(),
+    }
+}
 
-    // Every GET with data behind it.
-    let gets: Vec<(&str, String)> = vec![
-        ("/health", "/health".into()),
-        ("/api/auth/state", "/api/auth/state".into()),
-        ("/api/auth/me", "/api/auth/me".into()),
-        ("/api/settings", "/api/settings".into()),
-        ("/api/settings/retention", "/api/settings/retention".into()),
-        ("/api/devices", "/api/devices".into()),
-        ("/api/devices/{id}", "/api/devices/fixture".into()),
-        ("/api/conversations", "/api/conversations".into()),
+/// Every GET route with data behind it: (template, concrete path).
+fn reads(m: &Made) -> Vec<(&'static str, String)> {
+    let (id, sid, run) = (&m.task, &m.schedule, &m.run);
+    let fixed = [
+        "/health",
+        "/api/auth/state",
+        "/api/auth/me",
+        "/api/settings",
+        "/api/settings/retention",
+        "/api/devices",
+        "/api/conversations",
+        "/api/agent/run",
+        "/api/tasks",
+        "/api/tasks/folders",
+        "/api/tasks/tags",
+        "/api/task-runs",
+        "/api/memory/experiences",
+        "/api/memory/actions",
+        "/api/memory/audit",
+        "/api/memory/audits",
+        "/api/notifications",
+        "/api/secrets",
+        "/api/tokens",
+        "/api/openapi.json",
+    ];
+    let mut out: Vec<(&str, String)> = fixed.iter().map(|p| (*p, (*p).to_owned())).collect();
+    out.extend([
+        ("/api/devices/{id}", "/api/devices/fixture".to_owned()),
         (
             "/api/conversations/{id}",
-            format!("/api/conversations/{cid}"),
+            format!("/api/conversations/{}", m.conversation),
         ),
-        ("/api/agent/run", "/api/agent/run".into()),
-        ("/api/tasks", "/api/tasks".into()),
         ("/api/tasks/{id}", format!("/api/tasks/{id}")),
-        ("/api/tasks/folders", "/api/tasks/folders".into()),
-        ("/api/tasks/tags", "/api/tasks/tags".into()),
-        ("/api/tasks/export", "/api/tasks/export?all=true".into()),
+        ("/api/tasks/export", "/api/tasks/export?all=true".to_owned()),
         (
             "/api/tasks/{id}/versions",
             format!("/api/tasks/{id}/versions"),
@@ -428,33 +429,36 @@ async fn real_answers_match_their_declared_schemas() {
             "/api/tasks/{id}/schedules/{schedule}",
             format!("/api/tasks/{id}/schedules/{sid}"),
         ),
-        ("/api/task-runs", "/api/task-runs".into()),
         (
             "/api/task-runs",
-            "/api/task-runs?limit=1&sort=started".into(),
+            "/api/task-runs?limit=1&sort=started".to_owned(),
         ),
-        ("/api/task-runs/{id}", format!("/api/task-runs/{run_id}")),
-        ("/api/memory/experiences", "/api/memory/experiences".into()),
+        ("/api/task-runs/{id}", format!("/api/task-runs/{run}")),
         (
             "/api/memory/experiences/{id}",
-            format!("/api/memory/experiences/{eid}"),
+            format!("/api/memory/experiences/{}", m.experience),
         ),
-        ("/api/memory/actions", "/api/memory/actions".into()),
-        ("/api/memory/audit", "/api/memory/audit".into()),
-        ("/api/memory/audits", "/api/memory/audits".into()),
-        ("/api/notifications", "/api/notifications".into()),
-        ("/api/secrets", "/api/secrets".into()),
-        ("/api/tokens", "/api/tokens".into()),
-        ("/api/tokens/{name}", "/api/tokens/ci".into()),
-        ("/api/openapi.json", "/api/openapi.json".into()),
-    ];
-    for (template, concrete) in &gets {
-        get_checked(h, d, template, concrete).await;
+        ("/api/tokens/{name}", "/api/tokens/ci".to_owned()),
+    ]);
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_answers_match_their_declared_schemas() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = ConsoleHub::start(dir.path(), None, vec![fixture_device::fixture_device()]).await;
+    let c = Checked {
+        doc: document(&hub).await,
+        hub: &hub,
+    };
+    let m = made(&c).await;
+    for (template, concrete) in reads(&m) {
+        c.get(template, &concrete).await;
     }
 
     // The check can fail: a field the type lacks, a field of the wrong type, one missing.
-    let listed = get_checked(h, d, "/api/tasks", "/api/tasks").await;
-    let schema = declared(d, "GET", "/api/tasks", 200, "application/json");
+    let listed = c.get("/api/tasks", "/api/tasks").await;
+    let schema = declared(&c.doc, "GET", "/api/tasks", 200, "application/json");
     let mut extra = listed.clone();
     extra["items"][0]["colour"] = json!("red");
     let mut wrong = listed.clone();
@@ -462,122 +466,82 @@ async fn real_answers_match_their_declared_schemas() {
     let mut missing = listed.clone();
     missing["items"][0].as_object_mut().unwrap().remove("name");
     for bad in [extra, wrong, missing] {
-        assert!(!problems(d, &schema, &bad).is_empty(), "{bad} passed");
+        assert!(!problems(&c.doc, &schema, &bad).is_empty(), "{bad} passed");
     }
 
     // A run's events, each `data` against the event schema.
-    let (status, events) = h
-        .events(&format!("/api/task-runs/{run_id}/events"), None)
+    let (status, events) = hub
+        .events(&format!("/api/task-runs/{}/events", m.run), None)
         .await;
     assert_eq!(status, 200);
     assert!(!events.is_empty());
     for e in &events {
-        check_as(
-            d,
-            "GET",
-            "/api/task-runs/{id}/events",
-            200,
-            "text/event-stream",
-            &e.data,
-        );
+        let path = "/api/task-runs/{id}/events";
+        check_as(&c.doc, "GET", path, 200, "text/event-stream", &e.data);
     }
+    changes_and_failures(&c, &m).await;
+    hub.shutdown().await;
+}
 
-    // Changes and their answers.
-    send_checked(
-        h,
-        d,
+/// Changes and their answers; failures: the error body and the validator's refusal.
+async fn changes_and_failures(c: &Checked<'_>, m: &Made) {
+    let (id, sid) = (&m.task, &m.schedule);
+    let schedule = format!("/api/tasks/{id}/schedules/{sid}");
+    let valid = Some(task("checked"));
+    c.send(
         "POST",
         "/api/tasks/validate",
         "/api/tasks/validate",
-        &task("checked"),
+        valid,
         200,
     )
     .await;
-    send_checked(
-        h,
-        d,
+    let on = Some(json!({"enabled": true}));
+    c.send(
         "PATCH",
         "/api/tasks/{id}/schedules/{schedule}",
-        &format!("/api/tasks/{id}/schedules/{sid}"),
-        &json!({"enabled": true}),
+        &schedule,
+        on,
         200,
     )
     .await;
-    send_checked(
-        h,
-        d,
+    let renamed = Some(json!({"title": "renamed"}));
+    let conversation = format!("/api/conversations/{}", m.conversation);
+    c.send(
         "PATCH",
         "/api/conversations/{id}",
-        &format!("/api/conversations/{cid}"),
-        &json!({"title": "renamed"}),
+        &conversation,
+        renamed,
         200,
     )
     .await;
-    send_checked(
-        h,
-        d,
-        "POST",
-        "/api/notifications/read-all",
-        "/api/notifications/read-all",
-        &json!({}),
-        200,
-    )
-    .await;
-    send_checked(
-        h,
-        d,
+    let read_all = "/api/notifications/read-all";
+    c.send("POST", read_all, read_all, None, 200).await;
+    let keep = format!("/api/memory/experiences/{}/keep", m.experience);
+    c.send(
         "POST",
         "/api/memory/experiences/{id}/keep",
-        &format!("/api/memory/experiences/{eid}/keep"),
-        &json!({}),
+        &keep,
+        None,
         200,
     )
     .await;
-    send_checked(
-        h,
-        d,
-        "DELETE",
-        "/api/tokens/{name}",
-        "/api/tokens/ci",
-        &json!(null),
-        200,
-    )
-    .await;
+    c.send("DELETE", "/api/tokens/{name}", "/api/tokens/ci", None, 200)
+        .await;
 
-    // Failures: the error body, and the validator's refusal.
-    send_checked(
-        h,
-        d,
-        "GET",
-        "/api/tasks/{id}",
-        "/api/tasks/nope",
-        &json!(null),
-        404,
-    )
-    .await;
-    send_checked(
-        h,
-        d,
-        "POST",
-        "/api/agent/stop",
-        "/api/agent/stop",
-        &json!({}),
-        409,
-    )
-    .await;
+    c.send("GET", "/api/tasks/{id}", "/api/tasks/nope", None, 404)
+        .await;
+    c.send("POST", "/api/agent/stop", "/api/agent/stop", None, 409)
+        .await;
     let bad = json!({"name": "bad", "device": "fixture", "steps": [{"type": "teleport"}]});
-    send_checked(h, d, "POST", "/api/tasks", "/api/tasks", &bad, 400).await;
-    send_checked(
-        h,
-        d,
-        "POST",
-        "/api/tasks/{id}/schedules",
-        &format!("/api/tasks/{id}/schedules"),
-        &json!({"kind": "every", "seconds": 0}),
-        400,
-    )
-    .await;
-    hub.shutdown().await;
+    c.send("POST", "/api/tasks", "/api/tasks", Some(bad), 400)
+        .await;
+    let never = Some(json!({"kind": "every", "seconds": 0}));
+    let schedules = format!("/api/tasks/{id}/schedules");
+    c.send("POST", "/api/tasks/{id}/schedules", &schedules, never, 400)
+        .await;
+    let bad_query = "/api/task-runs?sort=sideways";
+    c.send("GET", "/api/task-runs", bad_query, None, 400).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

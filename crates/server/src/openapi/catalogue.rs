@@ -91,7 +91,8 @@ pub fn routes() -> Vec<Route> {
         tasks(),
         task_schedules(),
         task_run_routes(),
-        memory(),
+        memory_experiences(),
+        memory_actions(),
         notification_routes(),
         secrets(),
         tokens(),
@@ -486,7 +487,7 @@ fn task_run_routes() -> Vec<Route> {
     ]
 }
 
-fn memory() -> Vec<Route> {
+fn memory_experiences() -> Vec<Route> {
     let tag = "memory";
     vec![
         route(tag, GET, "/api/memory/experiences", "listExperiences")
@@ -543,6 +544,12 @@ fn memory() -> Vec<Route> {
         .summary("Keep an experience the audit flagged")
         .ok::<ExperienceView>()
         .errors(&[404]),
+    ]
+}
+
+fn memory_actions() -> Vec<Route> {
+    let tag = "memory";
+    vec![
         route(tag, GET, "/api/memory/actions", "listActions")
             .summary("The action library, filtered and paged")
             .query::<actions::ListQuery>()
@@ -739,14 +746,13 @@ fn add_property(schema: &mut Schema, name: &str, property: serde_json::Value, re
         {
             properties.insert(name.to_owned(), property);
         }
-        if required {
-            if let Some(list) = object
+        if required
+            && let Some(list) = object
                 .entry("required")
                 .or_insert_with(|| json!([]))
                 .as_array_mut()
-            {
-                list.push(name.into());
-            }
+        {
+            list.push(name.into());
         }
     }
 }
