@@ -452,7 +452,7 @@ fn task_run_routes() -> Vec<Route> {
             .query::<HistoryQuery>()
             .answer(
                 200,
-                Payload::Csv,
+                Payload::Export,
                 "`format=csv`: RFC 4180, formulas defused; `format=json`: a JSON array of runs.",
             )
             .answer(400, Payload::Json(bad_input), BAD_INPUT),

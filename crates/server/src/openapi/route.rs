@@ -39,8 +39,8 @@ pub enum Payload {
     Json(SchemaFn),
     /// Server-sent events whose `data` lines are JSON of this schema.
     Sse(SchemaFn),
-    /// RFC 4180 CSV text.
-    Csv,
+    /// An export by `format=`: RFC 4180 CSV text, or a JSON array of objects.
+    Export,
     /// Raw bytes of these media types (an image).
     Binary(&'static [&'static str]),
     /// MJPEG: `multipart/x-mixed-replace` of JPEG frames.
