@@ -23,6 +23,8 @@
 //!
 //! - [`console`]: with a [`console::Console`] in the config, the web console and its API
 //!   (logins, settings, conversations, the run slot, SSE, approvals, live view).
+//! - [`openapi`]: `GET /api/openapi.json`, the OpenAPI 3.1 document of every route, written
+//!   from its route catalogue and the schemas of the types the handlers serialize.
 //!
 //! The server holds no agent logic and runs no tools itself: batches go to a device's
 //! dispatcher, runs to `deft_agent`. API access is decided in one place,

@@ -160,6 +160,7 @@ fn parameters(route: &Route, generator: &mut SchemaGenerator) -> Vec<Value> {
                 .as_object_mut()
                 .and_then(|f| f.remove("description"))
                 .unwrap_or_else(|| "".into());
+            not_null(&mut field);
             out.push(json!({
                 "name": name,
                 "in": "query",
@@ -170,6 +171,28 @@ fn parameters(route: &Route, generator: &mut SchemaGenerator) -> Vec<Value> {
         }
     }
     out
+}
+
+/// A query parameter's schema without the `null` an `Option` field adds (a parameter left
+/// out is the `None`; there is no way to send a null).
+fn not_null(field: &mut Value) {
+    let Some(object) = field.as_object_mut() else {
+        return;
+    };
+    if object.get("default") == Some(&Value::Null) {
+        object.remove("default");
+    }
+    if let Some(Value::Array(types)) = object.get("type") {
+        let kept: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
+        let single = match kept.as_slice() {
+            [one] => one.clone(),
+            _ => Value::Array(kept),
+        };
+        object.insert("type".into(), single);
+    }
+    if let Some(Value::Array(branches)) = object.get_mut("anyOf") {
+        branches.retain(|b| b.get("type") != Some(&json!("null")));
+    }
 }
 
 /// The responses object: the route's answers, its error statuses, and 401/403 for a route that
@@ -286,6 +309,16 @@ mod tests {
             .map(|item| item.as_object().unwrap().len())
             .sum();
         assert_eq!(operations, routes().len());
+        let schemas = doc["components"]["schemas"].as_object().unwrap();
+        let doubled: Vec<&String> = schemas
+            .keys()
+            .filter(|name| name.ends_with(|c: char| c.is_ascii_digit()))
+            .collect();
+        assert!(
+            doubled.is_empty(),
+            "two types share a schema name (schemars numbered them): {doubled:?}; give one a \
+             #[schemars(rename)]"
+        );
         // What it weighs (shown, not asserted).
         println!(
             "{operations} operations, {} paths, {} schemas, {} bytes, built in {took:?}",

@@ -136,7 +136,7 @@ pub async fn delete(
 /// `POST /api/memory/actions/{id}/try` body.
 #[derive(Debug, Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[schemars(rename = "ActionTry")]
+#[schemars(rename = "ActionTryBody")]
 pub struct TryBody {
     /// The device (default: the settings' default device).
     #[serde(default)]

@@ -353,6 +353,7 @@ pub struct TaskRunStepView {
     pub step_type: String,
     /// `ok`, `failed` or `skipped`.
     #[cfg_attr(test, ts(type = "StepStatus"))]
+    #[schemars(with = "deft_protocol::task_run::StepStatus")]
     pub status: deft_store::StepStatus,
     /// Started (ISO-8601 UTC).
     pub started_at: String,
