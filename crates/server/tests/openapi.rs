@@ -446,7 +446,11 @@ fn reads(m: &Made) -> Vec<(&'static str, String)> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn real_answers_match_their_declared_schemas() {
     let dir = tempfile::tempdir().unwrap();
-    let hub = ConsoleHub::start(dir.path(), None, vec![fixture_device::fixture_device()]).await;
+    let devices = vec![fixture_device::fixture_device()];
+    let hub = ConsoleHub::start_with(dir.path(), None, devices, |config| {
+        config.admin_password = Some("correct horse battery".to_owned());
+    })
+    .await;
     let c = Checked {
         doc: document(&hub).await,
         hub: &hub,
@@ -480,7 +484,48 @@ async fn real_answers_match_their_declared_schemas() {
         check_as(&c.doc, "GET", path, 200, "text/event-stream", &e.data);
     }
     changes_and_failures(&c, &m).await;
+    devices_and_people(&c).await;
     hub.shutdown().await;
+}
+
+/// The exec route (one batch and several), the login and who a session is, and the first
+/// event of the notification feed.
+async fn devices_and_people(c: &Checked<'_>) {
+    let exec = ("/api/devices/{id}/exec", "/api/devices/fixture/exec");
+    let batch = json!({"commands": [{"tool_name": "noop"}]});
+    c.send("POST", exec.0, exec.1, Some(batch.clone()), 200)
+        .await;
+    c.send("POST", exec.0, exec.1, Some(json!([batch, batch])), 200)
+        .await;
+
+    let login = reqwest::Client::new()
+        .post(format!("{}/api/auth/login", c.hub.url))
+        .json(&json!({"username": "admin", "password": "correct horse battery"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(login.status(), 200);
+    let cookie = login.headers()["set-cookie"].to_str().unwrap();
+    let cookie = cookie.split(';').next().unwrap().to_owned();
+    let body: Value = login.json().await.unwrap();
+    check(&c.doc, "POST", "/api/auth/login", 200, &body);
+    let me: Value = reqwest::Client::new()
+        .get(format!("{}/api/auth/me", c.hub.url))
+        .header("cookie", cookie)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(me["csrf_token"].is_string(), "{me}");
+    check(&c.doc, "GET", "/api/auth/me", 200, &me);
+
+    let mut feed = c.hub.stream("/api/notifications/stream", None).await;
+    let first = feed.next().await.expect("the unread count comes first");
+    assert_eq!(first.kind, "unread");
+    let path = "/api/notifications/stream";
+    check_as(&c.doc, "GET", path, 200, "text/event-stream", &first.data);
 }
 
 /// Changes and their answers; failures: the error body and the validator's refusal.
