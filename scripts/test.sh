@@ -68,8 +68,8 @@ fi
 
 # --- the project's Python venv (the official MCP SDK for the interop test) ----------------------
 venv="$root/.venv"
-if ! "$venv/bin/python" -c 'import mcp, importlib.metadata as m; assert m.version("mcp").startswith("2.")' 2>/dev/null; then
-  say "creating the Python venv in .venv (mcp 2.x)"
+if ! "$venv/bin/python" -c 'import mcp, openapi_spec_validator, importlib.metadata as m; assert m.version("mcp").startswith("2.")' 2>/dev/null; then
+  say "creating the Python venv in .venv (mcp 2.x, openapi-spec-validator)"
   python=$(command -v python3)
   if ! "$python" -m venv --clear "$venv" 2>/dev/null; then
     sudo_cmd=()

@@ -14,7 +14,7 @@ fn default_true() -> bool {
 }
 
 /// One batch of commands for one Computer (`agent::process::root`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExecBatch {
     /// Routing-table profile; the device's own profile when absent.

@@ -8,7 +8,7 @@ use serde_json::Value;
 /// Something suspect in a draft, at its path (`steps[3].selector`): a validator warning, or a
 /// selector no control matched during the exploration.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DraftIssue {
     /// Where, as the validator writes paths (`""` for the task as a whole).
     pub path: String,

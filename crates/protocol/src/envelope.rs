@@ -6,7 +6,19 @@ use serde_json::{Map, Value};
 use crate::lenient::null_default;
 
 /// Which half of a Computer's registry a tool lives in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ToolType {
     /// Observation tools: they read the device and change nothing.
@@ -56,7 +68,7 @@ fn tool_type_lenient<'de, D: Deserializer<'de>>(d: D) -> Result<Option<ToolType>
 }
 
 /// One tool call, as it travels from the agent through dispatchers and routers to a tool server.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Command {
     /// Correlates the Result with this Command. Kept when given; dispatchers fill an empty one.
     #[serde(default, deserialize_with = "null_default")]
@@ -112,7 +124,7 @@ impl std::fmt::Display for Command {
 
 /// The outcome of one Command.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ResultStatus {
     /// The tool ran and reported success.
@@ -140,7 +152,7 @@ impl<'de> Deserialize<'de> for ResultStatus {
 
 /// The Result envelope: what came of one Command.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CommandResult {
     /// Echoes the Command's `call_id`.
     #[serde(default, deserialize_with = "null_default")]

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 /// One event of a run, numbered by `seq` (the SSE id).
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct AgentEvent {
     /// Per-run sequence number, starting at 1.
     pub seq: u64,
@@ -19,7 +19,7 @@ pub struct AgentEvent {
 
 /// Whether streamed text is the answer or the model's reasoning.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum DeltaKind {
     /// Answer text.
@@ -30,7 +30,9 @@ pub enum DeltaKind {
 
 /// Token usage, summed over the model calls of a run.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct Usage {
     /// Prompt tokens.
     pub prompt_tokens: u64,
@@ -44,7 +46,7 @@ pub struct Usage {
 
 /// How a run ended.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum DoneStatus {
     /// The model gave a final answer.
@@ -95,7 +97,9 @@ impl std::fmt::Display for DoneStatus {
 /// What kind of agent run: a chat, or designer mode (the model explores the device and drafts
 /// a task). Both share the one run slot.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum RunMode {
     /// A conversation: the answer is text (the default).
@@ -179,6 +183,21 @@ impl Serialize for RunStatus {
     }
 }
 
+impl schemars::JsonSchema for RunStatus {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "RunStatus".into()
+    }
+
+    /// `running` or one of [`DoneStatus`]'s names, as [`RunStatus::as_str`] writes them.
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let done = generator.subschema_for::<DoneStatus>();
+        schemars::json_schema!({
+            "description": "A run's state: `running`, or how it ended.",
+            "anyOf": [{"const": Self::RUNNING}, done],
+        })
+    }
+}
+
 impl<'de> Deserialize<'de> for RunStatus {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let name = String::deserialize(deserializer)?;
@@ -231,7 +250,7 @@ impl EventKind {
 
 /// A finished tool call, as a `step` event carries it.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ToolStep {
     /// The call's id.
     pub call_id: String,
@@ -311,7 +330,7 @@ impl ToolStep {
 
 /// A tool step as a conversation's assistant message keeps it (the console's step cards).
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StepSummary {
     /// The call's id.
     pub call_id: String,
@@ -337,7 +356,7 @@ pub struct StepSummary {
 
 /// The event types of docs/design.md "Events", tagged by `type`.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum EventKind {
     /// Streamed model text.

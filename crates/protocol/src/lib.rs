@@ -70,6 +70,9 @@ pub use event::{
     AgentEvent, DeltaKind, DoneStatus, EventKind, RunMode, RunStatus, StepSummary, ToolStep, Usage,
 };
 pub use output::{OutputError, TypedResult};
+/// schemars, for the schema `named_enum!` writes in the crates that use it.
+#[doc(hidden)]
+pub use schemars as __schemars;
 pub use sink::{EventSink, ImageSink, NullEvents, NullImages};
 
 /// The name serde writes for a unit enum value (`ClientMessageType::Register` → `register`);

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 /// Which library a note is about.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum MemoryKind {
     /// The experience library: task-level recipes in words.
@@ -28,7 +28,7 @@ impl MemoryKind {
 
 /// What happened to the items of a note.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum MemoryOutcome {
     /// Found similar to the run's task and put into its prompt.
@@ -55,7 +55,7 @@ impl MemoryOutcome {
 
 /// One experience or action a note is about.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MemoryItem {
     /// The entry's id in its library; absent for a dropped candidate, which was never stored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -73,7 +73,7 @@ pub struct MemoryItem {
 /// The body of a `memory` event: what happened to which entries of one library, and a line a
 /// person reads ("Recalled 2 similar experiences into the prompt").
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MemoryNote {
     /// The library.
     pub kind: MemoryKind,

@@ -8,7 +8,7 @@ use serde_json::Value;
 /// One way the answer failed its schema: where in the answer (a JSON Pointer, `""` for the
 /// whole answer) and what is wrong there.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct OutputError {
     /// The instance path (`/items/0/price`), `""` for the answer as a whole.
     pub path: String,
@@ -20,7 +20,7 @@ pub struct OutputError {
 /// `{"valid": true, "value": …, "repaired": false}` or
 /// `{"valid": false, "errors": [{"path", "message"}], "raw": "…", "repaired": true}`.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TypedResult {
     /// Whether the answer is JSON valid against the schema.
     pub valid: bool,

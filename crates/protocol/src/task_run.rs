@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 /// How one step ended.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum StepStatus {
     /// It did what it says.
@@ -32,7 +32,7 @@ impl StepStatus {
 
 /// The control a step's selector picked.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MatchedControl {
     /// Its id in the device session.
     pub id: String,
@@ -69,7 +69,7 @@ impl MatchedControl {
 
 /// A step is about to run.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TaskStepStart {
     /// Where the step is in the task: `steps[3]`, `steps[3].then[0]`; a loop's round is
     /// `steps[2].steps[0]#4` (round 4, from 1).
@@ -83,7 +83,7 @@ pub struct TaskStepStart {
 
 /// A step finished.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TaskStepResult {
     /// As in [`TaskStepStart::path`].
     pub path: String,
@@ -115,7 +115,7 @@ pub struct TaskStepResult {
 /// A step's attempt failed and the step is tried again after `delay_ms` (its `retry`); the
 /// step's `task_step` follows once an attempt works or the last one failed.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TaskStepRetry {
     /// As in [`TaskStepStart::path`].
     pub path: String,
@@ -134,7 +134,7 @@ pub struct TaskStepRetry {
 /// A `for_each` round is about to run: its number, and the variables it sets (an item's text
 /// as `item`, an object's fields or a CSV row's columns as `row.Order`).
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TaskRound {
     /// The `for_each` step's path; its sub-steps' paths this round end in `#round`.
     pub path: String,

@@ -32,8 +32,22 @@ impl From<deft_store::StoreError> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (self.0, Json(serde_json::json!({"error": self.1}))).into_response()
+        (self.0, Json(ErrorBody { error: self.1 })).into_response()
     }
+}
+
+/// What every error answers with: a text for whoever called.
+#[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]
+pub struct ErrorBody {
+    /// What went wrong and what to do about it.
+    pub error: String,
+}
+
+/// `GET /health`'s answer.
+#[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]
+pub struct Health {
+    /// Always `ok` while the server answers.
+    pub status: &'static str,
 }
 
 /// Largest request body the API reads unless the server is configured otherwise
@@ -130,7 +144,7 @@ fn unknown(app: &AppState, id: &str) -> ApiError {
 }
 
 /// Query of the exec route.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct ExecQuery {
     /// Batch deadline in seconds (default: 600).
     pub deadline_secs: Option<f64>,

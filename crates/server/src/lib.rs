@@ -25,6 +25,8 @@
 //!
 //! - [`console`]: with a [`console::Console`] in the config, the web console and its API
 //!   (logins, settings, conversations, the run slot, SSE, approvals, live view).
+//! - [`openapi`]: `GET /api/openapi.json`, the OpenAPI 3.1 document of every route, written
+//!   from its route catalogue and the schemas of the types the handlers serialize.
 //!
 //! The server holds no agent logic and runs no tools itself: batches go to a device's
 //! dispatcher, runs to `deft_agent`. API access is decided in one place,
@@ -37,6 +39,7 @@ pub mod api_client;
 pub mod auth;
 pub mod console;
 pub mod mcp_devices;
+pub mod openapi;
 pub mod phones;
 pub mod registry;
 pub mod texts;
@@ -179,7 +182,13 @@ async fn require_api_auth(
             let path = request.uri().path().to_owned();
             let within_api = path.strip_prefix("/api").unwrap_or(&path);
             let needed = console::token_access::required(&method, within_api);
-            let answer = match console::token_access::permit(&token, needed) {
+            // The document describes the API to whoever may call any of it.
+            let permitted = if within_api == openapi::PATH_IN_API {
+                Ok(())
+            } else {
+                console::token_access::permit(&token, needed)
+            };
+            let answer = match permitted {
                 Ok(()) => {
                     let principal = console::sessions::Principal::Token(token.clone());
                     request.extensions_mut().insert(principal);
@@ -221,7 +230,7 @@ async fn check_host(State(app): State<AppState>, request: Request, next: Next) -
 }
 
 async fn health() -> Response {
-    axum::Json(serde_json::json!({"status": "ok"})).into_response()
+    axum::Json(api::Health { status: "ok" }).into_response()
 }
 
 /// All routes: `/health`, `/ws`, the API under `/api` and, with a console, its routes and web UI.
@@ -230,7 +239,8 @@ pub fn router(state: AppState) -> Router {
     let mut api = Router::new()
         .route("/devices", get(api::devices))
         .route("/devices/{id}", get(api::device))
-        .route("/devices/{id}/exec", post(api::exec));
+        .route("/devices/{id}/exec", post(api::exec))
+        .route(openapi::PATH_IN_API, get(openapi::serve));
     if with_console {
         api = api.merge(console::api_routes());
     }
@@ -241,7 +251,9 @@ pub fn router(state: AppState) -> Router {
     let mcp = Router::new()
         .route(
             "/mcp/devices/{id}",
-            axum::routing::any(mcp_devices::endpoint),
+            get(mcp_devices::endpoint)
+                .post(mcp_devices::endpoint)
+                .delete(mcp_devices::endpoint),
         )
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),

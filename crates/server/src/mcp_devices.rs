@@ -63,7 +63,8 @@ impl McpEndpoints {
     }
 }
 
-/// Any method on `/mcp/devices/{id}`: the device's MCP endpoint; 404 for a device the server
+/// `POST`, `GET` and `DELETE` on `/mcp/devices/{id}` (streamable HTTP's three: messages, the
+/// server's stream, the session's end): the device's MCP endpoint; 404 for a device the server
 /// does not know.
 pub async fn endpoint(
     State(app): State<AppState>,

@@ -17,8 +17,9 @@ use serde_json::Value;
 use crate::phones::{self, PhoneEntry, PhoneGone, PhoneSeen};
 
 /// How a device is listed by the API and `deft devices`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "Device"))]
+#[schemars(rename = "Device")]
 pub struct DeviceDetails {
     /// Device id.
     pub id: String,
@@ -49,7 +50,7 @@ pub struct DeviceDetails {
 }
 
 /// Where a device runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum DeviceKind {

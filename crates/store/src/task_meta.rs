@@ -21,7 +21,7 @@ pub const MAX_TAGS: usize = 20;
 pub const MAX_TAG_CHARS: usize = 40;
 
 /// A folder with how many tasks it holds, its subfolders' included.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FolderCount {
     /// The folder's path.
     pub folder: String,
@@ -30,7 +30,7 @@ pub struct FolderCount {
 }
 
 /// A tag with how many tasks carry it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TagCount {
     /// The tag as the first task (by name) that carries it spells it.
     pub tag: String,

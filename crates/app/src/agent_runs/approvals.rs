@@ -13,7 +13,7 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 
 /// A question waiting for an answer.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, schemars::JsonSchema)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct PendingConfirm {
     /// The tool call's id.

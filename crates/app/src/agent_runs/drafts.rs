@@ -13,8 +13,9 @@ use crate::app::now_ms;
 pub const DRAFT_KEY: &str = "agent_task_draft";
 
 /// The kept draft, as stored and as the console's `GET /api/agent/draft` answers.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "TaskDraft"))]
+#[schemars(rename = "TaskDraft")]
 pub struct KeptDraft {
     /// The task file (valid when it was drafted).
     #[cfg_attr(feature = "ts", ts(type = "unknown"))]

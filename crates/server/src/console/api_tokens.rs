@@ -32,8 +32,9 @@ const LEDGER_QUEUE: usize = 10_000;
 const LEDGER_BATCH: usize = 500;
 
 /// A token as the API shows it: never its value or hash.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "ApiTokenView"))]
+#[schemars(rename = "ApiTokenView")]
 pub struct TokenView {
     /// v4 UUID.
     pub id: String,
@@ -58,8 +59,9 @@ pub struct TokenView {
 }
 
 /// A call as `GET /api/tokens/{name}` shows it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "ApiTokenCallView"))]
+#[schemars(rename = "ApiTokenCallView")]
 pub struct CallView {
     /// When (ISO-8601 UTC).
     pub at: String,
@@ -72,7 +74,7 @@ pub struct CallView {
 }
 
 /// `POST /api/tokens` body.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateToken {
     /// Unique name.
@@ -103,7 +105,39 @@ pub async fn list(State(app): State<AppState>) -> Result<Response, ApiError> {
         .iter()
         .map(|t| view(t, now))
         .collect();
-    Ok(Json(serde_json::json!({"items": items, "scopes": Scope::names()})).into_response())
+    Ok(Json(TokenList {
+        items,
+        scopes: Scope::names(),
+    })
+    .into_response())
+}
+
+/// `GET /api/tokens`' answer.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct TokenList {
+    /// Every token, newest first.
+    pub items: Vec<TokenView>,
+    /// Every scope a token can be given.
+    pub scopes: Vec<&'static str>,
+}
+
+/// `POST /api/tokens`' answer: the token and its value, shown this once.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct TokenCreated {
+    /// The token.
+    pub token: TokenView,
+    /// Its value (`deft_…`): never shown again.
+    pub value: String,
+}
+
+/// `GET /api/tokens/{name}`'s answer (`calls` left out) and `DELETE`'s (without them).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct TokenDetail {
+    /// The token.
+    pub token: TokenView,
+    /// Its newest calls, newest first (`GET` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calls: Option<Vec<CallView>>,
 }
 
 /// `POST /api/tokens`: makes a token; 201 with it and its value, which is never shown again.
@@ -125,7 +159,10 @@ pub async fn create(
             }
             other => other.into(),
         })?;
-    let body = serde_json::json!({"token": view(&token, now_ms()), "value": value});
+    let body = TokenCreated {
+        token: view(&token, now_ms()),
+        value,
+    };
     Ok((StatusCode::CREATED, Json(body)).into_response())
 }
 
@@ -148,7 +185,10 @@ pub async fn get_one(
             status: c.status,
         })
         .collect();
-    let body = serde_json::json!({"token": view(&token, now_ms()), "calls": calls});
+    let body = TokenDetail {
+        token: view(&token, now_ms()),
+        calls: Some(calls),
+    };
     Ok(Json(body).into_response())
 }
 
@@ -163,7 +203,11 @@ pub async fn revoke(
         .revoke_api_token(&name, now_ms())
         .await?
         .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, texts::token_unknown(&name)))?;
-    Ok(Json(serde_json::json!({"token": view(&token, now_ms())})).into_response())
+    Ok(Json(TokenDetail {
+        token: view(&token, now_ms()),
+        calls: None,
+    })
+    .into_response())
 }
 
 /// Logs the calls of named tokens: [`CallLedger::record`] queues a call without waiting; one

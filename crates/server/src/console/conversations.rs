@@ -19,8 +19,9 @@ pub async fn list(State(app): State<AppState>) -> Result<Response, ApiError> {
 }
 
 /// Create body.
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "ConversationCreate")]
 pub struct CreateBody {
     #[serde(default)]
     title: Option<String>,
@@ -62,8 +63,9 @@ pub async fn get_one(
 }
 
 /// Rename body.
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "ConversationRename")]
 pub struct RenameBody {
     title: String,
 }

@@ -36,8 +36,9 @@ pub async fn discard(State(app): State<AppState>) -> Result<Response, ApiError> 
 }
 
 /// `POST /api/agent/draft/try` body.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "DraftTry")]
 pub struct TryBody {
     /// The task file to try (an edited draft); default: the kept draft.
     #[serde(default)]

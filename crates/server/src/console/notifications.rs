@@ -30,8 +30,9 @@ pub const MAX_LIMIT: u32 = 200;
 const API_TOKEN_READER: &str = "token:api";
 
 /// A notification as the API shows it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "Notification"))]
+#[schemars(rename = "Notification")]
 pub struct NotificationView {
     /// Notification id.
     pub id: String,
@@ -81,8 +82,9 @@ impl From<Notification> for NotificationView {
 }
 
 /// `GET /api/notifications`' answer.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "NotificationList"))]
+#[schemars(rename = "NotificationList")]
 pub struct NotificationList {
     /// The page, newest first.
     pub items: Vec<NotificationView>,
@@ -93,7 +95,7 @@ pub struct NotificationList {
 }
 
 /// `GET /api/notifications` query; every value is read here, so a bad one is a 400 at its name.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 pub struct ListQuery {
     #[serde(default)]
     unread: Option<String>,
@@ -215,7 +217,24 @@ pub async fn read_all(
 
 async fn unread_answer(store: &Store, reader: &Reader) -> Result<Response, ApiError> {
     let unread_count = store.unread_notifications(reader).await?;
-    Ok(Json(serde_json::json!({ "unread_count": unread_count })).into_response())
+    Ok(Json(UnreadCount { unread_count }).into_response())
+}
+
+/// How many notifications the caller has not read (the answer of the read routes, and the
+/// stream's `unread` event).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct UnreadCount {
+    /// Unread notifications.
+    pub unread_count: u64,
+}
+
+/// The stream's `notification` event: the new one and the unread count after it.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct NotificationArrived {
+    /// The new notification.
+    pub notification: NotificationView,
+    /// Unread notifications now (`null` when the count could not be read).
+    pub unread_count: Option<u64>,
 }
 
 /// `GET /api/notifications/stream`: SSE — `unread` (`{"unread_count"}`) at once and whenever
@@ -250,16 +269,14 @@ async fn cancelled(token: CancellationToken) {
 }
 
 /// One SSE frame.
-fn frame(kind: &str, data: &serde_json::Value) -> Bytes {
+fn frame(kind: &str, data: &impl Serialize) -> Bytes {
+    let data = serde_json::to_string(data).unwrap_or_default();
     Bytes::from(format!("event: {kind}\ndata: {data}\n\n"))
 }
 
 async fn unread_frame(store: &Store, reader: &Reader) -> Result<Bytes, ApiError> {
     let unread_count = store.unread_notifications(reader).await?;
-    Ok(frame(
-        "unread",
-        &serde_json::json!({ "unread_count": unread_count }),
-    ))
+    Ok(frame("unread", &UnreadCount { unread_count }))
 }
 
 /// The frames of the notifications that arrive on `feed`.
@@ -275,10 +292,10 @@ fn feed_frames(
                 match feed.recv().await {
                     Ok(n) => {
                         let count = store.unread_notifications(&reader).await.ok();
-                        let data = serde_json::json!({
-                            "notification": NotificationView::from(n),
-                            "unread_count": count,
-                        });
+                        let data = NotificationArrived {
+                            notification: NotificationView::from(n),
+                            unread_count: count,
+                        };
                         break frame("notification", &data);
                     }
                     Err(broadcast::error::RecvError::Lagged(_)) => {

@@ -31,7 +31,7 @@ pub const MAX_DAYS: u32 = 36_500;
 const RETRY_MS: i64 = 60_000;
 
 /// What a retention pass removed.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RetentionPass {
     /// When it ran (ISO-8601 UTC).
     pub at: String,
@@ -44,7 +44,7 @@ pub struct RetentionPass {
 }
 
 /// `GET /api/settings/retention` answer, and `PUT`'s body (`last` ignored there).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RetentionView {
     /// Keep runs this many days; `null` or 0: forever.

@@ -13,9 +13,8 @@ use deft_app::agent_runs::start::{AgentOrder, StartError};
 use deft_protocol::{AgentEvent, EventKind, RunMode, RunStatus, TypedResult};
 use deft_tools::Devices;
 use serde::Deserialize;
-use serde_json::json;
 
-use super::views::{CurrentRun, RunStarted, RunView};
+use super::views::{Confirmed, CurrentRun, RunStarted, RunView, Stopping};
 use super::{rfc3339, texts};
 use crate::AppState;
 use crate::api::{ApiError, JsonBody};
@@ -57,8 +56,9 @@ impl From<StartError> for ApiError {
 }
 
 /// `POST /api/agent/run` body.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "RunStart")]
 pub struct StartBody {
     #[serde(default)]
     conversation: Option<String>,
@@ -168,8 +168,9 @@ fn output_of(json: &str) -> Option<TypedResult> {
 }
 
 /// `POST /api/agent/stop` body.
-#[derive(Debug, Deserialize, Default)]
+#[derive(Debug, Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "RunStop")]
 pub struct StopBody {
     #[serde(default)]
     run_id: Option<String>,
@@ -185,12 +186,13 @@ pub async fn stop(
         .app()
         .stop_run(body.run_id.as_deref())
         .ok_or_else(|| ApiError(StatusCode::CONFLICT, texts::NO_RUN.to_owned()))?;
-    Ok(Json(json!({"run_id": run.run_id, "stopping": true})).into_response())
+    Ok(Json(Stopping::run(run.run_id.clone())).into_response())
 }
 
 /// `POST /api/agent/confirm` body.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "RunConfirm")]
 pub struct ConfirmBody {
     run_id: String,
     call_id: String,
@@ -207,9 +209,11 @@ pub async fn confirm(
         .app()
         .approve(&body.run_id, &body.call_id, body.approve);
     match answered {
-        Ok(()) => Ok(Json(
-            json!({"run_id": body.run_id, "call_id": body.call_id, "approve": body.approve}),
-        )
+        Ok(()) => Ok(Json(Confirmed {
+            run_id: body.run_id,
+            call_id: body.call_id,
+            approve: body.approve,
+        })
         .into_response()),
         Err(e) => Err(ApiError(StatusCode::NOT_FOUND, e.text())),
     }

@@ -18,8 +18,7 @@ use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use deft_store::{SessionRow, Store, StoreError};
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
 use super::token_access::{self, NamedToken};
 use super::{Console, now_ms, passwords, secrets, texts};
@@ -275,15 +274,62 @@ pub async fn state(State(app): State<AppState>, headers: HeaderMap) -> Result<Re
     let logged_in = authorize(&app.api_token, Some(console), &Method::GET, &headers)
         .await
         .is_ok();
-    Ok(Json(json!({
-        "setup_required": console.setup_token().is_some(),
-        "logged_in": logged_in,
-    }))
+    Ok(Json(AuthState {
+        setup_required: console.setup_token().is_some(),
+        logged_in,
+    })
     .into_response())
 }
 
+/// `GET /api/auth/state`'s answer.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct AuthState {
+    /// No admin exists yet: the console asks for the setup link's token.
+    pub setup_required: bool,
+    /// The request carried a valid session or token.
+    pub logged_in: bool,
+}
+
+/// Who is calling (`GET /api/auth/me`; the login and the setup answer with a person's).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Caller {
+    /// The admin's name; `null` for a token.
+    pub username: Option<String>,
+    /// A session's CSRF token, sent back as `X-CSRF-Token` on every change.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub csrf_token: Option<String>,
+    /// True when a token called (the server's API token or a named one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub api_token: Option<bool>,
+    /// The named token's name, when one called.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
+}
+
+impl Caller {
+    /// A person with a session.
+    fn person(username: String, csrf_token: String) -> Self {
+        Caller {
+            username: Some(username),
+            csrf_token: Some(csrf_token),
+            api_token: None,
+            token: None,
+        }
+    }
+
+    /// A token: the server's (`name` none) or a named one.
+    fn token(name: Option<String>) -> Self {
+        Caller {
+            username: None,
+            csrf_token: None,
+            api_token: Some(true),
+            token: name,
+        }
+    }
+}
+
 /// Login body.
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 pub struct LoginBody {
     username: String,
     password: String,
@@ -319,8 +365,7 @@ async fn new_session(
         "{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/; Max-Age={}{secure}",
         SESSION_LIFETIME.as_secs()
     );
-    let mut response =
-        Json(json!({"username": username, "csrf_token": csrf_token})).into_response();
+    let mut response = Json(Caller::person(username.to_owned(), csrf_token)).into_response();
     if let Ok(v) = HeaderValue::from_str(&cookie) {
         response.headers_mut().insert(header::SET_COOKIE, v);
     }
@@ -371,7 +416,7 @@ pub async fn login(State(app): State<AppState>, request: Request) -> Result<Resp
 const DUMMY_HASH: &str = "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
 
 /// Setup body.
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 pub struct SetupBody {
     token: String,
     username: String,
@@ -439,12 +484,12 @@ pub async fn logout(State(app): State<AppState>, headers: HeaderMap) -> Result<R
 pub async fn me(State(app): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
     let principal = authorize(&app.api_token, app.console.as_ref(), &Method::GET, &headers).await?;
     Ok(match principal {
-        Principal::ApiToken => Json(json!({"username": null, "api_token": true})),
-        Principal::Token(t) => Json(json!({"username": null, "api_token": true, "token": t.name})),
+        Principal::ApiToken => Json(Caller::token(None)),
+        Principal::Token(t) => Json(Caller::token(Some(t.name))),
         Principal::User {
             username,
             csrf_token,
-        } => Json(json!({"username": username, "csrf_token": csrf_token})),
+        } => Json(Caller::person(username, csrf_token)),
     }
     .into_response())
 }

@@ -31,8 +31,9 @@ pub const DEFAULT_API_BASE: &str = "https://api.deepseek.com";
 pub const DEFAULT_MAX_STEPS: u32 = 40;
 
 /// What `GET /api/settings` answers.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "Settings"))]
+#[schemars(rename = "Settings")]
 pub struct SettingsView {
     /// Base URL.
     pub api_base: String,
@@ -49,7 +50,7 @@ pub struct SettingsView {
 }
 
 /// `PUT /api/settings` body: any subset.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SettingsUpdate {
     api_base: Option<String>,

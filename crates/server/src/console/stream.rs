@@ -24,7 +24,7 @@ use deft_app::run_log::RunLog;
 pub const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 /// Query of the stream route.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct StreamQuery {
     run_id: String,
     #[serde(default)]

@@ -63,8 +63,9 @@ impl SecretSource for StoredSecrets {
 }
 
 /// A secret as listed: never its value.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "Secret"))]
+#[schemars(rename = "Secret")]
 pub struct SecretView {
     /// Its name (`{"secret": "NAME"}` in a task's variables).
     pub name: String,
@@ -77,15 +78,16 @@ pub struct SecretView {
 }
 
 /// `GET /api/secrets` answer.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "SecretList"))]
+#[schemars(rename = "SecretList")]
 pub struct SecretList {
     /// Every secret, by name.
     pub items: Vec<SecretView>,
 }
 
 /// `PUT /api/secrets/{name}` body.
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SetSecret {
     /// The value (never answered or logged).

@@ -11,8 +11,9 @@ use super::rfc3339;
 use deft_app::agent_runs::approvals::PendingConfirm;
 
 /// A conversation as listed.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "Conversation"))]
+#[schemars(rename = "Conversation")]
 pub struct ConversationView {
     /// Conversation id.
     pub id: String,
@@ -42,8 +43,9 @@ impl From<&ConversationSummary> for ConversationView {
 }
 
 /// A conversation with its messages.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "ConversationDetail"))]
+#[schemars(rename = "ConversationDetail")]
 pub struct ConversationDetailView {
     /// The summary.
     #[serde(flatten)]
@@ -90,8 +92,9 @@ impl ConversationDetailView {
 }
 
 /// A stored message of a conversation.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "Message"))]
+#[schemars(rename = "Message")]
 pub struct MessageView {
     /// `user` or `assistant`.
     #[cfg_attr(test, ts(type = r#""user" | "assistant""#))]
@@ -149,8 +152,9 @@ impl From<&Message> for MessageView {
 }
 
 /// The state of one run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "RunInfo"))]
+#[schemars(rename = "RunInfo")]
 pub struct RunView {
     /// Run id.
     pub run_id: String,
@@ -216,7 +220,7 @@ impl RunView {
 }
 
 /// `GET /api/agent/run`: the active run, if any.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct CurrentRun {
     /// The run in the slot.
@@ -224,7 +228,7 @@ pub struct CurrentRun {
 }
 
 /// `POST /api/agent/run`'s answer: the run started.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct RunStarted {
     /// Run id.
@@ -233,6 +237,69 @@ pub struct RunStarted {
     pub conversation: String,
     /// The device it operates.
     pub device: String,
+}
+
+/// A page of a list: its items and how many match in all; `next_cursor` where the list pages
+/// by cursor (the task-run history) and there is a next page.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[schemars(rename = "{T}Page")]
+pub struct PageView<T> {
+    /// The items of this page.
+    pub items: Vec<T>,
+    /// How many items match, on all pages.
+    pub total: u64,
+    /// The cursor of the next page (`cursor=`), when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
+impl<T> PageView<T> {
+    /// A page of a list that pages by offset.
+    pub fn new(items: Vec<T>, total: u64) -> Self {
+        PageView {
+            items,
+            total,
+            next_cursor: None,
+        }
+    }
+}
+
+/// A list that is all there is (no paging).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[schemars(rename = "{T}List")]
+pub struct Items<T> {
+    /// Every item.
+    pub items: Vec<T>,
+}
+
+/// The answer of a stop: the run is stopping (it ends shortly as `stopped`).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Stopping {
+    /// The run being stopped.
+    pub run_id: String,
+    /// Always true.
+    pub stopping: bool,
+}
+
+impl Stopping {
+    /// The answer for `run_id`.
+    pub fn run(run_id: String) -> Self {
+        Stopping {
+            run_id,
+            stopping: true,
+        }
+    }
+}
+
+/// `POST /api/agent/confirm`'s answer: the approval given.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Confirmed {
+    /// The run.
+    pub run_id: String,
+    /// The tool call answered.
+    pub call_id: String,
+    /// Whether it was approved.
+    pub approve: bool,
 }
 
 #[cfg(test)]

@@ -37,8 +37,9 @@ impl Sealer for SecretBox {
 }
 
 /// A webhook as the API shows it: never its secret.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "Webhook"))]
+#[schemars(rename = "Webhook")]
 pub struct WebhookView {
     /// v4 UUID.
     pub id: String,
@@ -61,8 +62,9 @@ pub struct WebhookView {
 }
 
 /// A delivery as the API shows it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "WebhookDelivery"))]
+#[schemars(rename = "WebhookDelivery")]
 pub struct DeliveryView {
     /// v4 UUID: the `Deft-Delivery` header, the same on every attempt.
     pub id: String,
@@ -95,8 +97,58 @@ pub struct DeliveryView {
     pub updated_at: String,
 }
 
+/// `GET /api/webhooks`'s answer.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct WebhookList {
+    /// Every webhook, in name order.
+    pub items: Vec<WebhookView>,
+    /// The event kinds a webhook can receive.
+    pub events: Vec<&'static str>,
+}
+
+/// One webhook (read, changed).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct WebhookOne {
+    /// The webhook.
+    pub webhook: WebhookView,
+}
+
+/// A webhook made or its secret rotated: the secret, shown this once.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct WebhookSecret {
+    /// The webhook.
+    pub webhook: WebhookView,
+    /// The signing secret (`whsec_…`): never shown again.
+    pub secret: String,
+}
+
+/// A delivery queued (a test, a redelivery).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct DeliveryQueued {
+    /// The delivery.
+    pub delivery: DeliveryView,
+}
+
+/// A page of a webhook's deliveries, newest first.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct DeliveryPage {
+    /// The deliveries of this page.
+    pub items: Vec<DeliveryView>,
+    /// The `before` of the next page; absent on the last.
+    pub next: Option<String>,
+}
+
+/// A refused webhook field: what and which.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct FieldRefusal {
+    /// `field: why`.
+    pub error: String,
+    /// The field refused.
+    pub field: String,
+}
+
 /// `POST /api/webhooks` body.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateWebhook {
     /// Unique name.
@@ -115,7 +167,7 @@ fn yes() -> bool {
 }
 
 /// `PATCH /api/webhooks/{id}` body: each field given is changed.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ChangeWebhook {
     /// A new name.
@@ -129,7 +181,7 @@ pub struct ChangeWebhook {
 }
 
 /// `GET /api/webhooks/{id}/deliveries` query.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct DeliveryQuery {
     /// The last delivery of the page before.
     pub before: Option<String>,
@@ -159,10 +211,10 @@ pub async fn list(State(app): State<AppState>) -> Result<Response, ApiError> {
     for hook in hooks.list().await.map_err(api_error)? {
         items.push(view(&app, &hook).await?);
     }
-    let events: Vec<&str> = WebhookEvent::subscribable()
+    let events = WebhookEvent::subscribable()
         .map(WebhookEvent::as_str)
         .collect();
-    Ok(Json(serde_json::json!({"items": items, "events": events})).into_response())
+    Ok(Json(WebhookList { items, events }).into_response())
 }
 
 /// `POST /api/webhooks`: 201 with the webhook and its secret, which is never shown again.
@@ -186,7 +238,10 @@ pub async fn create(
     let view = view(&app, &hook)
         .await
         .map_err(IntoResponse::into_response)?;
-    let body = serde_json::json!({"webhook": view, "secret": secret});
+    let body = WebhookSecret {
+        webhook: view,
+        secret,
+    };
     Ok((StatusCode::CREATED, Json(body)).into_response())
 }
 
@@ -197,7 +252,10 @@ pub async fn get_one(
 ) -> Result<Response, ApiError> {
     let console = app.console()?;
     let hook = console.app().webhooks().get(&id).await.map_err(api_error)?;
-    Ok(Json(serde_json::json!({"webhook": view(&app, &hook).await?})).into_response())
+    Ok(Json(WebhookOne {
+        webhook: view(&app, &hook).await?,
+    })
+    .into_response())
 }
 
 /// `PATCH /api/webhooks/{id}`: the webhook as changed.
@@ -222,7 +280,7 @@ pub async fn change(
     let view = view(&app, &hook)
         .await
         .map_err(IntoResponse::into_response)?;
-    Ok(Json(serde_json::json!({"webhook": view})).into_response())
+    Ok(Json(WebhookOne { webhook: view }).into_response())
 }
 
 /// `DELETE /api/webhooks/{id}`: 204; its deliveries go with it.
@@ -252,7 +310,10 @@ pub async fn rotate(
         .rotate(&id)
         .await
         .map_err(api_error)?;
-    let body = serde_json::json!({"webhook": view(&app, &hook).await?, "secret": secret});
+    let body = WebhookSecret {
+        webhook: view(&app, &hook).await?,
+        secret,
+    };
     Ok(Json(body).into_response())
 }
 
@@ -268,7 +329,9 @@ pub async fn test(
         .send_test(&id)
         .await
         .map_err(api_error)?;
-    let body = serde_json::json!({"delivery": delivery_view(&app, &delivery)});
+    let body = DeliveryQueued {
+        delivery: delivery_view(&app, &delivery),
+    };
     Ok((StatusCode::ACCEPTED, Json(body)).into_response())
 }
 
@@ -294,7 +357,11 @@ pub async fn deliveries(
         .await
         .map_err(api_error)?;
     let items: Vec<DeliveryView> = page.items.iter().map(|d| delivery_view(&app, d)).collect();
-    Ok(Json(serde_json::json!({"items": items, "next": page.next})).into_response())
+    Ok(Json(DeliveryPage {
+        items,
+        next: page.next,
+    })
+    .into_response())
 }
 
 /// `POST /api/webhooks/{id}/deliveries/{delivery}/redeliver`: 202 with the new delivery of the
@@ -310,7 +377,9 @@ pub async fn redeliver(
         .redeliver(&id, &delivery)
         .await
         .map_err(api_error)?;
-    let body = serde_json::json!({"delivery": delivery_view(&app, &delivery)});
+    let body = DeliveryQueued {
+        delivery: delivery_view(&app, &delivery),
+    };
     Ok((StatusCode::ACCEPTED, Json(body)).into_response())
 }
 
@@ -388,7 +457,10 @@ fn api_error(e: WebhookError) -> ApiError {
 /// show the text by its input.
 fn refusal(e: WebhookError) -> Response {
     if let WebhookError::Invalid { field, why } = &e {
-        let body = serde_json::json!({"error": format!("{field}: {why}"), "field": field});
+        let body = FieldRefusal {
+            error: format!("{field}: {why}"),
+            field: field.to_string(),
+        };
         return (StatusCode::BAD_REQUEST, Json(body)).into_response();
     }
     api_error(e).into_response()

@@ -34,7 +34,7 @@ pub struct Side<'a> {
 }
 
 /// A changed value: a field of the record or the definition, or a step's parameter.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct FieldChange {
     /// Its name: `name`, `folder`, `variables.who`, `timeout_s`; a step's `selector.text`.
     pub field: String,
@@ -45,7 +45,7 @@ pub struct FieldChange {
 }
 
 /// What changed from one version to another.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct TaskDiff {
     /// The changed fields of the record (name, device, enabled, folder, tags), then the
     /// definition's variables (`variables.NAME`) and settings (`on_error`, `timeout_s`, …).

@@ -13,7 +13,7 @@ use super::FieldChange;
 use crate::step::child_path;
 
 /// How a step changed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum StepChangeKind {
     /// Only in the newer version.
@@ -27,7 +27,7 @@ pub enum StepChangeKind {
 }
 
 /// One changed step.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct StepChange {
     /// How it changed.
     pub kind: StepChangeKind,

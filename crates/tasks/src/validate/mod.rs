@@ -46,7 +46,9 @@ pub use report::{Issue, Report, Validation};
 use crate::step::{Step, StepType, Task};
 
 /// Which steps are admitted.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
     /// A task: every type.

@@ -8,7 +8,7 @@ use serde::ser::SerializeStruct;
 
 /// One problem, at the path of the JSON value it is about (`steps[3].then[0].selector`; `""`
 /// for the file as a whole).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Issue {
     /// Where: field names and list indexes from the top of the file.
     pub path: String,
@@ -68,6 +68,27 @@ impl Serialize for Report {
         st.serialize_field("errors", &self.errors)?;
         st.serialize_field("warnings", &self.warnings)?;
         st.end()
+    }
+}
+
+impl schemars::JsonSchema for Report {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ValidationReport".into()
+    }
+
+    /// What `Serialize` writes: the verdict and both lists.
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let issues = generator.subschema_for::<Vec<Issue>>();
+        schemars::json_schema!({
+            "description": "The validator's report: valid when there is no error.",
+            "type": "object",
+            "properties": {
+                "valid": {"type": "boolean"},
+                "errors": issues,
+                "warnings": issues,
+            },
+            "required": ["valid", "errors", "warnings"],
+        })
     }
 }
 

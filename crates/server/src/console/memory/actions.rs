@@ -21,7 +21,7 @@ use crate::console::tasks::views::ValidationView;
 use crate::console::{Console, texts};
 
 /// `GET /api/memory/actions?q=&limit=&offset=`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListQuery {
     /// Only those whose name, aliases or description contain this (any case).
@@ -134,8 +134,9 @@ pub async fn delete(
 }
 
 /// `POST /api/memory/actions/{id}/try` body.
-#[derive(Debug, Deserialize, Default)]
+#[derive(Debug, Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "ActionTryBody")]
 pub struct TryBody {
     /// The device (default: the settings' default device).
     #[serde(default)]

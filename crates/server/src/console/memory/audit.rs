@@ -66,7 +66,7 @@ pub async fn run_now(State(app): State<AppState>) -> Result<Response, MemoryErro
 }
 
 /// `GET /api/memory/audits?limit=&offset=`: `{items, total}`, newest first.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListQuery {
     #[serde(default)]
@@ -87,8 +87,9 @@ pub async fn list(
 }
 
 /// `PUT /api/memory/audit/schedule` body: any of these.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "AuditScheduleBody")]
 pub struct ScheduleBody {
     /// A 5-field cron expression.
     #[serde(default)]

@@ -24,7 +24,7 @@ const MAX_TASK_CHARS: usize = 2_000;
 const MAX_TITLE_CHARS: usize = 200;
 
 /// `GET /api/memory/experiences?q=&state=&limit=&offset=`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListQuery {
     /// Only those whose task, title or recipe contains this (any case).
@@ -79,7 +79,7 @@ pub async fn get_one(
 }
 
 /// The body of `POST` and `PUT` (every field), and of `PATCH` (any of them).
-#[derive(Debug, Deserialize, Default)]
+#[derive(Debug, Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExperienceBody {
     #[serde(default)]

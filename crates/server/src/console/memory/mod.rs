@@ -76,7 +76,7 @@ fn page(limit: Option<u32>, offset: Option<u64>) -> deft_store::Page {
 
 /// A list route's answer: `{"items": […], "total": N}`.
 fn paged<T: serde::Serialize>(items: Vec<T>, total: u64) -> Response {
-    Json(serde_json::json!({"items": items, "total": total})).into_response()
+    Json(crate::console::views::PageView::new(items, total)).into_response()
 }
 
 /// The memory routes (nested under `/api`, behind the login).

@@ -10,8 +10,9 @@ use serde::Serialize;
 use crate::console::rfc3339;
 
 /// Where an experience stands with the audit: its state, and the latest review.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "ExperienceAudit"))]
+#[schemars(rename = "ExperienceAudit")]
 pub struct AuditMarkView {
     /// `none`, `pending` (the audit suggests deleting it; a person decides) or `kept`.
     #[cfg_attr(test, ts(type = r#""none" | "pending" | "kept""#))]
@@ -31,8 +32,9 @@ pub struct AuditMarkView {
 }
 
 /// An experience.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "Experience"))]
+#[schemars(rename = "Experience")]
 pub struct ExperienceView {
     /// Its id.
     pub id: String,
@@ -83,8 +85,9 @@ impl From<&Experience> for ExperienceView {
 }
 
 /// One review of an experience by the audit, and a person's decision on it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "ExperienceReview"))]
+#[schemars(rename = "ExperienceReview")]
 pub struct ReviewView {
     /// The audit pass.
     pub audit_id: String,
@@ -122,8 +125,9 @@ impl From<&ExperienceReview> for ReviewView {
 }
 
 /// An experience with its reviews, newest first.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "ExperienceDetail"))]
+#[schemars(rename = "ExperienceDetail")]
 pub struct ExperienceDetailView {
     /// The experience.
     #[serde(flatten)]
@@ -133,8 +137,9 @@ pub struct ExperienceDetailView {
 }
 
 /// An action of the action library.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "LibraryAction"))]
+#[schemars(rename = "LibraryAction")]
 pub struct ActionView {
     /// Its id.
     pub id: String,
@@ -189,8 +194,9 @@ impl From<&Action> for ActionView {
 }
 
 /// How trying an action on a device went.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "ActionTry"))]
+#[schemars(rename = "ActionTry")]
 pub struct ActionTryView {
     /// The action's name.
     pub action: String,
@@ -207,8 +213,9 @@ pub struct ActionTryView {
 }
 
 /// One audit pass.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "AuditRun"))]
+#[schemars(rename = "AuditRun")]
 pub struct AuditRunView {
     /// Its id.
     pub id: String,
@@ -250,8 +257,9 @@ impl From<&AuditRun> for AuditRunView {
 }
 
 /// When the daily audit runs.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "AuditSchedule"))]
+#[schemars(rename = "AuditSchedule")]
 pub struct AuditScheduleView {
     /// The cron expression (5 fields).
     pub cron: String,
@@ -284,8 +292,9 @@ impl From<&Job> for AuditScheduleView {
 }
 
 /// `GET /api/memory/audit`: the running pass, the last finished one, the schedule.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "AuditState"))]
+#[schemars(rename = "AuditState")]
 pub struct AuditStateView {
     /// The pass under way, if any.
     pub running: Option<AuditRunView>,

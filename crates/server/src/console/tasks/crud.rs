@@ -21,7 +21,7 @@ use crate::console::sessions::Principal;
 use crate::console::{Console, texts};
 
 /// Paging of a list route.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PageQuery {
     /// At most this many (1–500, default 50).
@@ -43,7 +43,7 @@ impl PageQuery {
 }
 
 /// `GET /api/tasks` query.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListQuery {
     /// Only tasks whose name contains this text (case ignored).
@@ -83,7 +83,7 @@ pub async fn list(
     };
     let page = console.store().tasks(&filter, paging.page()).await?;
     let items: Vec<TaskView> = page.items.iter().map(TaskView::from).collect();
-    Ok(Json(serde_json::json!({"items": items, "total": page.total})).into_response())
+    Ok(Json(crate::console::views::PageView::new(items, page.total)).into_response())
 }
 
 /// The task named by `id_or_name` (its id, else its name); 404 naming what was looked for.
@@ -156,7 +156,7 @@ pub(crate) async fn detail(
 }
 
 /// Query of the create, replace and validate routes.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FileQuery {
     /// Validate in library mode (validate only).
@@ -394,8 +394,9 @@ pub async fn replace(
 }
 
 /// `PATCH /api/tasks/{id}` body: either field, or both.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "TaskPatch")]
 pub struct PatchBody {
     /// Switch the task's schedules on or off.
     #[serde(default)]
@@ -406,7 +407,7 @@ pub struct PatchBody {
 }
 
 /// The notification settings a `PATCH` changes.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NotifyPatch {
     #[serde(default)]

@@ -14,7 +14,7 @@ use crate::console::{Console, texts};
 
 /// The query of `GET /api/task-runs` and `GET /api/task-runs/export`. Every value is taken as
 /// text and read here, so a bad one is refused at its name.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HistoryQuery {
     /// A task's id or name.

@@ -19,6 +19,7 @@ use super::history::HistoryQuery;
 use super::views::{TaskRunDetailView, TaskRunStepView, TaskRunView};
 use crate::AppState;
 use crate::api::{ApiError, JsonBody};
+use crate::console::views::{PageView, Stopping};
 use crate::console::{now_ms, stream, texts};
 use deft_app::task_runs::record;
 
@@ -36,8 +37,9 @@ impl From<Refusal> for TaskError {
 }
 
 /// `POST /api/tasks/{id}/run` body.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "TaskRunStart")]
 pub struct RunBody {
     /// Values of the task's variables for this run.
     #[serde(default)]
@@ -107,7 +109,7 @@ pub async fn list(
             .task_runs(&history.filter, Page { limit, offset })
             .await?;
         let items: Vec<TaskRunView> = page.items.iter().map(TaskRunView::from).collect();
-        return Ok(Json(serde_json::json!({"items": items, "total": page.total})).into_response());
+        return Ok(Json(PageView::new(items, page.total)).into_response());
     }
     let page = store
         .task_run_page(
@@ -118,10 +120,11 @@ pub async fn list(
         )
         .await?;
     let items: Vec<TaskRunView> = page.items.iter().map(TaskRunView::from).collect();
-    let mut body = serde_json::json!({"items": items, "total": page.total});
-    if let Some(next) = page.next {
-        body["next_cursor"] = next.to_string().into();
-    }
+    let body = PageView {
+        items,
+        total: page.total,
+        next_cursor: page.next.map(|next| next.to_string()),
+    };
     Ok(Json(body).into_response())
 }
 
@@ -166,7 +169,7 @@ pub async fn stop(
     let console = app.console()?;
     if let Some(run) = console.tasks().active(&id) {
         run.stop();
-        return Ok(Json(serde_json::json!({"run_id": id, "stopping": true})).into_response());
+        return Ok(Json(Stopping::run(id)).into_response());
     }
     let run = console
         .store()
@@ -182,7 +185,7 @@ pub async fn stop(
 }
 
 /// `GET /api/task-runs/{id}/events` query.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EventsQuery {
     /// Start after this seq (the `Last-Event-ID` header wins).

@@ -264,8 +264,9 @@ pub async fn replace(
 }
 
 /// `PATCH /api/tasks/{id}/schedules/{schedule}` body.
-#[derive(Debug, serde::Deserialize)]
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "SchedulePatch")]
 pub struct PatchBody {
     /// On or off.
     enabled: bool,

@@ -34,7 +34,7 @@ pub const MAX_IMPORT_BYTES: usize = 16 * 1024 * 1024;
 pub const MAX_IMPORT_TASKS: usize = 1_000;
 
 /// An export document.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Document {
     /// Always [`FORMAT`].
@@ -52,7 +52,7 @@ pub struct Document {
 }
 
 /// One task of a document: its record and its schedules.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Entry {
     /// Its name.
@@ -69,6 +69,7 @@ pub struct Entry {
     pub tags: Vec<String>,
     /// What its runs report as notifications (missing: the defaults).
     #[serde(default)]
+    #[schemars(with = "super::views::NotifyView")]
     pub notify: deft_store::TaskNotify,
     /// The task file (secrets as `{"secret": "NAME"}` references, never values).
     pub definition: Value,
@@ -96,7 +97,7 @@ impl Entry {
 }
 
 /// `GET /api/tasks/export` query: exactly one of them.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExportQuery {
     /// One task (id or name).
@@ -163,7 +164,7 @@ async fn listed(
 }
 
 /// What an import does with a task whose name a stored task has.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum OnClash {
     /// Refuse the whole import (409), listing the clashes.
@@ -179,7 +180,7 @@ pub enum OnClash {
 }
 
 /// `POST /api/tasks/import` query.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ImportQuery {
     /// Only say what would happen.
@@ -191,7 +192,7 @@ pub struct ImportQuery {
 }
 
 /// A problem of an imported task, at its path in the document.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ImportIssue {
     /// The task's name in the document (or `tasks[i]` when it has none).
     pub task: String,
@@ -202,7 +203,7 @@ pub struct ImportIssue {
 }
 
 /// What an import did, or would do.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 pub struct ImportReport {
     /// Only said what would happen.
     pub dry_run: bool,
@@ -223,7 +224,7 @@ pub struct ImportReport {
 }
 
 /// A task stored under another name.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Renamed {
     /// Its name in the document.
     pub from: String,

@@ -18,7 +18,7 @@ use crate::console::sessions::Principal;
 use crate::console::{rfc3339, texts};
 
 /// A version as the history lists it (without its definition).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct VersionView {
     /// Its number (1: the task's creation).
     pub version: i64,
@@ -69,7 +69,7 @@ pub async fn list(
     let task = resolve(console, &id).await?;
     let page = console.store().task_versions(&task.id, q.page()).await?;
     let items: Vec<VersionView> = page.items.iter().map(VersionView::from).collect();
-    Ok(Json(serde_json::json!({"items": items, "total": page.total})).into_response())
+    Ok(Json(crate::console::views::PageView::new(items, page.total)).into_response())
 }
 
 /// The version `n` (text from the path) of the task `id`: 400 for a number that is none, 404
@@ -111,7 +111,7 @@ fn definition_value(v: &TaskVersion) -> serde_json::Value {
 }
 
 /// `GET /api/tasks/{id}/versions/diff` query.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DiffQuery {
     /// The older version's number.
@@ -192,11 +192,11 @@ pub async fn restore(
 /// tasks each holds (its subfolders' included): `{"items": [{folder, count}]}`.
 pub async fn folders(State(app): State<AppState>) -> Result<Response, TaskError> {
     let items = app.console()?.store().task_folders().await?;
-    Ok(Json(serde_json::json!({ "items": items })).into_response())
+    Ok(Json(crate::console::views::Items { items }).into_response())
 }
 
 /// `GET /api/tasks/tags`: every tag and how many tasks carry it: `{"items": [{tag, count}]}`.
 pub async fn tags(State(app): State<AppState>) -> Result<Response, TaskError> {
     let items = app.console()?.store().task_tags().await?;
-    Ok(Json(serde_json::json!({ "items": items })).into_response())
+    Ok(Json(crate::console::views::Items { items }).into_response())
 }

@@ -15,13 +15,14 @@ use crate::console::rfc3339;
 pub const NEXT_FIRES: usize = 3;
 
 /// The validator's report: `{"valid", "errors": [{path, message, line?, column?}], "warnings"}`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(transparent)]
 pub struct ValidationView(pub Report);
 
 /// A task as listed.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "Task"))]
+#[schemars(rename = "Task")]
 pub struct TaskView {
     /// Task id.
     pub id: String,
@@ -79,8 +80,9 @@ impl From<&TaskListing> for TaskView {
 }
 
 /// What a task's runs report as notifications.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "TaskNotify"))]
+#[schemars(rename = "TaskNotify")]
 pub struct NotifyView {
     /// A run that fails, times out or is interrupted.
     pub on_failure: bool,
@@ -101,8 +103,9 @@ impl From<deft_store::TaskNotify> for NotifyView {
 }
 
 /// A schedule as the task list shows it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "ScheduleSummary"))]
+#[schemars(rename = "ScheduleSummary")]
 pub struct ScheduleSummary {
     /// Schedule id.
     pub id: String,
@@ -123,8 +126,9 @@ impl From<&Schedule> for ScheduleSummary {
 }
 
 /// One task with its definition (the task file as stored) and its schedules.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "TaskDetail"))]
+#[schemars(rename = "TaskDetail")]
 pub struct TaskDetailView {
     /// The listing.
     #[serde(flatten)]
@@ -153,8 +157,9 @@ impl TaskDetailView {
 }
 
 /// A schedule of a task.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "Schedule"))]
+#[schemars(rename = "Schedule")]
 pub struct ScheduleView {
     /// Schedule id.
     pub id: String,
@@ -241,8 +246,9 @@ impl From<&Schedule> for ScheduleView {
 }
 
 /// How many of a run's executed steps ended each way.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "StepCounts"))]
+#[schemars(rename = "StepCounts")]
 pub struct StepCountsView {
     /// Succeeded.
     pub ok: u64,
@@ -266,8 +272,9 @@ impl From<StepCounts> for StepCountsView {
 }
 
 /// A task run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "TaskRun"))]
+#[schemars(rename = "TaskRun")]
 pub struct TaskRunView {
     /// Run id.
     pub id: String,
@@ -334,8 +341,9 @@ impl From<&TaskRun> for TaskRunView {
 }
 
 /// One executed step of a run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "TaskRunStep"))]
+#[schemars(rename = "TaskRunStep")]
 pub struct TaskRunStepView {
     /// Execution order, from 0.
     pub seq: u64,
@@ -345,6 +353,7 @@ pub struct TaskRunStepView {
     pub step_type: String,
     /// `ok`, `failed` or `skipped`.
     #[cfg_attr(test, ts(type = "StepStatus"))]
+    #[schemars(with = "deft_protocol::task_run::StepStatus")]
     pub status: deft_store::StepStatus,
     /// Started (ISO-8601 UTC).
     pub started_at: String,
@@ -391,8 +400,9 @@ impl From<&TaskRunStep> for TaskRunStepView {
 }
 
 /// `GET /api/task-runs/{id}`: a run with its executed steps.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "TaskRunDetail"))]
+#[schemars(rename = "TaskRunDetail")]
 pub struct TaskRunDetailView {
     /// The run.
     #[serde(flatten)]
