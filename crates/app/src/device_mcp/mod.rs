@@ -369,8 +369,11 @@ impl DeviceEndpoint {
         l.streams.retain(|(n, _)| !gone_streams.contains(n));
     }
 
+    /// Adds a session's peer, forgetting those whose session has ended.
     fn add_session(&self, peer: Peer<RoleServer>) {
-        self.listeners.lock().sessions.push(peer);
+        let mut l = self.listeners.lock();
+        l.sessions.retain(|p| !p.is_transport_closed());
+        l.sessions.push(peer);
     }
 
     fn add_stream(&self, sink: SubscriptionSink) -> u64 {
