@@ -26,6 +26,16 @@ async fn a_twenty_page_document_lists_within_the_token_budget() {
     );
 
     let w = h.open(&s(&doc)).await;
+    // Writer lays the pages out in the background: the status bar counts them as it goes
+    // ("Page 1 of 11" on a loaded machine). Wait until it has counted them all.
+    let counted = ok(&h
+        .app(
+            &w,
+            "wait_for_control",
+            json!({"selector": {"text": format!("Page 1 of {pages}"), "type": "text", "match": "exact"}, "timeout_s": 60}),
+        )
+        .await);
+    assert_eq!(counted["appeared"], json!(true), "{counted}");
     let listing = ok(&h.app(&w, "get_app_window_controls_info", json!({})).await);
     let listing = listing.as_str().unwrap();
     let n = tokens(listing);

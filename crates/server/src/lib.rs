@@ -179,7 +179,12 @@ async fn require_api_auth(
     {
         Ok(console::sessions::Principal::Token(token)) => {
             let method = request.method().clone();
-            let path = request.uri().path().to_owned();
+            // The whole path: inside `/api`'s nested router the URI has lost its prefix.
+            let path = request
+                .extensions()
+                .get::<axum::extract::OriginalUri>()
+                .map_or_else(|| request.uri().path(), |u| u.path())
+                .to_owned();
             let within_api = path.strip_prefix("/api").unwrap_or(&path);
             let needed = console::token_access::required(&method, within_api);
             // The document describes the API to whoever may call any of it.

@@ -350,26 +350,30 @@ impl RoutingTable {
         self.profiles.keys().map(String::as_str).collect()
     }
 
-    /// The application roots of `profile` (`default` aside) whose AppAgent servers name `tool`
-    /// in their `tools:` list, sorted: which applications' windows bring a tool the HostAgent
-    /// lacks (a document's `insert_table` comes with `soffice.bin`).
+    /// The application roots of `profile` whose AppAgent servers name `tool` in their `tools:`
+    /// list while the `default` root's do not, sorted: which applications' windows bring a tool
+    /// that not every window has (a document's `insert_table` comes with `libreoffice-writer`;
+    /// `click_input`, which every window has, comes with none in particular).
     pub fn app_roots_offering(&self, profile: &str, tool: &str) -> Vec<String> {
         let Some(roots) = self.profiles.get(profile).and_then(|a| a.get("AppAgent")) else {
             return Vec::new();
         };
+        let names = |entry: &RootEntry| {
+            [ToolType::DataCollection, ToolType::Action]
+                .into_iter()
+                .flat_map(|t| entry.servers(t))
+                .any(|s| {
+                    s.tools
+                        .as_ref()
+                        .is_some_and(|t| t.iter().any(|n| n == tool))
+                })
+        };
+        if roots.get(DEFAULT_ROOT).is_some_and(names) {
+            return Vec::new();
+        }
         roots
             .iter()
-            .filter(|(root, _)| root.as_str() != DEFAULT_ROOT)
-            .filter(|(_, entry)| {
-                [ToolType::DataCollection, ToolType::Action]
-                    .into_iter()
-                    .flat_map(|t| entry.servers(t))
-                    .any(|s| {
-                        s.tools
-                            .as_ref()
-                            .is_some_and(|t| t.iter().any(|n| n == tool))
-                    })
-            })
+            .filter(|(root, entry)| root.as_str() != DEFAULT_ROOT && names(entry))
             .map(|(root, _)| root.clone())
             .collect()
     }
