@@ -62,6 +62,28 @@ pub async fn run(args: Args, _globals: &Globals) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Prints a list the server answered (`{"items": [...], …}`): as its JSON with `json`, else a
+/// table of one `row` per item under `header`.
+pub(crate) fn print_items(
+    answer: &serde_json::Value,
+    json: bool,
+    header: &[&str],
+    row: impl Fn(&serde_json::Value) -> Vec<String>,
+) -> anyhow::Result<()> {
+    if json {
+        println!("{}", serde_json::to_string_pretty(answer)?);
+    } else {
+        let rows: Vec<Vec<String>> = answer["items"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(row)
+            .collect();
+        print_table(header, &rows);
+    }
+    Ok(())
+}
+
 /// Prints `rows` under `header` in left-aligned columns as wide as their widest cell.
 pub(crate) fn print_table(header: &[&str], rows: &[Vec<String>]) {
     let header: Vec<String> = header.iter().map(|h| (*h).to_owned()).collect();

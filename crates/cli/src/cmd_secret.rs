@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use serde_json::Value;
 
-use crate::cmd_devices::print_table;
+use crate::cmd_devices::print_items;
 use crate::cmd_task_server::{ServerArgs, text};
 
 /// `deft secret` arguments.
@@ -70,11 +70,8 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         SecretCommand::List { server, json } => {
             let secrets = server.client()?.secrets().await?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&secrets)?);
-            } else {
-                print_table(&["NAME", "SET BY", "UPDATED", "USED BY"], &rows(&secrets));
-            }
+            let header = ["NAME", "SET BY", "UPDATED", "USED BY"];
+            print_items(&secrets, json, &header, secret_row)?;
         }
         SecretCommand::Delete { name, server } => {
             server.client()?.delete_secret(&name).await?;
@@ -84,30 +81,24 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn rows(secrets: &Value) -> Vec<Vec<String>> {
-    secrets["items"]
+/// One secret's row: name, who set it, when, the tasks that use it.
+fn secret_row(s: &Value) -> Vec<String> {
+    let used: Vec<&str> = s["used_by"]
         .as_array()
         .into_iter()
         .flatten()
-        .map(|s| {
-            let used: Vec<&str> = s["used_by"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .collect();
-            vec![
-                text(s, "name"),
-                text(s, "set_by"),
-                text(s, "updated_at"),
-                if used.is_empty() {
-                    "-".to_owned()
-                } else {
-                    used.join(", ")
-                },
-            ]
-        })
-        .collect()
+        .filter_map(Value::as_str)
+        .collect();
+    vec![
+        text(s, "name"),
+        text(s, "set_by"),
+        text(s, "updated_at"),
+        if used.is_empty() {
+            "-".to_owned()
+        } else {
+            used.join(", ")
+        },
+    ]
 }
 
 /// The value from stdin: one line typed at a prompt that does not echo on a terminal, else

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use serde_json::Value;
 
-use crate::cmd_devices::print_table;
+use crate::cmd_devices::{print_items, print_table};
 use crate::cmd_task_server::{ServerArgs, text};
 
 /// `deft token` arguments.
@@ -81,30 +81,14 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         TokenCommand::List { server, json } => {
             let tokens = server.client()?.tokens().await?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&tokens)?);
-            } else {
-                let rows: Vec<Vec<String>> = tokens["items"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .map(token_row)
-                    .collect();
-                print_table(
-                    &["NAME", "SCOPES", "STATE", "EXPIRES", "LAST USED", "PREFIX"],
-                    &rows,
-                );
-            }
+            print_items(&tokens, json, &TOKEN_HEADER, token_row)?;
         }
         TokenCommand::Show { name, server, json } => {
             let shown = server.client()?.token(&name).await?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&shown)?);
             } else {
-                print_table(
-                    &["NAME", "SCOPES", "STATE", "EXPIRES", "LAST USED", "PREFIX"],
-                    &[token_row(&shown["token"])],
-                );
+                print_table(&TOKEN_HEADER, &[token_row(&shown["token"])]);
                 let calls: Vec<Vec<String>> = shown["calls"]
                     .as_array()
                     .into_iter()
@@ -139,6 +123,9 @@ fn scopes_of(token: &Value) -> String {
         .collect();
     scopes.join(",")
 }
+
+/// The columns of [`token_row`].
+const TOKEN_HEADER: [&str; 6] = ["NAME", "SCOPES", "STATE", "EXPIRES", "LAST USED", "PREFIX"];
 
 fn token_row(t: &Value) -> Vec<String> {
     vec![

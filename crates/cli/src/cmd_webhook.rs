@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use serde_json::Value;
 
-use crate::cmd_devices::print_table;
+use crate::cmd_devices::print_items;
 use crate::cmd_task_server::{ServerArgs, text};
 
 /// `deft webhook` arguments.
@@ -85,25 +85,16 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         WebhookCommand::List { server, json } => {
             let hooks = server.client()?.webhooks().await?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&hooks)?);
-            } else {
-                let rows: Vec<Vec<String>> = hooks["items"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .map(|h| {
-                        vec![
-                            text(h, "name"),
-                            text(h, "state"),
-                            joined(&h["events"]),
-                            text(h, "url"),
-                            last_delivery(&h["last_delivery"]),
-                        ]
-                    })
-                    .collect();
-                print_table(&["NAME", "STATE", "EVENTS", "URL", "LAST DELIVERY"], &rows);
-            }
+            let header = ["NAME", "STATE", "EVENTS", "URL", "LAST DELIVERY"];
+            print_items(&hooks, json, &header, |h| {
+                vec![
+                    text(h, "name"),
+                    text(h, "state"),
+                    joined(&h["events"]),
+                    text(h, "url"),
+                    last_delivery(&h["last_delivery"]),
+                ]
+            })?;
         }
         WebhookCommand::Test { name, server } => {
             let sent = server.client()?.test_webhook(&name).await?;
@@ -119,22 +110,10 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             json,
         } => {
             let page = server.client()?.webhook_deliveries(&name, limit).await?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&page)?);
-            } else {
-                let rows: Vec<Vec<String>> = page["items"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .map(delivery_row)
-                    .collect();
-                print_table(
-                    &[
-                        "AT", "EVENT", "STATE", "CODE", "ATTEMPTS", "MS", "ERROR", "ID",
-                    ],
-                    &rows,
-                );
-            }
+            let header = [
+                "AT", "EVENT", "STATE", "CODE", "ATTEMPTS", "MS", "ERROR", "ID",
+            ];
+            print_items(&page, json, &header, delivery_row)?;
         }
         WebhookCommand::Delete { name, server } => {
             server.client()?.delete_webhook(&name).await?;

@@ -6,6 +6,7 @@ import { api, errorText } from "../api";
 import { useSubmit } from "../hooks/useSubmit";
 import type { ApiTokenView } from "../types";
 import { Field, FormError, SubmitButton, TextInput } from "./FormFields";
+import { ShownOnce } from "./ShownOnce";
 
 /** The section (inside the settings dialog, after the secrets). */
 export function TokensSection() {
@@ -16,7 +17,6 @@ export function TokensSection() {
   const [chosen, setChosen] = useState<string[]>([]);
   const [days, setDays] = useState("");
   const [made, setMade] = useState<{ name: string; value: string } | null>(null);
-  const [copied, setCopied] = useState(false);
   const [revokeError, setRevokeError] = useState("");
   const { error, setError, busy, submit } = useSubmit();
 
@@ -45,7 +45,6 @@ export function TokensSection() {
     void submit(async () => {
       const answer = await api.createToken(n, chosen, expires);
       setMade({ name: n, value: answer.value });
-      setCopied(false);
       setName("");
       setChosen([]);
       setDays("");
@@ -61,12 +60,6 @@ export function TokensSection() {
       .catch((e) => setRevokeError(errorText(e)));
   };
 
-  const copy = (value: string) =>
-    navigator.clipboard
-      ?.writeText(value)
-      .then(() => setCopied(true))
-      .catch(() => setCopied(false));
-
   return (
     <section class="secrets api-tokens" aria-labelledby="tokens-title" data-testid="tokens">
       <h3 id="tokens-title">API tokens</h3>
@@ -76,20 +69,16 @@ export function TokensSection() {
       </p>
       {loadError && <FormError error={loadError} />}
       {made && (
-        <div class="token-made" role="status" data-testid="token-made">
-          <p class="small">
-            The token <strong>{made.name}</strong> — copy it now, it is not shown again:
-          </p>
-          <div class="token-value">
-            <input class="mono" readOnly value={made.value} aria-label={`The value of the token ${made.name}`} data-testid="token-value" />
-            <button type="button" class="btn btn-small" onClick={() => void copy(made.value)}>
-              {copied ? "Copied" : "Copy"}
-            </button>
-            <button type="button" class="btn btn-ghost btn-small" onClick={() => setMade(null)}>
-              Done
-            </button>
-          </div>
-        </div>
+        <ShownOnce
+          key={made.value}
+          value={made.value}
+          label={`The value of the token ${made.name}`}
+          testId="token-made"
+          valueTestId="token-value"
+          onDone={() => setMade(null)}
+        >
+          The token <strong>{made.name}</strong>
+        </ShownOnce>
       )}
       {tokens && tokens.length === 0 && <p class="muted small">No tokens yet.</p>}
       {tokens && tokens.length > 0 && (

@@ -7,6 +7,7 @@ import { api, errorText } from "../api";
 import { useSubmit } from "../hooks/useSubmit";
 import type { Webhook } from "../types";
 import { Field, FormError, SubmitButton, TextInput } from "./FormFields";
+import { ShownOnce } from "./ShownOnce";
 import { WebhookDeliveries, shortTime } from "./WebhookDeliveries";
 
 /** The section (inside the settings dialog, after the API tokens). */
@@ -18,7 +19,6 @@ export function WebhooksSection() {
   const [url, setUrl] = useState("");
   const [chosen, setChosen] = useState<string[]>([]);
   const [secret, setSecret] = useState<{ name: string; value: string } | null>(null);
-  const [copied, setCopied] = useState(false);
   const [actionError, setActionError] = useState("");
   const [open, setOpen] = useState<string | null>(null);
   const { error, setError, busy, run } = useSubmit();
@@ -37,11 +37,6 @@ export function WebhooksSection() {
   const toggle = (kind: string) =>
     setChosen((now) => (now.includes(kind) ? now.filter((k) => k !== kind) : [...now, kind]));
 
-  const showSecret = (hookName: string, value: string) => {
-    setSecret({ name: hookName, value });
-    setCopied(false);
-  };
-
   const onCreate = (e: Event) => {
     e.preventDefault();
     const n = name.trim();
@@ -52,7 +47,7 @@ export function WebhooksSection() {
     void run(async () => {
       // a refusal names its field ("url: 10.0.0.8 is a private … address …")
       const made = await api.createWebhook(n, u, chosen);
-      showSecret(made.webhook.name, made.secret);
+      setSecret({ name: made.webhook.name, value: made.secret });
       setName("");
       setUrl("");
       setChosen([]);
@@ -78,15 +73,9 @@ export function WebhooksSection() {
     if (!window.confirm(`Give the webhook “${h.name}” a new secret? Deliveries are signed with the new one at once; the receiver must be given it.`)) return;
     act(async () => {
       const rotated = await api.rotateWebhook(h.id);
-      showSecret(rotated.webhook.name, rotated.secret);
+      setSecret({ name: rotated.webhook.name, value: rotated.secret });
     });
   };
-
-  const copy = (value: string) =>
-    navigator.clipboard
-      ?.writeText(value)
-      .then(() => setCopied(true))
-      .catch(() => setCopied(false));
 
   return (
     <section class="secrets webhooks" aria-labelledby="webhooks-title" data-testid="webhooks">
@@ -96,20 +85,16 @@ export function WebhooksSection() {
       </p>
       {loadError && <FormError error={loadError} />}
       {secret && (
-        <div class="token-made" role="status" data-testid="webhook-secret">
-          <p class="small">
-            The signing secret of <strong>{secret.name}</strong> — copy it now, it is not shown again:
-          </p>
-          <div class="token-value">
-            <input class="mono" readOnly value={secret.value} aria-label={`The signing secret of the webhook ${secret.name}`} data-testid="webhook-secret-value" />
-            <button type="button" class="btn btn-small" onClick={() => void copy(secret.value)}>
-              {copied ? "Copied" : "Copy"}
-            </button>
-            <button type="button" class="btn btn-ghost btn-small" onClick={() => setSecret(null)}>
-              Done
-            </button>
-          </div>
-        </div>
+        <ShownOnce
+          key={secret.value}
+          value={secret.value}
+          label={`The signing secret of the webhook ${secret.name}`}
+          testId="webhook-secret"
+          valueTestId="webhook-secret-value"
+          onDone={() => setSecret(null)}
+        >
+          The signing secret of <strong>{secret.name}</strong>
+        </ShownOnce>
       )}
       {hooks && hooks.length === 0 && <p class="muted small">No webhooks yet.</p>}
       {hooks && hooks.length > 0 && (
