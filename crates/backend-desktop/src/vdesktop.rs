@@ -512,46 +512,60 @@ async fn start_openbox(
     )?;
     parts.pids.insert("openbox".into(), openbox);
     let display = parts.display.to_owned();
-    let wm_ready = tokio::task::spawn_blocking(move || wait_for_wm(&display))
+    let waited = tokio::task::spawn_blocking(move || wait_for_wm(&display))
         .await
         .map_err(io)?;
-    if !wm_ready {
-        return Err(not_ready(
-            parts.logs,
-            "openbox.log",
-            "openbox did not take the display",
-        ));
+    if let Err(why) = waited {
+        let xvfb_alive = pid_alive(parts.pgid);
+        let log = fs::read_to_string(parts.logs.join("openbox.log")).unwrap_or_default();
+        let xvfb_log = fs::read_to_string(parts.logs.join("xvfb.log")).unwrap_or_default();
+        return Err(DesktopError::NotReady(format!(
+            "openbox did not take the display {} within {} s ({why}; Xvfb {}); openbox.log: {}; xvfb.log: {}",
+            parts.display,
+            READY_TIMEOUT.as_secs(),
+            if xvfb_alive { "still runs" } else { "has exited" },
+            log.trim(),
+            xvfb_log.trim(),
+        )));
     }
     Ok(())
 }
 
-fn wait_for_wm(display: &str) -> bool {
-    use x11rb::connection::Connection;
-    use x11rb::protocol::xproto::{AtomEnum, ConnectionExt};
-    let Ok((conn, screen)) = x11rb::connect(Some(display)) else {
-        return false;
-    };
-    let root = conn.setup().roots[screen].root;
-    let Ok(atom) = conn
-        .intern_atom(false, b"_NET_SUPPORTING_WM_CHECK")
-        .map_err(|_| ())
-        .and_then(|c| c.reply().map_err(|_| ()))
-    else {
-        return false;
-    };
+/// Waits until a window manager owns `display` (`_NET_SUPPORTING_WM_CHECK` set on the root
+/// window). Connecting is retried too: a connection refused once (the server busy accepting
+/// another part's) is not a failure until the deadline; the last reason is returned.
+fn wait_for_wm(display: &str) -> Result<(), String> {
     let deadline = Instant::now() + READY_TIMEOUT;
+    let mut last = String::from("not asked yet");
     while Instant::now() < deadline {
-        if let Ok(reply) = conn
-            .get_property(false, root, atom.atom, AtomEnum::WINDOW, 0, 1)
-            .map_err(|_| ())
-            .and_then(|c| c.reply().map_err(|_| ()))
-            && reply.value_len > 0
-        {
-            return true;
+        match wm_check(display) {
+            Ok(true) => return Ok(()),
+            Ok(false) => last = "no window manager has set _NET_SUPPORTING_WM_CHECK".into(),
+            Err(e) => last = e,
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    false
+    Err(last)
+}
+
+/// One look: whether `_NET_SUPPORTING_WM_CHECK` is set on `display`'s root window.
+fn wm_check(display: &str) -> Result<bool, String> {
+    use x11rb::connection::Connection;
+    use x11rb::protocol::xproto::{AtomEnum, ConnectionExt};
+    let (conn, screen) =
+        x11rb::connect(Some(display)).map_err(|e| format!("cannot connect to {display}: {e}"))?;
+    let root = conn.setup().roots[screen].root;
+    let atom = conn
+        .intern_atom(false, b"_NET_SUPPORTING_WM_CHECK")
+        .map_err(|e| e.to_string())?
+        .reply()
+        .map_err(|e| format!("cannot ask {display} for the WM check atom: {e}"))?;
+    let reply = conn
+        .get_property(false, root, atom.atom, AtomEnum::WINDOW, 0, 1)
+        .map_err(|e| e.to_string())?
+        .reply()
+        .map_err(|e| format!("cannot read the root window's WM check: {e}"))?;
+    Ok(reply.value_len > 0)
 }
 
 async fn connection_pid(conn: &zbus::Connection, name: &str) -> Option<i32> {
