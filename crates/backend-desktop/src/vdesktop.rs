@@ -523,7 +523,11 @@ async fn start_openbox(
             "openbox did not take the display {} within {} s ({why}; Xvfb {}); openbox.log: {}; xvfb.log: {}",
             parts.display,
             READY_TIMEOUT.as_secs(),
-            if xvfb_alive { "still runs" } else { "has exited" },
+            if xvfb_alive {
+                "still runs"
+            } else {
+                "has exited"
+            },
             log.trim(),
             xvfb_log.trim(),
         )));

@@ -75,6 +75,7 @@ fn migrator() -> Migrator {
             "webhooks",
             include_str!("../migrations/0012_webhooks.sql"),
         ),
+        migration(13, "fleet", include_str!("../migrations/0013_fleet.sql")),
     ])
 }
 

@@ -39,6 +39,10 @@ pub enum StoreError {
     /// The caller's input is not storable as given (e.g. an unknown message role).
     #[error("{0}")]
     Invalid(String),
+    /// A write of a run fenced by a device lease whose epoch has moved on (another server
+    /// took the device): refused, nothing written.
+    #[error("{0}")]
+    Fenced(String),
     /// A stored JSON column does not parse.
     #[error("corrupt data in {what}: {cause}")]
     Corrupt {

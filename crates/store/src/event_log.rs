@@ -5,8 +5,10 @@
 
 use sqlx::{AnyPool, AssertSqlSafe};
 
+use crate::Backend;
 use crate::convert::{column, from_db, to_db};
 use crate::error::{Result, StoreError, db, is_foreign_key_violation};
+use crate::fence::{self, Fence};
 
 /// Events per INSERT statement (3 bind values each, well under every backend's limit).
 const EVENTS_PER_STATEMENT: usize = 300;
@@ -37,12 +39,15 @@ impl Log {
 }
 
 /// Appends `(seq, event JSON)` pairs to a run's log in one transaction. Re-appending an
-/// existing seq is ignored (the first text stays). [`StoreError::NotFound`] for an unknown run.
+/// existing seq is ignored (the first text stays). [`StoreError::NotFound`] for an unknown run,
+/// [`StoreError::Fenced`] under a stale `fence`.
 pub(crate) async fn append(
     pool: &AnyPool,
+    backend: Backend,
     log: Log,
     run_id: &str,
     events: &[(u64, String)],
+    fence: Option<&Fence>,
 ) -> Result<()> {
     if events.is_empty() {
         return Ok(());
@@ -63,6 +68,7 @@ pub(crate) async fn append(
         }
     };
     let mut tx = pool.begin().await.map_err(db("appending run events"))?;
+    fence::check(&mut tx, backend, fence).await?;
     for (chunk, chunk_seqs) in events
         .chunks(EVENTS_PER_STATEMENT)
         .zip(seqs.chunks(EVENTS_PER_STATEMENT))

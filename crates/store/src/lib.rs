@@ -34,6 +34,9 @@ mod convert;
 mod error;
 mod event_log;
 mod experiences;
+mod fence;
+mod fleet;
+mod fleet_jobs;
 mod jobs;
 mod lookup;
 mod memory_types;
@@ -63,6 +66,9 @@ use sqlx::AnyPool;
 pub use api_tokens::{ApiToken, ApiTokenCall, NewApiToken};
 pub use deft_protocol::Usage;
 pub use error::{Result, StoreError};
+pub use fence::{Fence, FencedStore};
+pub use fleet::{DeviceLease, FleetServer, LeaseTake};
+pub use fleet_jobs::{FleetJob, FleetJobState, NewFleetJob};
 pub use memory_types::{
     Action, ActionKey, AuditRun, AuditState, AuditStatus, AuditTrigger, Decision, Experience,
     ExperienceFilter, ExperienceKey, ExperienceReview, Job, JobClaim, NewAction, NewExperience,

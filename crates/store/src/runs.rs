@@ -6,6 +6,7 @@ use sqlx::any::AnyRow;
 use crate::convert::{column, usage_from_row, usage_to_db};
 use crate::error::{Result, StoreError, db, is_unique_violation};
 use crate::event_log::{self, Log};
+use crate::fence::{self, Fence};
 use crate::lookup;
 use crate::{RunRecord, Store, Usage};
 use deft_protocol::{DoneStatus, RunMode, RunStatus};
@@ -57,7 +58,23 @@ impl Store {
         usage: &Usage,
         finished_at_ms: i64,
     ) -> Result<()> {
+        self.finish_run_as(None, run_id, status, answer, usage, finished_at_ms)
+            .await
+    }
+
+    /// [`Store::finish_run`], refused under a stale `fence`.
+    pub(crate) async fn finish_run_as(
+        &self,
+        fence: Option<&Fence>,
+        run_id: &str,
+        status: DoneStatus,
+        answer: &str,
+        usage: &Usage,
+        finished_at_ms: i64,
+    ) -> Result<()> {
         let usage = usage_to_db(usage)?;
+        let mut tx = self.pool.begin().await.map_err(db("finishing a run"))?;
+        fence::check(&mut tx, self.backend, fence).await?;
         let done = sqlx::query(
             "UPDATE runs SET status = $2, answer = $3, prompt_tokens = $4, \
              completion_tokens = $5, total_tokens = $6, calls = $7, finished_at_ms = $8 \
@@ -71,9 +88,10 @@ impl Store {
         .bind(usage[2])
         .bind(usage[3])
         .bind(finished_at_ms)
-        .execute(&self.pool)
+        .execute(&mut *tx)
         .await
         .map_err(db("finishing a run"))?;
+        tx.commit().await.map_err(db("finishing a run"))?;
         if done.rows_affected() == 0 {
             return Err(StoreError::NotFound(format!(
                 "cannot finish run {run_id:?}: no such run"
@@ -105,7 +123,17 @@ impl Store {
     /// `(run_id, seq)`: re-appending an existing seq is ignored (the first text stays).
     /// [`StoreError::NotFound`] for an unknown run.
     pub async fn append_events(&self, run_id: &str, events: &[(u64, String)]) -> Result<()> {
-        event_log::append(&self.pool, Log::Agent, run_id, events).await
+        self.append_events_as(None, run_id, events).await
+    }
+
+    /// [`Store::append_events`], refused under a stale `fence`.
+    pub(crate) async fn append_events_as(
+        &self,
+        fence: Option<&Fence>,
+        run_id: &str,
+        events: &[(u64, String)],
+    ) -> Result<()> {
+        event_log::append(&self.pool, self.backend, Log::Agent, run_id, events, fence).await
     }
 
     /// A run's events with `seq > after`, ascending.

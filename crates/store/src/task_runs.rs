@@ -10,6 +10,7 @@ use sqlx::any::AnyRow;
 use crate::convert::{column, from_db, from_json, page_bounds, to_db, to_json};
 use crate::error::{Result, StoreError, db, is_unique_violation, no_task};
 use crate::event_log::{self, Log};
+use crate::fence::{self, Fence};
 use crate::lookup;
 use crate::run_history;
 use crate::select::prefixed;
@@ -107,11 +108,30 @@ impl Store {
         error: Option<&str>,
         ended_at_ms: i64,
     ) -> Result<TaskRun> {
+        self.finish_task_run_as(None, run_id, status, error, ended_at_ms)
+            .await
+    }
+
+    /// [`Store::finish_task_run`], refused under a stale `fence`.
+    pub(crate) async fn finish_task_run_as(
+        &self,
+        fence: Option<&Fence>,
+        run_id: &str,
+        status: TaskRunStatus,
+        error: Option<&str>,
+        ended_at_ms: i64,
+    ) -> Result<TaskRun> {
         if status == TaskRunStatus::Running {
             return Err(StoreError::Invalid(format!(
                 "cannot finish task run {run_id:?} as running: give how it ended"
             )));
         }
+        let mut tx = self
+            .pool
+            .begin()
+            .await
+            .map_err(db("finishing a task run"))?;
+        fence::check(&mut tx, self.backend, fence).await?;
         let done = sqlx::query(
             "UPDATE task_runs SET status = $2, error = $3, ended_at_ms = $4, \
              duration_ms = $4 - started_at_ms WHERE id = $1 AND status = $5",
@@ -121,9 +141,10 @@ impl Store {
         .bind(error)
         .bind(ended_at_ms)
         .bind(TaskRunStatus::Running.as_str())
-        .execute(&self.pool)
+        .execute(&mut *tx)
         .await
         .map_err(db("finishing a task run"))?;
+        tx.commit().await.map_err(db("finishing a task run"))?;
         let run = self.task_run(run_id).await?;
         if done.rows_affected() == 0 {
             return Err(StoreError::Conflict(format!(
@@ -265,7 +286,17 @@ impl Store {
         run_id: &str,
         events: &[(u64, String)],
     ) -> Result<()> {
-        event_log::append(&self.pool, Log::Task, run_id, events).await
+        self.append_task_run_events_as(None, run_id, events).await
+    }
+
+    /// [`Store::append_task_run_events`], refused under a stale `fence`.
+    pub(crate) async fn append_task_run_events_as(
+        &self,
+        fence: Option<&Fence>,
+        run_id: &str,
+        events: &[(u64, String)],
+    ) -> Result<()> {
+        event_log::append(&self.pool, self.backend, Log::Task, run_id, events, fence).await
     }
 
     /// A task run's stored events with `seq > after`, ascending (none for a run from before
@@ -278,11 +309,22 @@ impl Store {
     /// [`StoreError::NotFound`] for an unknown run, [`StoreError::Conflict`] when the run already
     /// has a step with this `seq`.
     pub async fn append_task_run_step(&self, run_id: &str, step: &TaskRunStep) -> Result<()> {
+        self.append_task_run_step_as(None, run_id, step).await
+    }
+
+    /// [`Store::append_task_run_step`], refused under a stale `fence`.
+    pub(crate) async fn append_task_run_step_as(
+        &self,
+        fence: Option<&Fence>,
+        run_id: &str,
+        step: &TaskRunStep,
+    ) -> Result<()> {
         let action = "recording a task run step";
         let seq = to_db("a step's seq", step.seq)?;
         let duration = to_db("a step's duration", step.duration_ms)?;
         let count = |status: StepStatus| i64::from(step.status == status);
         let mut tx = self.pool.begin().await.map_err(db(action))?;
+        fence::check(&mut tx, self.backend, fence).await?;
         // The UPDATE first: it takes the run's write lock before the insert.
         let done = sqlx::query(
             "UPDATE task_runs SET steps_ok = steps_ok + $2, steps_failed = steps_failed + $3, \

@@ -101,7 +101,12 @@ on_both_backends!(
     task_folders_and_tags_are_validated,
     an_import_is_all_or_nothing,
     webhooks_crud_and_secret,
-    webhook_deliveries_are_claimed_once_and_paged;
+    webhook_deliveries_are_claimed_once_and_paged,
+    servers_register_beat_and_stop,
+    leases_have_one_holder_and_epochs_only_rise,
+    racing_servers_get_one_lease,
+    stale_fences_write_nothing,
+    fleet_jobs_go_once_to_the_holder;
     with_url: corrupt_json_is_reported, corrupt_task_rows_are_reported,
     any_branchs_database_gains_the_migrations_it_lacks,
 );

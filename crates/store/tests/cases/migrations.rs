@@ -2,7 +2,7 @@
 //! branches; sqlx applies whichever versions a database lacks, in any order. A database at any
 //! branch's version — missing the memory, the mode or the task runs' log — gains what it lacks
 //! when it is opened, and keeps what it had; so does one from before notifications, the run
-//! history or webhooks (migration 12).
+//! history, webhooks (migration 12) or the fleet (13).
 
 use deft_protocol::{RunMode, RunStatus};
 use deft_store::{NewExperience, RunRecord, Store, Usage};
@@ -96,16 +96,16 @@ fn designer_run(conversation_id: &str) -> RunRecord {
 pub async fn any_branchs_database_gains_the_migrations_it_lacks(store: &Store, url: &str) {
     assert_eq!(
         versions(url).await,
-        [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12],
-        "a fresh database has all eleven"
+        [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13],
+        "a fresh database has all twelve"
     );
     let conv = store.create_conversation("before").await.unwrap();
     store.create_run(&designer_run(&conv.id)).await.unwrap();
 
     execute(url, WITHOUT_MEMORY).await;
-    assert_eq!(versions(url).await, [1, 2, 4, 5, 6, 7, 8, 9, 11, 12]);
+    assert_eq!(versions(url).await, [1, 2, 4, 5, 6, 7, 8, 9, 11, 12, 13]);
     let reopened = Store::connect(url).await.unwrap();
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12]);
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13]);
     assert_eq!(
         reopened.run("run-designer").await.unwrap().unwrap().mode,
         RunMode::Designer,
@@ -123,9 +123,9 @@ pub async fn any_branchs_database_gains_the_migrations_it_lacks(store: &Store, u
     reopened.close().await;
 
     execute(url, WITHOUT_MODE).await;
-    assert_eq!(versions(url).await, [1, 2, 3, 5, 6, 7, 8, 9, 11, 12]);
+    assert_eq!(versions(url).await, [1, 2, 3, 5, 6, 7, 8, 9, 11, 12, 13]);
     let reopened = Store::connect(url).await.unwrap();
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12]);
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13]);
     assert_eq!(
         reopened.run("run-designer").await.unwrap().unwrap().mode,
         RunMode::Chat,
@@ -139,9 +139,9 @@ pub async fn any_branchs_database_gains_the_migrations_it_lacks(store: &Store, u
     reopened.close().await;
 
     execute(url, WITHOUT_TASK_RUN_LOG).await;
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 6, 7, 8, 9, 11, 12]);
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 6, 7, 8, 9, 11, 12, 13]);
     let reopened = Store::connect(url).await.unwrap();
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12]);
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13]);
     assert!(
         reopened.running_task_runs().await.unwrap().is_empty(),
         "the task runs' owner and heartbeat columns are back"
@@ -156,6 +156,26 @@ pub async fn any_branchs_database_gains_the_migrations_it_lacks(store: &Store, u
     ended_runs_gain_their_durations(url).await;
     old_tasks_gain_the_default_notification_settings(url).await;
     a_database_without_webhooks_gains_them(url).await;
+    a_database_without_the_fleet_gains_it(url).await;
+}
+
+/// Back to a version before the fleet: migration 13's tables gone.
+const WITHOUT_FLEET: &[&str] = &[
+    "DROP TABLE fleet_jobs",
+    "DROP TABLE device_leases",
+    "DROP TABLE fleet_servers",
+    "DELETE FROM _sqlx_migrations WHERE version = 13",
+];
+
+/// A database of the version before the fleet gains its tables, empty.
+async fn a_database_without_the_fleet_gains_it(url: &str) {
+    execute(url, WITHOUT_FLEET).await;
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12]);
+    let reopened = Store::connect(url).await.unwrap();
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13]);
+    assert!(reopened.fleet_servers().await.unwrap().is_empty());
+    assert!(reopened.live_leases(0).await.unwrap().is_empty());
+    reopened.close().await;
 }
 
 /// Back to a version before webhooks: migration 12's tables (their indexes with them) and record
@@ -169,9 +189,9 @@ const WITHOUT_WEBHOOKS: &[&str] = &[
 /// A database of the version before webhooks gains their tables, empty.
 async fn a_database_without_webhooks_gains_them(url: &str) {
     execute(url, WITHOUT_WEBHOOKS).await;
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11]);
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 13]);
     let reopened = Store::connect(url).await.unwrap();
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12]);
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13]);
     assert!(reopened.webhooks().await.unwrap().is_empty());
     assert_eq!(reopened.next_webhook_due().await.unwrap(), None);
     reopened.close().await;
@@ -221,9 +241,9 @@ async fn ended_runs_gain_their_durations(url: &str) {
     }
     reopened.close().await;
     execute(url, WITHOUT_RUN_HISTORY).await;
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 8, 9, 11, 12]);
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13]);
     let reopened = Store::connect(url).await.unwrap();
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12]);
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13]);
     let longest_first = deft_store::RunOrder {
         key: deft_store::RunSortKey::Duration,
         descending: true,
@@ -278,7 +298,7 @@ async fn tasks_gain_their_first_version(url: &str) {
     store.close().await;
     execute(url, WITHOUT_VERSIONS).await;
     let store = Store::connect(url).await.unwrap();
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12]);
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13]);
     let task = store.task(&task.id).await.unwrap();
     assert_eq!((task.version, task.folder.as_str()), (1, ""));
     let v1 = store.task_version(&task.id, 1).await.unwrap();
@@ -301,7 +321,7 @@ async fn tasks_gain_their_first_version(url: &str) {
 /// gains migration 8 with each task at the defaults.
 async fn old_tasks_gain_the_default_notification_settings(url: &str) {
     execute(url, WITHOUT_NOTIFICATIONS).await;
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 9, 11, 12]);
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 9, 11, 12, 13]);
     execute(
         url,
         &[
@@ -311,7 +331,7 @@ async fn old_tasks_gain_the_default_notification_settings(url: &str) {
     )
     .await;
     let reopened = Store::connect(url).await.unwrap();
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12]);
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13]);
     assert_eq!(
         reopened.task("old").await.unwrap().notify,
         deft_store::TaskNotify {

@@ -3,6 +3,7 @@
 
 mod api_tokens;
 mod conversations;
+mod fleet;
 mod history;
 mod memory;
 mod meta_users;
@@ -15,6 +16,7 @@ mod webhooks;
 
 pub use api_tokens::*;
 pub use conversations::*;
+pub use fleet::*;
 pub use history::*;
 pub use memory::*;
 pub use meta_users::*;

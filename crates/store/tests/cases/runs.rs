@@ -5,7 +5,7 @@ use deft_store::{RunRecord, Store, StoreError, Usage};
 
 use super::{usage, user};
 
-fn run(id: &str, conversation_id: &str, started_at_ms: i64) -> RunRecord {
+pub(super) fn run(id: &str, conversation_id: &str, started_at_ms: i64) -> RunRecord {
     RunRecord {
         id: id.into(),
         conversation_id: conversation_id.into(),
