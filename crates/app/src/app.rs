@@ -11,6 +11,7 @@ use deft_memory::MemoryConfig;
 use deft_store::Store;
 
 use crate::agent_runs::AgentRuns;
+use crate::fleet::{Fleet, FleetConfig};
 use crate::notices::Notifier;
 use crate::run_memory::RunMemory;
 use crate::scheduler::Clock;
@@ -42,6 +43,8 @@ pub struct AppConfig {
     pub webhooks: WebhookConfig,
     /// Seals the webhooks' signing secrets.
     pub sealer: Arc<dyn Sealer>,
+    /// How this server takes part in a fleet (PostgreSQL only); `None`: it is alone.
+    pub fleet: Option<FleetConfig>,
 }
 
 /// The application: every run's life, behind one cheap-to-clone handle.
@@ -63,6 +66,7 @@ struct Inner {
     memory: Arc<RunMemory>,
     notifier: Notifier,
     webhooks: Webhooks,
+    fleet: Option<Fleet>,
 }
 
 impl App {
@@ -83,6 +87,7 @@ impl App {
                 secrets: config.secrets,
                 task_runs: Arc::new(TaskRuns::default()),
                 agent_runs: AgentRuns::default(),
+                fleet: config.fleet.map(Fleet::new),
             }),
         }
     }
@@ -140,6 +145,11 @@ impl App {
     /// The webhooks: their settings, what the front ends do to them, the events queued.
     pub fn webhooks(&self) -> &Webhooks {
         &self.inner.webhooks
+    }
+
+    /// This server's fleet membership, when it is in a fleet.
+    pub fn fleet(&self) -> Option<&Fleet> {
+        self.inner.fleet.as_ref()
     }
 
     /// The folder of a chat or designer run's step images.

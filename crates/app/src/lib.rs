@@ -25,6 +25,8 @@
 //! - [`webhooks`]: the events POSTed to the URLs people register — queued in the store as a
 //!   run, a task run, an audit or a device produces them, signed, sent and retried by a
 //!   background worker, never slowing what caused them;
+//! - [`fleet`]: this server as a member of a fleet on one PostgreSQL — registered, beating,
+//!   holding the leases of the devices connected to it (their epochs fence the runs on them);
 //! - [`local`]: what a run on this machine without a server (`deft run`) takes part in: the
 //!   memory of the data folder's store.
 //!
@@ -40,6 +42,7 @@ mod app;
 pub mod audit;
 pub mod device_mcp;
 pub mod event_writer;
+pub mod fleet;
 pub mod follow;
 pub mod libraries;
 pub mod local;

@@ -19,9 +19,17 @@ use crate::{Globals, builtins, client_phones, paths};
 /// `deft client` arguments.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The server's address: http(s)://host:port or ws(s)://host:port/ws.
-    #[arg(long, env = "DEFT_SERVER", value_name = "URL")]
-    server: String,
+    /// The server's address: http(s)://host:port or ws(s)://host:port/ws. For a fleet (several
+    /// servers on one database), give each server (repeat the flag or separate by commas): when
+    /// the connection is lost or refused the client tries the next one.
+    #[arg(
+        long,
+        env = "DEFT_SERVER",
+        value_name = "URL",
+        value_delimiter = ',',
+        required = true
+    )]
+    server: Vec<String>,
     /// The server's device token.
     #[arg(
         long,
@@ -39,6 +47,9 @@ pub struct Args {
     /// Heartbeat interval in seconds.
     #[arg(long, default_value_t = 15.0, hide = true)]
     heartbeat_secs: f64,
+    /// Seconds of silence after which the server counts as gone (and the next is tried).
+    #[arg(long, default_value_t = 45.0, hide = true)]
+    silence_secs: f64,
     /// Longest wait between reconnection attempts, in seconds.
     #[arg(long, default_value_t = 30.0, hide = true)]
     backoff_max_secs: f64,
@@ -58,7 +69,14 @@ fn secs(value: f64, flag: &str) -> anyhow::Result<Duration> {
 
 /// Runs the client until Ctrl-C or a refusal.
 pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
-    let url = deft_link::address::device_url(&args.server)?;
+    let mut urls = args
+        .server
+        .iter()
+        .filter(|s| !s.trim().is_empty())
+        .map(|s| deft_link::address::device_url(s.trim()))
+        .collect::<Result<Vec<String>, _>>()?;
+    anyhow::ensure!(!urls.is_empty(), "--server needs the server's address");
+    let url = urls.remove(0);
     let system = deft_backend_shell::sysinfo::collect()
         .await
         .context("collecting system information")?;
@@ -111,8 +129,10 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
     ));
     let mut config = ClientConfig::new(&url, &args.token, &id, &profile);
     config.metadata = metadata;
+    config.fallback_urls = urls;
     config.heartbeat = secs(args.heartbeat_secs, "--heartbeat-secs")?;
     config.backoff_max = secs(args.backoff_max_secs, "--backoff-max-secs")?;
+    config.silence = secs(args.silence_secs, "--silence-secs")?;
     let phones = if args.phones {
         Some(client_phones::prepare(&url, &args.token, table, &config)?)
     } else {
@@ -121,13 +141,12 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
     let client = DeviceClient::new(config, dispatcher);
 
     let mut status = client.status();
-    let server = url.clone();
     let device = id.clone();
     tokio::spawn(async move {
         while status.changed().await.is_ok() {
             let now = status.borrow_and_update().clone();
             match now {
-                ClientStatus::Registered => {
+                ClientStatus::Registered(server) => {
                     eprintln!("registered with {server} as '{device}'")
                 }
                 ClientStatus::Disconnected { reason, retry_in } => eprintln!(

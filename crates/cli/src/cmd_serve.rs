@@ -101,6 +101,23 @@ pub struct Args {
         default_value = "10,60,300,1800,7200"
     )]
     webhook_retry_delays: Vec<f64>,
+    /// On PostgreSQL: this server's name in the fleet (default: this machine's host name and
+    /// the port it listens on).
+    #[arg(long, env = "DEFT_FLEET_NAME", value_name = "NAME")]
+    fleet_name: Option<String>,
+    /// On PostgreSQL: the URL the fleet's other servers and people reach this server's console
+    /// at (default: http:// and the address it listens on).
+    #[arg(long, env = "DEFT_FLEET_ADDRESS", value_name = "URL")]
+    fleet_address: Option<String>,
+    /// On PostgreSQL: seconds a device lease lasts without renewal — how long after this
+    /// server dies its devices can connect to another (renewed five times as often).
+    #[arg(
+        long,
+        env = "DEFT_FLEET_LEASE_SECS",
+        default_value_t = 10.0,
+        value_name = "SECS"
+    )]
+    fleet_lease_secs: f64,
 }
 
 /// The numbers of `args` checked, and how webhooks are delivered (from
@@ -111,6 +128,9 @@ fn checked(args: &Args) -> anyhow::Result<deft_app::webhooks::WebhookConfig> {
     }
     if args.max_body == 0 {
         anyhow::bail!("--max-body must be a positive number of bytes");
+    }
+    if !(args.fleet_lease_secs.is_finite() && (0.5..=3_600.0).contains(&args.fleet_lease_secs)) {
+        anyhow::bail!("--fleet-lease-secs must be a number of seconds from 0.5 to 3600");
     }
     let week = 7.0 * 86_400.0;
     if let Some(bad) = args
@@ -173,6 +193,13 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
         console_config.memory = None;
     }
     console_config.webhooks = webhooks;
+    // Taken up on PostgreSQL only: on SQLite this server is alone.
+    let lease = Duration::from_secs_f64(args.fleet_lease_secs);
+    console_config.fleet = Some(deft_app::fleet::FleetConfig {
+        heartbeat: lease / 5,
+        lease_ttl: lease,
+        ..deft_app::fleet::FleetConfig::new("", "")
+    });
     let console = Console::start(console_config)
         .await
         .context("cannot start the console")?;
@@ -203,6 +230,21 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
         }
     };
     let addr = server.local_addr();
+    if let Some(fleet) = console.app().fleet() {
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .map(|h| h.trim().to_owned())
+            .unwrap_or_else(|_| "deft".to_owned());
+        let name = args
+            .fleet_name
+            .clone()
+            .unwrap_or_else(|| format!("{host}:{}", addr.port()));
+        let address = args
+            .fleet_address
+            .clone()
+            .unwrap_or_else(|| format!("http://{addr}"));
+        fleet.locate(&name, &address);
+        println!("fleet: this server is {name:?} ({address}) on the shared database");
+    }
     if !addr.ip().is_loopback() {
         eprintln!(
             "warning: listening on {addr}, reachable from other machines; anyone with a token can drive the devices"

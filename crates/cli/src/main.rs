@@ -11,6 +11,7 @@ mod cmd_dataflow;
 mod cmd_desktop;
 mod cmd_devices;
 mod cmd_exec;
+mod cmd_fleet;
 mod cmd_mcp;
 mod cmd_run;
 mod cmd_secret;
@@ -77,6 +78,9 @@ enum Command {
     Client(cmd_client::Args),
     /// List the devices a server knows.
     Devices(cmd_devices::Args),
+    /// List the servers of a fleet (several `deft serve` on one PostgreSQL) and the devices
+    /// each holds.
+    Fleet(cmd_fleet::Args),
     /// Tasks (docs/tasks.md): validate a task file, run one on a device of this machine, or
     /// list, run and stop a server's tasks.
     Task(cmd_task::Args),
@@ -131,6 +135,7 @@ fn main() -> ExitCode {
             Command::Serve(args) => cmd_serve::run(args, &globals).await,
             Command::Client(args) => cmd_client::run(args, &globals).await,
             Command::Devices(args) => cmd_devices::run(args, &globals).await,
+            Command::Fleet(args) => cmd_fleet::run(args).await,
             Command::Task(args) => cmd_task::run(args, &globals).await,
             Command::Secret(args) => cmd_secret::run(args).await,
             Command::Token(args) => cmd_token::run(args).await,

@@ -31,6 +31,9 @@ use crate::{close, remote, texts};
 pub struct ClientConfig {
     /// The device endpoint (`ws(s)://host:port/ws`, see [`crate::address::device_url`]).
     pub url: String,
+    /// Further endpoints of the same fleet, tried in turn after `url` whenever a connection
+    /// is lost or refused (failover: a device reconnects to a surviving server).
+    pub fallback_urls: Vec<String>,
     /// The server's device token.
     pub token: String,
     /// This device's id.
@@ -58,6 +61,7 @@ impl ClientConfig {
     pub fn new(url: &str, token: &str, id: &str, profile: &str) -> Self {
         ClientConfig {
             url: url.to_owned(),
+            fallback_urls: Vec::new(),
             token: token.to_owned(),
             id: id.to_owned(),
             profile: profile.to_owned(),
@@ -98,8 +102,8 @@ pub enum ClientError {
 pub enum ClientStatus {
     /// Connecting (attempt number, from 1).
     Connecting(u32),
-    /// Registered with the server.
-    Registered,
+    /// Registered with the server at this endpoint.
+    Registered(String),
     /// The connection ended; it will retry after the delay.
     Disconnected {
         /// What happened.
@@ -159,9 +163,14 @@ impl DeviceClient {
     pub async fn run(&self, shutdown: CancellationToken) -> Result<(), ClientError> {
         let mut backoff = self.config.backoff_start;
         let mut attempt = 1;
+        let urls: Vec<&str> = std::iter::once(self.config.url.as_str())
+            .chain(self.config.fallback_urls.iter().map(String::as_str))
+            .collect();
+        let mut next = 0;
         loop {
             self.status.send_replace(ClientStatus::Connecting(attempt));
-            match self.session(&shutdown).await {
+            let url = urls[next % urls.len()];
+            match self.session(url, &shutdown).await {
                 Outcome::Shutdown => return Ok(()),
                 Outcome::Fatal(e) => return Err(e),
                 Outcome::Lost { registered, reason } => {
@@ -176,11 +185,17 @@ impl DeviceClient {
                     });
                 }
             }
-            tokio::select! {
-                _ = shutdown.cancelled() => return Ok(()),
-                _ = tokio::time::sleep(backoff) => {}
+            // The next server of the fleet, if there are several: this one went away or
+            // refused (another may hold the device's lease until it lapses).
+            next += 1;
+            // A whole round over the fleet failed (or there is one server): wait.
+            if next % urls.len() == 0 || urls.len() == 1 {
+                tokio::select! {
+                    _ = shutdown.cancelled() => return Ok(()),
+                    _ = tokio::time::sleep(backoff) => {}
+                }
+                backoff = (backoff * 2).min(self.config.backoff_max);
             }
-            backoff = (backoff * 2).min(self.config.backoff_max);
             attempt += 1;
         }
     }
@@ -193,15 +208,15 @@ impl DeviceClient {
         m
     }
 
-    async fn session(&self, shutdown: &CancellationToken) -> Outcome {
+    async fn session(&self, url: &str, shutdown: &CancellationToken) -> Outcome {
         let cfg = &self.config;
         let bad_url = |reason: String| {
             Outcome::Fatal(ClientError::BadUrl {
-                url: cfg.url.clone(),
+                url: url.to_owned(),
                 reason,
             })
         };
-        let mut request = match cfg.url.as_str().into_client_request() {
+        let mut request = match url.into_client_request() {
             Ok(r) => r,
             Err(e) => return bad_url(e.to_string()),
         };
@@ -221,11 +236,12 @@ impl DeviceClient {
         let connect = tokio_tungstenite::connect_async_with_config(request, Some(ws_config), true);
         let ws = tokio::select! {
             _ = shutdown.cancelled() => return Outcome::Shutdown,
-            r = tokio::time::timeout(Duration::from_secs(10), connect) => match r {
+            // A server that accepts but never answers (paused) counts as gone as one silent.
+            r = tokio::time::timeout(cfg.silence.min(Duration::from_secs(10)), connect) => match r {
                 Ok(Ok((ws, _))) => ws,
                 Ok(Err(tokio_tungstenite::tungstenite::Error::Url(e))) => return bad_url(e.to_string()),
-                Ok(Err(e)) => return Outcome::Lost { registered: false, reason: format!("cannot connect to {}: {e}", cfg.url) },
-                Err(_) => return Outcome::Lost { registered: false, reason: format!("connecting to {} timed out", cfg.url) },
+                Ok(Err(e)) => return Outcome::Lost { registered: false, reason: format!("cannot connect to {url}: {e}") },
+                Err(_) => return Outcome::Lost { registered: false, reason: format!("connecting to {url} timed out") },
             },
         };
         let (mut sink, mut stream) = ws.split();
@@ -279,8 +295,9 @@ impl DeviceClient {
                 _ => {}
             }
         }
-        tracing::info!(id = %cfg.id, url = %cfg.url, "registered");
-        self.status.send_replace(ClientStatus::Registered);
+        tracing::info!(id = %cfg.id, %url, "registered");
+        self.status
+            .send_replace(ClientStatus::Registered(url.to_owned()));
         self.serve(sink, stream, shutdown).await
     }
 

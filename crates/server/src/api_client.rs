@@ -346,6 +346,11 @@ impl ApiClient {
         self.send(url, request).await.map(drop)
     }
 
+    /// `GET /api/fleet`: the fleet's servers and the devices each holds.
+    pub async fn fleet(&self) -> Result<Value, ApiClientError> {
+        self.get("/api/fleet").await
+    }
+
     async fn get(&self, path: &str) -> Result<Value, ApiClientError> {
         let url = format!("{}{path}", self.base);
         let request = self.http.get(&url).bearer_auth(&self.token);

@@ -324,6 +324,13 @@ impl Server {
         let console = self.state.console.clone();
         let scheduler_stop = CancellationToken::new();
         let scheduler = console::tasks::fire::start_scheduler(&self.state, scheduler_stop.clone());
+        let fleet_stop = CancellationToken::new();
+        let membership = console.as_ref().map(|c| {
+            tokio::spawn(deft_app::fleet::keep_membership(
+                c.app().clone(),
+                fleet_stop.clone(),
+            ))
+        });
         if let Some(c) = &console {
             tokio::spawn(deft_app::task_runs::liveness::keep_alive(
                 c.app().clone(),
@@ -368,6 +375,11 @@ impl Server {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        // Last: the fleet hears this server stopped, and its leases go with it.
+        fleet_stop.cancel();
+        if let Some(membership) = membership {
+            let _ = tokio::time::timeout(Duration::from_secs(3), membership).await;
         }
         served
     }

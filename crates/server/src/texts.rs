@@ -40,6 +40,14 @@ pub fn bad_deadline(given: f64) -> String {
     format!("deadline_secs must be a positive number of seconds, got {given}")
 }
 
+/// Why a device could not register: its fleet lease could not be taken (the database failed);
+/// the client retries.
+pub fn lease_unavailable(device: &str, error: &dyn std::fmt::Display) -> String {
+    format!(
+        "device '{device}' cannot be held by this server now (its fleet lease could not be taken: {error}); the client tries again"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -161,6 +161,29 @@ async fn connection(socket: WebSocket, app: AppState) {
             return;
         }
     };
+    // In a fleet, the device is this server's only while it holds the device's lease.
+    if let Some(console) = &app.console {
+        match console.app().hold_device(&id).await {
+            Ok(_) => {}
+            Err(e @ deft_app::fleet::HoldError::HeldElsewhere { .. }) => {
+                tracing::warn!(device = %id, "refused: another server of the fleet holds it");
+                drop(registration);
+                refuse(&mut sink, close::DUPLICATE_ID, &e.to_string()).await;
+                return;
+            }
+            Err(e) => {
+                tracing::warn!(device = %id, error = %e, "cannot take the device's lease");
+                drop(registration);
+                refuse(
+                    &mut sink,
+                    close::DUPLICATE_ID,
+                    &crate::texts::lease_unavailable(&id, &e),
+                )
+                .await;
+                return;
+            }
+        }
+    }
     if sink.send(frame(&heartbeat_ok())).await.is_err() {
         dispatcher.disconnect();
         return;
@@ -172,6 +195,11 @@ async fn connection(socket: WebSocket, app: AppState) {
         read_loop(&mut stream, &app, &id, &registration, &dispatcher, &outbox).await;
     // Fail the pending batch at once, then let the writer finish what is queued and close.
     dispatcher.disconnect();
+    // The lease first: while the registration lives no other connection of this id can take
+    // it here, so the release cannot drop a newer connection's lease.
+    if let Some(console) = &app.console {
+        console.app().let_go_device(&id).await;
+    }
     drop(registration);
     done.cancel();
     if let Ok(mut sink) = writer.await {

@@ -16,6 +16,7 @@
 //!   (on demand and as the scheduler's job), and distilling after a run's `done`.
 //! - [`notifications`]: the bell's list, each reader's read state and the live feed of new
 //!   ones (what is sent is decided by [`deft_app::notices`]).
+//! - [`fleet`]: the fleet's servers and the devices each holds.
 //! - [`webhooks`]: the webhooks deft POSTs its events to and their delivery log (deft-app's
 //!   [`deft_app::webhooks`] checks, queues and sends).
 //! - [`live`]: MJPEG of a device's screen, captured only while someone watches.
@@ -25,6 +26,7 @@ pub mod api_tokens;
 pub mod assets;
 pub mod conversations;
 pub mod drafts;
+pub mod fleet;
 pub mod images;
 pub mod live;
 pub mod memory;
@@ -93,6 +95,9 @@ pub struct ConsoleConfig {
     pub memory: Option<deft_app::libraries::MemoryConfig>,
     /// How webhooks are delivered (`deft serve --webhooks-allow-private`, the retry waits).
     pub webhooks: deft_app::webhooks::WebhookConfig,
+    /// How this server takes part in a fleet; taken up only on PostgreSQL (on SQLite a server
+    /// is alone). `None`: alone.
+    pub fleet: Option<deft_app::fleet::FleetConfig>,
 }
 
 impl ConsoleConfig {
@@ -117,6 +122,7 @@ impl ConsoleConfig {
             scheduler: deft_app::scheduler::SchedulerConfig::default(),
             memory: Some(deft_app::libraries::MemoryConfig::default()),
             webhooks: deft_app::webhooks::WebhookConfig::default(),
+            fleet: None,
         }
     }
 }
@@ -183,6 +189,8 @@ impl Console {
             config.store.clone(),
             secrets.clone(),
         ));
+        let on_postgres = config.store.backend() == deft_store::Backend::Postgres;
+        let fleet = config.fleet.filter(|_| on_postgres);
         let app = App::new(AppConfig {
             store: config.store,
             data_dir: config.data_dir.clone(),
@@ -194,6 +202,7 @@ impl Console {
             secrets: stored_secrets,
             webhooks: config.webhooks,
             sealer: Arc::new(secrets.clone()),
+            fleet,
         });
         let console = Console {
             inner: Arc::new(Inner {
@@ -335,6 +344,7 @@ pub fn api_routes() -> Router<AppState> {
         .route("/agent/draft/try", post(drafts::try_draft))
         .route("/runs/{run_id}/images/{image_id}", get(images::serve))
         .route("/devices/{id}/live", get(live::serve))
+        .route("/fleet", get(fleet::view))
         .route("/notifications", get(notifications::list))
         .route("/notifications/read-all", post(notifications::read_all))
         .route("/notifications/stream", get(notifications::stream))

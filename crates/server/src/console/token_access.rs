@@ -83,7 +83,7 @@ pub fn required(method: &Method, path: &str) -> Option<Scope> {
     let write_or = |read: Scope, write: Scope| if reads { read } else { write };
     match segments.as_slice() {
         ["devices", _, "exec"] | ["mcp", "devices", _] => Some(Scope::DevicesExec),
-        ["devices", ..] if reads => Some(Scope::DevicesRead),
+        ["devices", ..] | ["fleet"] if reads => Some(Scope::DevicesRead),
         ["agent", ..] | ["conversations", ..] | ["runs", ..] => Some(Scope::Runs),
         ["memory", "actions", _, "try"] => Some(Scope::Runs),
         ["memory", .., "validate"] => Some(Scope::MemoryRead),
@@ -172,6 +172,8 @@ mod tests {
     fn each_route_needs_its_scope() {
         let cases: &[(Method, &str, Option<Scope>)] = &[
             (Method::GET, "/devices", Some(Scope::DevicesRead)),
+            (Method::GET, "/fleet", Some(Scope::DevicesRead)),
+            (Method::POST, "/fleet", None),
             (Method::GET, "/devices/pc1/live", Some(Scope::DevicesRead)),
             (Method::POST, "/devices/pc1/exec", Some(Scope::DevicesExec)),
             (Method::POST, "/agent/run", Some(Scope::Runs)),

@@ -52,7 +52,7 @@ pub const TAGS: [(&str, &str); 15] = [
     ("settings", "Model settings and retention (admin only)."),
     (
         "devices",
-        "Devices: list, details, executing command batches, the live view.",
+        "Devices: list, details, executing command batches, the live view; the fleet of servers.",
     ),
     ("conversations", "Chat conversations and their messages."),
     (
@@ -211,6 +211,9 @@ fn devices() -> Vec<Route> {
             .summary("The device's screen as MJPEG, captured while someone watches")
             .answer(200, Payload::Mjpeg, "JPEG frames until the caller leaves.")
             .errors(&[404]),
+        route(tag, GET, "/api/fleet", "getFleet")
+            .summary("The fleet: every server on the database, its state and the devices it holds")
+            .ok::<deft_app::fleet::FleetView>(),
     ]
 }
 

@@ -1,0 +1,287 @@
+//! This server as a member of a fleet: several `deft serve` on one PostgreSQL.
+//!
+//! A member registers itself (id, name, address, version) and beats every
+//! [`FleetConfig::heartbeat`]; it holds the lease of every device connected to it (a `deft
+//! client`, a phone), taken when the device arrives — refused while another live server holds
+//! it — renewed with each beat and let go when the device leaves. The lease's epoch fences the
+//! runs on that device (`deft_store::Fence`). A device whose lease this server could not renew
+//! (it lapsed while the server was paused, and another server took it) is reported by
+//! [`Fleet::lost`] so the front end can drop its stale connection.
+//!
+//! On SQLite there is one server and no fleet: [`crate::App::fleet`] is `None`.
+
+mod view;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use deft_store::{DeviceLease, Fence, FleetServer, LeaseTake, StoreError};
+use parking_lot::Mutex;
+use tokio::sync::broadcast;
+use tokio_util::sync::CancellationToken;
+
+use crate::app::{App, now_ms};
+
+pub use view::{FleetDevice, FleetMember, FleetView, MemberState};
+
+/// How a server takes part in the fleet.
+#[derive(Debug, Clone)]
+pub struct FleetConfig {
+    /// What people call this server (host and port).
+    pub name: String,
+    /// The URL its console answers on, for the others' listings.
+    pub address: String,
+    /// deft's version.
+    pub version: String,
+    /// How often it beats and renews its leases (2 s).
+    pub heartbeat: Duration,
+    /// How long a lease lasts without renewal (10 s): a server silent this long loses its
+    /// devices to whichever server they reconnect to.
+    pub lease_ttl: Duration,
+}
+
+impl FleetConfig {
+    /// The defaults for a server called `name` at `address`.
+    pub fn new(name: &str, address: &str) -> FleetConfig {
+        FleetConfig {
+            name: name.to_owned(),
+            address: address.to_owned(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            heartbeat: Duration::from_secs(2),
+            lease_ttl: Duration::from_secs(10),
+        }
+    }
+}
+
+/// Why a device cannot be held here.
+#[derive(Debug, thiserror::Error)]
+pub enum HoldError {
+    /// Another live server holds it.
+    #[error(
+        "device {device:?} is connected to server {server} (its lease lasts until {until}); a \
+         device connects to one server of the fleet at a time"
+    )]
+    HeldElsewhere {
+        /// The device.
+        device: String,
+        /// The holder's name (its id when it is not registered).
+        server: String,
+        /// When the holder's lease lapses unless renewed (ISO-8601 UTC).
+        until: String,
+    },
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// The fleet membership of this server. Cheap to share behind the [`App`].
+pub struct Fleet {
+    config: FleetConfig,
+    /// Its name and address, once the listener knows its port.
+    located: Mutex<Option<(String, String)>>,
+    /// The devices this server holds (or wants to hold again), with their lease.
+    held: Mutex<BTreeMap<String, DeviceLease>>,
+    /// Devices whose lease moved to another server.
+    lost: broadcast::Sender<String>,
+}
+
+impl Fleet {
+    /// A member that holds nothing yet.
+    pub fn new(config: FleetConfig) -> Fleet {
+        Fleet {
+            config,
+            located: Mutex::new(None),
+            held: Mutex::new(BTreeMap::new()),
+            lost: broadcast::channel(64).0,
+        }
+    }
+
+    /// How this server takes part.
+    pub fn config(&self) -> &FleetConfig {
+        &self.config
+    }
+
+    /// Names this server `name` at `address` (the listener's real port, once bound), for the
+    /// registration [`keep_membership`] makes.
+    pub fn locate(&self, name: &str, address: &str) {
+        *self.located.lock() = Some((name.to_owned(), address.to_owned()));
+    }
+
+    /// The name and address this server registers with.
+    fn identity(&self) -> (String, String) {
+        self.located
+            .lock()
+            .clone()
+            .unwrap_or_else(|| (self.config.name.clone(), self.config.address.clone()))
+    }
+
+    fn ttl_ms(&self) -> i64 {
+        i64::try_from(self.config.lease_ttl.as_millis()).unwrap_or(i64::MAX)
+    }
+
+    /// The fence of runs on `device`, while this server holds it.
+    pub fn fence(&self, device: &str) -> Option<Fence> {
+        self.held.lock().get(device).map(|lease| Fence {
+            device: device.to_owned(),
+            epoch: lease.epoch,
+        })
+    }
+
+    /// Devices whose lease another server took from this one (each named once, as it happens).
+    pub fn lost(&self) -> broadcast::Receiver<String> {
+        self.lost.subscribe()
+    }
+}
+
+impl App {
+    /// Takes `device`'s lease for this server (a device that just connected). Without a fleet
+    /// (SQLite) there is nothing to take: `Ok(None)`.
+    pub async fn hold_device(&self, device: &str) -> Result<Option<DeviceLease>, HoldError> {
+        let Some(fleet) = self.fleet() else {
+            return Ok(None);
+        };
+        let store = self.store();
+        let take = loop {
+            match store
+                .take_lease(device, self.server_id(), now_ms(), fleet.ttl_ms())
+                .await
+            {
+                Err(StoreError::Conflict(_)) => continue,
+                other => break other?,
+            }
+        };
+        match take {
+            LeaseTake::Taken(lease) => {
+                tracing::info!(device, epoch = lease.epoch, "took the device's lease");
+                fleet.held.lock().insert(device.to_owned(), lease.clone());
+                Ok(Some(lease))
+            }
+            LeaseTake::Held(holder) => {
+                let servers = store.fleet_servers().await.unwrap_or_default();
+                let server = servers
+                    .iter()
+                    .find(|s| s.id == holder.server_id)
+                    .map_or(holder.server_id.clone(), |s| s.name.clone());
+                Err(HoldError::HeldElsewhere {
+                    device: device.to_owned(),
+                    server,
+                    until: deft_protocol::time::iso8601_ms(holder.expires_at_ms),
+                })
+            }
+        }
+    }
+
+    /// Lets go of `device`'s lease (it left this server). Nothing without a fleet.
+    pub async fn let_go_device(&self, device: &str) {
+        let Some(fleet) = self.fleet() else { return };
+        let lease = fleet.held.lock().remove(device);
+        if let Some(lease) = lease
+            && let Err(e) = self
+                .store()
+                .release_lease(device, self.server_id(), lease.epoch)
+                .await
+        {
+            tracing::warn!(device, error = %e, "cannot release the device's lease; it lapses");
+        }
+    }
+}
+
+/// Registers this server and, until `stop`, beats and renews its leases every heartbeat; at
+/// `stop`, marks it stopped and lets go of its leases. A failing store is logged and tried
+/// again at the next beat (the leases lapse if it stays down: the devices go elsewhere).
+pub async fn keep_membership(app: App, stop: CancellationToken) {
+    let Some(fleet) = app.fleet() else { return };
+    let started = now_ms();
+    let (name, address) = fleet.identity();
+    let me = FleetServer {
+        id: app.server_id().to_owned(),
+        name,
+        address,
+        version: fleet.config.version.clone(),
+        started_at_ms: started,
+        heartbeat_at_ms: started,
+        stopped_at_ms: None,
+    };
+    let mut registered = register(&app, &me).await;
+    let mut beat = tokio::time::interval(fleet.config.heartbeat);
+    beat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    beat.tick().await;
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => break,
+            _ = beat.tick() => {}
+        }
+        if !registered {
+            registered = register(&app, &me).await;
+        }
+        match app.store().heartbeat_server(&me.id, now_ms()).await {
+            Ok(()) => {}
+            Err(StoreError::NotFound(_)) => registered = register(&app, &me).await,
+            Err(e) => tracing::warn!(error = %e, "cannot beat the fleet heartbeat"),
+        }
+        if let Err(e) = renew(&app, fleet).await {
+            tracing::warn!(error = %e, "cannot renew this server's device leases");
+        }
+    }
+    if let Err(e) = app.store().server_stopped(&me.id, now_ms()).await {
+        tracing::warn!(error = %e, "cannot tell the fleet this server stopped; its leases lapse");
+    }
+}
+
+async fn register(app: &App, me: &FleetServer) -> bool {
+    let me = FleetServer {
+        heartbeat_at_ms: now_ms(),
+        ..me.clone()
+    };
+    match app.store().register_server(&me).await {
+        Ok(()) => {
+            tracing::info!(id = %me.id, name = %me.name, "joined the fleet");
+            true
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot register this server in the fleet");
+            false
+        }
+    }
+}
+
+/// Renews every lease held; one that lapsed is taken again (a new epoch) unless another
+/// server has it now — then the device is lost here.
+async fn renew(app: &App, fleet: &Fleet) -> Result<(), StoreError> {
+    let store = app.store();
+    let now = now_ms();
+    let renewed = store
+        .renew_leases(app.server_id(), now, fleet.ttl_ms())
+        .await?;
+    let renewed: BTreeMap<String, DeviceLease> = renewed
+        .into_iter()
+        .map(|l| (l.device_id.clone(), l))
+        .collect();
+    let wanted: Vec<String> = fleet.held.lock().keys().cloned().collect();
+    for device in wanted {
+        if let Some(lease) = renewed.get(&device) {
+            fleet.held.lock().insert(device, lease.clone());
+            continue;
+        }
+        match store
+            .take_lease(&device, app.server_id(), now, fleet.ttl_ms())
+            .await
+        {
+            Ok(LeaseTake::Taken(lease)) => {
+                tracing::warn!(
+                    device,
+                    epoch = lease.epoch,
+                    "the lease had lapsed; taken anew"
+                );
+                fleet.held.lock().insert(device, lease);
+            }
+            Ok(LeaseTake::Held(holder)) => {
+                tracing::warn!(device, holder = %holder.server_id, "the device moved to another server");
+                fleet.held.lock().remove(&device);
+                let _ = fleet.lost.send(device);
+            }
+            Err(e) => tracing::warn!(device, error = %e, "cannot take the lease again"),
+        }
+    }
+    Ok(())
+}

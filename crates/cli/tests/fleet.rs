@@ -1,0 +1,245 @@
+//! Fleets: several real `deft serve` processes on one PostgreSQL database (a scratch database
+//! of the test server), with real `deft client` processes moving between them.
+
+#![allow(clippy::unwrap_used)] // test code: an unwrap that fails is a failing test
+
+#[path = "common/console.rs"]
+mod support;
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use deft_test_support::TempDataDir;
+use deft_test_support::postgres::with_scratch_database;
+use deft_test_support::proc::{GroupChild, Signal, shell_with_fixture_table, signal_process};
+use serde_json::Value;
+use support::{API_TOKEN, DEVICE_TOKEN, Serve, ServeOptions};
+
+/// A lease lasts 1.5 s without renewal here (10 s by default), so failover is quick.
+const LEASE_SECS: &str = "1.5";
+
+/// A server of the fleet on `database`, named `name`.
+fn member(dir: &Path, database: &str, name: &str) -> Serve {
+    let mut opts = ServeOptions::shell("http://127.0.0.1:9", dir);
+    opts.env = vec![
+        ("DATABASE_URL".into(), database.into()),
+        ("DEFT_FLEET_NAME".into(), name.into()),
+        ("DEFT_FLEET_LEASE_SECS".into(), LEASE_SECS.into()),
+    ];
+    Serve::start(dir, &opts)
+}
+
+/// A `deft client` with id `id` given `servers` in order; its stderr goes to a file.
+struct Client {
+    child: GroupChild,
+    stderr: std::path::PathBuf,
+    _dir: TempDataDir,
+}
+
+impl Client {
+    fn start(servers: &[&str], id: &str) -> Client {
+        let dir = TempDataDir::new().unwrap();
+        let tools = shell_with_fixture_table(dir.path());
+        let stderr = dir.path().join("stderr.txt");
+        let mut cmd = deft_test_support::proc::deft_command(env!("CARGO_BIN_EXE_deft"));
+        cmd.arg("--data-dir")
+            .arg(dir.path())
+            .arg("--tools-config")
+            .arg(&tools)
+            .args(["client", "--server", &servers.join(","), "--id", id])
+            .args(["--profile", "shell", "--heartbeat-secs", "0.3"])
+            .args(["--silence-secs", "1.5", "--backoff-max-secs", "0.5"])
+            .env("DEFT_DEVICE_TOKEN", DEVICE_TOKEN)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&stderr).unwrap());
+        Client {
+            child: GroupChild::spawn(cmd).expect("spawn deft client"),
+            stderr,
+            _dir: dir,
+        }
+    }
+
+    fn stderr(&self) -> String {
+        std::fs::read_to_string(&self.stderr).unwrap_or_default()
+    }
+}
+
+/// `deft fleet --json` against `server`.
+fn fleet(server: &Serve) -> Value {
+    let out = deft_test_support::proc::deft_command(env!("CARGO_BIN_EXE_deft"))
+        .args(["fleet", "--server", &server.url, "--json"])
+        .env("DEFT_API_TOKEN", API_TOKEN)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "deft fleet failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The server (by name) that holds `device` in `view`, with the lease's epoch.
+fn holder(view: &Value, device: &str) -> Option<(String, u64)> {
+    view["servers"].as_array()?.iter().find_map(|s| {
+        s["devices"].as_array()?.iter().find_map(|d| {
+            (d["id"] == device).then(|| {
+                (
+                    s["name"].as_str().unwrap().to_owned(),
+                    d["epoch"].as_u64().unwrap(),
+                )
+            })
+        })
+    })
+}
+
+/// The state (`online`, `silent`, `stopped`) of server `name` in `view`.
+fn state_of<'a>(view: &'a Value, name: &str) -> Option<&'a str> {
+    view["servers"]
+        .as_array()?
+        .iter()
+        .find(|s| s["name"] == name)?["state"]
+        .as_str()
+}
+
+/// Asks `server` for the fleet until `ok` holds (20 s at most; the failure shows the last view).
+fn until(server: &Serve, what: &str, ok: impl Fn(&Value) -> bool) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let view = fleet(server);
+        if ok(&view) {
+            return view;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{what}: the fleet stayed {view:#}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devices_move_between_servers_and_one_server_holds_each() {
+    with_scratch_database(|database| async move {
+        tokio::task::spawn_blocking(move || three_servers(&database))
+            .await
+            .unwrap();
+    })
+    .await;
+}
+
+fn three_servers(database: &str) {
+    let dirs = [(); 3].map(|()| TempDataDir::new().unwrap());
+    let a = member(dirs[0].path(), database, "a");
+    let b = member(dirs[1].path(), database, "b");
+    let c = member(dirs[2].path(), database, "c");
+    for s in [&a, &b, &c] {
+        assert!(
+            s.printed().contains("fleet: this server is"),
+            "{}",
+            s.printed()
+        );
+    }
+    let view = until(&a, "three servers online", |v| {
+        ["a", "b", "c"]
+            .iter()
+            .all(|n| state_of(v, n) == Some("online"))
+    });
+    assert_eq!(view["enabled"], true);
+    let ids: Vec<&str> = view["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert!(ids.contains(&view["this_server"].as_str().unwrap()));
+
+    // pc1 connects to b (c is its second address): b holds it, in epoch 1, seen from a and c
+    let client = Client::start(&[&b.url, &c.url], "pc1");
+    until(&a, "pc1 held by b", |v| {
+        holder(v, "pc1") == Some(("b".into(), 1))
+    });
+    assert_eq!(holder(&fleet(&c), "pc1"), Some(("b".into(), 1)));
+
+    // a second pc1 at c is refused while b holds it, and says where it is
+    let twin = Client::start(&[&c.url], "pc1");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !twin.stderr().contains("is connected to server b") {
+        assert!(Instant::now() < deadline, "twin: {}", twin.stderr());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    drop(twin);
+    assert_eq!(holder(&fleet(&a), "pc1"), Some(("b".into(), 1)));
+
+    // b is paused past its lease: the client moves to c, which takes pc1 in epoch 2
+    signal_process(b.child.pid(), Signal::STOP);
+    let view = until(&a, "pc1 moved to c", |v| {
+        holder(v, "pc1") == Some(("c".into(), 2))
+    });
+    assert_eq!(state_of(&view, "b"), Some("silent"));
+    // b wakes up: it cannot take pc1 back, and beats again
+    signal_process(b.child.pid(), Signal::CONT);
+    until(&a, "b online again", |v| state_of(v, "b") == Some("online"));
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(
+        holder(&fleet(&b), "pc1"),
+        Some(("c".into(), 2)),
+        "b took it back"
+    );
+
+    // c dies: the client goes back to b, in epoch 3
+    drop(c);
+    let view = until(&a, "pc1 back on b", |v| {
+        holder(v, "pc1") == Some(("b".into(), 3))
+    });
+    assert_eq!(state_of(&view, "c"), Some("silent"));
+    assert!(
+        client.stderr().contains("registered with"),
+        "{}",
+        client.stderr()
+    );
+
+    // a clean stop says so, and lets go of what it holds
+    b.interrupt();
+    let view = until(&a, "b stopped", |v| state_of(v, "b") == Some("stopped"));
+    assert!(
+        holder(&view, "pc1").is_none_or(|(server, _)| server != "b"),
+        "{view:#}"
+    );
+    drop(client);
+
+    // the table names each server and marks the one asked
+    let out = deft_test_support::proc::deft_command(env!("CARGO_BIN_EXE_deft"))
+        .args(["fleet", "--server", &a.url])
+        .env("DEFT_API_TOKEN", API_TOKEN)
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("a (this one)"), "{table}");
+    assert!(table.contains("stopped"), "{table}");
+}
+
+#[test]
+fn a_server_on_sqlite_is_alone() {
+    let dir = TempDataDir::new().unwrap();
+    let serve = Serve::start(
+        dir.path(),
+        &ServeOptions::shell("http://127.0.0.1:9", dir.path()),
+    );
+    assert!(!serve.printed().contains("fleet:"), "{}", serve.printed());
+    let view = fleet(&serve);
+    assert_eq!(view["enabled"], false);
+    assert_eq!(view["servers"], serde_json::json!([]));
+    let out = deft_test_support::proc::deft_command(env!("CARGO_BIN_EXE_deft"))
+        .args(["fleet", "--server", &serve.url])
+        .env("DEFT_API_TOKEN", API_TOKEN)
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("not in a fleet"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
