@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use deft_store::{Store, StoreError};
+use deft_store::{Fence, Store, StoreError};
 use tokio::sync::mpsc;
 
 use crate::run_log::LoggedEvent;
@@ -19,6 +19,8 @@ const BATCH: usize = 500;
 pub enum EventStore {
     /// An agent run's log.
     Agent(String),
+    /// An agent run's log, written under the lease of its device: refused once the lease moved.
+    FencedAgent(String, Fence),
     /// A task run's log.
     Task(String),
 }
@@ -27,13 +29,16 @@ impl EventStore {
     /// The run's id.
     pub fn run_id(&self) -> &str {
         match self {
-            EventStore::Agent(id) | EventStore::Task(id) => id,
+            EventStore::Agent(id) | EventStore::FencedAgent(id, _) | EventStore::Task(id) => id,
         }
     }
 
     async fn append(&self, store: &Store, rows: &[(u64, String)]) -> Result<(), StoreError> {
         match self {
             EventStore::Agent(id) => store.append_events(id, rows).await,
+            EventStore::FencedAgent(id, fence) => {
+                store.fenced(fence.clone()).append_events(id, rows).await
+            }
             EventStore::Task(id) => store.append_task_run_events(id, rows).await,
         }
     }
@@ -41,7 +46,7 @@ impl EventStore {
     /// The stored events with `seq > after`, ascending.
     pub async fn read(&self, store: &Store, after: u64) -> Result<Vec<(u64, String)>, StoreError> {
         match self {
-            EventStore::Agent(id) => store.events(id, after).await,
+            EventStore::Agent(id) | EventStore::FencedAgent(id, _) => store.events(id, after).await,
             EventStore::Task(id) => store.task_run_events(id, after).await,
         }
     }
@@ -70,13 +75,19 @@ pub async fn write_batches<T>(
 }
 
 /// Appends `batch` to the run's stored log, retrying with backoff (at most 2 s apart) until the
-/// store takes it: a stalled database stalls the watchers, never the run.
-pub async fn store_until_done(store: &Store, log: &EventStore, batch: &[LoggedEvent]) {
+/// store takes it: a stalled database stalls the watchers, never the run. `false` when the store
+/// refused it for good: the run's device lease moved to another server (its writes are fenced
+/// off; the run must end here without writing).
+pub async fn store_until_done(store: &Store, log: &EventStore, batch: &[LoggedEvent]) -> bool {
     let rows: Vec<(u64, String)> = batch.iter().map(|e| (e.seq, e.json.to_string())).collect();
     let run_id = log.run_id();
     for attempt in 0u32.. {
         match log.append(store, &rows).await {
-            Ok(()) => return,
+            Ok(()) => return true,
+            Err(StoreError::Fenced(why)) => {
+                tracing::error!(run = %run_id, %why, "run events refused: the device moved to another server");
+                return false;
+            }
             Err(e) => {
                 if attempt % 10 == 4 {
                     tracing::error!(run = %run_id, attempt, error = %e, "run events still not stored; watchers wait for them");
@@ -88,4 +99,5 @@ pub async fn store_until_done(store: &Store, log: &EventStore, batch: &[LoggedEv
             }
         }
     }
+    false // after 2^32 attempts
 }

@@ -673,6 +673,12 @@ async fn notice_titled(api: &Api, run_id: &str, title: &str) -> Value {
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     loop {
         let notes = notices_of(api, run_id).await;
+        // The notification is stored beside the `confirm` event, not before it: none yet is
+        // no failure until the deadline.
+        if notes.is_empty() && std::time::Instant::now() <= deadline {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            continue;
+        }
         assert_eq!(notes.len(), 1, "one notification per wait: {notes:?}");
         if notes[0]["title"] == title || std::time::Instant::now() > deadline {
             assert_eq!(notes[0]["title"], title, "{notes:?}");

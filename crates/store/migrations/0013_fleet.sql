@@ -31,6 +31,11 @@ CREATE TABLE device_leases (
 );
 CREATE INDEX device_leases_by_server ON device_leases (server_id, expires_at_ms);
 
+-- Which server runs an agent run (its id; NULL for runs recorded before fleets): a server ends
+-- at start-up only its own unfinished runs, and those of servers that went silent — never a run
+-- another live server is running.
+ALTER TABLE runs ADD COLUMN owner TEXT;
+
 -- A run asked for on one server for a device another holds: kind (chat, task, …) and payload
 -- (its JSON request) as the asking server wrote them, origin_server, state queued / claimed /
 -- done / failed / interrupted, who claimed it under which lease epoch and when, and the

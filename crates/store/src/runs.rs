@@ -12,7 +12,7 @@ use crate::{RunRecord, Store, Usage};
 use deft_protocol::{DoneStatus, RunMode, RunStatus};
 
 const RUN_COLUMNS: &str = "id, conversation_id, device, prompt, mode, status, answer, \
-     prompt_tokens, completion_tokens, total_tokens, calls, started_at_ms, finished_at_ms";
+     prompt_tokens, completion_tokens, total_tokens, calls, started_at_ms, finished_at_ms, owner";
 
 impl Store {
     /// Records a new run as given (normally with status [`RunStatus::Running`]).
@@ -21,8 +21,8 @@ impl Store {
         let usage = usage_to_db(&r.usage)?;
         sqlx::query(
             "INSERT INTO runs (id, conversation_id, device, prompt, mode, status, answer, \
-             prompt_tokens, completion_tokens, total_tokens, calls, started_at_ms, finished_at_ms) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+             prompt_tokens, completion_tokens, total_tokens, calls, started_at_ms, finished_at_ms, \
+             owner) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
         )
         .bind(&r.id)
         .bind(&r.conversation_id)
@@ -37,6 +37,7 @@ impl Store {
         .bind(usage[3])
         .bind(r.started_at_ms)
         .bind(r.finished_at_ms)
+        .bind(&r.owner)
         .execute(&self.pool)
         .await
         .map_err(|e| {
@@ -119,6 +120,29 @@ impl Store {
         rows.iter().map(run_from_row).collect()
     }
 
+    /// Makes `new_owner` the server of running run `run_id` if `owner` still is (`None`: a run
+    /// recorded without one): of servers racing to end an abandoned run, exactly one gets
+    /// `true` and ends it.
+    pub async fn take_over_run(
+        &self,
+        run_id: &str,
+        owner: Option<&str>,
+        new_owner: &str,
+    ) -> Result<bool> {
+        let done = sqlx::query(
+            "UPDATE runs SET owner = $3 WHERE id = $1 AND status = $4 \
+             AND (owner = $2 OR (owner IS NULL AND $2 IS NULL))",
+        )
+        .bind(run_id)
+        .bind(owner)
+        .bind(new_owner)
+        .bind(RunStatus::RUNNING)
+        .execute(&self.pool)
+        .await
+        .map_err(db("taking over a run"))?;
+        Ok(done.rows_affected() > 0)
+    }
+
     /// Appends `(seq, event JSON)` pairs to a run's log in one transaction. Idempotent on
     /// `(run_id, seq)`: re-appending an existing seq is ignored (the first text stays).
     /// [`StoreError::NotFound`] for an unknown run.
@@ -161,6 +185,7 @@ fn run_from_row(row: &AnyRow) -> Result<RunRecord> {
         usage: usage_from_row(row, &format!("run {id}"))?,
         started_at_ms: column(row, "started_at_ms", READ)?,
         finished_at_ms: column(row, "finished_at_ms", READ)?,
+        owner: column(row, "owner", READ)?,
         id,
     })
 }

@@ -118,6 +118,8 @@ pub struct RunRecord {
     pub started_at_ms: i64,
     /// End, ms since the epoch; `None` while running.
     pub finished_at_ms: Option<i64>,
+    /// The server that runs it (its id); `None` for runs recorded before servers said so.
+    pub owner: Option<String>,
 }
 
 /// A task: a step list deft runs without a model, now or on a schedule (docs/tasks.md).

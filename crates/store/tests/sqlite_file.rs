@@ -102,6 +102,7 @@ async fn reopening_keeps_everything() {
                 usage: Usage::default(),
                 started_at_ms: 5,
                 finished_at_ms: None,
+                owner: None,
             })
             .await
             .unwrap();

@@ -66,6 +66,7 @@ on_both_backends!(
     steps_json_round_trip,
     concurrent_appends_serialize,
     runs_create_finish_unfinished,
+    abandoned_runs_are_taken_over_once,
     events_idempotent_filtered_ordered,
     task_crud_and_listing,
     schedule_crud_and_claim,

@@ -53,11 +53,22 @@ pub struct ActiveRun {
     pub log: Arc<RunLog>,
     /// Its open questions.
     pub approvals: Approvals,
+    /// The lease its writes are made under (a device this server holds in a fleet).
+    pub fence: Option<deft_store::Fence>,
     cancel: CancellationToken,
     usage: Mutex<Usage>,
 }
 
 impl ActiveRun {
+    /// Where its events are stored (under its fence, when it has one).
+    pub(crate) fn event_store(&self) -> crate::event_writer::EventStore {
+        use crate::event_writer::EventStore;
+        match &self.fence {
+            Some(fence) => EventStore::FencedAgent(self.run_id.clone(), fence.clone()),
+            None => EventStore::Agent(self.run_id.clone()),
+        }
+    }
+
     /// Asks the run to stop (it ends within about 2 s, status `stopped`).
     pub fn stop(&self) {
         self.cancel.cancel();

@@ -24,7 +24,7 @@ use super::noticed::NoticedApprovals;
 use super::summary::Summary;
 use super::{ActiveRun, finish};
 use crate::app::{App, now_ms};
-use crate::event_writer::{EventStore, store_until_done, write_batches};
+use crate::event_writer::{store_until_done, write_batches};
 use crate::run_images::FileImages;
 use crate::run_log::{LoggedEvent, RunLog};
 use crate::runtime::agent_runtime;
@@ -84,7 +84,7 @@ impl App {
     ) -> Result<Arc<ActiveRun>, StartError> {
         let plan = RunPlan::check(self, devices.as_ref(), order).await?;
         let claimed = plan.claim(self).await?;
-        claimed.record(self.store()).await?;
+        claimed.record(self.store(), self.server_id()).await?;
         let run = claimed.run.clone();
         claimed.spawn(self, devices);
         Ok(run)
@@ -191,6 +191,7 @@ impl RunPlan {
                 store.create_conversation(&title).await?.id
             }
         };
+        let fence = app.fleet().and_then(|f| f.fence(&self.device_id));
         let run = Arc::new(ActiveRun {
             run_id: uuid::Uuid::new_v4().to_string(),
             conversation: conversation.clone(),
@@ -200,6 +201,7 @@ impl RunPlan {
             started_at_ms: now_ms(),
             log: RunLog::new(),
             approvals: Approvals::default(),
+            fence,
             cancel: CancellationToken::new(),
             usage: Mutex::new(Usage::default()),
         });
@@ -298,7 +300,7 @@ struct ClaimedRun {
 impl ClaimedRun {
     /// Stores the run (status running) and the person's prompt as the conversation's next
     /// message.
-    async fn record(&self, store: &Store) -> Result<(), StoreError> {
+    async fn record(&self, store: &Store, owner: &str) -> Result<(), StoreError> {
         let run = &self.run;
         store
             .create_run(&RunRecord {
@@ -312,6 +314,7 @@ impl ClaimedRun {
                 usage: Usage::default(),
                 started_at_ms: run.started_at_ms,
                 finished_at_ms: None,
+                owner: Some(owner.to_owned()),
             })
             .await?;
         store
@@ -349,12 +352,18 @@ impl ClaimedRun {
         let (persist_tx, persist_rx) = mpsc::unbounded_channel();
         let writer = {
             let store = app.store().clone();
-            let kept = EventStore::Agent(run.run_id.clone());
+            let kept = run.event_store();
             let shown = run.clone();
-            // Stored first, then shown: a seq a watcher saw is in the store.
+            let fenced_off = run.cancel.clone();
+            // Stored first, then shown: a seq a watcher saw is in the store. Refused for good
+            // (its device moved to another server): the run stops, it writes nothing more.
             tokio::spawn(write_batches(
                 persist_rx,
-                async move |batch: &[LoggedEvent]| store_until_done(&store, &kept, batch).await,
+                async move |batch: &[LoggedEvent]| {
+                    if !store_until_done(&store, &kept, batch).await {
+                        fenced_off.cancel();
+                    }
+                },
                 move |event| shown.log.push(event),
             ))
         };

@@ -222,6 +222,9 @@ pub async fn keep_membership(app: App, stop: CancellationToken) {
         if let Err(e) = renew(&app, fleet).await {
             tracing::warn!(error = %e, "cannot renew this server's device leases");
         }
+        if let Err(e) = end_runs_of_gone_servers(&app, fleet).await {
+            tracing::warn!(error = %e, "cannot end the runs of silent servers");
+        }
     }
     if let Err(e) = app.store().server_stopped(&me.id, now_ms()).await {
         tracing::warn!(error = %e, "cannot tell the fleet this server stopped; its leases lapse");
@@ -243,6 +246,31 @@ async fn register(app: &App, me: &FleetServer) -> bool {
             false
         }
     }
+}
+
+/// Ends the chat and designer runs of servers that stopped, or went silent for longer than a
+/// lease lasts (dead, paused or cut off: their devices are free to go elsewhere), each once.
+async fn end_runs_of_gone_servers(app: &App, fleet: &Fleet) -> Result<(), StoreError> {
+    let now = now_ms();
+    let gone: std::collections::BTreeSet<String> = app
+        .store()
+        .fleet_servers()
+        .await?
+        .into_iter()
+        .filter(|s| s.id != app.server_id())
+        .filter(|s| {
+            s.stopped_at_ms.is_some() || now.saturating_sub(s.heartbeat_at_ms) > fleet.ttl_ms()
+        })
+        .map(|s| s.id)
+        .collect();
+    if gone.is_empty() {
+        return Ok(());
+    }
+    let ended = crate::agent_runs::finish::end_runs_of(app, &gone).await?;
+    if ended > 0 {
+        tracing::warn!(ended, "ended the runs of servers that went away");
+    }
+    Ok(())
 }
 
 /// Renews every lease held; one that lapsed is taken again (a new epoch) unless another

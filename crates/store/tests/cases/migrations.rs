@@ -90,6 +90,7 @@ fn designer_run(conversation_id: &str) -> RunRecord {
         usage: Usage::default(),
         started_at_ms: 1_000,
         finished_at_ms: None,
+        owner: None,
     }
 }
 
@@ -164,10 +165,12 @@ const WITHOUT_FLEET: &[&str] = &[
     "DROP TABLE fleet_jobs",
     "DROP TABLE device_leases",
     "DROP TABLE fleet_servers",
+    "ALTER TABLE runs DROP COLUMN owner",
     "DELETE FROM _sqlx_migrations WHERE version = 13",
 ];
 
-/// A database of the version before the fleet gains its tables, empty.
+/// A database of the version before the fleet gains its tables, empty, and its runs an owner
+/// column (none for the runs it had).
 async fn a_database_without_the_fleet_gains_it(url: &str) {
     execute(url, WITHOUT_FLEET).await;
     assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12]);
@@ -175,6 +178,8 @@ async fn a_database_without_the_fleet_gains_it(url: &str) {
     assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13]);
     assert!(reopened.fleet_servers().await.unwrap().is_empty());
     assert!(reopened.live_leases(0).await.unwrap().is_empty());
+    let kept = reopened.run("run-designer").await.unwrap().unwrap();
+    assert_eq!(kept.owner, None);
     reopened.close().await;
 }
 

@@ -17,6 +17,7 @@ pub(super) fn run(id: &str, conversation_id: &str, started_at_ms: i64) -> RunRec
         usage: Usage::default(),
         started_at_ms,
         finished_at_ms: None,
+        owner: None,
     }
 }
 
@@ -175,4 +176,57 @@ pub async fn events_idempotent_filtered_ordered(store: &Store) {
         .await
         .unwrap_err();
     assert!(matches!(err, StoreError::OutOfRange { .. }), "{err:?}");
+}
+
+pub async fn abandoned_runs_are_taken_over_once(store: &Store) {
+    let conv = store.create_conversation("owners").await.unwrap();
+    let mine = RunRecord {
+        owner: Some("b".into()),
+        ..run("run-b", &conv.id, 1_000)
+    };
+    store.create_run(&mine).await.unwrap();
+    store
+        .create_run(&run("run-old", &conv.id, 2_000))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.run("run-b").await.unwrap().unwrap().owner.as_deref(),
+        Some("b")
+    );
+    // two servers race for b's run: one wins
+    let (x, y) = tokio::join!(
+        store.take_over_run("run-b", Some("b"), "a"),
+        store.take_over_run("run-b", Some("b"), "c"),
+    );
+    assert!(x.unwrap() ^ y.unwrap(), "exactly one takes it over");
+    assert!(!store.take_over_run("run-b", Some("b"), "a").await.unwrap());
+    // a run without an owner is taken over by naming none
+    assert!(
+        !store
+            .take_over_run("run-old", Some("b"), "a")
+            .await
+            .unwrap()
+    );
+    assert!(store.take_over_run("run-old", None, "a").await.unwrap());
+    assert_eq!(
+        store
+            .run("run-old")
+            .await
+            .unwrap()
+            .unwrap()
+            .owner
+            .as_deref(),
+        Some("a")
+    );
+    // an ended run is nobody's to take
+    store
+        .finish_run("run-old", DoneStatus::Failed, "x", &Usage::default(), 3_000)
+        .await
+        .unwrap();
+    assert!(
+        !store
+            .take_over_run("run-old", Some("a"), "c")
+            .await
+            .unwrap()
+    );
 }
