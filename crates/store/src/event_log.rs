@@ -9,6 +9,7 @@ use crate::Backend;
 use crate::convert::{column, from_db, to_db};
 use crate::error::{Result, StoreError, db, is_foreign_key_violation};
 use crate::fence::{self, Fence};
+use crate::signals::{self, Channel};
 
 /// Events per INSERT statement (3 bind values each, well under every backend's limit).
 const EVENTS_PER_STATEMENT: usize = 300;
@@ -69,6 +70,9 @@ pub(crate) async fn append(
     };
     let mut tx = pool.begin().await.map_err(db("appending run events"))?;
     fence::check(&mut tx, backend, fence).await?;
+    if log == Log::Agent {
+        signals::notify(&mut tx, backend, Channel::RunEvents, run_id).await?;
+    }
     for (chunk, chunk_seqs) in events
         .chunks(EVENTS_PER_STATEMENT)
         .zip(seqs.chunks(EVENTS_PER_STATEMENT))

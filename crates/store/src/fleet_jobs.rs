@@ -10,6 +10,7 @@ use sqlx::any::AnyRow;
 
 use crate::convert::{column, from_db};
 use crate::error::{Result, StoreError, db, is_unique_violation};
+use crate::signals::{self, Channel};
 use crate::{Backend, Store};
 
 const COLUMNS: &str = "id, device_id, kind, payload, origin_server, state, claimed_by, \
@@ -85,6 +86,12 @@ impl Store {
             "INSERT INTO fleet_jobs ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, NULL, NULL, \
              NULL, NULL, $7, $7) RETURNING {COLUMNS}"
         );
+        let mut tx = self
+            .pool
+            .begin()
+            .await
+            .map_err(db("queueing a fleet job"))?;
+        signals::notify(&mut tx, self.backend, Channel::JobQueued, &new.device_id).await?;
         let row = sqlx::query(AssertSqlSafe(sql))
             .bind(&new.id)
             .bind(&new.device_id)
@@ -93,7 +100,7 @@ impl Store {
             .bind(&new.origin_server)
             .bind(FleetJobState::Queued.as_str())
             .bind(new.created_at_ms)
-            .fetch_one(&self.pool)
+            .fetch_one(&mut *tx)
             .await
             .map_err(|e| {
                 if is_unique_violation(&e) {
@@ -102,7 +109,26 @@ impl Store {
                     db("queueing a fleet job")(e)
                 }
             })?;
+        tx.commit().await.map_err(db("queueing a fleet job"))?;
         job_from_row(&row)
+    }
+
+    /// Withdraws queued job `id` (its asker stopped waiting) as failed with `outcome`; `false`
+    /// when it is no longer queued (its holder claimed it meanwhile).
+    pub async fn cancel_fleet_job(&self, id: &str, outcome: &str, now_ms: i64) -> Result<bool> {
+        let done = sqlx::query(
+            "UPDATE fleet_jobs SET state = $2, outcome = $3, updated_at_ms = $4 \
+             WHERE id = $1 AND state = $5",
+        )
+        .bind(id)
+        .bind(FleetJobState::Failed.as_str())
+        .bind(outcome)
+        .bind(now_ms)
+        .bind(FleetJobState::Queued.as_str())
+        .execute(&self.pool)
+        .await
+        .map_err(db("withdrawing a fleet job"))?;
+        Ok(done.rows_affected() > 0)
     }
 
     /// Claims up to `limit` queued jobs, oldest first, of the devices `server` holds a live
@@ -159,6 +185,8 @@ impl Store {
                 "cannot end fleet job {id:?} as {state}: give how it ended"
             )));
         }
+        let mut tx = self.pool.begin().await.map_err(db("ending a fleet job"))?;
+        signals::notify(&mut tx, self.backend, Channel::JobEnded, id).await?;
         let done = sqlx::query(
             "UPDATE fleet_jobs SET state = $3, outcome = $4, updated_at_ms = $5 \
              WHERE id = $1 AND claimed_by = $2 AND state = $6",
@@ -169,9 +197,10 @@ impl Store {
         .bind(outcome)
         .bind(now_ms)
         .bind(FleetJobState::Claimed.as_str())
-        .execute(&self.pool)
+        .execute(&mut *tx)
         .await
         .map_err(db("ending a fleet job"))?;
+        tx.commit().await.map_err(db("ending a fleet job"))?;
         let job = self.fleet_job(id).await?;
         if done.rows_affected() == 0 {
             return Err(StoreError::Conflict(format!(

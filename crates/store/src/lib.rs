@@ -49,6 +49,7 @@ mod runs;
 mod schedules;
 mod secrets;
 mod select;
+mod signals;
 mod task_import;
 mod task_meta;
 mod task_run_row;
@@ -76,6 +77,7 @@ pub use memory_types::{
 };
 pub use notifications::{MAX_NOTIFICATIONS, NotificationPage, Reader};
 pub use run_history::{CursorError, RunCursor, RunOrder, RunPage, RunSortKey};
+pub use signals::{Channel, Listener};
 pub use task_import::ImportTask;
 pub use task_meta::{
     FolderCount, MAX_FOLDER_CHARS, MAX_FOLDER_LEVELS, MAX_TAG_CHARS, MAX_TAGS, TagCount,
@@ -123,6 +125,25 @@ pub enum Backend {
 pub struct Store {
     pool: AnyPool,
     backend: Backend,
+    /// A PostgreSQL store's URL, for its listening connections ([`Store::listen`]).
+    url: Option<RedactedUrl>,
+}
+
+/// A URL kept for connecting again, shown without its password.
+#[derive(Clone)]
+struct RedactedUrl(String);
+
+impl std::fmt::Debug for RedactedUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&connect::redact(&self.0))
+    }
+}
+
+impl std::ops::Deref for RedactedUrl {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
 }
 
 impl Store {
@@ -144,6 +165,7 @@ impl Store {
         Ok(Store {
             pool,
             backend: Backend::Sqlite,
+            url: None,
         })
     }
 
@@ -156,7 +178,8 @@ impl Store {
             url: target.clone(),
         })?;
         let pool = connect::open_pool(url, backend, &target).await?;
-        Ok(Store { pool, backend })
+        let url = (backend == Backend::Postgres).then(|| RedactedUrl(url.to_owned()));
+        Ok(Store { pool, backend, url })
     }
 
     /// The backend behind this store.

@@ -107,7 +107,8 @@ on_both_backends!(
     leases_have_one_holder_and_epochs_only_rise,
     racing_servers_get_one_lease,
     stale_fences_write_nothing,
-    fleet_jobs_go_once_to_the_holder;
+    fleet_jobs_go_once_to_the_holder,
+    writes_wake_listeners_and_queued_jobs_can_be_withdrawn;
     with_url: corrupt_json_is_reported, corrupt_task_rows_are_reported,
     any_branchs_database_gains_the_migrations_it_lacks,
 );

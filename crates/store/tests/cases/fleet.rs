@@ -367,3 +367,59 @@ pub async fn fleet_jobs_go_once_to_the_holder(store: &Store) {
         JOBS / 3
     );
 }
+
+pub async fn writes_wake_listeners_and_queued_jobs_can_be_withdrawn(store: &Store) {
+    let listener = store.listen().await.unwrap();
+    assert_eq!(
+        listener.is_some(),
+        store.backend() == deft_store::Backend::Postgres,
+        "PostgreSQL listens; SQLite has one server and nothing to wake"
+    );
+    let new = NewFleetJob {
+        id: "job-w".into(),
+        device_id: "pc9".into(),
+        kind: "chat".into(),
+        payload: "{}".into(),
+        origin_server: "a".into(),
+        created_at_ms: 1_000,
+    };
+    store.enqueue_fleet_job(&new).await.unwrap();
+    let conv = store.create_conversation("woken").await.unwrap();
+    store
+        .create_run(&run("r-w", &conv.id, 1_000))
+        .await
+        .unwrap();
+    store
+        .append_events("r-w", &[(1, "{}".into())])
+        .await
+        .unwrap();
+    assert!(
+        store
+            .cancel_fleet_job("job-w", "nobody took it", 2_000)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .cancel_fleet_job("job-w", "again", 2_000)
+            .await
+            .unwrap()
+    );
+    let job = store.fleet_job("job-w").await.unwrap();
+    assert_eq!(
+        (job.state, job.outcome.as_deref()),
+        (FleetJobState::Failed, Some("nobody took it"))
+    );
+    if let Some(mut listener) = listener {
+        for expected in [
+            (deft_store::Channel::JobQueued, "pc9"),
+            (deft_store::Channel::RunEvents, "r-w"),
+        ] {
+            let got = tokio::time::timeout(std::time::Duration::from_secs(10), listener.recv())
+                .await
+                .expect("a notification within 10 s")
+                .unwrap();
+            assert_eq!(got, (expected.0, expected.1.to_owned()));
+        }
+    }
+}
