@@ -1,7 +1,7 @@
 //! Following a run: the log of its events a watcher reads after a seq — the run's own while it
-//! is in memory (live events follow until `done`), else one read back from the store (a run
-//! that ended before this process started, or long ago). Chat and designer runs and task runs
-//! alike.
+//! is in memory (live events follow until `done`), a live one fed from the store while another
+//! server of the fleet runs it, else one read back from the store (a run that ended before this
+//! process started, or long ago). Chat and designer runs and task runs alike.
 
 use std::sync::Arc;
 
@@ -30,8 +30,18 @@ impl App {
             return Ok(log);
         }
         let store = self.store();
-        if store.run(run_id).await?.is_none() {
+        let Some(record) = store.run(run_id).await? else {
             return Err(FollowError::UnknownRun(texts::unknown_run(run_id)));
+        };
+        // Running on another server of the fleet: followed live from the store.
+        if record.finished_at_ms.is_none()
+            && record
+                .owner
+                .as_deref()
+                .is_some_and(|o| o != self.server_id())
+            && let Some(log) = self.follow_elsewhere(run_id)
+        {
+            return Ok(log);
         }
         let rows = store.events(run_id, after).await?;
         Ok(RunLog::finished(

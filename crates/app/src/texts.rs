@@ -172,6 +172,24 @@ pub const RUN_ACTIVE: &str = "another run is active (one run at a time on this s
 /// 409 on stop/confirm without a run.
 pub const NO_RUN: &str = "no run is active";
 
+/// The holder of a run's device has no such run active (it ended meanwhile).
+pub const NO_RUN_HERE: &str =
+    "the run is not active on the server that holds its device (it ended meanwhile)";
+
+/// 409 when the server holding a device did not take a job in time.
+pub fn holder_silent(device: &str, secs: u64) -> String {
+    format!(
+        "the server that holds device '{device}' did not take the request within {secs} s (it may be stalled; if it is gone, the device reconnects to another server within a lease): try again"
+    )
+}
+
+/// A fleet job whose request the holder cannot read (another version of deft asked).
+pub fn unreadable_fleet_job(kind: &str, error: &str) -> String {
+    format!(
+        "this server cannot read the '{kind}' request another server of the fleet sent ({error}); do all servers run the same version of deft?"
+    )
+}
+
 /// 400 when no device was chosen and none is the default.
 pub const NO_DEVICE: &str =
     "choose a device: pick one in the device list, or set a default device in the settings";

@@ -59,6 +59,18 @@ pub struct Args {
     phones: bool,
 }
 
+/// The device endpoints of `--server`: the first, and the fleet's others to try in turn.
+fn device_urls(servers: &[String]) -> anyhow::Result<(String, Vec<String>)> {
+    let mut urls = servers
+        .iter()
+        .filter(|s| !s.trim().is_empty())
+        .map(|s| deft_link::address::device_url(s.trim()))
+        .collect::<Result<Vec<String>, _>>()?;
+    anyhow::ensure!(!urls.is_empty(), "--server needs the server's address");
+    let first = urls.remove(0);
+    Ok((first, urls))
+}
+
 fn secs(value: f64, flag: &str) -> anyhow::Result<Duration> {
     if value.is_finite() && value > 0.0 {
         Ok(Duration::from_secs_f64(value))
@@ -69,14 +81,7 @@ fn secs(value: f64, flag: &str) -> anyhow::Result<Duration> {
 
 /// Runs the client until Ctrl-C or a refusal.
 pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
-    let mut urls = args
-        .server
-        .iter()
-        .filter(|s| !s.trim().is_empty())
-        .map(|s| deft_link::address::device_url(s.trim()))
-        .collect::<Result<Vec<String>, _>>()?;
-    anyhow::ensure!(!urls.is_empty(), "--server needs the server's address");
-    let url = urls.remove(0);
+    let (url, fallback_urls) = device_urls(&args.server)?;
     let system = deft_backend_shell::sysinfo::collect()
         .await
         .context("collecting system information")?;
@@ -129,7 +134,7 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
     ));
     let mut config = ClientConfig::new(&url, &args.token, &id, &profile);
     config.metadata = metadata;
-    config.fallback_urls = urls;
+    config.fallback_urls = fallback_urls;
     config.heartbeat = secs(args.heartbeat_secs, "--heartbeat-secs")?;
     config.backoff_max = secs(args.backoff_max_secs, "--backoff-max-secs")?;
     config.silence = secs(args.silence_secs, "--silence-secs")?;

@@ -151,6 +151,38 @@ fn checked(args: &Args) -> anyhow::Result<deft_app::webhooks::WebhookConfig> {
     })
 }
 
+/// How this server takes part in a fleet (`--fleet-lease-secs`; its name and address come
+/// once it listens).
+fn fleet_config(args: &Args) -> deft_app::fleet::FleetConfig {
+    let lease = Duration::from_secs_f64(args.fleet_lease_secs);
+    deft_app::fleet::FleetConfig {
+        heartbeat: lease / 5,
+        lease_ttl: lease,
+        ..deft_app::fleet::FleetConfig::new("", "")
+    }
+}
+
+/// In a fleet: names this server (`--fleet-name`, else host and port) at its address
+/// (`--fleet-address`, else where it listens) and says so.
+fn locate_in_fleet(console: &Console, args: &Args, addr: SocketAddr) {
+    let Some(fleet) = console.app().fleet() else {
+        return;
+    };
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_owned())
+        .unwrap_or_else(|_| "deft".to_owned());
+    let name = args
+        .fleet_name
+        .clone()
+        .unwrap_or_else(|| format!("{host}:{}", addr.port()));
+    let address = args
+        .fleet_address
+        .clone()
+        .unwrap_or_else(|| format!("http://{addr}"));
+    fleet.locate(&name, &address);
+    println!("fleet: this server is {name:?} ({address}) on the shared database");
+}
+
 /// Serves until Ctrl-C.
 pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
     let webhooks = checked(&args)?;
@@ -194,12 +226,7 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
     }
     console_config.webhooks = webhooks;
     // Taken up on PostgreSQL only: on SQLite this server is alone.
-    let lease = Duration::from_secs_f64(args.fleet_lease_secs);
-    console_config.fleet = Some(deft_app::fleet::FleetConfig {
-        heartbeat: lease / 5,
-        lease_ttl: lease,
-        ..deft_app::fleet::FleetConfig::new("", "")
-    });
+    console_config.fleet = Some(fleet_config(&args));
     let console = Console::start(console_config)
         .await
         .context("cannot start the console")?;
@@ -230,21 +257,7 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
         }
     };
     let addr = server.local_addr();
-    if let Some(fleet) = console.app().fleet() {
-        let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
-            .map(|h| h.trim().to_owned())
-            .unwrap_or_else(|_| "deft".to_owned());
-        let name = args
-            .fleet_name
-            .clone()
-            .unwrap_or_else(|| format!("{host}:{}", addr.port()));
-        let address = args
-            .fleet_address
-            .clone()
-            .unwrap_or_else(|| format!("http://{addr}"));
-        fleet.locate(&name, &address);
-        println!("fleet: this server is {name:?} ({address}) on the shared database");
-    }
+    locate_in_fleet(&console, &args, addr);
     if !addr.ip().is_loopback() {
         eprintln!(
             "warning: listening on {addr}, reachable from other machines; anyone with a token can drive the devices"

@@ -11,17 +11,23 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use deft_test_support::TempDataDir;
+use deft_test_support::model::{Reply, ScriptedModel};
 use deft_test_support::postgres::with_scratch_database;
 use deft_test_support::proc::{GroupChild, Signal, shell_with_fixture_table, signal_process};
-use serde_json::Value;
-use support::{API_TOKEN, DEVICE_TOKEN, Serve, ServeOptions};
+use serde_json::{Value, json};
+use support::{API_TOKEN, Api, DEVICE_TOKEN, Serve, ServeOptions};
 
 /// A lease lasts 1.5 s without renewal here (10 s by default), so failover is quick.
 const LEASE_SECS: &str = "1.5";
 
 /// A server of the fleet on `database`, named `name`.
 fn member(dir: &Path, database: &str, name: &str) -> Serve {
-    let mut opts = ServeOptions::shell("http://127.0.0.1:9", dir);
+    member_with_model(dir, database, name, "http://127.0.0.1:9")
+}
+
+/// A server of the fleet on `database`, named `name`, whose runs ask the model at `model_url`.
+fn member_with_model(dir: &Path, database: &str, name: &str, model_url: &str) -> Serve {
+    let mut opts = ServeOptions::shell(model_url, dir);
     opts.env = vec![
         ("DATABASE_URL".into(), database.into()),
         ("DEFT_FLEET_NAME".into(), name.into()),
@@ -32,7 +38,7 @@ fn member(dir: &Path, database: &str, name: &str) -> Serve {
 
 /// A `deft client` with id `id` given `servers` in order; its stderr goes to a file.
 struct Client {
-    child: GroupChild,
+    _child: GroupChild,
     stderr: std::path::PathBuf,
     _dir: TempDataDir,
 }
@@ -55,7 +61,7 @@ impl Client {
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(&stderr).unwrap());
         Client {
-            child: GroupChild::spawn(cmd).expect("spawn deft client"),
+            _child: GroupChild::spawn(cmd).expect("spawn deft client"),
             stderr,
             _dir: dir,
         }
@@ -242,4 +248,120 @@ fn a_server_on_sqlite_is_alone() {
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_chat_asked_anywhere_runs_where_its_device_is_and_is_watched_from_anywhere() {
+    let model = ScriptedModel::start(vec![
+        // the first run: one step, then the answer
+        Reply::tool_call("echo", json!({"text": "from b"})).into(),
+        Reply::text("first done").into(),
+        // the second: a long step, stopped from a (it asks no more)
+        Reply::tool_call("sleep", json!({"ms": 60000})).into(),
+        // the third: a sensitive call, approved from c
+        Reply::tool_call("run_shell", json!({"command": "uname -s"})).into(),
+        Reply::text("third done").into(),
+    ])
+    .await;
+    let model_url = model.base_url();
+    with_scratch_database(move |database| async move {
+        let dirs = [(); 3].map(|()| TempDataDir::new().unwrap());
+        let a = member_with_model(dirs[0].path(), &database, "a", &model_url);
+        let b = member_with_model(dirs[1].path(), &database, "b", &model_url);
+        let c = member_with_model(dirs[2].path(), &database, "c", &model_url);
+        let client = Client::start(&[&b.url], "pc1");
+        tokio::task::block_in_place(|| {
+            until(&a, "pc1 held by b", |v| {
+                holder(v, "pc1").is_some_and(|(s, _)| s == "b")
+            })
+        });
+        let (api_a, api_b, api_c) = (a.api(), b.api(), c.api());
+
+        // 1. asked on a, run on b, watched on c with a reconnect in the middle
+        let (run_id, _) = api_a.run(json!({"prompt": "echo", "device": "pc1"})).await;
+        let mut watch = api_c.stream(&run_id, None).await;
+        let first = watch.next().await.expect("a first event on c");
+        drop(watch);
+        let mut rest = api_c.stream(&run_id, Some(first.id)).await;
+        let mut seen = vec![first];
+        seen.extend(rest.until_done(Duration::from_secs(30)).await);
+        let owners_log = api_b.events(&run_id).await;
+        assert_eq!(
+            seen.iter()
+                .map(|e| (e.id, e.event.clone(), e.data.clone()))
+                .collect::<Vec<_>>(),
+            owners_log
+                .iter()
+                .map(|e| (e.id, e.event.clone(), e.data.clone()))
+                .collect::<Vec<_>>(),
+            "c saw exactly the owner's log"
+        );
+        let done = seen.last().unwrap();
+        assert_eq!(
+            (done.event.as_str(), &done.data["status"]),
+            ("done", &json!("completed"))
+        );
+        assert!(
+            seen.iter().any(|e| e.event == "step"),
+            "the step ran on pc1"
+        );
+
+        stop_and_approve_from_elsewhere(&api_a, &api_b, &api_c).await;
+
+        // a device nobody holds is unknown, as on one server
+        let unknown = api_a
+            .post(
+                "/api/agent/run",
+                &json!({"prompt": "x", "device": "nowhere"}),
+            )
+            .await;
+        assert_eq!(unknown.status, 404, "{}", unknown.text);
+        drop(client);
+        drop((a, b, c));
+    })
+    .await;
+}
+
+/// A long step on b: another run for pc1 from c is refused (409) and a stops it; then a
+/// question asked on b is answered from c.
+async fn stop_and_approve_from_elsewhere(api_a: &Api, api_b: &Api, api_c: &Api) {
+    // 2. a long step on b: another run for pc1 from c is refused (409); a stops it
+    let (run_id, _) = api_a.run(json!({"prompt": "sleep", "device": "pc1"})).await;
+    let mut watch = api_c.stream(&run_id, None).await;
+    watch.next_of("step_start").await;
+    let current = api_b.get("/api/agent/run").await;
+    assert_eq!(current.body["run"]["run_id"], run_id.as_str(), "b runs it");
+    assert_eq!(api_a.get("/api/agent/run").await.body["run"], Value::Null);
+    let refused = api_c
+        .post(
+            "/api/agent/run",
+            &json!({"prompt": "again", "device": "pc1"}),
+        )
+        .await;
+    assert_eq!(refused.status, 409, "{}", refused.text);
+    let stopped = api_a
+        .post("/api/agent/stop", &json!({"run_id": run_id}))
+        .await;
+    assert_eq!(stopped.status, 200, "{}", stopped.text);
+    let end = watch.until_done(Duration::from_secs(10)).await;
+    assert_eq!(end.last().unwrap().data["status"], "stopped");
+
+    // 3. a question asked on b is answered from c
+    let (run_id, _) = api_a.run(json!({"prompt": "uname", "device": "pc1"})).await;
+    let mut watch = api_a.stream(&run_id, None).await;
+    let ask = watch.next_of("confirm").await;
+    let call_id = ask.data["call_id"].as_str().unwrap();
+    let answered = api_c
+        .post(
+            "/api/agent/confirm",
+            &json!({"run_id": run_id, "call_id": call_id, "approve": true}),
+        )
+        .await;
+    assert_eq!(answered.status, 200, "{}", answered.text);
+    let end = watch.until_done(Duration::from_secs(30)).await;
+    assert!(
+        end.iter().any(|e| e.event == "step"),
+        "approved: the step ran"
+    );
+    assert_eq!(end.last().unwrap().data["status"], "completed");
 }

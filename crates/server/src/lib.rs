@@ -332,6 +332,12 @@ impl Server {
             ))
         });
         if let Some(c) = &console {
+            // Runs other servers of the fleet ask for on the devices connected here.
+            tokio::spawn(deft_app::fleet::serve_jobs(
+                c.app().clone(),
+                Arc::new(registry.clone()),
+                fleet_stop.clone(),
+            ));
             tokio::spawn(deft_app::task_runs::liveness::keep_alive(
                 c.app().clone(),
                 scheduler_stop.clone(),

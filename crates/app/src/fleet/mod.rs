@@ -10,18 +10,21 @@
 //!
 //! On SQLite there is one server and no fleet: [`crate::App::fleet`] is `None`.
 
+mod follow;
+mod jobs;
 mod view;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use deft_store::{DeviceLease, Fence, FleetServer, LeaseTake, StoreError};
+use deft_store::{Channel, DeviceLease, Fence, FleetServer, LeaseTake, StoreError};
 use parking_lot::Mutex;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
 use crate::app::{App, now_ms};
 
+pub use jobs::{Refusal, StartedElsewhere, serve_jobs};
 pub use view::{FleetDevice, FleetMember, FleetView, MemberState};
 
 /// How a server takes part in the fleet.
@@ -83,6 +86,10 @@ pub struct Fleet {
     held: Mutex<BTreeMap<String, DeviceLease>>,
     /// Devices whose lease moved to another server.
     lost: broadcast::Sender<String>,
+    /// The database's wake-ups (`LISTEN`), for whoever waits on one.
+    signals: broadcast::Sender<(Channel, String)>,
+    /// The runs of other servers followed here, by id (see `follow`).
+    followed: Mutex<std::collections::HashMap<String, std::sync::Weak<crate::run_log::RunLog>>>,
 }
 
 impl Fleet {
@@ -93,6 +100,8 @@ impl Fleet {
             located: Mutex::new(None),
             held: Mutex::new(BTreeMap::new()),
             lost: broadcast::channel(64).0,
+            signals: broadcast::channel(1024).0,
+            followed: Mutex::new(std::collections::HashMap::new()),
         }
     }
 
@@ -125,6 +134,11 @@ impl Fleet {
             device: device.to_owned(),
             epoch: lease.epoch,
         })
+    }
+
+    /// The database's wake-ups from now on: each channel and payload as it arrives.
+    pub fn signals(&self) -> broadcast::Receiver<(Channel, String)> {
+        self.signals.subscribe()
     }
 
     /// Devices whose lease another server took from this one (each named once, as it happens).
@@ -203,6 +217,7 @@ pub async fn keep_membership(app: App, stop: CancellationToken) {
         stopped_at_ms: None,
     };
     let mut registered = register(&app, &me).await;
+    tokio::spawn(listen(app.clone(), stop.clone()));
     let mut beat = tokio::time::interval(fleet.config.heartbeat);
     beat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     beat.tick().await;
@@ -228,6 +243,36 @@ pub async fn keep_membership(app: App, stop: CancellationToken) {
     }
     if let Err(e) = app.store().server_stopped(&me.id, now_ms()).await {
         tracing::warn!(error = %e, "cannot tell the fleet this server stopped; its leases lapse");
+    }
+}
+
+/// Until `stop`: passes the database's wake-ups on to [`Fleet::signals`], listening again a
+/// second after a failure (meanwhile the waiters' own looks find what they wait for).
+async fn listen(app: App, stop: CancellationToken) {
+    let Some(fleet) = app.fleet() else { return };
+    loop {
+        match app.store().listen().await {
+            Ok(Some(mut listener)) => loop {
+                tokio::select! {
+                    () = stop.cancelled() => return,
+                    next = listener.recv() => match next {
+                        Ok(signal) => {
+                            let _ = fleet.signals.send(signal);
+                        }
+                        Err(e) => {
+                            tracing::warn!(error = %e, "the fleet's listening connection failed");
+                            break;
+                        }
+                    },
+                }
+            },
+            Ok(None) => return,
+            Err(e) => tracing::warn!(error = %e, "cannot listen for the fleet's wake-ups"),
+        }
+        tokio::select! {
+            () = stop.cancelled() => return,
+            () = tokio::time::sleep(Duration::from_secs(1)) => {}
+        }
     }
 }
 

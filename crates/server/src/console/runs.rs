@@ -88,6 +88,21 @@ pub async fn start(
         output_schema: body.output_schema,
     };
     let devices: Arc<dyn Devices> = Arc::new(app.registry.clone());
+    // A device another server of the fleet holds: that server runs it, and answers.
+    if let Some(device) = order.device.clone().filter(|d| devices.get(d).is_none())
+        && console.app().holder_elsewhere(&device).await?.is_some()
+    {
+        let run = console
+            .app()
+            .start_agent_run_elsewhere(&device, order)
+            .await?;
+        let answer = RunStarted {
+            run_id: run.run_id,
+            conversation: run.conversation,
+            device: run.device,
+        };
+        return Ok((StatusCode::ACCEPTED, Json(answer)).into_response());
+    }
     let run = console.app().start_agent_run(devices, order).await?;
     let answer = RunStarted {
         run_id: run.run_id.clone(),
@@ -181,12 +196,17 @@ pub async fn stop(
     State(app): State<AppState>,
     JsonBody(body): JsonBody<StopBody>,
 ) -> Result<Response, ApiError> {
-    let run = app
-        .console()?
-        .app()
-        .stop_run(body.run_id.as_deref())
-        .ok_or_else(|| ApiError(StatusCode::CONFLICT, texts::NO_RUN.to_owned()))?;
-    Ok(Json(Stopping::run(run.run_id.clone())).into_response())
+    let console = app.console()?;
+    if let Some(run) = console.app().stop_run(body.run_id.as_deref()) {
+        return Ok(Json(Stopping::run(run.run_id.clone())).into_response());
+    }
+    // A run another server of the fleet executes: the stop goes there.
+    if let Some(run_id) = body.run_id
+        && console.app().stop_run_elsewhere(&run_id).await?
+    {
+        return Ok(Json(Stopping::run(run_id)).into_response());
+    }
+    Err(ApiError(StatusCode::CONFLICT, texts::NO_RUN.to_owned()))
 }
 
 /// `POST /api/agent/confirm` body.
@@ -204,17 +224,33 @@ pub async fn confirm(
     State(app): State<AppState>,
     JsonBody(body): JsonBody<ConfirmBody>,
 ) -> Result<Response, ApiError> {
-    let answered = app
-        .console()?
+    let console = app.console()?;
+    let answered = console
         .app()
         .approve(&body.run_id, &body.call_id, body.approve);
-    match answered {
-        Ok(()) => Ok(Json(Confirmed {
+    let confirmed = |body: ConfirmBody| {
+        Json(Confirmed {
             run_id: body.run_id,
             call_id: body.call_id,
             approve: body.approve,
         })
-        .into_response()),
+        .into_response()
+    };
+    match answered {
+        Ok(()) => Ok(confirmed(body)),
+        // A run another server of the fleet executes: the answer goes there.
+        Err(deft_app::agent_runs::control::ApproveError::UnknownRun(_))
+            if console
+                .app()
+                .approve_elsewhere(&body.run_id, &body.call_id, body.approve)
+                .await
+                .map_err(|e| match e {
+                    StartError::NotFound(t) => ApiError(StatusCode::NOT_FOUND, t),
+                    other => other.into(),
+                })? =>
+        {
+            Ok(confirmed(body))
+        }
         Err(e) => Err(ApiError(StatusCode::NOT_FOUND, e.text())),
     }
 }

@@ -312,6 +312,12 @@ pub async fn fleet_jobs_go_once_to_the_holder(store: &Store) {
         assert_eq!(job.device_id, format!("pc-{server}"));
         assert_eq!(job.lease_epoch, Some(1));
     }
+    ends_and_lost_claims(store, JOBS).await;
+}
+
+/// The ends of the claimed jobs of `fleet_jobs_go_once_to_the_holder`: by their holder only;
+/// a holder's lost lease interrupts its claims, once.
+async fn ends_and_lost_claims(store: &Store, jobs: usize) {
     // the holder records the end; another server cannot
     let done = store
         .finish_fleet_job("job-000", "a", FleetJobState::Done, "run-1", 3_000)
@@ -339,7 +345,7 @@ pub async fn fleet_jobs_go_once_to_the_holder(store: &Store) {
         .interrupt_lost_fleet_jobs(12_000, "b lost pc-b")
         .await
         .unwrap();
-    assert_eq!(lost.len(), JOBS / 3);
+    assert_eq!(lost.len(), jobs / 3);
     assert!(
         lost.iter()
             .all(|j| j.device_id == "pc-b" && j.state == FleetJobState::Interrupted)
@@ -364,7 +370,7 @@ pub async fn fleet_jobs_go_once_to_the_holder(store: &Store) {
             .await
             .unwrap()
             .len(),
-        JOBS / 3
+        jobs / 3
     );
 }
 
