@@ -328,7 +328,7 @@ run_id: string,
  */
 device: string, };
 
-export type DeviceKind = "server" | "remote" | "phone";
+export type DeviceKind = "server" | "remote" | "phone" | "fleet";
 
 export type Device = { 
 /**
@@ -379,7 +379,12 @@ label: string | null,
 /**
  * What to do before it can be used (a phone not ready).
  */
-note: string | null, };
+note: string | null, 
+/**
+ * The server of the fleet that holds it, when another server does (runs started here go
+ * there).
+ */
+server: string | null, };
 
 export type Settings = { 
 /**

@@ -276,6 +276,28 @@ async fn a_chat_asked_anywhere_runs_where_its_device_is_and_is_watched_from_anyw
             })
         });
         let (api_a, api_b, api_c) = (a.api(), b.api(), c.api());
+        // a lists pc1 as b's, as b describes it
+        let listed = api_a.get("/api/devices/pc1").await;
+        assert_eq!(listed.status, 200, "{}", listed.text);
+        assert_eq!(
+            (
+                &listed.body["kind"],
+                &listed.body["server"],
+                &listed.body["profile"]
+            ),
+            (&json!("fleet"), &json!("b"), &json!("shell"))
+        );
+        let all = api_c.get("/api/devices").await;
+        assert!(
+            all.body
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|d| d["id"] == "pc1" && d["server"] == "b"),
+            "{}",
+            all.text
+        );
+        assert_eq!(api_b.get("/api/devices/pc1").await.body["kind"], "remote");
 
         // 1. asked on a, run on b, watched on c with a reconnect in the middle
         let (run_id, _) = api_a.run(json!({"prompt": "echo", "device": "pc1"})).await;

@@ -11,13 +11,13 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use deft_link::RemoteDispatcher;
 use deft_tools::devices::{Device, DeviceInfo, Devices, RESERVED_IDS};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::phones::{self, PhoneEntry, PhoneGone, PhoneSeen};
 
 /// How a device is listed by the API and `deft devices`.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "Device"))]
 #[schemars(rename = "Device")]
 pub struct DeviceDetails {
@@ -47,10 +47,14 @@ pub struct DeviceDetails {
     pub label: Option<String>,
     /// What to do before it can be used (a phone not ready).
     pub note: Option<String>,
+    /// The server of the fleet that holds it, when another server does (runs started here go
+    /// there).
+    #[serde(default)]
+    pub server: Option<String>,
 }
 
 /// Where a device runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum DeviceKind {
@@ -60,6 +64,8 @@ pub enum DeviceKind {
     Remote,
     /// A phone of this server's adb server.
     Phone,
+    /// A device another server of the fleet holds.
+    Fleet,
 }
 
 /// Why a registration was refused.
@@ -228,6 +234,7 @@ impl Registry {
                 state: None,
                 label: None,
                 note: None,
+                server: None,
             })
             .collect();
         out.extend(self.inner.phones.read().values().map(|p| {
@@ -247,6 +254,7 @@ impl Registry {
                 state: Some(p.seen.state.clone()),
                 label: p.seen.label.clone(),
                 note: p.seen.note.clone(),
+                server: None,
             }
         }));
         let remote = self.inner.remote.read();
@@ -271,6 +279,7 @@ impl Registry {
                     .and_then(Value::as_str)
                     .map(str::to_owned),
                 note: None,
+                server: None,
             }
         }));
         out.sort_by(|a, b| a.id.cmp(&b.id));

@@ -48,6 +48,13 @@ pub fn lease_unavailable(device: &str, error: &dyn std::fmt::Display) -> String 
     )
 }
 
+/// The note on a device another server of the fleet holds.
+pub fn held_elsewhere(server: &str) -> String {
+    format!(
+        "connected to server {server} of the fleet: runs started here go there; its live view is on that server"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

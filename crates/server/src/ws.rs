@@ -164,7 +164,15 @@ async fn connection(socket: WebSocket, app: AppState) {
     // In a fleet, the device is this server's only while it holds the device's lease.
     if let Some(console) = &app.console {
         match console.app().hold_device(&id).await {
-            Ok(_) => {}
+            Ok(Some(_)) => {
+                // How this server lists it, for the other servers' lists.
+                if let Some(details) = app.registry.details().into_iter().find(|d| d.id == id)
+                    && let Ok(json) = serde_json::to_string(&details)
+                {
+                    console.app().describe_held_device(&id, &json).await;
+                }
+            }
+            Ok(None) => {}
             Err(e @ deft_app::fleet::HoldError::HeldElsewhere { .. }) => {
                 tracing::warn!(device = %id, "refused: another server of the fleet holds it");
                 drop(registration);

@@ -21,13 +21,15 @@ CREATE TABLE fleet_servers (
 -- Which server holds a device (a `deft client`'s or a phone's id, unique in the fleet): the
 -- holder's id, the epoch (raised by one whenever the lease is taken anew — by another server, or
 -- by the same one after it had lapsed — and never lowered: a released lease keeps its row with
--- an expiry in the past), when this epoch began and when it lapses unless renewed.
+-- an expiry in the past), when this epoch began, when it lapses unless renewed, and details:
+-- the device as its holder lists it (JSON), so the other servers can list it too.
 CREATE TABLE device_leases (
     device_id      TEXT PRIMARY KEY,
     server_id      TEXT NOT NULL,
     epoch          BIGINT NOT NULL,
     acquired_at_ms BIGINT NOT NULL,
-    expires_at_ms  BIGINT NOT NULL
+    expires_at_ms  BIGINT NOT NULL,
+    details        TEXT
 );
 CREATE INDEX device_leases_by_server ON device_leases (server_id, expires_at_ms);
 

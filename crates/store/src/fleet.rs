@@ -17,6 +17,7 @@ use crate::error::{Result, StoreError, db};
 const SERVER_COLUMNS: &str =
     "id, name, address, version, started_at_ms, heartbeat_at_ms, stopped_at_ms";
 const LEASE_COLUMNS: &str = "device_id, server_id, epoch, acquired_at_ms, expires_at_ms";
+const LEASE_READ: &str = "device_id, server_id, epoch, acquired_at_ms, expires_at_ms, details";
 const READ_SERVERS: &str = "reading the fleet's servers";
 const READ_LEASES: &str = "reading device leases";
 
@@ -52,6 +53,8 @@ pub struct DeviceLease {
     pub acquired_at_ms: i64,
     /// When it lapses unless renewed, ms since the epoch.
     pub expires_at_ms: i64,
+    /// The device as its holder lists it (JSON), once described.
+    pub details: Option<String>,
 }
 
 /// What [`Store::take_lease`] came to.
@@ -168,10 +171,13 @@ impl Store {
              acquired_at_ms = CASE WHEN device_leases.server_id = excluded.server_id \
                  AND device_leases.expires_at_ms > $3 \
                  THEN device_leases.acquired_at_ms ELSE $3 END, \
+             details = CASE WHEN device_leases.server_id = excluded.server_id \
+                 AND device_leases.expires_at_ms > $3 \
+                 THEN device_leases.details ELSE NULL END, \
              server_id = excluded.server_id, expires_at_ms = excluded.expires_at_ms \
              WHERE device_leases.server_id = excluded.server_id \
                  OR device_leases.expires_at_ms <= $3 \
-             RETURNING {LEASE_COLUMNS}"
+             RETURNING {LEASE_READ}"
         );
         let row = sqlx::query(sqlx::AssertSqlSafe(sql))
             .bind(device)
@@ -204,7 +210,7 @@ impl Store {
     ) -> Result<Vec<DeviceLease>> {
         let sql = format!(
             "UPDATE device_leases SET expires_at_ms = $3 WHERE server_id = $1 \
-             AND expires_at_ms > $2 RETURNING {LEASE_COLUMNS}"
+             AND expires_at_ms > $2 RETURNING {LEASE_READ}"
         );
         let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
             .bind(server)
@@ -236,16 +242,30 @@ impl Store {
         Ok(done.rows_affected() > 0)
     }
 
+    /// Records how `server` lists `device` (JSON), while it holds the device. Whether it does.
+    pub async fn describe_lease(&self, device: &str, server: &str, details: &str) -> Result<bool> {
+        let done = sqlx::query(
+            "UPDATE device_leases SET details = $3 WHERE device_id = $1 AND server_id = $2",
+        )
+        .bind(device)
+        .bind(server)
+        .bind(details)
+        .execute(&self.pool)
+        .await
+        .map_err(db("describing a leased device"))?;
+        Ok(done.rows_affected() > 0)
+    }
+
     /// `device`'s lease row, lapsed or not.
     pub async fn device_lease(&self, device: &str) -> Result<Option<DeviceLease>> {
-        let sql = format!("SELECT {LEASE_COLUMNS} FROM device_leases WHERE device_id = $1");
+        let sql = format!("SELECT {LEASE_READ} FROM device_leases WHERE device_id = $1");
         crate::lookup::optional(&self.pool, sql, device, READ_LEASES, lease_from_row).await
     }
 
     /// The leases in force at `now_ms`, by device.
     pub async fn live_leases(&self, now_ms: i64) -> Result<Vec<DeviceLease>> {
         let sql = format!(
-            "SELECT {LEASE_COLUMNS} FROM device_leases WHERE expires_at_ms > $1 \
+            "SELECT {LEASE_READ} FROM device_leases WHERE expires_at_ms > $1 \
              ORDER BY device_id"
         );
         let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
@@ -278,5 +298,6 @@ fn lease_from_row(row: &AnyRow) -> Result<DeviceLease> {
         server_id: column(row, "server_id", READ_LEASES)?,
         acquired_at_ms: column(row, "acquired_at_ms", READ_LEASES)?,
         expires_at_ms: column(row, "expires_at_ms", READ_LEASES)?,
+        details: column(row, "details", READ_LEASES)?,
     })
 }

@@ -185,6 +185,45 @@ impl App {
         }
     }
 
+    /// Records how this server lists `device`, a device it holds (JSON), for the other
+    /// servers' device lists. Nothing without a fleet.
+    pub async fn describe_held_device(&self, device: &str, details: &str) {
+        if self.fleet().is_none() {
+            return;
+        }
+        if let Err(e) = self
+            .store()
+            .describe_lease(device, self.server_id(), details)
+            .await
+        {
+            tracing::warn!(device, error = %e, "cannot describe the device for the fleet");
+        }
+    }
+
+    /// The devices other servers of the fleet hold now: each lease with its holder's name.
+    pub async fn devices_elsewhere(&self) -> Result<Vec<(DeviceLease, String)>, StoreError> {
+        if self.fleet().is_none() {
+            return Ok(Vec::new());
+        }
+        let store = self.store();
+        let leases = store.live_leases(now_ms()).await?;
+        if leases.iter().all(|l| l.server_id == self.server_id()) {
+            return Ok(Vec::new());
+        }
+        let servers = store.fleet_servers().await?;
+        Ok(leases
+            .into_iter()
+            .filter(|l| l.server_id != self.server_id())
+            .map(|l| {
+                let name = servers
+                    .iter()
+                    .find(|s| s.id == l.server_id)
+                    .map_or_else(|| l.server_id.clone(), |s| s.name.clone());
+                (l, name)
+            })
+            .collect())
+    }
+
     /// Lets go of `device`'s lease (it left this server). Nothing without a fleet.
     pub async fn let_go_device(&self, device: &str) {
         let Some(fleet) = self.fleet() else { return };

@@ -12,7 +12,8 @@ use crate::app::{App, now_ms};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct FleetView {
-    /// Whether this server is in a fleet (PostgreSQL); on SQLite the list holds only this one.
+    /// Whether this server is in a fleet (PostgreSQL); on SQLite it is alone and `servers` is
+    /// empty.
     pub enabled: bool,
     /// This server's id.
     pub this_server: String,

@@ -80,8 +80,17 @@ pub async fn leases_have_one_holder_and_epochs_only_rise(store: &Store) {
             epoch: 1,
             acquired_at_ms: 1_000,
             expires_at_ms: 11_000,
+            details: None,
         }
     );
+    // its holder describes it for the others; nobody else can
+    assert!(
+        store
+            .describe_lease("pc1", "a", "{\"profile\":\"shell\"}")
+            .await
+            .unwrap()
+    );
+    assert!(!store.describe_lease("pc1", "b", "{}").await.unwrap());
     // the holder renews in its epoch; another server is refused while it lasts
     let renewed = taken(store.take_lease("pc1", "a", 5_000, TTL).await.unwrap());
     assert_eq!(
@@ -98,6 +107,7 @@ pub async fn leases_have_one_holder_and_epochs_only_rise(store: &Store) {
         (moved.server_id.as_str(), moved.epoch, moved.acquired_at_ms),
         ("b", 2, 15_000)
     );
+    assert_eq!(moved.details, None, "a new holder describes it anew");
     // a's renewal of everything it holds no longer includes pc1
     taken(store.take_lease("pc2", "a", 15_000, TTL).await.unwrap());
     let renewed = store.renew_leases("a", 16_000, TTL).await.unwrap();
