@@ -120,7 +120,7 @@ function ServerRow({ server: s, self }: { server: FleetMember; self: boolean }) 
 /** A device a server holds: its id, the lease's epoch and until when it lasts. */
 function DeviceLine({ device: d }: { device: FleetDevice }) {
   return (
-    <li data-testid="fleet-device" data-device={d.id}>
+    <li data-testid="fleet-device" data-device={d.id} data-epoch={d.epoch}>
       <span class="mono">{d.id}</span>{" "}
       <span class="muted">
         · epoch {d.epoch} · held since <time dateTime={d.since} title={dateTime(d.since)}>{clock(d.since)}</time> · lease until{" "}
