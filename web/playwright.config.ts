@@ -24,7 +24,7 @@ export default defineConfig({
     {
       name: "narrow",
       use: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true },
-      testMatch: /\/(auth|chat|runs|run-history|tasks|task-steps|step-keyboard|layout|run-to-here|retention|notifications|task-versions|webhooks)\.spec\.ts$/,
+      testMatch: /\/(auth|chat|runs|run-history|tasks|task-steps|step-keyboard|layout|run-to-here|retention|notifications|task-versions|webhooks|fleet)\.spec\.ts$/,
     },
   ],
 });

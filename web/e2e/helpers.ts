@@ -21,11 +21,11 @@ export async function releaseModel(): Promise<void> {
   if (answer.status !== 204) throw new Error(`the model's release answered ${answer.status}`);
 }
 
-/** Logs in through the login page. */
-export async function login(page: Page): Promise<void> {
-  await page.goto(serverUrl());
+/** Logs in through the login page (of the server under test, or of the one at `at`). */
+export async function login(page: Page, at?: { url: string; password: string }): Promise<void> {
+  await page.goto(at?.url ?? serverUrl());
   await page.getByLabel("Username").fill("admin");
-  await page.getByLabel("Password").fill(process.env.DEFT_E2E_PASSWORD ?? "");
+  await page.getByLabel("Password").fill(at?.password ?? process.env.DEFT_E2E_PASSWORD ?? "");
   await page.getByRole("button", { name: "Log in" }).click();
   await expect(page.getByTestId("prompt")).toBeVisible();
 }

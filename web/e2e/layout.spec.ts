@@ -114,6 +114,7 @@ test("every page fits the screen: no sideways scrolling, no overlapping top bar,
     ["/memory/actions", "the actions", "action-row"],
     ["/memory/actions/new", "a new action", "step-editor"],
     [`/memory/actions/${encodeURIComponent(action.body.id)}`, "an action", "step-card"],
+    ["/fleet", "the fleet (alone, on SQLite)", "fleet-alone"],
   ];
   for (const [path, what, ready] of pages) {
     await page.goto(`${serverUrl()}${path}`);

@@ -21,6 +21,17 @@ export function baseEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
+/** Starts `cmd` in its own process group, its stdout and stderr in test-results/`name`.log (for a
+ * process whose readiness the test sees elsewhere, e.g. a device appearing on a page). */
+export function startLogged(name: string, cmd: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  mkdirSync(logDir, { recursive: true });
+  const log = createWriteStream(join(logDir, `${name}.log`));
+  const child = spawn(cmd, args, { env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  child.stdout!.pipe(log);
+  child.stderr!.pipe(log);
+  return child;
+}
+
 /** Starts `cmd` in its own process group; resolves with the first stdout match of `pattern`. */
 export function startAndWait(
   name: string,

@@ -11,6 +11,7 @@ import type {
   Device,
   Experience,
   ExperienceDetail,
+  FleetView,
   Issue,
   LibraryAction,
   NotificationList,
@@ -225,6 +226,8 @@ export const api = {
     request<TaskRun>("POST", "/api/agent/draft/try", { draft, ...(device ? { device } : {}), ...(scope ?? {}) }),
 
   devices: () => request<Device[]>("GET", "/api/devices"),
+  /** The fleet's servers and the devices each holds (on SQLite: not enabled, no servers). */
+  fleet: () => request<FleetView>("GET", "/api/fleet"),
   /** Runs batches of tool calls on a device (`POST /api/devices/{id}/exec`): one list of
    * Results per batch. 409 while the device is busy. */
   exec: (device: string, batches: ExecBatch[]) =>

@@ -104,6 +104,15 @@ export function dateTime(iso: string | undefined | null): string {
   return d.toLocaleString([], { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit" });
 }
 
+/** An RFC 3339 time as the clock showed it, to the second ("03:47:05"); on another day, with
+ * its date as `dateTime` writes it. */
+export function clock(iso: string | undefined | null): string {
+  const d = timeOf(iso);
+  if (!d) return "";
+  if (d.toDateString() !== new Date().toDateString()) return dateTime(iso);
+  return d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+}
+
 /** The time zone of this browser (an IANA name such as "Europe/Berlin"; "UTC" when it cannot
  * say). */
 export function viewerZone(): string {

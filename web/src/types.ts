@@ -656,6 +656,74 @@ total: number,
  */
 unread_count: number, };
 
+export type MemberState = "online" | "silent" | "stopped";
+
+export type FleetDevice = { 
+/**
+ * The device's id.
+ */
+id: string, 
+/**
+ * The lease's epoch (raised at every new holder).
+ */
+epoch: number, 
+/**
+ * Since when this server holds it (ISO-8601 UTC).
+ */
+since: string, 
+/**
+ * When the lease lapses unless renewed (ISO-8601 UTC).
+ */
+lease_until: string, };
+
+export type FleetMember = { 
+/**
+ * Its id.
+ */
+id: string, 
+/**
+ * What people call it (host and port).
+ */
+name: string, 
+/**
+ * The URL its console answers on.
+ */
+address: string, 
+/**
+ * deft's version it runs.
+ */
+version: string, 
+/**
+ * Online, silent or stopped.
+ */
+state: MemberState, 
+/**
+ * When its process started (ISO-8601 UTC).
+ */
+started_at: string, 
+/**
+ * Its last heartbeat (ISO-8601 UTC).
+ */
+last_heartbeat: string, 
+/**
+ * The devices it holds.
+ */
+devices: Array<FleetDevice>, };
+
+export type FleetView = { 
+/**
+ * Whether this server is in a fleet (PostgreSQL); on SQLite the list holds only this one.
+ */
+enabled: boolean, 
+/**
+ * This server's id.
+ */
+this_server: string, 
+/**
+ * Every server registered on the database, by name.
+ */
+servers: Array<FleetMember>, };
+
 export type CommandResult = { 
 /**
  * Echoes the Command's `call_id`.

@@ -1,10 +1,11 @@
 // The auth gate: first-start setup, login, or the console (the chat, designer mode, the Tasks
-// pages or the memory, by path).
+// pages, the memory or the fleet, by path).
 import { useEffect, useState } from "preact/hooks";
 import { api, errorText, setCsrfToken, setUnauthorizedHandler } from "../api";
 import { usePath } from "../router";
 import { Console } from "./Console";
 import { DesignerPage } from "./designer/DesignerPage";
+import { FleetArea } from "./fleet/FleetArea";
 import { Login } from "./Login";
 import { MemoryArea } from "./memory/MemoryArea";
 import { Setup } from "./Setup";
@@ -83,12 +84,13 @@ export function App() {
 }
 
 /** The logged-in console: the chat, designer mode (`/designer`), the Tasks pages (`/tasks…`,
- * `/task-runs…`) or the memory (`/memory…`). */
+ * `/task-runs…`), the memory (`/memory…`) or the fleet (`/fleet`). */
 function Pages({ username, onLoggedOut }: { username: string; onLoggedOut: () => void }) {
   const path = usePath();
   if (/^\/task(s|-runs)(\/|$)/.test(path)) return <TasksArea path={path} username={username} onLoggedOut={onLoggedOut} />;
   if (/^\/memory(\/|$)/.test(path)) return <MemoryArea path={path} username={username} onLoggedOut={onLoggedOut} />;
   if (/^\/designer\/?$/.test(path)) return <DesignerPage username={username} onLoggedOut={onLoggedOut} />;
+  if (/^\/fleet\/?$/.test(path)) return <FleetArea username={username} onLoggedOut={onLoggedOut} />;
   return <Console username={username} onLoggedOut={onLoggedOut} />;
 }
 

@@ -1,5 +1,5 @@
 // The head of each page's sidebar — the brand and the console's pages (the chat, designer mode,
-// the Tasks pages and the memory) —, a page's own links below it, and the sidebar's foot. The memory's link counts the experiences whose deletion the audit
+// the Tasks pages, the memory and the fleet) —, a page's own links below it, and the sidebar's foot. The memory's link counts the experiences whose deletion the audit
 // suggests, waiting for a person's decision; the chat's (or designer mode's) is marked while its
 // run waits for an approval (pending-approval.ts, which also marks the tab's title).
 import { useEffect, useState } from "preact/hooks";
@@ -13,6 +13,7 @@ const PAGES = [
   { id: "designer", href: "/designer", label: "🧭 AI builds a task", title: "Describe an automation; the AI explores the device and drafts a task" },
   { id: "tasks", href: "/tasks", label: "🗂 Tasks", title: "Tasks, their schedules and runs" },
   { id: "memory", href: "/memory", label: "🧠 Memory", title: "The experience and action libraries: what deft learned from runs" },
+  { id: "fleet", href: "/fleet", label: "🛰 Fleet", title: "The servers sharing this database and the devices each holds" },
 ] as const;
 
 /** The event that says the experiences' audit states changed (a decision, an audit's end). */

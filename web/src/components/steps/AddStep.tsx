@@ -3,7 +3,7 @@
 // marked, Escape closes and gives the focus back to the button. Nothing is added by moving or
 // typing (a native <select> added a step at every ↓ and every letter that changed its value).
 import type { Ref } from "preact";
-import { useContext, useEffect, useId, useRef, useState } from "preact/hooks";
+import { useContext, useEffect, useId, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { EditorContext } from "./context";
 import { typesFor, type StepTypeSpec } from "./spec";
 
@@ -52,7 +52,10 @@ export function AddStep({ onAdd, where, buttonRef }: AddStepProps) {
   const marked = shown[Math.min(active, shown.length - 1)];
   const optionId = (t: StepTypeSpec) => `${id}-${t.type}`;
 
-  useEffect(() => {
+  // In the render that opens it, not after the paint: what the person types right after Enter
+  // goes to the filter (after the paint, its first letters fell on the button: "wait" typed
+  // fast became "ait", and Enter added wait_el).
+  useLayoutEffect(() => {
     if (open) input.current?.focus();
   }, [open]);
   useEffect(() => {

@@ -3,7 +3,7 @@
 // step and field they name. Reusable: the task editor, designer mode's draft review and the action
 // library (library mode: the sixteen library types) give it a step list and the problems of their
 // last validation, and get every edit back through `onChange`.
-import { useContext, useEffect, useRef, useState } from "preact/hooks";
+import { useContext, useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api } from "../../api";
 import type { Issue } from "../../types";
 import { STEP_ICON, type TaskStepView } from "../../task-run-state";
@@ -80,9 +80,6 @@ export function countSteps(steps: unknown): number {
     return n + 1 + countSteps(s.steps) + countSteps(s.then) + countSteps(s.else);
   }, 0);
 }
-
-/** After a move, the card whose button should get the focus back (the DOM node moved). */
-let focusAfterMove: { key: string; button: "up" | "down" } | null = null;
 
 /** Whether a device can be asked now, checked every 10 s while the editor shows, and at once when
  * `again` changes (a run from the cards started or ended). */
@@ -163,6 +160,28 @@ export function StepEditor(p: StepEditorProps) {
   );
 }
 
+/** Where the focus goes once a list shows `steps` (the list an add, a removal or a move made). */
+interface FocusRequest {
+  steps: unknown[];
+  /** The card at this index, else the last one; with no card, the list's add menu. */
+  at: number;
+  /** The control of the card's head (its `data-control`) to focus, if it is there and enabled;
+   * else the card's toggle. */
+  control?: string;
+}
+
+/** Carries out `want` in the list `box` (its own cards, not nested lists'). */
+function focusIn(box: HTMLElement, want: FocusRequest, addButton: HTMLElement | null): void {
+  const heads = box.querySelectorAll<HTMLElement>(":scope > ol > li > .step-card-head");
+  const head = heads[Math.min(want.at, heads.length - 1)];
+  if (!head) {
+    addButton?.focus();
+    return;
+  }
+  const control = want.control ? head.querySelector<HTMLButtonElement>(`[data-control="${want.control}"]`) : null;
+  (control && !control.disabled ? control : head.querySelector<HTMLElement>(":scope > .step-toggle"))?.focus();
+}
+
 /** Props of a list of steps. */
 interface StepListProps {
   path: string;
@@ -176,16 +195,18 @@ function StepList({ path, steps, onChange, title }: StepListProps) {
   const ctx = useContext(EditorContext);
   const box = useRef<HTMLDivElement>(null);
   const addButton = useRef<HTMLButtonElement>(null);
-  // After an add or a removal, the focus stays in the list (it would fall to the page's body):
-  // on the step now at `at`, else the one before it, else the add menu — once the list shows the
-  // steps that change made (not at a render of the list before it).
-  const focusAt = useRef<{ at: number; steps: unknown[] } | null>(null);
-  useEffect(() => {
+  // After an add, a removal or a move the focus stays in the list (it would fall to the page's
+  // body with a removed card, or with a moved one whose DOM node was taken out and put back).
+  const focusAt = useRef<FocusRequest | null>(null);
+  // In a layout effect: in the same task as the render that shows the change, so a key pressed
+  // right after (a second Alt+↑, a held key repeating) finds the focus where it belongs — an
+  // effect after the paint let that key act first, and the stale request then moved the focus
+  // to a control the next render disabled.
+  useLayoutEffect(() => {
     const want = focusAt.current;
     if (!want || want.steps !== steps) return;
     focusAt.current = null;
-    const heads = box.current?.querySelectorAll<HTMLElement>(":scope > ol > li > .step-card-head > .step-toggle") ?? [];
-    (heads.length ? heads[Math.min(want.at, heads.length - 1)] : addButton.current)?.focus();
+    if (box.current) focusIn(box.current, want, addButton.current);
   });
   const insert = (at: number, step: unknown, focus = false) => {
     ctx.fresh.add(keyOf(step, ""));
@@ -203,12 +224,12 @@ function StepList({ path, steps, onChange, title }: StepListProps) {
     carryKey(steps[i], next);
     onChange(steps.map((s, j) => (j === i ? next : s)));
   };
-  const move = (i: number, by: -1 | 1) => {
+  const move = (i: number, by: -1 | 1, control: string | undefined) => {
     const j = i + by;
     if (j < 0 || j >= steps.length) return;
     const next = steps.slice();
     [next[i], next[j]] = [next[j], next[i]];
-    focusAfterMove = { key: keyOf(steps[i], ""), button: by < 0 ? "up" : "down" };
+    focusAt.current = { at: j, steps: next, control };
     onChange(next);
   };
   return (
@@ -225,7 +246,7 @@ function StepList({ path, steps, onChange, title }: StepListProps) {
             count={steps.length}
             step={s}
             onChange={(next) => update(i, next)}
-            onMove={(by) => move(i, by)}
+            onMove={(by, control) => move(i, by, control)}
             onRemove={() => remove(i)}
             onDuplicate={() => insert(i + 1, structuredClone(s))}
           />
@@ -244,7 +265,9 @@ interface StepCardProps {
   count: number;
   step: unknown;
   onChange: (step: unknown) => void;
-  onMove: (by: -1 | 1) => void;
+  /** Moves the step by one; the focus then goes to `control` (a `data-control` of its head) on
+   * the moved card, or to its toggle. */
+  onMove: (by: -1 | 1, control: string | undefined) => void;
   onRemove: () => void;
   onDuplicate: () => void;
 }
@@ -262,8 +285,6 @@ function StepCard(p: StepCardProps) {
   const [open, setOpen] = useState(ctx.fresh.has(p.cardKey) || ctx.startOpen);
   const seen = useRef(ctx.open.n);
   const head = useRef<HTMLButtonElement>(null);
-  const up = useRef<HTMLButtonElement>(null);
-  const down = useRef<HTMLButtonElement>(null);
 
   useEffect(() => {
     if (ctx.open.n === seen.current) return;
@@ -277,13 +298,6 @@ function StepCard(p: StepCardProps) {
       head.current?.focus({ preventScroll: true });
     }
   }, [ctx.open.n]);
-
-  useEffect(() => {
-    if (focusAfterMove?.key !== p.cardKey) return;
-    const b = focusAfterMove.button === "up" ? up.current : down.current;
-    focusAfterMove = null;
-    (b && !b.disabled ? b : head.current)?.focus();
-  });
 
   const obj = isObj(p.step) ? p.step : null;
   const spec = obj ? specOf(obj.type) : undefined;
@@ -306,10 +320,10 @@ function StepCard(p: StepCardProps) {
       <div
         class="step-card-head"
         onKeyDown={(e) => {
-          // Alt+↑ / Alt+↓ move the step (the focus follows it).
+          // Alt+↑ / Alt+↓ move the step; the focus stays on the control that had it.
           if (ctx.readOnly || !e.altKey || (e.key !== "ArrowUp" && e.key !== "ArrowDown")) return;
           e.preventDefault();
-          p.onMove(e.key === "ArrowUp" ? -1 : 1);
+          p.onMove(e.key === "ArrowUp" ? -1 : 1, (e.target as Element).closest("[data-control]")?.getAttribute("data-control") ?? undefined);
         }}
       >
         <span class="step-num" aria-hidden="true">
@@ -322,6 +336,7 @@ function StepCard(p: StepCardProps) {
           aria-expanded={open}
           aria-label={`Step ${n}: ${type} ${stepSummary(p.step)}`}
           onClick={() => setOpen(!open)}
+          data-control="toggle"
           data-testid="step-toggle"
         >
           <span class="step-type" title={spec?.does}>
@@ -347,16 +362,16 @@ function StepCard(p: StepCardProps) {
         {ctx.runStep && <RunMenu path={p.path} n={n} />}
         {!ctx.readOnly && (
           <span class="step-actions">
-            <button ref={up} type="button" class="icon-btn" aria-label={`Move step ${n} up`} title="Move up (Alt+↑)" aria-keyshortcuts="Alt+ArrowUp" disabled={p.index === 0} onClick={() => p.onMove(-1)}>
+            <button type="button" class="icon-btn" aria-label={`Move step ${n} up`} title="Move up (Alt+↑)" aria-keyshortcuts="Alt+ArrowUp" disabled={p.index === 0} onClick={() => p.onMove(-1, "up")} data-control="up">
               ↑
             </button>
-            <button ref={down} type="button" class="icon-btn" aria-label={`Move step ${n} down`} title="Move down (Alt+↓)" aria-keyshortcuts="Alt+ArrowDown" disabled={p.index === p.count - 1} onClick={() => p.onMove(1)}>
+            <button type="button" class="icon-btn" aria-label={`Move step ${n} down`} title="Move down (Alt+↓)" aria-keyshortcuts="Alt+ArrowDown" disabled={p.index === p.count - 1} onClick={() => p.onMove(1, "down")} data-control="down">
               ↓
             </button>
-            <button type="button" class="icon-btn" aria-label={`Duplicate step ${n}`} title="Duplicate" onClick={p.onDuplicate}>
+            <button type="button" class="icon-btn" aria-label={`Duplicate step ${n}`} title="Duplicate" onClick={p.onDuplicate} data-control="duplicate">
               ❐
             </button>
-            <button type="button" class="icon-btn icon-danger" aria-label={`Remove step ${n}`} title="Remove" onClick={p.onRemove}>
+            <button type="button" class="icon-btn icon-danger" aria-label={`Remove step ${n}`} title="Remove" onClick={p.onRemove} data-control="remove">
               ✕
             </button>
           </span>
@@ -404,7 +419,8 @@ function RunMenu({ path, n }: { path: string; n: number }) {
   const [open, setOpen] = useState(false);
   const button = useRef<HTMLButtonElement>(null);
   const menu = useRef<HTMLDivElement>(null);
-  useEffect(() => {
+  // In the render that opens it, so a key pressed right after lands in the menu.
+  useLayoutEffect(() => {
     if (open) menu.current?.querySelector<HTMLElement>("[role=menuitem]")?.focus();
   }, [open]);
   const close = () => {
