@@ -712,7 +712,8 @@ devices: Array<FleetDevice>, };
 
 export type FleetView = { 
 /**
- * Whether this server is in a fleet (PostgreSQL); on SQLite the list holds only this one.
+ * Whether this server is in a fleet (PostgreSQL); on SQLite it is alone and `servers` is
+ * empty.
  */
 enabled: boolean, 
 /**
