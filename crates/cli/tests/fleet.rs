@@ -387,3 +387,99 @@ async fn stop_and_approve_from_elsewhere(api_a: &Api, api_b: &Api, api_c: &Api) 
     );
     assert_eq!(end.last().unwrap().data["status"], "completed");
 }
+
+/// Pause (SIGSTOP) rounds, then a SIGKILL: each stalls or kills the server running a chat on
+/// pc1 mid-step.
+const STALL_ROUNDS: usize = 4;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_whose_server_stalls_or_dies_ends_once_and_late_writes_are_refused() {
+    // Every run: a long step first; after any tool output (a failed step), an answer.
+    let turns = (0..40)
+        .map(|_| {
+            Box::new(
+                |r: &deft_test_support::model::Recorded| match r.last_tool_output() {
+                    None => Reply::tool_call("sleep", json!({"ms": 60000})),
+                    Some(_) => Reply::text("the step failed"),
+                },
+            ) as deft_test_support::model::Turn
+        })
+        .collect();
+    let model = ScriptedModel::start(turns).await;
+    let model_url = model.base_url();
+    with_scratch_database(move |database| async move {
+        let dirs = [(); 3].map(|()| TempDataDir::new().unwrap());
+        let a = member_with_model(dirs[0].path(), &database, "a", &model_url);
+        let mut holders = vec![
+            member_with_model(dirs[1].path(), &database, "b", &model_url),
+            member_with_model(dirs[2].path(), &database, "c", &model_url),
+        ];
+        let names = ["b", "c"];
+        let client = Client::start(&[&holders[0].url, &holders[1].url], "pc1");
+        let mut epoch = 1;
+        tokio::task::block_in_place(|| {
+            until(&a, "pc1 held by b", |v| {
+                holder(v, "pc1") == Some(("b".into(), 1))
+            })
+        });
+        let api_a = a.api();
+        for round in 0..=STALL_ROUNDS {
+            let (h, o) = (round % 2, (round + 1) % 2);
+            let (run_id, _) = api_a.run(json!({"prompt": "sleep", "device": "pc1"})).await;
+            let mut watch = api_a.stream(&run_id, None).await;
+            watch.next_of("step_start").await;
+            let kill = round == STALL_ROUNDS;
+            let pid = holders[h].child.pid();
+            signal_process(pid, if kill { Signal::KILL } else { Signal::STOP });
+            // the run ends once, as interrupted, seen from a
+            let end = watch.until_done(Duration::from_secs(30)).await;
+            let done = end.last().unwrap();
+            assert_eq!(done.data["status"], "failed", "round {round}: {end:?}");
+            assert!(
+                end.iter().any(|e| e.event == "error"),
+                "round {round}: {end:?}"
+            );
+            // the client reattached to the other server, in the next epoch
+            epoch += 1;
+            tokio::task::block_in_place(|| {
+                until(&a, "pc1 moved", |v| {
+                    holder(v, "pc1") == Some((names[o].into(), epoch))
+                })
+            });
+            let log = api_a.events(&run_id).await;
+            let dones = log.iter().filter(|e| e.event == "done").count();
+            assert_eq!(dones, 1, "round {round}: one end: {log:?}");
+            if kill {
+                break;
+            }
+            // the stalled server wakes up: its run ends there, and writes nothing more
+            signal_process(pid, Signal::CONT);
+            let api_h = holders[h].api();
+            let deadline = Instant::now() + Duration::from_secs(30);
+            while api_h.get("/api/agent/run").await.body["run"] != Value::Null {
+                assert!(
+                    Instant::now() < deadline,
+                    "round {round}: the woken run never ended"
+                );
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            let after = api_a.events(&run_id).await;
+            assert_eq!(
+                after
+                    .iter()
+                    .map(|e| (e.id, e.data.clone()))
+                    .collect::<Vec<_>>(),
+                log.iter()
+                    .map(|e| (e.id, e.data.clone()))
+                    .collect::<Vec<_>>(),
+                "round {round}: the woken server's late writes were refused"
+            );
+            let record = api_a.get(&format!("/api/agent/runs/{run_id}")).await;
+            assert_eq!(record.body["status"], "failed", "{}", record.text);
+        }
+        drop(client);
+        holders.clear();
+        drop(a);
+    })
+    .await;
+}
