@@ -416,7 +416,6 @@ async fn a_run_whose_server_stalls_or_dies_ends_once_and_late_writes_are_refused
         ];
         let names = ["b", "c"];
         let client = Client::start(&[&holders[0].url, &holders[1].url], "pc1");
-        let mut epoch = 1;
         tokio::task::block_in_place(|| {
             until(&a, "pc1 held by b", |v| {
                 holder(v, "pc1") == Some(("b".into(), 1))
@@ -440,7 +439,7 @@ async fn a_run_whose_server_stalls_or_dies_ends_once_and_late_writes_are_refused
                 "round {round}: {end:?}"
             );
             // the client reattached to the other server, in the next epoch
-            epoch += 1;
+            let epoch = u64::try_from(round).unwrap() + 2;
             tokio::task::block_in_place(|| {
                 until(&a, "pc1 moved", |v| {
                     holder(v, "pc1") == Some((names[o].into(), epoch))
