@@ -8,6 +8,7 @@ use std::sync::Arc;
 use deft_store::StoreError;
 
 use crate::app::App;
+use crate::event_writer::EventStore;
 use crate::run_log::{LoggedEvent, RunLog};
 use crate::task_runs::record;
 use crate::texts;
@@ -39,7 +40,7 @@ impl App {
                 .owner
                 .as_deref()
                 .is_some_and(|o| o != self.server_id())
-            && let Some(log) = self.follow_elsewhere(run_id)
+            && let Some(log) = self.follow_elsewhere(EventStore::Agent(run_id.to_owned()))
         {
             return Ok(log);
         }
@@ -60,6 +61,13 @@ impl App {
             StoreError::NotFound(_) => FollowError::UnknownRun(texts::unknown_task_run(run_id)),
             other => FollowError::Store(other),
         })?;
+        // Running on another server of the fleet: followed live from the store.
+        if run.status == deft_store::TaskRunStatus::Running
+            && run.owner.as_deref().is_some_and(|o| o != self.server_id())
+            && let Some(log) = self.follow_elsewhere(EventStore::Task(run_id.to_owned()))
+        {
+            return Ok(log);
+        }
         Ok(record::stored_log(self, &run).await?)
     }
 }

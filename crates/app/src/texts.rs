@@ -183,6 +183,9 @@ pub fn holder_silent(device: &str, secs: u64) -> String {
     )
 }
 
+/// A holder's answer to a run start that names no run (servers of different versions).
+pub const HOLDER_ANSWERED_NO_RUN: &str = "the server that holds the device answered without a run; do all servers run the same version of deft?";
+
 /// A fleet job whose request the holder cannot read (another version of deft asked).
 pub fn unreadable_fleet_job(kind: &str, error: &str) -> String {
     format!(

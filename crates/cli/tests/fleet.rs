@@ -482,3 +482,88 @@ async fn a_run_whose_server_stalls_or_dies_ends_once_and_late_writes_are_refused
     })
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_runs_where_its_device_is_and_a_chat_and_a_task_race_for_it_from_two_servers() {
+    let turns = (0..10)
+        .map(|_| {
+            Box::new(
+                |r: &deft_test_support::model::Recorded| match r.last_tool_output() {
+                    None => Reply::tool_call("sleep", json!({"ms": 60000})),
+                    Some(_) => Reply::text("the step ended"),
+                },
+            ) as deft_test_support::model::Turn
+        })
+        .collect();
+    let model = ScriptedModel::start(turns).await;
+    let model_url = model.base_url();
+    with_scratch_database(move |database| async move {
+        let dirs = [(); 3].map(|()| TempDataDir::new().unwrap());
+        let a = member_with_model(dirs[0].path(), &database, "a", &model_url);
+        let b = member_with_model(dirs[1].path(), &database, "b", &model_url);
+        let c = member_with_model(dirs[2].path(), &database, "c", &model_url);
+        let _client = Client::start(&[&b.url], "pc1");
+        tokio::task::block_in_place(|| {
+            until(&a, "pc1 held by b", |v| {
+                holder(v, "pc1") == Some(("b".into(), 1))
+            })
+        });
+        let (api_a, api_b, api_c) = (a.api(), b.api(), c.api());
+        let task = api_a
+            .post(
+                "/api/tasks",
+                &json!({"name": "wait long", "device": "pc1",
+                    "steps": [{"type": "wait", "seconds": 300}]}),
+            )
+            .await;
+        assert_eq!(task.status, 201, "{}", task.text);
+        let task_id = task.body["id"].as_str().unwrap().to_owned();
+
+        // started on c, run on b, followed from a
+        let started = api_c
+            .post(&format!("/api/tasks/{task_id}/run"), &json!({}))
+            .await;
+        assert_eq!(started.status, 202, "{}", started.text);
+        assert_eq!(started.body["device"], "pc1");
+        let run_id = started.body["id"].as_str().unwrap().to_owned();
+        let events = format!("/api/task-runs/{run_id}/events");
+        let mut watch = api_a.stream_at(&events, None).await;
+        assert_eq!(watch.status, 200);
+        let first = watch
+            .next()
+            .await
+            .expect("an event of b's task run, seen on a");
+        assert!(first.id >= 1, "{first:?}");
+        // a chat for pc1 from a is refused while the task holds it, naming the task
+        let refused = api_a
+            .post("/api/agent/run", &json!({"prompt": "x", "device": "pc1"}))
+            .await;
+        assert_eq!(refused.status, 409, "{}", refused.text);
+        assert!(refused.text.contains("wait long"), "{}", refused.text);
+        let stopped = api_b
+            .post(&format!("/api/task-runs/{run_id}/stop"), &json!({}))
+            .await;
+        assert_eq!(stopped.status, 200, "{}", stopped.text);
+        let end = watch.until_done(Duration::from_secs(30)).await;
+        assert_eq!(end.last().unwrap().event, "done", "{end:?}");
+
+        // a chat from a and a task from c at once: one runs, the other is refused
+        let (chat_body, empty) = (json!({"prompt": "x", "device": "pc1"}), json!({}));
+        let task_path = format!("/api/tasks/{task_id}/run");
+        let (chat, task_run) = tokio::join!(
+            api_a.post("/api/agent/run", &chat_body),
+            api_c.post(&task_path, &empty),
+        );
+        let mut statuses = [chat.status, task_run.status];
+        statuses.sort_unstable();
+        assert_eq!(
+            statuses,
+            [202, 409],
+            "chat: {} / task: {}",
+            chat.text,
+            task_run.text
+        );
+        drop((a, b, c));
+    })
+    .await;
+}

@@ -70,9 +70,7 @@ pub(crate) async fn append(
     };
     let mut tx = pool.begin().await.map_err(db("appending run events"))?;
     fence::check(&mut tx, backend, fence).await?;
-    if log == Log::Agent {
-        signals::notify(&mut tx, backend, Channel::RunEvents, run_id).await?;
-    }
+    signals::notify(&mut tx, backend, Channel::RunEvents, run_id).await?;
     for (chunk, chunk_seqs) in events
         .chunks(EVENTS_PER_STATEMENT)
         .zip(seqs.chunks(EVENTS_PER_STATEMENT))

@@ -14,7 +14,7 @@ use crate::{Backend, Store};
 /// What a notification is about; its payload names the row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Channel {
-    /// A run's events were stored; the payload is the run id.
+    /// A run's events were stored (an agent run's or a task run's); the payload is the run id.
     RunEvents,
     /// A fleet job was queued; the payload is its device.
     JobQueued,

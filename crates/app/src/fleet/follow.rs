@@ -11,45 +11,46 @@ use deft_store::{Channel, StoreError};
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::app::App;
+use crate::event_writer::EventStore;
 use crate::run_log::{LoggedEvent, RunLog};
 
 /// How often a follower looks at the store without a wake-up.
 const LOOK_EVERY: Duration = Duration::from_secs(1);
 
 impl App {
-    /// The live log of running run `run_id` that another server executes, fed from the store.
-    pub(crate) fn follow_elsewhere(&self, run_id: &str) -> Option<Arc<RunLog>> {
+    /// The live log of a running run (`log` names it) that another server executes, fed from
+    /// the store.
+    pub(crate) fn follow_elsewhere(&self, kept: EventStore) -> Option<Arc<RunLog>> {
         let fleet = self.fleet()?;
         let mut followed = fleet.followed.lock();
         followed.retain(|_, log| log.strong_count() > 0);
-        if let Some(log) = followed.get(run_id).and_then(std::sync::Weak::upgrade) {
+        if let Some(log) = followed
+            .get(kept.run_id())
+            .and_then(std::sync::Weak::upgrade)
+        {
             return Some(log);
         }
-        let log = RunLog::new();
-        followed.insert(run_id.to_owned(), Arc::downgrade(&log));
+        let live = RunLog::new();
+        followed.insert(kept.run_id().to_owned(), Arc::downgrade(&live));
         let woken = fleet.signals();
-        tokio::spawn(feed(
-            self.clone(),
-            run_id.to_owned(),
-            Arc::downgrade(&log),
-            woken,
-        ));
-        Some(log)
+        tokio::spawn(feed(self.clone(), kept, Arc::downgrade(&live), woken));
+        Some(live)
     }
 }
 
-/// Copies run `run_id`'s stored events into `log` until its `done`, or until nobody holds the
+/// Copies the run's stored events (`kept` names its log) into `log` until its `done`, or until nobody holds the
 /// log any more.
 async fn feed(
     app: App,
-    run_id: String,
+    kept: EventStore,
     log: std::sync::Weak<RunLog>,
     mut woken: tokio::sync::broadcast::Receiver<(Channel, String)>,
 ) {
+    let run_id = kept.run_id().to_owned();
     let mut after = 0;
     loop {
         let Some(live) = log.upgrade() else { return };
-        match read_into(&app, &run_id, &live, after).await {
+        match read_into(&app, &kept, &live, after).await {
             Ok(Some(last)) => after = last,
             Ok(None) => return, // done, or the run ended without one: closed
             Err(e) => {
@@ -75,12 +76,12 @@ async fn feed(
 /// closed (the run's `done` came, or it ended without one).
 async fn read_into(
     app: &App,
-    run_id: &str,
+    kept: &EventStore,
     log: &Arc<RunLog>,
     after: u64,
 ) -> Result<Option<u64>, StoreError> {
     let store = app.store();
-    let rows = store.events(run_id, after).await?;
+    let rows = kept.read(store, after).await?;
     let mut last = after;
     for (seq, json) in rows {
         last = seq;
@@ -91,11 +92,16 @@ async fn read_into(
     }
     if last == after {
         // Nothing new: a run that ended without a `done` (its record says so) closes the log.
-        let ended = store
-            .run(run_id)
-            .await?
-            .is_none_or(|r| r.finished_at_ms.is_some());
-        if ended && store.events(run_id, last).await?.is_empty() {
+        let ended = match kept {
+            EventStore::Task(id) => {
+                store.task_run(id).await?.status != deft_store::TaskRunStatus::Running
+            }
+            _ => store
+                .run(kept.run_id())
+                .await?
+                .is_none_or(|r| r.finished_at_ms.is_some()),
+        };
+        if ended && kept.read(store, last).await?.is_empty() {
             log.close();
             return Ok(None);
         }

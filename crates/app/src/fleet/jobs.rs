@@ -4,17 +4,21 @@
 //! itself, and records the answer, which wakes the asker. So the one-run-per-device rule and
 //! every refusal ("a task holds this device") are the holder's, the same from any server.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use deft_protocol::RunMode;
-use deft_store::{Channel, FleetJob, FleetJobState, NewFleetJob, StoreError};
+use deft_store::{
+    Channel, FleetJob, FleetJobState, NewFleetJob, NewTaskRun, StoreError, TaskTrigger,
+};
 use deft_tools::Devices;
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
 use crate::agent_runs::start::{AgentOrder, StartError};
 use crate::app::{App, now_ms};
+use crate::task_runs::start::{Refusal as TaskRefusal, TaskOrder};
 use crate::texts;
 
 /// How long the asker waits for the holder to take a job before withdrawing it.
@@ -34,6 +38,13 @@ enum Ask {
         mode: RunMode,
         output_schema: Option<serde_json::Value>,
     },
+    /// Start a run of a stored task.
+    TaskRun {
+        task_id: String,
+        trigger: TaskTrigger,
+        device: String,
+        variables: BTreeMap<String, String>,
+    },
     /// Stop a run.
     StopRun { run_id: String },
     /// Answer a run's question.
@@ -48,6 +59,7 @@ impl Ask {
     fn kind(&self) -> &'static str {
         match self {
             Ask::AgentRun { .. } => "agent_run",
+            Ask::TaskRun { .. } => "task_run",
             Ask::StopRun { .. } => "stop_run",
             Ask::Approve { .. } => "approve",
         }
@@ -64,6 +76,8 @@ enum Answer {
         conversation: String,
         device: String,
     },
+    /// A task run started.
+    TaskStarted { run_id: String },
     /// Done (a stop or an approval).
     Done,
     /// Refused, with the status it maps to and the holder's text.
@@ -145,8 +159,45 @@ impl App {
                 device,
             }),
             Answer::Refused { refusal, text } => Err((refusal, text).into()),
-            Answer::Done => Err(StartError::Store(StoreError::Invalid(
-                "the holder answered a run start with no run".to_owned(),
+            _ => Err(StartError::Store(StoreError::Invalid(
+                texts::HOLDER_ANSWERED_NO_RUN.to_owned(),
+            ))),
+        }
+    }
+
+    /// Starts a run of a stored task on the server that holds `device`, and answers as that
+    /// server did: the run (as stored), or its refusal.
+    pub async fn start_task_run_elsewhere(
+        &self,
+        device: &str,
+        order: TaskOrder,
+    ) -> Result<deft_store::TaskRun, TaskRefusal> {
+        let ask = Ask::TaskRun {
+            task_id: order.task.id,
+            trigger: order.new.trigger,
+            device: device.to_owned(),
+            variables: order.variables,
+        };
+        let answer = self.ask(device, &ask).await.map_err(|e| match e {
+            StartError::Store(e) => TaskRefusal::Store(e),
+            StartError::Busy(t) => TaskRefusal::Busy(t),
+            StartError::Invalid(t) | StartError::NotFound(t) => TaskRefusal::Refused(t),
+            StartError::Settings(e) => TaskRefusal::Refused(e.to_string()),
+        })?;
+        match answer {
+            Answer::TaskStarted { run_id } => self
+                .store()
+                .task_run(&run_id)
+                .await
+                .map_err(TaskRefusal::Store),
+            Answer::Refused { refusal, text } => Err(match refusal {
+                Refusal::Busy => TaskRefusal::Busy(text),
+                Refusal::NotFound => TaskRefusal::NoDevice(text),
+                Refusal::Invalid => TaskRefusal::Refused(text),
+                Refusal::Failed => TaskRefusal::Store(StoreError::Invalid(text)),
+            }),
+            _ => Err(TaskRefusal::Store(StoreError::Invalid(
+                texts::HOLDER_ANSWERED_NO_RUN.to_owned(),
             ))),
         }
     }
@@ -363,6 +414,12 @@ async fn answer(app: &App, devices: Arc<dyn Devices>, ask: Ask) -> Answer {
                 Err(e) => refused(e),
             }
         }
+        Ask::TaskRun {
+            task_id,
+            trigger,
+            device,
+            variables,
+        } => task_run(app, devices, task_id, trigger, device, variables).await,
         Ask::StopRun { run_id } => match app.stop_run(Some(&run_id)) {
             Some(_) => Answer::Done,
             None => Answer::Refused {
@@ -381,6 +438,60 @@ async fn answer(app: &App, devices: Arc<dyn Devices>, ask: Ask) -> Answer {
                 text: e.text(),
             },
         },
+    }
+}
+
+/// Starts a run of task `task_id` here, as `POST /api/tasks/{id}/run` would.
+async fn task_run(
+    app: &App,
+    devices: Arc<dyn Devices>,
+    task_id: String,
+    trigger: TaskTrigger,
+    device: String,
+    variables: BTreeMap<String, String>,
+) -> Answer {
+    let task = match app.store().task(&task_id).await {
+        Ok(task) => task,
+        Err(e) => {
+            return Answer::Refused {
+                refusal: Refusal::NotFound,
+                text: e.to_string(),
+            };
+        }
+    };
+    let new = NewTaskRun {
+        task_id,
+        trigger,
+        schedule_id: None,
+        fire_at_ms: None,
+        device: Some(device),
+        variables: variables
+            .iter()
+            .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
+            .collect(),
+        started_at_ms: now_ms(),
+        owner: None,
+        task_version: None,
+    };
+    let order = TaskOrder {
+        task,
+        new,
+        variables,
+    };
+    match app.start_task_run(devices.as_ref(), order).await {
+        Ok(run) => Answer::TaskStarted { run_id: run.id },
+        Err(refusal) => {
+            let kind = match &refusal {
+                TaskRefusal::Busy(_) => Refusal::Busy,
+                TaskRefusal::NoDevice(_) => Refusal::NotFound,
+                TaskRefusal::Store(_) => Refusal::Failed,
+                _ => Refusal::Invalid,
+            };
+            Answer::Refused {
+                refusal: kind,
+                text: refusal.text(),
+            }
+        }
     }
 }
 

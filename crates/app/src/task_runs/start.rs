@@ -57,6 +57,8 @@ pub enum Refusal {
     Secrets(String),
     /// The run's `until` / `only` (the field) names no step of the task.
     Scope(&'static str, String),
+    /// The server of the fleet that holds the device refused it, saying why.
+    Refused(String),
 }
 
 impl Refusal {
@@ -66,7 +68,8 @@ impl Refusal {
             Refusal::Busy(t)
             | Refusal::NoDevice(t)
             | Refusal::Secrets(t)
-            | Refusal::Scope(_, t) => t.clone(),
+            | Refusal::Scope(_, t)
+            | Refusal::Refused(t) => t.clone(),
             Refusal::Invalid(r) => texts::invalid_task(&r.errors),
             Refusal::Store(e) => texts::store_failed(&e.to_string()),
         }

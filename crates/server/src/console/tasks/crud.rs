@@ -292,7 +292,15 @@ pub(crate) async fn checked(
             }
         }
     };
-    if app.registry.get(&device).is_none() {
+    // Known here, or held by another server of the fleet.
+    let held_elsewhere = app.registry.get(&device).is_none()
+        && console
+            .app()
+            .holder_elsewhere(&device)
+            .await
+            .map_err(|e| TaskError::Api(e.into()))?
+            .is_some();
+    if app.registry.get(&device).is_none() && !held_elsewhere {
         let known: Vec<String> = app.registry.list().into_iter().map(|d| d.id).collect();
         return Err(TaskError::at(
             "device",

@@ -11,6 +11,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use deft_app::task_runs::start::{Refusal, TaskOrder, json_variables};
 use deft_store::{NewTaskRun, Page, StoreError, TaskRunStatus, TaskTrigger};
+use deft_tools::Devices;
 use serde::Deserialize;
 
 use super::TaskError;
@@ -32,6 +33,7 @@ impl From<Refusal> for TaskError {
             Refusal::Store(e) => e.into(),
             Refusal::Secrets(t) => TaskError::at("variables", t),
             Refusal::Scope(field, t) => TaskError::at(field, t),
+            Refusal::Refused(t) => TaskError::Api(ApiError(StatusCode::BAD_REQUEST, t)),
         }
     }
 }
@@ -88,6 +90,26 @@ pub async fn start_now(
         new,
         variables: body.variables,
     };
+    // A device another server of the fleet holds: that server runs it, and answers.
+    let device = order
+        .new
+        .device
+        .clone()
+        .unwrap_or_else(|| order.task.device.clone());
+    if app.registry.get(&device).is_none()
+        && console
+            .app()
+            .holder_elsewhere(&device)
+            .await
+            .map_err(|e| TaskError::Api(e.into()))?
+            .is_some()
+    {
+        let run = console
+            .app()
+            .start_task_run_elsewhere(&device, order)
+            .await?;
+        return Ok((StatusCode::ACCEPTED, Json(TaskRunView::from(&run))).into_response());
+    }
     let run = console.app().start_task_run(&app.registry, order).await?;
     Ok((StatusCode::ACCEPTED, Json(TaskRunView::from(&run))).into_response())
 }
