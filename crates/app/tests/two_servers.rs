@@ -1,6 +1,7 @@
-//! Two `deft serve` schedulers on one database, each with its own pool, racing for the same
-//! fires: every fire is handled exactly once — none doubled, none lost. On the test PostgreSQL
-//! (`DEFT_TEST_DATABASE_URL`; fails, never skips, without it) and on one SQLite file.
+//! Several `deft serve` schedulers on one database, each with its own pool, racing for the same
+//! fires: every fire is handled exactly once — none doubled, none lost. Three servers on the test
+//! PostgreSQL (`DEFT_TEST_DATABASE_URL`; fails, never skips, without it), over 1,000 fires; two on
+//! one SQLite file.
 //!
 //! Both run on one manual clock: the test moves it a second at a time and waits until that
 //! second's fires are all handled, so the expected set of fires is exact.
@@ -19,18 +20,20 @@ use scheduling::{DEADLINE, StoreHandler, T0, config, every, start, task};
 
 /// Schedules, with intervals of 1, 2 and 3 s.
 const SCHEDULES: u64 = 60;
-/// Seconds of fires.
-const SECONDS: i64 = 24;
+/// Seconds of fires (60 schedules every 1, 2 and 3 s: 1,020 fires).
+const SECONDS: i64 = 28;
 
-/// Runs the race; says how the fires and the lost claims split between the servers.
-async fn every_fire_exactly_once(a: Store, b: Store) -> String {
+/// Runs the race; how many fires there were, and how they and the lost claims split between the
+/// servers.
+async fn every_fire_exactly_once(stores: &[Store]) -> (usize, String) {
+    let a = &stores[0];
     let clock = Arc::new(ManualClock::new(T0));
     let mut expected = Vec::new();
     for i in 0..SCHEDULES {
-        let t = task(&a, &format!("task {i}")).await;
+        let t = task(a, &format!("task {i}")).await;
         let interval = i % 3 + 1;
         let s = every(
-            &a,
+            a,
             &t,
             interval,
             MisfirePolicy::RunOnce,
@@ -48,22 +51,33 @@ async fn every_fire_exactly_once(a: Store, b: Store) -> String {
     }
     expected.sort();
 
-    let handler_a = StoreHandler::new(&a, clock.clone(), true);
-    let handler_b = StoreHandler::new(&b, clock.clone(), true);
-    let mut config_b = config();
-    config_b.batch = 7; // different batch sizes: the two interleave differently
-    let mut server_a = start(&a, handler_a.clone(), clock.clone(), config());
-    let mut server_b = start(&b, handler_b.clone(), clock.clone(), config_b);
-    let lost_a = count_claims_lost(&mut server_a.events);
-    let lost_b = count_claims_lost(&mut server_b.events);
+    let handlers: Vec<_> = stores
+        .iter()
+        .map(|store| StoreHandler::new(store, clock.clone(), true))
+        .collect();
+    let mut servers: Vec<_> = stores
+        .iter()
+        .zip(&handlers)
+        .enumerate()
+        .map(|(n, (store, handler))| {
+            let mut config = config();
+            // different batch sizes: the servers interleave differently
+            config.batch = [config.batch, 7, 3][n % 3];
+            start(store, handler.clone(), clock.clone(), config)
+        })
+        .collect();
+    let lost: Vec<_> = servers
+        .iter_mut()
+        .map(|server| count_claims_lost(&mut server.events))
+        .collect();
 
+    let handled = || handlers.iter().map(|h| h.started_count()).sum::<u32>();
     for second in 1..=SECONDS {
         clock.advance(Duration::from_secs(1));
         let due = expected
             .iter()
             .filter(|(_, at)| *at <= T0 + second * 1_000)
             .count();
-        let handled = || handler_a.started_count() + handler_b.started_count();
         tokio::time::timeout(DEADLINE, async {
             while (handled() as usize) < due {
                 tokio::time::sleep(Duration::from_millis(5)).await;
@@ -72,11 +86,12 @@ async fn every_fire_exactly_once(a: Store, b: Store) -> String {
         .await
         .unwrap_or_else(|_| panic!("second {second}: {} of {due} fires handled", handled()));
     }
-    server_a.stop().await;
-    server_b.stop().await;
+    for server in servers {
+        server.stop().await;
+    }
 
     let mut counts: BTreeMap<(String, i64), u32> = BTreeMap::new();
-    for handler in [&handler_a, &handler_b] {
+    for handler in &handlers {
         for (key, n) in handler.started.lock().iter() {
             *counts.entry(key.clone()).or_default() += n;
         }
@@ -95,13 +110,17 @@ async fn every_fire_exactly_once(a: Store, b: Store) -> String {
         "every fire, none lost, none extra"
     );
     assert_eq!(handled, expected);
-    format!(
-        "{} fires: server A {} (lost {} claims), server B {} (lost {} claims)",
+    let mut split = Vec::new();
+    for (n, (handler, lost)) in handlers.iter().zip(lost).enumerate() {
+        split.push(format!(
+            "server {n} {} (lost {} claims)",
+            handler.started_count(),
+            lost.await.unwrap()
+        ));
+    }
+    (
         expected.len(),
-        handler_a.started_count(),
-        lost_a.await.unwrap(),
-        handler_b.started_count(),
-        lost_b.await.unwrap(),
+        format!("{} fires: {}", expected.len(), split.join(", ")),
     )
 }
 
@@ -123,13 +142,18 @@ fn count_claims_lost(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn two_servers_on_postgres_run_each_fire_once() {
+async fn three_servers_on_postgres_run_each_of_1000_fires_once() {
     deft_test_support::postgres::with_scratch_database(|url| async move {
-        let a = Store::connect(&url).await.unwrap();
-        let b = Store::connect(&url).await.unwrap();
-        println!("{}", every_fire_exactly_once(a.clone(), b.clone()).await);
-        a.close().await;
-        b.close().await;
+        let mut stores = Vec::new();
+        for _ in 0..3 {
+            stores.push(Store::connect(&url).await.unwrap());
+        }
+        let (fires, split) = every_fire_exactly_once(&stores).await;
+        println!("{split}");
+        assert!(fires >= 1_000, "{fires} fires");
+        for store in stores {
+            store.close().await;
+        }
     })
     .await;
 }
@@ -139,7 +163,10 @@ async fn two_servers_on_one_sqlite_file_run_each_fire_once() {
     let dir = tempfile::tempdir().unwrap();
     let a = Store::open(dir.path(), None).await.unwrap();
     let b = Store::open(dir.path(), None).await.unwrap();
-    println!("{}", every_fire_exactly_once(a.clone(), b.clone()).await);
+    println!(
+        "{}",
+        every_fire_exactly_once(&[a.clone(), b.clone()]).await.1
+    );
     a.close().await;
     b.close().await;
 }
