@@ -23,13 +23,18 @@ pub enum EventStore {
     FencedAgent(String, Fence),
     /// A task run's log.
     Task(String),
+    /// A task run's log, written under the lease of its device.
+    FencedTask(String, Fence),
 }
 
 impl EventStore {
     /// The run's id.
     pub fn run_id(&self) -> &str {
         match self {
-            EventStore::Agent(id) | EventStore::FencedAgent(id, _) | EventStore::Task(id) => id,
+            EventStore::Agent(id)
+            | EventStore::FencedAgent(id, _)
+            | EventStore::Task(id)
+            | EventStore::FencedTask(id, _) => id,
         }
     }
 
@@ -40,6 +45,12 @@ impl EventStore {
                 store.fenced(fence.clone()).append_events(id, rows).await
             }
             EventStore::Task(id) => store.append_task_run_events(id, rows).await,
+            EventStore::FencedTask(id, fence) => {
+                store
+                    .fenced(fence.clone())
+                    .append_task_run_events(id, rows)
+                    .await
+            }
         }
     }
 
@@ -47,7 +58,9 @@ impl EventStore {
     pub async fn read(&self, store: &Store, after: u64) -> Result<Vec<(u64, String)>, StoreError> {
         match self {
             EventStore::Agent(id) | EventStore::FencedAgent(id, _) => store.events(id, after).await,
-            EventStore::Task(id) => store.task_run_events(id, after).await,
+            EventStore::Task(id) | EventStore::FencedTask(id, _) => {
+                store.task_run_events(id, after).await
+            }
         }
     }
 }

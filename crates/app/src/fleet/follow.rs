@@ -93,7 +93,7 @@ async fn read_into(
     if last == after {
         // Nothing new: a run that ended without a `done` (its record says so) closes the log.
         let ended = match kept {
-            EventStore::Task(id) => {
+            EventStore::Task(id) | EventStore::FencedTask(id, _) => {
                 store.task_run(id).await?.status != deft_store::TaskRunStatus::Running
             }
             _ => store

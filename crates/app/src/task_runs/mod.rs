@@ -39,6 +39,8 @@ pub struct ActiveTaskRun {
     pub log: Arc<RunLog>,
     /// The step running now.
     pub current: Mutex<Option<TaskStepStart>>,
+    /// The lease its writes are made under (a device this server holds in a fleet).
+    pub fence: Option<deft_store::Fence>,
     cancel: CancellationToken,
 }
 
@@ -53,7 +55,24 @@ impl ActiveTaskRun {
             device: device.to_owned(),
             log: RunLog::new(),
             current: Mutex::new(None),
+            fence: None,
             cancel: CancellationToken::new(),
+        }
+    }
+
+    /// The same run, its writes made under `fence` (when its device is leased).
+    #[must_use]
+    pub fn fenced(mut self, fence: Option<deft_store::Fence>) -> ActiveTaskRun {
+        self.fence = fence;
+        self
+    }
+
+    /// Where its events are stored (under its fence, when it has one).
+    pub(crate) fn event_store(&self) -> crate::event_writer::EventStore {
+        use crate::event_writer::EventStore;
+        match &self.fence {
+            Some(fence) => EventStore::FencedTask(self.run_id.clone(), fence.clone()),
+            None => EventStore::Task(self.run_id.clone()),
         }
     }
 

@@ -159,7 +159,7 @@ pub fn spawn(app: &App, run: Arc<ActiveTaskRun>, launch: Launch) {
 /// `notify` step that worked goes to the notifier too.
 async fn write_events(app: App, run: Arc<ActiveTaskRun>, rx: mpsc::UnboundedReceiver<Persist>) {
     let store = app.store().clone();
-    let kept = EventStore::Task(run.run_id.clone());
+    let kept = run.event_store();
     let shown = run.clone();
     let mut step_seq = 0u64;
     let keep = async move |batch: &[Persist]| {
@@ -167,7 +167,7 @@ async fn write_events(app: App, run: Arc<ActiveTaskRun>, rx: mpsc::UnboundedRece
             if let Some((result, started_at_ms)) = &p.step {
                 let step = step_row(step_seq, result, *started_at_ms);
                 step_seq += 1;
-                store_step(&store, kept.run_id(), &step).await;
+                store_step(&store, run.fence.as_ref(), kept.run_id(), &step).await;
                 if let Some(said) = notified(result) {
                     let end = run_end(&run, TaskRunStatus::Running, "");
                     app.notifier().notify_step(&end, said).await;
@@ -175,7 +175,10 @@ async fn write_events(app: App, run: Arc<ActiveTaskRun>, rx: mpsc::UnboundedRece
             }
         }
         let events: Vec<LoggedEvent> = batch.iter().map(|p| p.event.clone()).collect();
-        store_until_done(&store, &kept, &events).await;
+        if !store_until_done(&store, &kept, &events).await {
+            // Its device moved to another server: the run stops, writing nothing more.
+            run.stop();
+        }
     };
     write_batches(rx, keep, move |p| shown.log.push(p.event)).await;
 }
@@ -221,12 +224,30 @@ fn step_row(seq: u64, r: &TaskStepResult, started_at_ms: i64) -> TaskRunStep {
     }
 }
 
-/// Appends a step, retrying a few times (a step the store never takes is logged and left out;
-/// the run goes on).
-async fn store_step(store: &deft_store::Store, run_id: &str, step: &TaskRunStep) {
+/// Appends a step (under `fence`, when the run has one), retrying a few times (a step the store
+/// never takes is logged and left out; the run goes on — unless the fence refused it).
+async fn store_step(
+    store: &deft_store::Store,
+    fence: Option<&deft_store::Fence>,
+    run_id: &str,
+    step: &TaskRunStep,
+) {
     for attempt in 0u32..5 {
-        match store.append_task_run_step(run_id, step).await {
+        let stored = match fence {
+            Some(fence) => {
+                store
+                    .fenced(fence.clone())
+                    .append_task_run_step(run_id, step)
+                    .await
+            }
+            None => store.append_task_run_step(run_id, step).await,
+        };
+        match stored {
             Ok(()) => return,
+            Err(e @ StoreError::Fenced(_)) => {
+                tracing::error!(run = %run_id, seq = step.seq, error = %e, "task run step refused: the device moved to another server");
+                return;
+            }
             Err(e) if attempt == 4 => {
                 tracing::error!(run = %run_id, seq = step.seq, error = %e, "cannot store a task run step; it is left out");
             }
@@ -250,11 +271,20 @@ async fn finish(
         None => (TaskRunStatus::Failed, texts::TASK_RUN_CRASHED.to_owned()),
     };
     let error = (status != TaskRunStatus::Ok).then_some(message.as_str());
-    if let Err(e) = app
-        .store()
-        .finish_task_run(&run.run_id, status, error, now_ms())
-        .await
-    {
+    let finished = match &run.fence {
+        Some(fence) => {
+            app.store()
+                .fenced(fence.clone())
+                .finish_task_run(&run.run_id, status, error, now_ms())
+                .await
+        }
+        None => {
+            app.store()
+                .finish_task_run(&run.run_id, status, error, now_ms())
+                .await
+        }
+    };
+    if let Err(e) = finished {
         tracing::error!(run = %run.run_id, error = %e, "cannot store the end of the task run");
     }
     app.notifier()
@@ -264,8 +294,7 @@ async fn finish(
         Some(d) => LoggedEvent::new(&d),
         None => done_logged(run.log.last_seq() + 1, &message, done_of(status)),
     };
-    let kept = EventStore::Task(run.run_id.clone());
-    store_until_done(app.store(), &kept, std::slice::from_ref(&done)).await;
+    store_until_done(app.store(), &run.event_store(), std::slice::from_ref(&done)).await;
     done
 }
 

@@ -252,12 +252,10 @@ impl App {
 
     /// Runs a recorded run: in memory as active, the runner on its way.
     fn launch(&self, ready: Ready, run: &TaskRun, request: RunRequest) {
-        let active = Arc::new(ActiveTaskRun::new(
-            &run.id,
-            &run.task_id,
-            &run.task_name,
-            &run.device,
-        ));
+        let fence = self.fleet().and_then(|f| f.fence(&run.device));
+        let active = Arc::new(
+            ActiveTaskRun::new(&run.id, &run.task_id, &run.task_name, &run.device).fenced(fence),
+        );
         self.task_runs().insert(active.clone());
         record::spawn(
             self,

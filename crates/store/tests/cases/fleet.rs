@@ -439,3 +439,50 @@ pub async fn writes_wake_listeners_and_queued_jobs_can_be_withdrawn(store: &Stor
         }
     }
 }
+
+pub async fn stale_fences_refuse_a_task_runs_steps_events_and_end(store: &Store) {
+    let (_, run) = super::tasks::started(store, "fenced task").await;
+    let old = taken(store.take_lease("pc7", "a", 1_000, TTL).await.unwrap());
+    let a = store.fenced(Fence {
+        device: "pc7".into(),
+        epoch: old.epoch,
+    });
+    let step = deft_store::TaskRunStep {
+        seq: 0,
+        path: "steps[0]".into(),
+        step_type: "wait".into(),
+        status: deft_store::StepStatus::Ok,
+        started_at_ms: 1_000,
+        duration_ms: 5,
+        matched: None,
+        healed_from: None,
+        error: None,
+        message: None,
+        image_ids: Vec::new(),
+    };
+    a.append_task_run_step(&run.id, &step).await.unwrap();
+    a.append_task_run_events(&run.id, &[(1, "{}".into())])
+        .await
+        .unwrap();
+    taken(store.take_lease("pc7", "b", 20_000, TTL).await.unwrap());
+    let refused = [
+        a.append_task_run_step(&run.id, &deft_store::TaskRunStep { seq: 1, ..step })
+            .await
+            .unwrap_err(),
+        a.append_task_run_events(&run.id, &[(2, "{}".into())])
+            .await
+            .unwrap_err(),
+        a.finish_task_run(&run.id, deft_store::TaskRunStatus::Ok, None, 21_000)
+            .await
+            .unwrap_err(),
+    ];
+    for err in refused {
+        assert!(matches!(err, StoreError::Fenced(_)), "{err:?}");
+    }
+    assert_eq!(store.task_run_steps(&run.id).await.unwrap().len(), 1);
+    assert_eq!(store.task_run_events(&run.id, 0).await.unwrap().len(), 1);
+    assert_eq!(
+        store.task_run(&run.id).await.unwrap().status,
+        deft_store::TaskRunStatus::Running
+    );
+}

@@ -30,7 +30,7 @@ fn every(seconds: u64, next: Option<i64>) -> NewSchedule {
 }
 
 /// A new task `name` and a run of it started at 1.
-async fn started(store: &Store, name: &str) -> (deft_store::Task, deft_store::TaskRun) {
+pub(super) async fn started(store: &Store, name: &str) -> (deft_store::Task, deft_store::TaskRun) {
     let task = store
         .create_task(&new_task(name), &super::created())
         .await
