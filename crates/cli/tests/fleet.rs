@@ -540,7 +540,8 @@ async fn a_task_runs_where_its_device_is_and_a_chat_and_a_task_race_for_it_from_
             .await;
         assert_eq!(refused.status, 409, "{}", refused.text);
         assert!(refused.text.contains("wait long"), "{}", refused.text);
-        let stopped = api_b
+        // stopped from c, which does not run it
+        let stopped = api_c
             .post(&format!("/api/task-runs/{run_id}/stop"), &json!({}))
             .await;
         assert_eq!(stopped.status, 200, "{}", stopped.text);

@@ -47,6 +47,8 @@ enum Ask {
     },
     /// Stop a run.
     StopRun { run_id: String },
+    /// Stop a task run.
+    StopTaskRun { run_id: String },
     /// Answer a run's question.
     Approve {
         run_id: String,
@@ -61,6 +63,7 @@ impl Ask {
             Ask::AgentRun { .. } => "agent_run",
             Ask::TaskRun { .. } => "task_run",
             Ask::StopRun { .. } => "stop_run",
+            Ask::StopTaskRun { .. } => "stop_task_run",
             Ask::Approve { .. } => "approve",
         }
     }
@@ -212,6 +215,31 @@ impl App {
             run_id: run_id.to_owned(),
         };
         match self.ask(&device, &ask).await? {
+            Answer::Refused { refusal, text } => Err((refusal, text).into()),
+            _ => Ok(true),
+        }
+    }
+
+    /// Stops task run `run_id` on the server that holds its device; `Ok(false)` when it is
+    /// not running on another server of the fleet.
+    pub async fn stop_task_run_elsewhere(&self, run_id: &str) -> Result<bool, StartError> {
+        if self.fleet().is_none() {
+            return Ok(false);
+        }
+        let run = match self.store().task_run(run_id).await {
+            Ok(run) => run,
+            Err(StoreError::NotFound(_)) => return Ok(false),
+            Err(e) => return Err(e.into()),
+        };
+        let elsewhere = run.status == deft_store::TaskRunStatus::Running
+            && run.owner.as_deref().is_some_and(|o| o != self.server_id());
+        if !elsewhere {
+            return Ok(false);
+        }
+        let ask = Ask::StopTaskRun {
+            run_id: run_id.to_owned(),
+        };
+        match self.ask(&run.device, &ask).await? {
             Answer::Refused { refusal, text } => Err((refusal, text).into()),
             _ => Ok(true),
         }
@@ -422,6 +450,16 @@ async fn answer(app: &App, devices: Arc<dyn Devices>, ask: Ask) -> Answer {
         } => task_run(app, devices, task_id, trigger, device, variables).await,
         Ask::StopRun { run_id } => match app.stop_run(Some(&run_id)) {
             Some(_) => Answer::Done,
+            None => Answer::Refused {
+                refusal: Refusal::NotFound,
+                text: texts::NO_RUN_HERE.to_owned(),
+            },
+        },
+        Ask::StopTaskRun { run_id } => match app.task_runs().active(&run_id) {
+            Some(run) => {
+                run.stop();
+                Answer::Done
+            }
             None => Answer::Refused {
                 refusal: Refusal::NotFound,
                 text: texts::NO_RUN_HERE.to_owned(),

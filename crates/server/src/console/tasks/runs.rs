@@ -193,6 +193,15 @@ pub async fn stop(
         run.stop();
         return Ok(Json(Stopping::run(id)).into_response());
     }
+    // Running on another server of the fleet: the stop goes there.
+    if console
+        .app()
+        .stop_task_run_elsewhere(&id)
+        .await
+        .map_err(|e| TaskError::Api(e.into()))?
+    {
+        return Ok(Json(Stopping::run(id)).into_response());
+    }
     let run = console
         .store()
         .task_run(&id)
