@@ -508,7 +508,7 @@ async fn a_task_runs_where_its_device_is_and_a_chat_and_a_task_race_for_it_from_
                 holder(v, "pc1") == Some(("b".into(), 1))
             })
         });
-        let (api_a, api_b, api_c) = (a.api(), b.api(), c.api());
+        let (api_a, api_c) = (a.api(), c.api());
         let task = api_a
             .post(
                 "/api/tasks",
