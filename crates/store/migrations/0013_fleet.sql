@@ -56,4 +56,7 @@ CREATE TABLE fleet_jobs (
     created_at_ms  BIGINT NOT NULL,
     updated_at_ms  BIGINT NOT NULL
 );
-CREATE INDEX fleet_jobs_queued ON fleet_jobs (state, device_id, created_at_ms);
+-- The queue's order, only over the jobs still queued (a claim reads these, not the ended ones);
+-- ended jobs by when they ended, for pruning.
+CREATE INDEX fleet_jobs_queued ON fleet_jobs (created_at_ms, id) WHERE state = 'queued';
+CREATE INDEX fleet_jobs_ended ON fleet_jobs (updated_at_ms) WHERE state <> 'queued' AND state <> 'claimed';

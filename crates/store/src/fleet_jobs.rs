@@ -220,6 +220,21 @@ impl Store {
         .await
     }
 
+    /// Deletes the jobs that ended before `before_ms` (their answers were read long ago; the
+    /// runs they started keep their own records). How many it deleted.
+    pub async fn prune_fleet_jobs(&self, before_ms: i64) -> Result<u64> {
+        let done = sqlx::query(
+            "DELETE FROM fleet_jobs WHERE state <> $1 AND state <> $2 AND updated_at_ms < $3",
+        )
+        .bind(FleetJobState::Queued.as_str())
+        .bind(FleetJobState::Claimed.as_str())
+        .bind(before_ms)
+        .execute(&self.pool)
+        .await
+        .map_err(db("pruning ended fleet jobs"))?;
+        Ok(done.rows_affected())
+    }
+
     /// Ends as `interrupted` every claimed job whose device's lease has moved on from the
     /// epoch it was claimed under, or lapsed at `now_ms`; returns them. Each is returned to
     /// exactly one caller, however many servers sweep at once.

@@ -27,6 +27,11 @@ use crate::app::{App, now_ms};
 pub use jobs::{Refusal, StartedElsewhere, serve_jobs};
 pub use view::{FleetDevice, FleetMember, FleetView, MemberState};
 
+/// How often a server deletes the fleet jobs that ended long ago.
+const PRUNE_EVERY_MS: i64 = 60_000;
+/// How long an ended fleet job is kept (its asker read the answer within seconds).
+const KEEP_ENDED_JOBS_MS: i64 = 600_000;
+
 /// How a server takes part in the fleet.
 #[derive(Debug, Clone)]
 pub struct FleetConfig {
@@ -257,6 +262,7 @@ pub async fn keep_membership(app: App, stop: CancellationToken) {
     };
     let mut registered = register(&app, &me).await;
     tokio::spawn(listen(app.clone(), stop.clone()));
+    let mut pruned_at = 0;
     let mut beat = tokio::time::interval(fleet.config.heartbeat);
     beat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     beat.tick().await;
@@ -278,6 +284,18 @@ pub async fn keep_membership(app: App, stop: CancellationToken) {
         }
         if let Err(e) = end_runs_of_gone_servers(&app, fleet).await {
             tracing::warn!(error = %e, "cannot end the runs of silent servers");
+        }
+        if now_ms().saturating_sub(pruned_at) > PRUNE_EVERY_MS {
+            pruned_at = now_ms();
+            match app
+                .store()
+                .prune_fleet_jobs(pruned_at - KEEP_ENDED_JOBS_MS)
+                .await
+            {
+                Ok(0) => {}
+                Ok(n) => tracing::debug!(n, "pruned ended fleet jobs"),
+                Err(e) => tracing::warn!(error = %e, "cannot prune ended fleet jobs"),
+            }
         }
     }
     if let Err(e) = app.store().server_stopped(&me.id, now_ms()).await {

@@ -382,6 +382,23 @@ async fn ends_and_lost_claims(store: &Store, jobs: usize) {
             .len(),
         jobs / 3
     );
+    // ended jobs are pruned once old enough; queued and claimed ones never
+    assert_eq!(
+        store.prune_fleet_jobs(12_000).await.unwrap(),
+        1,
+        "job-000 ended at 3 s"
+    );
+    let pruned = store.prune_fleet_jobs(i64::MAX).await.unwrap();
+    assert_eq!(
+        pruned,
+        u64::try_from(jobs / 3).unwrap(),
+        "the interrupted ones"
+    );
+    assert_eq!(
+        store.fleet_job("job-003").await.unwrap().state,
+        FleetJobState::Claimed,
+        "a's claims stay"
+    );
 }
 
 pub async fn writes_wake_listeners_and_queued_jobs_can_be_withdrawn(store: &Store) {
