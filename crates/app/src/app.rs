@@ -11,7 +11,7 @@ use deft_memory::MemoryConfig;
 use deft_store::Store;
 
 use crate::agent_runs::AgentRuns;
-use crate::fleet::{Fleet, FleetConfig};
+use crate::fleet::member::{Fleet, FleetConfig};
 use crate::notices::Notifier;
 use crate::run_memory::RunMemory;
 use crate::scheduler::Clock;

@@ -15,7 +15,6 @@ use deft_protocol::ExecInput;
 use deft_tools::Devices;
 use serde::Deserialize;
 
-use crate::registry::{DeviceDetails, DeviceKind};
 use crate::{AppState, texts};
 
 /// An API error: a status and a text for whoever called.
@@ -128,63 +127,33 @@ impl<T: serde::de::DeserializeOwned> axum::extract::FromRequest<AppState> for Js
 
 /// `GET /api/devices`: every device with its details.
 pub async fn devices(State(app): State<AppState>) -> Result<Response, ApiError> {
-    let mut devices = app.registry.details();
-    devices.extend(fleet_devices(&app).await?);
-    devices.sort_by(|a, b| a.id.cmp(&b.id));
-    Ok(Json(devices).into_response())
+    let elsewhere = devices_elsewhere(&app).await?;
+    Ok(Json(app.registry.details_in_fleet(elsewhere)).into_response())
 }
 
-/// The devices other servers of the fleet hold, as their holders list them (runs started here
-/// for one go to its holder; its live view is on the holder).
-async fn fleet_devices(app: &AppState) -> Result<Vec<DeviceDetails>, ApiError> {
-    let Some(console) = &app.console else {
-        return Ok(Vec::new());
-    };
-    let elsewhere = console.app().devices_elsewhere().await?;
-    Ok(elsewhere
-        .into_iter()
-        .filter(|(lease, _)| app.registry.get(&lease.device_id).is_none())
-        .map(|(lease, server)| {
-            let listed = lease
-                .details
-                .as_deref()
-                .and_then(|d| serde_json::from_str::<DeviceDetails>(d).ok());
-            DeviceDetails {
-                id: lease.device_id.clone(),
-                kind: DeviceKind::Fleet,
-                busy: false,
-                has_screen: false,
-                note: Some(texts::held_elsewhere(&server)),
-                server: Some(server),
-                ..listed.unwrap_or_else(|| DeviceDetails {
-                    id: lease.device_id,
-                    profile: String::new(),
-                    busy: false,
-                    kind: DeviceKind::Fleet,
-                    connected_since: None,
-                    last_heartbeat: None,
-                    system_info: serde_json::Value::Null,
-                    tools: Vec::new(),
-                    has_screen: false,
-                    state: None,
-                    label: None,
-                    note: None,
-                    server: None,
-                })
-            }
-        })
-        .collect())
+/// The devices other servers of the fleet hold, each lease with its holder's name (none
+/// without a console or a fleet).
+async fn devices_elsewhere(
+    app: &AppState,
+) -> Result<Vec<(deft_store::DeviceLease, String)>, ApiError> {
+    match &app.console {
+        Some(console) => Ok(console.app().devices_elsewhere().await?),
+        None => Ok(Vec::new()),
+    }
 }
 
-/// `GET /api/devices/{id}`: one device.
+/// `GET /api/devices/{id}`: one device (of this server, or held by another of the fleet).
 pub async fn device(
     State(app): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    if let Some(d) = app.registry.details().into_iter().find(|d| d.id == id) {
-        return Ok(Json(d).into_response());
-    }
-    match fleet_devices(&app).await?.into_iter().find(|d| d.id == id) {
+    let elsewhere = devices_elsewhere(&app).await?;
+    match app
+        .registry
+        .details_in_fleet(elsewhere)
+        .into_iter()
+        .find(|d| d.id == id)
+    {
         Some(d) => Ok(Json(d).into_response()),
         None => Err(unknown(&app, &id)),
     }

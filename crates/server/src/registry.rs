@@ -215,6 +215,60 @@ impl Registry {
         })
     }
 
+    /// Every device this server lists ([`Registry::details`]) and those other servers of the
+    /// fleet hold ([`Registry::fleet_details`]), by id.
+    pub fn details_in_fleet(
+        &self,
+        elsewhere: Vec<(deft_store::DeviceLease, String)>,
+    ) -> Vec<DeviceDetails> {
+        let mut all = self.details();
+        all.extend(self.fleet_details(elsewhere));
+        all.sort_by(|a, b| a.id.cmp(&b.id));
+        all
+    }
+
+    /// The devices other servers of the fleet hold (`elsewhere`: each lease with its holder's
+    /// name), as their holders described them, unless connected here too: `kind: fleet`, the
+    /// holder named, no live view here.
+    pub fn fleet_details(
+        &self,
+        elsewhere: Vec<(deft_store::DeviceLease, String)>,
+    ) -> Vec<DeviceDetails> {
+        elsewhere
+            .into_iter()
+            .filter(|(lease, _)| self.get(&lease.device_id).is_none())
+            .map(|(lease, server)| {
+                let listed = lease
+                    .details
+                    .as_deref()
+                    .and_then(|d| serde_json::from_str::<DeviceDetails>(d).ok());
+                let id = lease.device_id;
+                DeviceDetails {
+                    kind: DeviceKind::Fleet,
+                    busy: false,
+                    has_screen: false,
+                    note: Some(crate::texts::held_elsewhere(&server)),
+                    server: Some(server),
+                    ..listed.unwrap_or_else(|| DeviceDetails {
+                        id: id.clone(),
+                        profile: String::new(),
+                        busy: false,
+                        kind: DeviceKind::Fleet,
+                        connected_since: None,
+                        last_heartbeat: None,
+                        system_info: Value::Null,
+                        tools: Vec::new(),
+                        has_screen: false,
+                        state: None,
+                        label: None,
+                        note: None,
+                        server: None,
+                    })
+                }
+            })
+            .collect()
+    }
+
     /// Every device with its details, sorted by id.
     pub fn details(&self) -> Vec<DeviceDetails> {
         let mut out: Vec<DeviceDetails> = self
