@@ -189,6 +189,16 @@ impl Office {
         }
     }
 
+    /// How the instance's LibreOffice last stopped unexpectedly (and was started again), if it
+    /// did.
+    pub async fn last_crash(&self) -> Option<String> {
+        self.instance
+            .lock()
+            .await
+            .as_ref()
+            .and_then(|i| i.last_crash())
+    }
+
     /// Whether `launch_app {app, args}` is for LibreOffice.
     pub fn claims(&self, app: &str, args: &[String]) -> bool {
         request(app, args).is_some()

@@ -33,7 +33,19 @@ async fn a_document_closes_without_saving_and_libreoffice_stays_for_the_next() {
     assert!(v["message"].as_str().unwrap().contains("note.docx"), "{v}");
     assert!(h.windows().await.is_empty(), "{:?}", h.windows().await);
     assert_eq!(text_of(&doc), "kept as it was");
-    assert_eq!(h.office_pid().await, pid, "LibreOffice keeps running");
+    // deft does not end LibreOffice on close. LibreOffice itself may still abort while closing
+    // under load (its accessibility code, watched by the desktop's AT-SPI): then the supervisor
+    // has recorded the crash and started it again — the pid may change only that way.
+    let now = h.office_pid().await;
+    let crash = h.office.last_crash().await;
+    assert!(
+        now == pid || crash.is_some(),
+        "LibreOffice was ended without a crash: pid {pid} → {now}"
+    );
+    if let Some(crash) = &crash {
+        eprintln!("LibreOffice stopped by itself on close ({crash}); deft started it again");
+    }
+    let pid = now;
 
     // The closed window's server says so, and names what to do.
     let e = err(&h.app(&w, "get_document_text", json!({})).await);
