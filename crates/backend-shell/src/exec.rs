@@ -200,17 +200,7 @@ pub async fn run_limited(
         resolve_program(name).await?
     };
 
-    let mut command = CommandWrap::with_new(&program, |cmd| {
-        deft_tools::secrets::scrub_env(cmd.as_std_mut());
-        cmd.arg0(name)
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        if let Some(dir) = cwd {
-            cmd.current_dir(dir).env("PWD", dir);
-        }
-    });
+    let mut command = limited_command(&program, name, args, cwd, limits);
     command.wrap(ProcessGroup::leader()).wrap(KillOnDrop);
     let child = command.spawn().map_err(|source| ExecError::Spawn {
         program: name.clone(),
@@ -286,6 +276,46 @@ pub async fn run_limited(
             truncated,
         },
         pid,
+    })
+}
+
+/// The command that starts `program` (called `name`) with `args` in `cwd` under `limits`: through
+/// `prlimit` when it is there, so the limits hold from the program's first instruction.
+fn limited_command(
+    program: &Path,
+    name: &str,
+    args: &[String],
+    cwd: Option<&Path>,
+    limits: &Limits,
+) -> CommandWrap {
+    let wrapper = crate::limits::wrapper(limits);
+    let started = wrapper
+        .as_ref()
+        .map_or(program, |(prlimit, _)| prlimit.as_path());
+    CommandWrap::with_new(started, |cmd| {
+        deft_tools::secrets::scrub_env(cmd.as_std_mut());
+        match &wrapper {
+            // `prlimit` executes the program by its name (so it calls itself `sort`, as
+            // without the wrapper), found first in the folder it was resolved to.
+            Some((_, limit_args)) => {
+                if let Some(dir) = program.parent() {
+                    let path = std::env::var_os("PATH").unwrap_or_default();
+                    let mut first = std::ffi::OsString::from(dir);
+                    first.push(":");
+                    first.push(path);
+                    cmd.env("PATH", first);
+                }
+                cmd.args(limit_args).arg("--").arg(name)
+            }
+            None => cmd.arg0(name),
+        };
+        cmd.args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        if let Some(dir) = cwd {
+            cmd.current_dir(dir).env("PWD", dir);
+        }
     })
 }
 

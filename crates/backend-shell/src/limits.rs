@@ -1,7 +1,10 @@
 //! How much one program may take: its address space (`RLIMIT_AS`) and the processes and threads
-//! its user may have (`RLIMIT_NPROC`), set on the program with `prlimit` the moment it has
-//! started (no code runs between fork and exec here: the workspace has no unsafe code), and how
-//! to tell that a program stopped because it ran out of memory.
+//! its user may have (`RLIMIT_NPROC`), and how to tell that a program stopped because it ran out
+//! of memory. No code runs between fork and exec here (the workspace has no unsafe code), so the
+//! program is started through util-linux's `prlimit` ([`wrapper`]), which sets the limits on
+//! itself and then executes it: no moment of the program runs unlimited (set from outside after
+//! the start, a program under load could allocate first). Without `prlimit` installed, the limits
+//! are set from outside the moment the program has started ([`apply`]).
 //!
 //! `tail /dev/zero` reached 5–6 GB in 3 s without a limit; with one, its next allocation past
 //! the limit fails and it exits ("memory exhausted"). `RLIMIT_NPROC` counts every process and
@@ -47,6 +50,33 @@ impl Limits {
     }
 }
 
+/// The `prlimit` program and its arguments (up to the `--` before the program) that start a
+/// program under `limits`; `None` when it is not installed or nothing is limited. The values are
+/// those [`apply`] sets: soft and hard, never above deft's own hard limits.
+pub(crate) fn wrapper(limits: &Limits) -> Option<(std::path::PathBuf, Vec<String>)> {
+    let program = ["/usr/bin/prlimit", "/bin/prlimit"]
+        .into_iter()
+        .map(std::path::PathBuf::from)
+        .find(|p| p.is_file())?;
+    let args: Vec<String> = [
+        ("as", Resource::As, limits.memory_bytes),
+        ("nproc", Resource::Nproc, limits.processes),
+    ]
+    .into_iter()
+    .filter_map(|(flag, resource, value)| {
+        let value = within_own(resource, value?);
+        Some(format!("--{flag}={value}:{value}"))
+    })
+    .collect();
+    (!args.is_empty()).then_some((program, args))
+}
+
+/// `value`, but never above this process's own hard limit of `resource`.
+fn within_own(resource: Resource, value: u64) -> u64 {
+    let own = rustix::process::getrlimit(resource);
+    own.maximum.map_or(value, |max| value.min(max))
+}
+
 /// Sets `limits` on process `pid` (soft and hard, so it cannot raise them), never above deft's
 /// own hard limits. A program that already ended is no error.
 pub(crate) fn apply(pid: u32, limits: &Limits) {
@@ -58,8 +88,7 @@ pub(crate) fn apply(pid: u32, limits: &Limits) {
         (Resource::Nproc, limits.processes),
     ] {
         let Some(value) = value else { continue };
-        let own = rustix::process::getrlimit(resource);
-        let value = own.maximum.map_or(value, |max| value.min(max));
+        let value = within_own(resource, value);
         let limit = Rlimit {
             current: Some(value),
             maximum: Some(value),
