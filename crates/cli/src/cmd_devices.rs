@@ -7,23 +7,23 @@ use serde_json::Value;
 
 use crate::Globals;
 
-/// `deft devices` arguments.
+/// `deft devices` (and `deft fleet`) arguments.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The server's address: http(s)://host:port.
+    /// The server's address: http(s)://host:port (any server of a fleet).
     #[arg(long, env = "DEFT_SERVER", value_name = "URL")]
-    server: String,
-    /// The server's API token.
+    pub(crate) server: String,
+    /// The server's API token (or a named token with devices:read).
     #[arg(
         long,
         env = "DEFT_API_TOKEN",
         hide_env_values = true,
         value_name = "TOKEN"
     )]
-    api_token: String,
+    pub(crate) api_token: String,
     /// Print the JSON the server answers.
     #[arg(long)]
-    json: bool,
+    pub(crate) json: bool,
 }
 
 /// Lists the devices.

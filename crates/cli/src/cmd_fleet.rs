@@ -6,26 +6,7 @@ use std::process::ExitCode;
 use deft_server::api_client::ApiClient;
 use serde_json::Value;
 
-use crate::cmd_devices::print_table;
-
-/// `deft fleet` arguments.
-#[derive(clap::Args)]
-pub struct Args {
-    /// Any server of the fleet: http(s)://host:port.
-    #[arg(long, env = "DEFT_SERVER", value_name = "URL")]
-    server: String,
-    /// The server's API token (or a named token with devices:read).
-    #[arg(
-        long,
-        env = "DEFT_API_TOKEN",
-        hide_env_values = true,
-        value_name = "TOKEN"
-    )]
-    api_token: String,
-    /// Print the JSON the server answers.
-    #[arg(long)]
-    json: bool,
-}
+use crate::cmd_devices::{Args, print_table};
 
 /// Lists the fleet.
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {

@@ -80,7 +80,7 @@ enum Command {
     Devices(cmd_devices::Args),
     /// List the servers of a fleet (several `deft serve` on one PostgreSQL) and the devices
     /// each holds.
-    Fleet(cmd_fleet::Args),
+    Fleet(cmd_devices::Args),
     /// Tasks (docs/tasks.md): validate a task file, run one on a device of this machine, or
     /// list, run and stop a server's tasks.
     Task(cmd_task::Args),

@@ -388,23 +388,28 @@ async fn stop_and_approve_from_elsewhere(api_a: &Api, api_b: &Api, api_c: &Api) 
     assert_eq!(end.last().unwrap().data["status"], "completed");
 }
 
+/// `n` model turns, each a long `sleep` step for a new run and, after any tool output (the step
+/// ended or failed), an answer — whatever order the runs ask in.
+fn long_step_then_answer(n: usize) -> Vec<deft_test_support::model::Turn> {
+    (0..n)
+        .map(|_| {
+            Box::new(
+                |r: &deft_test_support::model::Recorded| match r.last_tool_output() {
+                    None => Reply::tool_call("sleep", json!({"ms": 60000})),
+                    Some(_) => Reply::text("the step ended"),
+                },
+            ) as deft_test_support::model::Turn
+        })
+        .collect()
+}
+
 /// Pause (SIGSTOP) rounds, then a SIGKILL: each stalls or kills the server running a chat on
 /// pc1 mid-step.
 const STALL_ROUNDS: usize = 4;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_run_whose_server_stalls_or_dies_ends_once_and_late_writes_are_refused() {
-    // Every run: a long step first; after any tool output (a failed step), an answer.
-    let turns = (0..40)
-        .map(|_| {
-            Box::new(
-                |r: &deft_test_support::model::Recorded| match r.last_tool_output() {
-                    None => Reply::tool_call("sleep", json!({"ms": 60000})),
-                    Some(_) => Reply::text("the step failed"),
-                },
-            ) as deft_test_support::model::Turn
-        })
-        .collect();
+    let turns = long_step_then_answer(40);
     let model = ScriptedModel::start(turns).await;
     let model_url = model.base_url();
     with_scratch_database(move |database| async move {
@@ -485,16 +490,7 @@ async fn a_run_whose_server_stalls_or_dies_ends_once_and_late_writes_are_refused
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_runs_where_its_device_is_and_a_chat_and_a_task_race_for_it_from_two_servers() {
-    let turns = (0..10)
-        .map(|_| {
-            Box::new(
-                |r: &deft_test_support::model::Recorded| match r.last_tool_output() {
-                    None => Reply::tool_call("sleep", json!({"ms": 60000})),
-                    Some(_) => Reply::text("the step ended"),
-                },
-            ) as deft_test_support::model::Turn
-        })
-        .collect();
+    let turns = long_step_then_answer(10);
     let model = ScriptedModel::start(turns).await;
     let model_url = model.base_url();
     with_scratch_database(move |database| async move {

@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::agent_runs::start::{AgentOrder, StartError};
 use crate::app::{App, now_ms};
-use crate::task_runs::start::{Refusal as TaskRefusal, TaskOrder};
+use crate::task_runs::start::{Refusal as TaskRefusal, TaskOrder, json_variables};
 use crate::texts;
 
 /// How long the asker waits for the holder to take a job before withdrawing it.
@@ -503,10 +503,7 @@ async fn task_run(
         schedule_id: None,
         fire_at_ms: None,
         device: Some(device),
-        variables: variables
-            .iter()
-            .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
-            .collect(),
+        variables: json_variables(&variables),
         started_at_ms: now_ms(),
         owner: None,
         task_version: None,
