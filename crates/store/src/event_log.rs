@@ -8,7 +8,7 @@ use sqlx::{AnyPool, AssertSqlSafe};
 use crate::Backend;
 use crate::convert::{column, from_db, to_db};
 use crate::error::{Result, StoreError, db, is_foreign_key_violation};
-use crate::fence::{self, Fence};
+use crate::fence::{self, Fence, Written};
 use crate::signals::{self, Channel};
 
 /// Events per INSERT statement (3 bind values each, well under every backend's limit).
@@ -35,6 +35,14 @@ impl Log {
         match self {
             Log::Agent => "run",
             Log::Task => "task run",
+        }
+    }
+
+    /// The run a write to this log of `run_id` is for.
+    fn written(self, run_id: &str) -> Written<'_> {
+        match self {
+            Log::Agent => Written::Run(run_id),
+            Log::Task => Written::TaskRun(run_id),
         }
     }
 }
@@ -69,7 +77,7 @@ pub(crate) async fn append(
         }
     };
     let mut tx = pool.begin().await.map_err(db("appending run events"))?;
-    fence::check(&mut tx, backend, fence).await?;
+    fence::check(&mut tx, backend, fence, log.written(run_id)).await?;
     signals::notify(&mut tx, backend, Channel::RunEvents, run_id).await?;
     for (chunk, chunk_seqs) in events
         .chunks(EVENTS_PER_STATEMENT)

@@ -1,12 +1,15 @@
-//! The fence on a run's writes. A run on a leased device carries the lease epoch it started
-//! under; its writes (events, steps, its end) go through [`Store::fenced`], which first checks,
-//! inside the write's own transaction, that the device's lease still has that epoch, and
-//! refuses the write with [`StoreError::Fenced`] when it does not. On PostgreSQL the check
-//! holds the lease row with `FOR SHARE` until the write commits, so a takeover (an UPDATE of
-//! that row) waits for the writes in flight and every write after it is judged against the new
-//! epoch: a server that was paused while its lease moved cannot land a late write. Writes made
-//! through the [`Store`] itself are unfenced (one server; or the server ending another's
-//! abandoned run).
+//! The fence on a run's writes. A run's writes (events, steps, its end) in a fleet go through
+//! [`Store::fenced`], which first checks, inside the write's own transaction, that
+//! - the run still belongs to the server writing (another server takes over the run of a
+//!   server that went silent, to end it as interrupted), and
+//! - when the run's device is leased, that the lease still has the epoch the run started under,
+//!
+//! and refuses the write with [`StoreError::Fenced`] otherwise. On PostgreSQL the check holds
+//! the lease and run rows with `FOR SHARE` until the write commits, so a takeover (an UPDATE of
+//! either row) waits for the writes in flight and every write after it is judged against the
+//! new epoch or owner: a server that was paused while its lease or its run moved cannot land a
+//! late write. Writes made through the [`Store`] itself are unfenced (one server; or the server
+//! ending another's abandoned run).
 
 use sqlx::{AnyConnection, AssertSqlSafe};
 
@@ -14,13 +17,26 @@ use crate::error::{Result, StoreError, db};
 use crate::{Backend, Store, TaskRun, TaskRunStatus, TaskRunStep, Usage};
 use deft_protocol::DoneStatus;
 
-/// The lease a writer acts under: a device and the epoch of its lease.
+/// What a writer acts as: the server that owns the runs it writes, on a device, under the
+/// device's lease epoch when the device is leased.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fence {
-    /// The leased device.
+    /// The server writing (the owner of the runs it writes).
+    pub server: String,
+    /// The device the runs act on.
     pub device: String,
-    /// The lease epoch the writer holds.
-    pub epoch: u64,
+    /// The lease epoch the writer holds on `device`; none for a server's own device (its
+    /// desktop, its browser), which has no lease.
+    pub epoch: Option<u64>,
+}
+
+/// Where a write goes: a chat / designer run or a task run, by id.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Written<'a> {
+    /// A run of `runs`.
+    Run(&'a str),
+    /// A run of `task_runs`.
+    TaskRun(&'a str),
 }
 
 /// The store as a writer under a [`Fence`] sees it: the writes of a run, each refused once the
@@ -108,12 +124,14 @@ impl FencedStore {
     }
 }
 
-/// Refuses the write under `fence` when the device's lease has another epoch (or none); call
-/// inside the write's transaction, before the write.
+/// Refuses the write to `written` under `fence` when the run has another owner, or the
+/// device's lease another epoch (or none); call inside the write's transaction, before the
+/// write.
 pub(crate) async fn check(
     conn: &mut AnyConnection,
     backend: Backend,
     fence: Option<&Fence>,
+    written: Written<'_>,
 ) -> Result<()> {
     let Some(fence) = fence else {
         return Ok(());
@@ -122,24 +140,50 @@ pub(crate) async fn check(
         Backend::Postgres => " FOR SHARE",
         Backend::Sqlite => "",
     };
+    if let Some(held) = fence.epoch {
+        check_lease(conn, lock, fence, held).await?;
+    }
+    let (table, run_id, what) = match written {
+        Written::Run(id) => ("runs", id, "run"),
+        Written::TaskRun(id) => ("task_runs", id, "task run"),
+    };
+    let sql = format!("SELECT owner FROM {table} WHERE id = $1{lock}");
+    let owner: Option<(Option<String>,)> = sqlx::query_as(AssertSqlSafe(sql))
+        .bind(run_id)
+        .fetch_optional(&mut *conn)
+        .await
+        .map_err(db("checking a run's owner"))?;
+    match owner {
+        Some((Some(owner),)) if owner != fence.server => Err(StoreError::Fenced(format!(
+            "this write was made by server {:?} for {what} {run_id:?}, which server {owner:?} \
+             has taken over (it ended the {what} as interrupted): it is refused, nothing was \
+             written",
+            fence.server
+        ))),
+        // Its own run; or none (the write itself says so).
+        _ => Ok(()),
+    }
+}
+
+/// Refuses the write when `fence.device`'s lease has another epoch than `held`, or none.
+async fn check_lease(conn: &mut AnyConnection, lock: &str, fence: &Fence, held: u64) -> Result<()> {
     let sql = format!("SELECT epoch, server_id FROM device_leases WHERE device_id = $1{lock}");
     let lease: Option<(i64, String)> = sqlx::query_as(AssertSqlSafe(sql))
         .bind(&fence.device)
         .fetch_optional(&mut *conn)
         .await
         .map_err(db("checking a device lease"))?;
-    let held = i64::try_from(fence.epoch).ok();
     match lease {
-        Some((epoch, _)) if Some(epoch) == held => Ok(()),
+        Some((epoch, _)) if i64::try_from(held).ok() == Some(epoch) => Ok(()),
         Some((epoch, holder)) => Err(StoreError::Fenced(format!(
-            "this write was made under lease epoch {} of device {:?}, which server {holder:?} \
-             now holds in epoch {epoch}: it is refused, nothing was written",
-            fence.epoch, fence.device
+            "this write was made under lease epoch {held} of device {:?}, which server \
+             {holder:?} now holds in epoch {epoch}: it is refused, nothing was written",
+            fence.device
         ))),
         None => Err(StoreError::Fenced(format!(
-            "this write was made under lease epoch {} of device {:?}, which has no lease: it \
-             is refused, nothing was written",
-            fence.epoch, fence.device
+            "this write was made under lease epoch {held} of device {:?}, which has no lease: \
+             it is refused, nothing was written",
+            fence.device
         ))),
     }
 }

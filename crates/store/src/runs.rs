@@ -6,7 +6,7 @@ use sqlx::any::AnyRow;
 use crate::convert::{column, usage_from_row, usage_to_db};
 use crate::error::{Result, StoreError, db, is_unique_violation};
 use crate::event_log::{self, Log};
-use crate::fence::{self, Fence};
+use crate::fence::{self, Fence, Written};
 use crate::lookup;
 use crate::{RunRecord, Store, Usage};
 use deft_protocol::{DoneStatus, RunMode, RunStatus};
@@ -75,7 +75,7 @@ impl Store {
     ) -> Result<()> {
         let usage = usage_to_db(usage)?;
         let mut tx = self.pool.begin().await.map_err(db("finishing a run"))?;
-        fence::check(&mut tx, self.backend, fence).await?;
+        fence::check(&mut tx, self.backend, fence, Written::Run(run_id)).await?;
         let done = sqlx::query(
             "UPDATE runs SET status = $2, answer = $3, prompt_tokens = $4, \
              completion_tokens = $5, total_tokens = $6, calls = $7, finished_at_ms = $8 \

@@ -10,7 +10,7 @@ use sqlx::any::AnyRow;
 use crate::convert::{column, from_db, from_json, page_bounds, to_db, to_json};
 use crate::error::{Result, StoreError, db, is_unique_violation, no_task};
 use crate::event_log::{self, Log};
-use crate::fence::{self, Fence};
+use crate::fence::{self, Fence, Written};
 use crate::lookup;
 use crate::run_history;
 use crate::select::prefixed;
@@ -131,7 +131,7 @@ impl Store {
             .begin()
             .await
             .map_err(db("finishing a task run"))?;
-        fence::check(&mut tx, self.backend, fence).await?;
+        fence::check(&mut tx, self.backend, fence, Written::TaskRun(run_id)).await?;
         let done = sqlx::query(
             "UPDATE task_runs SET status = $2, error = $3, ended_at_ms = $4, \
              duration_ms = $4 - started_at_ms WHERE id = $1 AND status = $5",
@@ -153,6 +153,29 @@ impl Store {
             )));
         }
         Ok(run)
+    }
+
+    /// Makes `new_owner` the server of running task run `run_id` if `owner` still is (`None`:
+    /// a run recorded without one): of servers racing to end an abandoned run, exactly one
+    /// gets `true`, and the old owner's writes are refused from then on (its fence).
+    pub async fn take_over_task_run(
+        &self,
+        run_id: &str,
+        owner: Option<&str>,
+        new_owner: &str,
+    ) -> Result<bool> {
+        let done = sqlx::query(
+            "UPDATE task_runs SET owner = $3 WHERE id = $1 AND status = $4 \
+             AND (owner = $2 OR (owner IS NULL AND $2 IS NULL))",
+        )
+        .bind(run_id)
+        .bind(owner)
+        .bind(new_owner)
+        .bind(TaskRunStatus::Running.as_str())
+        .execute(&self.pool)
+        .await
+        .map_err(db("taking over a task run"))?;
+        Ok(done.rows_affected() > 0)
     }
 
     /// The task run with this id; [`StoreError::NotFound`] when there is none.
@@ -324,7 +347,7 @@ impl Store {
         let duration = to_db("a step's duration", step.duration_ms)?;
         let count = |status: StepStatus| i64::from(step.status == status);
         let mut tx = self.pool.begin().await.map_err(db(action))?;
-        fence::check(&mut tx, self.backend, fence).await?;
+        fence::check(&mut tx, self.backend, fence, Written::TaskRun(run_id)).await?;
         // The UPDATE first: it takes the run's write lock before the insert.
         let done = sqlx::query(
             "UPDATE task_runs SET steps_ok = steps_ok + $2, steps_failed = steps_failed + $3, \

@@ -108,6 +108,7 @@ on_both_backends!(
     racing_servers_get_one_lease,
     stale_fences_write_nothing,
     stale_fences_refuse_a_task_runs_steps_events_and_end,
+    a_run_taken_over_refuses_its_old_owners_writes,
     fleet_jobs_go_once_to_the_holder,
     writes_wake_listeners_and_queued_jobs_can_be_withdrawn;
     with_url: corrupt_json_is_reported, corrupt_task_rows_are_reported,

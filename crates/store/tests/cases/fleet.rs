@@ -190,8 +190,9 @@ pub async fn stale_fences_write_nothing(store: &Store) {
     store.create_run(&run("r1", &conv.id, 1_000)).await.unwrap();
     let old = taken(store.take_lease("local", "a", 1_000, TTL).await.unwrap());
     let a = store.fenced(Fence {
+        server: "a".into(),
         device: "local".into(),
-        epoch: old.epoch,
+        epoch: Some(old.epoch),
     });
     a.append_events("r1", &[(1, "{\"n\":1}".into())])
         .await
@@ -230,8 +231,9 @@ pub async fn stale_fences_write_nothing(store: &Store) {
     );
     // the new holder's fence writes
     let b = store.fenced(Fence {
+        server: "b".into(),
         device: "local".into(),
-        epoch: new.epoch,
+        epoch: Some(new.epoch),
     });
     b.append_events("r1", &[(2, "{\"n\":2}".into())])
         .await
@@ -248,8 +250,9 @@ pub async fn stale_fences_write_nothing(store: &Store) {
     assert_eq!(store.events("r1", 0).await.unwrap().len(), 2);
     // a device never leased refuses every fenced write
     let nobody = store.fenced(Fence {
+        server: "c".into(),
         device: "ghost".into(),
-        epoch: 1,
+        epoch: Some(1),
     });
     let err = nobody
         .append_events("r1", &[(3, "{}".into())])
@@ -461,8 +464,9 @@ pub async fn stale_fences_refuse_a_task_runs_steps_events_and_end(store: &Store)
     let (_, run) = super::tasks::started(store, "fenced task").await;
     let old = taken(store.take_lease("pc7", "a", 1_000, TTL).await.unwrap());
     let a = store.fenced(Fence {
+        server: "a".into(),
         device: "pc7".into(),
-        epoch: old.epoch,
+        epoch: Some(old.epoch),
     });
     let step = deft_store::TaskRunStep {
         seq: 0,
@@ -502,4 +506,108 @@ pub async fn stale_fences_refuse_a_task_runs_steps_events_and_end(store: &Store)
         store.task_run(&run.id).await.unwrap().status,
         deft_store::TaskRunStatus::Running
     );
+}
+
+pub async fn a_run_taken_over_refuses_its_old_owners_writes(store: &Store) {
+    // a server's own device has no lease: its runs are fenced by their owner alone
+    let conv = store.create_conversation("owned").await.unwrap();
+    let mut record = run("r-own", &conv.id, 1_000);
+    record.owner = Some("a".into());
+    store.create_run(&record).await.unwrap();
+    let (_, task_run) = super::tasks::started(store, "owned task").await;
+    assert!(
+        store
+            .take_over_task_run(&task_run.id, None, "a")
+            .await
+            .unwrap()
+    );
+    let a = store.fenced(Fence {
+        server: "a".into(),
+        device: "local".into(),
+        epoch: None,
+    });
+    a.append_events("r-own", &[(1, "{}".into())]).await.unwrap();
+    a.append_task_run_events(&task_run.id, &[(1, "{}".into())])
+        .await
+        .unwrap();
+    // a goes silent; b takes both runs over (once: a second taker gets false) to end them
+    assert!(store.take_over_run("r-own", Some("a"), "b").await.unwrap());
+    assert!(!store.take_over_run("r-own", Some("a"), "c").await.unwrap());
+    assert!(
+        store
+            .take_over_task_run(&task_run.id, Some("a"), "b")
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .take_over_task_run(&task_run.id, Some("a"), "c")
+            .await
+            .unwrap()
+    );
+    let refused = [
+        a.append_events("r-own", &[(2, "{}".into())])
+            .await
+            .unwrap_err(),
+        a.finish_run(
+            "r-own",
+            DoneStatus::Completed,
+            "late",
+            &usage(1, 1, 1),
+            9_000,
+        )
+        .await
+        .unwrap_err(),
+        a.append_task_run_events(&task_run.id, &[(2, "{}".into())])
+            .await
+            .unwrap_err(),
+        a.finish_task_run(&task_run.id, deft_store::TaskRunStatus::Ok, None, 9_000)
+            .await
+            .unwrap_err(),
+    ];
+    for err in &refused {
+        assert!(matches!(err, StoreError::Fenced(_)), "{err:?}");
+    }
+    assert_eq!(
+        refused[0].to_string(),
+        "this write was made by server \"a\" for run \"r-own\", which server \"b\" has taken \
+         over (it ended the run as interrupted): it is refused, nothing was written"
+    );
+    assert_eq!(store.events("r-own", 0).await.unwrap().len(), 1);
+    assert!(
+        store
+            .run("r-own")
+            .await
+            .unwrap()
+            .unwrap()
+            .finished_at_ms
+            .is_none()
+    );
+    assert_eq!(
+        store.task_run_events(&task_run.id, 0).await.unwrap().len(),
+        1
+    );
+    // the new owner writes
+    let b = store.fenced(Fence {
+        server: "b".into(),
+        device: "local".into(),
+        epoch: None,
+    });
+    b.finish_run(
+        "r-own",
+        DoneStatus::Failed,
+        "interrupted",
+        &usage(0, 0, 0),
+        9_000,
+    )
+    .await
+    .unwrap();
+    b.finish_task_run(
+        &task_run.id,
+        deft_store::TaskRunStatus::Interrupted,
+        None,
+        9_000,
+    )
+    .await
+    .unwrap();
 }
