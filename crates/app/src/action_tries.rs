@@ -1,10 +1,12 @@
 //! Trying an action of the library on a device: the action run once through the task runner
 //! while the device is held (a busy device refuses), its step images kept like a run's (as a
-//! run named `try-<id>`), and how each step went answered.
+//! run named `try-<id>`), and how each step went answered. A device another server of the
+//! fleet holds is tried there ([`App::try_action_elsewhere`]).
 
-use deft_memory::ActionRun;
+use deft_protocol::task_run::TaskStepResult;
 use deft_store::Action;
 use deft_tools::Devices;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::agent_runs::start::StartError;
@@ -13,18 +15,26 @@ use crate::run_images::FileImages;
 use crate::texts;
 
 /// An action tried on a device.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ActionTry {
-    /// The try's id (`try-<uuid>`: its step images are under it).
+    /// The try's id (`try-<uuid>`: its step images are under it, on the server that ran it).
     pub try_id: String,
     /// The device it ran on.
     pub device: String,
-    /// How it went.
-    pub ran: ActionRun,
+    /// The action's name.
+    pub action: String,
+    /// Every step completed.
+    pub completed: bool,
+    /// A line per step, as `run_action` answers the model.
+    pub text: String,
+    /// Each step's result.
+    pub steps: Vec<TaskStepResult>,
 }
 
 impl App {
-    /// Runs `action` once on `device` (default: the settings' default device) of `devices`
-    /// with `variables`, holding the device; refused when it is not connected or busy.
+    /// Runs `action` once on `device` (default: the settings' default device) with
+    /// `variables`, holding the device; refused when it is not connected or busy. A device
+    /// that is not among `devices` but another server of the fleet holds is tried there.
     pub async fn try_action(
         &self,
         devices: &dyn Devices,
@@ -38,6 +48,11 @@ impl App {
                 .filter(|d| !d.is_empty())
                 .ok_or_else(|| StartError::Invalid(texts::NO_DEVICE.to_owned()))?,
         };
+        if devices.get(&device_id).is_none() && self.holder_elsewhere(&device_id).await?.is_some() {
+            return self
+                .try_action_elsewhere(&device_id, &action.id, variables)
+                .await;
+        }
         let device = devices.get(&device_id).ok_or_else(|| {
             let known: Vec<String> = devices.list().into_iter().map(|d| d.id).collect();
             StartError::NotFound(texts::device_not_connected(&device_id, &known))
@@ -57,7 +72,10 @@ impl App {
         Ok(ActionTry {
             try_id,
             device: device_id,
-            ran,
+            action: ran.action,
+            completed: ran.completed,
+            text: ran.text,
+            steps: ran.report.map(|r| r.steps).unwrap_or_default(),
         })
     }
 }

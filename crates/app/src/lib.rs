@@ -5,8 +5,10 @@
 //! progress):
 //! - [`agent_runs`]: chat and designer runs — the one run slot, starting, stopping, approving,
 //!   storing a run's end, designer mode's draft; [`run_memory`]: what runs do with the memory
-//!   (recall, distilling after `done`); [`run_images`]: where their step images go;
-//! - [`action_tries`]: an action of the library tried on a device; [`audit`]: the experience
+//!   (recall, distilling after `done`); [`run_images`]: where their step images go,
+//!   [`step_images`]: how a watcher reads them (from the server that ran the run, in a fleet);
+//! - [`action_tries`]: an action of the library tried on a device; [`device_exec`]: exec
+//!   batches on a device; [`audit`]: the experience
 //!   audit's passes and its daily job;
 //! - [`settings`]: the model settings runs use and where they come from;
 //! - [`task_language`] and [`libraries`]: what the front ends see of the task language and of
@@ -40,6 +42,7 @@ pub mod action_tries;
 pub mod agent_runs;
 mod app;
 pub mod audit;
+pub mod device_exec;
 pub mod device_mcp;
 pub mod event_writer;
 pub mod fleet;
@@ -54,6 +57,7 @@ pub mod runtime;
 pub mod scheduler;
 pub mod secrets;
 pub mod settings;
+pub mod step_images;
 pub mod task_language;
 pub mod task_runs;
 pub mod texts;

@@ -183,8 +183,13 @@ pub fn holder_silent(device: &str, secs: u64) -> String {
     )
 }
 
-/// A holder's answer to a run start that names no run (servers of different versions).
-pub const HOLDER_ANSWERED_NO_RUN: &str = "the server that holds the device answered without a run; do all servers run the same version of deft?";
+/// No step image `image_id` is kept for run `run_id`.
+pub fn no_step_image(run_id: &str, image_id: &str) -> String {
+    format!("no image '{image_id}' in run '{run_id}'")
+}
+
+/// A holder answered something else than asked (servers of different versions).
+pub const HOLDER_ANSWERED_OTHERWISE: &str = "the server that holds the device answered something other than what was asked; do all servers run the same version of deft?";
 
 /// A fleet job whose request the holder cannot read (another version of deft asked).
 pub fn unreadable_fleet_job(kind: &str, error: &str) -> String {

@@ -18,25 +18,24 @@
 #[path = "../tests/common/console.rs"]
 mod support;
 
+#[path = "fleet/device.rs"]
+mod device;
+
 // The console benchmark's process helpers; this one reads CPU time only.
 #[allow(dead_code)]
 #[path = "console/serve_process.rs"]
 mod serve_process;
 
 use std::path::Path;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use deft_link::{ClientConfig, DeviceClient};
+use deft_link::DeviceClient;
 use deft_test_support::TempDataDir;
-use deft_test_support::fixture::FixtureServer;
 use deft_test_support::postgres::with_scratch_database;
-use deft_tools::LocalDispatcher;
-use deft_tools::builtin::{Builtin, BuiltinRegistry};
-use deft_tools::table::RoutingTable;
-use serde_json::{Value, json};
+use device::{device, dispatcher};
+use serde_json::Value;
 use serve_process::cpu_time;
-use support::{DEVICE_TOKEN, Serve, ServeOptions};
+use support::{Serve, ServeOptions};
 use tokio_util::sync::CancellationToken;
 
 /// Servers of the fleet.
@@ -70,7 +69,10 @@ async fn bench(database: String) {
     let dispatcher = dispatcher();
     for i in 0..DEVICES {
         let url = servers[i % SERVERS].url.replacen("http://", "ws://", 1) + "/ws";
-        let client = DeviceClient::new(device(&url, i), dispatcher.clone());
+        let client = DeviceClient::new(
+            device(&url, &format!("idle-{i:03}"), &format!("host-{i}")),
+            dispatcher.clone(),
+        );
         let stop = stop.clone();
         tokio::spawn(async move { client.run(stop).await });
     }
@@ -110,30 +112,8 @@ fn options(dir: &Path, database: &str, name: &str) -> ServeOptions {
             ("DEFT_NO_PHONES".into(), "1".into()),
         ],
         memory: false,
+        bind: None,
     }
-}
-
-/// The devices' dispatcher: the in-process fixture MCP server (never asked anything here).
-fn dispatcher() -> Arc<LocalDispatcher> {
-    let yaml = "profiles:\n  shell:\n    HostAgent:\n      default:\n        action:\n          - {namespace: fixture, type: builtin, name: fixture}\n";
-    let table = RoutingTable::parse(yaml, "bench.yaml").unwrap();
-    let mut registry = BuiltinRegistry::new();
-    registry.register(Builtin::new("fixture", "bench", |_| {
-        Ok(FixtureServer::new())
-    }));
-    Arc::new(LocalDispatcher::new(Arc::new(table), Arc::new(registry)))
-}
-
-/// Device `i` at `url`, registering as a `deft client` would, with the client's defaults.
-fn device(url: &str, i: usize) -> ClientConfig {
-    let mut config = ClientConfig::new(url, DEVICE_TOKEN, &format!("idle-{i:03}"), "shell");
-    config.metadata = json!({
-        "platform": "linux",
-        "profile": "shell",
-        "tools": ["fixture"],
-        "system_info": {"os": "Debian GNU/Linux 13", "cpus": 2, "hostname": format!("host-{i}")},
-    });
-    config
 }
 
 /// Asks `server` for the fleet until every device is held (60 s at most); how many each

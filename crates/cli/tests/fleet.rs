@@ -27,13 +27,18 @@ fn member(dir: &Path, database: &str, name: &str) -> Serve {
 
 /// A server of the fleet on `database`, named `name`, whose runs ask the model at `model_url`.
 fn member_with_model(dir: &Path, database: &str, name: &str, model_url: &str) -> Serve {
+    Serve::start(dir, &member_options(dir, database, name, model_url))
+}
+
+/// How a server of the fleet on `database`, named `name`, starts.
+fn member_options(dir: &Path, database: &str, name: &str, model_url: &str) -> ServeOptions {
     let mut opts = ServeOptions::shell(model_url, dir);
     opts.env = vec![
         ("DATABASE_URL".into(), database.into()),
         ("DEFT_FLEET_NAME".into(), name.into()),
         ("DEFT_FLEET_LEASE_SECS".into(), LEASE_SECS.into()),
     ];
-    Serve::start(dir, &opts)
+    opts
 }
 
 /// A `deft client` with id `id` given `servers` in order; its stderr goes to a file.
@@ -403,14 +408,18 @@ fn long_step_then_answer(n: usize) -> Vec<deft_test_support::model::Turn> {
         .collect()
 }
 
-/// Pause (SIGSTOP) rounds, then a SIGKILL: each stalls or kills the server running a chat on
-/// pc1 mid-step.
-const STALL_ROUNDS: usize = 4;
+/// Rounds of stalling (SIGSTOP) or killing (SIGKILL, every [`KILL_EVERY`]th round) the server
+/// running a chat on pc1 mid-step; `DEFT_FLEET_ROUNDS` sets another count.
+const ROUNDS: usize = 100;
+const KILL_EVERY: usize = 5;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_run_whose_server_stalls_or_dies_ends_once_and_late_writes_are_refused() {
-    let turns = long_step_then_answer(40);
-    let model = ScriptedModel::start(turns).await;
+    let rounds = std::env::var("DEFT_FLEET_ROUNDS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(ROUNDS);
+    let model = ScriptedModel::start(long_step_then_answer(2 * rounds + 10)).await;
     let model_url = model.base_url();
     with_scratch_database(move |database| async move {
         let dirs = [(); 3].map(|()| TempDataDir::new().unwrap());
@@ -420,19 +429,23 @@ async fn a_run_whose_server_stalls_or_dies_ends_once_and_late_writes_are_refused
             member_with_model(dirs[2].path(), &database, "c", &model_url),
         ];
         let names = ["b", "c"];
-        let client = Client::start(&[&holders[0].url, &holders[1].url], "pc1");
+        let urls = [holders[0].url.clone(), holders[1].url.clone()];
+        let client = Client::start(&[&urls[0], &urls[1]], "pc1");
         tokio::task::block_in_place(|| {
             until(&a, "pc1 held by b", |v| {
                 holder(v, "pc1") == Some(("b".into(), 1))
             })
         });
         let api_a = a.api();
-        for round in 0..=STALL_ROUNDS {
+        let mut run_ids = Vec::with_capacity(rounds);
+        for round in 0..rounds {
             let (h, o) = (round % 2, (round + 1) % 2);
-            let (run_id, _) = api_a.run(json!({"prompt": "sleep", "device": "pc1"})).await;
+            let prompt = format!("sleep [round {round}]");
+            let (run_id, _) = api_a.run(json!({"prompt": prompt, "device": "pc1"})).await;
+            run_ids.push(run_id.clone());
             let mut watch = api_a.stream(&run_id, None).await;
             watch.next_of("step_start").await;
-            let kill = round == STALL_ROUNDS;
+            let kill = round % KILL_EVERY == KILL_EVERY - 1;
             let pid = holders[h].child.pid();
             signal_process(pid, if kill { Signal::KILL } else { Signal::STOP });
             // the run ends once, as interrupted, seen from a
@@ -454,38 +467,70 @@ async fn a_run_whose_server_stalls_or_dies_ends_once_and_late_writes_are_refused
             let dones = log.iter().filter(|e| e.event == "done").count();
             assert_eq!(dones, 1, "round {round}: one end: {log:?}");
             if kill {
-                break;
+                // the killed server comes back where the client looks for it
+                let port = urls[h].rsplit(':').next().unwrap();
+                holders[h] = restart(dirs[h + 1].path(), &database, names[h], &model_url, port);
+                continue;
             }
             // the stalled server wakes up: its run ends there, and writes nothing more
             signal_process(pid, Signal::CONT);
-            let api_h = holders[h].api();
-            let deadline = Instant::now() + Duration::from_secs(30);
-            while api_h.get("/api/agent/run").await.body["run"] != Value::Null {
-                assert!(
-                    Instant::now() < deadline,
-                    "round {round}: the woken run never ended"
-                );
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-            let after = api_a.events(&run_id).await;
-            assert_eq!(
-                after
-                    .iter()
-                    .map(|e| (e.id, e.data.clone()))
-                    .collect::<Vec<_>>(),
-                log.iter()
-                    .map(|e| (e.id, e.data.clone()))
-                    .collect::<Vec<_>>(),
-                "round {round}: the woken server's late writes were refused"
-            );
-            let record = api_a.get(&format!("/api/agent/runs/{run_id}")).await;
-            assert_eq!(record.body["status"], "failed", "{}", record.text);
+            woken_run_writes_nothing(&holders[h], &api_a, &run_id, &log, round).await;
+        }
+        // no run was started twice: each round's prompt began one model conversation
+        let requests = model.requests();
+        for (round, run_id) in run_ids.iter().enumerate() {
+            let tag = format!("[round {round}]");
+            let starts = requests
+                .iter()
+                .filter(|r| r.last_tool_output().is_none() && r.text().contains(&tag))
+                .count();
+            assert_eq!(starts, 1, "round {round} ({run_id}) started {starts} times");
         }
         drop(client);
         holders.clear();
         drop(a);
     })
     .await;
+}
+
+/// Starts server `name` again on `port` with its data folder, after a SIGKILL.
+fn restart(dir: &Path, database: &str, name: &str, model_url: &str, port: &str) -> Serve {
+    let mut opts = member_options(dir, database, name, model_url);
+    opts.bind = Some(format!("127.0.0.1:{port}"));
+    Serve::start(dir, &opts)
+}
+
+/// After its SIGCONT, the woken server `woken` ends its copy of run `run_id`, and the run's log
+/// (seen from `api_a`) stays `log`: its late writes were refused.
+async fn woken_run_writes_nothing(
+    woken: &Serve,
+    api_a: &Api,
+    run_id: &str,
+    log: &[support::SseEvent],
+    round: usize,
+) {
+    let api_h = woken.api();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while api_h.get("/api/agent/run").await.body["run"] != Value::Null {
+        assert!(
+            Instant::now() < deadline,
+            "round {round}: the woken run never ended"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let after = api_a.events(run_id).await;
+    assert_eq!(
+        after
+            .iter()
+            .map(|e| (e.id, e.data.clone()))
+            .collect::<Vec<_>>(),
+        log.iter()
+            .map(|e| (e.id, e.data.clone()))
+            .collect::<Vec<_>>(),
+        "round {round}: the woken server's late writes were refused"
+    );
+    let record = api_a.get(&format!("/api/agent/runs/{run_id}")).await;
+    assert_eq!(record.body["status"], "failed", "{}", record.text);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -560,6 +605,203 @@ async fn a_task_runs_where_its_device_is_and_a_chat_and_a_task_race_for_it_from_
             chat.text,
             task_run.text
         );
+        drop((a, b, c));
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exec_batches_and_tries_asked_anywhere_run_where_the_device_is() {
+    with_scratch_database(|database| async move {
+        let dirs = [(); 3].map(|()| TempDataDir::new().unwrap());
+        let a = member(dirs[0].path(), &database, "a");
+        let b = member(dirs[1].path(), &database, "b");
+        let c = member(dirs[2].path(), &database, "c");
+        let _client = Client::start(&[&b.url], "pc1");
+        tokio::task::block_in_place(|| {
+            until(&a, "pc1 held by b", |v| {
+                holder(v, "pc1") == Some(("b".into(), 1))
+            })
+        });
+        let (api_a, api_b, api_c) = (a.api(), b.api(), c.api());
+
+        // An exec batch asked on a runs on b's client, and answers its Results.
+        let echo = json!({"commands": [
+            {"tool_name": "echo", "parameters": {"text": "from a"}, "call_id": "e1"}]});
+        let ran = api_a.post("/api/devices/pc1/exec", &echo).await;
+        assert_eq!(ran.status, 200, "{}", ran.text);
+        assert_eq!(ran.body[0]["status"], "success", "{}", ran.text);
+        assert!(ran.text.contains("from a"), "{}", ran.text);
+
+        // While a batch asked on a holds pc1, b (the holder) lists it busy, and a batch or an
+        // action's try asked on c is refused with the holder's busy text.
+        let holding = {
+            let api_a = api_a.clone();
+            tokio::spawn(async move {
+                let sleep = json!({"commands": [
+                    {"tool_name": "sleep", "parameters": {"ms": 2500}, "call_id": "s1"}]});
+                api_a.post("/api/devices/pc1/exec", &sleep).await
+            })
+        };
+        until_busy(&api_b, "pc1").await;
+        let busy = api_c.post("/api/devices/pc1/exec", &echo).await;
+        assert_eq!(busy.status, 409, "{}", busy.text);
+        assert!(busy.text.contains("busy"), "{}", busy.text);
+        let action = api_c
+            .post(
+                "/api/memory/actions",
+                &json!({"name": "Take a break", "steps": [{"type": "wait", "seconds": 0.01}]}),
+            )
+            .await;
+        assert_eq!(action.status, 201, "{}", action.text);
+        let action_id = action.body["id"].as_str().unwrap().to_owned();
+        let try_path = format!("/api/memory/actions/{action_id}/try");
+        let refused = api_c.post(&try_path, &json!({"device": "pc1"})).await;
+        assert_eq!(refused.status, 409, "{}", refused.text);
+        let held = holding.await.unwrap();
+        assert_eq!(held.status, 200, "{}", held.text);
+        assert_eq!(held.body[0]["status"], "success", "{}", held.text);
+
+        // The action tried from c, once the device is free, runs on b.
+        let tried = api_c.post(&try_path, &json!({"device": "pc1"})).await;
+        assert_eq!(tried.status, 200, "{}", tried.text);
+        assert_eq!(tried.body["completed"], true, "{}", tried.text);
+        assert_eq!(tried.body["device"], "pc1");
+        assert_eq!(tried.body["steps"].as_array().unwrap().len(), 1);
+
+        // A draft tried from a runs on b and is followed from a; a draft with a mistake is
+        // refused on a with the validator's report, nothing queued.
+        let draft = json!({"draft": {"name": "pause", "device": "pc1",
+            "steps": [{"type": "wait", "seconds": 0.01}]}});
+        let started = api_a.post("/api/agent/draft/try", &draft).await;
+        assert_eq!(started.status, 202, "{}", started.text);
+        let run_id = started.body["id"].as_str().unwrap().to_owned();
+        let mut watch = api_a
+            .stream_at(&format!("/api/task-runs/{run_id}/events"), None)
+            .await;
+        let end = watch.until_done(Duration::from_secs(30)).await;
+        assert_eq!(end.last().unwrap().event, "done", "{end:?}");
+        let run = api_c.get(&format!("/api/task-runs/{run_id}")).await;
+        assert_eq!(run.body["status"], "ok", "{}", run.text);
+        let bad = json!({"draft": {"name": "keys", "device": "pc1",
+            "steps": [{"type": "key_evnt", "keys": "a"}]}});
+        let refused = api_a.post("/api/agent/draft/try", &bad).await;
+        assert_eq!(refused.status, 400, "{}", refused.text);
+        assert_eq!(refused.body["errors"][0]["path"], "steps[0].type");
+
+        // A device no server holds: 404 naming the devices, as on one server.
+        let nowhere = api_a.post("/api/devices/pc9/exec", &echo).await;
+        assert_eq!(nowhere.status, 404, "{}", nowhere.text);
+        assert!(nowhere.text.contains("pc9"), "{}", nowhere.text);
+        drop((a, b, c));
+    })
+    .await;
+}
+
+/// Until `api`'s server lists `device` busy (20 s at most).
+async fn until_busy(api: &Api, device: &str) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let devices = api.get("/api/devices").await;
+        let busy = devices
+            .body
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["id"] == device && d["busy"] == true);
+        if busy {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{device} never became busy: {}",
+            devices.text
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_servers_late_writes_on_its_own_device_are_refused() {
+    let model = ScriptedModel::start(long_step_then_answer(4)).await;
+    let model_url = model.base_url();
+    with_scratch_database(move |database| async move {
+        let dirs = [(); 2].map(|()| TempDataDir::new().unwrap());
+        let a = member_with_model(dirs[0].path(), &database, "a", &model_url);
+        let b = member_with_model(dirs[1].path(), &database, "b", &model_url);
+        let (api_a, api_b) = (a.api(), b.api());
+        // a chat on b's own `local` (no lease: a server's own device), watched from a
+        let (run_id, _) = api_b
+            .run(json!({"prompt": "sleep", "device": "local"}))
+            .await;
+        let mut watch = api_a.stream(&run_id, None).await;
+        watch.next_of("step_start").await;
+        let pid = b.child.pid();
+        signal_process(pid, Signal::STOP);
+        // a sees b silent and ends the run once, as interrupted
+        let end = watch.until_done(Duration::from_secs(30)).await;
+        assert_eq!(end.last().unwrap().data["status"], "failed", "{end:?}");
+        let log = api_a.events(&run_id).await;
+        // b wakes up and is asked to stop the run it still runs: what the stop writes (its
+        // events, its end) is refused, as b no longer owns the run
+        signal_process(pid, Signal::CONT);
+        let stopped = api_b.post("/api/agent/stop", &json!({})).await;
+        assert!(
+            [200, 404].contains(&stopped.status),
+            "stop on b: {}",
+            stopped.text
+        );
+        woken_run_writes_nothing(&b, &api_a, &run_id, &log, 0).await;
+        drop((a, b));
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_runs_step_images_are_served_by_every_server() {
+    let turns: Vec<deft_test_support::model::Turn> = vec![
+        Box::new(|_| Reply::tool_call("image", json!({}))),
+        Box::new(|_| Reply::text("looked")),
+    ];
+    let model = ScriptedModel::start(turns).await;
+    let model_url = model.base_url();
+    with_scratch_database(move |database| async move {
+        let dirs = [(); 3].map(|()| TempDataDir::new().unwrap());
+        let a = member_with_model(dirs[0].path(), &database, "a", &model_url);
+        let b = member_with_model(dirs[1].path(), &database, "b", &model_url);
+        let c = member_with_model(dirs[2].path(), &database, "c", &model_url);
+        let _client = Client::start(&[&b.url], "pc1");
+        tokio::task::block_in_place(|| {
+            until(&a, "pc1 held by b", |v| {
+                holder(v, "pc1") == Some(("b".into(), 1))
+            })
+        });
+        let (api_a, api_b, api_c) = (a.api(), b.api(), c.api());
+        // asked on a, run on b, whose step took a screenshot
+        let (run_id, _) = api_a.run(json!({"prompt": "look", "device": "pc1"})).await;
+        let log = api_a.events(&run_id).await;
+        let image = log
+            .iter()
+            .find_map(|e| e.data["image_ids"].as_array()?.first()?.as_str())
+            .unwrap_or_else(|| panic!("a step with an image: {log:?}"))
+            .to_owned();
+        let path = format!("/api/runs/{run_id}/images/{image}");
+        let on_b = api_b.get_bytes(&path).await;
+        assert_eq!((on_b.0, on_b.1.as_str()), (200, "image/png"));
+        assert!(on_b.2.starts_with(b"\x89PNG\r\n\x1a\n"));
+        // a and c, which did not run it, serve the same image (asked of b, then kept)
+        for api in [&api_a, &api_c, &api_a] {
+            assert_eq!(api.get_bytes(&path).await, on_b, "{path}");
+        }
+        let missing = api_c
+            .get(&format!("/api/runs/{run_id}/images/img-99"))
+            .await;
+        assert_eq!(missing.status, 404, "{}", missing.text);
+        assert!(missing.text.contains("img-99"), "{}", missing.text);
+        let traversal = api_c
+            .get(&format!("/api/runs/{run_id}/images/..%2Fsecret"))
+            .await;
+        assert_eq!(traversal.status, 404, "{}", traversal.text);
         drop((a, b, c));
     })
     .await;

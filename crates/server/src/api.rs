@@ -11,6 +11,7 @@ use axum::body::Bytes;
 use axum::extract::{Path, Query, Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use deft_app::agent_runs::start::StartError;
 use deft_protocol::ExecInput;
 use deft_tools::Devices;
 use serde::Deserialize;
@@ -190,25 +191,35 @@ pub async fn exec(
         .map_err(|e| ApiError(StatusCode::BAD_REQUEST, texts::bad_batch(&e.to_string())))?;
     let input = ExecInput::parse(text)
         .map_err(|e| ApiError(StatusCode::BAD_REQUEST, texts::bad_batch(&e)))?;
-    let device = app.registry.get(&id).ok_or_else(|| unknown(&app, &id))?;
-    // Declared before the busy guard: dropped after it, when the device is free (also when
-    // the caller goes away mid-batch).
-    let _freed = app
-        .console
-        .as_ref()
-        .map(|c| deft_app::task_runs::FreeNotice::new(c.task_runs(), &id));
-    let _busy = device.try_reserve().ok_or_else(|| {
-        let text = match &app.console {
-            Some(console) => console.device_busy_text(&id),
-            None => texts::device_busy(&id),
-        };
-        ApiError(StatusCode::CONFLICT, text)
-    })?;
     let single = matches!(input, ExecInput::One(_));
     // A caller that goes away drops this future, and with it the batch in flight.
-    let mut all = device
-        .run_batches(input.into_batches(), deadline, &Default::default())
-        .await;
+    let mut all = match &app.console {
+        // The application core: the task runs told when the device is free, a device another
+        // server of the fleet holds run there.
+        Some(console) => console
+            .app()
+            .exec_batches(
+                &app.registry,
+                &id,
+                input.into_batches(),
+                deadline,
+                &Default::default(),
+            )
+            .await
+            .map_err(|e| match e {
+                StartError::NotFound(_) => unknown(&app, &id),
+                e => e.into(),
+            })?,
+        None => {
+            let device = app.registry.get(&id).ok_or_else(|| unknown(&app, &id))?;
+            let _busy = device
+                .try_reserve()
+                .ok_or_else(|| ApiError(StatusCode::CONFLICT, texts::device_busy(&id)))?;
+            device
+                .run_batches(input.into_batches(), deadline, &Default::default())
+                .await
+        }
+    };
     Ok(if single {
         Json(all.pop().unwrap_or_default()).into_response()
     } else {

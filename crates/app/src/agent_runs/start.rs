@@ -191,7 +191,9 @@ impl RunPlan {
                 store.create_conversation(&title).await?.id
             }
         };
-        let fence = app.fleet().and_then(|f| f.fence(&self.device_id));
+        let fence = app
+            .fleet()
+            .map(|f| f.fence(app.server_id(), &self.device_id));
         let run = Arc::new(ActiveRun {
             run_id: uuid::Uuid::new_v4().to_string(),
             conversation: conversation.clone(),

@@ -1,35 +1,33 @@
-//! Runs for devices another server holds. The asking server queues a fleet job (`agent_run`,
-//! `stop_run`, `approve`) for the device; the holder — woken by `NOTIFY`, or by its own
-//! one-second look — claims it (`FOR UPDATE SKIP LOCKED`), does it as if it had been asked
-//! itself, and records the answer, which wakes the asker. So the one-run-per-device rule and
-//! every refusal ("a task holds this device") are the holder's, the same from any server.
+//! Work for devices another server holds, asked. The asking server queues a fleet job (a chat
+//! or designer run, a task run, a draft's try, an action's try, exec batches, a stop, an
+//! answer to a question) for the device; the holder ([`super::holder`]) — woken by `NOTIFY`,
+//! or by its own one-second look — claims it (`FOR UPDATE SKIP LOCKED`), does it as if it had
+//! been asked itself, and records the answer, which wakes the asker. So the one-run-per-device
+//! rule and every refusal ("a task holds this device") are the holder's, the same from any
+//! server.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 use std::time::Duration;
 
-use deft_protocol::RunMode;
-use deft_store::{
-    Channel, FleetJob, FleetJobState, NewFleetJob, NewTaskRun, StoreError, TaskTrigger,
-};
-use deft_tools::Devices;
+use deft_protocol::{CommandResult, ExecBatch, RunMode};
+use deft_store::{Channel, FleetJob, FleetJobState, NewFleetJob, StoreError, TaskTrigger};
 use serde::{Deserialize, Serialize};
-use tokio_util::sync::CancellationToken;
+use serde_json::{Map, Value};
 
+use crate::action_tries::ActionTry;
 use crate::agent_runs::start::{AgentOrder, StartError};
 use crate::app::{App, now_ms};
-use crate::task_runs::start::{Refusal as TaskRefusal, TaskOrder, json_variables};
+use crate::step_images::{ImageOf, StepImage, known_mime};
+use crate::task_runs::start::{DraftOrder, Refusal as TaskRefusal, Scope, TaskOrder};
 use crate::texts;
 
 /// How long the asker waits for the holder to take a job before withdrawing it.
 const TAKE_WITHIN: Duration = Duration::from_secs(10);
-/// Jobs a holder claims at once.
-const CLAIM_BATCH: u32 = 32;
 
 /// What a fleet job asks.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-enum Ask {
+pub(super) enum Ask {
     /// Start a chat or designer run.
     AgentRun {
         prompt: String,
@@ -44,6 +42,32 @@ enum Ask {
         trigger: TaskTrigger,
         device: String,
         variables: BTreeMap<String, String>,
+    },
+    /// Try a draft (designer mode's "Try it", run to here, run this step).
+    DraftRun {
+        definition: Value,
+        device: String,
+        variables: BTreeMap<String, String>,
+        until: Option<String>,
+        only: Option<String>,
+    },
+    /// Try an action of the library.
+    TryAction {
+        action_id: String,
+        device: String,
+        variables: Map<String, Value>,
+    },
+    /// Run exec batches.
+    Exec {
+        device: String,
+        batches: Vec<ExecBatch>,
+        deadline_ms: u64,
+    },
+    /// Send a step image of a run.
+    StepImage {
+        of: ImageOf,
+        run_id: String,
+        image_id: String,
     },
     /// Stop a run.
     StopRun { run_id: String },
@@ -62,6 +86,10 @@ impl Ask {
         match self {
             Ask::AgentRun { .. } => "agent_run",
             Ask::TaskRun { .. } => "task_run",
+            Ask::DraftRun { .. } => "draft_run",
+            Ask::TryAction { .. } => "try_action",
+            Ask::Exec { .. } => "exec",
+            Ask::StepImage { .. } => "step_image",
             Ask::StopRun { .. } => "stop_run",
             Ask::StopTaskRun { .. } => "stop_task_run",
             Ask::Approve { .. } => "approve",
@@ -72,15 +100,21 @@ impl Ask {
 /// What the holder answered.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "answer", rename_all = "snake_case")]
-enum Answer {
+pub(super) enum Answer {
     /// A run started.
     Started {
         run_id: String,
         conversation: String,
         device: String,
     },
-    /// A task run started.
+    /// A task run (or a draft's try) started.
     TaskStarted { run_id: String },
+    /// An action was tried.
+    Tried { tried: ActionTry },
+    /// Exec batches ran: their Results, a list per batch.
+    Executed { results: Vec<Vec<CommandResult>> },
+    /// A step image: its media type and its bytes in Base64.
+    Image { mime: String, base64: String },
     /// Done (a stop or an approval).
     Done,
     /// Refused, with the status it maps to and the holder's text.
@@ -163,7 +197,7 @@ impl App {
             }),
             Answer::Refused { refusal, text } => Err((refusal, text).into()),
             _ => Err(StartError::Store(StoreError::Invalid(
-                texts::HOLDER_ANSWERED_NO_RUN.to_owned(),
+                texts::HOLDER_ANSWERED_OTHERWISE.to_owned(),
             ))),
         }
     }
@@ -181,12 +215,36 @@ impl App {
             device: device.to_owned(),
             variables: order.variables,
         };
-        let answer = self.ask(device, &ask).await.map_err(|e| match e {
-            StartError::Store(e) => TaskRefusal::Store(e),
-            StartError::Busy(t) => TaskRefusal::Busy(t),
-            StartError::Invalid(t) | StartError::NotFound(t) => TaskRefusal::Refused(t),
-            StartError::Settings(e) => TaskRefusal::Refused(e.to_string()),
-        })?;
+        let answer = self.ask(device, &ask).await.map_err(task_refusal)?;
+        self.task_run_started(answer).await
+    }
+
+    /// Tries a draft on the server that holds its device, and answers as that server did:
+    /// the task run (as stored), or its refusal.
+    pub(crate) async fn start_draft_run_elsewhere(
+        &self,
+        order: DraftOrder,
+    ) -> Result<deft_store::TaskRun, TaskRefusal> {
+        let definition = serde_json::from_slice(&order.definition)
+            .map_err(|e| TaskRefusal::Refused(e.to_string()))?;
+        let (until, only) = match order.scope {
+            Scope::Whole => (None, None),
+            Scope::Until(path) => (Some(path), None),
+            Scope::Only(path) => (None, Some(path)),
+        };
+        let ask = Ask::DraftRun {
+            definition,
+            device: order.device.clone(),
+            variables: order.variables,
+            until,
+            only,
+        };
+        let answer = self.ask(&order.device, &ask).await.map_err(task_refusal)?;
+        self.task_run_started(answer).await
+    }
+
+    /// The task run an answer says started, as stored, or the refusal it carries.
+    async fn task_run_started(&self, answer: Answer) -> Result<deft_store::TaskRun, TaskRefusal> {
         match answer {
             Answer::TaskStarted { run_id } => self
                 .store()
@@ -200,8 +258,76 @@ impl App {
                 Refusal::Failed => TaskRefusal::Store(StoreError::Invalid(text)),
             }),
             _ => Err(TaskRefusal::Store(StoreError::Invalid(
-                texts::HOLDER_ANSWERED_NO_RUN.to_owned(),
+                texts::HOLDER_ANSWERED_OTHERWISE.to_owned(),
             ))),
+        }
+    }
+
+    /// Tries action `action_id` on the server that holds `device`, and answers as that server
+    /// did: how it went (its step images stay on that server), or its refusal.
+    pub(crate) async fn try_action_elsewhere(
+        &self,
+        device: &str,
+        action_id: &str,
+        variables: &Map<String, Value>,
+    ) -> Result<ActionTry, StartError> {
+        let ask = Ask::TryAction {
+            action_id: action_id.to_owned(),
+            device: device.to_owned(),
+            variables: variables.clone(),
+        };
+        match self.ask(device, &ask).await? {
+            Answer::Tried { tried } => Ok(tried),
+            Answer::Refused { refusal, text } => Err((refusal, text).into()),
+            _ => Err(no_answer()),
+        }
+    }
+
+    /// Runs exec batches on the server that holds `device`, and answers as that server did:
+    /// their Results, or its refusal. A caller that goes away does not stop them there.
+    pub(crate) async fn exec_elsewhere(
+        &self,
+        device: &str,
+        batches: Vec<ExecBatch>,
+        deadline: Duration,
+    ) -> Result<Vec<Vec<CommandResult>>, StartError> {
+        let ask = Ask::Exec {
+            device: device.to_owned(),
+            batches,
+            deadline_ms: u64::try_from(deadline.as_millis()).unwrap_or(u64::MAX),
+        };
+        match self.ask(device, &ask).await? {
+            Answer::Executed { results } => Ok(results),
+            Answer::Refused { refusal, text } => Err((refusal, text).into()),
+            _ => Err(no_answer()),
+        }
+    }
+
+    /// Step image `image_id` of `of` run `run_id` from the server that holds `device` (the
+    /// run's); `None` when that server has none, or does not answer.
+    pub(crate) async fn step_image_elsewhere(
+        &self,
+        device: &str,
+        of: ImageOf,
+        run_id: &str,
+        image_id: &str,
+    ) -> Result<Option<StepImage>, StoreError> {
+        use base64::Engine as _;
+        let ask = Ask::StepImage {
+            of,
+            run_id: run_id.to_owned(),
+            image_id: image_id.to_owned(),
+        };
+        match self.ask(device, &ask).await {
+            Ok(Answer::Image { mime, base64 }) => Ok(known_mime(&mime).and_then(|mime| {
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(base64)
+                    .ok()?;
+                Some(StepImage { mime, bytes })
+            })),
+            Ok(_) => Ok(None),
+            Err(StartError::Store(e)) => Err(e),
+            Err(_) => Ok(None),
         }
     }
 
@@ -335,6 +461,23 @@ impl App {
     }
 }
 
+/// A task run's refusal for an asking that failed.
+fn task_refusal(e: StartError) -> TaskRefusal {
+    match e {
+        StartError::Store(e) => TaskRefusal::Store(e),
+        StartError::Busy(t) => TaskRefusal::Busy(t),
+        StartError::Invalid(t) | StartError::NotFound(t) => TaskRefusal::Refused(t),
+        StartError::Settings(e) => TaskRefusal::Refused(e.to_string()),
+    }
+}
+
+/// The holder answered something else than what was asked.
+fn no_answer() -> StartError {
+    StartError::Store(StoreError::Invalid(
+        texts::HOLDER_ANSWERED_OTHERWISE.to_owned(),
+    ))
+}
+
 /// The answer an ended job records.
 fn answer_of(job: &FleetJob) -> Answer {
     let outcome = job.outcome.as_deref().unwrap_or_default();
@@ -350,193 +493,4 @@ fn answer_of(job: &FleetJob) -> Answer {
             text: outcome.to_owned(),
         },
     }
-}
-
-/// Until `stop`: claims the jobs for the devices this server holds and does them on
-/// `devices`, woken by each job queued for one of them, and looking every second besides.
-pub async fn serve_jobs(app: App, devices: Arc<dyn Devices>, stop: CancellationToken) {
-    let Some(fleet) = app.fleet() else { return };
-    let mut queued = fleet.signals();
-    loop {
-        match app
-            .store()
-            .claim_fleet_jobs(app.server_id(), now_ms(), CLAIM_BATCH)
-            .await
-        {
-            Ok(jobs) => {
-                let full = jobs.len() == CLAIM_BATCH as usize;
-                for job in jobs {
-                    tokio::spawn(do_job(app.clone(), devices.clone(), job));
-                }
-                if full {
-                    continue;
-                }
-            }
-            Err(e) => tracing::warn!(error = %e, "cannot claim fleet jobs"),
-        }
-        let woken = async {
-            loop {
-                match queued.recv().await {
-                    Ok((Channel::JobQueued, device)) if fleet.fence(&device).is_some() => return,
-                    Ok(_) => {}
-                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => return,
-                    Err(tokio::sync::broadcast::error::RecvError::Closed) => {
-                        std::future::pending::<()>().await
-                    }
-                }
-            }
-        };
-        tokio::select! {
-            () = stop.cancelled() => return,
-            () = woken => {}
-            () = tokio::time::sleep(Duration::from_secs(1)) => {}
-        }
-    }
-}
-
-/// Does one claimed job and records its answer.
-async fn do_job(app: App, devices: Arc<dyn Devices>, job: FleetJob) {
-    let answer = match serde_json::from_str::<Ask>(&job.payload) {
-        Err(e) => Answer::Refused {
-            refusal: Refusal::Invalid,
-            text: texts::unreadable_fleet_job(&job.kind, &e.to_string()),
-        },
-        Ok(ask) => answer(&app, devices, ask).await,
-    };
-    let state = match answer {
-        Answer::Refused { .. } => FleetJobState::Failed,
-        _ => FleetJobState::Done,
-    };
-    let outcome = serde_json::to_string(&answer).unwrap_or_default();
-    if let Err(e) = app
-        .store()
-        .finish_fleet_job(&job.id, app.server_id(), state, &outcome, now_ms())
-        .await
-    {
-        tracing::warn!(job = %job.id, error = %e, "cannot record a fleet job's answer");
-    }
-}
-
-async fn answer(app: &App, devices: Arc<dyn Devices>, ask: Ask) -> Answer {
-    match ask {
-        Ask::AgentRun {
-            prompt,
-            conversation,
-            device,
-            mode,
-            output_schema,
-        } => {
-            let order = AgentOrder {
-                prompt,
-                conversation,
-                device: Some(device),
-                mode,
-                output_schema,
-            };
-            match app.start_agent_run(devices, order).await {
-                Ok(run) => Answer::Started {
-                    run_id: run.run_id.clone(),
-                    conversation: run.conversation.clone(),
-                    device: run.device.clone(),
-                },
-                Err(e) => refused(e),
-            }
-        }
-        Ask::TaskRun {
-            task_id,
-            trigger,
-            device,
-            variables,
-        } => task_run(app, devices, task_id, trigger, device, variables).await,
-        Ask::StopRun { run_id } => match app.stop_run(Some(&run_id)) {
-            Some(_) => Answer::Done,
-            None => Answer::Refused {
-                refusal: Refusal::NotFound,
-                text: texts::NO_RUN_HERE.to_owned(),
-            },
-        },
-        Ask::StopTaskRun { run_id } => match app.task_runs().active(&run_id) {
-            Some(run) => {
-                run.stop();
-                Answer::Done
-            }
-            None => Answer::Refused {
-                refusal: Refusal::NotFound,
-                text: texts::NO_RUN_HERE.to_owned(),
-            },
-        },
-        Ask::Approve {
-            run_id,
-            call_id,
-            approve,
-        } => match app.approve(&run_id, &call_id, approve) {
-            Ok(()) => Answer::Done,
-            Err(e) => Answer::Refused {
-                refusal: Refusal::NotFound,
-                text: e.text(),
-            },
-        },
-    }
-}
-
-/// Starts a run of task `task_id` here, as `POST /api/tasks/{id}/run` would.
-async fn task_run(
-    app: &App,
-    devices: Arc<dyn Devices>,
-    task_id: String,
-    trigger: TaskTrigger,
-    device: String,
-    variables: BTreeMap<String, String>,
-) -> Answer {
-    let task = match app.store().task(&task_id).await {
-        Ok(task) => task,
-        Err(e) => {
-            return Answer::Refused {
-                refusal: Refusal::NotFound,
-                text: e.to_string(),
-            };
-        }
-    };
-    let new = NewTaskRun {
-        task_id,
-        trigger,
-        schedule_id: None,
-        fire_at_ms: None,
-        device: Some(device),
-        variables: json_variables(&variables),
-        started_at_ms: now_ms(),
-        owner: None,
-        task_version: None,
-    };
-    let order = TaskOrder {
-        task,
-        new,
-        variables,
-    };
-    match app.start_task_run(devices.as_ref(), order).await {
-        Ok(run) => Answer::TaskStarted { run_id: run.id },
-        Err(refusal) => {
-            let kind = match &refusal {
-                TaskRefusal::Busy(_) => Refusal::Busy,
-                TaskRefusal::NoDevice(_) => Refusal::NotFound,
-                TaskRefusal::Store(_) => Refusal::Failed,
-                _ => Refusal::Invalid,
-            };
-            Answer::Refused {
-                refusal: kind,
-                text: refusal.text(),
-            }
-        }
-    }
-}
-
-fn refused(e: StartError) -> Answer {
-    let (refusal, text) = match e {
-        StartError::Invalid(t) => (Refusal::Invalid, t),
-        StartError::NotFound(t) => (Refusal::NotFound, t),
-        StartError::Busy(t) => (Refusal::Busy, t),
-        StartError::Store(e) => (Refusal::Failed, e.to_string()),
-        StartError::Settings(e) => (Refusal::Invalid, e.to_string()),
-    };
-    Answer::Refused { refusal, text }
 }

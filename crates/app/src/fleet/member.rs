@@ -111,12 +111,19 @@ impl Fleet {
         i64::try_from(self.config.lease_ttl.as_millis()).unwrap_or(i64::MAX)
     }
 
-    /// The fence of runs on `device`, while this server holds it.
-    pub fn fence(&self, device: &str) -> Option<Fence> {
-        self.held.lock().get(device).map(|lease| Fence {
+    /// The fence of runs server `server` (this one) owns on `device`: with the device's lease
+    /// epoch while this server holds it, by ownership alone for a device of its own.
+    pub fn fence(&self, server: &str, device: &str) -> Fence {
+        Fence {
+            server: server.to_owned(),
             device: device.to_owned(),
-            epoch: lease.epoch,
-        })
+            epoch: self.held.lock().get(device).map(|lease| lease.epoch),
+        }
+    }
+
+    /// Whether this server holds `device`'s lease.
+    pub fn holds(&self, device: &str) -> bool {
+        self.held.lock().contains_key(device)
     }
 
     /// The database's wake-ups from now on: each channel and payload as it arrives.

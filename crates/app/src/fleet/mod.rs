@@ -11,6 +11,7 @@
 //! On SQLite there is one server and no fleet: [`crate::App::fleet`] is `None`.
 
 mod follow;
+mod holder;
 mod jobs;
 pub(crate) mod member;
 mod view;
@@ -23,7 +24,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::app::{App, now_ms};
 
-pub use jobs::{Refusal, StartedElsewhere, serve_jobs};
+pub use holder::serve_jobs;
+pub use jobs::{Refusal, StartedElsewhere};
 pub use member::{Fleet, FleetConfig, HoldError};
 pub use view::{FleetDevice, FleetMember, FleetView, MemberState};
 

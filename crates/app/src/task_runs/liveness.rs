@@ -85,6 +85,13 @@ fn orphaned(app: &App, run: &TaskRun, at_start: bool, now_ms: i64) -> bool {
 /// finished it, or another server marked it first: that one closes the stream).
 async fn interrupt(app: &App, run: &TaskRun) -> Result<bool, StoreError> {
     let store = app.store();
+    // Taken over first: the silent server's late writes are refused from here on (its fence).
+    if !store
+        .take_over_task_run(&run.id, run.owner.as_deref(), app.server_id())
+        .await?
+    {
+        return Ok(false);
+    }
     match store
         .finish_task_run(
             &run.id,

@@ -152,6 +152,24 @@ impl App {
         devices: &dyn Devices,
         order: DraftOrder,
     ) -> Result<TaskRun, Refusal> {
+        if devices.get(&order.device).is_none()
+            && self
+                .holder_elsewhere(&order.device)
+                .await
+                .map_err(Refusal::Store)?
+                .is_some()
+        {
+            // Refused here as it would be there (with the validator's whole report), asked
+            // there otherwise.
+            self.check(
+                devices,
+                &order.definition,
+                &order.device,
+                &order.variables,
+                &order.scope,
+            )?;
+            return self.start_draft_run_elsewhere(order).await;
+        }
         let ready = self.prepare(
             devices,
             &order.definition,
@@ -218,9 +236,7 @@ impl App {
         }
     }
 
-    /// Validates `definition` (the whole task, whatever `scope` plays of it) for a run on
-    /// `device_id` with `variables`, checks that `scope` names one of its steps and reserves
-    /// the device.
+    /// [`Self::check`]s `definition` and reserves the device.
     fn prepare(
         &self,
         devices: &dyn Devices,
@@ -229,6 +245,27 @@ impl App {
         variables: &BTreeMap<String, String>,
         scope: &Scope,
     ) -> Result<Ready, Refusal> {
+        let task = self.check(devices, definition, device_id, variables, scope)?;
+        let device = devices.get(device_id).ok_or_else(|| {
+            let known: Vec<String> = devices.list().into_iter().map(|d| d.id).collect();
+            Refusal::NoDevice(texts::task_device_unknown(device_id, &known))
+        })?;
+        let busy = device
+            .try_reserve()
+            .ok_or_else(|| Refusal::Busy(self.device_busy_text(device_id)))?;
+        Ok(Ready { task, device, busy })
+    }
+
+    /// Validates `definition` (the whole task, whatever `scope` plays of it) for a run on
+    /// `device_id` with `variables`, and checks that `scope` names one of its steps.
+    fn check(
+        &self,
+        devices: &dyn Devices,
+        definition: &[u8],
+        device_id: &str,
+        variables: &BTreeMap<String, String>,
+        scope: &Scope,
+    ) -> Result<deft_tasks::Task, Refusal> {
         let opts = Options {
             device: Some(device_kind(devices, device_id)),
             provided: variables.keys().cloned().collect(),
@@ -240,19 +277,12 @@ impl App {
         scope
             .check(&task)
             .map_err(|t| Refusal::Scope(scope.field().unwrap_or("steps"), t))?;
-        let device = devices.get(device_id).ok_or_else(|| {
-            let known: Vec<String> = devices.list().into_iter().map(|d| d.id).collect();
-            Refusal::NoDevice(texts::task_device_unknown(device_id, &known))
-        })?;
-        let busy = device
-            .try_reserve()
-            .ok_or_else(|| Refusal::Busy(self.device_busy_text(device_id)))?;
-        Ok(Ready { task, device, busy })
+        Ok(task)
     }
 
     /// Runs a recorded run: in memory as active, the runner on its way.
     fn launch(&self, ready: Ready, run: &TaskRun, request: RunRequest) {
-        let fence = self.fleet().and_then(|f| f.fence(&run.device));
+        let fence = self.fleet().map(|f| f.fence(self.server_id(), &run.device));
         let active = Arc::new(
             ActiveTaskRun::new(&run.id, &run.task_id, &run.task_name, &run.device).fenced(fence),
         );

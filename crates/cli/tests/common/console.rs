@@ -48,6 +48,8 @@ pub struct ServeOptions {
     /// Runs recall and distil (no `--no-memory`). Off unless a test is about the memory:
     /// distilling after a run would take the next run's scripted turns.
     pub memory: bool,
+    /// `--bind` (default `127.0.0.1:0`: a free port).
+    pub bind: Option<String>,
 }
 
 impl ServeOptions {
@@ -60,6 +62,7 @@ impl ServeOptions {
             admin_password: true,
             env: Vec::new(),
             memory: false,
+            bind: None,
         }
     }
 }
@@ -93,7 +96,8 @@ impl Serve {
         if let Some(t) = &opts.tools {
             cmd.arg("--tools-config").arg(t);
         }
-        cmd.args(["serve", "--bind", "127.0.0.1:0"]);
+        let bind = opts.bind.as_deref().unwrap_or("127.0.0.1:0");
+        cmd.args(["serve", "--bind", bind]);
         if !opts.desktop {
             cmd.arg("--no-desktop");
         }
@@ -299,6 +303,24 @@ impl Api {
     /// GET.
     pub async fn get(&self, path: &str) -> Reply {
         self.send("GET", path, None).await
+    }
+
+    /// GET of a binary answer: its status, Content-Type and bytes.
+    pub async fn get_bytes(&self, path: &str) -> (u16, String, Vec<u8>) {
+        let r = self
+            .request(reqwest::Method::GET, path)
+            .send()
+            .await
+            .expect("request");
+        let status = r.status().as_u16();
+        let kind = r
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_owned();
+        let bytes = r.bytes().await.map(|b| b.to_vec()).unwrap_or_default();
+        (status, kind, bytes)
     }
 
     /// POST with a JSON body.

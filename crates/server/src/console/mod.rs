@@ -290,10 +290,6 @@ impl Console {
     pub async fn stop_active_run(&self, limit: Duration) {
         self.inner.app.stop_active_run(limit).await;
     }
-
-    fn run_images_dir(&self, run_id: &str) -> PathBuf {
-        self.inner.app.run_images_dir(run_id)
-    }
 }
 
 /// Milliseconds since the Unix epoch.

@@ -147,8 +147,9 @@ pub struct TryBody {
 }
 
 /// Runs the action on a device through the task runner, holding the device (409 when it is
-/// busy), and answers how each step went ([`deft_app::App::try_action`]). Images of the steps
-/// are kept under the runs' images as a run named `try-<id>`.
+/// busy), and answers how each step went ([`deft_app::App::try_action`]; a device another
+/// server of the fleet holds is tried there). Images of the steps are kept under the runs'
+/// images as a run named `try-<id>`, on the server that ran it.
 pub async fn try_on_device(
     State(app): State<AppState>,
     Path(id): Path<String>,
@@ -167,12 +168,12 @@ pub async fn try_on_device(
         .await
         .map_err(ApiError::from)?;
     Ok(Json(ActionTryView {
-        action: tried.ran.action,
+        action: tried.action,
         run_id: tried.try_id,
         device: tried.device,
-        completed: tried.ran.completed,
-        text: tried.ran.text,
-        steps: tried.ran.report.map(|r| r.steps).unwrap_or_default(),
+        completed: tried.completed,
+        text: tried.text,
+        steps: tried.steps,
     })
     .into_response())
 }
