@@ -1,11 +1,13 @@
 //! `launch_app` of programs that never open a window: a capped wait, then an error that names
 //! the program and what to try, saying whether it still runs; an exited one leaves nothing.
 //! Launchers that start the application as a child, or fork it and exit, get the application's
-//! window, and the answer says which rule recognised it; a single-instance application that only
-//! comes to the front gets its running instance's window.
+//! window, and the answer says which rule recognised it — so does an entry whose launcher has
+//! another process start the app, by its `StartupWMClass`; a single-instance application that
+//! only comes to the front gets its running instance's window.
 
 mod common;
 
+use std::os::unix::process::CommandExt;
 use std::time::{Duration, Instant};
 
 use common::Harness;
@@ -149,6 +151,103 @@ async fn launchers_that_start_the_app_as_a_child_or_fork_it_get_its_window() {
             "{closed}"
         );
     }
+}
+
+/// Set in the copy of the test binary that runs
+/// [`a_window_of_no_process_of_the_launch_is_recognised_by_the_entrys_startup_wm_class`]: the
+/// folder of its desktop entry, its launcher and their FIFOs, which is also its
+/// `XDG_DATA_HOME` (deft reads desktop entries from its own environment, which a test cannot
+/// change in its own process).
+const ENTRY_HOME: &str = "DEFT_TEST_ENTRY_HOME";
+
+/// A process the test started, killed and reaped when the test ends however it ends.
+struct Reaped(std::process::Child);
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_window_of_no_process_of_the_launch_is_recognised_by_the_entrys_startup_wm_class() {
+    deft_test_support::desktop::require_program("mousepad", "mousepad");
+    let Some(home) = std::env::var_os(ENTRY_HOME).map(std::path::PathBuf::from) else {
+        // The entry names a launcher that only asks a process started beforehand — as D-Bus
+        // activation or a running service does — to start the app: the window's process is
+        // neither the launch's, nor its descendant, nor marked by it, nor in its group, and its
+        // root name is mousepad's, not the entry's. Only StartupWMClass ties it to the launch.
+        let dir = tempfile::tempdir().unwrap();
+        let launcher = script(
+            dir.path(),
+            "notes-detached.sh",
+            &format!(
+                "echo go > '{0}/go'\nread _ < '{0}/back'\nexit 0",
+                dir.path().display()
+            ),
+        );
+        let apps = dir.path().join("applications");
+        std::fs::create_dir(&apps).unwrap();
+        std::fs::write(
+            apps.join("notes-detached.desktop"),
+            format!(
+                "[Desktop Entry]\nType=Application\nName=Detached notes\nExec={launcher}\nStartupWMClass=Mousepad\n"
+            ),
+        )
+        .unwrap();
+        let out = std::process::Command::new(std::env::current_exe().expect("test binary"))
+            .args([
+                "a_window_of_no_process_of_the_launch_is_recognised_by_the_entrys_startup_wm_class",
+                "--exact",
+                "--nocapture",
+            ])
+            .env(ENTRY_HOME, dir.path())
+            .env("XDG_DATA_HOME", dir.path())
+            .output()
+            .expect("the test binary runs");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.contains("1 passed"),
+            "with the entry: {stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        return;
+    };
+    for fifo in ["go", "back"] {
+        let made = std::process::Command::new("mkfifo")
+            .arg(home.join(fifo))
+            .status()
+            .expect("mkfifo runs");
+        assert!(made.success(), "mkfifo {fifo}");
+    }
+    let h =
+        Harness::with_launch(LaunchPolicy::allowing(&[]).with_window_wait(Duration::from_secs(25)))
+            .await;
+    // The service: started by the test in a process group of its own, it starts mousepad when
+    // the launcher asks, and lets the launcher end when mousepad does.
+    let _service = Reaped(
+        std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "read _ < '{0}/go'; mousepad; echo done > '{0}/back'",
+                home.display()
+            ))
+            .envs(h.env())
+            .process_group(0)
+            .stdin(std::process::Stdio::null())
+            .spawn()
+            .expect("the service starts"),
+    );
+    let got = h.ok("launch_app", json!({"app": "notes-detached"})).await;
+    assert_eq!(got["found_by"], "wm_class", "{got}");
+    assert_eq!(got["window"]["app"], "mousepad", "{got}");
+    let closed = h.ok("close_app", json!({"app": "mousepad"})).await;
+    assert_eq!(
+        closed["closed_windows"].as_array().map(Vec::len),
+        Some(1),
+        "{closed}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -152,20 +152,13 @@ fn header(window: &WindowSummary, d: &Diff<'_>) -> String {
     out
 }
 
-/// The footer of a change listing whose window kept nothing of its previous listing (another
-/// page, a dialog's contents replaced): the whole listing follows, and this says the old ids
-/// are gone.
-pub fn all_gone_note(n: usize) -> String {
-    format!("nothing of the previous listing remains: its {n} controls are gone.")
-}
-
 /// The compact change listing: the header with the counts that are not zero, a line per new
 /// (`*`) or changed (`~`) control (unmarked when all are new) — narrowed by `only_interactive` and `max_controls` with the
 /// listing's footers —, then a line per gone interactive control (`-`) when at most
 /// [`MAX_GONE_LINES`] are gone, else one footer with the ids of all gone controls as ranges
 /// (gone texts and other non-interactive controls are counted, not named: no action can use
-/// their ids). A window that kept nothing of its previous listing gets its whole listing with
-/// [`all_gone_note`] instead: every line would be new.
+/// their ids). A window that kept nothing of its previous listing gets its whole listing instead
+/// (every line would be new), its header saying how many controls went: [`whole_listing`].
 pub fn render_changes_compact(
     window: &WindowSummary,
     previous: &[Control],
@@ -175,7 +168,7 @@ pub fn render_changes_compact(
     let d = diff(previous, now);
     if !previous.is_empty() && d.unchanged == 0 && d.present.iter().all(|(k, _)| *k == Change::New)
     {
-        return whole_listing_after_all_gone(window, now, opts, previous.len());
+        return whole_listing(window, now, opts, Some(previous.len()));
     }
     let changed: Vec<Control> = d.present.iter().map(|(_, c)| (*c).clone()).collect();
     let kinds: HashMap<&str, Change> = d.present.iter().map(|(k, c)| (c.id.as_str(), *k)).collect();
@@ -223,19 +216,27 @@ pub fn render_changes_compact(
     out
 }
 
-/// The whole listing of a window that kept nothing of its previous listing (every line new, so
-/// none is marked), and the footer saying how many controls went.
-fn whole_listing_after_all_gone(
+/// The whole listing of a window in a change view, said in its header and nowhere else (no
+/// footer: a change view never costs more than a plain listing plus a word): `gone=N` when the
+/// window kept none of the `N` controls of its previous listing (another page, a dialog's
+/// contents replaced), then [`WHOLE_WORD`] unless every control is new and `new=` equal to
+/// `controls=` says it already. Every line new, none is marked.
+fn whole_listing(
     window: &WindowSummary,
     now: &[Control],
     opts: &ListingOptions,
-    gone: usize,
+    gone: Option<usize>,
 ) -> String {
-    format!(
-        "{}{ELLIPSIS} {}\n",
-        crate::observation::render_compact(window, now, opts),
-        all_gone_note(gone)
-    )
+    let whole = crate::observation::render_compact(window, now, opts);
+    let mut words = gone.map(|n| format!(" gone={n}")).unwrap_or_default();
+    if now.is_empty() || !now.iter().all(|c| c.is_new) {
+        words.push(' ');
+        words.push_str(WHOLE_WORD);
+    }
+    match whole.split_once('\n') {
+        Some((head, rest)) => format!("{head}{words}\n{rest}"),
+        None => whole,
+    }
 }
 
 /// The JSON change listing: `{window, counts: {controls, interactive, new, changed, gone,
@@ -281,9 +282,9 @@ pub fn render_changes_json(
     })
 }
 
-/// The word that ends the header of a change listing asked for a window with no earlier
-/// listing to compare with: the whole listing follows. It is left out where the header's counts
-/// say it already (`new=` equals `controls=`).
+/// The word that ends the header of a change listing that is the whole listing — a window
+/// with no earlier listing to compare with, or one that kept nothing of it. It is left out
+/// where the header's counts say it already (`new=` equals `controls=`).
 pub const WHOLE_WORD: &str = "whole";
 
 /// What `get_app_window_controls_info` prints: with `changes` and a previous listing of the
@@ -302,14 +303,7 @@ pub fn render_listing(
         (ListingFormat::Compact, true, Some(prev)) => {
             render_changes_compact(window, prev, now, opts)
         }
-        (ListingFormat::Compact, true, None) => {
-            let whole = render_compact(window, now, opts);
-            let all_new = !now.is_empty() && now.iter().all(|c| c.is_new);
-            match whole.split_once('\n') {
-                Some((head, rest)) if !all_new => format!("{head} {WHOLE_WORD}\n{rest}"),
-                _ => whole,
-            }
-        }
+        (ListingFormat::Compact, true, None) => whole_listing(window, now, opts, None),
         (ListingFormat::Compact, false, _) => render_compact(window, now, opts),
     }
 }
@@ -469,28 +463,31 @@ mod tests {
     }
 
     #[test]
-    fn a_window_that_kept_nothing_is_listed_whole_without_markers() {
+    fn a_window_that_kept_nothing_is_listed_whole_and_its_header_says_what_went() {
         let now: Vec<Control> = after()
             .into_iter()
             .enumerate()
             .map(|(i, c)| Control::new((200 + i).to_string(), c.kind, c.name).new_since_last())
             .collect();
         let text = render_changes_compact(&window(), &before(), &now, &ListingOptions::default());
+        let plain = crate::observation::render_compact(&window(), &now, &ListingOptions::default());
+        assert_eq!(
+            text,
+            plain.replacen(" new=5\n", " new=5 gone=4\n", 1),
+            "the whole listing, no line marked, and the gone count in its header: no footer"
+        );
         assert!(
             text.starts_with(
-                "page 3 \"Shop\" app=\"localhost\" controls=5 interactive=4 new=5\n200 edit"
+                "page 3 \"Shop\" app=\"localhost\" controls=5 interactive=4 new=5 gone=4\n200 edit"
             ),
             "{text}"
         );
-        assert!(!text.contains('*'), "{text}");
-        assert!(
-            text.ends_with(&format!("… {}\n", all_gone_note(4))),
-            "{text}"
-        );
+        assert!(!text.contains('*') && !text.contains('…'), "{text}");
+        // Nothing left at all: the counts alone do not say it is the whole listing.
         let empty = render_changes_compact(&window(), &before(), &[], &ListingOptions::default());
-        assert!(
-            empty.ends_with(&format!("… {}\n", all_gone_note(4))),
-            "{empty}"
+        assert_eq!(
+            empty,
+            "page 3 \"Shop\" app=\"localhost\" controls=0 interactive=0 new=0 gone=4 whole\n"
         );
     }
 

@@ -4,7 +4,8 @@
 //! button renamed under the task heals through the fuzzy retry with `healed_from`; `if_el`
 //! then reads the page's answer. Variables expand in the selector of every step type that
 //! takes one (and in their `within`s), conditions included; one without a value fails its
-//! step and never reaches the device.
+//! step and never reaches the device. A step past its own short `timeout_s` says so, not the
+//! batch deadline of its tool calls.
 
 mod browser_device;
 mod fixture_device;
@@ -118,6 +119,27 @@ async fn a_long_click_holds_the_button_for_its_duration() {
         Some("Press and hold")
     );
     assert!(held.duration_ms >= 500, "{lines:#?}");
+}
+
+/// docs/tasks.md "Timeouts": a step past its own `timeout_s` fails with its own text, never the
+/// tool layer's batch deadline it derives — here a leaf step that is not a wait: a 3 s hold
+/// with a 0.5 s limit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_leaf_step_past_its_own_short_timeout_says_so_not_the_batch_deadline() {
+    let pages = pages().await;
+    let t = fixture_device::task(json!({"name": "hold too long", "steps": [
+        {"type": "open_app", "url": pages.url("press.html")},
+        {"type": "long_click", "selector": {"text": "Press and hold", "type": "button"},
+         "duration_s": 3, "timeout_s": 0.5},
+    ]}));
+    let report = fixture_device::run_on(&t, &browser_device()).await;
+    let lines = fixture_device::step_lines(&report);
+    assert_eq!(report.status, DoneStatus::Failed, "{lines:#?}");
+    assert_eq!(
+        report.steps[1].error.as_deref(),
+        Some("the step did not finish within its timeout of 0.5 s"),
+        "{lines:#?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
