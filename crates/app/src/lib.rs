@@ -8,7 +8,7 @@
 //!   (recall, distilling after `done`); [`run_images`]: where their step images go,
 //!   [`step_images`]: how a watcher reads them (from the server that ran the run, in a fleet);
 //! - [`action_tries`]: an action of the library tried on a device; [`device_exec`]: exec
-//!   batches on a device; [`audit`]: the experience
+//!   batches on a device; [`screen`]: a device's screenshot for live views; [`audit`]: the experience
 //!   audit's passes and its daily job;
 //! - [`settings`]: the model settings runs use and where they come from;
 //! - [`task_language`] and [`libraries`]: what the front ends see of the task language and of
@@ -55,6 +55,7 @@ pub mod run_log;
 pub mod run_memory;
 pub mod runtime;
 pub mod scheduler;
+pub mod screen;
 pub mod secrets;
 pub mod settings;
 pub mod step_images;

@@ -183,6 +183,11 @@ pub fn holder_silent(device: &str, secs: u64) -> String {
     )
 }
 
+/// A holder sent an image that is not Base64.
+pub fn unreadable_image(why: &str) -> String {
+    format!("the server that holds the device sent an unreadable image: {why}")
+}
+
 /// No step image `image_id` is kept for run `run_id`.
 pub fn no_step_image(run_id: &str, image_id: &str) -> String {
     format!("no image '{image_id}' in run '{run_id}'")

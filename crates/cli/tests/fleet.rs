@@ -13,9 +13,11 @@ use std::time::{Duration, Instant};
 use deft_test_support::TempDataDir;
 use deft_test_support::model::{Reply, ScriptedModel};
 use deft_test_support::postgres::with_scratch_database;
-use deft_test_support::proc::{GroupChild, Signal, shell_with_fixture_table, signal_process};
+use deft_test_support::proc::{
+    GroupChild, Signal, fixture_bin, shell_with_fixture_table, signal_process,
+};
 use serde_json::{Value, json};
-use support::{API_TOKEN, Api, DEVICE_TOKEN, Serve, ServeOptions};
+use support::{API_TOKEN, Api, DEVICE_TOKEN, Serve, ServeOptions, mjpeg_frames};
 
 /// A lease lasts 1.5 s without renewal here (10 s by default), so failover is quick.
 const LEASE_SECS: &str = "1.5";
@@ -49,9 +51,33 @@ struct Client {
 }
 
 impl Client {
+    /// A client with the shell and the fixture tools (profile `shell`: no screen).
     fn start(servers: &[&str], id: &str) -> Client {
+        Client::start_as(servers, id, "shell", shell_with_fixture_table)
+    }
+
+    /// A client whose profile `screen` has the fixture's tools, its screenshot among them (a
+    /// device with a screen for the live view).
+    fn start_with_screen(servers: &[&str], id: &str) -> Client {
+        Client::start_as(servers, id, "screen", |dir| {
+            let path = dir.join("tools.yaml");
+            let yaml = format!(
+                "profiles:\n  screen:\n    HostAgent:\n      default:\n        data_collection:\n          - {{namespace: fixture, type: stdio, command: \"{}\", tools: [capture_desktop_screenshot]}}\n",
+                fixture_bin().display()
+            );
+            std::fs::write(&path, yaml).unwrap();
+            path
+        })
+    }
+
+    fn start_as(
+        servers: &[&str],
+        id: &str,
+        profile: &str,
+        table: impl Fn(&Path) -> std::path::PathBuf,
+    ) -> Client {
         let dir = TempDataDir::new().unwrap();
-        let tools = shell_with_fixture_table(dir.path());
+        let tools = table(dir.path());
         let stderr = dir.path().join("stderr.txt");
         let mut cmd = deft_test_support::proc::deft_command(env!("CARGO_BIN_EXE_deft"));
         cmd.arg("--data-dir")
@@ -59,7 +85,7 @@ impl Client {
             .arg("--tools-config")
             .arg(&tools)
             .args(["client", "--server", &servers.join(","), "--id", id])
-            .args(["--profile", "shell", "--heartbeat-secs", "0.3"])
+            .args(["--profile", profile, "--heartbeat-secs", "0.3"])
             .args(["--silence-secs", "1.5", "--backoff-max-secs", "0.5"])
             .env("DEFT_DEVICE_TOKEN", DEVICE_TOKEN)
             .stdin(Stdio::null())
@@ -803,6 +829,37 @@ async fn a_runs_step_images_are_served_by_every_server() {
             .await;
         assert_eq!(traversal.status, 404, "{}", traversal.text);
         drop((a, b, c));
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_live_view_of_a_device_another_server_holds_is_relayed() {
+    with_scratch_database(|database| async move {
+        let dirs = [(); 2].map(|()| TempDataDir::new().unwrap());
+        let a = member(dirs[0].path(), &database, "a");
+        let b = member(dirs[1].path(), &database, "b");
+        let _screen = Client::start_with_screen(&[&b.url], "pc1");
+        let _shell = Client::start(&[&b.url], "pc2");
+        tokio::task::block_in_place(|| {
+            until(&a, "pc1 and pc2 held by b", |v| {
+                holder(v, "pc1").is_some() && holder(v, "pc2").is_some()
+            })
+        });
+        // a lists b's device with its screen, and shows it
+        let listed = a.api().get("/api/devices/pc1").await;
+        assert_eq!(listed.body["kind"], "fleet", "{}", listed.text);
+        assert_eq!(listed.body["has_screen"], true, "{}", listed.text);
+        let frames = mjpeg_frames(&format!("{}/api/devices/pc1/live", a.url), 2).await;
+        for frame in &frames {
+            assert!(frame.starts_with(&[0xff, 0xd8]), "a JPEG frame");
+        }
+        // a device without a screen, and one nobody holds
+        let shell = a.api().get("/api/devices/pc2/live").await;
+        assert_eq!(shell.status, 409, "{}", shell.text);
+        let nowhere = a.api().get("/api/devices/pc9/live").await;
+        assert_eq!(nowhere.status, 404, "{}", nowhere.text);
+        drop((a, b));
     })
     .await;
 }

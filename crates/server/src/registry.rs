@@ -229,7 +229,7 @@ impl Registry {
 
     /// The devices other servers of the fleet hold (`elsewhere`: each lease with its holder's
     /// name), as their holders described them, unless connected here too: `kind: fleet`, the
-    /// holder named, no live view here.
+    /// holder named (its live view relayed from the holder).
     pub fn fleet_details(
         &self,
         elsewhere: Vec<(deft_store::DeviceLease, String)>,
@@ -246,7 +246,6 @@ impl Registry {
                 DeviceDetails {
                     kind: DeviceKind::Fleet,
                     busy: false,
-                    has_screen: false,
                     note: Some(crate::texts::held_elsewhere(&server)),
                     server: Some(server),
                     ..listed.unwrap_or_else(|| DeviceDetails {

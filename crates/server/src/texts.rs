@@ -51,7 +51,7 @@ pub fn lease_unavailable(device: &str, error: &dyn std::fmt::Display) -> String 
 /// The note on a device another server of the fleet holds.
 pub fn held_elsewhere(server: &str) -> String {
     format!(
-        "connected to server {server} of the fleet: runs started here go there; its live view is on that server"
+        "connected to server {server} of the fleet: runs started here go there, and its screen is relayed from there"
     )
 }
 

@@ -187,28 +187,33 @@ impl Store {
         }
         let mut tx = self.pool.begin().await.map_err(db("ending a fleet job"))?;
         signals::notify(&mut tx, self.backend, Channel::JobEnded, id).await?;
-        let done = sqlx::query(
+        // The ended job as this write left it (read after the commit, the asker may have
+        // deleted it already).
+        let sql = format!(
             "UPDATE fleet_jobs SET state = $3, outcome = $4, updated_at_ms = $5 \
-             WHERE id = $1 AND claimed_by = $2 AND state = $6",
-        )
-        .bind(id)
-        .bind(server)
-        .bind(state.as_str())
-        .bind(outcome)
-        .bind(now_ms)
-        .bind(FleetJobState::Claimed.as_str())
-        .execute(&mut *tx)
-        .await
-        .map_err(db("ending a fleet job"))?;
+             WHERE id = $1 AND claimed_by = $2 AND state = $6 RETURNING {COLUMNS}"
+        );
+        let ended = sqlx::query(AssertSqlSafe(sql))
+            .bind(id)
+            .bind(server)
+            .bind(state.as_str())
+            .bind(outcome)
+            .bind(now_ms)
+            .bind(FleetJobState::Claimed.as_str())
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(db("ending a fleet job"))?;
         tx.commit().await.map_err(db("ending a fleet job"))?;
-        let job = self.fleet_job(id).await?;
-        if done.rows_affected() == 0 {
-            return Err(StoreError::Conflict(format!(
-                "fleet job {id:?} is {} (claimed by {:?}), not claimed by server {server:?}",
-                job.state, job.claimed_by
-            )));
+        match ended {
+            Some(row) => job_from_row(&row),
+            None => {
+                let job = self.fleet_job(id).await?;
+                Err(StoreError::Conflict(format!(
+                    "fleet job {id:?} is {} (claimed by {:?}), not claimed by server {server:?}",
+                    job.state, job.claimed_by
+                )))
+            }
         }
-        Ok(job)
     }
 
     /// The job `id`; [`StoreError::NotFound`] when there is none.
@@ -233,6 +238,20 @@ impl Store {
         .await
         .map_err(db("pruning ended fleet jobs"))?;
         Ok(done.rows_affected())
+    }
+
+    /// Deletes ended job `id` at once (its answer was read and is bulky: a screenshot); a job
+    /// still queued or claimed stays. Whether it deleted it.
+    pub async fn forget_fleet_job(&self, id: &str) -> Result<bool> {
+        let done =
+            sqlx::query("DELETE FROM fleet_jobs WHERE id = $1 AND state <> $2 AND state <> $3")
+                .bind(id)
+                .bind(FleetJobState::Queued.as_str())
+                .bind(FleetJobState::Claimed.as_str())
+                .execute(&self.pool)
+                .await
+                .map_err(db("forgetting a fleet job"))?;
+        Ok(done.rows_affected() > 0)
     }
 
     /// Ends as `interrupted` every claimed job whose device's lease has moved on from the

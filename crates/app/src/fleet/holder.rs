@@ -154,18 +154,19 @@ async fn answer(app: &App, devices: Arc<dyn Devices>, ask: Ask) -> Answer {
                 Err(e) => refused(e),
             }
         }
-        other => answer_about_runs(app, other).await,
+        other => answer_about_runs(app, devices, other).await,
     }
 }
 
-/// The answer to a job about runs already there: a step image, a stop, an approval.
-async fn answer_about_runs(app: &App, ask: Ask) -> Answer {
+/// The answer to a job that starts nothing: a step image, a screenshot, a stop, an approval.
+async fn answer_about_runs(app: &App, devices: Arc<dyn Devices>, ask: Ask) -> Answer {
     match ask {
         Ask::StepImage {
             of,
             run_id,
             image_id,
         } => step_image(app, of, &run_id, &image_id).await,
+        Ask::Capture { device } => capture(&devices, &device).await,
         Ask::StopRun { run_id } => match app.stop_run(Some(&run_id)) {
             Some(_) => Answer::Done,
             None => Answer::Refused {
@@ -198,6 +199,29 @@ async fn answer_about_runs(app: &App, ask: Ask) -> Answer {
         _ => Answer::Refused {
             refusal: Refusal::Invalid,
             text: texts::HOLDER_ANSWERED_OTHERWISE.to_owned(),
+        },
+    }
+}
+
+/// A screenshot of `device` as a JPEG, in Base64 (it does not hold the device: a run may be
+/// acting on it, as with a live view here).
+async fn capture(devices: &Arc<dyn Devices>, device: &str) -> Answer {
+    use base64::Engine as _;
+    let Some(found) = devices.get(device) else {
+        let known: Vec<String> = devices.list().into_iter().map(|d| d.id).collect();
+        return Answer::Refused {
+            refusal: Refusal::NotFound,
+            text: texts::device_not_connected(device, &known),
+        };
+    };
+    match crate::screen::capture(&found).await {
+        Ok(jpeg) => Answer::Image {
+            mime: "image/jpeg".to_owned(),
+            base64: base64::engine::general_purpose::STANDARD.encode(jpeg),
+        },
+        Err(text) => Answer::Refused {
+            refusal: Refusal::Failed,
+            text,
         },
     }
 }

@@ -63,6 +63,8 @@ pub(super) enum Ask {
         batches: Vec<ExecBatch>,
         deadline_ms: u64,
     },
+    /// Send a screenshot of a device (a live view's frame).
+    Capture { device: String },
     /// Send a step image of a run.
     StepImage {
         of: ImageOf,
@@ -82,6 +84,11 @@ pub(super) enum Ask {
 }
 
 impl Ask {
+    /// Whether the answer is bulky (an image): its job is deleted once the answer is read.
+    fn bulky(&self) -> bool {
+        matches!(self, Ask::StepImage { .. } | Ask::Capture { .. })
+    }
+
     fn kind(&self) -> &'static str {
         match self {
             Ask::AgentRun { .. } => "agent_run",
@@ -90,6 +97,7 @@ impl Ask {
             Ask::TryAction { .. } => "try_action",
             Ask::Exec { .. } => "exec",
             Ask::StepImage { .. } => "step_image",
+            Ask::Capture { .. } => "capture",
             Ask::StopRun { .. } => "stop_run",
             Ask::StopTaskRun { .. } => "stop_task_run",
             Ask::Approve { .. } => "approve",
@@ -303,6 +311,22 @@ impl App {
         }
     }
 
+    /// A screenshot of `device` (JPEG) from the server that holds it; its refusal's text
+    /// otherwise.
+    pub(crate) async fn capture_elsewhere(&self, device: &str) -> Result<Vec<u8>, String> {
+        let ask = Ask::Capture {
+            device: device.to_owned(),
+        };
+        match self.ask(device, &ask).await {
+            Ok(Answer::Image { base64, .. }) => decode(&base64),
+            Ok(Answer::Refused { text, .. }) => Err(text),
+            Ok(_) => Err(texts::HOLDER_ANSWERED_OTHERWISE.to_owned()),
+            Err(StartError::Invalid(t) | StartError::NotFound(t) | StartError::Busy(t)) => Err(t),
+            Err(StartError::Store(e)) => Err(e.to_string()),
+            Err(StartError::Settings(e)) => Err(e.to_string()),
+        }
+    }
+
     /// Step image `image_id` of `of` run `run_id` from the server that holds `device` (the
     /// run's); `None` when that server has none, or does not answer.
     pub(crate) async fn step_image_elsewhere(
@@ -312,7 +336,6 @@ impl App {
         run_id: &str,
         image_id: &str,
     ) -> Result<Option<StepImage>, StoreError> {
-        use base64::Engine as _;
         let ask = Ask::StepImage {
             of,
             run_id: run_id.to_owned(),
@@ -320,9 +343,7 @@ impl App {
         };
         match self.ask(device, &ask).await {
             Ok(Answer::Image { mime, base64 }) => Ok(known_mime(&mime).and_then(|mime| {
-                let bytes = base64::engine::general_purpose::STANDARD
-                    .decode(base64)
-                    .ok()?;
+                let bytes = decode(&base64).ok()?;
                 Some(StepImage { mime, bytes })
             })),
             Ok(_) => Ok(None),
@@ -441,7 +462,13 @@ impl App {
                     deadline = tokio::time::Instant::now() + TAKE_WITHIN;
                 }
                 FleetJobState::Queued | FleetJobState::Claimed => {}
-                _ => return Ok(answer_of(&job)),
+                _ => {
+                    if ask.bulky() {
+                        // Read once: a frame or an image need not wait for the pruning.
+                        self.store().forget_fleet_job(&id).await?;
+                    }
+                    return Ok(answer_of(&job));
+                }
             }
             // Woken by the job's end, or a look every 250 ms (a dropped listener loses nothing).
             let woken = async {
@@ -476,6 +503,14 @@ fn no_answer() -> StartError {
     StartError::Store(StoreError::Invalid(
         texts::HOLDER_ANSWERED_OTHERWISE.to_owned(),
     ))
+}
+
+/// Bytes a holder sent in Base64.
+fn decode(base64: &str) -> Result<Vec<u8>, String> {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD
+        .decode(base64)
+        .map_err(|e| texts::unreadable_image(&e.to_string()))
 }
 
 /// The answer an ended job records.

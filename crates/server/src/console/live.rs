@@ -3,7 +3,8 @@
 //! One capture task per device, shared by every watcher, started by the first watcher and ended
 //! at the first tick with none left — a device nobody watches costs nothing. Frames come from
 //! the device's own `capture_desktop_screenshot` tool, through its dispatcher, so local,
-//! browser and remote devices all work the same way.
+//! browser and remote devices all work the same way ([`deft_app::screen`]); a device another
+//! server of the fleet holds is captured by that server, a fleet job a frame.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -16,20 +17,20 @@ use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
-use deft_protocol::{Command, ToolType};
-use deft_tools::{Device, Devices, ExecContext};
+use deft_app::App;
+use deft_tools::{Device, Devices};
+use futures::future::BoxFuture;
 use tokio::sync::watch;
 
 use super::texts;
 use crate::AppState;
 use crate::api::ApiError;
+use crate::registry::Registry;
 
 /// The multipart boundary.
 pub const BOUNDARY: &str = "frame";
 /// Widest frame sent.
-pub const MAX_WIDTH: u32 = 1280;
-const JPEG_QUALITY: u8 = 70;
-const CAPTURE_TOOL: &str = "capture_desktop_screenshot";
+pub const MAX_WIDTH: u32 = deft_app::screen::MAX_WIDTH;
 
 type Frame = Option<Bytes>;
 
@@ -48,15 +49,15 @@ impl LiveFeeds {
         }
     }
 
-    /// A receiver of `device`'s frames, starting its capture task when none runs.
-    pub fn watch(&self, device: Device) -> watch::Receiver<Frame> {
+    /// A receiver of `source`'s frames, starting its capture task when none runs.
+    pub fn watch(&self, source: Source) -> watch::Receiver<Frame> {
         let mut feeds = self.feeds.lock();
-        if let Some(tx) = feeds.get(&device.id) {
+        if let Some(tx) = feeds.get(source.id()) {
             return tx.subscribe();
         }
         let (tx, rx) = watch::channel(None);
-        feeds.insert(device.id.clone(), tx.clone());
-        tokio::spawn(capture_loop(device, tx, self.feeds.clone(), self.interval));
+        feeds.insert(source.id().to_owned(), tx.clone());
+        tokio::spawn(capture_loop(source, tx, self.feeds.clone(), self.interval));
         rx
     }
 
@@ -68,8 +69,45 @@ impl LiveFeeds {
     }
 }
 
+/// Where a live view's frames come from.
+pub enum Source {
+    /// A device connected here.
+    Here(Device),
+    /// A device another server of the fleet holds (its id), captured by that server.
+    Elsewhere {
+        /// The device.
+        id: String,
+        /// This server's application core, which asks the holder.
+        app: App,
+        /// This server's devices.
+        registry: Registry,
+    },
+}
+
+impl Source {
+    fn id(&self) -> &str {
+        match self {
+            Source::Here(device) => &device.id,
+            Source::Elsewhere { id, .. } => id,
+        }
+    }
+
+    /// One frame.
+    fn capture(&self) -> BoxFuture<'_, Result<Bytes, String>> {
+        Box::pin(async move {
+            let jpeg = match self {
+                Source::Here(device) => deft_app::screen::capture(device).await?,
+                Source::Elsewhere { id, app, registry } => {
+                    app.capture_screen(registry as &dyn Devices, id).await?
+                }
+            };
+            Ok(Bytes::from(jpeg))
+        })
+    }
+}
+
 async fn capture_loop(
-    device: Device,
+    source: Source,
     tx: watch::Sender<Frame>,
     feeds: Arc<Mutex<HashMap<String, watch::Sender<Frame>>>>,
     interval: Duration,
@@ -84,12 +122,12 @@ async fn capture_loop(
             // sender (still in the map) or starts a new task.
             let mut map = feeds.lock();
             if tx.receiver_count() == 0 {
-                map.remove(&device.id);
-                tracing::debug!(device = %device.id, "live view: nobody watches, capture stops");
+                map.remove(source.id());
+                tracing::debug!(device = %source.id(), "live view: nobody watches, capture stops");
                 return;
             }
         }
-        match capture(&device).await {
+        match source.capture().await {
             Ok(jpeg) => {
                 failures = 0;
                 tx.send_replace(Some(jpeg));
@@ -97,7 +135,7 @@ async fn capture_loop(
             Err(e) => {
                 failures += 1;
                 if failures == 1 || failures.is_multiple_of(30) {
-                    tracing::warn!(device = %device.id, error = %e, "live view: capture failed");
+                    tracing::warn!(device = %source.id(), error = %e, "live view: capture failed");
                 }
             }
         }
@@ -111,35 +149,34 @@ async fn capture_loop(
     }
 }
 
-/// One screenshot of `device` as JPEG.
-pub async fn capture(device: &Device) -> Result<Bytes, String> {
-    let mut ctx = ExecContext::new(&device.id, &device.profile);
-    ctx.deadline = Duration::from_secs(10);
-    let cmd = Command::new(
-        CAPTURE_TOOL,
-        Some(ToolType::DataCollection),
-        serde_json::json!({}),
-    );
-    let result = device
-        .dispatcher
-        .execute(&ctx, vec![cmd])
-        .await
-        .pop()
-        .ok_or("no result")?;
-    if !result.is_success() {
-        return Err(result.error.unwrap_or_else(|| "capture failed".to_owned()));
+/// The live view's source for `id` when another server of the fleet holds it (as that server
+/// lists it: with a screen); 404 naming the devices otherwise.
+async fn fleet_source(app: &AppState, id: &str) -> Result<Source, ApiError> {
+    let console = app.console()?;
+    let elsewhere = console.app().devices_elsewhere().await?;
+    let listed = app
+        .registry
+        .fleet_details(elsewhere)
+        .into_iter()
+        .find(|d| d.id == id);
+    match listed {
+        Some(d) if !d.has_screen => Err(ApiError(
+            StatusCode::CONFLICT,
+            texts::no_screen(id, &d.profile),
+        )),
+        Some(_) => Ok(Source::Elsewhere {
+            id: id.to_owned(),
+            app: console.app().clone(),
+            registry: app.registry.clone(),
+        }),
+        None => {
+            let known: Vec<String> = app.registry.list().into_iter().map(|d| d.id).collect();
+            Err(ApiError(
+                StatusCode::NOT_FOUND,
+                crate::texts::unknown_device(id, &known),
+            ))
+        }
     }
-    let uri = result
-        .images
-        .first()
-        .ok_or("the screenshot tool returned no image")?;
-    let (_, bytes) = deft_agent::decode_data_uri(uri).ok_or("not a data URI")?;
-    let (jpeg, _, _) = tokio::task::spawn_blocking(move || {
-        deft_agent::downscale_to_jpeg(&bytes, MAX_WIDTH, JPEG_QUALITY)
-    })
-    .await
-    .map_err(|e| e.to_string())??;
-    Ok(Bytes::from(jpeg))
 }
 
 /// Whether a profile has a screen to show.
@@ -164,20 +201,19 @@ pub async fn serve(
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     let console = app.console()?;
-    let device = app.registry.get(&id).ok_or_else(|| {
-        let known: Vec<String> = app.registry.list().into_iter().map(|d| d.id).collect();
-        ApiError(
-            StatusCode::NOT_FOUND,
-            crate::texts::unknown_device(&id, &known),
-        )
-    })?;
-    if !has_screen(&device.profile) {
-        return Err(ApiError(
-            StatusCode::CONFLICT,
-            texts::no_screen(&id, &device.profile),
-        ));
-    }
-    let rx = console.inner.live.watch(device);
+    let source = match app.registry.get(&id) {
+        Some(device) => {
+            if !has_screen(&device.profile) {
+                return Err(ApiError(
+                    StatusCode::CONFLICT,
+                    texts::no_screen(&id, &device.profile),
+                ));
+            }
+            Source::Here(device)
+        }
+        None => fleet_source(&app, &id).await?,
+    };
+    let rx = console.inner.live.watch(source);
     let stopping = app.stopping.clone();
     let frames = futures::stream::unfold((rx, true), |(mut rx, first)| async move {
         if !first && rx.changed().await.is_err() {

@@ -350,6 +350,19 @@ async fn ends_and_lost_claims(store: &Store, jobs: usize) {
         .await
         .unwrap_err();
     assert!(matches!(err, StoreError::Invalid(_)), "{err:?}");
+    // a bulky answer, once read, is forgotten; a job not ended yet is not
+    assert!(!store.forget_fleet_job("job-003").await.unwrap(), "claimed");
+    assert!(!store.forget_fleet_job("job-002").await.unwrap(), "queued");
+    store
+        .finish_fleet_job("job-006", "a", FleetJobState::Done, "an image", 3_000)
+        .await
+        .unwrap();
+    assert!(store.forget_fleet_job("job-006").await.unwrap());
+    assert!(matches!(
+        store.fleet_job("job-006").await.unwrap_err(),
+        StoreError::NotFound(_)
+    ));
+    assert!(!store.forget_fleet_job("job-006").await.unwrap(), "gone");
 
     // a renews; b's lease lapses and c takes pc-b: b's claimed jobs end interrupted, once
     assert_eq!(store.renew_leases("a", 10_000, TTL).await.unwrap().len(), 1);
