@@ -58,6 +58,7 @@ use axum::routing::{get, post};
 use axum::serve::ListenerExt;
 use deft_tools::Device;
 use deft_tools::authority::{self, HostPolicy};
+use deft_tools::table::RoutingTable;
 use tokio_util::sync::CancellationToken;
 
 pub use phones::{PhoneGone, PhoneSeen};
@@ -91,6 +92,10 @@ pub struct ServerConfig {
     /// The console (logins, settings, conversations, runs, web UI); `None` serves only the
     /// device endpoint and the API-token routes.
     pub console: Option<console::Console>,
+    /// The routing table the server's devices route by (`deft serve`: its `--tools-config`;
+    /// default: the built-in one): the device MCP endpoints name from it the application whose
+    /// window brings a tool asked for too early.
+    pub routing_table: Arc<RoutingTable>,
 }
 
 impl ServerConfig {
@@ -106,6 +111,7 @@ impl ServerConfig {
             max_body: api::MAX_JSON_BODY,
             allowed_hosts: Vec::new(),
             console: None,
+            routing_table: Arc::new(RoutingTable::builtin()),
         }
     }
 }
@@ -131,6 +137,8 @@ pub struct AppState {
     pub(crate) stopping: CancellationToken,
     /// Each device's MCP endpoint (`/mcp/devices/{id}`).
     mcp: mcp_devices::McpEndpoints,
+    /// The routing table the devices route by.
+    routing_table: Arc<RoutingTable>,
 }
 
 impl AppState {
@@ -147,6 +155,7 @@ impl AppState {
             hosts: Arc::new(HostPolicy::new(config.bind, &config.allowed_hosts)),
             stopping: CancellationToken::new(),
             mcp: mcp_devices::McpEndpoints::default(),
+            routing_table: config.routing_table.clone(),
         }
     }
 }
