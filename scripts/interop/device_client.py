@@ -1,10 +1,15 @@
 """Interop check: the official Python MCP SDK (2.x) drives a whole device through `deft mcp device`.
 
 Usage: python device_client.py MODE /path/to/deft DATA_DIR DOCS_DIR
+       python device_client.py http MODE URL
        python device_client.py approvals MODE /path/to/deft DATA_DIR
 MODE is the SDK's connect mode: `auto` (a 2026-era client: tool-list changes on a
 `subscriptions/listen` stream) or `legacy` (the initialize handshake: changes as session
 notifications). The managed desktop of DATA_DIR must run; DOCS_DIR is the documents folder.
+`http` drives the same flow over streamable HTTP against a running `deft serve`'s device
+endpoint URL (`http://HOST:PORT/mcp/devices/local`), with `Authorization: Bearer
+$DEFT_MCP_BEARER` (the server's API token or a named token with devices:exec); the server's
+documents folder is where the document is saved.
 
 The client sees the HostAgent's tools only, is told clearly what to select when it calls
 Writer's insert_table too early, launches Writer and selects its window, hears
@@ -18,11 +23,14 @@ request, or an input-required result the SDK answers and retries), run only on a
 """
 
 import asyncio
+import contextlib
 import json
 import os
 import sys
 
 from mcp import Client, StdioServerParameters, types
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 TYPED = "Grüße 北京"
 
@@ -35,10 +43,23 @@ async def tool_names(client) -> list[str]:
     return sorted(t.name for t in (await client.list_tools()).tools)
 
 
-async def main(mode: str, deft: str, data: str, docs: str) -> None:
+def stdio_device(deft: str, data: str, docs: str) -> StdioServerParameters:
+    """`deft mcp device local` as a child process over stdio."""
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "DEFT_TOOLS_CONFIG")}
     env["DEFT_DOCUMENT_DIRS"] = docs
-    params = StdioServerParameters(command=deft, args=["--data-dir", data, "mcp", "device", "local"], env=env)
+    return StdioServerParameters(command=deft, args=["--data-dir", data, "mcp", "device", "local"], env=env)
+
+
+@contextlib.asynccontextmanager
+async def http_device(url: str):
+    """A running server's device endpoint over streamable HTTP, with the Bearer token."""
+    headers = {"Authorization": f"Bearer {os.environ['DEFT_MCP_BEARER']}"}
+    async with create_mcp_http_client(headers=headers) as http:
+        async with streamable_http_client(url, http_client=http) as streams:
+            yield streams
+
+
+async def main(mode: str, params) -> None:
     changed = asyncio.Event()
 
     async def on_message(message) -> None:
@@ -132,5 +153,7 @@ async def approvals(mode: str, deft: str, data: str) -> None:
 if __name__ == "__main__":
     if sys.argv[1] == "approvals":
         asyncio.run(approvals(*sys.argv[2:5]))
+    elif sys.argv[1] == "http":
+        asyncio.run(main(sys.argv[2], http_device(sys.argv[3])))
     else:
-        asyncio.run(main(*sys.argv[1:5]))
+        asyncio.run(main(sys.argv[1], stdio_device(*sys.argv[2:5])))

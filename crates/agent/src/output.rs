@@ -61,8 +61,13 @@ impl OutputSchema {
                 &schema,
             ))));
         }
-        let validator = jsonschema::validator_for(&schema)
-            .map_err(|e| SchemaError(texts::schema_invalid(&e.to_string())))?;
+        // A meta-schema error's instance is the schema: its path is where inside it the fault is.
+        let validator = jsonschema::validator_for(&schema).map_err(|e| {
+            SchemaError(texts::schema_invalid(
+                &e.instance_path().to_string(),
+                &e.to_string(),
+            ))
+        })?;
         Ok(OutputSchema {
             schema: Arc::new(schema),
             validator: Arc::new(validator),
@@ -209,8 +214,17 @@ mod tests {
         assert_eq!(wrong_kind.0, texts::schema_not_object("a string"));
         let meta = OutputSchema::new(json!({"type": "objekt"})).unwrap_err();
         assert!(
-            meta.0.starts_with("the output schema is not a valid JSON Schema (draft 2020-12 unless its $schema says another): "),
+            meta.0.starts_with("the output schema is not a valid JSON Schema (draft 2020-12 unless its $schema says another): at /type: "),
             "{meta}"
+        );
+        let deep = OutputSchema::new(json!({
+            "type": "object",
+            "properties": {"a": {"type": "nope"}}
+        }))
+        .unwrap_err();
+        assert!(
+            deep.0.contains(": at /properties/a/type: "),
+            "the path inside the schema: {deep}"
         );
         let remote = OutputSchema::new(json!({"$ref": "https://example.com/s.json"})).unwrap_err();
         assert!(remote.0.contains("not a valid JSON Schema"), "{remote}");

@@ -155,11 +155,17 @@ pub fn schema_not_json(detail: &str) -> String {
     format!("the output schema is not JSON: {detail}")
 }
 
-/// An output schema that is JSON but not a valid JSON Schema (`detail`: the meta-validator's
-/// words).
-pub fn schema_invalid(detail: &str) -> String {
+/// An output schema that is JSON but not a valid JSON Schema (`path`: the JSON pointer of the
+/// faulty part inside the schema, empty when the validator names none; `detail`: the
+/// meta-validator's words).
+pub fn schema_invalid(path: &str, detail: &str) -> String {
+    let at = if path.is_empty() {
+        String::new()
+    } else {
+        format!("at {path}: ")
+    };
     format!(
-        "the output schema is not a valid JSON Schema (draft 2020-12 unless its $schema says another): {detail}"
+        "the output schema is not a valid JSON Schema (draft 2020-12 unless its $schema says another): {at}{detail}"
     )
 }
 

@@ -237,6 +237,7 @@ pub async fn run(args: Args, globals: &Globals) -> anyhow::Result<ExitCode> {
     config.devices = own_devices;
     config.limits.silence = Duration::from_secs_f64(args.silence_secs);
     config.batch_deadline = table.timeouts.batch();
+    config.routing_table = std::sync::Arc::new(table);
     config.max_body = args.max_body;
     config.allowed_hosts = args.allow_hosts.clone();
     config.console = Some(console.clone());

@@ -5,6 +5,7 @@
 
 use std::process::ExitCode;
 
+use deft_server::console::api_tokens::SERVER_TOKEN_ID;
 use serde_json::Value;
 
 use crate::cmd_devices::{print_items, print_table};
@@ -41,9 +42,10 @@ enum TokenCommand {
         #[arg(long)]
         json: bool,
     },
-    /// One token and the calls it made, newest first.
+    /// One token and the calls it made, newest first (`api-token`: the server's own API
+    /// token's calls).
     Show {
-        /// The token's name.
+        /// The token's name, or `api-token`.
         name: String,
         #[command(flatten)]
         server: ServerArgs,
@@ -83,27 +85,23 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             let tokens = server.client()?.tokens().await?;
             print_items(&tokens, json, &TOKEN_HEADER, token_row)?;
         }
+        TokenCommand::Show { name, server, json } if name == SERVER_TOKEN_ID => {
+            let shown = server.client()?.token_calls(&name).await?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&shown)?);
+            } else {
+                eprintln!("the server's API token ({SERVER_TOKEN_ID}): its newest calls");
+                print_calls(&shown["items"]);
+            }
+        }
         TokenCommand::Show { name, server, json } => {
             let shown = server.client()?.token(&name).await?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&shown)?);
             } else {
                 print_table(&TOKEN_HEADER, &[token_row(&shown["token"])]);
-                let calls: Vec<Vec<String>> = shown["calls"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .map(|c| {
-                        vec![
-                            text(c, "at"),
-                            text(c, "method"),
-                            text(c, "path"),
-                            c["status"].to_string(),
-                        ]
-                    })
-                    .collect();
                 println!();
-                print_table(&["AT", "METHOD", "PATH", "STATUS"], &calls);
+                print_calls(&shown["calls"]);
             }
         }
         TokenCommand::Revoke { name, server } => {
@@ -112,6 +110,24 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Prints calls (`[{"at", "method", "path", "status"}]`) as a table.
+fn print_calls(calls: &Value) {
+    let rows: Vec<Vec<String>> = calls
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| {
+            vec![
+                text(c, "at"),
+                text(c, "method"),
+                text(c, "path"),
+                c["status"].to_string(),
+            ]
+        })
+        .collect();
+    print_table(&["AT", "METHOD", "PATH", "STATUS"], &rows);
 }
 
 fn scopes_of(token: &Value) -> String {

@@ -6,6 +6,8 @@
 
 #[path = "common/desktop.rs"]
 mod desktop;
+#[path = "common/console.rs"]
+mod serve;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -234,6 +236,38 @@ fn python_sdk_builds_a_document_through_the_device_endpoint(mode: &str) {
         .env("DEFT_NO_PHONES", "1")
         .output()
         .unwrap();
+    the_document_was_built(mode, &out, data.path(), &docs);
+}
+
+/// The same flow over streamable HTTP: the SDK against `deft serve`'s `/mcp/devices/local`
+/// (its managed desktop), the server's API token as the Bearer.
+#[test]
+fn python_sdk_builds_a_document_through_the_server_s_device_endpoint() {
+    office::require_office();
+    let data = deft_test_support::TempDataDir::new().unwrap();
+    let docs = data.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    let mut opts = serve::ServeOptions::shell("http://127.0.0.1:9/v1", data.path());
+    opts.tools = None;
+    opts.desktop = true;
+    opts.env = vec![
+        ("DEFT_DOCUMENT_DIRS".into(), docs.display().to_string()),
+        ("DEFT_NO_PHONES".into(), "1".into()),
+    ];
+    let server = serve::Serve::start(data.path(), &opts);
+    let out = std::process::Command::new(deft_test_support::interop_python())
+        .arg(deft_test_support::repo_root().join("scripts/interop/device_client.py"))
+        .args(["http", "auto", &format!("{}/mcp/devices/local", server.url)])
+        .env("DEFT_MCP_BEARER", serve::API_TOKEN)
+        .output()
+        .unwrap();
+    the_document_was_built("auto", &out, data.path(), &docs);
+    server.interrupt();
+}
+
+/// Checks what device_client.py in `mode` reported in `out`: the .docx in `docs` with the typed
+/// text in its one table, and the endpoint's trace under `data`.
+fn the_document_was_built(mode: &str, out: &std::process::Output, data: &Path, docs: &Path) {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -260,7 +294,7 @@ fn python_sdk_builds_a_document_through_the_device_endpoint(mode: &str) {
         .unwrap_or_else(|| panic!("no {typed:?} in the saved file"));
     assert!(table < cell, "the text is inside the table");
     // The session left a trace a person can open: every call, the selection among them.
-    let traces = data.path().join("traces");
+    let traces = data.join("traces");
     let trace = std::fs::read_dir(&traces)
         .unwrap()
         .map(|e| e.unwrap().path())

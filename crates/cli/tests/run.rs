@@ -214,7 +214,10 @@ async fn output_schema_still_invalid_is_exit_3_with_the_errors() {
 async fn a_bad_or_unreadable_output_schema_fails_before_the_run() {
     let model = ScriptedModel::start(vec![]).await;
     let data = tempfile::tempdir().unwrap();
-    let bad = schema_file(data.path(), r#"{"type": "objekt"}"#);
+    let bad = schema_file(
+        data.path(),
+        r#"{"type": "object", "properties": {"a": {"type": "nope"}}}"#,
+    );
     let out = deft_run(
         &model.base_url(),
         data.path(),
@@ -224,7 +227,7 @@ async fn a_bad_or_unreadable_output_schema_fails_before_the_run() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
-        stderr.contains("the output schema is not a valid JSON Schema (draft 2020-12 unless its $schema says another): "),
+        stderr.contains("the output schema is not a valid JSON Schema (draft 2020-12 unless its $schema says another): at /properties/a/type: "),
         "{stderr}"
     );
     let missing = data.path().join("nope.json");

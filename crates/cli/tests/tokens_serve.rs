@@ -106,6 +106,8 @@ async fn tokens_are_made_listed_used_and_revoked_from_the_command_line() {
     };
     assert!(shown.contains("403") && shown.contains("200"), "{shown}");
 
+    the_server_tokens_calls_are_shown(&serve).await;
+
     let bad = deft_token(&serve, &["create", "ci", "--scope", "admin"]);
     let (_, stderr) = out(&bad);
     assert!(!bad.status.success());
@@ -136,4 +138,29 @@ async fn tokens_are_made_listed_used_and_revoked_from_the_command_line() {
         .await;
     assert_eq!(by_person.status, 201, "{}", by_person.text);
     assert_eq!(by_person.body["token"]["created_by"], "admin");
+}
+
+/// `deft token show api-token` lists the calls made with the server's own API token (`deft
+/// token` itself makes them), once the log has them.
+async fn the_server_tokens_calls_are_shown(serve: &Serve) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let shown = deft_token(serve, &["show", "api-token"]);
+        let (stdout, stderr) = out(&shown);
+        assert!(shown.status.success(), "{stderr}");
+        if stdout.lines().any(|l| {
+            l.contains("POST") && l.contains("/api/tokens") && l.trim_end().ends_with("201")
+        }) {
+            assert!(
+                stderr.contains("the server's API token (api-token)"),
+                "{stderr}"
+            );
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server token's calls not logged: {stdout}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }

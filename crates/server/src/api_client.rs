@@ -297,6 +297,12 @@ impl ApiClient {
             .await
     }
 
+    /// `GET /api/tokens/{name}/calls`: a token's newest calls (`api-token`: the server's own).
+    pub async fn token_calls(&self, name: &str) -> Result<Value, ApiClientError> {
+        self.get(&format!("/api/tokens/{}/calls", path_segment(name)))
+            .await
+    }
+
     /// `DELETE /api/tokens/{name}`: revokes it.
     pub async fn revoke_token(&self, name: &str) -> Result<Value, ApiClientError> {
         let url = format!("{}/api/tokens/{}", self.base, path_segment(name));

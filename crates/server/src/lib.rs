@@ -58,6 +58,7 @@ use axum::routing::{get, post};
 use axum::serve::ListenerExt;
 use deft_tools::Device;
 use deft_tools::authority::{self, HostPolicy};
+use deft_tools::table::RoutingTable;
 use tokio_util::sync::CancellationToken;
 
 pub use phones::{PhoneGone, PhoneSeen};
@@ -91,6 +92,10 @@ pub struct ServerConfig {
     /// The console (logins, settings, conversations, runs, web UI); `None` serves only the
     /// device endpoint and the API-token routes.
     pub console: Option<console::Console>,
+    /// The routing table the server's devices route by (`deft serve`: its `--tools-config`;
+    /// default: the built-in one): the device MCP endpoints name from it the application whose
+    /// window brings a tool asked for too early.
+    pub routing_table: Arc<RoutingTable>,
 }
 
 impl ServerConfig {
@@ -106,6 +111,7 @@ impl ServerConfig {
             max_body: api::MAX_JSON_BODY,
             allowed_hosts: Vec::new(),
             console: None,
+            routing_table: Arc::new(RoutingTable::builtin()),
         }
     }
 }
@@ -131,6 +137,8 @@ pub struct AppState {
     pub(crate) stopping: CancellationToken,
     /// Each device's MCP endpoint (`/mcp/devices/{id}`).
     mcp: mcp_devices::McpEndpoints,
+    /// The routing table the devices route by.
+    routing_table: Arc<RoutingTable>,
 }
 
 impl AppState {
@@ -147,6 +155,7 @@ impl AppState {
             hosts: Arc::new(HostPolicy::new(config.bind, &config.allowed_hosts)),
             stopping: CancellationToken::new(),
             mcp: mcp_devices::McpEndpoints::default(),
+            routing_table: config.routing_table.clone(),
         }
     }
 }
@@ -177,7 +186,7 @@ async fn require_api_auth(
     )
     .await
     {
-        Ok(console::sessions::Principal::Token(token)) => {
+        Ok(principal) => {
             let method = request.method().clone();
             // The whole path: inside `/api`'s nested router the URI has lost its prefix.
             let path = request
@@ -185,33 +194,44 @@ async fn require_api_auth(
                 .get::<axum::extract::OriginalUri>()
                 .map_or_else(|| request.uri().path(), |u| u.path())
                 .to_owned();
-            let within_api = path.strip_prefix("/api").unwrap_or(&path);
-            let needed = console::token_access::required(&method, within_api);
-            // The document describes the API to whoever may call any of it.
-            let permitted = if within_api == openapi::PATH_IN_API {
-                Ok(())
-            } else {
-                console::token_access::permit(&token, needed)
+            // The token whose calls are logged: a named one, or the server's own.
+            let logged = match &principal {
+                console::sessions::Principal::Token(token) => Some(token.id.clone()),
+                console::sessions::Principal::ApiToken => {
+                    Some(deft_store::SERVER_TOKEN_ID.to_owned())
+                }
+                console::sessions::Principal::User { .. } => None,
             };
-            let answer = match permitted {
-                Ok(()) => {
-                    let principal = console::sessions::Principal::Token(token.clone());
+            let answer = match &principal {
+                console::sessions::Principal::Token(token) => {
+                    let within_api = path.strip_prefix("/api").unwrap_or(&path);
+                    let needed = console::token_access::required(&method, within_api);
+                    // The document describes the API to whoever may call any of it.
+                    let permitted = if within_api == openapi::PATH_IN_API {
+                        Ok(())
+                    } else {
+                        console::token_access::permit(token, needed)
+                    };
+                    match permitted {
+                        Ok(()) => {
+                            request.extensions_mut().insert(principal);
+                            next.run(request).await
+                        }
+                        Err(refused) => refused.into_response(),
+                    }
+                }
+                // Who is calling, for the routes that record it (who set a secret).
+                _ => {
                     request.extensions_mut().insert(principal);
                     next.run(request).await
                 }
-                Err(refused) => refused.into_response(),
             };
-            if let Some(console) = &app.console {
+            if let (Some(console), Some(token_id)) = (&app.console, logged) {
                 console
                     .token_calls()
-                    .record(&token, method.as_str(), &path, answer.status());
+                    .record(&token_id, method.as_str(), &path, answer.status());
             }
             answer
-        }
-        Ok(principal) => {
-            // Who is calling, for the routes that record it (who set a secret).
-            request.extensions_mut().insert(principal);
-            next.run(request).await
         }
         Err(e) => e.into_response(),
     }

@@ -2,7 +2,8 @@
 //! `device_mcp`: the HostAgent's tools, then the selected application's, approvals, the busy
 //! rule, a trace) over streamable HTTP. It sits behind the API's authentication — the API token,
 //! a console session, or a named token with `devices:exec` — and the server's Host and Origin
-//! checks. One endpoint per device id, made at its first request and kept while the server
+//! checks. The server's routing table names the window that brings a tool asked for too early,
+//! as `deft mcp device` does. One endpoint per device id, made at its first request and kept while the server
 //! runs: the selected window survives a client's reconnect, and a device that reconnects is
 //! served again.
 
@@ -45,6 +46,7 @@ impl McpEndpoints {
                 .console
                 .as_ref()
                 .map(|c| c.app().data_dir().join("traces")),
+            table: Some(app.routing_table.clone()),
             ..EndpointConfig::default()
         };
         let endpoint = DeviceEndpoint::new(devices, id, config);

@@ -223,6 +223,52 @@ async fn a_browser_tab_brings_its_tools_and_the_client_hears_of_it() {
     client.cancel().await.unwrap();
 }
 
+/// A device of the `desktop` profile whose only server is the shell (no desktop is needed to
+/// list its HostAgent's tools: the desktop's are left out).
+fn shell_only_desktop() -> deft_tools::Device {
+    let mut r = deft_tools::builtin::BuiltinRegistry::new();
+    r.register(deft_tools::builtin::Builtin::new(
+        deft_backend_shell::NAME,
+        "shell",
+        |o| {
+            deft_backend_shell::ShellPolicy::from_options(o)
+                .map(deft_backend_shell::ShellServer::new)
+        },
+    ));
+    let table = Arc::new(deft_tools::table::RoutingTable::builtin());
+    let d = deft_tools::LocalDispatcher::new(table, Arc::new(r));
+    deft_tools::Device::new("desk", "desktop", Arc::new(d))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_application_tool_called_too_early_names_the_window_that_brings_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = ConsoleHub::start(dir.path(), None, vec![shell_only_desktop()]).await;
+    let client = connect(&h, "desk", API_TOKEN, Person::default()).await;
+    let host = names(&client).await;
+    assert!(host.contains(&"run_shell".to_owned()), "{host:?}");
+    assert!(!host.contains(&"insert_table".to_owned()), "{host:?}");
+
+    // Writer's API tool before a Writer window is selected: the server's routing table names it.
+    let early = call(&client, "insert_table", json!({"rows": 2, "columns": 2})).await;
+    assert_eq!(early.is_error, Some(true));
+    assert_eq!(
+        text(&early),
+        deft_app::texts::mcp_unknown_tool(
+            "insert_table",
+            "desk",
+            None,
+            &["libreoffice-writer".to_owned()]
+        )
+    );
+    assert!(
+        text(&early).contains("(insert_table comes with the window of libreoffice-writer)"),
+        "{}",
+        text(&early)
+    );
+    client.cancel().await.unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sensitive_call_runs_only_when_a_person_says_yes() {
     let dir = tempfile::tempdir().unwrap();

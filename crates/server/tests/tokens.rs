@@ -40,10 +40,18 @@ async fn call(
 
 /// The calls `GET /api/tokens/{name}` shows once at least `n` are logged.
 async fn calls_once_logged(h: &ConsoleHub, name: &str, n: usize) -> Value {
+    answer_once(h, &format!("/api/tokens/{name}"), |body| {
+        body["calls"].as_array().is_some_and(|c| c.len() >= n)
+    })
+    .await
+}
+
+/// `GET path`'s body once `ready` holds for it.
+async fn answer_once(h: &ConsoleHub, path: &str, ready: impl Fn(&Value) -> bool) -> Value {
     tokio::time::timeout(Duration::from_secs(20), async {
         loop {
-            let got = h.get(&format!("/api/tokens/{name}")).await;
-            if got.body["calls"].as_array().is_some_and(|c| c.len() >= n) {
+            let got = h.get(path).await;
+            if ready(&got.body) {
                 return got.body;
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
@@ -94,8 +102,24 @@ async fn bad_token_requests_are_refused_at_their_field() {
         )
         .await;
     assert_eq!(unknown_field.status, 400, "{}", unknown_field.body);
+    let reserved = h
+        .post(
+            "/api/tokens",
+            &json!({"name": "api-token", "scopes": ["runs"]}),
+        )
+        .await;
+    assert_eq!(
+        (reserved.status, reserved.body["error"].as_str()),
+        (
+            400,
+            Some(
+                "\"api-token\" is reserved: it names the server's own API token, whose calls GET /api/tokens/api-token/calls lists; pick another name"
+            )
+        )
+    );
     for (method, path) in [
         ("GET", "/api/tokens/nobody"),
+        ("GET", "/api/tokens/nobody/calls"),
         ("DELETE", "/api/tokens/nobody"),
     ] {
         let got = h.send(method, path, &Value::Null).await;
@@ -153,6 +177,32 @@ async fn reaches_only_its_scopes(h: &ConsoleHub, value: &str) {
     assert_eq!(me.status, 403, "an admin route too: {}", me.body);
     let wrong = call(h, "deft_not-a-token", "GET", "/api/tasks", None).await;
     assert_eq!(wrong.status, 401);
+}
+
+/// The calls this test made with the server's own API token, under `api-token`, apart from
+/// "ci"'s.
+async fn the_server_tokens_calls_are_logged(h: &ConsoleHub) {
+    let made = [
+        ("POST", "/api/tokens", 201),
+        ("POST", "/api/tokens", 409),
+        ("GET", "/api/tokens", 200),
+        ("GET", "/api/tokens/ci", 200),
+    ];
+    let shown = answer_once(h, "/api/tokens/api-token/calls", |body| {
+        let calls = body["items"].as_array().cloned().unwrap_or_default();
+        made.iter().all(|(method, path, status)| {
+            calls
+                .iter()
+                .any(|c| c["method"] == *method && c["path"] == *path && c["status"] == *status)
+        })
+    })
+    .await;
+    let items = shown["items"].as_array().unwrap();
+    assert!(items.iter().all(|c| c["at"].is_string()), "{shown}");
+    assert!(
+        !items.iter().any(|c| c["path"] == "/api/secrets"),
+        "ci's calls are not the server token's: {shown}"
+    );
 }
 
 /// Every call "ci" made, with its answer, and its last use.
@@ -235,6 +285,7 @@ async fn a_token_reaches_its_scopes_is_logged_and_stops_at_revocation() {
 
     reaches_only_its_scopes(&h, &value).await;
     its_calls_are_logged(&h).await;
+    the_server_tokens_calls_are_logged(&h).await;
 
     // Revoked: refused at its next call.
     let revoked = h.delete("/api/tokens/ci").await;

@@ -113,7 +113,11 @@ async fn a_bad_output_schema_is_a_400_before_any_model_call() {
     let cases = [
         (
             json!({"type": "objekt"}),
-            "the output schema is not a valid JSON Schema (draft 2020-12 unless its $schema says another): ",
+            "the output schema is not a valid JSON Schema (draft 2020-12 unless its $schema says another): at /type: ",
+        ),
+        (
+            json!({"type": "object", "properties": {"a": {"type": "nope"}}}),
+            "the output schema is not a valid JSON Schema (draft 2020-12 unless its $schema says another): at /properties/a/type: ",
         ),
         (
             json!(["type"]),

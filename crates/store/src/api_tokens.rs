@@ -1,6 +1,7 @@
 //! Named API tokens: each kept by the SHA-256 of its value (the value is shown once, by the
 //! server, and never stored), with its scopes, who made it, an optional expiry, its last use
-//! and its revocation; and the calls each token made, a bounded log per token.
+//! and its revocation; and the calls each token made, a bounded log per token — the server's
+//! own API token's calls too, under [`SERVER_TOKEN_ID`].
 
 use serde::{Deserialize, Serialize};
 use sqlx::Row;
@@ -13,6 +14,9 @@ use crate::error::{Result, StoreError, db, is_unique_violation};
 const READ: &str = "reading an API token";
 const COLUMNS: &str = "id, name, prefix, scopes, created_by, created_at_ms, expires_at_ms, \
      last_used_at_ms, revoked_at_ms";
+
+/// The token id the server's own API token (not a named one) logs its calls under.
+pub const SERVER_TOKEN_ID: &str = "api-token";
 
 /// A named API token as listed: everything but its value and hash.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -169,30 +173,23 @@ impl Store {
     }
 
     /// Appends `calls` to their tokens' logs, then keeps the newest `keep` calls of each of
-    /// those tokens. Calls of a token deleted meanwhile are dropped.
+    /// those tokens. Calls of a token deleted meanwhile are dropped; calls of
+    /// [`SERVER_TOKEN_ID`] are kept though no named token has that id.
     pub async fn record_api_token_calls(&self, calls: &[ApiTokenCall], keep: u32) -> Result<()> {
         let mut tx = self.pool.begin().await.map_err(db("logging API calls"))?;
         for call in calls {
+            if call.token_id == SERVER_TOKEN_ID {
+                insert_call(&mut tx, call).await?;
+                continue;
+            }
             let known = sqlx::query("SELECT 1 AS one FROM api_tokens WHERE id = $1")
                 .bind(&call.token_id)
                 .fetch_optional(&mut *tx)
                 .await
                 .map_err(db("logging API calls"))?;
-            if known.is_none() {
-                continue;
+            if known.is_some() {
+                insert_call(&mut tx, call).await?;
             }
-            sqlx::query(
-                "INSERT INTO api_token_calls (token_id, at_ms, method, path, status) \
-                 VALUES ($1, $2, $3, $4, $5)",
-            )
-            .bind(&call.token_id)
-            .bind(call.at_ms)
-            .bind(&call.method)
-            .bind(&call.path)
-            .bind(i64::from(call.status))
-            .execute(&mut *tx)
-            .await
-            .map_err(db("logging API calls"))?;
         }
         let mut ids: Vec<&str> = calls.iter().map(|c| c.token_id.as_str()).collect();
         ids.sort_unstable();
@@ -225,6 +222,22 @@ impl Store {
         .map_err(db("reading API calls"))?;
         rows.iter().map(call_from_row).collect()
     }
+}
+
+async fn insert_call(tx: &mut sqlx::Transaction<'_, sqlx::Any>, call: &ApiTokenCall) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO api_token_calls (token_id, at_ms, method, path, status) \
+         VALUES ($1, $2, $3, $4, $5)",
+    )
+    .bind(&call.token_id)
+    .bind(call.at_ms)
+    .bind(&call.method)
+    .bind(&call.path)
+    .bind(i64::from(call.status))
+    .execute(&mut **tx)
+    .await
+    .map_err(db("logging API calls"))?;
+    Ok(())
 }
 
 fn token_from_row(row: &AnyRow) -> Result<ApiToken> {

@@ -76,6 +76,11 @@ fn migrator() -> Migrator {
             include_str!("../migrations/0012_webhooks.sql"),
         ),
         migration(13, "fleet", include_str!("../migrations/0013_fleet.sql")),
+        migration(
+            14,
+            "server token calls",
+            include_str!("../migrations/0014_server_token_calls.sql"),
+        ),
     ])
 }
 

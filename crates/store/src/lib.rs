@@ -64,7 +64,7 @@ use std::path::Path;
 
 use sqlx::AnyPool;
 
-pub use api_tokens::{ApiToken, ApiTokenCall, NewApiToken};
+pub use api_tokens::{ApiToken, ApiTokenCall, NewApiToken, SERVER_TOKEN_ID};
 pub use deft_protocol::Usage;
 pub use error::{Result, StoreError};
 pub use fence::{Fence, FencedStore};

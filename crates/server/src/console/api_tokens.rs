@@ -1,19 +1,23 @@
 //! Named API tokens (docs/console-api.md "API tokens"): made by the admin (console or
 //! `deft token create`), shown once, kept as their SHA-256, each with scopes
 //! ([`super::token_access`]), an optional expiry, its last use and revocation. A token is looked up
-//! on every call, so a revocation takes effect at once. Every call a named token makes is
-//! logged (method, path, status) by [`CallLedger`], off the request's path.
+//! on every call, so a revocation takes effect at once. Every call a named token or the server's
+//! own API token makes is logged (method, path, status) by [`CallLedger`], off the request's
+//! path; the server's token's under the reserved name [`SERVER_TOKEN_ID`] (`api-token`), which
+//! `GET /api/tokens/{name}/calls` takes and no named token may have.
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::{Json, Router, routing::get};
+/// The name the server's own API token's calls are listed under (`api-token`).
+pub use deft_store::SERVER_TOKEN_ID;
 use deft_store::{ApiToken, ApiTokenCall, NewApiToken, Store, StoreError};
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
 use super::sessions::Principal;
-use super::token_access::{NamedToken, Scope, TOKEN_PREFIX};
+use super::token_access::{Scope, TOKEN_PREFIX};
 use super::{Console, now_ms, rfc3339, secrets, texts};
 use crate::AppState;
 use crate::api::{ApiError, JsonBody};
@@ -92,6 +96,7 @@ pub fn routes() -> Router<AppState> {
     Router::new()
         .route("/tokens", get(list).post(create))
         .route("/tokens/{name}", get(get_one).delete(revoke))
+        .route("/tokens/{name}/calls", get(calls))
 }
 
 /// `GET /api/tokens`: every token (revoked ones too), newest first, and the scopes there are.
@@ -119,6 +124,13 @@ pub struct TokenList {
     pub items: Vec<TokenView>,
     /// Every scope a token can be given.
     pub scopes: Vec<&'static str>,
+}
+
+/// `GET /api/tokens/{name}/calls`' answer.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct TokenCalls {
+    /// The token's newest calls, newest first.
+    pub items: Vec<CallView>,
 }
 
 /// `POST /api/tokens`' answer: the token and its value, shown this once.
@@ -173,9 +185,32 @@ pub async fn get_one(
 ) -> Result<Response, ApiError> {
     let console = app.console()?;
     let token = known(console.store(), &name).await?;
-    let calls: Vec<CallView> = console
-        .store()
-        .api_token_calls(&token.id, CALLS_SHOWN)
+    let body = TokenDetail {
+        token: view(&token, now_ms()),
+        calls: Some(newest_calls(console.store(), &token.id).await?),
+    };
+    Ok(Json(body).into_response())
+}
+
+/// `GET /api/tokens/{name}/calls`: the newest calls of a named token, or of the server's own
+/// API token when `name` is [`SERVER_TOKEN_ID`].
+pub async fn calls(
+    State(app): State<AppState>,
+    Path(name): Path<String>,
+) -> Result<Response, ApiError> {
+    let console = app.console()?;
+    let id = if name == SERVER_TOKEN_ID {
+        name
+    } else {
+        known(console.store(), &name).await?.id
+    };
+    let items = newest_calls(console.store(), &id).await?;
+    Ok(Json(TokenCalls { items }).into_response())
+}
+
+async fn newest_calls(store: &Store, token_id: &str) -> Result<Vec<CallView>, ApiError> {
+    Ok(store
+        .api_token_calls(token_id, CALLS_SHOWN)
         .await?
         .into_iter()
         .map(|c| CallView {
@@ -184,12 +219,7 @@ pub async fn get_one(
             path: c.path,
             status: c.status,
         })
-        .collect();
-    let body = TokenDetail {
-        token: view(&token, now_ms()),
-        calls: Some(calls),
-    };
-    Ok(Json(body).into_response())
+        .collect())
 }
 
 /// `DELETE /api/tokens/{name}`: revokes it (its next call is refused); 200 with it.
@@ -210,7 +240,7 @@ pub async fn revoke(
     .into_response())
 }
 
-/// Logs the calls of named tokens: [`CallLedger::record`] queues a call without waiting; one
+/// Logs the calls of named tokens and of the server's API token: [`CallLedger::record`] queues a call without waiting; one
 /// writer stores them in batches, with each token's last use, and keeps [`CALLS_KEPT`] per
 /// token.
 #[derive(Clone)]
@@ -226,17 +256,18 @@ impl CallLedger {
         CallLedger { queue }
     }
 
-    /// Queues a call of `token`; dropped (with a warning) when the writer is far behind.
-    pub fn record(&self, token: &NamedToken, method: &str, path: &str, status: StatusCode) {
+    /// Queues a call of token `token_id` (a named token's id, or [`SERVER_TOKEN_ID`]); dropped
+    /// (with a warning) when the writer is far behind.
+    pub fn record(&self, token_id: &str, method: &str, path: &str, status: StatusCode) {
         let call = ApiTokenCall {
-            token_id: token.id.clone(),
+            token_id: token_id.to_owned(),
             at_ms: now_ms(),
             method: method.to_owned(),
             path: path.to_owned(),
             status: status.as_u16(),
         };
         if self.queue.try_send(call).is_err() {
-            tracing::warn!(token = %token.name, "API call log is behind: a call was not logged");
+            tracing::warn!(token = %token_id, "API call log is behind: a call was not logged");
         }
     }
 }
@@ -262,7 +293,7 @@ async fn write_calls(store: Store, mut calls: mpsc::Receiver<ApiTokenCall>) {
 }
 
 impl Console {
-    /// The log of named tokens' calls.
+    /// The log of the API tokens' calls (named ones and the server's).
     pub fn token_calls(&self) -> &CallLedger {
         &self.inner.token_calls
     }
@@ -272,6 +303,9 @@ fn checked(body: &CreateToken, created_by: String) -> Result<(NewApiToken, Strin
     let bad = |text: String| ApiError(StatusCode::BAD_REQUEST, text);
     if !is_token_name(&body.name) {
         return Err(bad(texts::token_name_bad(&body.name)));
+    }
+    if body.name == SERVER_TOKEN_ID {
+        return Err(bad(texts::token_name_reserved(SERVER_TOKEN_ID)));
     }
     if body.scopes.is_empty() {
         return Err(bad(texts::token_scopes_empty(&Scope::names())));

@@ -395,6 +395,13 @@ pub fn token_name_bad(name: &str) -> String {
     )
 }
 
+/// 400 for the name the server's own API token's calls are logged under.
+pub fn token_name_reserved(name: &str) -> String {
+    format!(
+        "{name:?} is reserved: it names the server's own API token, whose calls GET /api/tokens/{name}/calls lists; pick another name"
+    )
+}
+
 /// 400 for a token without scopes.
 pub fn token_scopes_empty(names: &[&str]) -> String {
     format!("give the token at least one scope: {}", names.join(", "))

@@ -12,7 +12,7 @@ use serde_json::json;
 
 use super::route::{Access, Payload, Route, route, schema};
 use crate::api::{ErrorBody, ExecQuery, Health};
-use crate::console::api_tokens::{CreateToken, TokenCreated, TokenDetail, TokenList};
+use crate::console::api_tokens::{CreateToken, TokenCalls, TokenCreated, TokenDetail, TokenList};
 use crate::console::memory::views::{
     ActionTryView, ActionView, AuditRunView, AuditScheduleView, AuditStateView,
     ExperienceDetailView, ExperienceView,
@@ -691,6 +691,10 @@ fn tokens() -> Vec<Route> {
         route(tag, GET, "/api/tokens/{name}", "getToken")
             .summary("One token and its newest calls")
             .ok::<TokenDetail>()
+            .errors(&[404]),
+        route(tag, GET, "/api/tokens/{name}/calls", "listTokenCalls")
+            .summary("A token's newest calls; `api-token` names the server's own API token")
+            .ok::<TokenCalls>()
             .errors(&[404]),
         route(tag, DELETE, "/api/tokens/{name}", "revokeToken")
             .summary("Revoke a token: its next call is refused")

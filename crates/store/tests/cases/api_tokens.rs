@@ -1,6 +1,6 @@
 //! Named API tokens and the calls they made.
 
-use deft_store::{ApiTokenCall, NewApiToken, Store, StoreError};
+use deft_store::{ApiTokenCall, NewApiToken, SERVER_TOKEN_ID, Store, StoreError};
 
 fn new_token(name: &str, hash: &str) -> NewApiToken {
     NewApiToken {
@@ -77,7 +77,11 @@ pub async fn api_token_calls_are_kept_newest_and_bounded(store: &Store) {
     let b = store.create_api_token(&new_token("b", "hb")).await.unwrap();
     let calls: Vec<ApiTokenCall> = (0..7)
         .map(|i| call(&a.id, 100 + i, &format!("/api/tasks/{i}")))
-        .chain([call(&b.id, 50, "/api/devices"), call("gone", 60, "/api/x")])
+        .chain([
+            call(&b.id, 50, "/api/devices"),
+            call("gone", 60, "/api/x"),
+            call(SERVER_TOKEN_ID, 70, "/api/tokens"),
+        ])
         .collect();
     store.record_api_token_calls(&calls, 5).await.unwrap();
     let kept = store.api_token_calls(&a.id, 100).await.unwrap();
@@ -93,5 +97,10 @@ pub async fn api_token_calls_are_kept_newest_and_bounded(store: &Store) {
         [call(&b.id, 50, "/api/devices")]
     );
     assert!(store.api_token_calls("gone", 100).await.unwrap().is_empty());
+    assert_eq!(
+        store.api_token_calls(SERVER_TOKEN_ID, 100).await.unwrap(),
+        [call(SERVER_TOKEN_ID, 70, "/api/tokens")],
+        "the server's own token has no row, its calls are kept"
+    );
     assert_eq!(store.api_token_calls(&a.id, 2).await.unwrap().len(), 2);
 }

@@ -2,7 +2,7 @@
 //! branches; sqlx applies whichever versions a database lacks, in any order. A database at any
 //! branch's version — missing the memory, the mode or the task runs' log — gains what it lacks
 //! when it is opened, and keeps what it had; so does one from before notifications, the run
-//! history, webhooks (migration 12) or the fleet (13).
+//! history, webhooks (migration 12), the fleet (13) or the server token's calls (14).
 
 use deft_protocol::{RunMode, RunStatus};
 use deft_store::{NewExperience, RunRecord, Store, Usage};
@@ -97,16 +97,22 @@ fn designer_run(conversation_id: &str) -> RunRecord {
 pub async fn any_branchs_database_gains_the_migrations_it_lacks(store: &Store, url: &str) {
     assert_eq!(
         versions(url).await,
-        [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13],
-        "a fresh database has all twelve"
+        [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14],
+        "a fresh database has all thirteen"
     );
     let conv = store.create_conversation("before").await.unwrap();
     store.create_run(&designer_run(&conv.id)).await.unwrap();
 
     execute(url, WITHOUT_MEMORY).await;
-    assert_eq!(versions(url).await, [1, 2, 4, 5, 6, 7, 8, 9, 11, 12, 13]);
+    assert_eq!(
+        versions(url).await,
+        [1, 2, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14]
+    );
     let reopened = Store::connect(url).await.unwrap();
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13]);
+    assert_eq!(
+        versions(url).await,
+        [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14]
+    );
     assert_eq!(
         reopened.run("run-designer").await.unwrap().unwrap().mode,
         RunMode::Designer,
@@ -124,9 +130,15 @@ pub async fn any_branchs_database_gains_the_migrations_it_lacks(store: &Store, u
     reopened.close().await;
 
     execute(url, WITHOUT_MODE).await;
-    assert_eq!(versions(url).await, [1, 2, 3, 5, 6, 7, 8, 9, 11, 12, 13]);
+    assert_eq!(
+        versions(url).await,
+        [1, 2, 3, 5, 6, 7, 8, 9, 11, 12, 13, 14]
+    );
     let reopened = Store::connect(url).await.unwrap();
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13]);
+    assert_eq!(
+        versions(url).await,
+        [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14]
+    );
     assert_eq!(
         reopened.run("run-designer").await.unwrap().unwrap().mode,
         RunMode::Chat,
@@ -140,9 +152,15 @@ pub async fn any_branchs_database_gains_the_migrations_it_lacks(store: &Store, u
     reopened.close().await;
 
     execute(url, WITHOUT_TASK_RUN_LOG).await;
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 6, 7, 8, 9, 11, 12, 13]);
+    assert_eq!(
+        versions(url).await,
+        [1, 2, 3, 4, 6, 7, 8, 9, 11, 12, 13, 14]
+    );
     let reopened = Store::connect(url).await.unwrap();
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13]);
+    assert_eq!(
+        versions(url).await,
+        [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14]
+    );
     assert!(
         reopened.running_task_runs().await.unwrap().is_empty(),
         "the task runs' owner and heartbeat columns are back"
@@ -158,6 +176,57 @@ pub async fn any_branchs_database_gains_the_migrations_it_lacks(store: &Store, u
     old_tasks_gain_the_default_notification_settings(url).await;
     a_database_without_webhooks_gains_them(url).await;
     a_database_without_the_fleet_gains_it(url).await;
+    a_database_before_the_server_token_calls_keeps_its_calls(url).await;
+}
+
+/// Back to migration 11's calls log, whose rows referenced a named token.
+const WITHOUT_SERVER_TOKEN_CALLS: &[&str] = &[
+    "DROP TABLE api_token_calls",
+    "CREATE TABLE api_token_calls (token_id TEXT NOT NULL REFERENCES api_tokens(id) \
+     ON DELETE CASCADE, at_ms BIGINT NOT NULL, method TEXT NOT NULL, path TEXT NOT NULL, \
+     status BIGINT NOT NULL)",
+    "CREATE INDEX api_token_calls_by_token ON api_token_calls (token_id, at_ms)",
+    "INSERT INTO api_tokens (id, name, token_hash, prefix, scopes, created_by, created_at_ms) \
+     VALUES ('token-ci', 'ci', 'h-ci', 'deft_ci', 'runs', 'admin', 1000)",
+    "INSERT INTO api_token_calls (token_id, at_ms, method, path, status) \
+     VALUES ('token-ci', 2000, 'GET', '/api/tasks', 200)",
+    "DELETE FROM _sqlx_migrations WHERE version = 14",
+];
+
+/// A database of the version before 14 keeps its named tokens' calls and can log the server
+/// token's.
+async fn a_database_before_the_server_token_calls_keeps_its_calls(url: &str) {
+    execute(url, WITHOUT_SERVER_TOKEN_CALLS).await;
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13]);
+    let reopened = Store::connect(url).await.unwrap();
+    assert_eq!(
+        versions(url).await,
+        [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14]
+    );
+    let kept = reopened.api_token_calls("token-ci", 10).await.unwrap();
+    assert_eq!(
+        kept.iter().map(|c| c.path.as_str()).collect::<Vec<_>>(),
+        ["/api/tasks"]
+    );
+    let server_call = deft_store::ApiTokenCall {
+        token_id: deft_store::SERVER_TOKEN_ID.into(),
+        at_ms: 3_000,
+        method: "POST".into(),
+        path: "/api/tokens".into(),
+        status: 201,
+    };
+    reopened
+        .record_api_token_calls(std::slice::from_ref(&server_call), 10)
+        .await
+        .unwrap();
+    assert_eq!(
+        reopened
+            .api_token_calls(deft_store::SERVER_TOKEN_ID, 10)
+            .await
+            .unwrap(),
+        [server_call]
+    );
+    reopened.close().await;
 }
 
 /// Back to a version before the fleet: migration 13's tables gone.
@@ -173,9 +242,12 @@ const WITHOUT_FLEET: &[&str] = &[
 /// column (none for the runs it had).
 async fn a_database_without_the_fleet_gains_it(url: &str) {
     execute(url, WITHOUT_FLEET).await;
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12]);
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 14]);
     let reopened = Store::connect(url).await.unwrap();
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13]);
+    assert_eq!(
+        versions(url).await,
+        [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14]
+    );
     assert!(reopened.fleet_servers().await.unwrap().is_empty());
     assert!(reopened.live_leases(0).await.unwrap().is_empty());
     let kept = reopened.run("run-designer").await.unwrap().unwrap();
@@ -194,9 +266,12 @@ const WITHOUT_WEBHOOKS: &[&str] = &[
 /// A database of the version before webhooks gains their tables, empty.
 async fn a_database_without_webhooks_gains_them(url: &str) {
     execute(url, WITHOUT_WEBHOOKS).await;
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 13]);
+    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 13, 14]);
     let reopened = Store::connect(url).await.unwrap();
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13]);
+    assert_eq!(
+        versions(url).await,
+        [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14]
+    );
     assert!(reopened.webhooks().await.unwrap().is_empty());
     assert_eq!(reopened.next_webhook_due().await.unwrap(), None);
     reopened.close().await;
@@ -246,9 +321,15 @@ async fn ended_runs_gain_their_durations(url: &str) {
     }
     reopened.close().await;
     execute(url, WITHOUT_RUN_HISTORY).await;
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13]);
+    assert_eq!(
+        versions(url).await,
+        [1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13, 14]
+    );
     let reopened = Store::connect(url).await.unwrap();
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13]);
+    assert_eq!(
+        versions(url).await,
+        [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14]
+    );
     let longest_first = deft_store::RunOrder {
         key: deft_store::RunSortKey::Duration,
         descending: true,
@@ -303,7 +384,10 @@ async fn tasks_gain_their_first_version(url: &str) {
     store.close().await;
     execute(url, WITHOUT_VERSIONS).await;
     let store = Store::connect(url).await.unwrap();
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13]);
+    assert_eq!(
+        versions(url).await,
+        [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14]
+    );
     let task = store.task(&task.id).await.unwrap();
     assert_eq!((task.version, task.folder.as_str()), (1, ""));
     let v1 = store.task_version(&task.id, 1).await.unwrap();
@@ -326,7 +410,10 @@ async fn tasks_gain_their_first_version(url: &str) {
 /// gains migration 8 with each task at the defaults.
 async fn old_tasks_gain_the_default_notification_settings(url: &str) {
     execute(url, WITHOUT_NOTIFICATIONS).await;
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 9, 11, 12, 13]);
+    assert_eq!(
+        versions(url).await,
+        [1, 2, 3, 4, 5, 6, 7, 9, 11, 12, 13, 14]
+    );
     execute(
         url,
         &[
@@ -336,7 +423,10 @@ async fn old_tasks_gain_the_default_notification_settings(url: &str) {
     )
     .await;
     let reopened = Store::connect(url).await.unwrap();
-    assert_eq!(versions(url).await, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13]);
+    assert_eq!(
+        versions(url).await,
+        [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14]
+    );
     assert_eq!(
         reopened.task("old").await.unwrap().notify,
         deft_store::TaskNotify {
