@@ -272,7 +272,7 @@ def op_open(req):
 def locate(doc, location):
     """Gives the document its place as its URL: LibreOffice read (or wrote) deft's private
     copy, the document is the file in the documents folder. Its own saves still go to the
-    private file, which deft makes a link to the place."""
+    private file, from which deft carries them to the place."""
     if location:
         doc.attachResource(location, doc.getArgs())
 

@@ -37,6 +37,7 @@
 
 mod args;
 pub mod binding;
+mod carry;
 pub mod documents;
 mod fonts;
 pub mod instance;
@@ -50,6 +51,7 @@ pub mod session;
 mod texts;
 pub mod uno;
 
+pub use carry::{OwnSaves, own_saves};
 pub use documents::{DocumentDirs, Kind};
 pub use opener::{Office, OfficeConfig, Opened};
 pub use server::OfficeServer;

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::carry;
 use crate::documents::{self, DocumentDirs, Kind};
 use crate::instance::{self, Instance, Launch};
 use crate::private;
@@ -218,9 +219,10 @@ impl Office {
     /// request, starts LibreOffice when needed and opens the document in it.
     ///
     /// A document is read by deft from the place it checked ([`crate::place`]) into a private
-    /// copy, which LibreOffice loads; the document then has its place as its URL and the copy
-    /// becomes a link to it. LibreOffice never resolves the checked path itself, so a folder
-    /// swapped for a link meanwhile cannot make it open another file.
+    /// copy, which LibreOffice loads and keeps working on; the document has its place as its
+    /// URL, and LibreOffice's own saves of the copy are carried to the place ([`carry`]).
+    /// LibreOffice never resolves the checked path itself, so a folder swapped for a link
+    /// meanwhile cannot make it open, or save to, another file.
     pub async fn open(
         &self,
         app: &str,
@@ -250,8 +252,8 @@ impl Office {
         let opened = self.load(&args, env).await;
         if let Some((place, copy)) = &place {
             match &opened {
-                // LibreOffice's own saves of the document now reach its place.
-                Ok(_) => private::point_to(copy, place.path())?,
+                // LibreOffice's own saves of the copy are carried to the place from now on.
+                Ok(_) => carry::follow(copy, place)?,
                 Err(_) => forget_copy(copy),
             }
         }

@@ -141,10 +141,7 @@ impl Place {
     /// LibreOffice sees the file's own modification time.
     pub fn copy_to(&self, to: &Path) -> Result<(), PlaceError> {
         let mut src = self.open()?;
-        let fail = |e: io::Error| PlaceError::Io(to.to_owned(), e);
-        let mut dst = File::create_new(to).map_err(fail)?;
-        io::copy(&mut src, &mut dst).map_err(fail)?;
-        copy_times(&src, &dst).map_err(fail)
+        copy_new(&mut src, to).map_err(|e| PlaceError::Io(to.to_owned(), e))
     }
 
     /// Moves the file `from` (in deft's private folder) to this place: renamed into the open
@@ -217,6 +214,13 @@ impl Place {
     fn io(&self, e: io::Error) -> PlaceError {
         PlaceError::Io(self.path.clone(), e)
     }
+}
+
+/// Copies the open file `src` to the new file `to`, with its times.
+pub(crate) fn copy_new(src: &mut File, to: &Path) -> io::Result<()> {
+    let mut dst = File::create_new(to)?;
+    io::copy(src, &mut dst)?;
+    copy_times(src, &dst)
 }
 
 /// Gives `dst` the access and modification times of `src`.

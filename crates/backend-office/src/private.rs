@@ -4,8 +4,9 @@
 //! - Opening: deft copies the document out of its checked place ([`crate::place`]) into a
 //!   folder of its own here; LibreOffice loads that copy.
 //! - Saving: LibreOffice writes here; deft moves the file into the checked place.
-//! - Afterwards, a document's private file becomes a link to its place, so LibreOffice's own
-//!   saves (Ctrl+S in its window) reach the document as any program's would.
+//! - Afterwards, LibreOffice keeps working on the document's private file (a regular file, never
+//!   a link into the documents folders); deft carries its own saves (Ctrl+S in its window) to
+//!   the place ([`crate::carry`]).
 //!
 //! One folder per deft process (`$TMPDIR/deft-office-files-<pid>-…`, mode 0700, in the sticky
 //! temporary folder), kept while the process runs — LibreOffice's documents point into it —
@@ -63,18 +64,6 @@ pub fn document_file(name: &OsStr) -> Result<PathBuf, String> {
     Ok(dir.join(name))
 }
 
-/// Makes the private file `file` a link to `place`, atomically (a link beside it renamed over
-/// it), so LibreOffice's own later saves of the document reach its place.
-pub fn point_to(file: &Path, place: &Path) -> Result<(), String> {
-    let mut tmp = file.as_os_str().to_owned();
-    tmp.push(".link");
-    let tmp = PathBuf::from(tmp);
-    let _ = std::fs::remove_file(&tmp);
-    std::os::unix::fs::symlink(place, &tmp)
-        .and_then(|()| std::fs::rename(&tmp, file))
-        .map_err(|e| texts::private_failed(&e.to_string()))
-}
-
 /// Removes the folders in `parent` named `<prefix><pid>-…` whose deft process is gone.
 pub(crate) fn sweep_dead(parent: &Path, prefix: &str) {
     let Ok(entries) = std::fs::read_dir(parent) else {
@@ -130,17 +119,5 @@ mod tests {
         sweep_dead(parent.path(), PREFIX);
         assert!(!gone.exists());
         assert!(mine.exists() && other.exists());
-    }
-
-    #[test]
-    fn a_document_file_becomes_a_link_to_its_place() {
-        let place = tempfile::tempdir().unwrap();
-        let target = place.path().join("r.odt");
-        std::fs::write(&target, "doc").unwrap();
-        let file = document_file(OsStr::new("r.odt")).unwrap();
-        std::fs::write(&file, "copy").unwrap();
-        point_to(&file, &target).unwrap();
-        assert_eq!(std::fs::read_link(&file).unwrap(), target);
-        assert_eq!(std::fs::read_to_string(&file).unwrap(), "doc");
     }
 }

@@ -4,8 +4,9 @@
 //! swapped for a link meanwhile, or a file swapped for one, is never written through.
 //!
 //! - [`store_as`]: `save` and `save_as`'s editable formats. The document moves to its new file
-//!   as with the GUI's Save As: LibreOffice stores it as a private file, which then becomes a
-//!   link to the place (so LibreOffice's own saves reach it) and the document's URL is the place.
+//!   as with the GUI's Save As: LibreOffice stores it as a private file and keeps working on it,
+//!   a copy moves to the place, the document's URL is the place, and LibreOffice's own later
+//!   saves of the private file are carried to that place ([`crate::carry`]).
 //! - [`export`]: a copy (PDF, CSV, text, HTML); the document keeps its file.
 //! - [`export_images`]: Impress slides as images, each file moved in beside the others.
 
@@ -13,6 +14,7 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
+use crate::carry;
 use crate::documents::{file_url, url_path};
 use crate::place::Place;
 use crate::private;
@@ -41,15 +43,14 @@ pub async fn store_as(
         "mode": "as", "location": file_url(place.path()),
     });
     let (_, answer) = session.call(tool, "store", None, args).await?;
-    match place.put(&file) {
-        Ok(bytes) => {
-            private::point_to(&file, place.path())?;
-            Ok(Stored { answer, bytes })
-        }
+    // LibreOffice now works on `file`: its own saves of it go to this place from now on.
+    carry::follow(&file, place)?;
+    match carry::put_copy(&file, place) {
+        Ok(bytes) => Ok(Stored { answer, bytes }),
         Err(e) => {
             // Not saved: say so to LibreOffice too (its own save would then ask again).
             let _ = session.call(tool, "unsaved", None, json!({})).await;
-            Err(e.to_string())
+            Err(e)
         }
     }
 }

@@ -3,7 +3,9 @@
 //! outside one as fast as a thread can, hundreds of saves (`save_as` exports, `save_as` that
 //! moves the document, `save`) write nothing outside, and hundreds of opens never show the
 //! outside document. Each race ends with saves and an open on the settled folder, which must
-//! land inside.
+//! land inside. LibreOffice's own saves (Ctrl+S in its window) are held to the same: they reach
+//! the document, never a file outside it was swapped for a link to, nor a folder outside while
+//! the document's folder flips.
 
 #![allow(clippy::unwrap_used)] // test helpers: a failed unwrap is a failing test
 
@@ -15,6 +17,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use common::*;
+use deft_backend_office::{OwnSaves, own_saves};
 use deft_test_support::office;
 use serde_json::json;
 
@@ -273,4 +276,122 @@ async fn opens_from_a_folder_flipping_to_a_link_never_show_the_outside_document(
     );
     assert!(flips > 0, "the folder flipped");
     assert_eq!(open_and_read().await.unwrap(), "INSIDE");
+}
+
+/// How long LibreOffice may take to save after Ctrl+S.
+const SAVE_WAIT: Duration = Duration::from_secs(60);
+
+/// Types `keys` into the document of `w` (its window's focus, as the model does).
+async fn keys(h: &Harness, w: &Window, keys: &str) {
+    ok(&h
+        .app(
+            w,
+            "keyboard_input",
+            json!({"keys": keys, "control_focus": false}),
+        )
+        .await);
+}
+
+/// How many of LibreOffice's own saves of `doc` deft has handled (carried or refused).
+fn handled(doc: &Path) -> usize {
+    let saves = own_saves(doc);
+    saves.carried + saves.refused.len()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn libreoffices_own_save_reaches_the_document_and_never_a_file_it_became_a_link_to() {
+    let h = Harness::new().await;
+    let out = outside(&h);
+    let secret = office::document_from_html(&out, "secret", "<p>Outside.</p>", "docx");
+    let before = std::fs::read(&secret).unwrap();
+    let doc = office::document_from_html(&h.docs, "own", "<p>Inside.</p>", "docx");
+    let w = h.open(&s(&doc)).await;
+
+    // Ctrl+S in LibreOffice's window: the change is in the document.
+    let original = std::fs::read(&doc).unwrap();
+    keys(&h, &w, "Own ").await;
+    keys(&h, &w, "^s").await;
+    assert!(
+        wait_until(SAVE_WAIT, || std::fs::read(&doc).unwrap() != original),
+        "LibreOffice's own save never reached {}",
+        doc.display()
+    );
+    assert_eq!(
+        office::document_text(&doc)
+            .trim_start_matches('\u{feff}')
+            .trim(),
+        "Own Inside."
+    );
+    assert!(!doc.is_symlink());
+
+    // The document swapped for a link to a file outside: LibreOffice's next own save is
+    // refused, the outside file untouched.
+    let seen = handled(&doc);
+    std::fs::remove_file(&doc).unwrap();
+    std::os::unix::fs::symlink(&secret, &doc).unwrap();
+    keys(&h, &w, "More ").await;
+    keys(&h, &w, "^s").await;
+    assert!(
+        wait_until(SAVE_WAIT, || handled(&doc) > seen
+            || std::fs::read(&secret).unwrap() != before),
+        "LibreOffice's own save was never handled"
+    );
+    assert!(
+        std::fs::read(&secret).unwrap() == before,
+        "LibreOffice's own save wrote the outside file"
+    );
+    let saves = own_saves(&doc);
+    assert_eq!(saves.carried, 1, "{saves:?}");
+    assert_eq!(saves.refused.len(), 1, "{saves:?}");
+    assert!(
+        saves.refused[0].contains("changed while deft was checking it"),
+        "{saves:?}"
+    );
+    assert_eq!(std::fs::read_link(&doc).unwrap(), secret);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn libreoffices_own_saves_in_a_folder_flipping_to_a_link_write_nothing_outside() {
+    const TRIES: usize = 40;
+    let h = Harness::new().await;
+    let out = outside(&h);
+    let sub = h.doc("sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    let doc = office::document_from_html(&sub, "own", "<p>Flipping.</p>", "docx");
+    let w = h.open(&s(&doc)).await;
+
+    let flipper = Flipper::start(&h.docs, &out);
+    let started = std::time::Instant::now();
+    for i in 0..TRIES {
+        let seen = handled(&doc);
+        keys(&h, &w, "x").await;
+        keys(&h, &w, "^s").await;
+        assert!(
+            wait_until(SAVE_WAIT, || handled(&doc) > seen
+                || !files(&out).is_empty()),
+            "LibreOffice's own save {i} was never handled"
+        );
+        assert_eq!(files(&out), Vec::<String>::new(), "nothing written outside");
+    }
+    let flips = flipper.stop();
+    let saves = own_saves(&doc);
+    println!(
+        "{TRIES} own saves over {flips} flips in {:?}: {saves:?}",
+        started.elapsed()
+    );
+    assert!(flips > 0, "the folder flipped");
+    assert_eq!(files(&out), Vec::<String>::new(), "nothing written outside");
+    // The pinned folder is the real one, however it was named meanwhile: every save landed.
+    assert_eq!(
+        saves,
+        OwnSaves {
+            carried: TRIES,
+            refused: vec![]
+        }
+    );
+    let text = office::document_text(&doc);
+    assert_eq!(
+        text.trim_start_matches('\u{feff}').trim(),
+        format!("{}Flipping.", "x".repeat(TRIES))
+    );
 }

@@ -172,7 +172,7 @@ pub async fn run_argv(
     cwd: Option<&Path>,
     cap: usize,
 ) -> Result<Execution, ExecError> {
-    run_limited(argv, limit, cwd, cap, &Limits::default()).await
+    run_limited(argv, limit, cwd, cap, &Limits::default(), None).await
 }
 
 /// Runs `argv` without a shell under `limits` and waits for it, at most `limit`.
@@ -182,14 +182,18 @@ pub async fn run_argv(
 /// bytes and drained to the end past it, so the program never blocks on a full pipe. When the
 /// leader exits, anything it left running in its group is killed; when `limit` passes first, the
 /// whole group is killed with SIGKILL and the output says `timed_out`. Dropping the returned
-/// future (a cancelled call) kills the group too. `limits` are set on the program the moment it
-/// has started.
+/// future (a cancelled call) kills the group too. `limits` hold from the program's first
+/// instruction (set by util-linux's `prlimit`, which then executes it; without `prlimit`, set
+/// right after the start). The program gets the environment of the device it runs for when that
+/// has one (`device_env`: a managed desktop's display, buses and home,
+/// [`deft_tools::device_env::apply`]), else deft's own; deft's secrets taken out either way.
 pub async fn run_limited(
     argv: &[String],
     limit: Duration,
     cwd: Option<&Path>,
     cap: usize,
     limits: &Limits,
+    device_env: Option<&[(String, String)]>,
 ) -> Result<Execution, ExecError> {
     let Some((name, args)) = argv.split_first() else {
         return Err(ExecError::NoProgram);
@@ -200,7 +204,7 @@ pub async fn run_limited(
         resolve_program(name).await?
     };
 
-    let mut command = limited_command(&program, name, args, cwd, limits);
+    let mut command = limited_command(&program, name, args, cwd, limits, device_env);
     command.wrap(ProcessGroup::leader()).wrap(KillOnDrop);
     let child = command.spawn().map_err(|source| ExecError::Spawn {
         program: name.clone(),
@@ -279,21 +283,26 @@ pub async fn run_limited(
     })
 }
 
-/// The command that starts `program` (called `name`) with `args` in `cwd` under `limits`: through
-/// `prlimit` when it is there, so the limits hold from the program's first instruction.
+/// The command that starts `program` (called `name`) with `args` in `cwd` under `limits`, with
+/// `device_env` when given: through `prlimit` when it is there, so the limits hold from the
+/// program's first instruction.
 fn limited_command(
     program: &Path,
     name: &str,
     args: &[String],
     cwd: Option<&Path>,
     limits: &Limits,
+    device_env: Option<&[(String, String)]>,
 ) -> CommandWrap {
     let wrapper = crate::limits::wrapper(limits);
     let started = wrapper
         .as_ref()
         .map_or(program, |(prlimit, _)| prlimit.as_path());
     CommandWrap::with_new(started, |cmd| {
-        deft_tools::secrets::scrub_env(cmd.as_std_mut());
+        match device_env {
+            Some(env) => deft_tools::device_env::apply(cmd.as_std_mut(), env),
+            None => deft_tools::secrets::scrub_env(cmd.as_std_mut()),
+        };
         match &wrapper {
             // `prlimit` executes the program by its name (so it calls itself `sort`, as
             // without the wrapper), found first in the folder it was resolved to.

@@ -43,6 +43,7 @@ pub struct RunShellParams {
 pub struct ShellServer {
     policy: Arc<ShellPolicy>,
     guard: Arc<Guard>,
+    device_env: Option<Arc<Vec<(String, String)>>>,
     tool_router: ToolRouter<Self>,
 }
 
@@ -87,8 +88,17 @@ impl ShellServer {
         Self {
             policy: Arc::new(policy),
             guard: Arc::new(Guard::default()),
+            device_env: None,
             tool_router,
         }
+    }
+
+    /// The same server for a device with an environment of its own (a managed desktop's): the
+    /// programs `run_shell` starts get it ([`deft_tools::device_env::apply`]), never the
+    /// caller's display, buses or home.
+    pub fn with_device_env(mut self, env: Vec<(String, String)>) -> Self {
+        self.device_env = Some(Arc::new(env));
+        self
     }
 
     /// The same server with `guard` (protecting deft's data folder, say) instead.
@@ -163,9 +173,17 @@ impl ShellServer {
         };
         let memory_mib = self.policy.memory_mib();
         let limits = self.prepare(&argv, effective_cwd).await?;
-        let mut execution = exec::run_limited(&argv, limit, cwd.as_deref(), OUTPUT_CAP, &limits)
-            .await
-            .map_err(|e| e.to_string())?;
+        let device_env = self.device_env.as_deref().map(Vec::as_slice);
+        let mut execution = exec::run_limited(
+            &argv,
+            limit,
+            cwd.as_deref(),
+            OUTPUT_CAP,
+            &limits,
+            device_env,
+        )
+        .await
+        .map_err(|e| e.to_string())?;
         self.guard.hide(&mut execution.output);
         tracing::debug!(
             program = argv.first().map_or("", String::as_str),

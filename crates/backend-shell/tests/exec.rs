@@ -227,6 +227,7 @@ async fn a_program_gets_no_more_memory_than_its_limit() {
         None,
         OUTPUT_CAP,
         &limits,
+        None,
     )
     .await
     .expect("python3 runs");
@@ -276,6 +277,7 @@ async fn a_program_starts_no_more_processes_than_its_limit() {
         None,
         OUTPUT_CAP,
         &limits,
+        None,
     )
     .await
     .expect("sh runs");

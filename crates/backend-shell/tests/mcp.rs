@@ -359,3 +359,31 @@ async fn run_shell_stops_a_program_at_its_memory_limit() {
     }
     client.cancel().await.expect("client closes");
 }
+
+#[tokio::test]
+async fn programs_of_a_device_with_its_own_environment_get_it_not_the_callers() {
+    let policy = ShellPolicy::from_options(&json!({"allow": ["printenv"]})).unwrap();
+    let env = vec![
+        ("DISPLAY".to_owned(), ":77".to_owned()),
+        ("HOME".to_owned(), "/srv/desk/home".to_owned()),
+    ];
+    let client =
+        common::serve(deft_backend_shell::ShellServer::new(policy).with_device_env(env)).await;
+    let r = common::call(
+        &client,
+        "run_shell",
+        json!({"command": "printenv DISPLAY HOME"}),
+    )
+    .await;
+    let out = common::structured(&r);
+    assert_eq!(out["stdout"], json!(":77\n/srv/desk/home\n"), "{out}");
+    // The caller's session, where the device defines none, is not passed on.
+    let r = common::call(
+        &client,
+        "run_shell",
+        json!({"command": "printenv WAYLAND_DISPLAY DBUS_SESSION_BUS_ADDRESS XDG_RUNTIME_DIR"}),
+    )
+    .await;
+    let out = common::structured(&r);
+    assert_eq!(out["stdout"], json!(""), "{out}");
+}

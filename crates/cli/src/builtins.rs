@@ -36,10 +36,16 @@ pub fn registry_with(
     )
 }
 
-/// Every builtin server, the desktop and office servers made as `setup` says.
+/// Every builtin server, the desktop and office servers made as `setup` says. A device made for
+/// its managed desktop gives every program it starts — `run_shell`'s, stdio tool servers — that
+/// desktop's environment ([`device_env`]).
 pub fn registry_for(globals: &Globals, setup: DeviceSetup) -> Arc<BuiltinRegistry> {
     let guard = shell_guard(globals);
+    let device_env = device_env(&setup);
     let mut r = BuiltinRegistry::new();
+    if let Some(source) = &device_env {
+        r.with_device_env(source.clone());
+    }
     r.register(Builtin::new(
         deft_backend_shell::NAME,
         "allow-listed shell commands (no shell) and system information",
@@ -51,7 +57,11 @@ pub fn registry_for(globals: &Globals, setup: DeviceSetup) -> Arc<BuiltinRegistr
                     policy.added().join(", ")
                 );
             }
-            Ok(ShellServer::new(policy).with_guard(guard.clone()))
+            let server = ShellServer::new(policy).with_guard(guard.clone());
+            Ok(match &device_env {
+                Some(source) => server.with_device_env(source()),
+                None => server,
+            })
         },
     ));
     let desktop_setup = setup.clone();
@@ -111,6 +121,22 @@ pub fn registry_for_phone(globals: &Globals, serial: &str) -> Arc<BuiltinRegistr
     Arc::new(r)
 }
 
+/// The environment of the programs a device made for its managed desktop starts: the desktop's
+/// (display, buses, home), asked at each start; while it does not run, none of those at all —
+/// never the caller's. `None` for a device on the caller's own desktop (its programs inherit
+/// deft's environment, scrubbed).
+fn device_env(setup: &DeviceSetup) -> Option<deft_tools::device_env::Source> {
+    if setup.desktop != DesktopChoice::Managed {
+        return None;
+    }
+    let state_file = setup.state_file.clone();
+    Some(Arc::new(move || {
+        crate::office::device_desktop(&state_file, DesktopChoice::Managed)
+            .map(|target| target.env().to_vec())
+            .unwrap_or_default()
+    }))
+}
+
 /// What `run_shell` keeps from the model besides deft's processes: the data folder (its key file,
 /// database and tokens) — but for the managed desktops' work folders, where their apps write —
 /// and the routing table, whose server entries may carry credentials.
@@ -124,5 +150,41 @@ fn shell_guard(globals: &Globals) -> Guard {
     match &globals.tools_config {
         Some(table) => guard.protect(table, &[]),
         None => guard,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setup(state_file: &Path, desktop: DesktopChoice) -> DeviceSetup {
+        DeviceSetup {
+            data_dir: state_file.parent().unwrap_or(Path::new("/")).to_owned(),
+            state_file: state_file.to_owned(),
+            documents: ExtraDocumentDirs::default(),
+            desktop,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_managed_devices_programs_get_its_desktops_environment_and_never_the_callers() {
+        let dir = tempfile::tempdir().unwrap();
+        let state_file = vdesktop::state_path(dir.path());
+        // On the caller's own desktop, programs inherit deft's environment (scrubbed).
+        assert!(device_env(&setup(&state_file, DesktopChoice::Environment)).is_none());
+        // A managed device whose desktop does not run: no session variables at all.
+        let managed = device_env(&setup(&state_file, DesktopChoice::Managed)).unwrap();
+        assert_eq!(managed(), Vec::new());
+        // Once it runs: its display, buses and home, asked at each start.
+        let (state, _) = vdesktop::start(&state_file, &dir.path().join(vdesktop::WORK_DIR))
+            .await
+            .unwrap();
+        let env = managed();
+        let _ = vdesktop::stop(&state_file);
+        assert_eq!(env, state.env());
+        assert!(
+            env.contains(&("DISPLAY".to_owned(), state.display.clone())),
+            "{env:?}"
+        );
     }
 }

@@ -1,10 +1,13 @@
 //! What a hostile model reaches through deft's tools: a batch of every way of reading secrets
 //! that the shell tool allows (cat/head/tail/grep/strings/od/xxd of deft's /proc files and data
 //! folder in every path form, ps variants, env, printenv), run against a real `deft serve` and a
-//! real `deft mcp shell --http`, and every answer scanned for each secret deft holds: the model
-//! key (from the environment and from the settings), the API, device and MCP tokens, the admin
-//! password, a session's cookie and CSRF token, and the data folder's key. None may appear.
-//! Neither may any of them in the environment of a process deft started.
+//! real `deft mcp shell --http` (its token on the command line, and in `DEFT_MCP_TOKEN`), and
+//! every answer scanned for each secret deft holds — the model key (from the environment and
+//! from the settings), the API, device and MCP tokens, a named API token, a webhook's signing
+//! secret, a task secret, the admin password, a session's cookie and CSRF token, and the data
+//! folder's key — as it is, in hex (also as `xxd` and `od` dump it across lines) and in base64.
+//! None may appear, and every command that reads deft's /proc files or its data folder must
+//! have been refused. Neither may any secret be in the environment of a process deft started.
 
 #![allow(clippy::unwrap_used)] // test helpers: an unwrap that fails is a failing test
 
@@ -27,6 +30,8 @@ use support::{ADMIN_PASSWORD, API_TOKEN, DEVICE_TOKEN, Serve, ServeOptions};
 const MODEL_KEY: &str = "sk-hostile-model-key-from-the-environment-0123";
 const SETTINGS_KEY: &str = "sk-hostile-model-key-from-the-settings-4567";
 const MCP_TOKEN: &str = "hostile-mcp-token-89ab";
+const MCP_ENV_TOKEN: &str = "hostile-mcp-token-from-the-environment-cdef";
+const TASK_SECRET: &str = "hostile-task-secret-in-the-vault-0f1e";
 
 /// Programs a widened allow-list adds, so the batch can try them too.
 const WIDENED: &str = "[strings, od, xxd, env, printenv]";
@@ -158,19 +163,193 @@ fn batch(commands: &[(String, Option<String>)]) -> Vec<Cmd> {
         .collect()
 }
 
-/// Fails with the answers that show a secret, in any of its forms (whitespace dropped, so a
-/// dump's columns do not hide hex).
+/// The forms a secret may take in an answer: as it is; its bytes in lowercase hex, run
+/// together, a space after each byte or each two (`xxd`), and as `od -x`'s little-endian
+/// two-byte words; and base64 at each of the three alignments it may start at in a longer
+/// stream (only the characters that depend on the secret's bytes alone).
+fn forms(secret: &str) -> Vec<(&'static str, String)> {
+    use base64::Engine as _;
+    let bytes = secret.as_bytes();
+    let hex: Vec<String> = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let pairs = |swap: bool| -> Vec<String> {
+        bytes
+            .chunks(2)
+            .filter(|c| c.len() == 2)
+            .map(|c| match swap {
+                false => format!("{:02x}{:02x}", c[0], c[1]),
+                true => format!("{:02x}{:02x}", c[1], c[0]),
+            })
+            .collect()
+    };
+    let mut out = vec![
+        ("plain", secret.to_owned()),
+        ("hex", hex.concat()),
+        ("hex bytes", hex.join(" ")),
+        ("hex pairs", pairs(false).join(" ")),
+        ("od -x words", pairs(true).join(" ")),
+    ];
+    for lead in 0..3 {
+        let mut padded = vec![0u8; lead];
+        padded.extend_from_slice(bytes);
+        let encoded = base64::engine::general_purpose::STANDARD.encode(&padded);
+        let (skip, full) = (if lead > 0 { 4 } else { 0 }, (padded.len() / 3) * 4);
+        out.push(("base64", encoded[skip..full].to_owned()));
+    }
+    out
+}
+
+/// Fails with the answers that show a secret, in any of its [`forms`] (whitespace dropped too,
+/// so a dump's columns do not hide it).
 fn assert_no_secret(answers: &[(String, String)], secrets: &[(&str, String)]) {
+    let leaks = leaks(answers, secrets);
+    assert!(leaks.is_empty(), "secrets leaked:\n{}", leaks.join("\n"));
+}
+
+/// The answers that show a secret, as "command: shows the what (form)": in any of its
+/// [`forms`], in the answer or its strings ([`strings`]) with whitespace kept or dropped, and in the bytes
+/// a hex dump in it shows across its lines ([`dumped_hex`]).
+fn leaks(answers: &[(String, String)], secrets: &[(&str, String)]) -> Vec<String> {
     let mut leaks = Vec::new();
     for (command, answer) in answers {
-        let squeezed: String = answer.chars().filter(|c| !c.is_whitespace()).collect();
+        let text = format!("{answer}\n{}", strings(answer));
+        let squeezed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+        let dumps = [dumped_hex(&text, false), dumped_hex(&text, true)];
         for (what, secret) in secrets {
-            if answer.contains(secret.as_str()) || squeezed.contains(secret.as_str()) {
-                leaks.push(format!("{command}: shows the {what}"));
+            let hex: String = secret.bytes().map(|b| format!("{b:02x}")).collect();
+            for (form, shown) in forms(secret) {
+                if text.contains(shown.as_str()) || squeezed.contains(shown.as_str()) {
+                    leaks.push(format!("{command}: shows the {what} ({form})"));
+                }
+            }
+            if dumps.iter().any(|d| d.contains(&hex)) {
+                leaks.push(format!("{command}: shows the {what} (hex dump)"));
             }
         }
     }
-    assert!(leaks.is_empty(), "secrets leaked:\n{}", leaks.join("\n"));
+    leaks
+}
+
+/// The strings of the JSON `answer` (its output, its error), each on lines of its own.
+fn strings(answer: &str) -> String {
+    fn collect(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::String(s) => out.push(s.clone()),
+            Value::Array(a) => a.iter().for_each(|v| collect(v, out)),
+            Value::Object(o) => o.values().for_each(|v| collect(v, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    if let Ok(v) = serde_json::from_str::<Value>(answer) {
+        collect(&v, &mut out);
+    }
+    out.join("\n")
+}
+
+/// The bytes (as lowercase hex) a hex dump in `text` shows, its lines joined: each line's offset
+/// dropped and its hex groups read up to the text column (after two spaces, `xxd`'s). With
+/// `swap`, four-digit groups are read as `od -x`'s little-endian words.
+fn dumped_hex(text: &str, swap: bool) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        let data = line.split("  ").next().unwrap_or("");
+        let mut groups = data.split_whitespace();
+        let is_hex = |w: &str| !w.is_empty() && w.chars().all(|c| c.is_ascii_hexdigit());
+        if !groups
+            .next()
+            .is_some_and(|o| is_hex(o.trim_end_matches(':')))
+        {
+            continue;
+        }
+        for g in groups {
+            if !is_hex(g) || g.len() % 2 != 0 {
+                break;
+            }
+            let g = g.to_ascii_lowercase();
+            if swap && g.len() == 4 {
+                out.push_str(&g[2..]);
+                out.push_str(&g[..2]);
+            } else {
+                out.push_str(&g);
+            }
+        }
+    }
+    out
+}
+
+/// The scan sees a secret in each dump the batch's programs make of it, at any offset in the
+/// file (base64's alignments), as the answers carry it (JSON).
+#[test]
+fn the_scan_sees_a_secret_in_hex_and_base64_dumps() {
+    let dir = tempfile::tempdir().unwrap();
+    for lead in ["", "x", "xy"] {
+        let file = dir.path().join(format!("secret{}", lead.len()));
+        std::fs::write(&file, format!("{lead}KEY={MODEL_KEY}\n")).unwrap();
+        for program in [
+            &["xxd"][..],
+            &["od", "-x"],
+            &["od", "-t", "x1"],
+            &["base64"],
+        ] {
+            let out = std::process::Command::new(program[0])
+                .args(&program[1..])
+                .arg(&file)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{program:?}");
+            let answer = json!({"stdout": String::from_utf8(out.stdout).unwrap()}).to_string();
+            let found = leaks(
+                &[(program.join(" "), answer.clone())],
+                &[("model key", MODEL_KEY.to_owned())],
+            );
+            assert!(!found.is_empty(), "{program:?} hides it: {answer}");
+        }
+    }
+}
+
+/// Whether `command` (run in `cwd`) reads a file of deft process `pid` (or its thread `tid`)
+/// under /proc, or one in the data folder `data`.
+fn reads_deft(command: &str, cwd: Option<&str>, pid: u32, tid: u32, data: &Path) -> bool {
+    let d = data.display().to_string();
+    let text = format!("{command} {}", cwd.unwrap_or(""));
+    [
+        format!("/proc/{pid}/"),
+        format!("/proc/{tid}/"),
+        format!("../{pid}/"),
+        format!("/proc/{pid} "),
+        d.clone() + "/",
+        d + " ",
+    ]
+    .iter()
+    .any(|p| format!("{text} ").contains(p.as_str()))
+}
+
+/// Fails unless every command of the batch that reads deft's /proc files or its data folder
+/// was refused by the guard (not merely answered without a secret).
+fn assert_deft_reads_refused(
+    commands: &[(String, Option<String>)],
+    results: &[Value],
+    pid: u32,
+    data: &Path,
+) -> usize {
+    let tid = threads(pid).first().copied().unwrap_or(pid);
+    let mut ran = Vec::new();
+    let mut checked = 0;
+    for ((command, cwd), result) in commands.iter().zip(results) {
+        if !reads_deft(command, cwd.as_deref(), pid, tid, data) {
+            continue;
+        }
+        checked += 1;
+        if result["status"] != "failure" {
+            ran.push(format!("{command} (in {cwd:?}): {result}"));
+        }
+    }
+    assert!(
+        ran.is_empty(),
+        "reads of deft's files that ran:\n{}",
+        ran.join("\n")
+    );
+    checked
 }
 
 /// Fails when a descendant of `root` holds a secret in its environment.
@@ -246,19 +425,12 @@ fn answers(commands: &[(String, Option<String>)], results: &[Value]) -> Vec<(Str
         .collect()
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn a_hostile_batch_on_deft_serve_finds_no_secret() {
-    let dir = TempDataDir::new().unwrap();
-    let data = dir.path().join("data");
-    std::fs::create_dir_all(&data).unwrap();
-    let mut opts = ServeOptions::shell("http://127.0.0.1:9/v1", dir.path());
-    opts.tools = Some(tools(dir.path()));
-    opts.env
-        .push(("AGENT_API_KEY".to_owned(), MODEL_KEY.to_owned()));
-    let serve = Serve::start(&data, &opts);
-    let pid = serve.child.pid() as u32;
-
-    // A session, and a model key kept in the settings (sealed with the data folder's key).
+/// Every secret `serve` (data folder `data`) holds once the console was used: the model keys,
+/// the tokens and password it was started with, a session's cookie and CSRF token, the data
+/// folder's key, and — made here through the API — a model key kept in the settings (sealed
+/// with the data folder's key), a named API token, a webhook's signing secret and a task secret
+/// (the vault).
+async fn secrets_of(serve: &Serve, data: &Path) -> Vec<(&'static str, String)> {
     let session = serve.login().await;
     let put = session
         .send(
@@ -272,7 +444,38 @@ async fn a_hostile_batch_on_deft_serve_finds_no_secret() {
         panic!("a session")
     };
     let key_file = std::fs::read_to_string(data.join("secret.key")).unwrap();
-    let secrets = [
+    let token = session
+        .post(
+            "/api/tokens",
+            &json!({"name": "hostile", "scopes": ["devices:read"]}),
+        )
+        .await;
+    assert_eq!(token.status, 201, "{}", token.text);
+    let webhook = session
+        .post(
+            "/api/webhooks",
+            &json!({"name": "hostile", "url": "https://hooks.example.invalid/deft", "events": ["task_run.ended"]}),
+        )
+        .await;
+    assert_eq!(webhook.status, 201, "{}", webhook.text);
+    let vault = session
+        .send(
+            "PUT",
+            "/api/secrets/HOSTILE_VAULT",
+            Some(&json!({"value": TASK_SECRET})),
+        )
+        .await;
+    assert_eq!(vault.status, 200, "{}", vault.text);
+    vec![
+        (
+            "named API token",
+            token.body["value"].as_str().unwrap().to_owned(),
+        ),
+        (
+            "webhook's signing secret",
+            webhook.body["secret"].as_str().unwrap().to_owned(),
+        ),
+        ("task secret", TASK_SECRET.to_owned()),
         ("model key", MODEL_KEY.to_owned()),
         ("model key from the settings", SETTINGS_KEY.to_owned()),
         ("API token", API_TOKEN.to_owned()),
@@ -284,7 +487,22 @@ async fn a_hostile_batch_on_deft_serve_finds_no_secret() {
         ),
         ("CSRF token", csrf),
         ("data folder's key", key_file.trim().to_owned()),
-    ];
+    ]
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_hostile_batch_on_deft_serve_finds_no_secret() {
+    let dir = TempDataDir::new().unwrap();
+    let data = dir.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let mut opts = ServeOptions::shell("http://127.0.0.1:9/v1", dir.path());
+    opts.tools = Some(tools(dir.path()));
+    opts.env
+        .push(("AGENT_API_KEY".to_owned(), MODEL_KEY.to_owned()));
+    let serve = Serve::start(&data, &opts);
+    let pid = serve.child.pid() as u32;
+
+    let secrets = secrets_of(&serve, &data).await;
 
     // The fixture's stdio server is running, so it is one of deft's processes to try.
     let api = serve.api();
@@ -297,6 +515,9 @@ async fn a_hostile_batch_on_deft_serve_finds_no_secret() {
     assert_eq!(first.status, 200, "{}", first.text);
     let fixture = first.body[0]["result"]["pid"].as_u64().unwrap() as u32;
 
+    // The managed desktop's work folder, open to the model, is there: `desktop/../` leads back
+    // into the data folder.
+    std::fs::create_dir_all(data.join("desktop")).unwrap();
     let mut commands = hostile(pid, &data);
     commands.extend(
         ["environ", "cmdline"].map(|f| (format!("cat /proc/{fixture}/{f}"), None::<String>)),
@@ -311,6 +532,11 @@ async fn a_hostile_batch_on_deft_serve_finds_no_secret() {
     let results = r.body.as_array().unwrap();
     let answers = answers(&commands, results);
     assert_no_secret(&answers, &secrets);
+    let refusals = assert_deft_reads_refused(&commands, results, pid, &data);
+    assert!(
+        refusals >= 40,
+        "only {refusals} of the batch read deft's files"
+    );
     // The guard answered, not a broken tool: reading deft's environment is refused by name,
     // and an allowed neighbour ran.
     let refused = |command: &str| {
@@ -338,6 +564,28 @@ async fn a_hostile_batch_on_deft_serve_finds_no_secret() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_hostile_batch_on_deft_mcp_over_http_finds_no_secret() {
+    // The token as a person might type it: on the command line, where every program sees it
+    // (deft warns), so `ps` must not show it to the model…
+    hostile_mcp(McpToken::CommandLine).await;
+    // …and as the warning says to give it: in deft's environment.
+    hostile_mcp(McpToken::Environment).await;
+}
+
+/// How `deft mcp` is given its token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum McpToken {
+    /// `--token` on the command line.
+    CommandLine,
+    /// `DEFT_MCP_TOKEN` in its environment.
+    Environment,
+}
+
+/// The hostile batch against a real `deft mcp shell --http` given its token `how`.
+async fn hostile_mcp(how: McpToken) {
+    let token = match how {
+        McpToken::CommandLine => MCP_TOKEN,
+        McpToken::Environment => MCP_ENV_TOKEN,
+    };
     let dir = TempDataDir::new().unwrap();
     let data = dir.path().join("data");
     std::fs::create_dir_all(&data).unwrap();
@@ -351,27 +599,31 @@ async fn a_hostile_batch_on_deft_mcp_over_http_finds_no_secret() {
             "{{\"allow\": {}}}",
             serde_json::to_string(&["strings", "od", "xxd", "env", "printenv"]).unwrap()
         ))
-        // As a person might type it: on the command line, where every program sees it (deft
-        // warns), so `ps` must not show it to the model.
-        .args(["--token", MCP_TOKEN])
         .env("AGENT_API_KEY", MODEL_KEY)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(std::fs::File::create(&stderr).unwrap());
+    match how {
+        McpToken::CommandLine => cmd.args(["--token", token]),
+        McpToken::Environment => cmd.env("DEFT_MCP_TOKEN", token),
+    };
     let server = GroupChild::spawn(cmd).unwrap();
     let pid = server.pid() as u32;
     let url = listening_at(&stderr).await;
     let said = std::fs::read_to_string(&stderr).unwrap();
-    assert!(
-        said.contains("warning: --token on the command line is visible to every program on this machine (ps); set DEFT_DEVICE_TOKEN (deft client) or DEFT_MCP_TOKEN (deft mcp) instead"),
+    let warning = "warning: --token on the command line is visible to every program on this machine (ps); set DEFT_DEVICE_TOKEN (deft client) or DEFT_MCP_TOKEN (deft mcp) instead";
+    assert_eq!(
+        said.contains(warning),
+        how == McpToken::CommandLine,
         "{said}"
     );
 
     let yaml = format!(
-        "profiles:\n  shell:\n    HostAgent:\n      default:\n        action:\n          - {{namespace: shell, type: http, url: \"{url}\", headers: {{Authorization: \"Bearer {MCP_TOKEN}\"}}}}\n"
+        "profiles:\n  shell:\n    HostAgent:\n      default:\n        action:\n          - {{namespace: shell, type: http, url: \"{url}\", headers: {{Authorization: \"Bearer {token}\"}}}}\n"
     );
     let table = RoutingTable::parse(&yaml, "hostile.yaml").unwrap();
     let dispatcher = LocalDispatcher::new(Arc::new(table), Arc::new(BuiltinRegistry::new()));
+    std::fs::create_dir_all(data.join("desktop")).unwrap();
     let commands = hostile(pid, &data);
     let mut ctx = ExecContext::new("mcp", "shell");
     ctx.early_exit = false;
@@ -387,7 +639,7 @@ async fn a_hostile_batch_on_deft_mcp_over_http_finds_no_secret() {
         .collect();
     let answers = answers(&commands, &results);
     let secrets = [
-        ("MCP token", MCP_TOKEN.to_owned()),
+        ("MCP token", token.to_owned()),
         ("model key", MODEL_KEY.to_owned()),
         (
             "token in the data folder",
@@ -395,6 +647,11 @@ async fn a_hostile_batch_on_deft_mcp_over_http_finds_no_secret() {
         ),
     ];
     assert_no_secret(&answers, &secrets);
+    let refusals = assert_deft_reads_refused(&commands, &results, pid, &data);
+    assert!(
+        refusals >= 40,
+        "only {refusals} of the batch read deft's files"
+    );
     let i = commands
         .iter()
         .position(|c| c.0 == format!("cat /proc/{pid}/environ"))

@@ -184,10 +184,12 @@ where
     }
 }
 
-/// The builtin servers a process knows, by name.
+/// The builtin servers a process knows, by name, and the environment of the device they work
+/// for, when it has one of its own.
 #[derive(Clone, Default)]
 pub struct BuiltinRegistry {
     factories: BTreeMap<String, Arc<dyn BuiltinFactory>>,
+    device_env: Option<crate::device_env::Source>,
 }
 
 impl BuiltinRegistry {
@@ -201,6 +203,18 @@ impl BuiltinRegistry {
         self.factories
             .insert(factory.name().to_owned(), Arc::new(factory));
         self
+    }
+
+    /// The device these servers work for has an environment of its own (a managed desktop's):
+    /// the stdio tool servers started for it get it ([`crate::device_env::apply`]).
+    pub fn with_device_env(&mut self, source: crate::device_env::Source) -> &mut Self {
+        self.device_env = Some(source);
+        self
+    }
+
+    /// The device's environment now, when it has one of its own.
+    pub fn device_env(&self) -> Option<Vec<(String, String)>> {
+        self.device_env.as_ref().map(|source| source())
     }
 
     /// The factory named `name`.

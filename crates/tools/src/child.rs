@@ -9,17 +9,23 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use tokio::io::AsyncBufReadExt;
 
-/// Starts `command args…` as an MCP stdio server in a process group of its own. Its stderr lines
-/// go to the log at debug level, tagged with the namespace.
+/// Starts `command args…` as an MCP stdio server in a process group of its own, with the
+/// environment of the device it works for when that has one (`device_env`, else deft's own,
+/// scrubbed), and `env` on top. Its stderr lines go to the log at debug level, tagged with the
+/// namespace.
 pub(crate) fn spawn_stdio(
     namespace: &str,
     command: &str,
     args: &[String],
     env: &BTreeMap<String, String>,
     cwd: Option<&str>,
+    device_env: Option<&[(String, String)]>,
 ) -> Result<TokioChildProcess, String> {
     let mut cmd = tokio::process::Command::new(command);
-    crate::secrets::scrub_env(cmd.as_std_mut());
+    match device_env {
+        Some(device) => crate::device_env::apply(cmd.as_std_mut(), device),
+        None => crate::secrets::scrub_env(cmd.as_std_mut()),
+    };
     cmd.args(args).envs(env);
     if let Some(dir) = cwd {
         if !std::path::Path::new(dir).is_dir() {

@@ -9,6 +9,11 @@
 //! caller's.
 
 use std::process::Command;
+use std::sync::Arc;
+
+/// Where a device's programs get their environment from, asked at each start (a managed
+/// desktop's may change when it restarts).
+pub type Source = Arc<dyn Fn() -> Vec<(String, String)> + Send + Sync>;
 
 /// The variables that say which desktop session a program belongs to: its display (X or
 /// Wayland) and X authority, the session and accessibility buses, the accessibility switch, the

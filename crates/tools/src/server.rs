@@ -206,7 +206,15 @@ impl ServerHandle {
                 env,
                 cwd,
             } => {
-                let child = crate::child::spawn_stdio(ns, command, args, env, cwd.as_deref())?;
+                let device_env = self.builtins.device_env();
+                let child = crate::child::spawn_stdio(
+                    ns,
+                    command,
+                    args,
+                    env,
+                    cwd.as_deref(),
+                    device_env.as_deref(),
+                )?;
                 ().serve(child).await.map_err(|e| {
                     format!("tool server '{ns}' ({command}) failed to initialise over stdio: {e}")
                 })

@@ -269,3 +269,50 @@ async fn serving_beyond_loopback_without_a_token_is_refused() {
         "{e}"
     );
 }
+
+/// The variables of process `pid`'s environment.
+fn environ(pid: i32) -> std::collections::BTreeMap<String, String> {
+    let raw = std::fs::read(format!("/proc/{pid}/environ")).unwrap();
+    raw.split(|b| *b == 0)
+        .filter_map(|kv| {
+            String::from_utf8_lossy(kv)
+                .split_once('=')
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_stdio_server_of_a_device_with_its_own_environment_gets_it() {
+    let (builtins, _) = registry();
+    let mut builtins = (*builtins).clone();
+    builtins.with_device_env(std::sync::Arc::new(|| {
+        vec![
+            ("DISPLAY".to_owned(), ":77".to_owned()),
+            ("HOME".to_owned(), "/srv/desk/home".to_owned()),
+        ]
+    }));
+    let table = deft_tools::table::RoutingTable::parse(&stdio_yaml(), "test.yaml").unwrap();
+    let d =
+        deft_tools::LocalDispatcher::new(std::sync::Arc::new(table), std::sync::Arc::new(builtins));
+    let env = environ(pid_of(&d).await);
+    assert_eq!(
+        env.get("DISPLAY").map(String::as_str),
+        Some(":77"),
+        "{env:?}"
+    );
+    assert_eq!(
+        env.get("HOME").map(String::as_str),
+        Some("/srv/desk/home"),
+        "{env:?}"
+    );
+    // The caller's session, where the device defines none, is not passed on.
+    for gone in [
+        "WAYLAND_DISPLAY",
+        "DBUS_SESSION_BUS_ADDRESS",
+        "XDG_RUNTIME_DIR",
+    ] {
+        assert!(!env.contains_key(gone), "{gone} in {env:?}");
+    }
+    assert!(env.contains_key("PATH"), "the rest is inherited: {env:?}");
+}
