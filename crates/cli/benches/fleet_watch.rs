@@ -7,7 +7,9 @@
 //! (the owner: its in-memory log, what it emits) and on `a` (followed from the shared store,
 //! woken by `LISTEN/NOTIFY`). For each event seen live on both, A's delay is the time between
 //! `b`'s stream and `a`'s stream delivering it — the owner's emit as its own watchers see it,
-//! to another server's watchers seeing it.
+//! to another server's watchers seeing it. Then [`STOPS`] chats whose step would take a
+//! minute are stopped through `a` (the fleet issue: a stop from any server reaches the owner
+//! within a second): from the stop request to `done` on `b`'s stream.
 //!
 //! Prints the figures; asserts nothing (timings are not tests).
 //!
@@ -38,6 +40,8 @@ const RUNS: usize = 30;
 /// Tool steps per chat (each a fixture `sleep` of [`STEP_MS`]).
 const STEPS: usize = 5;
 const STEP_MS: u64 = 20;
+/// Chats stopped from the other server.
+const STOPS: usize = 10;
 /// The model's first answer of a run waits this long, so both streams are open before the
 /// run's events come.
 const FIRST_DELAY: Duration = Duration::from_millis(300);
@@ -90,11 +94,37 @@ async fn bench() {
             own.push(on_b.seen.len());
         }
         report(&mut delays, own.iter().sum());
+        let mut stops = Vec::with_capacity(STOPS);
+        for _ in 0..STOPS {
+            stops.push(stop_from_a(&api_a, &api_b).await);
+        }
+        stops.sort_unstable();
+        println!(
+            "  stop asked on a → done on b's stream, {STOPS} chats: p50 {:.1} ms, max {:.1} ms  \
+             (target ≤ 1 s)",
+            stops[STOPS / 2].as_secs_f64() * 1e3,
+            stops[STOPS - 1].as_secs_f64() * 1e3
+        );
         stop.cancel();
         drop((a, b));
     })
     .await;
     drop(model);
+}
+
+/// A chat on `pc1` (run by `b`) in a minute-long step, stopped through `a`: how long from the
+/// stop request to `done` on `b`'s stream.
+async fn stop_from_a(api_a: &Api, api_b: &Api) -> Duration {
+    let (run_id, _) = api_a.run(json!({"prompt": "long", "device": "pc1"})).await;
+    let mut on_b = api_b.stream(&run_id, None).await;
+    on_b.next_of("step_start").await;
+    let asked = Instant::now();
+    let stopped = api_a
+        .post("/api/agent/stop", &json!({"run_id": run_id}))
+        .await;
+    assert_eq!(stopped.status, 200, "{}", stopped.text);
+    on_b.next_of("done").await;
+    asked.elapsed()
 }
 
 /// Each run: [`STEPS`] tool calls (the first after [`FIRST_DELAY`]), then an answer.
@@ -112,6 +142,11 @@ fn script() -> Vec<Turn> {
             }));
         }
         turns.push(Box::new(|_| Reply::text("done")));
+    }
+    for _ in 0..STOPS {
+        turns.push(Box::new(|_| {
+            Reply::tool_call("sleep", json!({"ms": 60_000}))
+        }));
     }
     turns
 }

@@ -25,7 +25,6 @@ use tokio::sync::watch;
 use super::texts;
 use crate::AppState;
 use crate::api::ApiError;
-use crate::registry::Registry;
 
 /// The multipart boundary.
 pub const BOUNDARY: &str = "frame";
@@ -80,7 +79,7 @@ pub enum Source {
         /// This server's application core, which asks the holder.
         app: App,
         /// This server's devices.
-        registry: Registry,
+        devices: Arc<dyn Devices>,
     },
 }
 
@@ -97,8 +96,8 @@ impl Source {
         Box::pin(async move {
             let jpeg = match self {
                 Source::Here(device) => deft_app::screen::capture(device).await?,
-                Source::Elsewhere { id, app, registry } => {
-                    app.capture_screen(registry as &dyn Devices, id).await?
+                Source::Elsewhere { id, app, devices } => {
+                    app.capture_screen(devices.as_ref(), id).await?
                 }
             };
             Ok(Bytes::from(jpeg))
@@ -167,7 +166,7 @@ async fn fleet_source(app: &AppState, id: &str) -> Result<Source, ApiError> {
         Some(_) => Ok(Source::Elsewhere {
             id: id.to_owned(),
             app: console.app().clone(),
-            registry: app.registry.clone(),
+            devices: Arc::new(app.registry.clone()),
         }),
         None => {
             let known: Vec<String> = app.registry.list().into_iter().map(|d| d.id).collect();
