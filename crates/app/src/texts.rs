@@ -183,6 +183,10 @@ pub fn holder_silent(device: &str, secs: u64) -> String {
     )
 }
 
+/// A relayed batch whose caller stopped waiting (the holder may still finish it).
+pub const RELAY_CANCELLED: &str =
+    "stopped while the server that holds the device ran the batch; it may still finish there";
+
 /// A holder sent an image that is not Base64.
 pub fn unreadable_image(why: &str) -> String {
     format!("the server that holds the device sent an unreadable image: {why}")

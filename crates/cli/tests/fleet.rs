@@ -863,3 +863,61 @@ async fn the_live_view_of_a_device_another_server_holds_is_relayed() {
     })
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_mcp_endpoint_of_a_device_another_server_holds_relays_each_call() {
+    use rmcp::ServiceExt;
+    use rmcp::model::CallToolRequestParams;
+    use rmcp::transport::StreamableHttpClientTransport;
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+
+    with_scratch_database(|database| async move {
+        let dirs = [(); 2].map(|()| TempDataDir::new().unwrap());
+        let a = member(dirs[0].path(), &database, "a");
+        let b = member(dirs[1].path(), &database, "b");
+        let _client = Client::start(&[&b.url], "pc1");
+        tokio::task::block_in_place(|| until(&a, "pc1 held by b", |v| holder(v, "pc1").is_some()));
+        let config =
+            StreamableHttpClientTransportConfig::with_uri(format!("{}/mcp/devices/pc1", a.url))
+                .auth_header(API_TOKEN);
+        let mcp = ().serve(StreamableHttpClientTransport::from_config(config)).await.unwrap();
+        // the tools of b's device, listed and called through a
+        let tools: Vec<String> = mcp
+            .list_all_tools()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|t| t.name.to_string())
+            .collect();
+        assert!(tools.iter().any(|t| t == "echo"), "{tools:?}");
+        let call = |text: &str| {
+            CallToolRequestParams::new("echo")
+                .with_arguments(json!({"text": text}).as_object().cloned().unwrap())
+        };
+        let echoed = mcp.call_tool(call("through a")).await.unwrap();
+        let shown = serde_json::to_value(&echoed).unwrap();
+        assert_ne!(shown["isError"], true, "{shown}");
+        assert!(shown.to_string().contains("through a"), "{shown}");
+        // b's busy rule holds: while an exec batch holds pc1 there, a call is refused
+        let holding = {
+            let api_b = b.api();
+            tokio::spawn(async move {
+                let sleep = json!({"commands": [
+                    {"tool_name": "sleep", "parameters": {"ms": 2500}, "call_id": "s1"}]});
+                api_b.post("/api/devices/pc1/exec", &sleep).await
+            })
+        };
+        until_busy(&b.api(), "pc1").await;
+        let refused = mcp.call_tool(call("while busy")).await.unwrap();
+        let shown = serde_json::to_value(&refused).unwrap();
+        assert_eq!(shown["isError"], true, "{shown}");
+        assert!(shown.to_string().contains("busy"), "{shown}");
+        assert_eq!(holding.await.unwrap().status, 200);
+        mcp.cancel().await.unwrap();
+        // a device no server holds
+        let nowhere = a.api().post("/mcp/devices/pc9", &json!({})).await;
+        assert_eq!(nowhere.status, 404, "{}", nowhere.text);
+        drop((a, b));
+    })
+    .await;
+}

@@ -5,7 +5,9 @@
 //! checks. The server's routing table names the window that brings a tool asked for too early,
 //! as `deft mcp device` does. One endpoint per device id, made at its first request and kept while the server
 //! runs: the selected window survives a client's reconnect, and a device that reconnects is
-//! served again.
+//! served again. In a fleet, a device another server holds is served here too: each call goes
+//! to its holder ([`deft_app::fleet::WithRelayed`]), the endpoint's selection and approvals
+//! staying here.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -14,6 +16,7 @@ use axum::extract::{Path, Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use deft_app::device_mcp::{DeviceEndpoint, DeviceMcp, EndpointConfig};
+use deft_app::fleet::WithRelayed;
 use deft_tools::Devices;
 use parking_lot::Mutex;
 use rmcp::transport::streamable_http_server::{
@@ -27,20 +30,25 @@ use crate::api::ApiError;
 /// One device's MCP service.
 type DeviceService = StreamableHttpService<DeviceMcp, LocalSessionManager>;
 
+/// A device's service and the devices it serves from (this server's, and the device relayed
+/// when another server of the fleet holds it).
+type Served = (DeviceService, Arc<WithRelayed>);
+
 /// The endpoints made so far, by device id.
 #[derive(Clone, Default)]
 pub struct McpEndpoints {
-    services: Arc<Mutex<HashMap<String, DeviceService>>>,
+    services: Arc<Mutex<HashMap<String, Served>>>,
 }
 
 impl McpEndpoints {
-    /// The service of device `id` (made at its first request).
-    fn service(&self, app: &AppState, id: &str) -> DeviceService {
+    /// The service of device `id` (made at its first request), and its devices.
+    fn service(&self, app: &AppState, id: &str) -> Served {
         let mut services = self.services.lock();
         if let Some(s) = services.get(id) {
             return s.clone();
         }
-        let devices: Arc<dyn Devices> = Arc::new(app.registry.clone());
+        let relaying = Arc::new(WithRelayed::new(Arc::new(app.registry.clone())));
+        let devices: Arc<dyn Devices> = relaying.clone();
         let config = EndpointConfig {
             trace_root: app
                 .console
@@ -60,30 +68,56 @@ impl McpEndpoints {
             LocalSessionManager::default().into(),
             http,
         );
-        services.insert(id.to_owned(), service.clone());
-        service
+        services.insert(id.to_owned(), (service.clone(), relaying.clone()));
+        (service, relaying)
     }
 }
 
 /// `POST`, `GET` and `DELETE` on `/mcp/devices/{id}` (streamable HTTP's three: messages, the
-/// server's stream, the session's end): the device's MCP endpoint; 404 for a device the server
-/// does not know.
+/// server's stream, the session's end): the device's MCP endpoint — a device connected here, or
+/// one another server of the fleet holds (relayed); 404 for a device no server holds.
 pub async fn endpoint(
     State(app): State<AppState>,
     Path(id): Path<String>,
     request: Request,
 ) -> Response {
-    if app.registry.get(&id).is_none() {
-        let known: Vec<String> = app.registry.list().into_iter().map(|d| d.id).collect();
-        return ApiError(
-            StatusCode::NOT_FOUND,
-            crate::texts::unknown_device(&id, &known),
-        )
-        .into_response();
+    let relayed = if app.registry.get(&id).is_some() {
+        None
+    } else {
+        match held_elsewhere(&app, &id).await {
+            Ok(Some(profile)) => Some(profile),
+            Ok(None) => {
+                let known: Vec<String> = app.registry.list().into_iter().map(|d| d.id).collect();
+                return ApiError(
+                    StatusCode::NOT_FOUND,
+                    crate::texts::unknown_device(&id, &known),
+                )
+                .into_response();
+            }
+            Err(e) => return e.into_response(),
+        }
+    };
+    let (mut service, relaying) = app.mcp.service(&app, &id);
+    if let (Some(profile), Some(console)) = (relayed, app.console.as_ref()) {
+        relaying.relay(console.app(), &id, &profile);
     }
-    let mut service = app.mcp.service(&app, &id);
     match service.call(request).await {
         Ok(answer) => answer.into_response(),
         Err(never) => match never {},
     }
+}
+
+/// The profile of device `id` when another server of the fleet holds it (as that server lists
+/// it).
+async fn held_elsewhere(app: &AppState, id: &str) -> Result<Option<String>, ApiError> {
+    let Some(console) = app.console.as_ref() else {
+        return Ok(None);
+    };
+    let elsewhere = console.app().devices_elsewhere().await?;
+    Ok(app
+        .registry
+        .fleet_details(elsewhere)
+        .into_iter()
+        .find(|d| d.id == id)
+        .map(|d| d.profile))
 }

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use deft_protocol::ExecBatch;
 use deft_store::{Channel, FleetJob, FleetJobState, NewTaskRun, TaskTrigger};
 use deft_tools::Devices;
 use serde_json::{Map, Value};
@@ -154,6 +155,12 @@ async fn answer(app: &App, devices: Arc<dyn Devices>, ask: Ask) -> Answer {
                 Err(e) => refused(e),
             }
         }
+        Ask::Relay {
+            device,
+            batch,
+            deadline_ms,
+            hold,
+        } => relay(app, &devices, &device, batch, deadline_ms, hold).await,
         other => answer_about_runs(app, devices, other).await,
     }
 }
@@ -200,6 +207,41 @@ async fn answer_about_runs(app: &App, devices: Arc<dyn Devices>, ask: Ask) -> An
             refusal: Refusal::Invalid,
             text: texts::HOLDER_ANSWERED_OTHERWISE.to_owned(),
         },
+    }
+}
+
+/// Runs one relayed batch on `device` — through [`App::exec_batches`] (held, busy refused) when
+/// `hold`, else on the device as it is (a listing of tools).
+async fn relay(
+    app: &App,
+    devices: &Arc<dyn Devices>,
+    device: &str,
+    batch: ExecBatch,
+    deadline_ms: u64,
+    hold: bool,
+) -> Answer {
+    let deadline = Duration::from_millis(deadline_ms);
+    let cancel = CancellationToken::new();
+    if hold {
+        return match app
+            .exec_batches(devices.as_ref(), device, vec![batch], deadline, &cancel)
+            .await
+        {
+            Ok(results) => Answer::Executed { results },
+            Err(e) => refused(e),
+        };
+    }
+    match devices.get(device) {
+        Some(found) => Answer::Executed {
+            results: found.run_batches(vec![batch], deadline, &cancel).await,
+        },
+        None => {
+            let known: Vec<String> = devices.list().into_iter().map(|d| d.id).collect();
+            Answer::Refused {
+                refusal: Refusal::NotFound,
+                text: texts::device_not_connected(device, &known),
+            }
+        }
     }
 }
 

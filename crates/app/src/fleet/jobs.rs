@@ -63,6 +63,14 @@ pub(super) enum Ask {
         batches: Vec<ExecBatch>,
         deadline_ms: u64,
     },
+    /// Run one batch for a device relayed on the asking server (its MCP endpoint), holding the
+    /// device for it unless `hold` is false (a listing of tools).
+    Relay {
+        device: String,
+        batch: ExecBatch,
+        deadline_ms: u64,
+        hold: bool,
+    },
     /// Send a screenshot of a device (a live view's frame).
     Capture { device: String },
     /// Send a step image of a run.
@@ -98,6 +106,7 @@ impl Ask {
             Ask::Exec { .. } => "exec",
             Ask::StepImage { .. } => "step_image",
             Ask::Capture { .. } => "capture",
+            Ask::Relay { .. } => "relay",
             Ask::StopRun { .. } => "stop_run",
             Ask::StopTaskRun { .. } => "stop_task_run",
             Ask::Approve { .. } => "approve",
@@ -311,6 +320,29 @@ impl App {
         }
     }
 
+    /// Runs `batch` on `device` on the server that holds it (holding the device there for it
+    /// when `hold`): the batch's Results, or the holder's refusal as the text.
+    pub(crate) async fn relay_elsewhere(
+        &self,
+        device: &str,
+        batch: ExecBatch,
+        deadline: Duration,
+        hold: bool,
+    ) -> Result<Vec<CommandResult>, String> {
+        let ask = Ask::Relay {
+            device: device.to_owned(),
+            batch,
+            deadline_ms: u64::try_from(deadline.as_millis()).unwrap_or(u64::MAX),
+            hold,
+        };
+        match self.ask(device, &ask).await {
+            Ok(Answer::Executed { mut results }) => Ok(results.pop().unwrap_or_default()),
+            Ok(Answer::Refused { text, .. }) => Err(text),
+            Ok(_) => Err(texts::HOLDER_ANSWERED_OTHERWISE.to_owned()),
+            Err(e) => Err(start_error_text(e)),
+        }
+    }
+
     /// A screenshot of `device` (JPEG) from the server that holds it; its refusal's text
     /// otherwise.
     pub(crate) async fn capture_elsewhere(&self, device: &str) -> Result<Vec<u8>, String> {
@@ -321,9 +353,7 @@ impl App {
             Ok(Answer::Image { base64, .. }) => decode(&base64),
             Ok(Answer::Refused { text, .. }) => Err(text),
             Ok(_) => Err(texts::HOLDER_ANSWERED_OTHERWISE.to_owned()),
-            Err(StartError::Invalid(t) | StartError::NotFound(t) | StartError::Busy(t)) => Err(t),
-            Err(StartError::Store(e)) => Err(e.to_string()),
-            Err(StartError::Settings(e)) => Err(e.to_string()),
+            Err(e) => Err(start_error_text(e)),
         }
     }
 
@@ -503,6 +533,15 @@ fn no_answer() -> StartError {
     StartError::Store(StoreError::Invalid(
         texts::HOLDER_ANSWERED_OTHERWISE.to_owned(),
     ))
+}
+
+/// What an asking that failed says.
+fn start_error_text(e: StartError) -> String {
+    match e {
+        StartError::Invalid(t) | StartError::NotFound(t) | StartError::Busy(t) => t,
+        StartError::Store(e) => e.to_string(),
+        StartError::Settings(e) => e.to_string(),
+    }
 }
 
 /// Bytes a holder sent in Base64.

@@ -14,6 +14,7 @@ mod follow;
 mod holder;
 mod jobs;
 pub(crate) mod member;
+mod relay;
 mod view;
 
 use std::collections::BTreeMap;
@@ -27,6 +28,7 @@ use crate::app::{App, now_ms};
 pub use holder::serve_jobs;
 pub use jobs::{Refusal, StartedElsewhere};
 pub use member::{Fleet, FleetConfig, HoldError};
+pub use relay::WithRelayed;
 pub use view::{FleetDevice, FleetMember, FleetView, MemberState};
 
 /// How often a server deletes the fleet jobs that ended long ago.
