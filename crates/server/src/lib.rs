@@ -214,8 +214,17 @@ async fn require_api_auth(
                     };
                     match permitted {
                         Ok(()) => {
+                            let name = token.name.clone();
                             request.extensions_mut().insert(principal);
-                            next.run(request).await
+                            let answer = next.run(request).await;
+                            match &app.console {
+                                Some(console) => console::token_streams::ending_with_token(
+                                    answer,
+                                    console.store().clone(),
+                                    name,
+                                ),
+                                None => answer,
+                            }
                         }
                         Err(refused) => refused.into_response(),
                     }

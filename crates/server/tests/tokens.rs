@@ -340,3 +340,58 @@ async fn an_expired_token_is_refused_and_listed_as_expired() {
     );
     h.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_revoked_tokens_open_streams_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = ConsoleHub::start(dir.path(), None, vec![]).await;
+    let made = h
+        .post(
+            "/api/tokens",
+            &json!({"name": "watcher", "scopes": ["notifications"]}),
+        )
+        .await;
+    assert_eq!(made.status, 201, "{}", made.body);
+    let value = made.body["value"].as_str().unwrap().to_owned();
+    let open = || async {
+        let r = reqwest::Client::new()
+            .get(format!("{}/api/notifications/stream", h.url))
+            .bearer_auth(&value)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 200);
+        r
+    };
+    // Drains `stream` until it ends; `None` when it is still open after `within`.
+    async fn ends_within(stream: &mut reqwest::Response, within: Duration) -> Option<()> {
+        tokio::time::timeout(within, async {
+            while stream.chunk().await.unwrap().is_some() {}
+        })
+        .await
+        .ok()
+    }
+    let mut first = open().await;
+    let mut second = open().await;
+    // Open while the token is good (three looks at it).
+    assert!(
+        ends_within(&mut first, token_streams_check() * 3)
+            .await
+            .is_none(),
+        "a good token's stream stays open"
+    );
+    let revoked = h.delete("/api/tokens/watcher").await;
+    assert_eq!(revoked.status, 200, "{}", revoked.body);
+    for stream in [&mut first, &mut second] {
+        assert!(
+            ends_within(stream, Duration::from_secs(20)).await.is_some(),
+            "a revoked token's stream ends"
+        );
+    }
+    h.shutdown().await;
+}
+
+/// How often an open stream's token is looked up again.
+fn token_streams_check() -> Duration {
+    deft_server::console::token_streams::CHECK_EVERY
+}

@@ -20,6 +20,7 @@
 //! - [`webhooks`]: the webhooks deft POSTs its events to and their delivery log (deft-app's
 //!   [`deft_app::webhooks`] checks, queues and sends).
 //! - [`live`]: MJPEG of a device's screen, captured only while someone watches.
+//! - [`token_streams`]: the streams a named token opened end when it is revoked or expires.
 //! - [`assets`]: the web UI bundle embedded in the binary.
 
 pub mod api_tokens;
@@ -41,6 +42,7 @@ pub mod stream;
 pub mod tasks;
 pub mod texts;
 pub mod token_access;
+pub mod token_streams;
 pub mod vault;
 pub mod views;
 pub mod webhooks;
