@@ -198,6 +198,20 @@ async fn clashes_are_listed_and_settled_by_on_clash() {
     assert_eq!(a.body["errors"][0]["task"], "n3");
     assert_eq!(names(&h).await.len(), 5, "nothing half-imported");
 
+    // Two tasks of one document with one name: refused at the second, nothing imported.
+    let twice = json!({"format": "deft-tasks", "format_version": 1, "tasks": [
+        {"name": "t", "device": "fixture", "enabled": true, "definition": task("t", "k")},
+        {"name": "t", "device": "fixture", "enabled": true, "definition": task("t", "k")}
+    ]});
+    let a = h.post("/api/tasks/import?on_clash=rename", &twice).await;
+    assert_eq!(a.status, 400, "{}", a.body);
+    assert_eq!(a.body["errors"][0]["path"], "tasks[1].name", "{}", a.body);
+    assert_eq!(
+        a.body["errors"][0]["message"],
+        "the document has two tasks named \"t\": rename one of them"
+    );
+    assert_eq!(names(&h).await.len(), 5, "nothing imported");
+
     let not_doc = h
         .post("/api/tasks/import", &json!({"name": "x", "steps": []}))
         .await;
