@@ -217,7 +217,12 @@ pub fn bad_scheme(url: &str) -> String {
     )
 }
 
-/// A navigation that failed in the browser.
+/// A navigation whose server redirected it to what the URL policy refuses.
+pub fn navigation_redirect_blocked(url: &str, to: &str, reason: &str) -> String {
+    format!("Navigating to {url} was refused: it redirected to {to}. {reason}")
+}
+
+/// A navigation Chromium could not complete, with its reason.
 pub fn navigation_failed(url: &str, reason: &str) -> String {
     format!("Navigating to {url} failed: {reason}. Check the address and try again.")
 }

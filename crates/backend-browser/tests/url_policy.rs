@@ -104,6 +104,44 @@ async fn every_spelling_of_a_blocked_name_is_refused_in_navigation_redirect_and_
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_servers_redirect_to_a_blocked_host_is_refused() {
+    let (h, evil) = start(json!({"blocked_domains": ["evil.test"]})).await;
+    for target in ["evil.test", "EVIL.test.", "sub.evil.test"] {
+        redirect_is_refused(&h, &evil, target).await;
+    }
+    assert!(h.shutdown().await);
+    let (h, evil) = start(json!({"blocked_domains": ["127.0.0.1"]})).await;
+    for target in ["127.0.0.1", "[::ffff:127.0.0.1]", "2130706433"] {
+        redirect_is_refused(&h, &evil, target).await;
+    }
+    assert!(h.shutdown().await);
+}
+
+/// A page of an allowed host answers 302 to `target` (a blocked host, served by `blocked`):
+/// the navigation is refused and nothing reaches `blocked`.
+async fn redirect_is_refused(h: &Harness, blocked: &PageServer, target: &str) {
+    let to = format!("http://{target}:{}/form.html", blocked.port());
+    let url = format!(
+        "http://localhost:{}/api/redirect?to={}",
+        h.pages.port(),
+        encode(&to)
+    );
+    let answer = h.fails("navigate", json!({"url": url})).await;
+    assert!(
+        answer.starts_with(&format!(
+            "Navigating to {url} was refused: it redirected to http://"
+        )),
+        "{target}: {answer}"
+    );
+    assert!(answer.ends_with("(blocked_domains)."), "{target}: {answer}");
+    assert_eq!(
+        blocked.requests(),
+        Vec::<String>::new(),
+        "{target}: nothing reached it"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_spelling_of_a_blocked_address_is_refused_in_navigation_redirect_and_frame() {
     let (h, evil) = start(json!({"blocked_domains": ["127.0.0.1"]})).await;
     let allowed = format!("http://localhost:{}", h.pages.port());

@@ -192,6 +192,21 @@ async fn serve(uri: Uri) -> Response {
             b"{\"items\": 42}".to_vec(),
         );
     }
+    if path == "api/redirect" {
+        // A server-side redirect (302) to the URL in `to` (percent-encoded).
+        let to = uri
+            .query()
+            .unwrap_or_default()
+            .split('&')
+            .find_map(|kv| kv.strip_prefix("to="))
+            .map(|v| percent_decode(v))
+            .unwrap_or_default();
+        let mut r = respond(StatusCode::FOUND, "text/plain", b"moved".to_vec());
+        if let Ok(location) = header::HeaderValue::from_str(&to) {
+            r.headers_mut().insert(header::LOCATION, location);
+        }
+        return r;
+    }
     if path
         .split('/')
         .any(|seg| seg == ".." || seg.starts_with('.'))
@@ -216,6 +231,30 @@ async fn serve(uri: Uri) -> Response {
         }
         Err(_) => respond(StatusCode::NOT_FOUND, "text/plain", b"not found".to_vec()),
     }
+}
+
+/// `%XX` sequences of `s` decoded (anything else as it is).
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'%', Some(b)) => {
+                out.push(b);
+                i += 3;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 fn respond(status: StatusCode, ctype: &'static str, body: Vec<u8>) -> Response {

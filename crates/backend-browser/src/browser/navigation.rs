@@ -31,6 +31,14 @@ impl Browser {
             let _ =
                 tokio::time::timeout(Duration::from_secs(5), wait_for_load(&mut events, &session))
                     .await;
+            // A redirect the URL policy refused (recorded before the request was failed).
+            if let Some(refused) = self.take_blocked(id).pop() {
+                return Err(BrowserError::model(texts::navigation_redirect_blocked(
+                    url,
+                    &refused.url,
+                    &refused.reason,
+                )));
+            }
             return Err(BrowserError::model(texts::navigation_failed(url, err)));
         }
         // A same-document navigation (#fragment) has no load event.
