@@ -199,7 +199,7 @@ async fn serve(uri: Uri) -> Response {
             .unwrap_or_default()
             .split('&')
             .find_map(|kv| kv.strip_prefix("to="))
-            .map(|v| percent_decode(v))
+            .map(percent_decode)
             .unwrap_or_default();
         let mut r = respond(StatusCode::FOUND, "text/plain", b"moved".to_vec());
         if let Ok(location) = header::HeaderValue::from_str(&to) {
