@@ -913,7 +913,24 @@ async fn the_mcp_endpoint_of_a_device_another_server_holds_relays_each_call() {
         assert_eq!(shown["isError"], true, "{shown}");
         assert!(shown.to_string().contains("busy"), "{shown}");
         assert_eq!(holding.await.unwrap().status, 200);
-        mcp.cancel().await.unwrap();
+        // and the other way: while an MCP call runs, a chat for the device is refused (409)
+        let mcp = std::sync::Arc::new(mcp);
+        let slow = {
+            let mcp = mcp.clone();
+            tokio::spawn(async move {
+                let sleep = CallToolRequestParams::new("sleep")
+                    .with_arguments(json!({"ms": 2500}).as_object().cloned().unwrap());
+                mcp.call_tool(sleep).await.unwrap()
+            })
+        };
+        until_busy(&b.api(), "pc1").await;
+        let chat = a
+            .api()
+            .post("/api/agent/run", &json!({"prompt": "x", "device": "pc1"}))
+            .await;
+        assert_eq!(chat.status, 409, "{}", chat.text);
+        let slept = serde_json::to_value(slow.await.unwrap()).unwrap();
+        assert_ne!(slept["isError"], true, "{slept}");
         // a device no server holds
         let nowhere = a.api().post("/mcp/devices/pc9", &json!({})).await;
         assert_eq!(nowhere.status, 404, "{}", nowhere.text);
