@@ -97,6 +97,13 @@ pub async fn endpoint(
             Err(e) => return e.into_response(),
         }
     };
+    // A message is read whole under the API's body limit (413 past it), as the API's routes are.
+    let (parts, body) = request.into_parts();
+    let body = match crate::api::read_body(Request::new(body), app.max_body).await {
+        Ok(bytes) => bytes,
+        Err(e) => return e.into_response(),
+    };
+    let request = Request::from_parts(parts, axum::body::Body::from(body));
     let (mut service, relaying) = app.mcp.service(&app, &id);
     if let (Some(profile), Some(console)) = (relayed, app.console.as_ref()) {
         relaying.relay(console.app(), &id, &profile);

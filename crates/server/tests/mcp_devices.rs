@@ -356,3 +356,31 @@ async fn busy_devices_scopes_revoked_tokens_and_unknown_devices_are_refused() {
     assert_eq!(status, 404);
     assert!(body.contains("nope") && body.contains("browser"), "{body}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_mcp_message_past_the_body_limit_is_refused_with_413() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = ConsoleHub::start(dir.path(), None, vec![shell_only_desktop()]).await;
+    let (status, _) = raw_initialize(&h, "/mcp/devices/desk", API_TOKEN).await;
+    assert_eq!(status, 200, "a message under the limit is served");
+    // The server's API body limit (1 MiB here), not the MCP library's own.
+    let padded = format!(
+        "{{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"ping\"{}}}",
+        " ".repeat(2 << 20)
+    );
+    let r = reqwest::Client::new()
+        .post(format!("{}/mcp/devices/desk", h.url))
+        .bearer_auth(API_TOKEN)
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .body(padded)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 413);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(
+        v,
+        json!({"error": deft_server::texts::body_too_large(1 << 20)})
+    );
+}
