@@ -22,9 +22,12 @@ use support::{API_TOKEN, Api, DEVICE_TOKEN, Serve, ServeOptions, mjpeg_frames};
 /// A lease lasts 1.5 s without renewal here (10 s by default), so failover is quick.
 const LEASE_SECS: &str = "1.5";
 
+/// Where the runs of a server that is never asked to run anything would ask the model.
+const NO_MODEL: &str = "http://127.0.0.1:9";
+
 /// A server of the fleet on `database`, named `name`.
 fn member(dir: &Path, database: &str, name: &str) -> Serve {
-    member_with_model(dir, database, name, "http://127.0.0.1:9")
+    member_with_model(dir, database, name, NO_MODEL)
 }
 
 /// A server of the fleet on `database`, named `name`, whose runs ask the model at `model_url`.
@@ -101,6 +104,24 @@ impl Client {
     fn stderr(&self) -> String {
         std::fs::read_to_string(&self.stderr).unwrap_or_default()
     }
+}
+
+/// Three servers (`a`, `b`, `c`, in `dirs`) on `database` whose runs ask the model at
+/// `model_url`, and `pc1`'s client connected to `b`, once `a` sees `b` hold it (epoch 1).
+fn three_with_pc1_on_b(
+    dirs: &[TempDataDir; 3],
+    database: &str,
+    model_url: &str,
+) -> ([Serve; 3], Client) {
+    let servers = [("a", 0), ("b", 1), ("c", 2)]
+        .map(|(name, i)| member_with_model(dirs[i].path(), database, name, model_url));
+    let client = Client::start(&[&servers[1].url], "pc1");
+    tokio::task::block_in_place(|| {
+        until(&servers[0], "pc1 held by b", |v| {
+            holder(v, "pc1") == Some(("b".into(), 1))
+        })
+    });
+    (servers, client)
 }
 
 /// `deft fleet --json` against `server`.
@@ -297,15 +318,7 @@ async fn a_chat_asked_anywhere_runs_where_its_device_is_and_is_watched_from_anyw
     let model_url = model.base_url();
     with_scratch_database(move |database| async move {
         let dirs = [(); 3].map(|()| TempDataDir::new().unwrap());
-        let a = member_with_model(dirs[0].path(), &database, "a", &model_url);
-        let b = member_with_model(dirs[1].path(), &database, "b", &model_url);
-        let c = member_with_model(dirs[2].path(), &database, "c", &model_url);
-        let client = Client::start(&[&b.url], "pc1");
-        tokio::task::block_in_place(|| {
-            until(&a, "pc1 held by b", |v| {
-                holder(v, "pc1").is_some_and(|(s, _)| s == "b")
-            })
-        });
+        let ([a, b, c], client) = three_with_pc1_on_b(&dirs, &database, &model_url);
         let (api_a, api_b, api_c) = (a.api(), b.api(), c.api());
         // a lists pc1 as b's, as b describes it
         let listed = api_a.get("/api/devices/pc1").await;
@@ -566,15 +579,7 @@ async fn a_task_runs_where_its_device_is_and_a_chat_and_a_task_race_for_it_from_
     let model_url = model.base_url();
     with_scratch_database(move |database| async move {
         let dirs = [(); 3].map(|()| TempDataDir::new().unwrap());
-        let a = member_with_model(dirs[0].path(), &database, "a", &model_url);
-        let b = member_with_model(dirs[1].path(), &database, "b", &model_url);
-        let c = member_with_model(dirs[2].path(), &database, "c", &model_url);
-        let _client = Client::start(&[&b.url], "pc1");
-        tokio::task::block_in_place(|| {
-            until(&a, "pc1 held by b", |v| {
-                holder(v, "pc1") == Some(("b".into(), 1))
-            })
-        });
+        let ([a, b, c], _client) = three_with_pc1_on_b(&dirs, &database, &model_url);
         let (api_a, api_c) = (a.api(), c.api());
         let task = api_a
             .post(
@@ -640,15 +645,7 @@ async fn a_task_runs_where_its_device_is_and_a_chat_and_a_task_race_for_it_from_
 async fn exec_batches_and_tries_asked_anywhere_run_where_the_device_is() {
     with_scratch_database(|database| async move {
         let dirs = [(); 3].map(|()| TempDataDir::new().unwrap());
-        let a = member(dirs[0].path(), &database, "a");
-        let b = member(dirs[1].path(), &database, "b");
-        let c = member(dirs[2].path(), &database, "c");
-        let _client = Client::start(&[&b.url], "pc1");
-        tokio::task::block_in_place(|| {
-            until(&a, "pc1 held by b", |v| {
-                holder(v, "pc1") == Some(("b".into(), 1))
-            })
-        });
+        let ([a, b, c], _client) = three_with_pc1_on_b(&dirs, &database, NO_MODEL);
         let (api_a, api_b, api_c) = (a.api(), b.api(), c.api());
 
         // An exec batch asked on a runs on b's client, and answers its Results.
@@ -793,15 +790,7 @@ async fn a_runs_step_images_are_served_by_every_server() {
     let model_url = model.base_url();
     with_scratch_database(move |database| async move {
         let dirs = [(); 3].map(|()| TempDataDir::new().unwrap());
-        let a = member_with_model(dirs[0].path(), &database, "a", &model_url);
-        let b = member_with_model(dirs[1].path(), &database, "b", &model_url);
-        let c = member_with_model(dirs[2].path(), &database, "c", &model_url);
-        let _client = Client::start(&[&b.url], "pc1");
-        tokio::task::block_in_place(|| {
-            until(&a, "pc1 held by b", |v| {
-                holder(v, "pc1") == Some(("b".into(), 1))
-            })
-        });
+        let ([a, b, c], _client) = three_with_pc1_on_b(&dirs, &database, &model_url);
         let (api_a, api_b, api_c) = (a.api(), b.api(), c.api());
         // asked on a, run on b, whose step took a screenshot
         let (run_id, _) = api_a.run(json!({"prompt": "look", "device": "pc1"})).await;

@@ -39,6 +39,41 @@ pub(crate) enum Written<'a> {
     TaskRun(&'a str),
 }
 
+impl Written<'_> {
+    /// The run's table, its id, what a person calls it and the status it has while running.
+    fn parts(&self) -> (&'static str, &str, &'static str, &'static str) {
+        match self {
+            Written::Run(id) => ("runs", id, "run", deft_protocol::RunStatus::RUNNING),
+            Written::TaskRun(id) => ("task_runs", id, "task run", TaskRunStatus::Running.as_str()),
+        }
+    }
+}
+
+/// Makes `new_owner` the server of the running run `written` if `owner` still is (`None`: a
+/// run recorded without one): of servers racing to end an abandoned run, exactly one gets
+/// `true` (and ends it), and the old owner's fenced writes are refused from then on.
+pub(crate) async fn take_over(
+    pool: &sqlx::AnyPool,
+    written: Written<'_>,
+    owner: Option<&str>,
+    new_owner: &str,
+) -> Result<bool> {
+    let (table, run_id, _, running) = written.parts();
+    let sql = format!(
+        "UPDATE {table} SET owner = $3 WHERE id = $1 AND status = $4 \
+         AND (owner = $2 OR (owner IS NULL AND $2 IS NULL))"
+    );
+    let done = sqlx::query(AssertSqlSafe(sql))
+        .bind(run_id)
+        .bind(owner)
+        .bind(new_owner)
+        .bind(running)
+        .execute(pool)
+        .await
+        .map_err(db("taking over an abandoned run"))?;
+    Ok(done.rows_affected() > 0)
+}
+
 /// The store as a writer under a [`Fence`] sees it: the writes of a run, each refused once the
 /// device's lease has another epoch. Cheap to clone.
 #[derive(Debug, Clone)]
@@ -143,10 +178,7 @@ pub(crate) async fn check(
     if let Some(held) = fence.epoch {
         check_lease(conn, lock, fence, held).await?;
     }
-    let (table, run_id, what) = match written {
-        Written::Run(id) => ("runs", id, "run"),
-        Written::TaskRun(id) => ("task_runs", id, "task run"),
-    };
+    let (table, run_id, what, _) = written.parts();
     let sql = format!("SELECT owner FROM {table} WHERE id = $1{lock}");
     let owner: Option<(Option<String>,)> = sqlx::query_as(AssertSqlSafe(sql))
         .bind(run_id)

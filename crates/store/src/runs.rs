@@ -129,18 +129,7 @@ impl Store {
         owner: Option<&str>,
         new_owner: &str,
     ) -> Result<bool> {
-        let done = sqlx::query(
-            "UPDATE runs SET owner = $3 WHERE id = $1 AND status = $4 \
-             AND (owner = $2 OR (owner IS NULL AND $2 IS NULL))",
-        )
-        .bind(run_id)
-        .bind(owner)
-        .bind(new_owner)
-        .bind(RunStatus::RUNNING)
-        .execute(&self.pool)
-        .await
-        .map_err(db("taking over a run"))?;
-        Ok(done.rows_affected() > 0)
+        fence::take_over(&self.pool, Written::Run(run_id), owner, new_owner).await
     }
 
     /// Appends `(seq, event JSON)` pairs to a run's log in one transaction. Idempotent on

@@ -164,18 +164,7 @@ impl Store {
         owner: Option<&str>,
         new_owner: &str,
     ) -> Result<bool> {
-        let done = sqlx::query(
-            "UPDATE task_runs SET owner = $3 WHERE id = $1 AND status = $4 \
-             AND (owner = $2 OR (owner IS NULL AND $2 IS NULL))",
-        )
-        .bind(run_id)
-        .bind(owner)
-        .bind(new_owner)
-        .bind(TaskRunStatus::Running.as_str())
-        .execute(&self.pool)
-        .await
-        .map_err(db("taking over a task run"))?;
-        Ok(done.rows_affected() > 0)
+        fence::take_over(&self.pool, Written::TaskRun(run_id), owner, new_owner).await
     }
 
     /// The task run with this id; [`StoreError::NotFound`] when there is none.

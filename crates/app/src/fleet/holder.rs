@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use deft_protocol::ExecBatch;
-use deft_store::{Channel, FleetJob, FleetJobState, NewTaskRun, TaskTrigger};
+use deft_store::{Channel, FleetJob, FleetJobState, TaskTrigger};
 use deft_tools::Devices;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
@@ -16,9 +16,7 @@ use super::jobs::{Answer, Ask, Refusal};
 use crate::agent_runs::start::{AgentOrder, StartError};
 use crate::app::{App, now_ms};
 use crate::step_images::ImageOf;
-use crate::task_runs::start::{
-    DraftOrder, Refusal as TaskRefusal, Scope, TaskOrder, json_variables,
-};
+use crate::task_runs::start::{DraftOrder, Refusal as TaskRefusal, Scope, TaskOrder};
 use crate::texts;
 
 /// Jobs a holder claims at once.
@@ -301,22 +299,7 @@ async fn task_run(
             };
         }
     };
-    let new = NewTaskRun {
-        task_id,
-        trigger,
-        schedule_id: None,
-        fire_at_ms: None,
-        device: Some(device),
-        variables: json_variables(&variables),
-        started_at_ms: now_ms(),
-        owner: None,
-        task_version: None,
-    };
-    let order = TaskOrder {
-        task,
-        new,
-        variables,
-    };
+    let order = TaskOrder::asked(task, trigger, Some(device), variables);
     task_run_answer(app.start_task_run(devices.as_ref(), order).await)
 }
 

@@ -213,9 +213,7 @@ impl App {
                 device,
             }),
             Answer::Refused { refusal, text } => Err((refusal, text).into()),
-            _ => Err(StartError::Store(StoreError::Invalid(
-                texts::HOLDER_ANSWERED_OTHERWISE.to_owned(),
-            ))),
+            _ => Err(no_answer()),
         }
     }
 
@@ -311,7 +309,7 @@ impl App {
         let ask = Ask::Exec {
             device: device.to_owned(),
             batches,
-            deadline_ms: u64::try_from(deadline.as_millis()).unwrap_or(u64::MAX),
+            deadline_ms: millis(deadline),
         };
         match self.ask(device, &ask).await? {
             Answer::Executed { results } => Ok(results),
@@ -332,7 +330,7 @@ impl App {
         let ask = Ask::Relay {
             device: device.to_owned(),
             batch,
-            deadline_ms: u64::try_from(deadline.as_millis()).unwrap_or(u64::MAX),
+            deadline_ms: millis(deadline),
             hold,
         };
         match self.ask(device, &ask).await {
@@ -533,6 +531,11 @@ fn no_answer() -> StartError {
     StartError::Store(StoreError::Invalid(
         texts::HOLDER_ANSWERED_OTHERWISE.to_owned(),
     ))
+}
+
+/// `d` in whole milliseconds, as a job carries a deadline.
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// What an asking that failed says.

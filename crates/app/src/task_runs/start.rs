@@ -29,6 +29,34 @@ pub struct TaskOrder {
     pub variables: BTreeMap<String, String>,
 }
 
+impl TaskOrder {
+    /// A run of `task` asked for now (by a person, the API or another server of the fleet,
+    /// with `trigger`), on `device` (the task's own when `None`) with `variables`.
+    pub fn asked(
+        task: deft_store::Task,
+        trigger: deft_store::TaskTrigger,
+        device: Option<String>,
+        variables: BTreeMap<String, String>,
+    ) -> TaskOrder {
+        let new = NewTaskRun {
+            task_id: task.id.clone(),
+            trigger,
+            schedule_id: None,
+            fire_at_ms: None,
+            device: device.filter(|d| !d.trim().is_empty()),
+            variables: json_variables(&variables),
+            started_at_ms: now_ms(),
+            owner: None,
+            task_version: None,
+        };
+        TaskOrder {
+            task,
+            new,
+            variables,
+        }
+    }
+}
+
 /// What a run of a draft (designer mode's "try it") is started with.
 pub struct DraftOrder {
     /// The task file.

@@ -9,8 +9,8 @@ use axum::Json;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use deft_app::task_runs::start::{Refusal, TaskOrder, json_variables};
-use deft_store::{NewTaskRun, Page, StoreError, TaskRunStatus, TaskTrigger};
+use deft_app::task_runs::start::{Refusal, TaskOrder};
+use deft_store::{Page, StoreError, TaskRunStatus, TaskTrigger};
 use deft_tools::Devices;
 use serde::Deserialize;
 
@@ -21,7 +21,7 @@ use super::views::{TaskRunDetailView, TaskRunStepView, TaskRunView};
 use crate::AppState;
 use crate::api::{ApiError, JsonBody};
 use crate::console::views::{PageView, Stopping};
-use crate::console::{now_ms, stream, texts};
+use crate::console::{stream, texts};
 use deft_app::task_runs::record;
 
 impl From<Refusal> for TaskError {
@@ -74,22 +74,7 @@ pub async fn start_now(
         None if headers.contains_key(axum::http::header::AUTHORIZATION) => TaskTrigger::Api,
         None => TaskTrigger::Manual,
     };
-    let new = NewTaskRun {
-        task_id: task.id.clone(),
-        trigger,
-        schedule_id: None,
-        fire_at_ms: None,
-        device: body.device.filter(|d| !d.trim().is_empty()),
-        variables: json_variables(&body.variables),
-        started_at_ms: now_ms(),
-        owner: None,
-        task_version: None,
-    };
-    let order = TaskOrder {
-        task,
-        new,
-        variables: body.variables,
-    };
+    let order = TaskOrder::asked(task, trigger, body.device, body.variables);
     // A device another server of the fleet holds: that server runs it, and answers.
     let device = order
         .new
